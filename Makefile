@@ -1,0 +1,143 @@
+# asteal - top-level build (GNU make).
+#
+#   make            libasteal (static and shared), its header, and the jobs
+#   make check      every test: the normal build, then ASan+UBSan, then TSan
+#   make asan       tests under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make tsan       tests under ThreadSanitizer
+#   make demo       the demonstration (README.md)
+#   make bench      the benchmarks in bench/ (tables on stdout)
+#
+# Each sanitizer build lives in its own folder (build/asan, build/tsan), so
+# the three never mix objects.
+
+BUILD   ?= build
+SAN     ?=
+OPT     ?= -O2
+CC      := gcc
+CXX     := g++
+
+WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+           -Wmissing-prototypes -Wpointer-arith -Wformat=2 -Wundef
+SANFLAGS =
+ifeq ($(SAN),asan)
+SANFLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+           -fno-omit-frame-pointer
+endif
+ifeq ($(SAN),tsan)
+SANFLAGS = -fsanitize=thread
+endif
+
+CPPFLAGS = -D_GNU_SOURCE -Iclient-lib -Ijobs -MMD -MP
+CFLAGS   = -std=c11 $(OPT) -g $(WARN) $(SANFLAGS) -pthread -fPIC
+CXXFLAGS = -std=c++17 $(OPT) -g -Wall -Wextra -Werror -pthread
+LDLIBS   = -pthread -lm
+
+LIB_SRC  = $(wildcard client-lib/*.c)
+LIB_ASM  = $(wildcard client-lib/*.S)
+LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(LIB_ASM:%.S=$(BUILD)/obj/%.o)
+LIBA     = $(BUILD)/lib/libasteal.a
+LIBSO    = $(BUILD)/lib/libasteal.so
+HEADER   = $(BUILD)/include/asteal.h
+
+# A job is jobs/NAME.c with a main(); the other jobs/*.c support them all.
+JOB_SUPPORT = jobs/common.c jobs/uts_tree.c
+JOB_NAMES   = fib nqueens cilksort matmul uts phases
+JOB_SUPPORT_OBJ = $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard $(JOB_SUPPORT)))
+JOBS        = $(JOB_NAMES:%=$(BUILD)/jobs/%)
+JOB_LIBS    = -lcrypto
+
+TEST_SRC = $(wildcard tests/test_*.c)
+TESTS    = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+
+BENCH_OMP = $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/omp_*.c))
+BENCH_TBB = $(patsubst bench/%.cpp,$(BUILD)/bench/%,$(wildcard bench/tbb_*.cpp))
+BENCH_SUPPORT_OBJ = $(patsubst %.c,$(BUILD)/obj/bench-support/%.o,$(wildcard $(JOB_SUPPORT)))
+
+.PHONY: all lib jobs tests check check-here asan tsan demo bench bench-bins deps clean
+.DEFAULT_GOAL := all
+
+all: lib jobs
+
+lib: $(LIBA) $(LIBSO) $(HEADER)
+
+jobs: $(JOBS)
+
+tests: $(TESTS) $(JOBS)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/obj/%.o: %.S
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(LIBA): $(LIB_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@
+	ar rcs $@ $^
+
+$(LIBSO): $(LIB_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -shared -Wl,-soname,libasteal.so.0 -o $@.0 $^ $(LDLIBS)
+	ln -sf libasteal.so.0 $@
+
+$(HEADER): client-lib/asteal.h
+	@mkdir -p $(@D)
+	cp $< $@
+
+$(BUILD)/jobs/%: $(BUILD)/obj/jobs/%.o $(JOB_SUPPORT_OBJ) $(LIBA)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ $(JOB_LIBS) $(LDLIBS)
+
+$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(LIBA)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(LDLIBS)
+
+# Benchmark kernels written with OpenMP tasks and oneTBB, for comparison.
+$(BUILD)/obj/bench-support/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -DJOB_NO_RUNTIME $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/bench/omp_%: bench/omp_%.c $(BENCH_SUPPORT_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -DJOB_NO_RUNTIME $(CFLAGS) -fopenmp -o $@ $^ $(JOB_LIBS) $(LDLIBS)
+
+$(BUILD)/bench/tbb_%: bench/tbb_%.cpp $(BENCH_SUPPORT_OBJ)
+	@mkdir -p $(@D)
+	$(CXX) -Ijobs -D_GNU_SOURCE $(CXXFLAGS) -o $@ $^ -ltbb $(JOB_LIBS) $(LDLIBS)
+
+bench-bins: $(BENCH_OMP) $(BENCH_TBB)
+
+deps:
+	@scripts/deps.sh
+
+# The tests of one build folder (BUILD, SAN) without the dependency check.
+check-here: tests
+	tests/run.sh $(BUILD) $(SAN)
+
+check: deps
+	$(MAKE) check-here
+	$(MAKE) asan
+	$(MAKE) tsan
+
+asan:
+	@scripts/deps.sh
+	$(MAKE) BUILD=build/asan SAN=asan OPT=-O1 check-here
+
+tsan:
+	@scripts/deps.sh
+	$(MAKE) BUILD=build/tsan SAN=tsan OPT=-O1 check-here
+
+demo: deps
+	$(MAKE) all
+	scripts/demo.sh $(BUILD)
+
+bench: deps
+	$(MAKE) all bench-bins
+	bench/run.sh $(BUILD)
+
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

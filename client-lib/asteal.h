@@ -1,0 +1,232 @@
+/*
+ * asteal.h - the public interface of libasteal, a fork/join work-stealing
+ * runtime for C11 programs.
+ *
+ * A program starts one runtime per process, runs root tasks on it, and
+ * stops it:
+ *
+ *     asteal_start(NULL);              // workers: ASTEAL_WORKERS or all CPUs
+ *     asteal_run(root, &arg);          // blocks until root and its children end
+ *     asteal_stop();
+ *
+ * Inside a task, parallelism is expressed with task groups:
+ *
+ *     asteal_group g;
+ *     asteal_group_init(&g);
+ *     asteal_spawn(&g, child, &child_arg);   // child may run in parallel
+ *     ...                                    // the caller goes on
+ *     asteal_sync(&g);                       // every child of g has finished
+ *
+ * A child's argument must stay valid until the sync; it usually lives in
+ * the caller's stack frame.  Every group that spawned must be synced before
+ * the function that owns it returns, and groups are synced innermost first.
+ *
+ * Lazy spawning.  A spawn makes its child stealable (pushes it on the
+ * worker's deque) only while that deque holds fewer than the ready limit of
+ * stealable tasks; otherwise the child runs at once, as a plain call.  Idle
+ * workers steal from the top of deques, where the oldest and largest tasks
+ * are, so a few stealable tasks per worker keep them busy while most spawns
+ * cost a function call.  The limit is set by asteal_options.ready_limit or
+ * ASTEAL_READY_LIMIT; a limit of 0 means "never inline": every spawn is
+ * pushed.
+ *
+ * Syncs never block a thread: a sync whose children were stolen and are
+ * still running suspends the task's fiber, and the worker goes on with
+ * other work; the last child to finish makes the fiber ready again.
+ *
+ * Errors: functions that can fail return 0 on success and -1 on failure
+ * with errno set; misuse (a sync outside a task, a second start, ...) also
+ * prints one line naming the call on stderr.  The library never exits the
+ * process on a recoverable error.
+ *
+ * Environment: ASTEAL_WORKERS (worker count), ASTEAL_STACK_SIZE (fiber
+ * stack reservation in bytes, K/M/G suffixes allowed), ASTEAL_READY_LIMIT.
+ */
+#ifndef ASTEAL_H
+#define ASTEAL_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+#error "asteal.h is a C11 header"
+#endif
+
+#define ASTEAL_VERSION "0.1.0"
+
+/* Options for asteal_start; a zero field means "use the default". */
+typedef struct asteal_options {
+	int workers;        /* worker threads; default ASTEAL_WORKERS, else online CPUs */
+	size_t stack_size;  /* bytes reserved per fiber stack; default 16 MiB */
+	int ready_limit;    /* lazy spawn threshold (see above); -1: default (8), 0: push every spawn */
+} asteal_options;
+
+/* Statistics of one worker since asteal_start (or asteal_stats_reset). */
+typedef struct asteal_worker_stats {
+	uint64_t tasks;           /* spawned children this worker ran (inline or not) */
+	uint64_t pushed;          /* spawns made stealable by this worker */
+	uint64_t steal_attempts;  /* attempts on another deque */
+	uint64_t steals;          /* successful steals */
+	uint64_t suspends;        /* syncs that suspended their fiber */
+	uint64_t sleeps;          /* times the worker slept for lack of work */
+	uint64_t work_ns;         /* time spent running tasks */
+	uint64_t steal_ns;        /* time spent looking for work (awake) */
+	uint64_t sleep_ns;        /* time spent asleep */
+} asteal_worker_stats;
+
+/* Fill *o with the defaults (all fields "default"). */
+void asteal_options_init(asteal_options *o);
+
+/* Start the process's runtime; o may be NULL.  Fails with EALREADY when a
+ * runtime is running and EINVAL on a bad option or environment value. */
+int asteal_start(const asteal_options *o);
+
+/* Stop the runtime and free its threads and memory.  Fails with EBUSY while
+ * a root task runs or when called from inside a task, ESRCH if not started. */
+int asteal_stop(void);
+
+/* Run fn(arg) as a root task and wait until it and all its children end.
+ * Called from inside a task, it simply calls fn(arg). */
+int asteal_run(void (*fn)(void *), void *arg);
+
+/* Number of workers of the running runtime, 0 if none. */
+int asteal_workers(void);
+
+/* Index of the calling worker in [0, asteal_workers()), -1 outside tasks. */
+int asteal_worker_id(void);
+
+/* Copy up to n workers' statistics into out; returns the number copied. */
+int asteal_stats(asteal_worker_stats *out, int n);
+
+/* Zero every worker's statistics (call between runs, not during one). */
+void asteal_stats_reset(void);
+
+/* Run body(lo', hi', arg) over disjoint subranges covering [lo, hi) in
+ * parallel, each at most grain long (grain <= 0: chosen from the range and
+ * the worker count).  Must be called from inside a task. */
+int asteal_for(long lo, long hi, long grain,
+               void (*body)(long lo, long hi, void *arg), void *arg);
+
+/* ------------------------------------------------------------------------
+ * Task groups.  The struct is public so that it can live on the stack; its
+ * fields are private.
+ */
+typedef struct asteal_group {
+	int64_t pushed;            /* children pushed and not taken back */
+	_Atomic int64_t join;      /* completion count of stolen children */
+	void *waiter;              /* fiber suspended in asteal_sync */
+	uint32_t magic;            /* set by asteal_group_init */
+	uint32_t flags;
+} asteal_group;
+
+#define ASTEAL__GROUP_MAGIC 0x61737467u
+
+/* Prepare g for spawns; cheap, call it once per group. */
+static inline void asteal_group_init(asteal_group *g);
+
+/* Spawn fn(arg) as a child of g.  Fails (EPERM) outside a task. */
+static inline int asteal_spawn(asteal_group *g, void (*fn)(void *), void *arg);
+
+/* Wait until every child of g has finished.  Fails (EPERM) outside a task,
+ * (EINVAL) on a group that was not initialised. */
+static inline int asteal_sync(asteal_group *g);
+
+/* A safe point for long leaf code: lets the runtime take back the worker's
+ * processor (A-STEAL allotment changes) without waiting for a spawn or sync. */
+static inline void asteal_poll(void);
+
+/* ------------------------------------------------------------------------
+ * Inline fast paths.  Everything below is private to libasteal.
+ */
+struct asteal__ends {                  /* the first bytes of every deque */
+	_Atomic int64_t top;           /* written by thieves */
+	char pad_[64 - sizeof(int64_t)];
+	_Atomic int64_t bottom;        /* written by the owner only */
+};
+
+struct asteal__hot {                   /* the first bytes of every worker */
+	struct asteal__ends *dq;       /* the deque the worker owns now */
+	int64_t ready_limit;           /* inline a spawn when the deque holds this many */
+	_Atomic uint32_t flags;        /* nonzero: take the slow path */
+	uint32_t id;
+	_Atomic uint64_t inlined;      /* children run at once by asteal_spawn */
+};
+
+extern __thread struct asteal__hot *asteal__tls
+	__attribute__((tls_model("initial-exec")));
+
+int asteal__spawn_slow(asteal_group *g, void (*fn)(void *), void *arg);
+int asteal__sync_slow(asteal_group *g);
+void asteal__poll_slow(void);
+
+/* The calling worker, or NULL outside tasks.  A task's fiber can move to
+ * another thread in a spawn, sync or poll, but compilers treat the thread
+ * pointer as constant within a function and may keep the address of a
+ * thread-local variable across such a call (instrumented builds do).  So
+ * the thread pointer is read with a volatile asm at every use, and the
+ * variable found at its fixed offset in the static TLS block.  The same
+ * caution applies to tasks' own thread-locals, errno included: do not keep
+ * their addresses across spawn, sync or poll. */
+extern intptr_t asteal__tls_offset;
+
+static inline struct asteal__hot *asteal__self(void)
+{
+	uintptr_t tp;
+
+#if defined(__x86_64__)
+	__asm__ volatile("movq %%fs:0, %0" : "=r"(tp));
+#elif defined(__aarch64__)
+	__asm__ volatile("mrs %0, tpidr_el0" : "=r"(tp));
+#else
+#error "libasteal supports x86-64 and aarch64"
+#endif
+	return *(struct asteal__hot **)(tp + (uintptr_t)asteal__tls_offset);
+}
+
+static inline void asteal_group_init(asteal_group *g)
+{
+	g->pushed = 0;
+	atomic_store_explicit(&g->join, 0, memory_order_relaxed);
+	g->waiter = NULL;
+	g->magic = ASTEAL__GROUP_MAGIC;
+	g->flags = 0;
+}
+
+static inline int asteal_spawn(asteal_group *g, void (*fn)(void *), void *arg)
+{
+	struct asteal__hot *h = asteal__self();
+
+	if (h != NULL &&
+	    atomic_load_explicit(&h->flags, memory_order_relaxed) == 0) {
+		struct asteal__ends *d = h->dq;
+		int64_t n = atomic_load_explicit(&d->bottom, memory_order_relaxed) -
+		            atomic_load_explicit(&d->top, memory_order_relaxed);
+		if (n >= h->ready_limit) {
+			atomic_store_explicit(&h->inlined,
+			    atomic_load_explicit(&h->inlined, memory_order_relaxed) + 1,
+			    memory_order_relaxed);
+			fn(arg);
+			return 0;
+		}
+	}
+	return asteal__spawn_slow(g, fn, arg);
+}
+
+static inline int asteal_sync(asteal_group *g)
+{
+	if (g->pushed == 0 && g->magic == ASTEAL__GROUP_MAGIC &&
+	    asteal__self() != NULL)
+		return 0;
+	return asteal__sync_slow(g);
+}
+
+static inline void asteal_poll(void)
+{
+	struct asteal__hot *h = asteal__self();
+
+	if (h != NULL && atomic_load_explicit(&h->flags, memory_order_relaxed))
+		asteal__poll_slow();
+}
+
+#endif /* ASTEAL_H */

@@ -1,0 +1,504 @@
+/*
+ * runtime.c - libasteal's public entry points: options and environment,
+ * starting and stopping the process's runtime, root tasks, statistics, the
+ * parallel loop, and the report of a fiber stack overflow.
+ */
+#include "runtime.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define ALTSTACK_SIZE (64 * 1024)
+
+static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct runtime *_Atomic the_rt;
+
+static struct sigaction old_segv;
+static int segv_installed;
+static char overflow_msg[200];
+static size_t overflow_len;
+
+/* Fill *o with the defaults. */
+void asteal_options_init(asteal_options *o)
+{
+	o->workers = 0;
+	o->stack_size = 0;
+	o->ready_limit = -1;
+}
+
+/* Parse "123", "64K", "16M" or "1G" into bytes; -1 on anything else. */
+static int parse_size(const char *s, unsigned long long *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (s == NULL || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno != 0)
+		return -1;
+	switch (*end) {
+	case 'K': case 'k': v <<= 10; end++; break;
+	case 'M': case 'm': v <<= 20; end++; break;
+	case 'G': case 'g': v <<= 30; end++; break;
+	default: break;
+	}
+	if (*end != '\0')
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* Read an environment variable as a number in [min, max]; 1 when set and
+ * valid, 0 when unset, -1 (with a message) when invalid. */
+static int env_number(const char *name, unsigned long long min,
+                      unsigned long long max, unsigned long long *out)
+{
+	const char *s = getenv(name);
+
+	if (s == NULL || *s == '\0')
+		return 0;
+	if (parse_size(s, out) < 0 || *out < min || *out > max) {
+		fprintf(stderr, "asteal: %s=%s: expected a number from %llu to %llu\n",
+		        name, s, min, max);
+		errno = EINVAL;
+		return -1;
+	}
+	return 1;
+}
+
+/* Resolve options and environment into the runtime's settings. */
+static int resolve_options(const asteal_options *o, int *workers,
+                           size_t *stack, int64_t *limit)
+{
+	unsigned long long v;
+	int r;
+	long cpus;
+
+	*workers = o->workers;
+	if (*workers < 0 || *workers > RT_MAX_WORKERS)
+		return worker_report_misuse("asteal_start", "workers must be from 1 "
+		                            "to 1024", EINVAL);
+	if (*workers == 0) {
+		r = env_number("ASTEAL_WORKERS", 1, RT_MAX_WORKERS, &v);
+		if (r < 0)
+			return -1;
+		cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		*workers = r > 0 ? (int)v : (cpus > 0 ? (int)cpus : 1);
+		if (*workers > RT_MAX_WORKERS)
+			*workers = RT_MAX_WORKERS;
+	}
+	*stack = o->stack_size;
+	if (*stack == 0) {
+		r = env_number("ASTEAL_STACK_SIZE", 64 << 10, 1ull << 32, &v);
+		if (r < 0)
+			return -1;
+		*stack = r > 0 ? (size_t)v : RT_DEFAULT_STACK;
+	} else if (*stack < (64 << 10)) {
+		return worker_report_misuse("asteal_start", "stack_size must be at "
+		                            "least 64 KiB", EINVAL);
+	}
+	r = o->ready_limit;
+	if (r < 0) {
+		int e = env_number("ASTEAL_READY_LIMIT", 0, 1 << 20, &v);
+		if (e < 0)
+			return -1;
+		r = e > 0 ? (int)v : RT_DEFAULT_READY_LIMIT;
+	}
+	*limit = r == 0 ? INT64_MAX : r;
+	return 0;
+}
+
+/* SIGSEGV: say so when a fiber ran into its guard page, then let the
+ * previous disposition (usually: die with SIGSEGV) take the fault. */
+static void segv_handler(int sig, siginfo_t *si, void *uc)
+{
+	struct worker *w = worker_self();
+
+	if (w != NULL && fiber_guard_hit(w->cur, si->si_addr)) {
+		ssize_t n = write(STDERR_FILENO, overflow_msg, overflow_len);
+		(void)n;
+	}
+	if ((old_segv.sa_flags & SA_SIGINFO) && old_segv.sa_sigaction != NULL) {
+		old_segv.sa_sigaction(sig, si, uc);
+		return;
+	}
+	if (old_segv.sa_handler == SIG_DFL || old_segv.sa_handler == SIG_IGN) {
+		signal(SIGSEGV, SIG_DFL);   /* the fault repeats and kills us */
+		return;
+	}
+	old_segv.sa_handler(sig);
+}
+
+/* Install the overflow reporter once per process. */
+static void install_segv(size_t stack)
+{
+	struct sigaction sa;
+
+	overflow_len = (size_t)snprintf(overflow_msg, sizeof(overflow_msg),
+	    "asteal: fiber stack overflow: a task used more than its %zu KiB "
+	    "stack (guard page hit); raise ASTEAL_STACK_SIZE\n", stack >> 10);
+	if (overflow_len >= sizeof(overflow_msg))
+		overflow_len = sizeof(overflow_msg) - 1;
+	if (segv_installed)
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = segv_handler;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGSEGV, &sa, &old_segv) == 0)
+		segv_installed = 1;
+}
+
+/* Free everything a (possibly half-built) runtime holds. */
+static void rt_free(struct runtime *rt)
+{
+	int i, n = atomic_load(&rt->ndeques);
+	fiber *f, *next;
+
+	for (i = 0; i < rt->nworkers; i++) {
+		struct worker *w = &rt->workers[i];
+		for (f = w->pool; f != NULL; f = next) {
+			next = f->next;
+			fiber_destroy(f);
+		}
+		if (w->cur != NULL && w->cur != &w->native)
+			fiber_destroy(w->cur);
+		if (w->altstack != NULL)
+			munmap(w->altstack, ALTSTACK_SIZE);
+	}
+	for (f = rt->free_fibers; f != NULL; f = next) {
+		next = f->next;
+		fiber_destroy(f);
+	}
+	for (i = 0; i < n; i++)
+		dq_destroy(rt->deques[i]);
+	free(rt->deques);
+	free(rt->workers);
+	pthread_mutex_destroy(&rt->lock);
+	free(rt);
+}
+
+/* Allocate the runtime, its deques, first fibers and workers (no threads). */
+static struct runtime *rt_create(int nworkers, size_t stack, int64_t limit)
+{
+	struct runtime *rt = calloc(1, sizeof(*rt));
+	int i;
+
+	if (rt == NULL)
+		return NULL;
+	pthread_mutex_init(&rt->lock, NULL);
+	rt->stack_size = stack;
+	rt->ready_limit = limit;
+	rt->deques = calloc(RT_MAX_DEQUES, sizeof(deque *));
+	rt->workers = alloc_cl(sizeof(struct worker) * (size_t)nworkers);
+	if (rt->deques == NULL || rt->workers == NULL) {
+		free(rt->deques);
+		free(rt->workers);
+		free(rt);
+		return NULL;
+	}
+	rt->nworkers = nworkers;
+	for (i = 0; i < nworkers; i++) {
+		struct worker *w = &rt->workers[i];
+		deque *d = dq_create(RT_DEQUE_LOG_SIZE);
+		if (d != NULL) {
+			d->index = i;
+			atomic_store(&d->state, DQ_OWNED);
+			rt->deques[i] = d;
+			atomic_store(&rt->ndeques, i + 1);
+		}
+		w->rt = rt;
+		w->id = i;
+		w->hot.id = (uint32_t)i;
+		w->hot.dq = d != NULL ? &d->ends : NULL;
+		w->hot.ready_limit = limit;
+		w->rng = 0x9E3779B97F4A7C15ULL * (uint64_t)(i + 1);
+		w->cur = worker_fiber_new(rt);
+		w->altstack = mmap(NULL, ALTSTACK_SIZE, PROT_READ | PROT_WRITE,
+		                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (w->altstack == MAP_FAILED)
+			w->altstack = NULL;
+		if (d == NULL || w->cur == NULL) {
+			rt_free(rt);
+			return NULL;
+		}
+	}
+	return rt;
+}
+
+/* Start the process's runtime. */
+int asteal_start(const asteal_options *o)
+{
+	asteal_options defaults;
+	struct runtime *rt;
+	int nworkers, i, err;
+	size_t stack = 0;
+	int64_t limit = 0;
+
+	if (o == NULL) {
+		asteal_options_init(&defaults);
+		o = &defaults;
+	}
+	pthread_mutex_lock(&start_lock);
+	if (atomic_load(&the_rt) != NULL) {
+		pthread_mutex_unlock(&start_lock);
+		return worker_report_misuse("asteal_start", "a runtime is already "
+		                            "running in this process", EALREADY);
+	}
+	if (resolve_options(o, &nworkers, &stack, &limit) < 0) {
+		pthread_mutex_unlock(&start_lock);
+		return -1;
+	}
+	rt = rt_create(nworkers, stack, limit);
+	if (rt == NULL) {
+		pthread_mutex_unlock(&start_lock);
+		errno = ENOMEM;
+		return -1;
+	}
+	install_segv(stack);
+	for (i = 0; i < nworkers; i++) {
+		err = pthread_create(&rt->workers[i].thread, NULL, worker_main,
+		                     &rt->workers[i]);
+		if (err != 0)
+			break;
+	}
+	if (i < nworkers) {
+		atomic_store(&rt->stopping, 1);
+		worker_wake_all(rt);
+		while (i-- > 0)
+			pthread_join(rt->workers[i].thread, NULL);
+		rt_free(rt);
+		pthread_mutex_unlock(&start_lock);
+		errno = err;
+		return -1;
+	}
+	atomic_store(&the_rt, rt);
+	pthread_mutex_unlock(&start_lock);
+	return 0;
+}
+
+/* Stop the runtime and free its threads and memory. */
+int asteal_stop(void)
+{
+	struct runtime *rt;
+	int i;
+
+	if (worker_self() != NULL)
+		return worker_report_misuse("asteal_stop", "called from inside a "
+		                            "task", EBUSY);
+	pthread_mutex_lock(&start_lock);
+	rt = atomic_load(&the_rt);
+	if (rt == NULL) {
+		pthread_mutex_unlock(&start_lock);
+		return worker_report_misuse("asteal_stop", "no runtime is running",
+		                            ESRCH);
+	}
+	if (atomic_load(&rt->running_roots) > 0) {
+		pthread_mutex_unlock(&start_lock);
+		return worker_report_misuse("asteal_stop", "tasks are still running "
+		                            "(an asteal_run has not returned)", EBUSY);
+	}
+	atomic_store(&rt->stopping, 1);
+	worker_wake_all(rt);
+	for (i = 0; i < rt->nworkers; i++)
+		pthread_join(rt->workers[i].thread, NULL);
+	atomic_store(&the_rt, NULL);
+	rt_free(rt);
+	pthread_mutex_unlock(&start_lock);
+	return 0;
+}
+
+/* Run fn(arg) as a root task and wait for it. */
+int asteal_run(void (*fn)(void *), void *arg)
+{
+	struct runtime *rt;
+	struct root r;
+
+	if (fn == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (worker_self() != NULL) {
+		fn(arg);
+		return 0;
+	}
+	pthread_mutex_lock(&start_lock);
+	rt = atomic_load(&the_rt);
+	if (rt != NULL)
+		atomic_fetch_add(&rt->running_roots, 1);
+	pthread_mutex_unlock(&start_lock);
+	if (rt == NULL)
+		return worker_report_misuse("asteal_run", "no runtime is running "
+		                            "(call asteal_start first)", ESRCH);
+	memset(&r, 0, sizeof(r));
+	asteal_group_init(&r.g);
+	r.g.flags = GROUP_ROOT;
+	r.fn = fn;
+	r.arg = arg;
+	pthread_mutex_lock(&rt->lock);
+	r.next = rt->roots;
+	rt->roots = &r;
+	atomic_fetch_add(&rt->nroots, 1);
+	pthread_mutex_unlock(&rt->lock);
+	worker_notify(rt);
+	while (atomic_load_explicit(&r.done, memory_order_acquire) == 0)
+		syscall(SYS_futex, (uint32_t *)&r.done, FUTEX_WAIT_PRIVATE, 0,
+		        NULL, NULL, 0);
+	atomic_fetch_sub(&rt->running_roots, 1);
+	return 0;
+}
+
+/* Number of workers of the running runtime. */
+int asteal_workers(void)
+{
+	struct runtime *rt = atomic_load(&the_rt);
+
+	return rt != NULL ? rt->nworkers : 0;
+}
+
+/* Index of the calling worker, -1 outside tasks. */
+int asteal_worker_id(void)
+{
+	struct worker *w = worker_self();
+
+	return w != NULL ? w->id : -1;
+}
+
+/* Copy up to n workers' statistics into out. */
+int asteal_stats(asteal_worker_stats *out, int n)
+{
+	struct runtime *rt = atomic_load(&the_rt);
+	uint64_t now = now_ns();
+	int i;
+
+	if (rt == NULL || out == NULL)
+		return 0;
+	if (n > rt->nworkers)
+		n = rt->nworkers;
+	for (i = 0; i < n; i++) {
+		struct worker *w = &rt->workers[i];
+		struct wstats *s = &w->st;
+		uint64_t ns[WS_COUNT];
+		int k, st = atomic_load_explicit(&w->state, memory_order_relaxed);
+		uint64_t since = atomic_load_explicit(&w->since, memory_order_relaxed);
+
+		for (k = 0; k < WS_COUNT; k++)
+			ns[k] = atomic_load_explicit(&s->ns[k], memory_order_relaxed);
+		if (since != 0 && now > since)
+			ns[st] += now - since;   /* the interval in progress */
+		out[i].tasks = atomic_load_explicit(&s->tasks, memory_order_relaxed) +
+		               atomic_load_explicit(&w->hot.inlined, memory_order_relaxed);
+		out[i].pushed = atomic_load_explicit(&s->pushed, memory_order_relaxed);
+		out[i].steal_attempts = atomic_load_explicit(&s->steal_attempts,
+		                                             memory_order_relaxed);
+		out[i].steals = atomic_load_explicit(&s->steals, memory_order_relaxed);
+		out[i].suspends = atomic_load_explicit(&s->suspends, memory_order_relaxed);
+		out[i].sleeps = atomic_load_explicit(&s->sleeps, memory_order_relaxed);
+		out[i].work_ns = ns[WS_WORK];
+		out[i].steal_ns = ns[WS_STEAL];
+		out[i].sleep_ns = ns[WS_SLEEP];
+	}
+	return n;
+}
+
+/* Zero every worker's statistics. */
+void asteal_stats_reset(void)
+{
+	struct runtime *rt = atomic_load(&the_rt);
+	uint64_t now = now_ns();
+	int i, k;
+
+	if (rt == NULL)
+		return;
+	for (i = 0; i < rt->nworkers; i++) {
+		struct worker *w = &rt->workers[i];
+		struct wstats *s = &w->st;
+		atomic_store(&s->tasks, 0);
+		atomic_store(&s->pushed, 0);
+		atomic_store(&s->steal_attempts, 0);
+		atomic_store(&s->steals, 0);
+		atomic_store(&s->suspends, 0);
+		atomic_store(&s->sleeps, 0);
+		atomic_store(&w->hot.inlined, 0);
+		for (k = 0; k < WS_COUNT; k++)
+			atomic_store(&s->ns[k], 0);
+		atomic_store(&w->since, now);
+	}
+}
+
+/* One subrange of an asteal_for. */
+struct range {
+	long lo, hi, grain;
+	void (*body)(long, long, void *);
+	void *arg;
+};
+
+static void for_task(void *p);
+
+/* Split [lo, hi) in halves, spawning the right one, until grain-sized. */
+static void for_split(struct range *r)
+{
+	asteal_group g;
+	struct range right;
+	long lo = r->lo, hi = r->hi;
+
+	if (hi - lo <= r->grain) {
+		r->body(lo, hi, r->arg);
+		return;
+	}
+	asteal_group_init(&g);
+	right = *r;
+	right.lo = lo + (hi - lo) / 2;
+	asteal_spawn(&g, for_task, &right);
+	{
+		struct range left = *r;
+		left.hi = right.lo;
+		for_split(&left);
+	}
+	asteal_sync(&g);
+}
+
+/* Task wrapper of for_split. */
+static void for_task(void *p)
+{
+	for_split(p);
+}
+
+/* Run body over [lo, hi) in parallel chunks of at most grain. */
+int asteal_for(long lo, long hi, long grain,
+               void (*body)(long lo, long hi, void *arg), void *arg)
+{
+	struct range r;
+
+	if (body == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (hi <= lo)
+		return 0;
+	if (grain <= 0) {
+		long p = asteal_workers() > 0 ? asteal_workers() : 1;
+		grain = (hi - lo) / (8 * p);
+		if (grain < 1)
+			grain = 1;
+	}
+	r.lo = lo;
+	r.hi = hi;
+	r.grain = grain;
+	r.body = body;
+	r.arg = arg;
+	if (worker_self() == NULL)
+		return asteal_run(for_task, &r);
+	for_split(&r);
+	return 0;
+}

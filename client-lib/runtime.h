@@ -1,0 +1,112 @@
+/*
+ * runtime.h - libasteal's internal shared state: the runtime (one per
+ * process), its workers, and the functions that runtime.c (lifecycle and
+ * public entry points) and worker.c (the scheduler) provide each other.
+ *
+ * Invariants the scheduler keeps (worker.c argues them):
+ *  - A deque's task entries were all pushed by one fiber: the one running on
+ *    the deque's owner, or the suspended fiber that keeps the deque.
+ *  - A worker in its scheduling loop owns a deque with no task entries
+ *    (at most ready fibers), so a task it starts or a fiber it resumes
+ *    finds only its own entries at the bottom.
+ */
+#ifndef ASTEAL_RUNTIME_H
+#define ASTEAL_RUNTIME_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "asteal.h"
+#include "deque.h"
+#include "fiber.h"
+#include "util.h"
+
+#define RT_MAX_WORKERS 1024
+#define RT_MAX_DEQUES 65536
+#define RT_DEQUE_LOG_SIZE 8            /* 256 slots to start with */
+#define RT_DEFAULT_STACK (16u << 20)
+#define RT_DEFAULT_READY_LIMIT 4
+#define RT_FIBER_CACHE 8               /* fibers a worker keeps for itself */
+#define RT_SPIN_NS 100000              /* steal this long before sleeping */
+
+#define GROUP_ROOT 1u                  /* asteal_group.flags: a root task */
+
+enum wstate { WS_WORK, WS_STEAL, WS_SLEEP, WS_COUNT };
+
+enum after_kind { AFTER_NONE, AFTER_RELEASE, AFTER_SUSPEND };
+
+/* Per-worker counters, written only by their worker (relaxed). */
+struct wstats {
+	_Atomic uint64_t tasks, pushed, steal_attempts, steals, suspends, sleeps;
+	_Atomic uint64_t ns[WS_COUNT];
+};
+
+struct worker {
+	struct asteal__hot hot;        /* first: the inline fast paths read it */
+	struct runtime *rt;
+	int id;
+	pthread_t thread;
+	fiber native;                  /* the thread's own stack */
+	fiber *cur;                    /* the fiber running on this worker */
+	fiber *pool;                   /* parked loop fibers kept for reuse */
+	int npool;
+	/* What the fiber we switch to must do first (see after_switch). */
+	int after;
+	fiber *after_fiber;
+	asteal_group *after_group;
+	int64_t after_count;
+	uint64_t rng;
+	_Atomic int state;             /* enum wstate, for the time accounting */
+	_Atomic uint64_t since;        /* when state was entered */
+	void *altstack;                /* signal stack for guard-page faults */
+	struct wstats st;
+} ALIGNED_CL;
+
+/* A root task waiting in asteal_run. */
+struct root {
+	asteal_group g;                /* first: a task's ctx points here */
+	void (*fn)(void *);
+	void *arg;
+	_Atomic uint32_t done;
+	struct root *next;
+};
+
+struct runtime {
+	int nworkers;
+	struct worker *workers;
+	size_t stack_size;
+	int64_t ready_limit;
+
+	/* Every deque ever created, for thieves to pick victims from. */
+	deque **deques;
+	_Atomic int ndeques;
+	_Atomic int nmuggable;         /* deques in state DQ_MUGGABLE */
+
+	pthread_mutex_t lock;          /* free deques, fiber pool, roots */
+	deque *free_deques;
+	fiber *free_fibers;
+	struct root *roots;
+	_Atomic int nroots;            /* roots not yet picked up */
+	_Atomic int running_roots;     /* asteal_run calls in progress */
+
+	_Atomic uint32_t epoch;        /* futex word idle workers sleep on */
+	_Atomic int sleepers;
+	_Atomic int stopping;
+};
+
+/* worker.c */
+void *worker_main(void *arg);
+void worker_notify(struct runtime *rt);
+void worker_wake_all(struct runtime *rt);
+fiber *worker_fiber_new(struct runtime *rt);
+int worker_report_misuse(const char *call, const char *what, int err);
+
+/* The calling worker, or NULL outside tasks. */
+static inline struct worker *worker_self(void)
+{
+	return (struct worker *)asteal__self();
+}
+
+#endif

@@ -1,0 +1,587 @@
+/*
+ * worker.c - the scheduler: each worker's loop (pop, mug, steal, sleep),
+ * the slow paths of spawn and sync, and fiber suspension and resumption.
+ *
+ * Spawn is child-stealing: the child goes on the deque (or runs at once,
+ * see asteal.h on lazy spawning) and the parent goes on.  Sync pops the
+ * group's children back from the bottom and runs them; the rest were
+ * stolen.  If stolen children are still running, the syncing fiber F is
+ * suspended:
+ *
+ *   1. If the worker's deque still holds entries (children of F's outer
+ *      groups), F keeps that deque (DQ_SUSPENDED: thieves may steal from
+ *      it, nobody pops) and the worker takes a fresh one.  So a deque's task
+ *      entries always belong to one fiber.
+ *   2. The worker switches to a loop fiber L.  Only then, on L, does it
+ *      publish F as the group's waiter and add the stolen count to the
+ *      group's join counter (the children subtract one each as they end).
+ *      Publishing after the switch means nobody can resume F while F's
+ *      registers are still being saved.
+ *   3. Whoever brings the counter to zero (the last child, or L if all had
+ *      already ended) pushes F on its own deque as a ready fiber, the
+ *      Blumofe-Leiserson enable rule.  The worker that pops or steals that
+ *      entry resumes F, adopting F's deque if it kept one; its own deque,
+ *      if not empty, becomes muggable.
+ *
+ * Time is accounted on state changes only (work, steal, sleep), never per
+ * task.
+ */
+#include "runtime.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+__thread struct asteal__hot *asteal__tls __attribute__((tls_model("initial-exec")));
+
+#if ASTEAL_TSAN
+_Atomic uint64_t asteal__fence_word;
+#endif
+
+intptr_t asteal__tls_offset;
+
+/* Record where asteal__tls sits relative to the thread pointer: the same
+ * for every thread, since it is in the static TLS block. */
+__attribute__((constructor)) static void tls_offset_init(void)
+{
+	uintptr_t tp;
+
+#if defined(__x86_64__)
+	__asm__ volatile("movq %%fs:0, %0" : "=r"(tp));
+#else
+	__asm__ volatile("mrs %0, tpidr_el0" : "=r"(tp));
+#endif
+	asteal__tls_offset = (intptr_t)((uintptr_t)&asteal__tls - tp);
+}
+
+static void loop(void);
+
+/* Add v to one of the worker's own counters. */
+static inline void stat_add(_Atomic uint64_t *c, uint64_t v)
+{
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + v,
+	                      memory_order_relaxed);
+}
+
+/* Print one line about a misuse of the API and fail with err. */
+int worker_report_misuse(const char *call, const char *what, int err)
+{
+	fprintf(stderr, "asteal: %s: %s\n", call, what);
+	errno = err;
+	return -1;
+}
+
+/* Wait on a futex word while it holds val. */
+static void futex_wait(_Atomic uint32_t *addr, uint32_t val)
+{
+	syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+}
+
+/* Wake up to n waiters of a futex word. */
+static void futex_wake(_Atomic uint32_t *addr, int n)
+{
+	syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+}
+
+/* Enter a new accounting state, charging the time spent in the old one. */
+static void set_state(struct worker *w, int s)
+{
+	uint64_t now = now_ns();
+	int old = atomic_load_explicit(&w->state, memory_order_relaxed);
+
+	stat_add(&w->st.ns[old],
+	         now - atomic_load_explicit(&w->since, memory_order_relaxed));
+	atomic_store_explicit(&w->state, s, memory_order_relaxed);
+	atomic_store_explicit(&w->since, now, memory_order_relaxed);
+}
+
+/* Work was made visible (a push, a root, a muggable deque): wake a sleeper
+ * if there is one.  The fence pairs with the one in sleep_until_work: either
+ * the sleeper's scan sees the new work, or we see the sleeper. */
+void worker_notify(struct runtime *rt)
+{
+	FENCE_SC();
+	if (atomic_load_explicit(&rt->sleepers, memory_order_relaxed) > 0) {
+		atomic_fetch_add_explicit(&rt->epoch, 1, memory_order_release);
+		futex_wake(&rt->epoch, 1);
+	}
+}
+
+/* Wake every sleeping worker (stop). */
+void worker_wake_all(struct runtime *rt)
+{
+	atomic_fetch_add_explicit(&rt->epoch, 1, memory_order_seq_cst);
+	futex_wake(&rt->epoch, INT_MAX);
+}
+
+/* Whether any worker could find something to do now. */
+static int work_visible(struct runtime *rt)
+{
+	int i, n;
+
+	if (atomic_load_explicit(&rt->stopping, memory_order_relaxed) ||
+	    atomic_load_explicit(&rt->nroots, memory_order_relaxed) ||
+	    atomic_load_explicit(&rt->nmuggable, memory_order_relaxed))
+		return 1;
+	n = atomic_load_explicit(&rt->ndeques, memory_order_acquire);
+	for (i = 0; i < n; i++)
+		if (dq_size(rt->deques[i]) > 0)
+			return 1;
+	return 0;
+}
+
+/* Sleep until work may have appeared (or the runtime stops). */
+static void sleep_until_work(struct worker *w)
+{
+	struct runtime *rt = w->rt;
+	uint32_t e = atomic_load_explicit(&rt->epoch, memory_order_acquire);
+
+	atomic_fetch_add_explicit(&rt->sleepers, 1, memory_order_seq_cst);
+	FENCE_SC();
+	if (!work_visible(rt)) {
+		set_state(w, WS_SLEEP);
+		stat_add(&w->st.sleeps, 1);
+		futex_wait(&rt->epoch, e);
+		set_state(w, WS_STEAL);
+	}
+	atomic_fetch_sub_explicit(&rt->sleepers, 1, memory_order_seq_cst);
+}
+
+/* A fiber for the loop: a parked one from the worker's cache or the
+ * runtime's pool, else a new one; NULL when out of memory. */
+static fiber *fiber_get(struct worker *w)
+{
+	struct runtime *rt = w->rt;
+	fiber *f = w->pool;
+
+	if (f != NULL) {
+		w->pool = f->next;
+		w->npool--;
+		return f;
+	}
+	pthread_mutex_lock(&rt->lock);
+	f = rt->free_fibers;
+	if (f != NULL)
+		rt->free_fibers = f->next;
+	pthread_mutex_unlock(&rt->lock);
+	if (f != NULL)
+		return f;
+	return worker_fiber_new(rt);
+}
+
+/* Keep a parked loop fiber for reuse. */
+static void fiber_put(struct worker *w, fiber *f)
+{
+	struct runtime *rt = w->rt;
+
+	if (w->npool < RT_FIBER_CACHE) {
+		f->next = w->pool;
+		w->pool = f;
+		w->npool++;
+		return;
+	}
+	pthread_mutex_lock(&rt->lock);
+	f->next = rt->free_fibers;
+	rt->free_fibers = f;
+	pthread_mutex_unlock(&rt->lock);
+}
+
+/* The entry of a new fiber: finish the switch that started it, then loop. */
+static void loop_entry(void *arg)
+{
+	(void)arg;
+	loop();
+}
+
+/* Create a loop fiber with the runtime's stack size. */
+fiber *worker_fiber_new(struct runtime *rt)
+{
+	return fiber_create(rt->stack_size, loop_entry, NULL);
+}
+
+/* An empty deque for a worker whose deque left with a suspended fiber. */
+static deque *deque_get(struct runtime *rt)
+{
+	deque *d;
+	int n;
+
+	pthread_mutex_lock(&rt->lock);
+	d = rt->free_deques;
+	if (d != NULL) {
+		rt->free_deques = d->next;
+		pthread_mutex_unlock(&rt->lock);
+		atomic_store_explicit(&d->state, DQ_OWNED, memory_order_relaxed);
+		return d;
+	}
+	n = atomic_load_explicit(&rt->ndeques, memory_order_relaxed);
+	if (n >= RT_MAX_DEQUES || (d = dq_create(RT_DEQUE_LOG_SIZE)) == NULL) {
+		pthread_mutex_unlock(&rt->lock);
+		return NULL;
+	}
+	d->index = n;
+	atomic_store_explicit(&d->state, DQ_OWNED, memory_order_relaxed);
+	rt->deques[n] = d;
+	/* Release: thieves that see the new count see the deque. */
+	atomic_store_explicit(&rt->ndeques, n + 1, memory_order_release);
+	pthread_mutex_unlock(&rt->lock);
+	return d;
+}
+
+/* Give up a deque the worker owned: free if empty, else muggable. */
+static void deque_release(struct runtime *rt, deque *d)
+{
+	if (dq_size(d) == 0) {
+		atomic_store_explicit(&d->state, DQ_FREE, memory_order_relaxed);
+		pthread_mutex_lock(&rt->lock);
+		d->next = rt->free_deques;
+		rt->free_deques = d;
+		pthread_mutex_unlock(&rt->lock);
+		return;
+	}
+	/* Release: a mugger that claims it (acquire CAS) sees its slots. */
+	atomic_store_explicit(&d->state, DQ_MUGGABLE, memory_order_release);
+	atomic_fetch_add_explicit(&rt->nmuggable, 1, memory_order_relaxed);
+	worker_notify(rt);
+}
+
+/* Claim a muggable deque whole with one CAS and make it the worker's. */
+static int mug(struct worker *w)
+{
+	struct runtime *rt = w->rt;
+	int i, n = atomic_load_explicit(&rt->ndeques, memory_order_acquire);
+
+	for (i = 0; i < n; i++) {
+		deque *d = rt->deques[i];
+		int s = DQ_MUGGABLE;
+		if (atomic_load_explicit(&d->state, memory_order_relaxed) != DQ_MUGGABLE)
+			continue;
+		if (!atomic_compare_exchange_strong_explicit(&d->state, &s, DQ_OWNED,
+		        memory_order_acq_rel, memory_order_relaxed))
+			continue;
+		atomic_fetch_sub_explicit(&rt->nmuggable, 1, memory_order_relaxed);
+		deque_release(rt, (deque *)w->hot.dq);
+		w->hot.dq = &d->ends;
+		return 1;
+	}
+	return 0;
+}
+
+/* Take a waiting root task, if any. */
+static int take_root(struct runtime *rt, dq_entry *e)
+{
+	struct root *r;
+
+	pthread_mutex_lock(&rt->lock);
+	r = rt->roots;
+	if (r != NULL) {
+		rt->roots = r->next;
+		atomic_fetch_sub_explicit(&rt->nroots, 1, memory_order_relaxed);
+	}
+	pthread_mutex_unlock(&rt->lock);
+	if (r == NULL)
+		return 0;
+	e->fn = r->fn;
+	e->arg = r->arg;
+	e->ctx = &r->g;
+	return 1;
+}
+
+/* Find the next thing to run: own deque, roots, muggable deques, then
+ * random victims; sleeps when there is nothing for a while.  Returns 0 only
+ * when the runtime stops. */
+static int find_work(struct worker *w, dq_entry *e)
+{
+	struct runtime *rt = w->rt;
+	uint64_t start = 0;
+	unsigned fails = 0;
+
+	if (dq_pop((deque *)w->hot.dq, e))
+		return 1;
+	set_state(w, WS_STEAL);
+	for (;;) {
+		int n;
+		if (atomic_load_explicit(&rt->stopping, memory_order_relaxed))
+			return 0;
+		if (atomic_load_explicit(&rt->nroots, memory_order_relaxed) &&
+		    take_root(rt, e))
+			break;
+		if (atomic_load_explicit(&rt->nmuggable, memory_order_relaxed) &&
+		    mug(w)) {
+			if (dq_pop((deque *)w->hot.dq, e))
+				break;
+			continue;
+		}
+		n = atomic_load_explicit(&rt->ndeques, memory_order_acquire);
+		if (n > 1) {
+			deque *d = rt->deques[rng_next(&w->rng) % (uint64_t)n];
+			if (&d->ends != w->hot.dq) {
+				int r = dq_steal(d, e);
+				stat_add(&w->st.steal_attempts, 1);
+				if (r > 0) {
+					stat_add(&w->st.steals, 1);
+					break;
+				}
+				if (r < 0)
+					continue;   /* contended: there is work */
+			}
+		}
+		/* Back off a little more after each miss, then sleep. */
+		fails++;
+		for (unsigned i = 0; i < (fails < 32 ? fails : 32); i++)
+			cpu_relax();
+		if ((fails & 63) == 0) {
+			uint64_t t = now_ns();
+			if (start == 0)
+				start = t;
+			else if (t - start > RT_SPIN_NS) {
+				sleep_until_work(w);
+				start = 0;
+				fails = 0;
+			}
+		}
+	}
+	set_state(w, WS_WORK);
+	return 1;
+}
+
+/* Push a ready fiber on the worker's deque (the enable rule). */
+static void make_ready(struct worker *w, fiber *f)
+{
+	dq_entry e = { NULL, f, NULL };
+
+	if (dq_push((deque *)w->hot.dq, &e) < 0)
+		ASTEAL_FATAL("out of memory making a fiber ready");
+	worker_notify(w->rt);
+}
+
+/* Run the action the switching fiber left for us. */
+static void after_switch(struct worker *w)
+{
+	int kind = w->after;
+
+	w->after = AFTER_NONE;
+	if (kind == AFTER_RELEASE) {
+		fiber_put(w, w->after_fiber);
+	} else if (kind == AFTER_SUSPEND) {
+		asteal_group *g = w->after_group;
+		int64_t n = w->after_count;
+		fiber *f = w->after_fiber;
+		g->waiter = f;
+		/* acq_rel: release publishes the waiter to the last child; acquire
+		 * sees the results of children that already ended. */
+		if (atomic_fetch_add_explicit(&g->join, n, memory_order_acq_rel) + n == 0)
+			make_ready(w, f);
+	}
+}
+
+/* Run fiber `to` on this worker; returns when some worker resumes us. */
+static void switch_to(struct worker *w, fiber *to)
+{
+	fiber *from = w->cur;
+
+	w->cur = to;
+	fiber_switch(from, to);
+	after_switch(worker_self());
+}
+
+/* A child that was not run by its group's sync has ended: count it, and
+ * make the waiting parent ready if it was the last. */
+static void complete(struct worker *w, asteal_group *g)
+{
+	if (g->flags & GROUP_ROOT) {
+		struct root *r = (struct root *)g;
+		atomic_store_explicit(&r->done, 1, memory_order_release);
+		futex_wake(&r->done, INT_MAX);
+		return;
+	}
+	/* acq_rel: release hands our results to the parent; acquire sees the
+	 * waiter the parent published.  Only the last child (1 -> 0) may touch
+	 * g afterwards: the parent stays suspended until it is made ready. */
+	if (atomic_fetch_sub_explicit(&g->join, 1, memory_order_acq_rel) == 1)
+		make_ready(w, g->waiter);
+}
+
+/* Resume a ready fiber on this worker, adopting the deque it kept. */
+static void resume(struct worker *w, fiber *f)
+{
+	deque *kept = f->user;
+
+	if (kept != NULL) {
+		deque_release(w->rt, (deque *)w->hot.dq);
+		atomic_store_explicit(&kept->state, DQ_OWNED, memory_order_relaxed);
+		w->hot.dq = &kept->ends;
+		f->user = NULL;
+	}
+	w->after = AFTER_RELEASE;
+	w->after_fiber = w->cur;
+	switch_to(w, f);
+}
+
+/* The scheduling loop every loop fiber runs. */
+static void loop(void)
+{
+	after_switch(worker_self());
+	for (;;) {
+		struct worker *w = worker_self();
+		dq_entry e;
+
+		if (!find_work(w, &e)) {
+			/* Stopping: hand this fiber back and return to the
+			 * thread's own stack. */
+			w->after = AFTER_RELEASE;
+			w->after_fiber = w->cur;
+			switch_to(w, &w->native);
+			continue;
+		}
+		if (e.fn == NULL) {
+			resume(w, e.arg);
+			continue;
+		}
+		stat_add(&w->st.tasks, 1);
+		e.fn(e.arg);
+		complete(worker_self(), e.ctx);
+	}
+}
+
+/* A worker thread: run loop fibers until the runtime stops. */
+void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	stack_t ss = { .ss_sp = w->altstack, .ss_size = 64 * 1024, .ss_flags = 0 };
+	stack_t off = { .ss_sp = NULL, .ss_size = 0, .ss_flags = SS_DISABLE };
+	fiber *f;
+
+	asteal__tls = &w->hot;
+	if (w->altstack != NULL)
+		sigaltstack(&ss, NULL);
+	fiber_init_native(&w->native);
+	atomic_store_explicit(&w->since, now_ns(), memory_order_relaxed);
+	atomic_store_explicit(&w->state, WS_STEAL, memory_order_relaxed);
+	f = w->cur;                     /* a fiber made by asteal_start */
+	w->cur = &w->native;
+	switch_to(w, f);
+	set_state(w, WS_STEAL);
+	if (w->altstack != NULL)
+		sigaltstack(&off, NULL);
+	asteal__tls = NULL;
+	return NULL;
+}
+
+/* Suspend the running fiber until the n stolen children of g have ended. */
+static void suspend(struct worker *w, asteal_group *g, int64_t n)
+{
+	fiber *self = w->cur, *l;
+	deque *d = (deque *)w->hot.dq, *fresh = NULL;
+
+	if (dq_size(d) > 0) {
+		fresh = deque_get(w->rt);
+		if (fresh == NULL)
+			goto block;
+	}
+	l = fiber_get(w);
+	if (l == NULL) {
+		if (fresh != NULL)
+			deque_release(w->rt, fresh);
+		goto block;
+	}
+	if (fresh != NULL) {
+		atomic_store_explicit(&d->state, DQ_SUSPENDED, memory_order_relaxed);
+		self->user = d;
+		w->hot.dq = &fresh->ends;
+	} else {
+		self->user = NULL;
+	}
+	stat_add(&w->st.suspends, 1);
+	w->after = AFTER_SUSPEND;
+	w->after_fiber = self;
+	w->after_group = g;
+	w->after_count = n;
+	switch_to(w, l);
+	return;
+block:
+	/* Out of memory for a fiber or deque: wait here instead (correct,
+	 * only slower: this worker does nothing meanwhile). */
+	while (atomic_load_explicit(&g->join, memory_order_acquire) != -n)
+		sched_yield();
+}
+
+/* Spawn's slow path: push the child, or run it when there is no room. */
+int asteal__spawn_slow(asteal_group *g, void (*fn)(void *), void *arg)
+{
+	struct worker *w = worker_self();
+	deque *d;
+	dq_entry e;
+
+	if (w == NULL)
+		return worker_report_misuse("asteal_spawn", "called outside a task "
+		                            "(use asteal_run)", EPERM);
+	if (g->magic != ASTEAL__GROUP_MAGIC)
+		return worker_report_misuse("asteal_spawn", "group was not "
+		                            "initialised with asteal_group_init", EINVAL);
+	d = (deque *)w->hot.dq;
+	e.fn = fn;
+	e.arg = arg;
+	e.ctx = g;
+	if (dq_size(d) >= w->hot.ready_limit || dq_push(d, &e) < 0) {
+		/* Enough stealable work already, or no memory to grow: run the
+		 * child now, which is always correct. */
+		stat_add(&w->hot.inlined, 1);
+		fn(arg);
+		return 0;
+	}
+	g->pushed++;
+	stat_add(&w->st.pushed, 1);
+	worker_notify(w->rt);
+	return 0;
+}
+
+/* Sync's slow path: run the children still on our deque, then wait for the
+ * stolen ones. */
+int asteal__sync_slow(asteal_group *g)
+{
+	struct worker *w = worker_self();
+	int64_t stolen;
+
+	if (w == NULL)
+		return worker_report_misuse("asteal_sync", "called outside a task "
+		                            "(use asteal_run)", EPERM);
+	if (g->magic != ASTEAL__GROUP_MAGIC)
+		return worker_report_misuse("asteal_sync", "group was not "
+		                            "initialised with asteal_group_init", EINVAL);
+	while (g->pushed > 0) {
+		dq_entry e;
+		if (!dq_pop((deque *)w->hot.dq, &e))
+			break;          /* the rest were stolen */
+		if (e.ctx != g) {
+			/* Only entries of an inner group can be below ours: an
+			 * inner group was left unsynced. */
+			ASTEAL_FATAL("asteal_sync: found a child of another group "
+			             "on the deque; groups must be synced innermost "
+			             "first, before their function returns");
+		}
+		g->pushed--;
+		stat_add(&w->st.tasks, 1);
+		e.fn(e.arg);
+		w = worker_self();
+	}
+	stolen = g->pushed;
+	g->pushed = 0;
+	if (stolen == 0)
+		return 0;
+	if (atomic_load_explicit(&g->join, memory_order_acquire) != -stolen)
+		suspend(w, g, stolen);
+	/* Every stolen child has ended; ready the group for reuse. */
+	atomic_store_explicit(&g->join, 0, memory_order_relaxed);
+	g->waiter = NULL;
+	return 0;
+}
+
+/* Poll's slow path: a safe point (allotment changes come here later). */
+void asteal__poll_slow(void)
+{
+}

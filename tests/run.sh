@@ -1,0 +1,53 @@
+#!/bin/sh
+# run.sh BUILD [SAN] - run every test of one build folder and print the
+# closing line "N passed, N failed".
+#
+# A test is an executable BUILD/tests/test_* (cmocka unit tests) or a
+# script tests/*.test.sh, which gets BUILD as its argument.  Each test's
+# output goes to BUILD/test-logs/NAME.log and is shown when it fails.
+set -u
+
+build=${1:?usage: tests/run.sh BUILD [SAN]}
+san=${2:-}
+logs="$build/test-logs"
+mkdir -p "$logs"
+
+# Sanitizer settings: any report is a failure.
+export ASAN_OPTIONS="abort_on_error=1:detect_leaks=1:${ASAN_OPTIONS:-}"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}"
+export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:${TSAN_OPTIONS:-}"
+export ASTEAL_TEST_SAN="$san"
+
+passed=0
+failed=0
+failures=""
+
+run_one() {
+	name=$1
+	shift
+	start=$(date +%s.%N)
+	if "$@" >"$logs/$name.log" 2>&1; then
+		passed=$((passed + 1))
+		printf '  ok    %-28s %6.2fs\n' "$name" "$(awk "BEGIN { print $(date +%s.%N) - $start }")"
+	else
+		rc=$?
+		failed=$((failed + 1))
+		failures="$failures $name"
+		printf '  FAIL  %-28s (exit %d)\n' "$name" "$rc"
+		sed 's/^/        | /' "$logs/$name.log" | tail -n 40
+	fi
+}
+
+echo "tests in $build${san:+ ($san)}:"
+for t in "$build"/tests/test_*; do
+	[ -x "$t" ] || continue
+	run_one "$(basename "$t")" "$t"
+done
+for t in tests/*.test.sh; do
+	[ -f "$t" ] || continue
+	run_one "$(basename "$t" .test.sh)" sh "$t" "$build"
+done
+
+[ -n "$failures" ] && echo "failed:$failures"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,170 @@
+/*
+ * test_deque.c - Chase-Lev deque: single-thread semantics, growth, and a
+ * multi-thread stress in which one owner pushes and pops while thieves
+ * steal, across growth; every item must be taken exactly once.
+ */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "deque.h"
+#include "testutil.h"
+
+/* An entry carrying the number i. */
+static dq_entry item(uintptr_t i)
+{
+	dq_entry e = { NULL, (void *)i, (void *)(i * 3) };
+	return e;
+}
+
+/* Pops come back newest first, steals oldest first. */
+static void test_lifo_fifo(void **state)
+{
+	deque *d = dq_create(4);
+	dq_entry e;
+	uintptr_t i;
+
+	(void)state;
+	assert_non_null(d);
+	assert_int_equal(dq_pop(d, &e), 0);
+	assert_int_equal(dq_steal(d, &e), 0);
+	for (i = 1; i <= 10; i++) {
+		dq_entry x = item(i);
+		assert_int_equal(dq_push(d, &x), 0);
+	}
+	assert_int_equal(dq_size(d), 10);
+	assert_int_equal(dq_steal(d, &e), 1);
+	assert_int_equal((uintptr_t)e.arg, 1);
+	assert_int_equal((uintptr_t)e.ctx, 3);
+	assert_int_equal(dq_pop(d, &e), 1);
+	assert_int_equal((uintptr_t)e.arg, 10);
+	assert_int_equal(dq_steal(d, &e), 1);
+	assert_int_equal((uintptr_t)e.arg, 2);
+	for (i = 9; i >= 3; i--) {
+		assert_int_equal(dq_pop(d, &e), 1);
+		assert_int_equal((uintptr_t)e.arg, i);
+	}
+	assert_int_equal(dq_pop(d, &e), 0);
+	assert_int_equal(dq_steal(d, &e), 0);
+	assert_int_equal(dq_size(d), 0);
+	dq_destroy(d);
+}
+
+/* A deque that starts with 2 slots grows and keeps every entry in order. */
+static void test_growth(void **state)
+{
+	deque *d = dq_create(1);
+	dq_entry e;
+	uintptr_t i, n = 100000;
+
+	(void)state;
+	assert_non_null(d);
+	/* Move the indices away from zero first, so wrap-around is exercised. */
+	for (i = 0; i < 5; i++) {
+		dq_entry x = item(i);
+		assert_int_equal(dq_push(d, &x), 0);
+		assert_int_equal(dq_steal(d, &e), 1);
+	}
+	for (i = 0; i < n; i++) {
+		dq_entry x = item(i);
+		assert_int_equal(dq_push(d, &x), 0);
+	}
+	assert_int_equal(dq_size(d), n);
+	for (i = 0; i < n / 2; i++) {
+		assert_int_equal(dq_steal(d, &e), 1);
+		assert_int_equal((uintptr_t)e.arg, i);
+	}
+	for (i = n; i-- > n / 2;) {
+		assert_int_equal(dq_pop(d, &e), 1);
+		assert_int_equal((uintptr_t)e.arg, i);
+	}
+	assert_int_equal(dq_pop(d, &e), 0);
+	dq_destroy(d);
+}
+
+/* Shared state of the stress test. */
+struct stress {
+	deque *d;
+	long n;
+	_Atomic int done;              /* the owner has pushed everything */
+	_Atomic unsigned char *taken;  /* times each item was taken */
+	_Atomic long total;
+};
+
+/* Record that item i was taken. */
+static void take(struct stress *s, const dq_entry *e)
+{
+	uintptr_t i = (uintptr_t)e->arg;
+
+	if (i >= (uintptr_t)s->n || (uintptr_t)e->ctx != i * 3)
+		fail_msg("torn or bogus entry %lu", (unsigned long)i);
+	atomic_fetch_add(&s->taken[i], 1);
+	atomic_fetch_add(&s->total, 1);
+}
+
+/* A thief: steal until the owner is done and the deque is empty. */
+static void *thief(void *p)
+{
+	struct stress *s = p;
+	dq_entry e;
+
+	for (;;) {
+		int r = dq_steal(s->d, &e);
+		if (r > 0)
+			take(s, &e);
+		else if (r == 0 && atomic_load(&s->done) && dq_size(s->d) == 0)
+			break;
+	}
+	return NULL;
+}
+
+/* One owner pushes 3 and pops 1 in turn (then drains); 3 thieves steal. */
+static void test_stress(void **state)
+{
+	struct stress s;
+	pthread_t t[3];
+	dq_entry e;
+	long i, n = test_scale(1000000, 4, 20);
+
+	(void)state;
+	s.d = dq_create(2);
+	s.n = n;
+	s.taken = calloc((size_t)n, 1);
+	atomic_init(&s.done, 0);
+	atomic_init(&s.total, 0);
+	assert_non_null(s.d);
+	assert_non_null(s.taken);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, thief, &s), 0);
+	for (i = 0; i < n; i++) {
+		dq_entry x = item((uintptr_t)i);
+		assert_int_equal(dq_push(s.d, &x), 0);
+		if (i % 3 == 2 && dq_pop(s.d, &e))
+			take(&s, &e);
+	}
+	while (dq_pop(s.d, &e))
+		take(&s, &e);
+	atomic_store(&s.done, 1);
+	for (i = 0; i < 3; i++)
+		pthread_join(t[i], NULL);
+	assert_int_equal(atomic_load(&s.total), n);
+	for (i = 0; i < n; i++)
+		if (atomic_load(&s.taken[i]) != 1)
+			fail_msg("item %ld taken %d times", i, (int)atomic_load(&s.taken[i]));
+	free((void *)s.taken);
+	dq_destroy(s.d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lifo_fifo),
+		cmocka_unit_test(test_growth),
+		cmocka_unit_test(test_stress),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,447 @@
+/*
+ * test_spawn.c - the runtime end to end, each case with 1, 2 and 4 workers:
+ * millions of tiny tasks, deep recursion, syncs whose children were stolen
+ * (forcing the fiber to suspend, and checking the fiber pool is reused),
+ * nested groups, parallel loop bounds, concurrent roots, statistics, and
+ * idle workers that sleep instead of burning a core.
+ */
+#include <limits.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <time.h>
+#include <cmocka.h>
+
+#include "asteal.h"
+#include "fiber.h"
+#include "testutil.h"
+
+static const int worker_counts[] = { 1, 2, 4 };
+#define NCOUNTS 3
+
+/* Start a runtime with w workers and the given ready limit. */
+static void start(int w, int ready_limit)
+{
+	asteal_options o;
+
+	asteal_options_init(&o);
+	o.workers = w;
+	o.ready_limit = ready_limit;
+	assert_int_equal(asteal_start(&o), 0);
+	assert_int_equal(asteal_workers(), w);
+}
+
+/* Sum of one statistic over all workers. */
+static uint64_t stat_sum(size_t offset)
+{
+	asteal_worker_stats st[8];
+	int i, n = asteal_stats(st, 8);
+	uint64_t s = 0;
+
+	for (i = 0; i < n; i++)
+		s += *(uint64_t *)((char *)&st[i] + offset);
+	return s;
+}
+
+/* ---- fib: many tiny tasks ---- */
+struct fib_arg {
+	long n, r;
+};
+
+static void fib_task(void *p);
+
+/* Parallel fib: spawn fib(n-1), compute fib(n-2), sync. */
+static long pfib(long n)
+{
+	struct fib_arg a = { n - 1, 0 };
+	asteal_group g;
+	long y;
+
+	if (n < 2)
+		return n;
+	asteal_group_init(&g);
+	assert_int_equal(asteal_spawn(&g, fib_task, &a), 0);
+	y = pfib(n - 2);
+	assert_int_equal(asteal_sync(&g), 0);
+	return a.r + y;
+}
+
+/* Task wrapper of pfib. */
+static void fib_task(void *p)
+{
+	struct fib_arg *a = p;
+
+	a->r = pfib(a->n);
+}
+
+/* Plain fib for reference. */
+static long sfib(long n)
+{
+	long a = 0, b = 1, i;
+
+	for (i = 0; i < n; i++) {
+		long t = a + b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* Spawns made by pfib(n): one per internal node. */
+static long fib_spawns(long n)
+{
+	return n < 2 ? 0 : 1 + fib_spawns(n - 1) + fib_spawns(n - 2);
+}
+
+/* Millions of tiny tasks, every one pushed (ready limit 0), then lazily. */
+static void test_many_tasks(void **state)
+{
+	long n = test_scale(32, 1, 1), i;
+
+	(void)state;
+	if (getenv("ASTEAL_TEST_SAN") != NULL)
+		n = 26;
+	for (i = 0; i < NCOUNTS; i++) {
+		int limit;
+		for (limit = 0; limit <= 4; limit += 4) {
+			struct fib_arg a = { n, 0 };
+			start(worker_counts[i], limit);
+			asteal_stats_reset();
+			assert_int_equal(asteal_run(fib_task, &a), 0);
+			assert_int_equal(a.r, sfib(n));
+			/* Every spawned child ran exactly once, plus the root. */
+			assert_int_equal(stat_sum(offsetof(asteal_worker_stats, tasks)),
+			                 fib_spawns(n) + 1);
+			if (limit == 0)
+				assert_int_equal(stat_sum(offsetof(asteal_worker_stats, pushed)),
+				                 fib_spawns(n));
+			assert_int_equal(asteal_stop(), 0);
+		}
+	}
+}
+
+/* ---- deep recursion ---- */
+static void chain_task(void *p);
+
+/* Recurse depth levels, spawning the next level at each. */
+static void chain(long *depth)
+{
+	long next = *depth - 1;
+	asteal_group g;
+
+	if (*depth == 0)
+		return;
+	asteal_group_init(&g);
+	asteal_spawn(&g, chain_task, &next);
+	asteal_sync(&g);
+	*depth = next + 1;
+}
+
+/* Task wrapper of chain. */
+static void chain_task(void *p)
+{
+	chain(p);
+}
+
+/* 20,000 nested spawns (more than UTS T3L's depth) on the default stack. */
+static void test_deep_recursion(void **state)
+{
+	int i;
+
+	(void)state;
+	for (i = 0; i < NCOUNTS; i++) {
+		long depth = 20000;
+		start(worker_counts[i], 0);
+		assert_int_equal(asteal_run(chain_task, &depth), 0);
+		assert_int_equal(depth, 20000);
+		assert_int_equal(asteal_stop(), 0);
+	}
+}
+
+/* ---- sync with stolen children ---- */
+struct stolen {
+	_Atomic int started;
+	uint64_t suspends_before;
+	int worker;
+	long result;
+};
+
+/* The sum of the suspends counters moved past s->suspends_before. */
+static int parent_suspended(void *p)
+{
+	struct stolen *s = p;
+
+	return stat_sum(offsetof(asteal_worker_stats, suspends)) > s->suspends_before;
+}
+
+/* The child: say it started (so it was stolen), then keep running until
+ * its parent's sync has suspended. */
+static void stolen_child(void *p)
+{
+	struct stolen *s = p;
+
+	s->worker = asteal_worker_id();
+	atomic_store(&s->started, 1);
+	if (test_wait(parent_suspended, s, 10.0) < 0)
+		s->result = -1;
+	else
+		s->result = 42;
+}
+
+/* Whether the child has started. */
+static int child_started(void *p)
+{
+	return atomic_load(&((struct stolen *)p)->started);
+}
+
+/* Root: 200 times, make a sync find its only child stolen and running. */
+static void stolen_root(void *p)
+{
+	int *failures = p, k;
+
+	for (k = 0; k < 200; k++) {
+		struct stolen s = { 0, 0, -1, 0 };
+		asteal_group g;
+		s.suspends_before = stat_sum(offsetof(asteal_worker_stats, suspends));
+		asteal_group_init(&g);
+		asteal_spawn(&g, stolen_child, &s);
+		if (test_wait(child_started, &s, 10.0) < 0)
+			(*failures)++;
+		asteal_sync(&g);
+		if (s.result != 42)
+			(*failures)++;
+	}
+}
+
+/* Suspension, resumption and fiber reuse, with 2 and 4 workers. */
+static void test_stolen_sync(void **state)
+{
+	int i;
+
+	(void)state;
+	for (i = 1; i < NCOUNTS; i++) {
+		int w = worker_counts[i], failures = 0;
+		start(w, 0);
+		asteal_stats_reset();
+		assert_int_equal(asteal_run(stolen_root, &failures), 0);
+		assert_int_equal(failures, 0);
+		assert_true(stat_sum(offsetof(asteal_worker_stats, suspends)) >= 200);
+		/* 200 suspensions, yet the pool keeps the fiber count small. */
+		assert_true(fiber_live() <= 4 * w + 16);
+		assert_int_equal(asteal_stop(), 0);
+		assert_int_equal(fiber_live(), 0);
+	}
+}
+
+/* ---- nested groups ---- */
+struct nest {
+	long n;
+	long out;
+};
+
+static void nest_task(void *p);
+
+/* Two groups open at once: outer children, an inner group synced in the
+ * middle, then more outer children. */
+static void nest(struct nest *a)
+{
+	struct nest o1 = { a->n - 1, 0 }, o2 = { a->n - 2, 0 };
+	struct nest i1 = { a->n - 1, 0 }, i2 = { a->n - 3, 0 };
+	asteal_group outer, inner;
+
+	if (a->n <= 2) {
+		a->out = 1;
+		return;
+	}
+	asteal_group_init(&outer);
+	asteal_spawn(&outer, nest_task, &o1);
+	asteal_group_init(&inner);
+	asteal_spawn(&inner, nest_task, &i1);
+	asteal_spawn(&inner, nest_task, &i2);
+	asteal_sync(&inner);
+	asteal_spawn(&outer, nest_task, &o2);
+	asteal_sync(&outer);
+	a->out = o1.out + o2.out + i1.out + i2.out;
+}
+
+/* Task wrapper of nest. */
+static void nest_task(void *p)
+{
+	nest(p);
+}
+
+/* The same recursion, serially. */
+static long nest_serial(long n)
+{
+	if (n <= 2)
+		return 1;
+	return 2 * nest_serial(n - 1) + nest_serial(n - 2) + nest_serial(n - 3);
+}
+
+/* Nested groups give the serial answer with every worker count and limit. */
+static void test_nested_groups(void **state)
+{
+	int i, limit;
+	long n = getenv("ASTEAL_TEST_SAN") != NULL ? 14 : 18;
+
+	(void)state;
+	for (i = 0; i < NCOUNTS; i++)
+		for (limit = 0; limit <= 2; limit += 2) {
+			struct nest a = { n, 0 };
+			start(worker_counts[i], limit);
+			assert_int_equal(asteal_run(nest_task, &a), 0);
+			assert_int_equal(a.out, nest_serial(n));
+			assert_int_equal(asteal_stop(), 0);
+		}
+}
+
+/* ---- parallel loop ---- */
+struct cover {
+	long lo, grain;
+	_Atomic unsigned char *hits;
+	_Atomic int bad_chunks;
+};
+
+/* Mark every index of a chunk; chunks larger than grain are errors. */
+static void cover_body(long lo, long hi, void *p)
+{
+	struct cover *c = p;
+	long i;
+
+	if (hi - lo > c->grain || hi <= lo)
+		atomic_fetch_add(&c->bad_chunks, 1);
+	for (i = lo; i < hi; i++)
+		atomic_fetch_add(&c->hits[i - c->lo], 1);
+}
+
+/* Run asteal_for over [lo, hi) and check every index was hit once. */
+static void check_cover(long lo, long hi, long grain)
+{
+	struct cover c;
+	long i, n = hi > lo ? hi - lo : 0;
+
+	c.lo = lo;
+	c.grain = grain > 0 ? grain : (n > 0 ? n : 1);
+	c.hits = calloc((size_t)n + 1, 1);
+	atomic_init(&c.bad_chunks, 0);
+	assert_int_equal(asteal_for(lo, hi, grain, cover_body, &c), 0);
+	for (i = 0; i < n; i++)
+		if (atomic_load(&c.hits[i]) != 1)
+			fail_msg("asteal_for(%ld, %ld, %ld): index %ld hit %d times",
+			         lo, hi, grain, lo + i, (int)atomic_load(&c.hits[i]));
+	assert_int_equal(atomic_load(&c.bad_chunks), 0);
+	free((void *)c.hits);
+}
+
+/* Loop bounds: empty, reversed, single, negative, grain 0 (automatic),
+ * grain larger than the range, and an odd size; from outside a task too. */
+static void test_for_bounds(void **state)
+{
+	static const long cases[][3] = {
+		{ 0, 0, 1 }, { 5, 3, 1 }, { 0, 1, 1 }, { -50, 50, 7 },
+		{ 0, 1000, 0 }, { 0, 1000, 1 }, { 0, 1000, 5000 }, { 3, 100003, 64 },
+		{ LONG_MAX - 100, LONG_MAX, 9 },
+	};
+	size_t k;
+	int i;
+
+	(void)state;
+	for (i = 0; i < NCOUNTS; i++) {
+		start(worker_counts[i], -1);
+		for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++)
+			check_cover(cases[k][0], cases[k][1], cases[k][2]);
+		assert_int_equal(asteal_stop(), 0);
+	}
+}
+
+/* ---- concurrent roots ---- */
+/* A thread that runs its own root task. */
+static void *root_thread(void *p)
+{
+	struct fib_arg *a = p;
+
+	if (asteal_run(fib_task, a) < 0)
+		a->r = -1;
+	return NULL;
+}
+
+/* Three threads run roots at the same time on one runtime. */
+static void test_concurrent_roots(void **state)
+{
+	struct fib_arg a[3] = { { 20, 0 }, { 21, 0 }, { 22, 0 } };
+	pthread_t t[3];
+	int i, k;
+
+	(void)state;
+	for (i = 0; i < NCOUNTS; i++) {
+		start(worker_counts[i], 0);
+		for (k = 0; k < 3; k++)
+			assert_int_equal(pthread_create(&t[k], NULL, root_thread, &a[k]), 0);
+		for (k = 0; k < 3; k++) {
+			pthread_join(t[k], NULL);
+			assert_int_equal(a[k].r, sfib(a[k].n));
+		}
+		assert_int_equal(asteal_stop(), 0);
+	}
+}
+
+/* ---- idle workers sleep ---- */
+/* Whether every worker has spent time asleep since the reset (the stats
+ * include the interval in progress, so a sleeping worker counts). */
+static int all_slept(void *p)
+{
+	asteal_worker_stats st[8];
+	int i, n = asteal_stats(st, 8);
+
+	(void)p;
+	for (i = 0; i < n; i++)
+		if (st[i].sleep_ns == 0)
+			return 0;
+	return 1;
+}
+
+/* CPU time of the whole process, in seconds. */
+static double cpu_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* After a run, the workers go to sleep: 300 ms of idleness costs almost no
+ * CPU time. */
+static void test_idle_sleeps(void **state)
+{
+	struct fib_arg a = { 20, 0 };
+	struct timespec pause = { 0, 300 * 1000 * 1000 };
+	double c0, c1;
+
+	(void)state;
+	start(4, -1);
+	assert_int_equal(asteal_run(fib_task, &a), 0);
+	asteal_stats_reset();
+	assert_int_equal(test_wait(all_slept, NULL, 10.0), 0);
+	c0 = cpu_seconds();
+	nanosleep(&pause, NULL);    /* measuring idleness, not waiting for it */
+	c1 = cpu_seconds();
+	assert_true(c1 - c0 < 0.03);
+	assert_int_equal(asteal_stop(), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_many_tasks),
+		cmocka_unit_test(test_deep_recursion),
+		cmocka_unit_test(test_stolen_sync),
+		cmocka_unit_test(test_nested_groups),
+		cmocka_unit_test(test_for_bounds),
+		cmocka_unit_test(test_concurrent_roots),
+		cmocka_unit_test(test_idle_sleeps),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,49 @@
+/*
+ * testutil.h - helpers shared by the unit tests: sizes scaled down under
+ * sanitizers, and waiting on a condition with a deadline (tests never sleep
+ * and hope).
+ */
+#ifndef TESTUTIL_H
+#define TESTUTIL_H
+
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Divide a size by this under sanitizers (ASTEAL_TEST_SAN is set by
+ * tests/run.sh): ASan about 3x, TSan about 10x slower. */
+static inline long test_scale(long n, long asan_div, long tsan_div)
+{
+	const char *s = getenv("ASTEAL_TEST_SAN");
+
+	if (s != NULL && strcmp(s, "asan") == 0)
+		return n / asan_div > 0 ? n / asan_div : 1;
+	if (s != NULL && strcmp(s, "tsan") == 0)
+		return n / tsan_div > 0 ? n / tsan_div : 1;
+	return n;
+}
+
+/* Seconds on the monotonic clock. */
+static inline double test_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Spin (yielding) until cond(arg) holds; 0 when it did, -1 after seconds. */
+static inline int test_wait(int (*cond)(void *), void *arg, double seconds)
+{
+	double end = test_now() + seconds;
+
+	while (!cond(arg)) {
+		if (test_now() > end)
+			return -1;
+		sched_yield();
+	}
+	return 0;
+}
+
+#endif
