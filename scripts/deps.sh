@@ -6,7 +6,8 @@
 # top-level make target that builds (make check, make demo, make bench).
 set -eu
 
-PACKAGES="gcc g++ make pkg-config libc6-dev libcmocka-dev libssl-dev libtbb-dev"
+PACKAGES="gcc g++ make pkg-config libc6-dev libcmocka-dev libssl-dev libtbb-dev file
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user"
 
 missing=""
 for p in $PACKAGES; do

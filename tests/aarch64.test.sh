@@ -1,0 +1,37 @@
+#!/bin/sh
+# aarch64.test.sh BUILD - cross-build libasteal and three jobs for aarch64
+# and run them under qemu-user: the aarch64 context switch, thread-pointer
+# read and FP state saving, exercised by real spawns, steals and suspended
+# syncs (every spawn pushed, 4 workers).  Runs in the normal build only.
+set -eu
+
+build=${1:?usage: aarch64.test.sh BUILD}
+if [ -n "${ASTEAL_TEST_SAN:-}" ]; then
+	echo "skipped under sanitizers"
+	exit 0
+fi
+cc=aarch64-linux-gnu-gcc
+for tool in "$cc" qemu-aarch64; do
+	command -v "$tool" >/dev/null ||
+		{ echo "missing $tool (scripts/deps.sh installs it)"; exit 1; }
+done
+
+out="$build/aarch64"
+mkdir -p "$out"
+flags="-std=c11 -O2 -D_GNU_SOURCE -Wall -Wextra -Werror -pthread -Iclient-lib -Ijobs"
+lib="client-lib/deque.c client-lib/fiber.c client-lib/runtime.c client-lib/worker.c client-lib/ctx_aarch64.S"
+for job in fib nqueens matmul; do
+	# shellcheck disable=SC2086
+	$cc $flags -static -o "$out/$job" "jobs/$job.c" jobs/common.c $lib -lm
+done
+
+run() {
+	echo "+ qemu-aarch64 $*"
+	line=$(ASTEAL_READY_LIMIT=0 qemu-aarch64 "$@")
+	echo "$line"
+	case "$line" in *check=ok*) ;; *) echo "FAILED: $*"; exit 1 ;; esac
+}
+file "$out/fib" | grep -q "ARM aarch64" || { echo "not an aarch64 binary"; exit 1; }
+run "$out/fib" 25 --workers 4
+run "$out/nqueens" 8 --workers 4
+run "$out/matmul" 64 --workers 4
