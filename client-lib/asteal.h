@@ -64,8 +64,9 @@ typedef struct asteal_options {
 
 /* Statistics of one worker since asteal_start (or asteal_stats_reset). */
 typedef struct asteal_worker_stats {
-	uint64_t tasks;           /* spawned children this worker ran (inline or not) */
-	uint64_t pushed;          /* spawns made stealable by this worker */
+	uint64_t tasks;           /* tasks run from a deque (popped or stolen) and roots */
+	uint64_t pushed;          /* spawns made stealable (the others ran at once,
+	                             as plain calls, and are not counted) */
 	uint64_t steal_attempts;  /* attempts on another deque */
 	uint64_t steals;          /* successful steals */
 	uint64_t suspends;        /* syncs that suspended their fiber */
@@ -147,10 +148,12 @@ struct asteal__ends {                  /* the first bytes of every deque */
 
 struct asteal__hot {                   /* the first bytes of every worker */
 	struct asteal__ends *dq;       /* the deque the worker owns now */
-	int64_t ready_limit;           /* inline a spawn when the deque holds this many */
-	_Atomic uint32_t flags;        /* nonzero: take the slow path */
+	/* A spawn runs its child at once when the deque holds at least this
+	 * many entries.  INT64_MAX sends every spawn to the slow path: eager
+	 * mode, or while flags ask the worker to stop at a safe point. */
+	_Atomic int64_t inline_min;
+	_Atomic uint32_t flags;        /* nonzero: a safe point has work to do */
 	uint32_t id;
-	_Atomic uint64_t inlined;      /* children run at once by asteal_spawn */
 };
 
 extern __thread struct asteal__hot *asteal__tls
@@ -160,35 +163,24 @@ int asteal__spawn_slow(asteal_group *g, void (*fn)(void *), void *arg);
 int asteal__sync_slow(asteal_group *g);
 void asteal__poll_slow(void);
 
-/* The calling worker, or NULL outside tasks.  A task's fiber can move to
- * another thread in a spawn, sync or poll, but compilers treat the thread
- * pointer as constant within a function and may keep the address of a
- * thread-local variable across such a call (instrumented builds do).  So
- * the thread pointer is read with a volatile asm at every use, and the
- * variable found at its fixed offset in the static TLS block.  The same
- * caution applies to tasks' own thread-locals, errno included: do not keep
- * their addresses across spawn, sync or poll. */
-extern intptr_t asteal__tls_offset;
-
+/* The calling worker as a hint: NULL outside tasks, else a live worker of
+ * the runtime.  A task's fiber can move to another thread in a spawn, sync
+ * or poll, and compilers may keep a thread-local's address across such a
+ * call, so after a move this may still name the worker the task left.  The
+ * fast paths below use it only to choose between running a child at once
+ * and calling the library, which is right either way; the library itself
+ * reads the thread pointer exactly (worker_self in runtime.h).  The same
+ * caution applies to tasks' own thread-locals, errno included: do not rely
+ * on their addresses across spawn, sync or poll. */
 static inline struct asteal__hot *asteal__self(void)
 {
-	uintptr_t tp;
-
-#if defined(__x86_64__)
-	__asm__ volatile("movq %%fs:0, %0" : "=r"(tp));
-#elif defined(__aarch64__)
-	__asm__ volatile("mrs %0, tpidr_el0" : "=r"(tp));
-#else
-#error "libasteal supports x86-64 and aarch64"
-#endif
-	return *(struct asteal__hot **)(tp + (uintptr_t)asteal__tls_offset);
+	return asteal__tls;
 }
 
 static inline void asteal_group_init(asteal_group *g)
 {
+	/* join and waiter are set up by the group's first push. */
 	g->pushed = 0;
-	atomic_store_explicit(&g->join, 0, memory_order_relaxed);
-	g->waiter = NULL;
 	g->magic = ASTEAL__GROUP_MAGIC;
 	g->flags = 0;
 }
@@ -197,15 +189,11 @@ static inline int asteal_spawn(asteal_group *g, void (*fn)(void *), void *arg)
 {
 	struct asteal__hot *h = asteal__self();
 
-	if (h != NULL &&
-	    atomic_load_explicit(&h->flags, memory_order_relaxed) == 0) {
+	if (h != NULL) {
 		struct asteal__ends *d = h->dq;
 		int64_t n = atomic_load_explicit(&d->bottom, memory_order_relaxed) -
 		            atomic_load_explicit(&d->top, memory_order_relaxed);
-		if (n >= h->ready_limit) {
-			atomic_store_explicit(&h->inlined,
-			    atomic_load_explicit(&h->inlined, memory_order_relaxed) + 1,
-			    memory_order_relaxed);
+		if (n >= atomic_load_explicit(&h->inline_min, memory_order_relaxed)) {
 			fn(arg);
 			return 0;
 		}

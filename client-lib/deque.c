@@ -144,8 +144,8 @@ static dq_array *grow(deque *d, dq_array *old, int64_t t, int64_t b)
 	return a;
 }
 
-/* Owner: push e at the bottom. */
-int dq_push(deque *d, const dq_entry *e)
+/* Owner: push e at the bottom; returns the size it saw before. */
+int64_t dq_push(deque *d, const dq_entry *e)
 {
 	/* Relaxed: only the owner writes bottom. */
 	int64_t b = atomic_load_explicit(&d->ends.bottom, memory_order_relaxed);
@@ -168,7 +168,7 @@ int dq_push(deque *d, const dq_entry *e)
 	atomic_thread_fence(memory_order_release);
 	atomic_store_explicit(&d->ends.bottom, b + 1, memory_order_relaxed);
 #endif
-	return 0;
+	return b > t ? b - t : 0;
 }
 
 /* Owner: pop the bottom entry into *e. */

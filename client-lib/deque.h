@@ -53,8 +53,10 @@ deque *dq_create(int log_size);
 /* Free a deque and all its arrays (no thread may use it any more). */
 void dq_destroy(deque *d);
 
-/* Owner: push e at the bottom; -1 when growing failed for lack of memory. */
-int dq_push(deque *d, const dq_entry *e);
+/* Owner: push e at the bottom.  Returns the number of entries the deque
+ * held before (as the owner saw it; 0 means it went from empty to not
+ * empty), or -1 when growing failed for lack of memory. */
+int64_t dq_push(deque *d, const dq_entry *e);
 
 /* Owner: pop the bottom entry into *e; 1 when taken, 0 when empty. */
 int dq_pop(deque *d, dq_entry *e);

@@ -221,7 +221,7 @@ static struct runtime *rt_create(int nworkers, size_t stack, int64_t limit)
 		w->id = i;
 		w->hot.id = (uint32_t)i;
 		w->hot.dq = d != NULL ? &d->ends : NULL;
-		w->hot.ready_limit = limit;
+		atomic_init(&w->hot.inline_min, limit);
 		w->rng = 0x9E3779B97F4A7C15ULL * (uint64_t)(i + 1);
 		w->cur = worker_fiber_new(rt);
 		w->altstack = mmap(NULL, ALTSTACK_SIZE, PROT_READ | PROT_WRITE,
@@ -396,8 +396,7 @@ int asteal_stats(asteal_worker_stats *out, int n)
 			ns[k] = atomic_load_explicit(&s->ns[k], memory_order_relaxed);
 		if (since != 0 && now > since)
 			ns[st] += now - since;   /* the interval in progress */
-		out[i].tasks = atomic_load_explicit(&s->tasks, memory_order_relaxed) +
-		               atomic_load_explicit(&w->hot.inlined, memory_order_relaxed);
+		out[i].tasks = atomic_load_explicit(&s->tasks, memory_order_relaxed);
 		out[i].pushed = atomic_load_explicit(&s->pushed, memory_order_relaxed);
 		out[i].steal_attempts = atomic_load_explicit(&s->steal_attempts,
 		                                             memory_order_relaxed);
@@ -429,7 +428,6 @@ void asteal_stats_reset(void)
 		atomic_store(&s->steals, 0);
 		atomic_store(&s->suspends, 0);
 		atomic_store(&s->sleeps, 0);
-		atomic_store(&w->hot.inlined, 0);
 		for (k = 0; k < WS_COUNT; k++)
 			atomic_store(&s->ns[k], 0);
 		atomic_store(&w->since, now);

@@ -30,6 +30,7 @@
 #define RT_DEFAULT_READY_LIMIT 4
 #define RT_FIBER_CACHE 8               /* fibers a worker keeps for itself */
 #define RT_SPIN_NS 100000              /* steal this long before sleeping */
+#define RT_SLEEP_BACKSTOP_NS 10000000  /* a sleeper rescans this often */
 
 #define GROUP_ROOT 1u                  /* asteal_group.flags: a root task */
 
@@ -103,10 +104,24 @@ void worker_wake_all(struct runtime *rt);
 fiber *worker_fiber_new(struct runtime *rt);
 int worker_report_misuse(const char *call, const char *what, int err);
 
-/* The calling worker, or NULL outside tasks. */
+extern intptr_t asteal__tls_offset;
+
+/* The calling worker, or NULL outside tasks: exact even after the running
+ * fiber moved to another thread, because the thread pointer is read with a
+ * volatile asm each time (the compiler cannot reuse an old one) and
+ * asteal__tls sits at a fixed offset from it in the static TLS block. */
 static inline struct worker *worker_self(void)
 {
-	return (struct worker *)asteal__self();
+	uintptr_t tp;
+
+#if defined(__x86_64__)
+	__asm__ volatile("movq %%fs:0, %0" : "=r"(tp));
+#elif defined(__aarch64__)
+	__asm__ volatile("mrs %0, tpidr_el0" : "=r"(tp));
+#else
+#error "libasteal supports x86-64 and aarch64"
+#endif
+	return *(struct worker **)(tp + (uintptr_t)asteal__tls_offset);
 }
 
 #endif

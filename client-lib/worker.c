@@ -76,12 +76,6 @@ int worker_report_misuse(const char *call, const char *what, int err)
 	return -1;
 }
 
-/* Wait on a futex word while it holds val. */
-static void futex_wait(_Atomic uint32_t *addr, uint32_t val)
-{
-	syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
-}
-
 /* Wake up to n waiters of a futex word. */
 static void futex_wake(_Atomic uint32_t *addr, int n)
 {
@@ -100,9 +94,12 @@ static void set_state(struct worker *w, int s)
 	atomic_store_explicit(&w->since, now, memory_order_relaxed);
 }
 
-/* Work was made visible (a push, a root, a muggable deque): wake a sleeper
- * if there is one.  The fence pairs with the one in sleep_until_work: either
- * the sleeper's scan sees the new work, or we see the sleeper. */
+/* Work was made visible (a deque went from empty to not empty, a root, a
+ * muggable deque): wake a sleeper if there is one.  The fence pairs with
+ * the one in sleep_until_work: either the sleeper's scan sees the new work,
+ * or we see the sleeper.  Pushes on a deque that already had entries need
+ * no wake-up (a sleeper's scan would have seen those entries), which keeps
+ * this fence off most pushes. */
 void worker_notify(struct runtime *rt)
 {
 	FENCE_SC();
@@ -135,19 +132,29 @@ static int work_visible(struct runtime *rt)
 	return 0;
 }
 
-/* Sleep until work may have appeared (or the runtime stops). */
+/* Sleep until work may have appeared (or the runtime stops).  Wake-ups
+ * come from worker_notify; the timeout is a backstop for the one race it
+ * does not cover (a push that the owner saw land on a non-empty deque while
+ * a thief was emptying it), after which one scan decides whether to sleep
+ * on. */
 static void sleep_until_work(struct worker *w)
 {
 	struct runtime *rt = w->rt;
-	uint32_t e = atomic_load_explicit(&rt->epoch, memory_order_acquire);
+	struct timespec backstop = { 0, RT_SLEEP_BACKSTOP_NS };
 
 	atomic_fetch_add_explicit(&rt->sleepers, 1, memory_order_seq_cst);
-	FENCE_SC();
-	if (!work_visible(rt)) {
+	for (;;) {
+		uint32_t e = atomic_load_explicit(&rt->epoch, memory_order_acquire);
+		FENCE_SC();
+		if (work_visible(rt))
+			break;
 		set_state(w, WS_SLEEP);
 		stat_add(&w->st.sleeps, 1);
-		futex_wait(&rt->epoch, e);
+		syscall(SYS_futex, (uint32_t *)&rt->epoch, FUTEX_WAIT_PRIVATE, e,
+		        &backstop, NULL, 0);
 		set_state(w, WS_STEAL);
+		if (atomic_load_explicit(&rt->epoch, memory_order_acquire) != e)
+			break;          /* notified */
 	}
 	atomic_fetch_sub_explicit(&rt->sleepers, 1, memory_order_seq_cst);
 }
@@ -324,6 +331,10 @@ static int find_work(struct worker *w, dq_entry *e)
 				stat_add(&w->st.steal_attempts, 1);
 				if (r > 0) {
 					stat_add(&w->st.steals, 1);
+					/* More where that came from: pass the
+					 * wake-up on to the next sleeper. */
+					if (dq_size(d) > 0)
+						worker_notify(rt);
 					break;
 				}
 				if (r < 0)
@@ -468,7 +479,6 @@ void *worker_main(void *arg)
 	set_state(w, WS_STEAL);
 	if (w->altstack != NULL)
 		sigaltstack(&off, NULL);
-	asteal__tls = NULL;
 	return NULL;
 }
 
@@ -514,6 +524,7 @@ block:
 int asteal__spawn_slow(asteal_group *g, void (*fn)(void *), void *arg)
 {
 	struct worker *w = worker_self();
+	int64_t before;
 	deque *d;
 	dq_entry e;
 
@@ -523,18 +534,25 @@ int asteal__spawn_slow(asteal_group *g, void (*fn)(void *), void *arg)
 	if (g->magic != ASTEAL__GROUP_MAGIC)
 		return worker_report_misuse("asteal_spawn", "group was not "
 		                            "initialised with asteal_group_init", EINVAL);
+	if (atomic_load_explicit(&w->hot.flags, memory_order_relaxed))
+		asteal__poll_slow();
+	w = worker_self();
 	d = (deque *)w->hot.dq;
 	e.fn = fn;
 	e.arg = arg;
 	e.ctx = g;
-	if (dq_size(d) >= w->hot.ready_limit || dq_push(d, &e) < 0) {
+	before = dq_size(d) >= w->rt->ready_limit ? -1 : dq_push(d, &e);
+	if (before < 0) {
 		/* Enough stealable work already, or no memory to grow: run the
 		 * child now, which is always correct. */
-		stat_add(&w->hot.inlined, 1);
 		fn(arg);
 		return 0;
 	}
-	g->pushed++;
+	if (g->pushed++ == 0) {
+		/* The first child: no stolen child of g is outstanding. */
+		atomic_store_explicit(&g->join, 0, memory_order_relaxed);
+		g->waiter = NULL;
+	}
 	stat_add(&w->st.pushed, 1);
 	worker_notify(w->rt);
 	return 0;
