@@ -121,7 +121,8 @@ typedef struct asteal_group {
 	uint32_t flags;
 } asteal_group;
 
-#define ASTEAL__GROUP_MAGIC 0x61737467u
+#define ASTEAL__GROUP_MAGIC 0x61737467u     /* initialised inside a task */
+#define ASTEAL__GROUP_OUTSIDE 0x6f757473u   /* initialised outside any task */
 
 /* Prepare g for spawns; cheap, call it once per group. */
 static inline void asteal_group_init(asteal_group *g);
@@ -179,9 +180,13 @@ static inline struct asteal__hot *asteal__self(void)
 
 static inline void asteal_group_init(asteal_group *g)
 {
-	/* join and waiter are set up by the group's first push. */
+	/* join and waiter are set up by the group's first push.  Whether we
+	 * are inside a task is noted here, next to the spawns (the compiler
+	 * shares the thread-local load), so that sync's fast path need not
+	 * look. */
 	g->pushed = 0;
-	g->magic = ASTEAL__GROUP_MAGIC;
+	g->magic = asteal__self() != NULL ? ASTEAL__GROUP_MAGIC
+	                                  : ASTEAL__GROUP_OUTSIDE;
 	g->flags = 0;
 }
 
@@ -203,8 +208,7 @@ static inline int asteal_spawn(asteal_group *g, void (*fn)(void *), void *arg)
 
 static inline int asteal_sync(asteal_group *g)
 {
-	if (g->pushed == 0 && g->magic == ASTEAL__GROUP_MAGIC &&
-	    asteal__self() != NULL)
+	if (g->pushed == 0 && g->magic == ASTEAL__GROUP_MAGIC)
 		return 0;
 	return asteal__sync_slow(g);
 }

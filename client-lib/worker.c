@@ -531,6 +531,8 @@ int asteal__spawn_slow(asteal_group *g, void (*fn)(void *), void *arg)
 	if (w == NULL)
 		return worker_report_misuse("asteal_spawn", "called outside a task "
 		                            "(use asteal_run)", EPERM);
+	if (g->magic == ASTEAL__GROUP_OUTSIDE && g->pushed == 0)
+		g->magic = ASTEAL__GROUP_MAGIC;   /* initialised outside, used inside */
 	if (g->magic != ASTEAL__GROUP_MAGIC)
 		return worker_report_misuse("asteal_spawn", "group was not "
 		                            "initialised with asteal_group_init", EINVAL);
@@ -541,6 +543,15 @@ int asteal__spawn_slow(asteal_group *g, void (*fn)(void *), void *arg)
 	e.fn = fn;
 	e.arg = arg;
 	e.ctx = g;
+	if (g->pushed == 0) {
+		/* The first child: no stolen child of g is outstanding, so the
+		 * join counter can be reset.  This must happen before the push:
+		 * once the child is on the deque a thief may run it and count
+		 * it down at once (the push's release fence publishes the
+		 * reset to that thief). */
+		atomic_store_explicit(&g->join, 0, memory_order_relaxed);
+		g->waiter = NULL;
+	}
 	before = dq_size(d) >= w->rt->ready_limit ? -1 : dq_push(d, &e);
 	if (before < 0) {
 		/* Enough stealable work already, or no memory to grow: run the
@@ -548,11 +559,7 @@ int asteal__spawn_slow(asteal_group *g, void (*fn)(void *), void *arg)
 		fn(arg);
 		return 0;
 	}
-	if (g->pushed++ == 0) {
-		/* The first child: no stolen child of g is outstanding. */
-		atomic_store_explicit(&g->join, 0, memory_order_relaxed);
-		g->waiter = NULL;
-	}
+	g->pushed++;
 	stat_add(&w->st.pushed, 1);
 	worker_notify(w->rt);
 	return 0;
@@ -568,6 +575,11 @@ int asteal__sync_slow(asteal_group *g)
 	if (w == NULL)
 		return worker_report_misuse("asteal_sync", "called outside a task "
 		                            "(use asteal_run)", EPERM);
+	if (g->magic == ASTEAL__GROUP_OUTSIDE && g->pushed == 0) {
+		/* Initialised outside a task, synced inside one: fine. */
+		g->magic = ASTEAL__GROUP_MAGIC;
+		return 0;
+	}
 	if (g->magic != ASTEAL__GROUP_MAGIC)
 		return worker_report_misuse("asteal_sync", "group was not "
 		                            "initialised with asteal_group_init", EINVAL);

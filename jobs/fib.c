@@ -21,24 +21,31 @@ struct fib_arg {
 	uint64_t result;
 };
 
-/* The task: spawn fib(n-1), run fib(n-2) here, sync and add. */
+static uint64_t fib_par(int n);
+
+/* The task: fib of a->n into a->result. */
 static void fib_task(void *p)
 {
 	struct fib_arg *a = p;
-	struct fib_arg x, y;
-	asteal_group g;
 
-	if (a->n < 2) {
-		a->result = (uint64_t)a->n;
-		return;
-	}
-	x.n = a->n - 1;
-	y.n = a->n - 2;
+	a->result = fib_par(a->n);
+}
+
+/* Spawn fib(n-1), compute fib(n-2) here, sync and add (no cutoff). */
+static uint64_t fib_par(int n)
+{
+	struct fib_arg x;
+	asteal_group g;
+	uint64_t y;
+
+	if (n < 2)
+		return (uint64_t)n;
+	x.n = n - 1;
 	asteal_group_init(&g);
 	asteal_spawn(&g, fib_task, &x);
-	fib_task(&y);
+	y = fib_par(n - 2);
 	asteal_sync(&g);
-	a->result = x.result + y.result;
+	return x.result + y;
 }
 
 /* Compute fib(n) in the mode of c, time it, report it and return the exit status. */

@@ -16,7 +16,12 @@ mkdir -p "$logs"
 export ASAN_OPTIONS="abort_on_error=1:detect_leaks=1:${ASAN_OPTIONS:-}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}"
 export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:${TSAN_OPTIONS:-}"
-export ASTEAL_TEST_SAN="$san"
+if [ -n "$san" ]; then
+	export ASTEAL_TEST_SAN="$san"
+else
+	unset ASTEAL_TEST_SAN
+fi
+TEST_TIMEOUT=${TEST_TIMEOUT:-300}
 
 passed=0
 failed=0
@@ -25,15 +30,22 @@ failures=""
 run_one() {
 	name=$1
 	shift
-	start=$(date +%s.%N)
-	if "$@" >"$logs/$name.log" 2>&1; then
+	start=$(date +%s%N)
+	# A hang is a failure, not a stuck CI: every test gets a deadline.
+	if timeout --signal=ABRT --kill-after=10 "$TEST_TIMEOUT" "$@" \
+	    >"$logs/$name.log" 2>&1; then
 		passed=$((passed + 1))
-		printf '  ok    %-28s %6.2fs\n' "$name" "$(awk "BEGIN { print $(date +%s.%N) - $start }")"
+		ms=$((($(date +%s%N) - start) / 1000000))
+		printf '  ok    %-28s %4d.%02ds\n' "$name" $((ms / 1000)) $((ms % 1000 / 10))
 	else
 		rc=$?
 		failed=$((failed + 1))
 		failures="$failures $name"
-		printf '  FAIL  %-28s (exit %d)\n' "$name" "$rc"
+		if [ "$rc" -ge 124 ] && [ "$rc" -le 137 ]; then
+			printf '  FAIL  %-28s (exit %d: timed out after %ss or killed)\n' "$name" "$rc" "$TEST_TIMEOUT"
+		else
+			printf '  FAIL  %-28s (exit %d)\n' "$name" "$rc"
+		fi
 		sed 's/^/        | /' "$logs/$name.log" | tail -n 40
 	fi
 }

@@ -102,7 +102,7 @@ static void test_many_tasks(void **state)
 	long n = test_scale(32, 1, 1), i;
 
 	(void)state;
-	if (getenv("ASTEAL_TEST_SAN") != NULL)
+	if (test_sanitized())
 		n = 26;
 	for (i = 0; i < NCOUNTS; i++) {
 		int limit;
@@ -125,6 +125,26 @@ static void test_many_tasks(void **state)
 			assert_int_equal(asteal_stop(), 0);
 		}
 	}
+}
+
+/* Steal storm: every spawn pushed, 4 workers, tiny tasks, so that thieves
+ * take and finish children within nanoseconds of their push.  A group whose
+ * join counter was reset after its first push lost exactly such a child's
+ * count and hung its parent; this finds that within a few rounds. */
+static void test_steal_storm(void **state)
+{
+	long n = test_sanitized() ? 18 : 24;
+	int round, rounds = test_sanitized() ? 5 : 40;
+
+	(void)state;
+	start(4, 0);
+	for (round = 0; round < rounds; round++) {
+		struct fib_arg a = { n, 0 };
+		assert_int_equal(asteal_run(fib_task, &a), 0);
+		assert_int_equal(a.r, sfib(n));
+	}
+	assert_true(stat_sum(offsetof(asteal_worker_stats, steals)) > 0);
+	assert_int_equal(asteal_stop(), 0);
 }
 
 /* ---- deep recursion ---- */
@@ -289,7 +309,7 @@ static long nest_serial(long n)
 static void test_nested_groups(void **state)
 {
 	int i, limit;
-	long n = getenv("ASTEAL_TEST_SAN") != NULL ? 14 : 18;
+	long n = test_sanitized() ? 14 : 18;
 
 	(void)state;
 	for (i = 0; i < NCOUNTS; i++)
@@ -440,6 +460,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_many_tasks),
+		cmocka_unit_test(test_steal_storm),
 		cmocka_unit_test(test_deep_recursion),
 		cmocka_unit_test(test_stolen_sync),
 		cmocka_unit_test(test_nested_groups),

@@ -24,6 +24,14 @@ static inline long test_scale(long n, long asan_div, long tsan_div)
 	return n;
 }
 
+/* Whether this is a sanitizer build's run (smaller sizes then). */
+static inline int test_sanitized(void)
+{
+	const char *s = getenv("ASTEAL_TEST_SAN");
+
+	return s != NULL && *s != '\0';
+}
+
 /* Seconds on the monotonic clock. */
 static inline double test_now(void)
 {
