@@ -21,7 +21,7 @@ struct fib_arg {
 	uint64_t result;
 };
 
-static uint64_t fib_par(int n);
+static inline uint64_t fib_par(int n);
 
 /* The task: fib of a->n into a->result. */
 static void fib_task(void *p)
@@ -32,7 +32,7 @@ static void fib_task(void *p)
 }
 
 /* Spawn fib(n-1), compute fib(n-2) here, sync and add (no cutoff). */
-static uint64_t fib_par(int n)
+static inline uint64_t fib_par(int n)
 {
 	struct fib_arg x;
 	asteal_group g;
