@@ -28,8 +28,8 @@ static uint64_t nq_tbb(const struct nq_board *b, int n, int rows)
 	tbb::task_group g;
 	int i, k = 0;
 
-	if (rows == 0)
-		return 1;
+	if (rows <= nq_cutoff)
+		return nq_serial(b, n, rows);
 	avail = nq_free(b, n);
 	while (avail != 0) {
 		bit = avail & -avail;

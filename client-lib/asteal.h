@@ -18,7 +18,9 @@
  *     asteal_sync(&g);                       // every child of g has finished
  *
  * A child's argument must stay valid until the sync; it usually lives in
- * the caller's stack frame.  Every group that spawned must be synced before
+ * the caller's stack frame.  When asteal_spawn returns 1 the child has
+ * already finished and its argument can be reused at once (a loop that
+ * spawns many children then needs only one slot for the ones that ran).  Every group that spawned must be synced before
  * the function that owns it returns, and groups are synced innermost first.
  *
  * Lazy spawning.  A spawn makes its child stealable (pushes it on the
@@ -127,7 +129,11 @@ typedef struct asteal_group {
 /* Prepare g for spawns; cheap, call it once per group. */
 static inline void asteal_group_init(asteal_group *g);
 
-/* Spawn fn(arg) as a child of g.  Fails (EPERM) outside a task. */
+/* Spawn fn(arg) as a child of g.  Returns 1 when the child has already
+ * run to completion (lazy spawning ran it at once: its argument may be
+ * read and reused right away), 0 when it was deferred (it may run in
+ * parallel; its argument must stay untouched until asteal_sync), and -1 on
+ * failure: EPERM outside a task, EINVAL for an uninitialised group. */
 static inline int asteal_spawn(asteal_group *g, void (*fn)(void *), void *arg);
 
 /* Wait until every child of g has finished.  Fails (EPERM) outside a task,
@@ -200,7 +206,7 @@ static inline int asteal_spawn(asteal_group *g, void (*fn)(void *), void *arg)
 		            atomic_load_explicit(&d->top, memory_order_relaxed);
 		if (n >= atomic_load_explicit(&h->inline_min, memory_order_relaxed)) {
 			fn(arg);
-			return 0;
+			return 1;
 		}
 	}
 	return asteal__spawn_slow(g, fn, arg);

@@ -557,7 +557,7 @@ int asteal__spawn_slow(asteal_group *g, void (*fn)(void *), void *arg)
 		/* Enough stealable work already, or no memory to grow: run the
 		 * child now, which is always correct. */
 		fn(arg);
-		return 0;
+		return 1;
 	}
 	g->pushed++;
 	stat_add(&w->st.pushed, 1);

@@ -18,52 +18,67 @@
 #define NAME "nqueens"
 
 /* One subproblem: a board with `rows` rows left to fill, and its count. */
+/* One child's board and result. */
 struct nq_arg {
 	struct nq_board board;
-	int n;
 	int rows;
 	uint64_t count;
 };
 
-/* The task: spawn a child per free column of the next row, sync, add up. */
+static int nq_n;        /* the board size of this run */
+
+static inline uint64_t nq_par(const struct nq_board *b, int rows);
+
+/* The task: count the completions of a child's board. */
 static void nq_task(void *p)
 {
 	struct nq_arg *a = p;
+
+	a->count = nq_par(&a->board, a->rows);
+}
+
+/* Count the completions of board b with `rows` rows left: one child task
+ * per free column.  A child that ran at once is added right
+ * away and its slot reused; deferred ones keep their slot in an array on
+ * this frame and are added after the sync.  Boards with nq_cutoff rows or
+ * fewer left are finished serially (0: spawn down to the leaves). */
+static inline uint64_t nq_par(const struct nq_board *b, int rows)
+{
 	struct nq_arg child[NQ_MAX];
 	uint32_t avail, bit;
 	asteal_group g;
+	uint64_t count = 0;
 	int i, k = 0;
 
-	if (a->rows == 0) {
-		a->count = 1;
-		return;
-	}
+	if (rows <= nq_cutoff)
+		return nq_serial(b, nq_n, rows);
 	asteal_group_init(&g);
-	avail = nq_free(&a->board, a->n);
+	avail = nq_free(b, nq_n);
 	while (avail != 0) {
 		bit = avail & -avail;
 		avail &= avail - 1;
-		child[k].board = nq_place(&a->board, bit);
-		child[k].n = a->n;
-		child[k].rows = a->rows - 1;
-		child[k].count = 0;
-		asteal_spawn(&g, nq_task, &child[k]);
-		k++;
+		child[k].board = nq_place(b, bit);
+		child[k].rows = rows - 1;
+		if (asteal_spawn(&g, nq_task, &child[k]) == 1)
+			count += child[k].count;    /* done already: reuse the slot */
+		else
+			k++;                        /* deferred: keep it until the sync */
 	}
 	asteal_sync(&g);
-	a->count = 0;
 	for (i = 0; i < k; i++)
-		a->count += child[i].count;
+		count += child[i].count;
+	return count;
 }
 
 /* Solve size n in the mode of c, time it, report it and return the exit status. */
 static int nq_main(int n, job_common *c)
 {
-	struct nq_arg root = { { 0, 0, 0 }, n, n, 0 };
+	struct nq_arg root = { { 0, 0, 0 }, n, 0 };
 	char size[32], result[32];
 	double t0, t1;
 	int rc;
 
+	nq_n = n;
 	job_runtime_start(NAME, c);
 	t0 = job_now();
 	if (c->serial) {

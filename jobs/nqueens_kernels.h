@@ -10,11 +10,17 @@
 #define JOBS_NQUEENS_KERNELS_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "common.h"
 
 #define NQ_MAX 16
-#define NQ_USAGE "N [--serial] [--workers W]   (1 <= N <= 16)"
+#define NQ_USAGE "N [--cutoff R] [--serial] [--workers W]   (1 <= N <= 16, 0 <= R <= N)"
+#define NQ_DEFAULT_CUTOFF 4
+
+/* Boards with at most this many rows left are finished by nq_serial, in
+ * every parallel version alike (--cutoff; 0: spawn down to the leaves). */
+static int nq_cutoff = NQ_DEFAULT_CUTOFF;
 
 /* The attacked columns after some rows; a queen in row r+1 may go where none is set. */
 struct nq_board {
@@ -33,11 +39,22 @@ static const uint64_t nq_known[NQ_MAX + 1] = {
 static inline int nq_parse_args(const char *name, int argc, char **argv,
                                 job_common *c)
 {
-	long n;
+	long n, r = NQ_DEFAULT_CUTOFF;
+	int i, k = 1;
 
 	argc = job_parse_common(name, NQ_USAGE, argc, argv, c);
-	if (argc != 2 || job_parse_long(argv[1], 1, NQ_MAX, &n) < 0)
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--cutoff") == 0) {
+			if (i + 1 >= argc || job_parse_long(argv[i + 1], 0, NQ_MAX, &r) < 0)
+				job_usage(name, NQ_USAGE);
+			i++;
+		} else {
+			argv[k++] = argv[i];
+		}
+	}
+	if (k != 2 || job_parse_long(argv[1], 1, NQ_MAX, &n) < 0 || r > n)
 		job_usage(name, NQ_USAGE);
+	nq_cutoff = (int)r;
 	return (int)n;
 }
 

@@ -53,17 +53,27 @@ struct fib_arg {
 
 static void fib_task(void *p);
 
-/* Parallel fib: spawn fib(n-1), compute fib(n-2), sync. */
+static _Atomic long spawns_deferred, spawns_done;
+static long sfib(long n);
+
+/* Parallel fib: spawn fib(n-1), compute fib(n-2), sync.  Counts how each
+ * spawn went: ran at once (1) or deferred (0). */
 static long pfib(long n)
 {
 	struct fib_arg a = { n - 1, 0 };
 	asteal_group g;
 	long y;
+	int r;
 
 	if (n < 2)
 		return n;
 	asteal_group_init(&g);
-	assert_int_equal(asteal_spawn(&g, fib_task, &a), 0);
+	r = asteal_spawn(&g, fib_task, &a);
+	assert_true(r == 0 || r == 1);
+	if (r == 1)
+		assert_int_equal(a.r, sfib(n - 1));   /* really finished */
+	atomic_fetch_add_explicit(r == 1 ? &spawns_done : &spawns_deferred, 1,
+	                          memory_order_relaxed);
 	y = pfib(n - 2);
 	assert_int_equal(asteal_sync(&g), 0);
 	return a.r + y;
@@ -110,8 +120,15 @@ static void test_many_tasks(void **state)
 			struct fib_arg a = { n, 0 };
 			start(worker_counts[i], limit);
 			asteal_stats_reset();
+			atomic_store(&spawns_deferred, 0);
+			atomic_store(&spawns_done, 0);
 			assert_int_equal(asteal_run(fib_task, &a), 0);
 			assert_int_equal(a.r, sfib(n));
+			/* Every spawn either ran at once or was pushed. */
+			assert_int_equal(atomic_load(&spawns_done) +
+			                 atomic_load(&spawns_deferred), fib_spawns(n));
+			assert_int_equal(atomic_load(&spawns_deferred),
+			                 stat_sum(offsetof(asteal_worker_stats, pushed)));
 			/* Every pushed child ran exactly once as a task, plus the
 			 * root; with a limit of 0, every spawn was pushed. */
 			assert_int_equal(stat_sum(offsetof(asteal_worker_stats, tasks)),
