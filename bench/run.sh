@@ -1,0 +1,203 @@
+#!/bin/sh
+# run.sh BUILD [--quick] - the benchmark table: fib, nqueens, uts and
+# cilksort, serial and on libasteal (default and eager spawning), OpenMP
+# and oneTBB with 1 and 2 workers, then the performance targets.
+#
+# Every time is the best of R runs (R = $BENCH_RUNS, default 3; 1 with
+# --quick, which also uses small sizes for a smoke test), taken in R rounds
+# that each run every cell of a kernel once.  All cells come from this one
+# invocation, so compare ratios within a table, not across machines or
+# runs.  A run that exits non-zero or does not print check=ok
+# stops the script with exit 1; a binary that is missing shows n/a.
+# Unmet targets are reported, not fatal.
+set -u
+
+usage() {
+	echo "usage: bench/run.sh BUILD [--quick]" >&2
+	exit 2
+}
+
+[ $# -ge 1 ] || usage
+build=$1
+quick=0
+if [ $# -ge 2 ]; then
+	[ "$2" = "--quick" ] || usage
+	quick=1
+fi
+[ $# -le 2 ] || usage
+[ -d "$build" ] || { echo "bench: no build folder $build" >&2; exit 2; }
+
+if [ "$quick" -eq 1 ]; then
+	runs=${BENCH_RUNS:-1}
+	kernels="fib:30 nqueens:10 uts:T1 cilksort:1000000"
+else
+	runs=${BENCH_RUNS:-3}
+	kernels="fib:42 nqueens:13 uts:T3L cilksort:10000000"
+fi
+case "$runs" in
+''|*[!0-9]*|0) echo "bench: BENCH_RUNS must be a positive integer" >&2; exit 2 ;;
+esac
+
+# "asteal" is the runtime's default lazy spawning, whatever the caller set.
+unset ASTEAL_READY_LIMIT
+runtimes="asteal asteal-eager omp tbb"
+
+# Print the failing command and its output, and stop.
+fail() {
+	echo "bench: FAILED (exit $2): $1" >&2
+	printf '%s\n' "$3" | sed 's/^/  | /' >&2
+	exit 1
+}
+
+# The least of two times, either of which may be n/a.
+# shellcheck disable=SC2317  # called through eval
+least() {
+	awk -v a="$1" -v b="$2" 'BEGIN {
+		if (a == "n/a") print b; else if (b != "n/a" && b + 0 < a + 0) print b; else print a }'
+}
+
+# a / b with $3 decimals (default 2), or n/a.
+ratio() {
+	awk -v a="$1" -v b="$2" -v d="${3:-2}" 'BEGIN {
+		if (a == "n/a" || b == "n/a" || b + 0 == 0) print "n/a";
+		else printf "%.*f\n", d, a / b }'
+}
+
+# run_once ENV BIN ARGS...: run BIN ARGS once, with the environment
+# assignments ENV (possibly empty); TIME is its time_s, n/a when BIN does
+# not exist.
+run_once() {
+	ro_env=$1
+	shift
+	TIME=n/a
+	[ -x "$1" ] || return 0
+	# shellcheck disable=SC2086  # ENV is split on purpose
+	ro_out=$(env $ro_env "$@" 2>&1)
+	ro_rc=$?
+	ro_line=$(printf '%s\n' "$ro_out" | grep '^job=' | tail -n 1)
+	TIME=$(printf '%s\n' "$ro_line" |
+	       sed -n 's/.* time_s=\([0-9.][0-9.]*\).*/\1/p')
+	case "$ro_line" in
+	*" check=ok"*) ro_ok=1 ;;
+	*) ro_ok=0 ;;
+	esac
+	if [ "$ro_rc" -ne 0 ] || [ "$ro_ok" -eq 0 ] || [ -z "$TIME" ]; then
+		fail "${ro_env:+$ro_env }$*" "$ro_rc" "$ro_out"
+	fi
+}
+
+# The binary and environment of runtime $1 for kernel $2.
+runtime_cmd() {
+	case "$1" in
+	asteal) RT_ENV= ; RT_BIN=$build/jobs/$2 ;;
+	asteal-eager) RT_ENV=ASTEAL_READY_LIMIT=0 ; RT_BIN=$build/jobs/$2 ;;
+	omp) RT_ENV= ; RT_BIN=$build/bench/omp_$2 ;;
+	tbb) RT_ENV= ; RT_BIN=$build/bench/tbb_$2 ;;
+	esac
+}
+
+# A table row, aligned.
+row() {
+	printf '%-9s %-9s %9s  %-13s %9s %9s %7s %7s\n' "$@"
+}
+
+# One time for a cell: seconds with three decimals, or n/a.
+secs() {
+	awk -v t="$1" 'BEGIN { if (t == "n/a") print t; else printf "%.4f\n", t }'
+}
+
+# cell I KERNEL SIZE: set CELL_ENV, CELL_BIN and CELL_ARGS for cell I of
+# a kernel's table: 0 is serial, then each runtime with 1 and 2 workers.
+cell() {
+	if [ "$1" -eq 0 ]; then
+		CELL_ENV=
+		CELL_BIN=$build/jobs/$2
+		CELL_ARGS="$3 --serial"
+		return
+	fi
+	# shellcheck disable=SC2086  # the list is split on purpose
+	cl_rt=$(echo $runtimes | cut -d' ' -f$((($1 + 1) / 2)))
+	runtime_cmd "$cl_rt" "$2"
+	CELL_ENV=$RT_ENV
+	CELL_BIN=$RT_BIN
+	CELL_ARGS="$3 --workers $((2 - $1 % 2))"
+}
+
+# Measure kernel $1 at size $2: $runs rounds, each running every cell once
+# (so that a slow spell of the machine hits all cells alike), keeping each
+# cell's best time in best_I; then print the serial time and one row per
+# runtime.  The default runtime's ratios (three decimals) are kept in
+# t1s_KERNEL and t12_KERNEL for the targets.
+bench_kernel() {
+	bk_cells=$((2 * $(echo "$runtimes" | wc -w)))
+	bk_i=0
+	while [ "$bk_i" -le "$bk_cells" ]; do
+		eval "best_$bk_i=n/a"
+		bk_i=$((bk_i + 1))
+	done
+	bk_r=0
+	while [ "$bk_r" -lt "$runs" ]; do
+		bk_r=$((bk_r + 1))
+		echo "bench: $1 $2, round $bk_r of $runs" >&2
+		bk_i=0
+		while [ "$bk_i" -le "$bk_cells" ]; do
+			cell "$bk_i" "$1" "$2"
+			# shellcheck disable=SC2086  # the arguments are split on purpose
+			run_once "$CELL_ENV" "$CELL_BIN" $CELL_ARGS
+			eval "best_$bk_i=\$(least \"\$best_$bk_i\" \"\$TIME\")"
+			bk_i=$((bk_i + 1))
+		done
+	done
+	bk_ts=n/a
+	eval "bk_ts=\$best_0"
+	bk_i=1
+	for bk_rt in $runtimes; do
+		bk_t1=n/a
+		bk_t2=n/a
+		eval "bk_t1=\$best_$bk_i bk_t2=\$best_$((bk_i + 1))"
+		bk_r1=$(ratio "$bk_t1" "$bk_ts")
+		bk_r2=$(ratio "$bk_t1" "$bk_t2")
+		row "$1" "$2" "$(secs "$bk_ts")" "$bk_rt" "$(secs "$bk_t1")" \
+		    "$(secs "$bk_t2")" "$bk_r1" "$bk_r2"
+		if [ "$bk_rt" = asteal ]; then
+			eval "t1s_$1=\$(ratio \"\$bk_t1\" \"\$bk_ts\" 3)"
+			eval "t12_$1=\$(ratio \"\$bk_t1\" \"\$bk_t2\" 3)"
+		fi
+		bk_i=$((bk_i + 2))
+	done
+}
+
+# target LABEL VALUE OP LIMIT: one line saying whether VALUE OP LIMIT holds.
+target() {
+	tg_met=$(awk -v v="$2" -v op="$3" -v l="$4" 'BEGIN {
+		if (v == "n/a") print "n/a";
+		else if (op == "<=") print (v + 0 <= l + 0) ? "met" : "NOT met";
+		else print (v + 0 >= l + 0) ? "met" : "NOT met" }')
+	printf '  %-28s %6s  (target %s %s)  %s\n' "$1" "$2" "$3" "$4" "$tg_met"
+	case "$tg_met" in
+	met) targets_met=$((targets_met + 1)) ;;
+	"NOT met") targets_missed=$((targets_missed + 1)) ;;
+	esac
+}
+
+echo "asteal benchmarks: $build, best of $runs run(s)$([ "$quick" -eq 1 ] && echo ', quick sizes')"
+echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "T1, T2: 1 and 2 workers; T1/Ts = T1/Tserial (overhead); T1/T2 = speedup"
+echo
+row kernel size Tserial runtime T1 T2 T1/Ts T1/T2
+for kv in $kernels; do
+	bench_kernel "${kv%%:*}" "${kv#*:}"
+done
+
+targets_met=0
+targets_missed=0
+echo
+echo "targets (libasteal, default spawning):"
+target "fib T1/Tserial" "${t1s_fib:-n/a}" "<=" 2.0
+target "nqueens T1/Tserial" "${t1s_nqueens:-n/a}" "<=" 1.05
+target "uts T1/Tserial" "${t1s_uts:-n/a}" "<=" 1.05
+target "fib T1/T2" "${t12_fib:-n/a}" ">=" 1.9
+target "nqueens T1/T2" "${t12_nqueens:-n/a}" ">=" 1.9
+target "uts T1/T2" "${t12_uts:-n/a}" ">=" 1.9
+echo "$targets_met met, $targets_missed not met$([ "$quick" -eq 1 ] && echo ' (quick sizes: indicative only)')"
+exit 0

@@ -1,0 +1,100 @@
+/*
+ * uts.c - Unbalanced Tree Search: count the nodes of a UTS tree
+ * (uts_tree.h) depth first.  Each task makes the states of all its node's
+ * children in an array on its own frame, spawns one task per child, syncs
+ * and adds up the children's counts.  The trees are very unbalanced (T3L
+ * is 111 million nodes and about 18,000 levels deep), so the job measures
+ * load balancing of irregular, deep parallelism.
+ *
+ *   uts TREE [--serial] [--workers W]   (TREE: T1 T3 T1L T3L T1S T3S)
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "asteal.h"
+#include "common.h"
+#include "uts_tree.h"
+
+#define NAME "uts"
+
+/* One subtree: its root node in, its node count out. */
+struct uts_arg {
+	uts_node node;
+	uint64_t count;
+};
+
+/* The tree being walked (set before the walk, read-only during it). */
+static const uts_params *tree;
+
+static void uts_task(void *p);
+
+/* Spawn a task on each of the n children of a->node, sync and add up. */
+static void uts_children(struct uts_arg *a, int n)
+{
+	struct uts_arg kids[n];
+	uint64_t count = 1;
+	asteal_group g;
+	int i;
+
+	asteal_group_init(&g);
+	for (i = 0; i < n; i++) {
+		uts_child(tree, &a->node, i, &kids[i].node);
+		asteal_spawn(&g, uts_task, &kids[i]);
+	}
+	asteal_sync(&g);
+	for (i = 0; i < n; i++)
+		count += kids[i].count;
+	a->count = count;
+}
+
+/* The task: count the subtree rooted at a->node. */
+static void uts_task(void *p)
+{
+	struct uts_arg *a = p;
+	int n = uts_num_children(tree, &a->node);
+
+	if (n == 0)
+		a->count = 1;
+	else
+		uts_children(a, n);
+}
+
+/* Count the tree in the mode of c, time it, report it and return the exit status. */
+static int uts_main(const char *name, job_common *c)
+{
+	struct uts_arg root;
+	char result[32];
+	double t0, t1;
+	int rc;
+
+	job_runtime_start(NAME, c);
+	t0 = job_now();
+	uts_root(tree, &root.node);
+	if (c->serial) {
+		root.count = uts_count_serial(tree, &root.node);
+	} else if (asteal_run(uts_task, &root) < 0) {
+		perror(NAME ": asteal_run");
+		exit(JOB_EXIT_WRONG);
+	}
+	t1 = job_now();
+	snprintf(result, sizeof(result), "%" PRIu64, root.count);
+	rc = job_report(NAME, name, result, c, t1 - t0,
+	                uts_check(tree, root.count));
+	job_runtime_stop(c);
+	return rc;
+}
+
+/* Parse TREE and the common options, then count the tree. */
+int main(int argc, char **argv)
+{
+	char usage[128];
+	job_common c;
+
+	snprintf(usage, sizeof(usage), "TREE [--serial] [--workers N]  (TREE: %s)",
+	         uts_tree_names());
+	argc = job_parse_common(NAME, usage, argc, argv, &c);
+	if (argc != 2 || (tree = uts_find(argv[1])) == NULL)
+		job_usage(NAME, usage);
+	return uts_main(argv[1], &c);
+}
