@@ -155,10 +155,11 @@ struct asteal__ends {                  /* the first bytes of every deque */
 
 struct asteal__hot {                   /* the first bytes of every worker */
 	struct asteal__ends *dq;       /* the deque the worker owns now */
-	/* A spawn runs its child at once when the deque holds at least this
-	 * many entries.  INT64_MAX sends every spawn to the slow path: eager
-	 * mode, or while flags ask the worker to stop at a safe point. */
-	_Atomic int64_t inline_min;
+	/* Nonzero while the deque holds at least the ready limit of entries:
+	 * then a spawn runs its child at once.  Set by the owner after a
+	 * push, cleared by the owner's pops and by thieves' steals; a hint
+	 * (running a child at once is always correct). */
+	_Atomic uint32_t stocked;
 	_Atomic uint32_t flags;        /* nonzero: a safe point has work to do */
 	uint32_t id;
 };
@@ -200,14 +201,9 @@ static inline int asteal_spawn(asteal_group *g, void (*fn)(void *), void *arg)
 {
 	struct asteal__hot *h = asteal__self();
 
-	if (h != NULL) {
-		struct asteal__ends *d = h->dq;
-		int64_t n = atomic_load_explicit(&d->bottom, memory_order_relaxed) -
-		            atomic_load_explicit(&d->top, memory_order_relaxed);
-		if (n >= atomic_load_explicit(&h->inline_min, memory_order_relaxed)) {
-			fn(arg);
-			return 1;
-		}
+	if (h != NULL && atomic_load_explicit(&h->stocked, memory_order_relaxed)) {
+		fn(arg);
+		return 1;
 	}
 	return asteal__spawn_slow(g, fn, arg);
 }

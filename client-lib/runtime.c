@@ -214,6 +214,7 @@ static struct runtime *rt_create(int nworkers, size_t stack, int64_t limit)
 		if (d != NULL) {
 			d->index = i;
 			atomic_store(&d->state, DQ_OWNED);
+			atomic_store(&d->stocked, &w->hot.stocked);
 			rt->deques[i] = d;
 			atomic_store(&rt->ndeques, i + 1);
 		}
@@ -221,7 +222,6 @@ static struct runtime *rt_create(int nworkers, size_t stack, int64_t limit)
 		w->id = i;
 		w->hot.id = (uint32_t)i;
 		w->hot.dq = d != NULL ? &d->ends : NULL;
-		atomic_init(&w->hot.inline_min, limit);
 		w->rng = 0x9E3779B97F4A7C15ULL * (uint64_t)(i + 1);
 		w->cur = worker_fiber_new(rt);
 		w->altstack = mmap(NULL, ALTSTACK_SIZE, PROT_READ | PROT_WRITE,

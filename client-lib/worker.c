@@ -94,6 +94,30 @@ static void set_state(struct worker *w, int s)
 	atomic_store_explicit(&w->since, now, memory_order_relaxed);
 }
 
+/* Recompute the worker's stocked hint from its deque's size. */
+static void restock(struct worker *w)
+{
+	atomic_store_explicit(&w->hot.stocked,
+	    dq_size((deque *)w->hot.dq) >= w->rt->ready_limit, memory_order_relaxed);
+}
+
+/* Make d the worker's deque. */
+static void deque_own(struct worker *w, deque *d)
+{
+	atomic_store_explicit(&d->state, DQ_OWNED, memory_order_relaxed);
+	atomic_store_explicit(&d->stocked, &w->hot.stocked, memory_order_relaxed);
+	w->hot.dq = &d->ends;
+	restock(w);
+}
+
+/* Leave d without an owning worker, in the given state (release: whoever
+ * takes it next sees its slots). */
+static void deque_disown(deque *d, int state)
+{
+	atomic_store_explicit(&d->stocked, NULL, memory_order_relaxed);
+	atomic_store_explicit(&d->state, state, memory_order_release);
+}
+
 /* Work was made visible (a deque went from empty to not empty, a root, a
  * muggable deque): wake a sleeper if there is one.  The fence pairs with
  * the one in sleep_until_work: either the sleeper's scan sees the new work,
@@ -222,7 +246,6 @@ static deque *deque_get(struct runtime *rt)
 	if (d != NULL) {
 		rt->free_deques = d->next;
 		pthread_mutex_unlock(&rt->lock);
-		atomic_store_explicit(&d->state, DQ_OWNED, memory_order_relaxed);
 		return d;
 	}
 	n = atomic_load_explicit(&rt->ndeques, memory_order_relaxed);
@@ -231,7 +254,6 @@ static deque *deque_get(struct runtime *rt)
 		return NULL;
 	}
 	d->index = n;
-	atomic_store_explicit(&d->state, DQ_OWNED, memory_order_relaxed);
 	rt->deques[n] = d;
 	/* Release: thieves that see the new count see the deque. */
 	atomic_store_explicit(&rt->ndeques, n + 1, memory_order_release);
@@ -243,7 +265,7 @@ static deque *deque_get(struct runtime *rt)
 static void deque_release(struct runtime *rt, deque *d)
 {
 	if (dq_size(d) == 0) {
-		atomic_store_explicit(&d->state, DQ_FREE, memory_order_relaxed);
+		deque_disown(d, DQ_FREE);
 		pthread_mutex_lock(&rt->lock);
 		d->next = rt->free_deques;
 		rt->free_deques = d;
@@ -251,7 +273,7 @@ static void deque_release(struct runtime *rt, deque *d)
 		return;
 	}
 	/* Release: a mugger that claims it (acquire CAS) sees its slots. */
-	atomic_store_explicit(&d->state, DQ_MUGGABLE, memory_order_release);
+	deque_disown(d, DQ_MUGGABLE);
 	atomic_fetch_add_explicit(&rt->nmuggable, 1, memory_order_relaxed);
 	worker_notify(rt);
 }
@@ -272,7 +294,7 @@ static int mug(struct worker *w)
 			continue;
 		atomic_fetch_sub_explicit(&rt->nmuggable, 1, memory_order_relaxed);
 		deque_release(rt, (deque *)w->hot.dq);
-		w->hot.dq = &d->ends;
+		deque_own(w, d);
 		return 1;
 	}
 	return 0;
@@ -330,6 +352,14 @@ static int find_work(struct worker *w, dq_entry *e)
 				int r = dq_steal(d, e);
 				stat_add(&w->st.steal_attempts, 1);
 				if (r > 0) {
+					_Atomic uint32_t *st =
+					    atomic_load_explicit(&d->stocked,
+					                         memory_order_relaxed);
+					/* The owner has one entry fewer: let
+					 * its next spawn push again. */
+					if (st != NULL)
+						atomic_store_explicit(st, 0,
+						    memory_order_relaxed);
 					stat_add(&w->st.steals, 1);
 					/* More where that came from: pass the
 					 * wake-up on to the next sleeper. */
@@ -357,6 +387,7 @@ static int find_work(struct worker *w, dq_entry *e)
 		}
 	}
 	set_state(w, WS_WORK);
+	restock(w);
 	return 1;
 }
 
@@ -424,8 +455,7 @@ static void resume(struct worker *w, fiber *f)
 
 	if (kept != NULL) {
 		deque_release(w->rt, (deque *)w->hot.dq);
-		atomic_store_explicit(&kept->state, DQ_OWNED, memory_order_relaxed);
-		w->hot.dq = &kept->ends;
+		deque_own(w, kept);
 		f->user = NULL;
 	}
 	w->after = AFTER_RELEASE;
@@ -500,9 +530,9 @@ static void suspend(struct worker *w, asteal_group *g, int64_t n)
 		goto block;
 	}
 	if (fresh != NULL) {
-		atomic_store_explicit(&d->state, DQ_SUSPENDED, memory_order_relaxed);
+		deque_disown(d, DQ_SUSPENDED);
 		self->user = d;
-		w->hot.dq = &fresh->ends;
+		deque_own(w, fresh);
 	} else {
 		self->user = NULL;
 	}
@@ -555,11 +585,14 @@ int asteal__spawn_slow(asteal_group *g, void (*fn)(void *), void *arg)
 	before = dq_size(d) >= w->rt->ready_limit ? -1 : dq_push(d, &e);
 	if (before < 0) {
 		/* Enough stealable work already, or no memory to grow: run the
-		 * child now, which is always correct. */
+		 * child now, which is always correct; set the hint again so
+		 * that the next spawns take the fast path. */
+		restock(w);
 		fn(arg);
 		return 1;
 	}
 	g->pushed++;
+	restock(w);
 	stat_add(&w->st.pushed, 1);
 	worker_notify(w->rt);
 	return 0;
@@ -595,6 +628,7 @@ int asteal__sync_slow(asteal_group *g)
 			             "first, before their function returns");
 		}
 		g->pushed--;
+		restock(w);
 		stat_add(&w->st.tasks, 1);
 		e.fn(e.arg);
 		w = worker_self();
