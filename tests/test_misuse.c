@@ -272,16 +272,25 @@ static void test_unsynced_inner(void **state)
 		fail_msg("no clear message; stderr was: %s", buf);
 }
 
+/* After each test: stop a runtime a failed test left running. */
+static int stop_leftover(void **state)
+{
+	(void)state;
+	if (asteal_workers() > 0)
+		asteal_stop();
+	return 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_outside_task),
-		cmocka_unit_test(test_lifecycle),
-		cmocka_unit_test(test_stop_inside),
-		cmocka_unit_test(test_stop_busy),
-		cmocka_unit_test(test_bad_config),
-		cmocka_unit_test(test_bad_group),
-		cmocka_unit_test(test_unsynced_inner),
+		cmocka_unit_test_teardown(test_outside_task, stop_leftover),
+		cmocka_unit_test_teardown(test_lifecycle, stop_leftover),
+		cmocka_unit_test_teardown(test_stop_inside, stop_leftover),
+		cmocka_unit_test_teardown(test_stop_busy, stop_leftover),
+		cmocka_unit_test_teardown(test_bad_config, stop_leftover),
+		cmocka_unit_test_teardown(test_bad_group, stop_leftover),
+		cmocka_unit_test_teardown(test_unsynced_inner, stop_leftover),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

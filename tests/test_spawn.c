@@ -151,16 +151,22 @@ static void test_many_tasks(void **state)
 static void test_steal_storm(void **state)
 {
 	long n = test_sanitized() ? 18 : 24;
-	int round, rounds = test_sanitized() ? 5 : 40;
+	int round = 0, min_rounds = test_sanitized() ? 5 : 40;
+	double end = test_now() + 30.0;
 
 	(void)state;
 	start(4, 0);
-	for (round = 0; round < rounds; round++) {
+	/* At least min_rounds, and on until 100 steals have happened (the
+	 * point of the test), within a time bound. */
+	while (round < min_rounds ||
+	       (stat_sum(offsetof(asteal_worker_stats, steals)) < 100 &&
+	        test_now() < end)) {
 		struct fib_arg a = { n, 0 };
 		assert_int_equal(asteal_run(fib_task, &a), 0);
 		assert_int_equal(a.r, sfib(n));
+		round++;
 	}
-	assert_true(stat_sum(offsetof(asteal_worker_stats, steals)) > 0);
+	assert_true(stat_sum(offsetof(asteal_worker_stats, steals)) >= 100);
 	assert_int_equal(asteal_stop(), 0);
 }
 
@@ -473,17 +479,27 @@ static void test_idle_sleeps(void **state)
 	assert_int_equal(asteal_stop(), 0);
 }
 
+/* After each test: stop a runtime a failed test left running, so that
+ * one failure does not cascade into the tests after it. */
+static int stop_leftover(void **state)
+{
+	(void)state;
+	if (asteal_workers() > 0)
+		asteal_stop();
+	return 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_many_tasks),
-		cmocka_unit_test(test_steal_storm),
-		cmocka_unit_test(test_deep_recursion),
-		cmocka_unit_test(test_stolen_sync),
-		cmocka_unit_test(test_nested_groups),
-		cmocka_unit_test(test_for_bounds),
-		cmocka_unit_test(test_concurrent_roots),
-		cmocka_unit_test(test_idle_sleeps),
+		cmocka_unit_test_teardown(test_many_tasks, stop_leftover),
+		cmocka_unit_test_teardown(test_steal_storm, stop_leftover),
+		cmocka_unit_test_teardown(test_deep_recursion, stop_leftover),
+		cmocka_unit_test_teardown(test_stolen_sync, stop_leftover),
+		cmocka_unit_test_teardown(test_nested_groups, stop_leftover),
+		cmocka_unit_test_teardown(test_for_bounds, stop_leftover),
+		cmocka_unit_test_teardown(test_concurrent_roots, stop_leftover),
+		cmocka_unit_test_teardown(test_idle_sleeps, stop_leftover),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
