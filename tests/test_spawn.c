@@ -479,27 +479,17 @@ static void test_idle_sleeps(void **state)
 	assert_int_equal(asteal_stop(), 0);
 }
 
-/* After each test: stop a runtime a failed test left running, so that
- * one failure does not cascade into the tests after it. */
-static int stop_leftover(void **state)
-{
-	(void)state;
-	if (asteal_workers() > 0)
-		asteal_stop();
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_many_tasks, stop_leftover),
-		cmocka_unit_test_teardown(test_steal_storm, stop_leftover),
-		cmocka_unit_test_teardown(test_deep_recursion, stop_leftover),
-		cmocka_unit_test_teardown(test_stolen_sync, stop_leftover),
-		cmocka_unit_test_teardown(test_nested_groups, stop_leftover),
-		cmocka_unit_test_teardown(test_for_bounds, stop_leftover),
-		cmocka_unit_test_teardown(test_concurrent_roots, stop_leftover),
-		cmocka_unit_test_teardown(test_idle_sleeps, stop_leftover),
+		cmocka_unit_test_teardown(test_many_tasks, test_stop_leftover),
+		cmocka_unit_test_teardown(test_steal_storm, test_stop_leftover),
+		cmocka_unit_test_teardown(test_deep_recursion, test_stop_leftover),
+		cmocka_unit_test_teardown(test_stolen_sync, test_stop_leftover),
+		cmocka_unit_test_teardown(test_nested_groups, test_stop_leftover),
+		cmocka_unit_test_teardown(test_for_bounds, test_stop_leftover),
+		cmocka_unit_test_teardown(test_concurrent_roots, test_stop_leftover),
+		cmocka_unit_test_teardown(test_idle_sleeps, test_stop_leftover),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
