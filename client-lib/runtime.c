@@ -287,6 +287,29 @@ int asteal_start(const asteal_options *o)
 	return 0;
 }
 
+/* ASTEAL_STATS=1: one line per worker on stderr, as the runtime stops. */
+static void print_stats(void)
+{
+	const char *e = getenv("ASTEAL_STATS");
+	asteal_worker_stats st[RT_MAX_WORKERS];
+	int i, n;
+
+	if (e == NULL || *e == '\0' || strcmp(e, "0") == 0)
+		return;
+	n = asteal_stats(st, RT_MAX_WORKERS);
+	fprintf(stderr, "asteal: worker    tasks   pushed   steals/attempts  suspends  "
+	        "sleeps  work_s  steal_s  sleep_s\n");
+	for (i = 0; i < n; i++)
+		fprintf(stderr, "asteal: %6d %8llu %8llu %8llu/%-8llu %8llu %7llu %7.3f %8.3f %8.3f\n",
+		        i, (unsigned long long)st[i].tasks,
+		        (unsigned long long)st[i].pushed,
+		        (unsigned long long)st[i].steals,
+		        (unsigned long long)st[i].steal_attempts,
+		        (unsigned long long)st[i].suspends,
+		        (unsigned long long)st[i].sleeps, st[i].work_ns * 1e-9,
+		        st[i].steal_ns * 1e-9, st[i].sleep_ns * 1e-9);
+}
+
 /* Stop the runtime and free its threads and memory. */
 int asteal_stop(void)
 {
@@ -308,6 +331,7 @@ int asteal_stop(void)
 		return worker_report_misuse("asteal_stop", "tasks are still running "
 		                            "(an asteal_run has not returned)", EBUSY);
 	}
+	print_stats();
 	atomic_store(&rt->stopping, 1);
 	worker_wake_all(rt);
 	for (i = 0; i < rt->nworkers; i++)
@@ -434,35 +458,54 @@ void asteal_stats_reset(void)
 	}
 }
 
-/* One subrange of an asteal_for. */
-struct range {
-	long lo, hi, grain;
+/* What every part of one asteal_for shares. */
+struct loop {
+	long grain;
 	void (*body)(long, long, void *);
 	void *arg;
 };
 
+/* One part of an asteal_for: [lo, hi) of a loop. */
+struct range {
+	long lo, hi;
+	const struct loop *loop;
+};
+
+#define FOR_MAX_SPLITS 8   /* per call; a stolen half splits again */
+
 static void for_task(void *p);
 
-/* Split [lo, hi) in halves, spawning the right one, until grain-sized. */
-static void for_split(struct range *r)
+/* Run [lo, hi) by lazy binary splitting (Tzannes et al.): while the
+ * worker's deque is stocked, run the next grain-sized chunk here; when it
+ * is not (thieves took work), split off the right half of what is left as
+ * a stealable task.  One worker thus runs the loop almost as a plain loop,
+ * and a hungry thief takes half the remaining iterations at once.  The
+ * frame stays small: tree searches call this at every level. */
+static void for_split(const struct range *r)
 {
-	asteal_group g;
-	struct range right;
+	const struct loop *l = r->loop;
+	struct range right[FOR_MAX_SPLITS];
 	long lo = r->lo, hi = r->hi;
+	asteal_group g;
+	int k = 0;
 
-	if (hi - lo <= r->grain) {
-		r->body(lo, hi, r->arg);
-		return;
-	}
 	asteal_group_init(&g);
-	right = *r;
-	right.lo = lo + (hi - lo) / 2;
-	asteal_spawn(&g, for_task, &right);
-	{
-		struct range left = *r;
-		left.hi = right.lo;
-		for_split(&left);
+	while (hi - lo > l->grain) {
+		struct worker *w = worker_self();
+		if (k == FOR_MAX_SPLITS || (w != NULL &&
+		    atomic_load_explicit(&w->hot.stocked, memory_order_relaxed))) {
+			l->body(lo, lo + l->grain, l->arg);
+			lo += l->grain;
+			continue;
+		}
+		right[k].lo = lo + (hi - lo) / 2;
+		right[k].hi = hi;
+		right[k].loop = l;
+		hi = right[k].lo;
+		if (asteal_spawn(&g, for_task, &right[k]) == 0)
+			k++;            /* deferred: keep its slot until the sync */
 	}
+	l->body(lo, hi, l->arg);
 	asteal_sync(&g);
 }
 
@@ -476,6 +519,7 @@ static void for_task(void *p)
 int asteal_for(long lo, long hi, long grain,
                void (*body)(long lo, long hi, void *arg), void *arg)
 {
+	struct loop l;
 	struct range r;
 
 	if (body == NULL) {
@@ -490,11 +534,12 @@ int asteal_for(long lo, long hi, long grain,
 		if (grain < 1)
 			grain = 1;
 	}
+	l.grain = grain;
+	l.body = body;
+	l.arg = arg;
 	r.lo = lo;
 	r.hi = hi;
-	r.grain = grain;
-	r.body = body;
-	r.arg = arg;
+	r.loop = &l;
 	if (worker_self() == NULL)
 		return asteal_run(for_task, &r);
 	for_split(&r);

@@ -29,22 +29,39 @@ static const uts_params *tree;
 
 static void uts_task(void *p);
 
-/* Spawn a task on each of the n children of a->node, sync and add up. */
+/* The children of one node, for kids_body. */
+struct uts_kids {
+	const uts_node *parent;
+	uint64_t *counts;       /* counts[i]: the subtree of child i */
+};
+
+/* Count the subtrees of children [lo, hi) of k->parent. */
+static void kids_body(long lo, long hi, void *p)
+{
+	struct uts_kids *k = p;
+	long i;
+
+	for (i = lo; i < hi; i++) {
+		struct uts_arg a;
+		uts_child(tree, k->parent, (int)i, &a.node);
+		uts_task(&a);
+		k->counts[i] = a.count;
+	}
+}
+
+/* Count the n children's subtrees in parallel and add them up.  The
+ * children are a parallel loop, split in halves (asteal_for): a thief
+ * takes half of the remaining siblings at once, not one child, which
+ * matters on binomial trees where most children are leaves. */
 static void uts_children(struct uts_arg *a, int n)
 {
-	struct uts_arg kids[n];
-	uint64_t count = 1;
-	asteal_group g;
+	uint64_t counts[n], count = 1;
+	struct uts_kids k = { &a->node, counts };
 	int i;
 
-	asteal_group_init(&g);
-	for (i = 0; i < n; i++) {
-		uts_child(tree, &a->node, i, &kids[i].node);
-		asteal_spawn(&g, uts_task, &kids[i]);
-	}
-	asteal_sync(&g);
+	asteal_for(0, n, 1, kids_body, &k);
 	for (i = 0; i < n; i++)
-		count += kids[i].count;
+		count += counts[i];
 	a->count = count;
 }
 
