@@ -56,6 +56,10 @@ BENCH_SUPPORT_OBJ = $(patsubst %.c,$(BUILD)/obj/bench-support/%.o,$(wildcard $(J
 .PHONY: all lib jobs tests check check-here asan tsan demo bench bench-bins deps clean
 .DEFAULT_GOAL := all
 
+# Keep object files that pattern rules would otherwise delete as
+# intermediates (they are rebuilt only when their sources change).
+.SECONDARY:
+
 all: lib jobs
 
 lib: $(LIBA) $(LIBSO) $(HEADER)

@@ -38,6 +38,14 @@ case "$runs" in
 ''|*[!0-9]*|0) echo "bench: BENCH_RUNS must be a positive integer" >&2; exit 2 ;;
 esac
 
+# A cell that runs longer than this many seconds is stopped and shown as
+# ">LIMIT" (OpenMP on fine-grained kernels can take minutes); it is not run
+# again in later rounds.
+limit=${BENCH_CELL_LIMIT:-60}
+case "$limit" in
+''|*[!0-9]*|0) echo "bench: BENCH_CELL_LIMIT must be a positive integer" >&2; exit 2 ;;
+esac
+
 # "asteal" is the runtime's default lazy spawning, whatever the caller set.
 unset ASTEAL_READY_LIMIT
 runtimes="asteal asteal-eager omp tbb"
@@ -53,13 +61,14 @@ fail() {
 # shellcheck disable=SC2317  # called through eval
 least() {
 	awk -v a="$1" -v b="$2" 'BEGIN {
-		if (a == "n/a") print b; else if (b != "n/a" && b + 0 < a + 0) print b; else print a }'
+		if (a == "n/a" || a ~ /^>/) print b;
+		else if (b != "n/a" && b !~ /^>/ && b + 0 < a + 0) print b; else print a }'
 }
 
 # a / b with $3 decimals (default 2), or n/a.
 ratio() {
 	awk -v a="$1" -v b="$2" -v d="${3:-2}" 'BEGIN {
-		if (a == "n/a" || b == "n/a" || b + 0 == 0) print "n/a";
+		if (a == "n/a" || b == "n/a" || a ~ /^>/ || b ~ /^>/ || b + 0 == 0) print "n/a";
 		else printf "%.*f\n", d, a / b }'
 }
 
@@ -72,8 +81,12 @@ run_once() {
 	TIME=n/a
 	[ -x "$1" ] || return 0
 	# shellcheck disable=SC2086  # ENV is split on purpose
-	ro_out=$(env $ro_env "$@" 2>&1)
+	ro_out=$(env $ro_env timeout "$limit" "$@" 2>&1)
 	ro_rc=$?
+	if [ "$ro_rc" -eq 124 ]; then
+		TIME=">$limit"
+		return 0
+	fi
 	ro_line=$(printf '%s\n' "$ro_out" | grep '^job=' | tail -n 1)
 	TIME=$(printf '%s\n' "$ro_line" |
 	       sed -n 's/.* time_s=\([0-9.][0-9.]*\).*/\1/p')
@@ -103,7 +116,7 @@ row() {
 
 # One time for a cell: seconds with three decimals, or n/a.
 secs() {
-	awk -v t="$1" 'BEGIN { if (t == "n/a") print t; else printf "%.4f\n", t }'
+	awk -v t="$1" 'BEGIN { if (t == "n/a" || t ~ /^>/) print t; else printf "%.4f\n", t }'
 }
 
 # cell I KERNEL SIZE: set CELL_ENV, CELL_BIN and CELL_ARGS for cell I of
@@ -141,6 +154,10 @@ bench_kernel() {
 		echo "bench: $1 $2, round $bk_r of $runs" >&2
 		bk_i=0
 		while [ "$bk_i" -le "$bk_cells" ]; do
+			eval "bk_prev=\$best_$bk_i"
+			case "$bk_prev" in
+			">"*) bk_i=$((bk_i + 1)); continue ;;   # over the limit already
+			esac
 			cell "$bk_i" "$1" "$2"
 			# shellcheck disable=SC2086  # the arguments are split on purpose
 			run_once "$CELL_ENV" "$CELL_BIN" $CELL_ARGS
@@ -182,7 +199,7 @@ target() {
 
 echo "asteal benchmarks: $build, best of $runs run(s)$([ "$quick" -eq 1 ] && echo ', quick sizes')"
 echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "T1, T2: 1 and 2 workers; T1/Ts = T1/Tserial (overhead); T1/T2 = speedup"
+echo "T1, T2: 1 and 2 workers; T1/Ts = T1/Tserial (overhead); T1/T2 = speedup; >$limit: stopped after $limit s"
 echo
 row kernel size Tserial runtime T1 T2 T1/Ts T1/T2
 for kv in $kernels; do
