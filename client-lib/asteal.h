@@ -42,7 +42,7 @@
  * process on a recoverable error.
  *
  * Environment: ASTEAL_WORKERS (worker count), ASTEAL_STACK_SIZE (fiber
- * stack reservation in bytes, K/M/G suffixes allowed), ASTEAL_READY_LIMIT.
+ * stack reservation in bytes, K/M/G suffixes allowed; default 64M), ASTEAL_READY_LIMIT.
  */
 #ifndef ASTEAL_H
 #define ASTEAL_H
@@ -60,7 +60,7 @@
 /* Options for asteal_start; a zero field means "use the default". */
 typedef struct asteal_options {
 	int workers;        /* worker threads; default ASTEAL_WORKERS, else online CPUs */
-	size_t stack_size;  /* bytes reserved per fiber stack; default 16 MiB */
+	size_t stack_size;  /* bytes reserved per fiber stack; default 64 MiB */
 	int ready_limit;    /* lazy spawn threshold (see above); -1: default (8), 0: push every spawn */
 } asteal_options;
 

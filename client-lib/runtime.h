@@ -26,7 +26,7 @@
 #define RT_MAX_WORKERS 1024
 #define RT_MAX_DEQUES 65536
 #define RT_DEQUE_LOG_SIZE 8            /* 256 slots to start with */
-#define RT_DEFAULT_STACK (16u << 20)
+#define RT_DEFAULT_STACK (64u << 20)    /* reserved, touched only as used */
 #define RT_DEFAULT_READY_LIMIT 4
 #define RT_FIBER_CACHE 8               /* fibers a worker keeps for itself */
 #define RT_SPIN_NS 100000              /* steal this long before sleeping */
