@@ -61,7 +61,7 @@
 typedef struct asteal_options {
 	int workers;        /* worker threads; default ASTEAL_WORKERS, else online CPUs */
 	size_t stack_size;  /* bytes reserved per fiber stack; default 64 MiB */
-	int ready_limit;    /* lazy spawn threshold (see above); -1: default (8), 0: push every spawn */
+	int ready_limit;    /* lazy spawn threshold (see above); -1: default (4), 0: push every spawn */
 } asteal_options;
 
 /* Statistics of one worker since asteal_start (or asteal_stats_reset). */

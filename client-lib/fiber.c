@@ -69,7 +69,7 @@ fiber *fiber_create(size_t stack_size, void (*entry)(void *), void *arg)
 	stack_size = (stack_size + (size_t)page - 1) & ~((size_t)page - 1);
 	f->map_size = stack_size + FIBER_GUARD_SIZE;
 	/* Reserve, don't commit: MAP_NORESERVE, and pages appear on first
-	 * touch, so a deep 16 MiB stack costs only what it uses. */
+	 * touch, so a 64 MiB reservation costs only what the stack uses. */
 	f->map = mmap(NULL, f->map_size, PROT_READ | PROT_WRITE,
 	              MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK,
 	              -1, 0);
