@@ -15,6 +15,7 @@
 
 #include "cilksort_kernels.h"
 #include "common.h"
+#include "tbb_pool.h"
 
 #define NAME "tbb-cilksort"
 
@@ -66,14 +67,9 @@ int main(int argc, char **argv)
 	job_common c;
 	long n = cs_parse_args(NAME, argc, argv, &c);
 
-	if (c.workers == 0)
-		c.workers = tbb::info::default_concurrency();
-	tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
-	                          (size_t)c.workers);
-	tbb::task_arena arena(c.workers);
+	tbb_pool pool(&c);
 
 	if (c.serial)
 		return cs_run_job(NAME, n, &c, cs_sort_tbb);
-	arena.execute([] { tbb::parallel_for(0, 1024, [](int) {}); });
-	return arena.execute([n, &c] { return cs_run_job(NAME, n, &c, cs_sort_tbb); });
+	return pool.arena.execute([n, &c] { return cs_run_job(NAME, n, &c, cs_sort_tbb); });
 }

@@ -15,6 +15,7 @@
 #include <tbb/task_group.h>
 
 #include "common.h"
+#include "tbb_pool.h"
 #include "fib_kernels.h"
 
 #define NAME "tbb-fib"
@@ -42,19 +43,12 @@ int main(int argc, char **argv)
 	double t0, t1;
 	uint64_t r;
 
-	if (c.workers == 0)
-		c.workers = tbb::info::default_concurrency();
-	tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
-	                          (size_t)c.workers);
-	tbb::task_arena arena(c.workers);
-
-	if (!c.serial)	/* start the arena's threads */
-		arena.execute([] { tbb::parallel_for(0, 1024, [](int) {}); });
+	tbb_pool pool(&c);
 	t0 = job_now();
 	if (c.serial)
 		r = fib_serial(n);
 	else
-		r = arena.execute([n] { return fib_tbb(n); });
+		r = pool.arena.execute([n] { return fib_tbb(n); });
 	t1 = job_now();
 	snprintf(size, sizeof(size), "%d", n);
 	snprintf(result, sizeof(result), "%" PRIu64, r);

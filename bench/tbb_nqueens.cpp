@@ -15,6 +15,7 @@
 #include <tbb/task_group.h>
 
 #include "common.h"
+#include "tbb_pool.h"
 #include "nqueens_kernels.h"
 
 #define NAME "tbb-nqueens"
@@ -56,19 +57,12 @@ int main(int argc, char **argv)
 	double t0, t1;
 	uint64_t r;
 
-	if (c.workers == 0)
-		c.workers = tbb::info::default_concurrency();
-	tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
-	                          (size_t)c.workers);
-	tbb::task_arena arena(c.workers);
-
-	if (!c.serial)	/* start the arena's threads */
-		arena.execute([] { tbb::parallel_for(0, 1024, [](int) {}); });
+	tbb_pool pool(&c);
 	t0 = job_now();
 	if (c.serial)
 		r = nq_serial(&empty, n, n);
 	else
-		r = arena.execute([&empty, n] { return nq_tbb(&empty, n, n); });
+		r = pool.arena.execute([&empty, n] { return nq_tbb(&empty, n, n); });
 	t1 = job_now();
 	snprintf(size, sizeof(size), "%d", n);
 	snprintf(result, sizeof(result), "%" PRIu64, r);

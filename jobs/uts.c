@@ -105,13 +105,9 @@ static int uts_main(const char *name, job_common *c)
 /* Parse TREE and the common options, then count the tree. */
 int main(int argc, char **argv)
 {
-	char usage[128];
+	const char *name;
 	job_common c;
 
-	snprintf(usage, sizeof(usage), "TREE [--serial] [--workers N]  (TREE: %s)",
-	         uts_tree_names());
-	argc = job_parse_common(NAME, usage, argc, argv, &c);
-	if (argc != 2 || (tree = uts_find(argv[1])) == NULL)
-		job_usage(NAME, usage);
-	return uts_main(argv[1], &c);
+	tree = uts_parse_args(NAME, argc, argv, &c, &name);
+	return uts_main(name, &c);
 }

@@ -12,6 +12,7 @@
  * input, every hash goes through EVP with a per-thread EVP_MD_CTX instead.
  */
 #include "uts_tree.h"
+#include "common.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -404,4 +405,20 @@ int uts_call_on_stack(void (*fn)(void *), void *arg, size_t stack_bytes)
 		return -1;
 	}
 	return 0;
+}
+
+/* Parse "TREE [--serial] [--workers N]" for program prog. */
+const uts_params *uts_parse_args(const char *prog, int argc, char **argv,
+                                 struct job_common *c, const char **name)
+{
+	const uts_params *p = NULL;
+	char usage[128];
+
+	snprintf(usage, sizeof(usage), "TREE [--serial] [--workers N]  (TREE: %s)",
+	         uts_tree_names());
+	argc = job_parse_common(prog, usage, argc, argv, c);
+	if (argc != 2 || (p = uts_find(argv[1])) == NULL)
+		job_usage(prog, usage);
+	*name = argv[1];
+	return p;
 }

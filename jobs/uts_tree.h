@@ -76,6 +76,14 @@ const uts_params *uts_find(const char *name);
 /* The known trees' names separated by spaces, for usage messages. */
 const char *uts_tree_names(void);
 
+struct job_common;
+
+/* Parse "TREE [--serial] [--workers N]" for program prog: fills *c, sets
+ * *name to the tree's name and returns its parameters; prints usage and
+ * exits 2 on bad arguments. */
+const uts_params *uts_parse_args(const char *prog, int argc, char **argv,
+                                 struct job_common *c, const char **name);
+
 /* Fill *root with the root node of tree p. */
 void uts_root(const uts_params *p, uts_node *root);
 
