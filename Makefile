@@ -27,14 +27,39 @@ ifeq ($(SAN),tsan)
 SANFLAGS = -fsanitize=thread
 endif
 
-CPPFLAGS = -D_GNU_SOURCE -Iclient-lib -Ijobs -MMD -MP
+GEN      = $(BUILD)/gen
+CPPFLAGS = -D_GNU_SOURCE -Iclient-lib -Iproto -I$(GEN)/proto -Idaemon -Ijobs -MMD -MP
 CFLAGS   = -std=c11 $(OPT) -g $(WARN) $(SANFLAGS) -pthread -fPIC
 CXXFLAGS = -std=c++17 $(OPT) -g -Wall -Wextra -Werror -pthread
-LDLIBS   = -pthread -lm
+# libasteal speaks the protocol (protobuf-c); the daemon adds libevent,
+# SQLite and libsystemd.  Every program links the lot: unused ones cost a
+# DT_NEEDED entry, nothing more.
+LDLIBS   = -lprotobuf-c -pthread -lm
+DAEMON_LIBS = -levent -lsqlite3 -lsystemd
+
+# The protocol: proto/*.proto compiled by protoc-c into $(GEN)/proto, and
+# the framing module proto/*.c; both go into libasteal (the daemon and the
+# command line link them from there).
+PROTO_DEF = $(wildcard proto/*.proto)
+PROTO_GEN = $(PROTO_DEF:proto/%.proto=$(GEN)/proto/%.pb-c.c)
+PROTO_HDR = $(PROTO_GEN:.c=.h)
+PROTO_OBJ = $(PROTO_GEN:$(GEN)/%.c=$(BUILD)/obj/gen/%.o) \
+            $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard proto/*.c))
 
 LIB_SRC  = $(wildcard client-lib/*.c)
 LIB_ASM  = $(wildcard client-lib/*.S)
-LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(LIB_ASM:%.S=$(BUILD)/obj/%.o)
+LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(LIB_ASM:%.S=$(BUILD)/obj/%.o) \
+           $(PROTO_OBJ)
+
+# The daemon's modules (all of daemon/*.c but main.c) form an internal
+# archive that asteald, asteal-sim (deq) and the tests link.
+DMOD_OBJ = $(patsubst %.c,$(BUILD)/obj/%.o,$(filter-out daemon/main.c,$(wildcard daemon/*.c)))
+DLIBA    = $(BUILD)/lib/libasteald.a
+SIM_OBJ  = $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard sim/*.c))
+CLI_OBJ  = $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard cli/*.c))
+BINS     = $(if $(wildcard daemon/main.c),$(BUILD)/bin/asteald) \
+           $(if $(SIM_OBJ),$(BUILD)/bin/asteal-sim) \
+           $(if $(CLI_OBJ),$(BUILD)/bin/asteal)
 LIBA     = $(BUILD)/lib/libasteal.a
 LIBSO    = $(BUILD)/lib/libasteal.so
 HEADER   = $(BUILD)/include/asteal.h
@@ -53,20 +78,33 @@ BENCH_OMP = $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/omp_*.c))
 BENCH_TBB = $(patsubst bench/%.cpp,$(BUILD)/bench/%,$(wildcard bench/tbb_*.cpp))
 BENCH_SUPPORT_OBJ = $(patsubst %.c,$(BUILD)/obj/bench-support/%.o,$(wildcard $(JOB_SUPPORT)))
 
-.PHONY: all lib jobs tests check check-here asan tsan demo bench bench-bins deps clean
+.PHONY: all lib bins jobs tests check check-here asan tsan demo bench bench-bins deps clean
 .DEFAULT_GOAL := all
 
 # Keep object files that pattern rules would otherwise delete as
 # intermediates (they are rebuilt only when their sources change).
 .SECONDARY:
 
-all: lib jobs
+all: lib bins jobs
 
 lib: $(LIBA) $(LIBSO) $(HEADER)
 
+bins: $(BINS)
+
 jobs: $(JOBS)
 
-tests: $(TESTS) $(JOBS)
+tests: $(TESTS) $(JOBS) $(BINS)
+
+$(GEN)/proto/%.pb-c.c $(GEN)/proto/%.pb-c.h: proto/%.proto
+	@mkdir -p $(@D)
+	protoc-c --proto_path=proto --c_out=$(GEN)/proto $<
+
+# Generated headers exist before anything that may include them compiles.
+$(BUILD)/obj/%.o: | $(PROTO_HDR)
+
+$(BUILD)/obj/gen/%.o: $(GEN)/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes -c -o $@ $<
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
@@ -94,9 +132,26 @@ $(BUILD)/jobs/%: $(BUILD)/obj/jobs/%.o $(JOB_SUPPORT_OBJ) $(LIBA)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ $(JOB_LIBS) $(LDLIBS)
 
-$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(LIBA)
+$(DLIBA): $(DMOD_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(LDLIBS)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/bin/asteald: $(BUILD)/obj/daemon/main.o $(DLIBA) $(LIBA)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ $(DAEMON_LIBS) $(LDLIBS)
+
+$(BUILD)/bin/asteal-sim: $(SIM_OBJ) $(DLIBA) $(LIBA)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ $(DAEMON_LIBS) $(LDLIBS)
+
+$(BUILD)/bin/asteal: $(CLI_OBJ) $(DLIBA) $(LIBA)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ $(DAEMON_LIBS) $(LDLIBS)
+
+$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(DLIBA) $(LIBA)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(DAEMON_LIBS) $(LDLIBS)
 
 # Benchmark kernels written with OpenMP tasks and oneTBB, for comparison.
 $(BUILD)/obj/bench-support/%.o: %.c

@@ -1,0 +1,42 @@
+/*
+ * deq.h - dynamic equipartitioning (DEQ), the job scheduler's allocator, as
+ * a pure module shared by asteald and asteal-sim (see ../shared/DESIGN.md,
+ * "DEQ, exactly").
+ *
+ * Processors are numbered 0..P-1 here (slots); the daemon maps slots to
+ * Linux CPU ids.  The caller keeps, per job, the CPU set and the fairness
+ * state deq_allot() returned last time and passes them back next quantum;
+ * deq_allot() itself keeps nothing between calls.
+ */
+#ifndef ASTEAL_DEQ_H
+#define ASTEAL_DEQ_H
+
+#include <stdint.h>
+
+#define DEQ_MAX_PROCS 1024
+
+/* A set of processor slots. */
+struct deq_set {
+	uint64_t w[DEQ_MAX_PROCS / 64];
+};
+
+struct deq_job {
+	int desire;            /* in: processors asked for, >= 0 */
+	struct deq_set cpus;   /* in: slots held last quantum; out: this one's */
+	int allotment;         /* out: number of slots in cpus, <= desire */
+	int availability;      /* out: the job's DEQ share, what it would get
+				  if it asked for P */
+	int64_t credit;        /* in/out: fairness state; 0 for a new job */
+};
+
+/* Allot P processors (1 <= P <= DEQ_MAX_PROCS) among n jobs for quantum
+ * q: returns 0, or -1 with errno EINVAL on bad arguments. */
+int deq_allot(int P, struct deq_job *jobs, int n, uint64_t q);
+
+void deq_set_clear(struct deq_set *s);
+void deq_set_add(struct deq_set *s, int slot);
+void deq_set_del(struct deq_set *s, int slot);
+int deq_set_has(const struct deq_set *s, int slot);
+int deq_set_count(const struct deq_set *s);
+
+#endif
