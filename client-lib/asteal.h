@@ -41,8 +41,23 @@
  * prints one line naming the call on stderr.  The library never exits the
  * process on a recoverable error.
  *
+ * Adaptivity (A-STEAL).  Every quantum the runtime measures its work, steal
+ * and mug time, computes its desire for processors (the A-STEAL paper's
+ * Fig. 1) and runs on an allotment of min(desire, availability) workers;
+ * the others leave at their next safe point (a spawn, a sync, asteal_poll,
+ * or while looking for work) and their deques are mugged by workers that
+ * run dry.  The reported desire is the real desire rounded up, at least 1
+ * and at most the worker count.  Without a daemon the availability is all
+ * workers, or a scripted profile.
+ *
  * Environment: ASTEAL_WORKERS (worker count), ASTEAL_STACK_SIZE (fiber
- * stack reservation in bytes, K/M/G suffixes allowed; default 64M), ASTEAL_READY_LIMIT.
+ * stack reservation in bytes, K/M/G suffixes allowed; default 64M),
+ * ASTEAL_READY_LIMIT; ASTEAL_MODE (asteal, the default; abp: no feedback,
+ * yielding thieves, as the paper's ABP; static: every worker always, no
+ * quanta), ASTEAL_QUANTUM_MS (default 10), ASTEAL_DELTA (0.8), ASTEAL_RHO
+ * (1.5), ASTEAL_PROFILE (a file, one availability per line, per quantum;
+ * the last line repeats), ASTEAL_TRACE (a CSV file, one row per quantum),
+ * ASTEAL_STATS=1 (a summary and per-worker lines on stderr at stop).
  */
 #ifndef ASTEAL_H
 #define ASTEAL_H
@@ -73,10 +88,32 @@ typedef struct asteal_worker_stats {
 	uint64_t steals;          /* successful steals */
 	uint64_t suspends;        /* syncs that suspended their fiber */
 	uint64_t sleeps;          /* times the worker slept for lack of work */
+	uint64_t mugs;            /* muggable deques taken over whole */
+	uint64_t leaves;          /* times the allotment took the worker away */
 	uint64_t work_ns;         /* time spent running tasks */
 	uint64_t steal_ns;        /* time spent looking for work (awake) */
-	uint64_t sleep_ns;        /* time spent asleep */
+	uint64_t sleep_ns;        /* time spent asleep, allotted but idle */
+	uint64_t mug_ns;          /* time spent taking over deques */
+	uint64_t park_ns;         /* time spent parked, not allotted */
 } asteal_worker_stats;
+
+/* The job's adaptive scheduling so far (asteal_summary_get).  Waste is
+ * steal + mug time; an allotted worker asleep for lack of work counts as
+ * stealing (its processor is allotted and idle). */
+typedef struct asteal_summary {
+	const char *mode;         /* "asteal", "abp" or "static" */
+	int workers;
+	uint64_t quanta;          /* quanta finished (0 in static mode) */
+	double mean_allotment;    /* over the finished quanta */
+	double desire;            /* the current desire, real */
+	int allotment;            /* the current allotment */
+	uint64_t work_ns, steal_ns, mug_ns, allotted_ns;
+	uint64_t inefficient, satisfied, deprived;  /* quanta of each class */
+	uint64_t mugs, leaves;    /* deques mugged; workers that left */
+	uint64_t revocations;     /* allotment losses carried out */
+	uint64_t latency_p50_ns, latency_p99_ns, latency_max_ns;
+	                          /* from a loss to the last leaver parked */
+} asteal_summary;
 
 /* Fill *o with the defaults (all fields "default"). */
 void asteal_options_init(asteal_options *o);
@@ -104,6 +141,10 @@ int asteal_stats(asteal_worker_stats *out, int n);
 
 /* Zero every worker's statistics (call between runs, not during one). */
 void asteal_stats_reset(void);
+
+/* Fill *s with the job's adaptive scheduling summary; -1 (ESRCH) when no
+ * runtime runs. */
+int asteal_summary_get(asteal_summary *s);
 
 /* Run body(lo', hi', arg) over disjoint subranges covering [lo, hi) in
  * parallel, each at most grain long (grain <= 0: chosen from the range and

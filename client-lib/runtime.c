@@ -184,7 +184,10 @@ static void rt_free(struct runtime *rt)
 		dq_destroy(rt->deques[i]);
 	free(rt->deques);
 	free(rt->workers);
+	free(rt->latency);
+	quantum_free(rt);
 	pthread_mutex_destroy(&rt->lock);
+	pthread_mutex_destroy(&rt->park_lock);
 	free(rt);
 }
 
@@ -197,6 +200,7 @@ static struct runtime *rt_create(int nworkers, size_t stack, int64_t limit)
 	if (rt == NULL)
 		return NULL;
 	pthread_mutex_init(&rt->lock, NULL);
+	pthread_mutex_init(&rt->park_lock, NULL);
 	rt->stack_size = stack;
 	rt->ready_limit = limit;
 	rt->deques = calloc(RT_MAX_DEQUES, sizeof(deque *));
@@ -223,6 +227,8 @@ static struct runtime *rt_create(int nworkers, size_t stack, int64_t limit)
 		w->hot.id = (uint32_t)i;
 		w->hot.dq = d != NULL ? &d->ends : NULL;
 		w->rng = 0x9E3779B97F4A7C15ULL * (uint64_t)(i + 1);
+		w->cpu = -1;
+		w->leave_ev = -1;
 		w->cur = worker_fiber_new(rt);
 		w->altstack = mmap(NULL, ALTSTACK_SIZE, PROT_READ | PROT_WRITE,
 		                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -233,6 +239,15 @@ static struct runtime *rt_create(int nworkers, size_t stack, int64_t limit)
 			return NULL;
 		}
 	}
+	if (quantum_config(rt) < 0) {
+		int e = errno;
+		rt_free(rt);
+		errno = e;
+		return NULL;
+	}
+	/* Workers beyond the first allotment start parked (no revocation). */
+	for (i = rt->allotment; i < nworkers; i++)
+		atomic_store(&rt->workers[i].hot.flags, RT_LEAVE);
 	return rt;
 }
 
@@ -241,7 +256,7 @@ int asteal_start(const asteal_options *o)
 {
 	asteal_options defaults;
 	struct runtime *rt;
-	int nworkers, i, err;
+	int nworkers, i, err = 0;
 	size_t stack = 0;
 	int64_t limit = 0;
 
@@ -259,10 +274,10 @@ int asteal_start(const asteal_options *o)
 		pthread_mutex_unlock(&start_lock);
 		return -1;
 	}
+	errno = ENOMEM;
 	rt = rt_create(nworkers, stack, limit);
 	if (rt == NULL) {
 		pthread_mutex_unlock(&start_lock);
-		errno = ENOMEM;
 		return -1;
 	}
 	install_segv(stack);
@@ -272,7 +287,10 @@ int asteal_start(const asteal_options *o)
 		if (err != 0)
 			break;
 	}
-	if (i < nworkers) {
+	if (i == nworkers && quantum_start(rt) < 0)
+		err = errno;
+	if (i < nworkers || err != 0) {
+		worker_allot(rt, nworkers, NULL, now_ns());
 		atomic_store(&rt->stopping, 1);
 		worker_wake_all(rt);
 		while (i-- > 0)
@@ -331,7 +349,9 @@ int asteal_stop(void)
 		return worker_report_misuse("asteal_stop", "tasks are still running "
 		                            "(an asteal_run has not returned)", EBUSY);
 	}
+	quantum_stop(rt);
 	print_stats();
+	quantum_print_summary(rt);
 	atomic_store(&rt->stopping, 1);
 	worker_wake_all(rt);
 	for (i = 0; i < rt->nworkers; i++)
@@ -413,13 +433,13 @@ int asteal_stats(asteal_worker_stats *out, int n)
 		struct worker *w = &rt->workers[i];
 		struct wstats *s = &w->st;
 		uint64_t ns[WS_COUNT];
-		int k, st = atomic_load_explicit(&w->state, memory_order_relaxed);
-		uint64_t since = atomic_load_explicit(&w->since, memory_order_relaxed);
+		int k;
 
-		for (k = 0; k < WS_COUNT; k++)
-			ns[k] = atomic_load_explicit(&s->ns[k], memory_order_relaxed);
-		if (since != 0 && now > since)
-			ns[st] += now - since;   /* the interval in progress */
+		worker_accounting(w, now, ns);
+		for (k = 0; k < WS_COUNT; k++) {
+			uint64_t b = atomic_load_explicit(&s->base[k], memory_order_relaxed);
+			ns[k] = ns[k] > b ? ns[k] - b : 0;
+		}
 		out[i].tasks = atomic_load_explicit(&s->tasks, memory_order_relaxed);
 		out[i].pushed = atomic_load_explicit(&s->pushed, memory_order_relaxed);
 		out[i].steal_attempts = atomic_load_explicit(&s->steal_attempts,
@@ -427,14 +447,19 @@ int asteal_stats(asteal_worker_stats *out, int n)
 		out[i].steals = atomic_load_explicit(&s->steals, memory_order_relaxed);
 		out[i].suspends = atomic_load_explicit(&s->suspends, memory_order_relaxed);
 		out[i].sleeps = atomic_load_explicit(&s->sleeps, memory_order_relaxed);
+		out[i].mugs = atomic_load_explicit(&s->mugs, memory_order_relaxed);
+		out[i].leaves = atomic_load_explicit(&s->leaves, memory_order_relaxed);
 		out[i].work_ns = ns[WS_WORK];
 		out[i].steal_ns = ns[WS_STEAL];
 		out[i].sleep_ns = ns[WS_SLEEP];
+		out[i].mug_ns = ns[WS_MUG];
+		out[i].park_ns = ns[WS_PARK];
 	}
 	return n;
 }
 
-/* Zero every worker's statistics. */
+/* Zero every worker's statistics (the time counters keep growing for the
+ * quantum accounting; their zero moves instead). */
 void asteal_stats_reset(void)
 {
 	struct runtime *rt = atomic_load(&the_rt);
@@ -446,16 +471,40 @@ void asteal_stats_reset(void)
 	for (i = 0; i < rt->nworkers; i++) {
 		struct worker *w = &rt->workers[i];
 		struct wstats *s = &w->st;
+		uint64_t ns[WS_COUNT];
 		atomic_store(&s->tasks, 0);
 		atomic_store(&s->pushed, 0);
 		atomic_store(&s->steal_attempts, 0);
 		atomic_store(&s->steals, 0);
 		atomic_store(&s->suspends, 0);
 		atomic_store(&s->sleeps, 0);
+		atomic_store(&s->mugs, 0);
+		atomic_store(&s->leaves, 0);
+		worker_accounting(w, now, ns);
 		for (k = 0; k < WS_COUNT; k++)
-			atomic_store(&s->ns[k], 0);
-		atomic_store(&w->since, now);
+			atomic_store(&s->base[k], ns[k]);
 	}
+}
+
+/* Fill *s with the job's adaptive scheduling summary. */
+int asteal_summary_get(asteal_summary *s)
+{
+	struct runtime *rt;
+
+	if (s == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	pthread_mutex_lock(&start_lock);
+	rt = atomic_load(&the_rt);
+	if (rt == NULL) {
+		pthread_mutex_unlock(&start_lock);
+		errno = ESRCH;
+		return -1;
+	}
+	quantum_summary(rt, s);
+	pthread_mutex_unlock(&start_lock);
+	return 0;
 }
 
 /* What every part of one asteal_for shares. */

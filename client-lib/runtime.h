@@ -32,16 +32,34 @@
 #define RT_SPIN_NS 100000              /* steal this long before sleeping */
 #define RT_SLEEP_BACKSTOP_NS 10000000  /* a sleeper rescans this often */
 
+#define RT_REVOKES 64                  /* revocations tracked at once */
+
 #define GROUP_ROOT 1u                  /* asteal_group.flags: a root task */
 
-enum wstate { WS_WORK, WS_STEAL, WS_SLEEP, WS_COUNT };
+/* What a worker is doing, for the time accounting.  WS_SLEEP is an
+ * allotted worker asleep for lack of work (its processor is idle: steal
+ * time to A-STEAL); WS_PARK is a worker the allotment does not include. */
+enum wstate { WS_WORK, WS_STEAL, WS_SLEEP, WS_MUG, WS_PARK, WS_COUNT };
 
-enum after_kind { AFTER_NONE, AFTER_RELEASE, AFTER_SUSPEND };
+enum after_kind { AFTER_NONE, AFTER_RELEASE, AFTER_SUSPEND, AFTER_PARK };
 
-/* Per-worker counters, written only by their worker (relaxed). */
+/* hot.flags bits */
+#define RT_LEAVE 1u                    /* the allotment lost this worker */
+
+/* Scheduling modes (ASTEAL_MODE). */
+enum rt_mode { RT_MODE_ASTEAL, RT_MODE_ABP, RT_MODE_STATIC };
+
+/* Per-worker counters, written only by their worker (relaxed).  The time
+ * counters ns[] only grow (the quantum accounting takes differences);
+ * asteal_stats_reset moves base[] instead of zeroing them.  seq is a
+ * sequence lock over state, since and ns[] for readers on other threads:
+ * odd while the worker changes them. */
 struct wstats {
 	_Atomic uint64_t tasks, pushed, steal_attempts, steals, suspends, sleeps;
+	_Atomic uint64_t mugs, leaves;
+	_Atomic uint32_t seq;
 	_Atomic uint64_t ns[WS_COUNT];
+	_Atomic uint64_t base[WS_COUNT];
 };
 
 struct worker {
@@ -62,6 +80,12 @@ struct worker {
 	_Atomic int state;             /* enum wstate, for the time accounting */
 	_Atomic uint64_t since;        /* when state was entered */
 	void *altstack;                /* signal stack for guard-page faults */
+	/* Allotment (under rt->park_lock): parked is 1 while the worker waits
+	 * in park(); leave_t0 is when the link asked it to leave. */
+	int parked;
+	int leave_ev;                  /* the revocation it leaves for, or -1 */
+	uint64_t leave_t0;             /* when that revocation was asked */
+	int cpu;                       /* the CPU it is pinned to, or -1 */
 	struct wstats st;
 } ALIGNED_CL;
 
@@ -95,10 +119,27 @@ struct runtime {
 	_Atomic uint32_t epoch;        /* futex word idle workers sleep on */
 	_Atomic int sleepers;
 	_Atomic int stopping;
+
+	int mode;                      /* enum rt_mode */
+	/* Allotment changes: the link thread (quantum.c) and parking workers
+	 * meet under park_lock. */
+	pthread_mutex_t park_lock;
+	int allotment;                 /* workers 0 .. allotment-1 are active */
+	struct revoke {                /* an allotment loss being carried out */
+		uint64_t t0, end;      /* asked, last departure so far */
+		int pending;           /* departing workers not yet parked */
+	} revokes[RT_REVOKES];
+	unsigned nrevokes;             /* revocations ever opened */
+	uint64_t *latency;             /* revocation latencies (ns) */
+	size_t nlatency, caplatency;
+	struct quantum *quantum;       /* the link thread, NULL in static mode */
 };
 
 /* worker.c */
 void *worker_main(void *arg);
+void worker_accounting(struct worker *w, uint64_t now, uint64_t ns[WS_COUNT]);
+void worker_allot(struct runtime *rt, int allotment, const int *cpus,
+                  uint64_t now);
 void worker_notify(struct runtime *rt);
 void worker_wake_all(struct runtime *rt);
 fiber *worker_fiber_new(struct runtime *rt);
@@ -123,5 +164,13 @@ static inline struct worker *worker_self(void)
 #endif
 	return *(struct worker **)(tp + (uintptr_t)asteal__tls_offset);
 }
+
+/* quantum.c: the link thread that runs A-STEAL's quanta. */
+int quantum_config(struct runtime *rt);
+int quantum_start(struct runtime *rt);
+void quantum_stop(struct runtime *rt);
+void quantum_summary(struct runtime *rt, asteal_summary *s);
+void quantum_print_summary(struct runtime *rt);
+void quantum_free(struct runtime *rt);
 
 #endif

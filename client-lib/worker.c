@@ -32,6 +32,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -82,23 +83,68 @@ static void futex_wake(_Atomic uint32_t *addr, int n)
 	syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
 }
 
-/* Enter a new accounting state, charging the time spent in the old one. */
-static void set_state(struct worker *w, int s)
+/* Enter a new accounting state at time now, charging the time spent in the
+ * old one.  The sequence lock lets the link thread read a consistent
+ * (state, since, ns[]) from another thread; every access is seq_cst, so
+ * the argument is the plain one: a reader that sees the same even sequence
+ * number before and after its reads saw no change in between.  A few
+ * stores per state change, never per task. */
+static void set_state_at(struct worker *w, int s, uint64_t now)
 {
-	uint64_t now = now_ns();
 	int old = atomic_load_explicit(&w->state, memory_order_relaxed);
+	uint64_t since = atomic_load_explicit(&w->since, memory_order_relaxed);
+	uint32_t q = atomic_load_explicit(&w->st.seq, memory_order_relaxed);
 
-	stat_add(&w->st.ns[old],
-	         now - atomic_load_explicit(&w->since, memory_order_relaxed));
-	atomic_store_explicit(&w->state, s, memory_order_relaxed);
-	atomic_store_explicit(&w->since, now, memory_order_relaxed);
+	atomic_store(&w->st.seq, q + 1);
+	if (now > since)
+		atomic_store(&w->st.ns[old], atomic_load_explicit(&w->st.ns[old],
+		             memory_order_relaxed) + (now - since));
+	atomic_store(&w->state, s);
+	atomic_store(&w->since, now);
+	atomic_store(&w->st.seq, q + 2);
 }
 
-/* Recompute the worker's stocked hint from its deque's size. */
+/* Enter a new accounting state now. */
+static void set_state(struct worker *w, int s)
+{
+	set_state_at(w, s, now_ns());
+}
+
+/* The worker's time in each state up to now (the interval in progress
+ * included), read consistently from any thread. */
+void worker_accounting(struct worker *w, uint64_t now, uint64_t ns[WS_COUNT])
+{
+	uint32_t q1, q2;
+	int k, st;
+	uint64_t since;
+
+	do {
+		q1 = atomic_load(&w->st.seq);
+		for (k = 0; k < WS_COUNT; k++)
+			ns[k] = atomic_load(&w->st.ns[k]);
+		st = atomic_load(&w->state);
+		since = atomic_load(&w->since);
+		q2 = atomic_load(&w->st.seq);
+	} while ((q1 & 1) || q1 != q2);
+	if (since != 0 && now > since)
+		ns[st] += now - since;
+}
+
+/* Recompute the worker's stocked hint from its deque's size.  A worker
+ * asked to leave must not stay stocked (spawns that run at once pass no
+ * safe point): the link sets RT_LEAVE then clears stocked, we set stocked
+ * then look at the flags, all seq_cst, so one of us sees the other. */
 static void restock(struct worker *w)
 {
-	atomic_store_explicit(&w->hot.stocked,
-	    dq_size((deque *)w->hot.dq) >= w->rt->ready_limit, memory_order_relaxed);
+	if (dq_size((deque *)w->hot.dq) < w->rt->ready_limit) {
+		atomic_store_explicit(&w->hot.stocked, 0, memory_order_relaxed);
+		return;
+	}
+	if (atomic_load_explicit(&w->hot.stocked, memory_order_relaxed))
+		return;
+	atomic_store(&w->hot.stocked, 1);
+	if (atomic_load(&w->hot.flags))
+		atomic_store(&w->hot.stocked, 0);
 }
 
 /* Make d the worker's deque. */
@@ -146,8 +192,7 @@ static int work_visible(struct runtime *rt)
 	int i, n;
 
 	if (atomic_load_explicit(&rt->stopping, memory_order_relaxed) ||
-	    atomic_load_explicit(&rt->nroots, memory_order_relaxed) ||
-	    atomic_load_explicit(&rt->nmuggable, memory_order_relaxed))
+	    atomic_load_explicit(&rt->nroots, memory_order_relaxed))
 		return 1;
 	n = atomic_load_explicit(&rt->ndeques, memory_order_acquire);
 	for (i = 0; i < n; i++)
@@ -170,7 +215,8 @@ static void sleep_until_work(struct worker *w)
 	for (;;) {
 		uint32_t e = atomic_load_explicit(&rt->epoch, memory_order_acquire);
 		FENCE_SC();
-		if (work_visible(rt))
+		if (work_visible(rt) ||
+		    atomic_load_explicit(&w->hot.flags, memory_order_relaxed))
 			break;
 		set_state(w, WS_SLEEP);
 		stat_add(&w->st.sleeps, 1);
@@ -278,14 +324,17 @@ static void deque_release(struct runtime *rt, deque *d)
 	worker_notify(rt);
 }
 
-/* Claim a muggable deque whole with one CAS and make it the worker's. */
+/* Claim a muggable deque whole with one CAS and make it the worker's
+ * (its old deque, empty of tasks, is released).  The scan starts at a
+ * random deque, so that in ABP mode a joining worker takes one at random. */
 static int mug(struct worker *w)
 {
 	struct runtime *rt = w->rt;
 	int i, n = atomic_load_explicit(&rt->ndeques, memory_order_acquire);
+	int start = (int)(rng_next(&w->rng) % (uint64_t)n);
 
 	for (i = 0; i < n; i++) {
-		deque *d = rt->deques[i];
+		deque *d = rt->deques[(start + i) % n];
 		int s = DQ_MUGGABLE;
 		if (atomic_load_explicit(&d->state, memory_order_relaxed) != DQ_MUGGABLE)
 			continue;
@@ -295,9 +344,150 @@ static int mug(struct worker *w)
 		atomic_fetch_sub_explicit(&rt->nmuggable, 1, memory_order_relaxed);
 		deque_release(rt, (deque *)w->hot.dq);
 		deque_own(w, d);
+		stat_add(&w->st.mugs, 1);
 		return 1;
 	}
 	return 0;
+}
+
+/* Record one revocation latency sample (under park_lock). */
+static void latency_add(struct runtime *rt, uint64_t ns)
+{
+	if (rt->nlatency == rt->caplatency) {
+		size_t cap = rt->caplatency ? 2 * rt->caplatency : 256;
+		uint64_t *p = realloc(rt->latency, cap * sizeof(*p));
+		if (p == NULL)
+			return;         /* a lost sample, not a lost job */
+		rt->latency = p;
+		rt->caplatency = cap;
+	}
+	rt->latency[rt->nlatency++] = ns;
+}
+
+/* A worker asked to leave for a revocation parked (or was recalled) at
+ * time now; the last one closes the revocation (under park_lock). */
+static void worker_revoke_done(struct runtime *rt, struct worker *w,
+                               uint64_t now)
+{
+	struct revoke *r;
+
+	if (w->leave_ev < 0)
+		return;         /* parked from the start: no revocation */
+	r = &rt->revokes[w->leave_ev];
+	w->leave_ev = -1;
+	if (r->pending <= 0 || r->t0 != w->leave_t0)
+		return;         /* closed early: its ring slot was reused */
+	if (now > r->end)
+		r->end = now;
+	if (--r->pending == 0)
+		latency_add(rt, r->end - r->t0);
+}
+
+/* Pin a worker's thread to one CPU (or leave it where it is on failure:
+ * pinning is for cache warmth, not correctness). */
+static void pin(struct worker *w, int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu < 0 || cpu >= CPU_SETSIZE || w->cpu == cpu)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (pthread_setaffinity_np(w->thread, sizeof(set), &set) == 0)
+		w->cpu = cpu;
+}
+
+/* Apply an allotment: workers 0 .. allotment-1 are active (pinned to
+ * cpus[i] when cpus is not NULL), the others must leave at their next safe
+ * point.  Called by the link thread at time now. */
+void worker_allot(struct runtime *rt, int allotment, const int *cpus,
+                  uint64_t now)
+{
+	int i, leaving = 0, ev = -1;
+
+	if (allotment < 0)
+		allotment = 0;
+	if (allotment > rt->nworkers)
+		allotment = rt->nworkers;
+	pthread_mutex_lock(&rt->park_lock);
+	for (i = 0; i < rt->nworkers; i++) {
+		struct worker *w = &rt->workers[i];
+		uint32_t f = atomic_load(&w->hot.flags);
+		if (i < allotment && (f & RT_LEAVE)) {
+			atomic_store(&w->hot.flags, f & ~RT_LEAVE);
+			if (w->parked)
+				futex_wake(&w->hot.flags, 1);
+			else    /* recalled before it left: ends its part */
+				worker_revoke_done(rt, w, now);
+		} else if (i >= allotment && !(f & RT_LEAVE)) {
+			if (ev < 0) {
+				struct revoke *r;
+				ev = (int)(rt->nrevokes++ % RT_REVOKES);
+				r = &rt->revokes[ev];
+				if (r->pending > 0)     /* a stuck old one: close it */
+					latency_add(rt, now - r->t0);
+				r->t0 = r->end = now;
+				r->pending = 0;
+			}
+			rt->revokes[ev].pending++;
+			w->leave_ev = ev;
+			w->leave_t0 = now;
+			/* Flag first, then unstock (see restock). */
+			atomic_store(&w->hot.flags, f | RT_LEAVE);
+			atomic_store(&w->hot.stocked, 0);
+			leaving++;
+		}
+	}
+	rt->allotment = allotment;
+	pthread_mutex_unlock(&rt->park_lock);
+	if (leaving > 0)
+		worker_wake_all(rt);    /* sleepers must see their flags */
+	if (cpus != NULL)
+		for (i = 0; i < allotment; i++)
+			pin(&rt->workers[i], cpus[i]);
+}
+
+/* Give the worker's processor back (the allotment lost it): its deque, if
+ * not empty, becomes muggable and the worker takes a fresh one; then it
+ * waits until the allotment includes it again.  Returns without parking
+ * when the request was withdrawn meanwhile or no deque is to be had. */
+static void park(struct worker *w)
+{
+	struct runtime *rt = w->rt;
+	deque *d = (deque *)w->hot.dq;
+	uint64_t now;
+
+	if (dq_size(d) > 0) {
+		deque *fresh = deque_get(rt);
+		if (fresh == NULL)
+			return;         /* no memory: keep working instead */
+		deque_release(rt, d);
+		deque_own(w, fresh);
+	}
+	pthread_mutex_lock(&rt->park_lock);
+	if (!(atomic_load(&w->hot.flags) & RT_LEAVE) ||
+	    atomic_load_explicit(&rt->stopping, memory_order_relaxed)) {
+		pthread_mutex_unlock(&rt->park_lock);
+		return;
+	}
+	now = now_ns();
+	w->parked = 1;
+	set_state_at(w, WS_PARK, now);
+	stat_add(&w->st.leaves, 1);
+	worker_revoke_done(rt, w, now);
+	pthread_mutex_unlock(&rt->park_lock);
+	while ((atomic_load(&w->hot.flags) & RT_LEAVE) &&
+	       !atomic_load_explicit(&rt->stopping, memory_order_relaxed))
+		syscall(SYS_futex, (uint32_t *)&w->hot.flags, FUTEX_WAIT_PRIVATE,
+		        RT_LEAVE, NULL, NULL, 0);
+	pthread_mutex_lock(&rt->park_lock);
+	w->parked = 0;
+	pthread_mutex_unlock(&rt->park_lock);
+	set_state(w, WS_STEAL);
+	/* ABP: an allotted worker takes one of the job's deques at random. */
+	if (rt->mode == RT_MODE_ABP &&
+	    atomic_load_explicit(&rt->nmuggable, memory_order_relaxed))
+		mug(w);
 }
 
 /* Take a waiting root task, if any. */
@@ -320,30 +510,43 @@ static int take_root(struct runtime *rt, dq_entry *e)
 	return 1;
 }
 
-/* Find the next thing to run: own deque, roots, muggable deques, then
- * random victims; sleeps when there is nothing for a while.  Returns 0 only
- * when the runtime stops. */
+/* Find the next thing to run: own deque, roots, muggable deques (not in
+ * ABP mode), then random victims; sleeps when there is nothing for a while,
+ * parks when the allotment lost the worker.  Returns 0 only when the
+ * runtime stops. */
 static int find_work(struct worker *w, dq_entry *e)
 {
 	struct runtime *rt = w->rt;
 	uint64_t start = 0;
 	unsigned fails = 0;
+	int abp = rt->mode == RT_MODE_ABP;
 
-	if (dq_pop((deque *)w->hot.dq, e))
+	if (!atomic_load_explicit(&w->hot.flags, memory_order_relaxed) &&
+	    dq_pop((deque *)w->hot.dq, e))
 		return 1;
 	set_state(w, WS_STEAL);
 	for (;;) {
 		int n;
 		if (atomic_load_explicit(&rt->stopping, memory_order_relaxed))
 			return 0;
-		if (atomic_load_explicit(&rt->nroots, memory_order_relaxed) &&
-		    take_root(rt, e))
-			break;
-		if (atomic_load_explicit(&rt->nmuggable, memory_order_relaxed) &&
-		    mug(w)) {
+		if (unlikely(atomic_load_explicit(&w->hot.flags, memory_order_relaxed))) {
+			park(w);
+			/* Our own deque may hold a fiber left there at a safe
+			 * point (when the request was withdrawn). */
 			if (dq_pop((deque *)w->hot.dq, e))
 				break;
 			continue;
+		}
+		if (atomic_load_explicit(&rt->nroots, memory_order_relaxed) &&
+		    take_root(rt, e))
+			break;
+		if (!abp && atomic_load_explicit(&rt->nmuggable, memory_order_relaxed)) {
+			int got;
+			set_state(w, WS_MUG);
+			got = mug(w) && dq_pop((deque *)w->hot.dq, e);
+			if (got)
+				break;
+			set_state(w, WS_STEAL);
 		}
 		n = atomic_load_explicit(&rt->ndeques, memory_order_acquire);
 		if (n > 1) {
@@ -371,10 +574,14 @@ static int find_work(struct worker *w, dq_entry *e)
 					continue;   /* contended: there is work */
 			}
 		}
-		/* Back off a little more after each miss, then sleep. */
+		/* Back off a little more after each miss (ABP's thieves
+		 * yield the processor instead), then sleep. */
 		fails++;
-		for (unsigned i = 0; i < (fails < 32 ? fails : 32); i++)
-			cpu_relax();
+		if (abp)
+			sched_yield();
+		else
+			for (unsigned i = 0; i < (fails < 32 ? fails : 32); i++)
+				cpu_relax();
 		if ((fails & 63) == 0) {
 			uint64_t t = now_ns();
 			if (start == 0)
@@ -409,6 +616,12 @@ static void after_switch(struct worker *w)
 	w->after = AFTER_NONE;
 	if (kind == AFTER_RELEASE) {
 		fiber_put(w, w->after_fiber);
+	} else if (kind == AFTER_PARK) {
+		/* The fiber that left at a safe point goes to the bottom of the
+		 * deque its tasks are on, for a mugger (or ourselves) to resume. */
+		dq_entry e = { NULL, w->after_fiber, NULL };
+		if (dq_push((deque *)w->hot.dq, &e) < 0)
+			ASTEAL_FATAL("out of memory leaving a fiber on its deque");
 	} else if (kind == AFTER_SUSPEND) {
 		asteal_group *g = w->after_group;
 		int64_t n = w->after_count;
@@ -616,6 +829,10 @@ int asteal__sync_slow(asteal_group *g)
 	if (g->magic != ASTEAL__GROUP_MAGIC)
 		return worker_report_misuse("asteal_sync", "group was not "
 		                            "initialised with asteal_group_init", EINVAL);
+	if (unlikely(atomic_load_explicit(&w->hot.flags, memory_order_relaxed))) {
+		asteal__poll_slow();
+		w = worker_self();
+	}
 	while (g->pushed > 0) {
 		dq_entry e;
 		if (!dq_pop((deque *)w->hot.dq, &e))
@@ -645,7 +862,22 @@ int asteal__sync_slow(asteal_group *g)
 	return 0;
 }
 
-/* Poll's slow path: a safe point (allotment changes come here later). */
+/* Poll's slow path, the safe point of spawn, sync and poll: when the
+ * allotment lost this worker, leave the running fiber at the bottom of the
+ * worker's deque and go park (find_work does, on a loop fiber); the fiber
+ * goes on when a worker that mugs the deque, or steals the fiber, resumes
+ * it. */
 void asteal__poll_slow(void)
 {
+	struct worker *w = worker_self();
+	fiber *l;
+
+	if (w == NULL || !(atomic_load(&w->hot.flags) & RT_LEAVE))
+		return;
+	l = fiber_get(w);
+	if (l == NULL)
+		return;                 /* no memory: leave at a later point */
+	w->after = AFTER_PARK;
+	w->after_fiber = w->cur;
+	switch_to(w, l);
 }

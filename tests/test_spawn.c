@@ -445,7 +445,7 @@ static int all_slept(void *p)
 
 	(void)p;
 	for (i = 0; i < n; i++)
-		if (st[i].sleep_ns == 0)
+		if (st[i].sleep_ns + st[i].park_ns == 0)
 			return 0;
 	return 1;
 }
@@ -459,7 +459,8 @@ static double cpu_seconds(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* After a run, the workers go to sleep: 300 ms of idleness costs almost no
+/* After a run, the workers go to sleep (or park, when the allotment no
+ * longer includes them): 300 ms of idleness costs almost no
  * CPU time. */
 static void test_idle_sleeps(void **state)
 {
