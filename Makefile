@@ -57,7 +57,8 @@ DMOD_OBJ = $(patsubst %.c,$(BUILD)/obj/%.o,$(filter-out daemon/main.c,$(wildcard
 DLIBA    = $(BUILD)/lib/libasteald.a
 SIM_OBJ  = $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard sim/*.c))
 CLI_OBJ  = $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard cli/*.c))
-BINS     = $(if $(wildcard daemon/main.c),$(BUILD)/bin/asteald) \
+TOOLS    = $(patsubst tools/%.c,$(BUILD)/bin/asteal-%,$(wildcard tools/*.c))
+BINS     = $(TOOLS) $(if $(wildcard daemon/main.c),$(BUILD)/bin/asteald) \
            $(if $(SIM_OBJ),$(BUILD)/bin/asteal-sim) \
            $(if $(CLI_OBJ),$(BUILD)/bin/asteal)
 LIBA     = $(BUILD)/lib/libasteal.a
@@ -140,6 +141,11 @@ $(DLIBA): $(DMOD_OBJ)
 $(BUILD)/bin/asteald: $(BUILD)/obj/daemon/main.o $(DLIBA) $(LIBA)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ $(DAEMON_LIBS) $(LDLIBS)
+
+# Small tools: tools/NAME.c is the program asteal-NAME.
+$(BUILD)/bin/asteal-%: $(BUILD)/obj/tools/%.o
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/bin/asteal-sim: $(SIM_OBJ) $(DLIBA) $(LIBA)
 	@mkdir -p $(@D)

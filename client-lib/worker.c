@@ -344,7 +344,6 @@ static int mug(struct worker *w)
 		atomic_fetch_sub_explicit(&rt->nmuggable, 1, memory_order_relaxed);
 		deque_release(rt, (deque *)w->hot.dq);
 		deque_own(w, d);
-		stat_add(&w->st.mugs, 1);
 		return 1;
 	}
 	return 0;
@@ -543,7 +542,10 @@ static int find_work(struct worker *w, dq_entry *e)
 		if (!abp && atomic_load_explicit(&rt->nmuggable, memory_order_relaxed)) {
 			int got;
 			set_state(w, WS_MUG);
-			got = mug(w) && dq_pop((deque *)w->hot.dq, e);
+			got = mug(w);
+			if (got)
+				stat_add(&w->st.mugs, 1);
+			got = got && dq_pop((deque *)w->hot.dq, e);
 			if (got)
 				break;
 			set_state(w, WS_STEAL);

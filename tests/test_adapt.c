@@ -1,0 +1,333 @@
+/*
+ * test_adapt.c - A-STEAL inside libasteal: allotment changes under a
+ * scripted profile with 1 ms quanta.  Every task runs exactly once while
+ * workers leave at safe points and their deques are mugged; mugs and
+ * revocations are seen and measured; an allotment of zero stalls the job
+ * without losing it; static mode has no quanta; bad settings are refused
+ * with a clear error.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include "asteal.h"
+#include "testutil.h"
+
+static char profile_path[64];
+static char trace_path[64];
+
+/* Write a profile file with the given availabilities. */
+static void write_profile(const int *p, int n)
+{
+	FILE *f;
+	int i;
+
+	snprintf(profile_path, sizeof(profile_path), "/tmp/asteal-test-prof.%d",
+	         (int)getpid());
+	f = fopen(profile_path, "w");
+	assert_non_null(f);
+	for (i = 0; i < n; i++)
+		fprintf(f, "%d\n", p[i]);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* Set the environment of an adaptive run: mode, 1 ms quanta, a profile. */
+static void adaptive_env(const char *mode)
+{
+	setenv("ASTEAL_MODE", mode, 1);
+	setenv("ASTEAL_QUANTUM_MS", "1", 1);
+	setenv("ASTEAL_PROFILE", profile_path, 1);
+}
+
+/* Clear everything a test set, so the next one starts from defaults. */
+static int clear_env(void **state)
+{
+	(void)state;
+	test_stop_leftover(state);
+	unsetenv("ASTEAL_MODE");
+	unsetenv("ASTEAL_QUANTUM_MS");
+	unsetenv("ASTEAL_PROFILE");
+	unsetenv("ASTEAL_TRACE");
+	unsetenv("ASTEAL_DELTA");
+	unsetenv("ASTEAL_RHO");
+	if (profile_path[0])
+		unlink(profile_path);
+	if (trace_path[0])
+		unlink(trace_path);
+	return 0;
+}
+
+/* Start a runtime of w workers. */
+static void start(int w)
+{
+	asteal_options o;
+
+	asteal_options_init(&o);
+	o.workers = w;
+	assert_int_equal(asteal_start(&o), 0);
+}
+
+/* ---- every task exactly once while the allotment changes ---- */
+
+struct hits {
+	_Atomic uint8_t *count;    /* one per leaf */
+	long grain;
+	int spin;                  /* busy units per leaf */
+};
+
+struct part {
+	struct hits *h;
+	long lo, hi;
+};
+
+static void part_task(void *p);
+
+/* Divide [lo, hi) in halves with spawn and sync; leaves count their index
+ * and spin a little, polling. */
+static void part_run(struct hits *h, long lo, long hi)
+{
+	if (hi - lo <= h->grain) {
+		long i;
+		for (i = lo; i < hi; i++) {
+			volatile unsigned x = 0;
+			int k;
+			atomic_fetch_add_explicit(&h->count[i], 1, memory_order_relaxed);
+			for (k = 0; k < h->spin; k++) {
+				x += (unsigned)k;
+				if ((k & 255) == 0)
+					asteal_poll();
+			}
+		}
+		return;
+	}
+	{
+		struct part left = { h, lo, lo + (hi - lo) / 2 };
+		asteal_group g;
+		asteal_group_init(&g);
+		asteal_spawn(&g, part_task, &left);
+		part_run(h, left.hi, hi);
+		assert_int_equal(asteal_sync(&g), 0);
+	}
+}
+
+/* Task wrapper of part_run. */
+static void part_task(void *p)
+{
+	struct part *a = p;
+
+	part_run(a->h, a->lo, a->hi);
+}
+
+/* Run one divide-and-conquer over n leaves and check each ran once. */
+static void run_once_each(long n, int spin)
+{
+	struct hits h = { calloc((size_t)n, 1), 4, spin };
+	struct part all = { &h, 0, n };
+	long i;
+
+	assert_non_null(h.count);
+	assert_int_equal(asteal_run(part_task, &all), 0);
+	for (i = 0; i < n; i++)
+		if (h.count[i] != 1)
+			fail_msg("leaf %ld ran %d times", i, (int)h.count[i]);
+	free(h.count);
+}
+
+/* With availability swinging between 4 and 1 every 2 ms, workers leave
+ * in the middle of tasks; every task still runs exactly once, and (run
+ * until it is seen, within a bound) deques get mugged. */
+static void test_exactly_once_with_mugs(void **state)
+{
+	int prof[] = { 4, 4, 1, 1 }, i;
+	asteal_summary s;
+	double end = test_now() + (test_sanitized() ? 60.0 : 20.0);
+	long n = test_scale(200000, 3, 10);
+
+	(void)state;
+	{
+		int p[4000];    /* 4 s of swings; then 1 repeats */
+		for (i = 0; i < 4000; i++)
+			p[i] = prof[i % 4];
+		write_profile(p, 4000);
+	}
+	adaptive_env("asteal");
+	start(4);
+	do {
+		run_once_each(n, 200);
+		assert_int_equal(asteal_summary_get(&s), 0);
+	} while ((s.mugs == 0 || s.leaves == 0) && test_now() < end);
+	assert_true(s.leaves > 0);
+	assert_true(s.mugs > 0);
+	assert_true(s.revocations > 0);
+	assert_true(s.latency_max_ns >= s.latency_p99_ns);
+	assert_true(s.latency_p99_ns >= s.latency_p50_ns);
+	assert_true(s.quanta > 0);
+	assert_string_equal(s.mode, "asteal");
+	assert_int_equal(asteal_stop(), 0);
+}
+
+/* ABP under the same profile: still exactly once; no feedback, so the
+ * desire stays at the worker count. */
+static void test_abp_exactly_once(void **state)
+{
+	int p[400], i;
+	asteal_summary s;
+
+	(void)state;
+	for (i = 0; i < 400; i++)
+		p[i] = (i / 2) % 2 ? 1 : 4;
+	write_profile(p, 400);
+	adaptive_env("abp");
+	start(4);
+	run_once_each(test_scale(100000, 3, 10), 200);
+	assert_int_equal(asteal_summary_get(&s), 0);
+	assert_string_equal(s.mode, "abp");
+	assert_true(s.desire == 4.0);
+	assert_int_equal(s.mugs, 0);
+	assert_int_equal(asteal_stop(), 0);
+}
+
+/* Availability 0 for the first quanta: nothing runs, then the job runs
+ * to the end when processors come. */
+static void test_zero_availability(void **state)
+{
+	int p[] = { 0, 0, 0, 0, 0, 2 };
+	asteal_summary s;
+
+	(void)state;
+	write_profile(p, 6);
+	adaptive_env("asteal");
+	start(2);
+	run_once_each(1000, 10);
+	assert_int_equal(asteal_summary_get(&s), 0);
+	assert_true(s.quanta >= 5);
+	assert_int_equal(asteal_stop(), 0);
+}
+
+/* Static mode: no quanta, every worker always allotted. */
+static void test_static(void **state)
+{
+	asteal_summary s;
+	asteal_worker_stats st[3];
+	int i;
+
+	(void)state;
+	setenv("ASTEAL_MODE", "static", 1);
+	start(3);
+	run_once_each(20000, 50);
+	assert_int_equal(asteal_summary_get(&s), 0);
+	assert_string_equal(s.mode, "static");
+	assert_int_equal(s.quanta, 0);
+	assert_int_equal(s.allotment, 3);
+	assert_int_equal(asteal_stats(st, 3), 3);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(st[i].leaves, 0);
+		assert_int_equal(st[i].park_ns, 0);
+	}
+	assert_int_equal(asteal_stop(), 0);
+}
+
+/* The trace has the header and one row per finished quantum, whose
+ * allotment is min(desire, availability). */
+static void test_trace(void **state)
+{
+	int p[] = { 3, 1, 2, 3, 0, 3, 2 };
+	char line[512];
+	FILE *f;
+	long rows = 0;
+	asteal_summary s;
+
+	(void)state;
+	write_profile(p, 7);
+	snprintf(trace_path, sizeof(trace_path), "/tmp/asteal-test-trace.%d",
+	         (int)getpid());
+	setenv("ASTEAL_TRACE", trace_path, 1);
+	adaptive_env("asteal");
+	start(3);
+	run_once_each(test_scale(100000, 3, 10), 300);
+	assert_int_equal(asteal_summary_get(&s), 0);
+	assert_int_equal(asteal_stop(), 0);
+	f = fopen(trace_path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_string_equal(line, "quantum,time_ns,desire,desire_real,availability,"
+	                    "allotment,work_ns,steal_ns,mug_ns,allotted_ns,class\n");
+	while (fgets(line, sizeof(line), f) != NULL) {
+		unsigned long long q, t, w, st, mg, al;
+		int d, av, a;
+		double dr;
+		char cls[32];
+		assert_int_equal(sscanf(line, "%llu,%llu,%d,%lf,%d,%d,%llu,%llu,%llu,%llu,%31s",
+		                        &q, &t, &d, &dr, &av, &a, &w, &st, &mg, &al, cls), 11);
+		rows++;
+		assert_int_equal(q, (unsigned long long)rows);
+		assert_int_equal(av, p[q - 1 < 7 ? q - 1 : 6]);
+		assert_int_equal(a, d < av ? d : av);
+		assert_true(d >= 1 && d <= 3);
+		assert_true(dr >= 1.0 && dr <= 3.0 && d == (int)dr + (dr > (int)dr));
+		assert_int_equal(al, w + st + mg);
+	}
+	fclose(f);
+	assert_true(rows >= (long)s.quanta && rows > 0);
+}
+
+/* Bad settings: asteal_start fails with EINVAL, nothing keeps running. */
+static void test_bad_settings(void **state)
+{
+	static const char *const bad[][2] = {
+		{ "ASTEAL_MODE", "fast" },
+		{ "ASTEAL_DELTA", "1.5" },
+		{ "ASTEAL_DELTA", "x" },
+		{ "ASTEAL_RHO", "1" },
+		{ "ASTEAL_QUANTUM_MS", "0" },
+		{ "ASTEAL_QUANTUM_MS", "10ms" },
+		{ "ASTEAL_PROFILE", "/nonexistent/profile" },
+		{ "ASTEAL_TRACE", "/nonexistent/dir/trace.csv" },
+	};
+	size_t i;
+	FILE *f;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		setenv(bad[i][0], bad[i][1], 1);
+		errno = 0;
+		assert_int_equal(asteal_start(NULL), -1);
+		assert_int_equal(errno, EINVAL);
+		assert_int_equal(asteal_workers(), 0);
+		unsetenv(bad[i][0]);
+	}
+	/* a profile with a bad line */
+	snprintf(profile_path, sizeof(profile_path), "/tmp/asteal-test-prof.%d",
+	         (int)getpid());
+	f = fopen(profile_path, "w");
+	assert_non_null(f);
+	fputs("2\n# a comment\n3\nlots\n", f);
+	fclose(f);
+	setenv("ASTEAL_PROFILE", profile_path, 1);
+	assert_int_equal(asteal_start(NULL), -1);
+	assert_int_equal(errno, EINVAL);
+	unsetenv("ASTEAL_PROFILE");
+	/* and the defaults still start */
+	assert_int_equal(asteal_start(NULL), 0);
+	assert_int_equal(asteal_stop(), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_exactly_once_with_mugs, clear_env),
+		cmocka_unit_test_teardown(test_abp_exactly_once, clear_env),
+		cmocka_unit_test_teardown(test_zero_availability, clear_env),
+		cmocka_unit_test_teardown(test_static, clear_env),
+		cmocka_unit_test_teardown(test_trace, clear_env),
+		cmocka_unit_test_teardown(test_bad_settings, clear_env),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
