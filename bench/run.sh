@@ -47,7 +47,10 @@ case "$limit" in
 esac
 
 # "asteal" is the runtime's default lazy spawning, whatever the caller set.
-unset ASTEAL_READY_LIMIT
+unset ASTEAL_READY_LIMIT ASTEAL_PROFILE ASTEAL_TRACE
+# The runtime alone: every worker always allotted (adaptivity has its own
+# benchmark, bench/adapt.sh).
+export ASTEAL_MODE=static
 runtimes="asteal asteal-eager omp tbb"
 
 # Print the failing command and its output, and stop.
