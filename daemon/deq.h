@@ -25,14 +25,21 @@ struct deq_job {
 	struct deq_set cpus;   /* in: slots held last quantum; out: this one's */
 	int allotment;         /* out: number of slots in cpus, <= desire */
 	int availability;      /* out: the job's DEQ share, what it would get
-				  if it asked for P */
-	int64_t credit;        /* in/out: fairness state; 0 for a new job */
+				  if it asked for P; allotment is always
+				  min(desire, availability) */
+	int64_t credit;        /* in/out: fairness state, the job's place in
+				  the queue for leftover processors (see
+				  deq.c); 0 for a new job */
 };
 
 /* Allot P processors (1 <= P <= DEQ_MAX_PROCS) among n jobs for quantum
- * q: returns 0, or -1 with errno EINVAL on bad arguments. */
+ * q: returns 0, or -1 with errno EINVAL on bad arguments (P out of range,
+ * n < 0, jobs NULL with n > 0, a negative desire, a slot >= P in an input
+ * set; then nothing is changed), or ENOMEM (only possible for n > 2048).
+ * A slot claimed by several jobs stays with the lowest-indexed one. */
 int deq_allot(int P, struct deq_job *jobs, int n, uint64_t q);
 
+/* Set helpers; slots outside 0..DEQ_MAX_PROCS-1 are ignored. */
 void deq_set_clear(struct deq_set *s);
 void deq_set_add(struct deq_set *s, int slot);
 void deq_set_del(struct deq_set *s, int slot);

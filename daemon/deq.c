@@ -1,0 +1,381 @@
+/*
+ * deq.c - dynamic equipartitioning (DEQ) as a pure function: allot P
+ * processor slots among jobs by water-filling, hand out the whole-processor
+ * leftovers by turns, and keep every job's slots where it can
+ * (../shared/DESIGN.md, "DEQ, exactly").
+ *
+ * Counts.  With c_j = min(desire_j, P), the water level L is the largest
+ * integer with S(L) = sum_j min(c_j, L) <= P.  A job with c_j <= L is
+ * satisfied and gets c_j; every other job is deprived and gets L, and the
+ * r = P - S(L) leftover processors (r < number of deprived jobs) go one
+ * each to r deprived jobs, which then get L + 1 <= c_j.  Thus the sum is
+ * min(P, sum_j c_j) and no job gets more than it asked for.
+ *
+ * Turns.  The deprived jobs form a queue for the leftovers, and `credit`
+ * is a job's place in it counted from the back: after a quantum with m
+ * deprived jobs, the one at the front has credit m and the one at the back
+ * credit 1; a satisfied job has credit 0.  Each quantum the leftovers go to
+ * the deprived jobs with the largest credit (ties, which only arise among
+ * jobs that were not deprived last quantum, or from a caller that does not
+ * feed credit back, are broken in index order starting at index q mod n,
+ * so that they rotate).  The queue is then rebuilt: the jobs that got a
+ * leftover move to the back, in the order they got it, behind those that
+ * did not.  A new job (credit 0) or one that was satisfied enters behind
+ * every waiting job: it cannot jump the queue, and nobody can overtake it
+ * once it waits, so it cannot starve either (every quantum with leftovers
+ * serves the front).  Among jobs that stay deprived this is a round robin
+ * in a fixed order, so over any window of quanta their total allotments
+ * differ by at most one processor-quantum.  Negative credits count as 0,
+ * credits above 2^31 - 1 as 2^31 - 1.
+ *
+ * Availability is exact: what the job would be allotted by this same call
+ * with its desire raised to P (same credits, same q).  For a deprived job
+ * that is its allotment (raising its desire changes nothing); for a
+ * satisfied job it is the level L' <= L it would then face, plus one if it
+ * would be among the first r' deprived jobs in turn order at that level.
+ * So allotment = min(desire, availability) for every job.
+ *
+ * Slots.  Input slots claimed by two jobs stay with the lower-indexed job
+ * (the later claims are dropped).  A job whose allotment does not grow
+ * keeps its lowest-numbered old slots; one that grows keeps them all and
+ * takes free slots, lowest first, in index order.
+ *
+ * Cost: O(n log n + P + 16 n) time; about 33 KiB of stack, and no
+ * allocation unless n > DEQ_STACK_JOBS.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "deq.h"
+
+#define DEQ_WORDS (DEQ_MAX_PROCS / 64)
+#define DEQ_CREDIT_MAX ((int64_t)0x7fffffff)
+#define DEQ_STACK_JOBS 2048
+
+/* The per-call scratch space that depends only on P. */
+struct deq_work {
+	int32_t owner[DEQ_MAX_PROCS];          /* slot -> claiming job, -1 */
+	int64_t sum[DEQ_MAX_PROCS + 1];        /* S(l) for l = 0..L */
+	int32_t tree[DEQ_MAX_PROCS + 2];       /* histogram, then Fenwick */
+};
+
+/* The bits of word w that are slots below P. */
+static uint64_t word_mask(int w, int P)
+{
+	int lo = w * 64;
+
+	if (P >= lo + 64)
+		return ~(uint64_t)0;
+	if (P <= lo)
+		return 0;
+	return ((uint64_t)1 << (P - lo)) - 1;
+}
+
+/* A job's desire capped at P. */
+static int capped(const struct deq_job *j, int P)
+{
+	return j->desire < P ? j->desire : P;
+}
+
+/* A credit brought into the range the turn order uses. */
+static int64_t clamp_credit(int64_t c)
+{
+	if (c < 0)
+		return 0;
+	return c > DEQ_CREDIT_MAX ? DEQ_CREDIT_MAX : c;
+}
+
+/* Whether the arguments are acceptable (nothing is modified). */
+static int args_ok(int P, const struct deq_job *jobs, int n)
+{
+	if (P < 1 || P > DEQ_MAX_PROCS || n < 0 || (n > 0 && jobs == NULL))
+		return 0;
+	for (int i = 0; i < n; i++) {
+		if (jobs[i].desire < 0)
+			return 0;
+		for (int w = 0; w < DEQ_WORDS; w++)
+			if (jobs[i].cpus.w[w] & ~word_mask(w, P))
+				return 0;
+	}
+	return 1;
+}
+
+/* Record which job holds each slot; the first claim wins. */
+static void claim_slots(int P, const struct deq_job *jobs, int n,
+			int32_t *owner)
+{
+	for (int s = 0; s < P; s++)
+		owner[s] = -1;
+	for (int i = 0; i < n; i++) {
+		for (int w = 0; w < DEQ_WORDS; w++) {
+			uint64_t bits = jobs[i].cpus.w[w];
+
+			while (bits != 0) {
+				int s = w * 64 + __builtin_ctzll(bits);
+
+				if (owner[s] < 0)
+					owner[s] = i;
+				bits &= bits - 1;
+			}
+		}
+	}
+}
+
+/* The water level L; fills sum[0..L] with S(l), using tree as histogram,
+ * and *deprived with the number of jobs whose capped desire exceeds L. */
+static int water_level(int P, const struct deq_job *jobs, int n,
+		       struct deq_work *wk, int *deprived)
+{
+	int32_t *hist = wk->tree;
+	int64_t above;
+	int l = 0;
+
+	memset(hist, 0, (size_t)(P + 1) * sizeof(*hist));
+	for (int i = 0; i < n; i++)
+		hist[capped(&jobs[i], P)]++;
+	wk->sum[0] = 0;
+	above = n - hist[0];                   /* jobs with c > l */
+	while (l < P && wk->sum[l] + above <= P) {
+		wk->sum[l + 1] = wk->sum[l] + above;
+		l++;
+		above -= hist[l];
+	}
+	*deprived = (int)above;
+	return l;
+}
+
+/* The level a satisfied job of capped desire c would face with desire P:
+ * the largest l in [c, L] with S(l) + l <= P + c. */
+static int counterfactual_level(const int64_t *sum, int L, int c, int P)
+{
+	int lo = c, hi = L;
+
+	while (lo < hi) {
+		int mid = lo + (hi - lo + 1) / 2;
+
+		if (sum[mid] + mid <= (int64_t)P + c)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+/* Count one more job of capped desire v in the Fenwick tree (size P+1). */
+static void tree_add(int32_t *tree, int P, int v)
+{
+	for (int i = v + 1; i <= P + 1; i += i & -i)
+		tree[i]++;
+}
+
+/* How many counted jobs have capped desire <= v. */
+static int tree_upto(const int32_t *tree, int v)
+{
+	int total = 0;
+
+	for (int i = v + 1; i > 0; i -= i & -i)
+		total += tree[i];
+	return total;
+}
+
+/* Compare two sort keys. */
+static int key_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Fill keys with the turn order: larger credit first, then index order
+ * from q mod n; the low 32 bits are the rotated index. */
+static void turn_order(const struct deq_job *jobs, int n, int qm,
+		       uint64_t *keys)
+{
+	for (int i = 0; i < n; i++) {
+		uint64_t rot = (uint64_t)(i >= qm ? i - qm : i - qm + n);
+		uint64_t behind = (uint64_t)(DEQ_CREDIT_MAX -
+					     clamp_credit(jobs[i].credit));
+
+		keys[i] = behind << 32 | rot;
+	}
+	qsort(keys, (size_t)n, sizeof(*keys), key_cmp);
+}
+
+/* Set every job's allotment, availability and credit, walking jobs in turn
+ * order: leftovers to the first r of the m deprived ones, which then move
+ * to the back of the queue. */
+static void allot_counts(int P, struct deq_job *jobs, int n, int qm, int L,
+			 int m, const uint64_t *keys, struct deq_work *wk)
+{
+	int64_t r = P - wk->sum[L];
+	int64_t k = 0;                         /* deprived jobs seen */
+	int counted = 0;
+
+	memset(wk->tree, 0, (size_t)(P + 2) * sizeof(wk->tree[0]));
+	for (int t = 0; t < n; t++) {
+		int i = (int)(keys[t] & 0xffffffffu) + qm;
+		struct deq_job *j;
+		int c;
+
+		if (i >= n)
+			i -= n;
+		j = &jobs[i];
+		c = capped(j, P);
+		if (c > L) {
+			/* queue position afterwards, 0 = front */
+			int64_t pos = k < r ? m - r + k : k - r;
+
+			j->allotment = k < r ? L + 1 : L;
+			j->availability = j->allotment;
+			j->credit = m - pos;
+			k++;
+		} else {
+			int l2 = counterfactual_level(wk->sum, L, c, P);
+
+			j->allotment = c;
+			j->credit = 0;
+			if (l2 >= P) {
+				j->availability = P;
+			} else {
+				/* deprived at l2 with r2 leftovers: is it
+				 * among the first r2 in turn order? */
+				int64_t r2 = (int64_t)P + c - wk->sum[l2] - l2;
+				int ahead = counted - tree_upto(wk->tree, l2);
+
+				j->availability = l2 + (ahead < r2 ? 1 : 0);
+			}
+		}
+		tree_add(wk->tree, P, c);
+		counted++;
+	}
+}
+
+/* The next free slot from a cursor over the complement of taken. */
+static int next_free(const struct deq_set *taken, int P, int *w,
+		     uint64_t *bits)
+{
+	int s;
+
+	while (*bits == 0) {
+		if (++*w >= DEQ_WORDS)
+			return -1;
+		*bits = ~taken->w[*w] & word_mask(*w, P);
+	}
+	s = *w * 64 + __builtin_ctzll(*bits);
+	*bits &= *bits - 1;
+	return s;
+}
+
+/* Give each job allotment slots: its own old ones first, then free ones. */
+static void place_slots(int P, struct deq_job *jobs, int n,
+			const int32_t *owner)
+{
+	struct deq_set taken;
+	uint64_t bits;
+	int w = 0;
+
+	deq_set_clear(&taken);
+	for (int i = 0; i < n; i++) {
+		struct deq_set old = jobs[i].cpus;
+		int keep = jobs[i].allotment;
+
+		deq_set_clear(&jobs[i].cpus);
+		for (int v = 0; v < DEQ_WORDS && keep > 0; v++) {
+			uint64_t b = old.w[v];
+
+			while (b != 0 && keep > 0) {
+				int s = v * 64 + __builtin_ctzll(b);
+
+				if (owner[s] == i) {
+					deq_set_add(&jobs[i].cpus, s);
+					deq_set_add(&taken, s);
+					keep--;
+				}
+				b &= b - 1;
+			}
+		}
+	}
+	bits = ~taken.w[0] & word_mask(0, P);
+	for (int i = 0; i < n; i++) {
+		int need = jobs[i].allotment - deq_set_count(&jobs[i].cpus);
+
+		while (need-- > 0) {
+			int s = next_free(&taken, P, &w, &bits);
+
+			if (s < 0)
+				return;        /* cannot happen: sum <= P */
+			deq_set_add(&jobs[i].cpus, s);
+		}
+	}
+}
+
+/* Allot P processors among n jobs for quantum q (see the top of file). */
+int deq_allot(int P, struct deq_job *jobs, int n, uint64_t q)
+{
+	uint64_t stack_keys[DEQ_STACK_JOBS];
+	struct deq_work wk;
+	uint64_t *keys = stack_keys;
+	int L, m, qm;
+
+	if (!args_ok(P, jobs, n)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (n == 0)
+		return 0;
+	if (n > DEQ_STACK_JOBS) {
+		keys = malloc((size_t)n * sizeof(*keys));
+		if (keys == NULL) {
+			errno = ENOMEM;
+			return -1;
+		}
+	}
+	qm = (int)(q % (uint64_t)n);
+	claim_slots(P, jobs, n, wk.owner);
+	L = water_level(P, jobs, n, &wk, &m);
+	turn_order(jobs, n, qm, keys);
+	allot_counts(P, jobs, n, qm, L, m, keys, &wk);
+	place_slots(P, jobs, n, wk.owner);
+	if (keys != stack_keys)
+		free(keys);
+	return 0;
+}
+
+/* Empty a set. */
+void deq_set_clear(struct deq_set *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+/* Add a slot (slots outside 0..DEQ_MAX_PROCS-1 are ignored). */
+void deq_set_add(struct deq_set *s, int slot)
+{
+	if (slot >= 0 && slot < DEQ_MAX_PROCS)
+		s->w[slot / 64] |= (uint64_t)1 << (slot % 64);
+}
+
+/* Remove a slot (slots outside 0..DEQ_MAX_PROCS-1 are ignored). */
+void deq_set_del(struct deq_set *s, int slot)
+{
+	if (slot >= 0 && slot < DEQ_MAX_PROCS)
+		s->w[slot / 64] &= ~((uint64_t)1 << (slot % 64));
+}
+
+/* Whether a slot is in the set (0 for slots out of range). */
+int deq_set_has(const struct deq_set *s, int slot)
+{
+	if (slot < 0 || slot >= DEQ_MAX_PROCS)
+		return 0;
+	return (int)(s->w[slot / 64] >> (slot % 64) & 1);
+}
+
+/* The number of slots in the set. */
+int deq_set_count(const struct deq_set *s)
+{
+	int total = 0;
+
+	for (int w = 0; w < DEQ_WORDS; w++)
+		total += __builtin_popcountll(s->w[w]);
+	return total;
+}
