@@ -100,14 +100,12 @@ $(GEN)/proto/%.pb-c.c $(GEN)/proto/%.pb-c.h: proto/%.proto
 	@mkdir -p $(@D)
 	protoc-c --proto_path=proto --c_out=$(GEN)/proto $<
 
-# Generated headers exist before anything that may include them compiles.
-$(BUILD)/obj/%.o: | $(PROTO_HDR)
-
 $(BUILD)/obj/gen/%.o: $(GEN)/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes -c -o $@ $<
 
-$(BUILD)/obj/%.o: %.c
+# Generated headers exist before anything that may include them compiles.
+$(BUILD)/obj/%.o: %.c | $(PROTO_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 

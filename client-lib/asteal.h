@@ -102,6 +102,7 @@ typedef struct asteal_worker_stats {
  * stealing (its processor is allotted and idle). */
 typedef struct asteal_summary {
 	const char *mode;         /* "asteal", "abp" or "static" */
+	uint64_t job_id;          /* the daemon's id for this job; 0 standalone */
 	int workers;
 	uint64_t quanta;          /* quanta finished (0 in static mode) */
 	double mean_allotment;    /* over the finished quanta */

@@ -14,13 +14,20 @@
 #include "runtime.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "estimator.h"
+#include "link.h"
+#include "proto.h"
 
 #define Q_DEFAULT_MS 10.0
+#define Q_RETRY_MIN_NS 100000000ull     /* reconnect backoff: 0.1 s ... */
+#define Q_RETRY_MAX_NS 2000000000ull    /* ... doubling up to 2 s */
 #define Q_MAX_PROFILE (1 << 24)      /* lines of a profile file */
 
 struct quantum {
@@ -30,11 +37,16 @@ struct quantum {
 	size_t nprofile;
 	FILE *trace;                     /* ASTEAL_TRACE, or NULL */
 
+	char socket[108];                /* the daemon's socket, "" for none */
+	struct link *link;               /* connected to the daemon, or NULL */
+	uint64_t job_id;                 /* the daemon's id for us, 0 if none */
+	uint64_t retry_at, retry_ns;     /* next connection attempt, backoff */
+	int quiet;                       /* no log lines (ASTEAL_QUIET) */
+
 	pthread_t thread;
 	int running;
+	int stop_pipe[2];                /* written to stop the link thread */
 	pthread_mutex_t lock;            /* guards everything below */
-	pthread_cond_t cond;
-	int stop;
 	uint64_t t0;                     /* when the runtime started */
 	uint64_t qstart;                 /* when the current quantum started */
 	uint64_t q;                      /* the current quantum, from 1 */
@@ -135,8 +147,12 @@ void quantum_free(struct runtime *rt)
 		return;
 	if (qt->trace != NULL)
 		fclose(qt->trace);
+	link_close(qt->link);
+	if (qt->stop_pipe[0] >= 0) {
+		close(qt->stop_pipe[0]);
+		close(qt->stop_pipe[1]);
+	}
 	pthread_mutex_destroy(&qt->lock);
-	pthread_cond_destroy(&qt->cond);
 	free(qt->profile);
 	free(qt->last);
 	free(qt);
@@ -172,9 +188,10 @@ int quantum_config(struct runtime *rt)
 	const char *mode = getenv("ASTEAL_MODE");
 	const char *profile = getenv("ASTEAL_PROFILE");
 	const char *trace = getenv("ASTEAL_TRACE");
+	const char *sock = getenv(PROTO_SOCKET_ENV);
+	const char *quiet = getenv("ASTEAL_QUIET");
 	const char *why;
 	struct quantum *qt;
-	pthread_condattr_t ca;
 	double ms = Q_DEFAULT_MS;
 
 	rt->mode = RT_MODE_ASTEAL;
@@ -200,11 +217,12 @@ int quantum_config(struct runtime *rt)
 		return -1;
 	}
 	rt->quantum = qt;
+	qt->stop_pipe[0] = qt->stop_pipe[1] = -1;
 	pthread_mutex_init(&qt->lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&qt->cond, &ca);
-	pthread_condattr_destroy(&ca);
+	if (pipe2(qt->stop_pipe, O_CLOEXEC) < 0) {
+		qt->stop_pipe[0] = qt->stop_pipe[1] = -1;
+		goto fail;
+	}
 	est_params_default(&qt->est, rt->nworkers);
 	if (env_real("ASTEAL_DELTA", 0.0, 1.0, &qt->est.delta) < 0 ||
 	    env_real("ASTEAL_RHO", 1.0, 1000.0, &qt->est.rho) < 0 ||
@@ -218,6 +236,21 @@ int quantum_config(struct runtime *rt)
 	qt->length = (uint64_t)(ms * 1e6);
 	if (profile != NULL && *profile != '\0' && read_profile(qt, profile) < 0)
 		goto fail;
+	/* The daemon: ASTEAL_SOCKET, else the system socket; none with a
+	 * scripted profile (the profile is the job scheduler then) or when
+	 * ASTEAL_SOCKET is "none". */
+	if (qt->profile == NULL && !(sock != NULL && strcmp(sock, "none") == 0)) {
+		if (sock == NULL || *sock == '\0')
+			sock = PROTO_SOCKET_PATH;
+		if (strlen(sock) >= sizeof(qt->socket)) {
+			fprintf(stderr, "asteal: %s=%s: path too long\n", PROTO_SOCKET_ENV, sock);
+			errno = EINVAL;
+			goto fail;
+		}
+		snprintf(qt->socket, sizeof(qt->socket), "%s", sock);
+	}
+	qt->quiet = quiet != NULL && *quiet != '\0' && strcmp(quiet, "0") != 0;
+	qt->retry_ns = Q_RETRY_MIN_NS;
 	qt->last = calloc((size_t)rt->nworkers, sizeof(*qt->last));
 	if (qt->last == NULL) {
 		errno = ENOMEM;
@@ -245,9 +278,11 @@ fail:
 	return -1;
 }
 
-/* Close the current quantum at time now: account, estimate, trace, and
- * start the next one with its allotment (under qt->lock). */
-static void quantum_end(struct runtime *rt, struct quantum *qt, uint64_t now)
+/* Close the current quantum at time now: account, estimate (the next
+ * desire becomes current), write the trace row and add to the totals; the
+ * quantum's usage in *fb (under qt->lock). */
+static void quantum_close(struct runtime *rt, struct quantum *qt, uint64_t now,
+                          struct link_feedback *fb)
 {
 	uint64_t work = 0, steal = 0, mug = 0, allotted;
 	struct est_quantum m;
@@ -289,40 +324,160 @@ static void quantum_end(struct runtime *rt, struct quantum *qt, uint64_t now)
 	qt->mug += mug;
 	qt->allotted += allotted;
 	qt->classes[cls]++;
-
 	if (rt->mode != RT_MODE_ABP)
 		qt->desire = next;
-	qt->q++;
-	qt->qstart = now;
-	qt->availability = availability(qt, rt, qt->q);
-	qt->allotment = allotment(qt, rt);
-	worker_allot(rt, qt->allotment, NULL, now);
+	if (fb != NULL) {
+		fb->desire = rt->mode == RT_MODE_ABP ? rt->nworkers
+		                                     : est_report(&qt->est, qt->desire);
+		fb->desire_real = qt->desire;
+		fb->work_ns = work;
+		fb->steal_ns = steal;
+		fb->mug_ns = mug;
+		fb->allotted_ns = allotted;
+		fb->klass = cls;
+	}
 }
 
-/* The link thread: one quantum_end per quantum until stopped. */
+/* Open the next quantum at time now with the given availability and
+ * allotment (pinning to cpus when not NULL) (under qt->lock). */
+static void quantum_open(struct runtime *rt, struct quantum *qt, uint64_t now,
+                         int avail, int allot, const int *cpus)
+{
+	qt->q++;
+	qt->qstart = now;
+	qt->availability = avail;
+	qt->allotment = allot < 0 ? 0 : allot > rt->nworkers ? rt->nworkers : allot;
+	worker_allot(rt, qt->allotment, cpus, now);
+}
+
+/* One local quantum boundary: close, then open with the profile's (or all
+ * workers') availability. */
+static void quantum_local(struct runtime *rt, struct quantum *qt, uint64_t now)
+{
+	quantum_close(rt, qt, now, NULL);
+	qt->availability = availability(qt, rt, qt->q + 1);
+	quantum_open(rt, qt, now, qt->availability, allotment(qt, rt), NULL);
+}
+
+/* Say one line on stderr about the link (unless ASTEAL_QUIET). */
+static void say(const struct quantum *qt, const char *what, const char *why)
+{
+	if (!qt->quiet)
+		fprintf(stderr, "asteal: %s (%s)\n", what, why);
+}
+
+/* Try the daemon when it is time to; on success the daemon drives the
+ * quanta from its next Tick. */
+static void try_connect(struct runtime *rt, struct quantum *qt, uint64_t now)
+{
+	char why[256];
+
+	if (qt->socket[0] == '\0' || qt->link != NULL || now < qt->retry_at)
+		return;
+	qt->link = link_connect(qt->socket, rt->nworkers, why, sizeof(why));
+	if (qt->link == NULL) {
+		qt->retry_at = now + qt->retry_ns;
+		qt->retry_ns = qt->retry_ns * 2 > Q_RETRY_MAX_NS ? Q_RETRY_MAX_NS
+		                                                 : qt->retry_ns * 2;
+		if (errno == ENOSYS)
+			qt->socket[0] = '\0';  /* built without the link */
+		if (errno == ENOENT || errno == ECONNREFUSED || errno == ENOSYS)
+			return;         /* no daemon: standalone, quietly */
+		say(qt, "daemon unusable: running standalone", why);
+		return;
+	}
+	qt->retry_ns = Q_RETRY_MIN_NS;
+	pthread_mutex_lock(&qt->lock);
+	qt->job_id = link_job_id(qt->link);
+	pthread_mutex_unlock(&qt->lock);
+}
+
+/* The daemon went away: keep what we have, schedule locally, retry. */
+static void lost_daemon(struct quantum *qt, uint64_t now, const char *why)
+{
+	say(qt, "lost the daemon: running standalone, will reconnect", why);
+	link_close(qt->link);
+	qt->link = NULL;
+	qt->retry_at = now + qt->retry_ns;
+	pthread_mutex_lock(&qt->lock);
+	qt->job_id = 0;
+	pthread_mutex_unlock(&qt->lock);
+}
+
+/* Handle what the daemon sent: Tick closes a quantum and answers with
+ * Feedback; Allot opens the next one. */
+static void from_daemon(struct runtime *rt, struct quantum *qt)
+{
+	static struct link_msg m;       /* only the link thread is here */
+	char why[160];
+	int r;
+
+	while ((r = link_next(qt->link, &m, why, sizeof(why))) > 0) {
+		uint64_t now = now_ns();
+		if (m.kind == LINK_TICK) {
+			struct link_feedback fb;
+			pthread_mutex_lock(&qt->lock);
+			quantum_close(rt, qt, now, &fb);
+			pthread_mutex_unlock(&qt->lock);
+			fb.quantum = m.quantum;
+			if (link_feedback(qt->link, &fb) < 0) {
+				lost_daemon(qt, now, "it does not read");
+				return;
+			}
+		} else if (m.kind == LINK_ALLOT) {
+			pthread_mutex_lock(&qt->lock);
+			quantum_open(rt, qt, now, m.availability, m.allotment,
+			             m.ncpus >= m.allotment ? m.cpus : NULL);
+			pthread_mutex_unlock(&qt->lock);
+		}
+	}
+	if (r < 0)
+		lost_daemon(qt, now_ns(), why);
+}
+
+/* The link thread: the daemon's ticks when connected, else local quanta
+ * every L; reconnects with backoff; ends when the stop pipe is written. */
 static void *link_main(void *arg)
 {
 	struct runtime *rt = arg;
 	struct quantum *qt = rt->quantum;
 	uint64_t next = qt->qstart + qt->length;
 
-	pthread_mutex_lock(&qt->lock);
-	while (!qt->stop) {
-		uint64_t now = now_ns();
-		struct timespec ts;
+	for (;;) {
+		uint64_t now = now_ns(), wake;
+		struct pollfd p[2];
+		int n = 1, timeout;
 
-		if (now < next) {
-			ts.tv_sec = (time_t)(next / 1000000000u);
-			ts.tv_nsec = (long)(next % 1000000000u);
-			pthread_cond_timedwait(&qt->cond, &qt->lock, &ts);
-			continue;
+		try_connect(rt, qt, now);
+		if (qt->link == NULL && now >= next) {
+			pthread_mutex_lock(&qt->lock);
+			quantum_local(rt, qt, now);
+			pthread_mutex_unlock(&qt->lock);
+			next += qt->length;
+			if (next <= now)        /* fell behind: no burst of quanta */
+				next = now + qt->length;
 		}
-		quantum_end(rt, qt, now);
-		next += qt->length;
-		if (next <= now)        /* we fell behind: no burst of quanta */
-			next = now + qt->length;
+		p[0].fd = qt->stop_pipe[0];
+		p[0].events = POLLIN;
+		if (qt->link != NULL) {
+			p[1].fd = link_fd(qt->link);
+			p[1].events = POLLIN;
+			n = 2;
+			wake = now + Q_RETRY_MAX_NS;    /* the daemon ticks us */
+			next = now + qt->length;        /* if it goes away */
+		} else {
+			wake = next;
+			if (qt->socket[0] != '\0' && qt->retry_at < wake)
+				wake = qt->retry_at > now ? qt->retry_at : now;
+		}
+		timeout = wake > now ? (int)((wake - now + 999999) / 1000000) : 0;
+		if (poll(p, (nfds_t)n, timeout) < 0 && errno != EINTR)
+			continue;
+		if (p[0].revents)
+			break;
+		if (n == 2 && p[1].revents)
+			from_daemon(rt, qt);
 	}
-	pthread_mutex_unlock(&qt->lock);
 	return NULL;
 }
 
@@ -335,6 +490,7 @@ int quantum_start(struct runtime *rt)
 	if (qt == NULL)
 		return 0;
 	qt->t0 = qt->qstart = now_ns();
+	try_connect(rt, qt, qt->t0);    /* join the daemon from the start */
 	err = pthread_create(&qt->thread, NULL, link_main, rt);
 	if (err != 0) {
 		errno = err;
@@ -351,11 +507,12 @@ void quantum_stop(struct runtime *rt)
 	struct quantum *qt = rt->quantum;
 
 	if (qt != NULL && qt->running) {
-		pthread_mutex_lock(&qt->lock);
-		qt->stop = 1;
-		pthread_cond_signal(&qt->cond);
-		pthread_mutex_unlock(&qt->lock);
+		char c = 1;
+		while (write(qt->stop_pipe[1], &c, 1) < 0 && errno == EINTR)
+			;
 		pthread_join(qt->thread, NULL);
+		link_close(qt->link);           /* the daemon closes our row */
+		qt->link = NULL;
 		qt->running = 0;
 		if (qt->trace != NULL)
 			fflush(qt->trace);
@@ -396,6 +553,7 @@ void quantum_summary(struct runtime *rt, asteal_summary *s)
 		s->allotted_ns = qt->allotted;
 		s->desire = qt->desire;
 		s->allotment = qt->allotment;
+		s->job_id = qt->job_id;
 		s->inefficient = qt->classes[EST_INEFFICIENT];
 		s->satisfied = qt->classes[EST_EFFICIENT_SATISFIED];
 		s->deprived = qt->classes[EST_EFFICIENT_DEPRIVED];

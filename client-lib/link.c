@@ -1,0 +1,288 @@
+/*
+ * link.c - libasteal's connection to asteald: connect to the Unix socket,
+ * the handshake (Hello as a JOB, Welcome with the job id), reading Tick and
+ * Allot messages, and sending Feedback.  The link thread (quantum.c) owns
+ * it; nothing here exits or aborts: every failure is -1 and a reason, and
+ * the caller falls back to the local scheduler.
+ */
+#include "link.h"
+
+#include <errno.h>
+#include <stdio.h>
+
+#ifdef ASTEAL_NO_DAEMON
+/* Built without the protocol: there is never a daemon. */
+struct link *link_connect(const char *path, int workers, char *why, size_t whylen)
+{
+	(void)path;
+	(void)workers;
+	snprintf(why, whylen, "libasteal was built without the daemon link");
+	errno = ENOSYS;
+	return NULL;
+}
+
+void link_close(struct link *l)
+{
+	(void)l;
+}
+
+int link_fd(const struct link *l)
+{
+	(void)l;
+	return -1;
+}
+
+uint64_t link_job_id(const struct link *l)
+{
+	(void)l;
+	return 0;
+}
+
+int link_next(struct link *l, struct link_msg *m, char *why, size_t whylen)
+{
+	(void)l;
+	(void)m;
+	snprintf(why, whylen, "no daemon link");
+	return -1;
+}
+
+int link_feedback(struct link *l, const struct link_feedback *fb)
+{
+	(void)l;
+	(void)fb;
+	return -1;
+}
+#else
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "asteal.h"
+#include "frame.h"
+
+#define LINK_HANDSHAKE_MS 1000
+
+struct link {
+	int fd;
+	struct frame_reader *reader;
+	uint64_t job_id;
+	uint32_t quantum_us;
+};
+
+/* The job's command line from /proc/self/cmdline, spaces between words. */
+static void read_command(char *buf, size_t len)
+{
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	ssize_t n = 0, i;
+
+	buf[0] = '\0';
+	if (fd < 0)
+		return;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	for (i = 0; i < n - 1; i++)
+		if (buf[i] == '\0')
+			buf[i] = ' ';
+}
+
+/* The job's name: ASTEAL_JOB_NAME, else the program's short name. */
+static void job_name(char *buf, size_t len)
+{
+	const char *e = getenv("ASTEAL_JOB_NAME");
+	extern char *program_invocation_short_name;
+
+	snprintf(buf, len, "%s", e != NULL && *e != '\0' ? e
+	         : program_invocation_short_name);
+}
+
+/* Connect to path and register as a job with the given worker count. */
+struct link *link_connect(const char *path, int workers, char *why, size_t whylen)
+{
+	struct sockaddr_un sa;
+	struct link *l;
+	Asteal__Envelope env, *m = NULL;
+	Asteal__Hello hello;
+	char name[64], command[256];
+	struct pollfd p;
+	int r;
+
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		snprintf(why, whylen, "%s: path too long", path);
+		return NULL;
+	}
+	l = calloc(1, sizeof(*l));
+	if (l == NULL || (l->reader = frame_reader_new()) == NULL) {
+		free(l);
+		snprintf(why, whylen, "out of memory");
+		return NULL;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	memcpy(sa.sun_path, path, strlen(path));
+	l->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (l->fd < 0 || connect(l->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		snprintf(why, whylen, "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	job_name(name, sizeof(name));
+	read_command(command, sizeof(command));
+	frame_hello(&env, &hello, ASTEAL__ROLE__JOB, name, (uint32_t)workers,
+	            command, "libasteal " ASTEAL_VERSION);
+	if (frame_write_fd(l->fd, &env) < 0) {
+		snprintf(why, whylen, "%s: sending hello: %s", path, strerror(errno));
+		goto fail;
+	}
+	/* The Welcome, within a bound: a hung daemon is no daemon. */
+	fcntl(l->fd, F_SETFL, fcntl(l->fd, F_GETFL) | O_NONBLOCK);
+	for (;;) {
+		r = frame_reader_next(l->reader, &m);
+		if (r != 0)
+			break;
+		p.fd = l->fd;
+		p.events = POLLIN;
+		if (poll(&p, 1, LINK_HANDSHAKE_MS) <= 0) {
+			snprintf(why, whylen, "%s: no welcome within %d ms", path,
+			         LINK_HANDSHAKE_MS);
+			goto fail;
+		}
+		if (frame_reader_fill(l->reader, l->fd) <= 0 && errno != EAGAIN &&
+		    errno != EINTR) {
+			snprintf(why, whylen, "%s: %s", path, errno == 0 ? "closed"
+			         : strerror(errno));
+			goto fail;
+		}
+	}
+	if (r < 0) {
+		snprintf(why, whylen, "%s: %s", path, frame_reader_why(l->reader));
+		goto fail;
+	}
+	if (m->msg_case == ASTEAL__ENVELOPE__MSG_ERROR) {
+		snprintf(why, whylen, "%s: refused: %s", path,
+		         m->error->message ? m->error->message : "?");
+		goto fail;
+	}
+	if (frame_check_handshake(m, ASTEAL__ENVELOPE__MSG_WELCOME, why, whylen) < 0)
+		goto fail;
+	l->job_id = m->welcome->job_id;
+	l->quantum_us = m->welcome->quantum_us;
+	frame_free(m);
+	return l;
+fail:
+	{
+		int e = errno;
+		frame_free(m);
+		link_close(l);
+		errno = e;
+	}
+	return NULL;
+}
+
+/* Close the connection and free the link (NULL is fine). */
+void link_close(struct link *l)
+{
+	if (l == NULL)
+		return;
+	if (l->fd >= 0)
+		close(l->fd);
+	frame_reader_free(l->reader);
+	free(l);
+}
+
+/* The fd to poll for input. */
+int link_fd(const struct link *l)
+{
+	return l->fd;
+}
+
+/* The job id the daemon gave us. */
+uint64_t link_job_id(const struct link *l)
+{
+	return l->job_id;
+}
+
+/* Translate a message into plain C. */
+static void translate(const Asteal__Envelope *e, struct link_msg *m)
+{
+	size_t i;
+
+	m->kind = LINK_OTHER;
+	if (e->msg_case == ASTEAL__ENVELOPE__MSG_TICK) {
+		m->kind = LINK_TICK;
+		m->quantum = e->tick->quantum;
+	} else if (e->msg_case == ASTEAL__ENVELOPE__MSG_ALLOT) {
+		m->kind = LINK_ALLOT;
+		m->quantum = e->allot->quantum;
+		m->allotment = (int)e->allot->allotment;
+		m->availability = (int)e->allot->availability;
+		m->ncpus = 0;
+		for (i = 0; i < e->allot->n_cpus && i < LINK_MAX_CPUS; i++)
+			m->cpus[m->ncpus++] = (int)e->allot->cpus[i];
+	}
+}
+
+/* Read what arrived and return the next message: 1 with *m, 0 when nothing
+ * more is there now, -1 when the daemon went away or broke the protocol (a
+ * reason in why). */
+int link_next(struct link *l, struct link_msg *m, char *why, size_t whylen)
+{
+	for (;;) {
+		Asteal__Envelope *e;
+		ssize_t n;
+		int r = frame_reader_next(l->reader, &e);
+
+		if (r > 0) {
+			translate(e, m);
+			frame_free(e);
+			return 1;
+		}
+		if (r < 0) {
+			if (errno == EBADMSG || errno == ENOMSG)
+				continue;       /* skipped: the stream is in step */
+			snprintf(why, whylen, "%s", frame_reader_why(l->reader));
+			return -1;
+		}
+		n = frame_reader_fill(l->reader, l->fd);
+		if (n > 0)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return 0;
+		snprintf(why, whylen, "%s", n == 0 ? "the daemon closed the connection"
+		         : strerror(errno));
+		return -1;
+	}
+}
+
+/* Send a Feedback without blocking: -1 when it cannot go now (the daemon
+ * does not read: the caller treats it as gone). */
+int link_feedback(struct link *l, const struct link_feedback *f)
+{
+	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
+	Asteal__Feedback fb = ASTEAL__FEEDBACK__INIT;
+	uint8_t buf[256];
+	size_t len;
+	ssize_t n;
+
+	fb.quantum = f->quantum;
+	fb.desire = (uint32_t)f->desire;
+	fb.desire_real = f->desire_real;
+	fb.work_ns = f->work_ns;
+	fb.steal_ns = f->steal_ns;
+	fb.mug_ns = f->mug_ns;
+	fb.allotted_ns = f->allotted_ns;
+	fb.quantum_class = (Asteal__QuantumClass)(f->klass + 1);  /* est_class + 1 */
+	env.msg_case = ASTEAL__ENVELOPE__MSG_FEEDBACK;
+	env.feedback = &fb;
+	if (frame_encode(&env, buf, sizeof(buf), &len) < 0)
+		return -1;
+	n = send(l->fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+	return n == (ssize_t)len ? 0 : -1;
+}
+#endif

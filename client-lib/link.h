@@ -1,0 +1,54 @@
+/*
+ * link.h - libasteal's connection to asteald (see link.c).  Plain C types
+ * only, so that the rest of the library does not depend on the protocol's
+ * generated code (a build with -DASTEAL_NO_DAEMON has no link at all).
+ */
+#ifndef ASTEAL_LINK_H
+#define ASTEAL_LINK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define LINK_MAX_CPUS 1024
+
+struct link;
+
+/* What the daemon sent. */
+struct link_msg {
+	enum { LINK_TICK, LINK_ALLOT, LINK_OTHER } kind;
+	uint64_t quantum;
+	int allotment, availability;   /* LINK_ALLOT */
+	int ncpus;
+	int cpus[LINK_MAX_CPUS];
+};
+
+/* What a job answers a Tick with. */
+struct link_feedback {
+	uint64_t quantum;
+	int desire;                    /* reported: rounded up */
+	double desire_real;
+	uint64_t work_ns, steal_ns, mug_ns, allotted_ns;
+	int klass;                     /* enum est_class */
+};
+
+/* Connect to the daemon at path and register as a job of `workers`
+ * workers: the link, or NULL with errno and a reason in why. */
+struct link *link_connect(const char *path, int workers, char *why, size_t whylen);
+
+/* Close and free (NULL is fine). */
+void link_close(struct link *l);
+
+/* The fd to poll for input. */
+int link_fd(const struct link *l);
+
+/* The job id the daemon gave us. */
+uint64_t link_job_id(const struct link *l);
+
+/* The next message: 1 with *m filled, 0 when nothing more now, -1 when the
+ * daemon went away (why says how). */
+int link_next(struct link *l, struct link_msg *m, char *why, size_t whylen);
+
+/* Send a Feedback without blocking; -1 when it cannot go now. */
+int link_feedback(struct link *l, const struct link_feedback *fb);
+
+#endif

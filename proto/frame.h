@@ -1,0 +1,156 @@
+/*
+ * frame.h - the one framing module of asteal's protocol: a 4-byte
+ * big-endian length, then one packed asteal.Envelope (proto.h).
+ *
+ * Used three ways, all through the same pure functions:
+ * - asteald (libevent): frame_peek() on the first bytes of an evbuffer,
+ *   frame_decode() on the pulled-up body, frame_size()/frame_encode() into
+ *   a reserved evbuffer space (see proto/README.md);
+ * - libasteal's link thread and the command line (fds): a frame_reader
+ *   (fill from the fd, then next() frame by frame) and frame_write_fd().
+ *
+ * Fallible functions return -1 (or NULL) with errno set, and where they
+ * take a why buffer, a one-line reason in it:
+ *   EMSGSIZE         a length above PROTO_MAX_FRAME (frame_error_code: TOO_LARGE)
+ *   EBADMSG          a body that does not decode (BAD_MESSAGE)
+ *   ENOMSG           a body with no known message in it (UNKNOWN_MESSAGE)
+ *   EPROTONOSUPPORT  another protocol version (BAD_VERSION)
+ *   EPROTO           end of stream in the middle of a frame, or a handshake
+ *                    that is not one (UNEXPECTED)
+ *   EINVAL           a bad argument, e.g. an Envelope with no message set
+ * Nothing here aborts on bad input or keeps global state.  Decoded
+ * Envelopes are allocated with malloc and freed with frame_free().
+ */
+#ifndef ASTEAL_FRAME_H
+#define ASTEAL_FRAME_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "asteal.pb-c.h"
+#include "proto.h"
+
+/* A reason buffer large enough for every message this module writes. */
+#define FRAME_WHY_LEN 128
+
+/* ---- encoding ---- */
+
+/* The bytes m takes as a frame (header included); 0 if m has no message. */
+size_t frame_size(const Asteal__Envelope *m);
+
+/* Encode m as a frame into buf (cap bytes); its length in *len.  -1 with
+ * EINVAL (no message set, missing submessage), EMSGSIZE (body above
+ * PROTO_MAX_FRAME) or ENOBUFS (cap too small; *len still says how much). */
+int frame_encode(const Asteal__Envelope *m, uint8_t *buf, size_t cap,
+		 size_t *len);
+
+/* Encode m as a frame into a malloc'd buffer (free() it); NULL with errno
+ * as frame_encode. */
+uint8_t *frame_encode_alloc(const Asteal__Envelope *m, size_t *len);
+
+/* ---- decoding ---- */
+
+/* Look at the start of a byte stream (avail bytes there, of which only the
+ * first min(avail, PROTO_HEADER_LEN) are read): 1 if a whole frame is
+ * there, 0 if more bytes are needed, -1 (EMSGSIZE) if the prefix announces
+ * a body above PROTO_MAX_FRAME.  Once the prefix is there, *frame_len is
+ * the whole frame's length (header + body), even when returning 0. */
+int frame_peek(const uint8_t *p, size_t avail, size_t *frame_len);
+
+/* Decode a frame's body (after the prefix; len bytes): the Envelope, or
+ * NULL with errno EBADMSG/ENOMSG/EMSGSIZE and a reason in why (whylen
+ * bytes; why may be NULL). */
+Asteal__Envelope *frame_decode(const uint8_t *body, size_t len, char *why,
+			       size_t whylen);
+
+/* Free a decoded Envelope (NULL is fine); never one built by hand. */
+void frame_free(Asteal__Envelope *m);
+
+/* The name of a message case, e.g. "feedback"; "unknown" if none. */
+const char *frame_case_name(Asteal__Envelope__MsgCase c);
+
+/* The name of the message in m, e.g. "hello"; "none" for NULL. */
+const char *frame_name(const Asteal__Envelope *m);
+
+/* The Error code that answers a failure with errno err (TOO_LARGE for
+ * EMSGSIZE, ...; INTERNAL for anything else). */
+Asteal__ErrorCode frame_error_code(int err);
+
+/* ---- handshake ---- */
+
+/* Fill env and hello (the caller's storage, no allocation) as the peer's
+ * first message; the strings are borrowed, may be NULL, not copied. */
+void frame_hello(Asteal__Envelope *env, Asteal__Hello *hello,
+		 Asteal__Role role, const char *name, uint32_t workers,
+		 const char *command, const char *program_version);
+
+/* Fill env and welcome (the caller's storage) as the daemon's answer;
+ * cpus (ncpus ids) and the string are borrowed. */
+void frame_welcome(Asteal__Envelope *env, Asteal__Welcome *welcome,
+		   uint64_t job_id, uint32_t quantum_us, const uint32_t *cpus,
+		   size_t ncpus, const char *daemon_version);
+
+/* Fill env and err (the caller's storage) as an Error; text is borrowed. */
+void frame_error(Asteal__Envelope *env, Asteal__Error *err,
+		 Asteal__ErrorCode code, const char *text);
+
+/* 0 if the peer's version is PROTO_VERSION; else -1 (EPROTONOSUPPORT) and
+ * "protocol version 2, this side speaks 1" in why. */
+int frame_check_version(uint32_t peer, char *why, size_t whylen);
+
+/* 0 if m is the handshake message want (HELLO or WELCOME) with our
+ * version; else -1 (EPROTO: another message, EPROTONOSUPPORT: another
+ * version) with the reason in why. */
+int frame_check_handshake(const Asteal__Envelope *m,
+			  Asteal__Envelope__MsgCase want, char *why,
+			  size_t whylen);
+
+/* ---- file descriptors ---- */
+
+struct frame_reader;
+
+/* A reader for one stream, empty; NULL (ENOMEM) if out of memory. */
+struct frame_reader *frame_reader_new(void);
+
+/* Free r and whatever it buffers (NULL is fine). */
+void frame_reader_free(struct frame_reader *r);
+
+/* Read what fd has now (one read call) into r.  Returns the bytes read
+ * (> 0); 0 at end of stream on a frame boundary; -1 with errno EAGAIN (a
+ * nonblocking fd has nothing now: poll, then fill again), EINTR (a signal
+ * came first; nothing read), EPROTO (end of stream in the middle of a
+ * frame), EMSGSIZE (a buffered prefix is too large: nothing more is read)
+ * or read()'s own. */
+ssize_t frame_reader_fill(struct frame_reader *r, int fd);
+
+/* Append n bytes from memory to r, as fill would (for callers that read
+ * themselves, and the fuzzer); 0, or -1 (ENOMEM, or EMSGSIZE after a bad
+ * prefix). */
+int frame_reader_feed(struct frame_reader *r, const void *p, size_t n);
+
+/* The next whole frame: 1 and the Envelope in *msg (frame_free it), 0 if
+ * more bytes are needed, -1 if the frame is bad: EBADMSG or ENOMSG (the
+ * frame is skipped, the stream stays in step: the caller may answer with
+ * an Error and go on) or EMSGSIZE (the stream is unusable from here). */
+int frame_reader_next(struct frame_reader *r, Asteal__Envelope **msg);
+
+/* Bytes buffered and not yet returned as frames. */
+size_t frame_reader_pending(const struct frame_reader *r);
+
+/* The reason of r's last failure ("" if none). */
+const char *frame_reader_why(const struct frame_reader *r);
+
+/* Block until the next frame from fd (fill and next, retrying EINTR and
+ * polling a nonblocking fd): 1 with *msg, 0 at end of stream on a frame
+ * boundary, -1 with errno (and frame_reader_why) otherwise. */
+int frame_reader_read(struct frame_reader *r, int fd, Asteal__Envelope **msg);
+
+/* Write m to fd as one whole frame: retries partial writes and EINTR, and
+ * polls when a nonblocking fd is full, so it blocks until done (meant for
+ * blocking fds: not the daemon's event loop).  Sockets are written with
+ * MSG_NOSIGNAL (a closed peer gives EPIPE, not SIGPIPE).  0, or -1 with
+ * errno as frame_encode or write(). */
+int frame_write_fd(int fd, const Asteal__Envelope *m);
+
+#endif

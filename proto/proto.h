@@ -1,0 +1,34 @@
+/*
+ * proto.h - the constants of asteal's wire protocol, shared by asteald,
+ * libasteal and the `asteal` command line.  The messages themselves are in
+ * asteal.proto (generated into asteal.pb-c.h); framing is frame.h.
+ *
+ * A frame is PROTO_HEADER_LEN bytes of big-endian length, then that many
+ * bytes of one packed asteal.Envelope.  The length is at most
+ * PROTO_MAX_FRAME: a reader rejects a larger prefix before it buffers the
+ * body, so a peer cannot make another side allocate more than that.
+ */
+#ifndef ASTEAL_PROTO_H
+#define ASTEAL_PROTO_H
+
+/* The protocol version this build speaks; both sides must match exactly
+ * (the handshake: Hello.version, Welcome.version). */
+#define PROTO_VERSION 1u
+
+/* Bytes of the length prefix. */
+#define PROTO_HEADER_LEN 4u
+
+/* The largest length a prefix may announce: the packed Envelope alone,
+ * without the header (1 MiB).  The biggest replies (History, Jobs) are
+ * paginated by the daemon to stay below it; a Jobs reply of a few thousand
+ * jobs fits. */
+#define PROTO_MAX_FRAME (1024u * 1024u)
+
+/* The daemon's socket when it runs as the system service. */
+#define PROTO_SOCKET_PATH "/run/asteal/asteald.sock"
+
+/* The environment variable that names another socket (a daemon run by
+ * hand, the tests); it wins over PROTO_SOCKET_PATH when set and not empty. */
+#define PROTO_SOCKET_ENV "ASTEAL_SOCKET"
+
+#endif
