@@ -170,7 +170,12 @@ $(BUILD)/bench/tbb_%: bench/tbb_%.cpp $(BENCH_SUPPORT_OBJ)
 	@mkdir -p $(@D)
 	$(CXX) -Ijobs -D_GNU_SOURCE $(CXXFLAGS) -o $@ $^ -ltbb $(JOB_LIBS) $(LDLIBS)
 
-bench-bins: $(BENCH_OMP) $(BENCH_TBB)
+# The daemon's load generator.
+$(BUILD)/bench/asteal-loadgen: $(BUILD)/obj/bench/loadgen.o $(LIBA)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+bench-bins: $(BENCH_OMP) $(BENCH_TBB) $(BUILD)/bench/asteal-loadgen
 
 deps:
 	@scripts/deps.sh

@@ -22,6 +22,9 @@ else
 	unset ASTEAL_TEST_SAN
 fi
 TEST_TIMEOUT=${TEST_TIMEOUT:-300}
+# Tests never talk to a system daemon by accident; the daemon tests point
+# ASTEAL_SOCKET at their own.  They find the binaries through this.
+export ASTEAL_SOCKET=none ASTEAL_TEST_BUILD="$build"
 
 passed=0
 failed=0

@@ -1,0 +1,61 @@
+/*
+ * conf.h - asteald's settings: defaults, then a config file, then the
+ * command line (each overrides the one before).  A bad option or config
+ * line is a clear one-line message and exit status 2 from main.
+ *
+ * Config file: "key = value" lines, '#' comment lines and blank lines
+ * ignored; keys are the long options without the dashes (socket, db, cpus,
+ * quantum-ms, log-level, retention-days, deadline-ms, max-jobs,
+ * max-clients, socket-mode).  The default file /etc/asteal/asteald.conf
+ * is read when it exists; --config FILE must.  Errors name the file and
+ * line ("asteald.conf:7: unknown key 'quantum'").  conf.c has the details.
+ */
+#ifndef ASTEAL_CONF_H
+#define ASTEAL_CONF_H
+
+#include <stddef.h>
+
+#include "cpulist.h"
+#include "log.h"
+
+#define CONF_DEFAULT_FILE "/etc/asteal/asteald.conf"
+#define CONF_DEFAULT_DB "/var/lib/asteal/history.db"
+
+struct conf {
+	char socket[108];          /* --socket PATH (default $ASTEAL_SOCKET when set
+	                              and not empty, else PROTO_SOCKET_PATH) */
+	char db[4096];             /* --db PATH (default $STATE_DIRECTORY/history.db,
+	                              its first path, else CONF_DEFAULT_DB) */
+	int cpus[CPULIST_MAX];     /* --cpus LIST, ascending, all among
+	                              cpulist_allowed (default: all of those) */
+	int ncpus;
+	int quantum_us;            /* --quantum-ms N, fractions allowed (default 10 ms),
+	                              from 0.1 ms to 10 s */
+	int deadline_us;           /* --deadline-ms N: feedback deadline after a tick
+	                              (default: a fifth of the quantum, at least 200 us
+	                              but less than the quantum; 0.01 ms to 10 s, and
+	                              less than the quantum when set) */
+	int foreground;            /* --foreground: log timestamps, no sd_notify needed */
+	enum log_level log_level;  /* --log-level error|warn|info|debug (default info) */
+	int retention_days;        /* --retention-days N (default 30, 0 = forever;
+	                              0 to 36500) */
+	int max_jobs;              /* --max-jobs N (default 4096; 1 to 1000000) */
+	int max_clients;           /* --max-clients N (default 256; 1 to 65536) */
+	int socket_mode;           /* --socket-mode OCTAL (default 0666 for a private
+	                              socket; systemd's socket unit sets its own;
+	                              0 to 0777) */
+	char config[4096];         /* --config FILE, or the default file if read,
+	                              else empty */
+	int show_help, show_version; /* --help (-h), --version (-V): conf_load
+	                              then reads no config file */
+};
+
+/* Fill c from defaults, the config file and argv.  Returns 0, or -1 with
+ * a one-line message in why (the caller prints it with the usage hint and
+ * exits 2). */
+int conf_load(struct conf *c, int argc, char **argv, char *why, size_t whylen);
+
+/* The usage text for --help. */
+const char *conf_usage(void);
+
+#endif

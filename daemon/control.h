@@ -1,0 +1,44 @@
+/*
+ * control.h - asteald's control socket: the listening Unix socket (bound
+ * here, or passed by systemd), accepting connections, each peer's
+ * credentials (SO_PEERCRED), framing on bufferevents, the handshake, and
+ * dispatching jobs' messages to the scheduler and the command line's
+ * requests to the scheduler and the history.
+ */
+#ifndef ASTEAL_CONTROL_H
+#define ASTEAL_CONTROL_H
+
+#include <stddef.h>
+
+#include "asteal.pb-c.h"
+
+#define CONTROL_HELLO_TIMEOUT_S 5      /* to say Hello after connecting */
+#define CONTROL_MAX_OUTPUT (8u << 20)  /* bytes queued to a peer that does
+                                          not read: beyond, it is dropped */
+#define CONTROL_HISTORY_PAGE 2000      /* default records per History reply */
+
+struct event_base;
+struct conf;
+struct sched;
+struct history;
+struct control;
+struct conn;
+
+/* Listen on the configured socket (or systemd's): the control, or NULL
+ * with a reason in why (a live daemon owns the path, bind failed, ...). */
+struct control *control_create(struct event_base *base, const struct conf *c,
+                               char *why, size_t whylen);
+
+/* Connect the control to the scheduler and history it serves. */
+void control_attach(struct control *ctl, struct sched *s, struct history *h);
+
+/* Close every connection and the listener (unlinking a socket we bound). */
+void control_free(struct control *ctl);
+
+/* Queue a message to a peer; -1 when the peer is going away. */
+int control_send(struct conn *c, const Asteal__Envelope *m);
+
+/* Command-line connections now. */
+int control_clients(const struct control *ctl);
+
+#endif

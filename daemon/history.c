@@ -1,0 +1,1075 @@
+/*
+ * history.c - asteald's allotment history in SQLite: schema creation and
+ * version check, jobs, runs of unchanged quanta kept open in memory and
+ * written in one transaction per tick, queries, retention, sizes.  The
+ * format and the rules are described in history.h.
+ *
+ * In memory: an array of the jobs this handle tracks, sorted by id, each
+ * with its open run, and a queue of closed runs.
+ * A run remembers the row it was written to (rowid, 0 if never): writing
+ * it again updates that row in place.  Row ids learnt inside a transaction
+ * are applied only after COMMIT, so a failed flush leaves everything as it
+ * was, to be retried at the next tick.
+ */
+#include "history.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
+
+#define APP_ID 0x41535448               /* "ASTH" */
+#define CPUS_MAX 16384                  /* longest cpus string accepted */
+#define EXPIRE_BATCH 5000               /* runs deleted per transaction */
+#define NS_PER_DAY (86400LL * 1000000000LL)
+#define RETENTION_MAX 36500             /* days, a century */
+
+/* The schema, version 1 (see history.h). */
+static const char SCHEMA_V1[] =
+	"CREATE TABLE jobs ("
+	" id INTEGER PRIMARY KEY AUTOINCREMENT,"
+	" name TEXT NOT NULL, uid INTEGER NOT NULL, pid INTEGER NOT NULL,"
+	" command TEXT NOT NULL, start_ns INTEGER NOT NULL, end_ns INTEGER,"
+	" exit_status INTEGER, work_ns INTEGER NOT NULL DEFAULT 0,"
+	" steal_ns INTEGER NOT NULL DEFAULT 0,"
+	" mug_ns INTEGER NOT NULL DEFAULT 0);"
+	"CREATE INDEX jobs_by_end ON jobs(end_ns);"
+	"CREATE TABLE allotments ("
+	" id INTEGER PRIMARY KEY,"
+	" job INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,"
+	" first_quantum INTEGER NOT NULL, last_quantum INTEGER NOT NULL,"
+	" start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL,"
+	" desire INTEGER NOT NULL, availability INTEGER NOT NULL,"
+	" allotment INTEGER NOT NULL, cpus TEXT NOT NULL,"
+	" work_ns INTEGER NOT NULL, steal_ns INTEGER NOT NULL,"
+	" mug_ns INTEGER NOT NULL, class INTEGER NOT NULL);"
+	"CREATE INDEX allotments_by_job ON allotments(job, start_ns);"
+	"CREATE INDEX allotments_by_end ON allotments(end_ns);";
+
+/* The prepared statements, prepared once at open. */
+enum {
+	ST_BEGIN, ST_COMMIT, ST_ROLLBACK,
+	ST_JOB_INS, ST_JOB_END, ST_JOB_EXIT, ST_JOB_GET,
+	ST_STALE,
+	ST_RUN_INS, ST_RUN_UPD,
+	ST_EXP_RUNS, ST_EXP_JOBS,
+	ST_IDS_CLEAR, ST_IDS_ADD,
+	ST_Q_JOBS, ST_Q_JOBS_IDS, ST_Q_RUNS, ST_Q_RUNS_IDS,
+	ST_STATS,
+	ST_COUNT
+};
+
+#define JOB_COLS "j.id, j.name, j.uid, j.pid, j.command, j.start_ns," \
+	" j.end_ns, j.exit_status, j.work_ns, j.steal_ns, j.mug_ns"
+#define JOB_WHERE " (j.end_ns IS NULL OR j.end_ns >= ?1)" \
+	" AND (?2 = 0 OR j.start_ns <= ?2) ORDER BY j.id LIMIT ?3 OFFSET ?4"
+#define RUN_COLS "a.job, a.first_quantum, a.last_quantum, a.start_ns," \
+	" a.end_ns, a.desire, a.availability, a.allotment, a.cpus," \
+	" a.work_ns, a.steal_ns, a.mug_ns, a.class"
+#define RUN_WHERE " a.end_ns >= ?1 AND (?2 = 0 OR a.start_ns <= ?2)" \
+	" ORDER BY a.job, a.start_ns, a.id LIMIT ?3 OFFSET ?4"
+
+static const char *const SQL[ST_COUNT] = {
+	[ST_BEGIN] = "BEGIN IMMEDIATE",
+	[ST_COMMIT] = "COMMIT",
+	[ST_ROLLBACK] = "ROLLBACK",
+	[ST_JOB_INS] = "INSERT INTO jobs(name, uid, pid, command, start_ns)"
+		" VALUES(?1, ?2, ?3, ?4, ?5)",
+	[ST_JOB_END] = "UPDATE jobs SET end_ns = ?2,"
+		" exit_status = COALESCE(?3, exit_status), work_ns = ?4,"
+		" steal_ns = ?5, mug_ns = ?6 WHERE id = ?1 AND end_ns IS NULL",
+	[ST_JOB_EXIT] = "UPDATE jobs SET exit_status = ?2 WHERE id = ?1",
+	[ST_JOB_GET] = "SELECT pid, end_ns IS NULL FROM jobs WHERE id = ?1",
+	[ST_STALE] = "UPDATE jobs SET end_ns = ?2,"
+		" work_ns = (SELECT COALESCE(SUM(work_ns), 0) FROM allotments"
+		"  WHERE job = jobs.id),"
+		" steal_ns = (SELECT COALESCE(SUM(steal_ns), 0) FROM allotments"
+		"  WHERE job = jobs.id),"
+		" mug_ns = (SELECT COALESCE(SUM(mug_ns), 0) FROM allotments"
+		"  WHERE job = jobs.id)"
+		" WHERE end_ns IS NULL AND start_ns < ?1"
+		" AND id NOT IN (SELECT id FROM temp.history_ids)",
+	[ST_RUN_INS] = "INSERT INTO allotments(job, first_quantum,"
+		" last_quantum, start_ns, end_ns, desire, availability,"
+		" allotment, cpus, work_ns, steal_ns, mug_ns, class)"
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+	[ST_RUN_UPD] = "UPDATE allotments SET last_quantum = ?2, end_ns = ?3,"
+		" work_ns = ?4, steal_ns = ?5, mug_ns = ?6 WHERE id = ?1",
+	[ST_EXP_RUNS] = "DELETE FROM allotments WHERE id IN (SELECT a.id"
+		" FROM jobs j JOIN allotments a ON a.job = j.id"
+		" WHERE j.end_ns < ?1 LIMIT ?2)",
+	[ST_EXP_JOBS] = "DELETE FROM jobs WHERE end_ns < ?1",
+	[ST_IDS_CLEAR] = "DELETE FROM temp.history_ids",
+	[ST_IDS_ADD] = "INSERT OR IGNORE INTO temp.history_ids(id) VALUES(?1)",
+	[ST_Q_JOBS] = "SELECT " JOB_COLS " FROM jobs j WHERE" JOB_WHERE,
+	[ST_Q_JOBS_IDS] = "SELECT " JOB_COLS " FROM temp.history_ids q"
+		" JOIN jobs j ON j.id = q.id WHERE" JOB_WHERE,
+	[ST_Q_RUNS] = "SELECT " RUN_COLS " FROM allotments a WHERE" RUN_WHERE,
+	[ST_Q_RUNS_IDS] = "SELECT " RUN_COLS " FROM temp.history_ids q"
+		" JOIN allotments a ON a.job = q.id WHERE" RUN_WHERE,
+	[ST_STATS] = "SELECT (SELECT count(*) FROM jobs),"
+		" (SELECT count(*) - count(end_ns) FROM jobs),"
+		" (SELECT count(*) FROM allotments),"
+		" (SELECT p.page_count * s.page_size"
+		"  FROM pragma_page_count() p, pragma_page_size() s)",
+};
+
+/* A run of quanta with the same values. */
+struct run {
+	int64_t rowid;          /* its row, 0 if never written */
+	int64_t new_rowid;      /* the row written in the open transaction */
+	int64_t first_q, last_q, start_ns, end_ns;
+	int64_t work_ns, steal_ns, mug_ns;
+	int desire, availability, allotment, cls;
+	char *cpus;
+	int dirty;              /* changed since last written */
+	int pending;            /* written in the open transaction */
+};
+
+/* A tracked job. */
+struct live {
+	int64_t job;
+	int has_run;
+	struct run run;
+};
+
+/* A closed run waiting for a flush. */
+struct queued {
+	int64_t job;
+	struct run run;
+};
+
+struct history {
+	sqlite3 *db;
+	sqlite3_stmt *st[ST_COUNT];
+	struct live *live;      /* tracked jobs by id, n of cap used */
+	size_t n, cap;
+	struct queued *q;       /* closed runs, qn of qcap used */
+	size_t qn, qcap, qmax;
+	int64_t flush_open_ns;  /* write open runs this often */
+	int64_t retention_ns;   /* 0 = forever */
+	int64_t now_ns;         /* end of the latest quantum seen */
+	int64_t open_written_ns;        /* when open runs were last written */
+	int64_t transactions, dropped;
+	char err[256];
+};
+
+/* Set the error message (printf-like). */
+__attribute__((format(printf, 2, 3)))
+static void seterr(struct history *h, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(h->err, sizeof(h->err), fmt, ap);
+	va_end(ap);
+}
+
+/* Set the error message to what SQLite said about `what`. */
+static int sqlerr(struct history *h, const char *what)
+{
+	seterr(h, "%s: %s", what, sqlite3_errmsg(h->db));
+	return -1;
+}
+
+/* Step a statement that returns no rows, then reset it; 0 or -1. */
+static int step_done(struct history *h, sqlite3_stmt *s, const char *what)
+{
+	int rc = sqlite3_step(s);
+
+	if (rc != SQLITE_DONE)
+		sqlerr(h, what);
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Bind parameters 1, 2, ... of s as fmt says, one letter each: L an
+ * int64_t, d an int, p a const int * (NULL binds NULL), s a string. */
+static sqlite3_stmt *bind(sqlite3_stmt *s, const char *fmt, ...)
+{
+	va_list ap;
+	const int *p;
+
+	va_start(ap, fmt);
+	for (int i = 1; fmt[i - 1] != '\0'; i++) {
+		switch (fmt[i - 1]) {
+		case 'L':
+			sqlite3_bind_int64(s, i, va_arg(ap, int64_t));
+			break;
+		case 'd':
+			sqlite3_bind_int(s, i, va_arg(ap, int));
+			break;
+		case 'p':
+			p = va_arg(ap, const int *);
+			if (p != NULL)
+				sqlite3_bind_int(s, i, *p);
+			else
+				sqlite3_bind_null(s, i);
+			break;
+		default:
+			sqlite3_bind_text(s, i, va_arg(ap, const char *), -1,
+					  SQLITE_STATIC);
+		}
+	}
+	va_end(ap);
+	return s;
+}
+
+/* Index of the first tracked job with id >= job. */
+static size_t live_pos(const struct history *h, int64_t job)
+{
+	size_t lo = 0, hi = h->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (h->live[mid].job < job)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The tracked job `job`, or NULL. */
+static struct live *live_find(struct history *h, int64_t job)
+{
+	size_t i = live_pos(h, job);
+
+	return i < h->n && h->live[i].job == job ? &h->live[i] : NULL;
+}
+
+/* Make room for one more tracked job; 0, or -1 when out of memory. */
+static int live_reserve(struct history *h)
+{
+	struct live *bigger;
+	size_t cap = h->cap ? 2 * h->cap : 16;
+
+	if (h->n < h->cap)
+		return 0;
+	bigger = realloc(h->live, cap * sizeof(*bigger));
+	if (bigger == NULL) {
+		seterr(h, "out of memory");
+		return -1;
+	}
+	h->live = bigger;
+	h->cap = cap;
+	return 0;
+}
+
+/* Start tracking `job` (live_reserve() must have made room). */
+static void live_add(struct history *h, int64_t job)
+{
+	size_t i = live_pos(h, job);
+
+	memmove(&h->live[i + 1], &h->live[i], (h->n - i) * sizeof(h->live[0]));
+	memset(&h->live[i], 0, sizeof(h->live[i]));
+	h->live[i].job = job;
+	h->n++;
+}
+
+/* Stop tracking the job l, freeing its open run. */
+static void live_remove(struct history *h, struct live *l)
+{
+	size_t i = (size_t)(l - h->live);
+
+	if (l->has_run)
+		free(l->run.cpus);
+	memmove(l, l + 1, (h->n - i - 1) * sizeof(*l));
+	h->n--;
+}
+
+/* Begin a write transaction. */
+static int tx_begin(struct history *h)
+{
+	return step_done(h, h->st[ST_BEGIN], "begin");
+}
+
+/* Forget the row ids learnt in a transaction that failed, and roll back
+ * (keeping the error message that caused it). */
+static void tx_rollback(struct history *h)
+{
+	char keep[sizeof(h->err)];
+
+	memcpy(keep, h->err, sizeof(keep));
+	for (size_t i = 0; i < h->n; i++)
+		h->live[i].run.pending = 0;
+	if (!sqlite3_get_autocommit(h->db))
+		step_done(h, h->st[ST_ROLLBACK], "rollback");
+	memcpy(h->err, keep, sizeof(keep));
+}
+
+/* Commit; then the queue is written and the open runs written in the
+ * transaction are clean.  0, or -1 after rolling back. */
+static int tx_commit(struct history *h)
+{
+	if (step_done(h, h->st[ST_COMMIT], "commit") < 0) {
+		tx_rollback(h);
+		return -1;
+	}
+	h->transactions++;
+	for (size_t i = 0; i < h->qn; i++)
+		free(h->q[i].run.cpus);
+	h->qn = 0;
+	for (size_t i = 0; i < h->n; i++) {
+		struct run *r = &h->live[i].run;
+
+		if (!h->live[i].has_run || !r->pending)
+			continue;
+		r->rowid = r->new_rowid;
+		r->pending = 0;
+		r->dirty = 0;
+	}
+	return 0;
+}
+
+/* Write run r of job (an insert, or an update of its row), inside a
+ * transaction; the row id is kept in r->new_rowid until the commit. */
+static int write_run(struct history *h, int64_t job, struct run *r)
+{
+	sqlite3_stmt *s;
+
+	if (r->rowid != 0) {
+		s = bind(h->st[ST_RUN_UPD], "LLLLLL", r->rowid, r->last_q,
+			 r->end_ns, r->work_ns, r->steal_ns, r->mug_ns);
+		if (step_done(h, s, "update run") < 0)
+			return -1;
+		r->new_rowid = r->rowid;
+	} else {
+		s = bind(h->st[ST_RUN_INS], "LLLLLdddsLLLd", job, r->first_q,
+			 r->last_q, r->start_ns, r->end_ns, r->desire,
+			 r->availability, r->allotment, r->cpus, r->work_ns,
+			 r->steal_ns, r->mug_ns, r->cls);
+		if (step_done(h, s, "insert run") < 0)
+			return -1;
+		r->new_rowid = sqlite3_last_insert_rowid(h->db);
+	}
+	r->pending = 1;
+	return 0;
+}
+
+/* Write the queue, inside a transaction. */
+static int write_queue(struct history *h)
+{
+	for (size_t i = 0; i < h->qn; i++)
+		if (write_run(h, h->q[i].job, &h->q[i].run) < 0)
+			return -1;
+	return 0;
+}
+
+/* Whether some tracked job's open run changed since it was written. */
+static int any_dirty_open(const struct history *h)
+{
+	for (size_t i = 0; i < h->n; i++)
+		if (h->live[i].has_run && h->live[i].run.dirty)
+			return 1;
+	return 0;
+}
+
+/* Write the queue, and the dirty open runs if open_too, in one
+ * transaction (none if there is nothing to write). */
+static int write_pending(struct history *h, int open_too)
+{
+	if (open_too && !any_dirty_open(h))
+		open_too = 0;
+	if (h->qn == 0 && !open_too)
+		return 0;
+	if (tx_begin(h) < 0)
+		return -1;
+	if (write_queue(h) < 0)
+		goto fail;
+	for (size_t i = 0; open_too && i < h->n; i++) {
+		struct live *l = &h->live[i];
+
+		if (l->has_run && l->run.dirty &&
+		    write_run(h, l->job, &l->run) < 0)
+			goto fail;
+	}
+	if (tx_commit(h) < 0)
+		return -1;
+	if (open_too)
+		h->open_written_ns = h->now_ns;
+	return 0;
+fail:
+	tx_rollback(h);
+	return -1;
+}
+
+/* Read the schema version, the application id and the number of schema
+ * objects (tables, indexes...) into v[0..2]; 0, or -1 with the message. */
+static int probe(struct history *h, int64_t v[3])
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (sqlite3_prepare_v2(h->db, "SELECT v.user_version,"
+			       " a.application_id, (SELECT count(*) FROM"
+			       " sqlite_master) FROM pragma_user_version() v,"
+			       " pragma_application_id() a", -1, &s,
+			       NULL) != SQLITE_OK)
+		return sqlerr(h, "read schema version");
+	rc = sqlite3_step(s);
+	for (int i = 0; i < 3 && rc == SQLITE_ROW; i++)
+		v[i] = sqlite3_column_int64(s, i);
+	if (rc != SQLITE_ROW)
+		sqlerr(h, "read schema version");
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW ? 0 : -1;
+}
+
+/* Run SQL text with sqlite3_exec; 0, or -1 with the message in h->err. */
+static int exec(struct history *h, const char *sql, const char *what)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(h->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		seterr(h, "%s: %s", what, msg ? msg : sqlite3_errmsg(h->db));
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* Create schema version 1 in an empty database, or accept one created
+ * meanwhile by another asteald; 0 or -1. */
+static int create_schema(struct history *h)
+{
+	int64_t v[3];
+	char sql[128];
+
+	if (exec(h, "BEGIN IMMEDIATE", "create schema") < 0)
+		return -1;
+	if (probe(h, v) < 0)
+		goto fail;
+	if (v[0] != 0) {
+		exec(h, "ROLLBACK", "create schema");
+		return 0;
+	}
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d;"
+		 " PRAGMA application_id = %d", HISTORY_SCHEMA_VERSION, APP_ID);
+	if (exec(h, SCHEMA_V1, "create schema") < 0 ||
+	    exec(h, sql, "create schema") < 0 ||
+	    exec(h, "COMMIT", "create schema") < 0)
+		goto fail;
+	return 0;
+fail:
+	if (!sqlite3_get_autocommit(h->db))
+		sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
+	return -1;
+}
+
+/* Set up the connection, check the database is ours (before changing it
+ * to WAL) or create the schema, prepare the statements. */
+static int setup(struct history *h, const char *path, int busy_ms)
+{
+	int64_t v[3], version;
+	sqlite3_stmt *s;
+	int ok;
+
+	sqlite3_extended_result_codes(h->db, 1);
+	sqlite3_busy_timeout(h->db, busy_ms);
+	if (exec(h, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;"
+		 " PRAGMA temp_store = MEMORY", "configure") < 0)
+		return -1;
+	if (probe(h, v) < 0)
+		return -1;
+	version = v[0];
+	if (version > HISTORY_SCHEMA_VERSION) {
+		seterr(h, "database schema version %" PRId64 " is newer than"
+		       " this asteald (%d)", version, HISTORY_SCHEMA_VERSION);
+		return -1;
+	}
+	if ((version == 0 && v[2] != 0) || (version != 0 && v[1] != APP_ID)) {
+		seterr(h, "not an asteal history database (schema version"
+		       " %" PRId64 ", application_id %" PRId64 ", %" PRId64
+		       " objects)", version, v[1], v[2]);
+		return -1;
+	}
+	/* journal_mode answers with the mode now in force. */
+	if (sqlite3_prepare_v2(h->db, "PRAGMA journal_mode = WAL", -1, &s,
+			       NULL) != SQLITE_OK)
+		return sqlerr(h, "set WAL mode");
+	ok = sqlite3_step(s) == SQLITE_ROW &&
+	     (strcmp((const char *)sqlite3_column_text(s, 0), "wal") == 0 ||
+	      strcmp(path, ":memory:") == 0);
+	if (!ok)
+		sqlerr(h, "set WAL mode");
+	sqlite3_finalize(s);
+	if (!ok)
+		return -1;
+	if (version == 0 && create_schema(h) < 0)
+		return -1;
+	if (exec(h, "CREATE TEMP TABLE history_ids(id INTEGER PRIMARY KEY)",
+		 "create temporary table") < 0)
+		return -1;
+	for (int i = 0; i < ST_COUNT; i++)
+		if (sqlite3_prepare_v3(h->db, SQL[i], -1,
+				       SQLITE_PREPARE_PERSISTENT, &h->st[i],
+				       NULL) != SQLITE_OK)
+			return sqlerr(h, "prepare");
+	return 0;
+}
+
+/* Free everything of h but the database connection. */
+static void free_memory(struct history *h)
+{
+	for (size_t i = 0; i < h->n; i++)
+		if (h->live[i].has_run)
+			free(h->live[i].run.cpus);
+	for (size_t i = 0; i < h->qn; i++)
+		free(h->q[i].run.cpus);
+	free(h->live);
+	free(h->q);
+}
+
+/* Close the connection (statements first) and free h. */
+static void destroy(struct history *h)
+{
+	for (int i = 0; i < ST_COUNT; i++)
+		sqlite3_finalize(h->st[i]);
+	sqlite3_close(h->db);
+	free_memory(h);
+	free(h);
+}
+
+/* Open (creating if new) the history database at path. */
+struct history *history_open(const char *path, const struct history_opts *o,
+			     char *why, size_t whylen)
+{
+	static const struct history_opts defaults;
+	struct history *h;
+	int rc;
+
+	if (o == NULL)
+		o = &defaults;
+	if (path == NULL || *path == '\0' || o->retention_days < 0 ||
+	    o->retention_days > RETENTION_MAX) {
+		if (why != NULL && whylen > 0)
+			snprintf(why, whylen, "history: %s", path == NULL ||
+				 *path == '\0' ? "no database path" :
+				 "retention days out of range (0 to 36500)");
+		return NULL;
+	}
+	h = calloc(1, sizeof(*h));
+	if (h == NULL) {
+		if (why != NULL && whylen > 0)
+			snprintf(why, whylen, "history: out of memory");
+		return NULL;
+	}
+	h->flush_open_ns = (int64_t)(o->flush_open_ms > 0 ? o->flush_open_ms
+							  : 5000) * 1000000;
+	h->retention_ns = (int64_t)o->retention_days * NS_PER_DAY;
+	h->qmax = o->max_queue > 0 ? o->max_queue : (size_t)1 << 20;
+	rc = sqlite3_open_v2(path, &h->db, SQLITE_OPEN_READWRITE |
+			     SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK) {
+		seterr(h, "cannot open: %s", h->db ? sqlite3_errmsg(h->db)
+						   : sqlite3_errstr(rc));
+	} else if (setup(h, path, o->busy_timeout_ms > 0 ? o->busy_timeout_ms
+							   : 20) == 0) {
+		return h;
+	}
+	if (why != NULL && whylen > 0)
+		snprintf(why, whylen, "history %s: %s", path, h->err);
+	destroy(h);
+	return NULL;
+}
+
+/* Write what is pending and close. */
+void history_close(struct history *h)
+{
+	if (h == NULL)
+		return;
+	write_pending(h, 1);
+	destroy(h);
+}
+
+/* The last error's message. */
+const char *history_error(const struct history *h)
+{
+	return h != NULL ? h->err : "no history handle";
+}
+
+/* Record a new job and track it; its id, or -1. */
+int64_t history_job_begin(struct history *h, const struct history_job *j)
+{
+	sqlite3_stmt *s;
+	int64_t id;
+
+	if (h == NULL)
+		return -1;
+	if (j == NULL || j->name == NULL || j->uid < 0 || j->pid <= 0 ||
+	    j->start_ns <= 0) {
+		seterr(h, "job begin: bad arguments");
+		return -1;
+	}
+	if (live_reserve(h) < 0)
+		return -1;
+	s = bind(h->st[ST_JOB_INS], "sLLsL", j->name, j->uid, j->pid,
+		 j->command ? j->command : "", j->start_ns);
+	if (step_done(h, s, "job begin") < 0)
+		return -1;
+	h->transactions++;
+	id = sqlite3_last_insert_rowid(h->db);
+	live_add(h, id);
+	return id;
+}
+
+/* End a job: its open run, the queue and its row in one transaction. */
+int history_job_end(struct history *h, int64_t id, int64_t end_ns,
+		    const int *exit_status, int64_t work_ns, int64_t steal_ns,
+		    int64_t mug_ns)
+{
+	struct live *l;
+	sqlite3_stmt *s;
+
+	if (h == NULL)
+		return -1;
+	if (id <= 0 || end_ns <= 0 || work_ns < 0 || steal_ns < 0 ||
+	    mug_ns < 0) {
+		seterr(h, "job end: bad arguments");
+		return -1;
+	}
+	l = live_find(h, id);
+	if (tx_begin(h) < 0)
+		return -1;
+	if (write_queue(h) < 0 ||
+	    (l != NULL && l->has_run && l->run.dirty &&
+	     write_run(h, id, &l->run) < 0))
+		goto fail;
+	s = bind(h->st[ST_JOB_END], "LLpLLL", id, end_ns, exit_status,
+		 work_ns, steal_ns, mug_ns);
+	if (step_done(h, s, "job end") < 0)
+		goto fail;
+	if (sqlite3_changes(h->db) != 1) {
+		seterr(h, "job end: no running job %" PRId64, id);
+		goto fail;
+	}
+	if (tx_commit(h) < 0)
+		return -1;
+	if (l != NULL)
+		live_remove(h, l);
+	return 0;
+fail:
+	tx_rollback(h);
+	return -1;
+}
+
+/* Set a job's exit status. */
+int history_job_set_exit(struct history *h, int64_t id, int status)
+{
+	sqlite3_stmt *s;
+
+	if (h == NULL)
+		return -1;
+	s = bind(h->st[ST_JOB_EXIT], "Ld", id, status);
+	if (step_done(h, s, "set exit status") < 0)
+		return -1;
+	if (sqlite3_changes(h->db) != 1) {
+		seterr(h, "set exit status: no job %" PRId64, id);
+		return -1;
+	}
+	h->transactions++;
+	return 0;
+}
+
+/* Take back a job left running by a previous daemon. */
+int history_job_reopen(struct history *h, int64_t id, int64_t pid)
+{
+	sqlite3_stmt *s;
+	int64_t rowpid = 0;
+	int rc, running = 0;
+
+	if (h == NULL)
+		return -1;
+	if (live_find(h, id) != NULL) {
+		seterr(h, "reopen: job %" PRId64 " is tracked already", id);
+		return -1;
+	}
+	if (live_reserve(h) < 0)
+		return -1;
+	s = bind(h->st[ST_JOB_GET], "L", id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		rowpid = sqlite3_column_int64(s, 0);
+		running = sqlite3_column_int(s, 1);
+	} else if (rc != SQLITE_DONE) {
+		sqlerr(h, "reopen");
+		sqlite3_reset(s);
+		return -1;
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW || !running || rowpid != pid || pid <= 0) {
+		seterr(h, "reopen: job %" PRId64 " %s", id,
+		       rc != SQLITE_ROW ? "is unknown" :
+		       !running ? "has ended" : "has another pid");
+		return -1;
+	}
+	live_add(h, id);
+	return 0;
+}
+
+/* Put ids (n of them, or the tracked jobs' if ids is NULL) in the
+ * temporary table history_ids; 0 or -1. */
+static int fill_ids(struct history *h, const int64_t *ids, size_t n)
+{
+	if (step_done(h, h->st[ST_IDS_CLEAR], "fill ids") < 0)
+		return -1;
+	if (ids == NULL)
+		n = h->n;
+	for (size_t i = 0; i < n; i++)
+		if (step_done(h, bind(h->st[ST_IDS_ADD], "L",
+				      ids ? ids[i] : h->live[i].job),
+			      "fill ids") < 0)
+			return -1;
+	return 0;
+}
+
+/* Close the job rows left open that nobody reopened. */
+int history_close_stale(struct history *h, int64_t now_ns,
+			int64_t older_than_ns)
+{
+	int n;
+
+	if (h == NULL)
+		return -1;
+	if (now_ns <= 0 || older_than_ns < 0) {
+		seterr(h, "close stale: bad arguments");
+		return -1;
+	}
+	if (fill_ids(h, NULL, 0) < 0 ||
+	    step_done(h, bind(h->st[ST_STALE], "LL", now_ns - older_than_ns,
+			      now_ns), "close stale") < 0)
+		return -1;
+	n = sqlite3_changes(h->db);
+	h->transactions += n > 0;
+	return n;
+}
+
+/* Check one quantum's fields; 0, or -1 with the message set. */
+static int check_quantum(struct history *h, const struct history_quantum *q)
+{
+	const char *why = NULL;
+
+	if (q == NULL || q->cpus == NULL)
+		why = "NULL quantum or cpus";
+	else if (q->quantum < 0 || q->start_ns <= 0 || q->end_ns < q->start_ns)
+		why = "bad quantum number or times";
+	else if (q->desire < 0 || q->availability < 0 || q->allotment < 0)
+		why = "negative desire, availability or allotment";
+	else if (q->work_ns < 0 || q->steal_ns < 0 || q->mug_ns < 0)
+		why = "negative usage";
+	else if (q->cls < HISTORY_INEFFICIENT || q->cls > HISTORY_DEPRIVED)
+		why = "bad class";
+	else if (strnlen(q->cpus, CPUS_MAX) >= CPUS_MAX)
+		why = "cpus too long";
+	if (why != NULL) {
+		seterr(h, "allot: %s", why);
+		return -1;
+	}
+	return 0;
+}
+
+/* Whether quantum q continues run r (next number, same values). */
+static int continues(const struct run *r, const struct history_quantum *q)
+{
+	return q->quantum == r->last_q + 1 && q->desire == r->desire &&
+	       q->availability == r->availability &&
+	       q->allotment == r->allotment && q->cls == r->cls &&
+	       strcmp(q->cpus, r->cpus) == 0;
+}
+
+/* Queue closed run r of job (taking its cpus); -1 if the queue is full
+ * (the run is dropped). */
+static int enqueue(struct history *h, int64_t job, struct run *r)
+{
+	if (h->qn == h->qcap && h->qcap < h->qmax) {
+		size_t cap = h->qcap ? 2 * h->qcap : 64;
+		struct queued *bigger;
+
+		if (cap > h->qmax)
+			cap = h->qmax;
+		bigger = realloc(h->q, cap * sizeof(*h->q));
+		if (bigger != NULL) {
+			h->q = bigger;
+			h->qcap = cap;
+		}
+	}
+	if (h->qn == h->qcap) {
+		free(r->cpus);
+		h->dropped++;
+		seterr(h, "allot: history queue full, a run was dropped");
+		return -1;
+	}
+	h->q[h->qn].job = job;
+	h->q[h->qn].run = *r;
+	h->q[h->qn].run.pending = 0;
+	h->qn++;
+	return 0;
+}
+
+/* Record one quantum of a tracked job. */
+int history_allot(struct history *h, int64_t job_id,
+		  const struct history_quantum *q)
+{
+	struct live *l;
+	struct run *r;
+	char *cpus;
+	int rc = 0;
+
+	if (h == NULL)
+		return -1;
+	if (check_quantum(h, q) < 0)
+		return -1;
+	l = live_find(h, job_id);
+	if (l == NULL) {
+		seterr(h, "allot: job %" PRId64 " is not running here",
+		       job_id);
+		return -1;
+	}
+	r = &l->run;
+	if (l->has_run && q->quantum <= r->last_q) {
+		seterr(h, "allot: job %" PRId64 " quantum %" PRId64
+		       " is not after %" PRId64, job_id, q->quantum, r->last_q);
+		return -1;
+	}
+	if (h->open_written_ns == 0 || q->end_ns < h->open_written_ns)
+		h->open_written_ns = q->start_ns;
+	h->now_ns = q->end_ns;
+	if (l->has_run && continues(r, q)) {
+		r->last_q = q->quantum;
+		r->end_ns = q->end_ns;
+		r->work_ns += q->work_ns;
+		r->steal_ns += q->steal_ns;
+		r->mug_ns += q->mug_ns;
+		r->dirty = 1;
+		return 0;
+	}
+	cpus = strdup(q->cpus);
+	if (cpus == NULL) {
+		seterr(h, "allot: out of memory");
+		return -1;
+	}
+	if (l->has_run) {
+		if (r->dirty)
+			rc = enqueue(h, job_id, r);
+		else
+			free(r->cpus);
+	}
+	memset(r, 0, sizeof(*r));
+	r->first_q = r->last_q = q->quantum;
+	r->start_ns = q->start_ns;
+	r->end_ns = q->end_ns;
+	r->desire = q->desire;
+	r->availability = q->availability;
+	r->allotment = q->allotment;
+	r->cls = q->cls;
+	r->cpus = cpus;
+	r->work_ns = q->work_ns;
+	r->steal_ns = q->steal_ns;
+	r->mug_ns = q->mug_ns;
+	r->dirty = 1;
+	l->has_run = 1;
+	return rc;
+}
+
+/* Write the queue (and the open runs when due) in one transaction. */
+int history_flush(struct history *h)
+{
+	int open_due;
+
+	if (h == NULL)
+		return -1;
+	open_due = h->open_written_ns != 0 &&
+		   h->now_ns - h->open_written_ns >= h->flush_open_ns;
+	if (h->qn == 0 && !open_due)
+		return 0;
+	if (open_due && !any_dirty_open(h)) {
+		h->open_written_ns = h->now_ns;
+		open_due = 0;
+		if (h->qn == 0)
+			return 0;
+	}
+	return write_pending(h, open_due);
+}
+
+/* Bind since, until, limit and offset to a query statement. */
+static sqlite3_stmt *bind_window(sqlite3_stmt *s,
+				 const struct history_filter *f)
+{
+	return bind(s, "LLLL", f->since_ns, f->until_ns,
+		    f->limit > 0 ? f->limit : (int64_t)-1, f->offset);
+}
+
+/* Text column i, "" for NULL. */
+static const char *text(sqlite3_stmt *s, int i)
+{
+	const unsigned char *t = sqlite3_column_text(s, i);
+
+	return t != NULL ? (const char *)t : "";
+}
+
+/* Report the selected jobs; rows reported, or -1; *stop set if jcb
+ * asked to stop. */
+static int query_jobs(struct history *h, const struct history_filter *f,
+		      history_job_cb jcb, void *arg, int *stop)
+{
+	sqlite3_stmt *s = bind_window(h->st[f->njobs ? ST_Q_JOBS_IDS
+							: ST_Q_JOBS], f);
+	int rc = SQLITE_DONE, n = 0;
+
+	while (!*stop && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct history_job_info j = {
+			.id = sqlite3_column_int64(s, 0),
+			.name = text(s, 1),
+			.uid = sqlite3_column_int64(s, 2),
+			.pid = sqlite3_column_int64(s, 3),
+			.command = text(s, 4),
+			.start_ns = sqlite3_column_int64(s, 5),
+			.end_ns = sqlite3_column_int64(s, 6),
+			.has_exit = sqlite3_column_type(s, 7) != SQLITE_NULL,
+			.exit_status = sqlite3_column_int(s, 7),
+			.work_ns = sqlite3_column_int64(s, 8),
+			.steal_ns = sqlite3_column_int64(s, 9),
+			.mug_ns = sqlite3_column_int64(s, 10),
+		};
+
+		n++;
+		*stop = jcb(&j, arg) != 0;
+	}
+	if (!*stop && rc != SQLITE_DONE)
+		n = sqlerr(h, "query jobs");
+	sqlite3_reset(s);
+	return n;
+}
+
+/* Report the selected runs; rows reported, or -1. */
+static int query_runs(struct history *h, const struct history_filter *f,
+		      history_run_cb rcb, void *arg)
+{
+	sqlite3_stmt *s = bind_window(h->st[f->njobs ? ST_Q_RUNS_IDS
+							: ST_Q_RUNS], f);
+	int rc = SQLITE_DONE, n = 0, stop = 0;
+
+	while (!stop && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct history_run r = {
+			.job = sqlite3_column_int64(s, 0),
+			.first_quantum = sqlite3_column_int64(s, 1),
+			.last_quantum = sqlite3_column_int64(s, 2),
+			.start_ns = sqlite3_column_int64(s, 3),
+			.end_ns = sqlite3_column_int64(s, 4),
+			.desire = sqlite3_column_int(s, 5),
+			.availability = sqlite3_column_int(s, 6),
+			.allotment = sqlite3_column_int(s, 7),
+			.cpus = text(s, 8),
+			.work_ns = sqlite3_column_int64(s, 9),
+			.steal_ns = sqlite3_column_int64(s, 10),
+			.mug_ns = sqlite3_column_int64(s, 11),
+			.cls = sqlite3_column_int(s, 12),
+		};
+
+		n++;
+		stop = rcb(&r, arg) != 0;
+	}
+	if (!stop && rc != SQLITE_DONE)
+		n = sqlerr(h, "query runs");
+	sqlite3_reset(s);
+	return n;
+}
+
+/* Report the selected jobs and runs, after writing everything pending. */
+int history_query(struct history *h, const struct history_filter *f,
+		  history_job_cb jcb, history_run_cb rcb, void *arg)
+{
+	static const struct history_filter all;
+	int nj = 0, nr = 0, stop = 0;
+
+	if (h == NULL)
+		return -1;
+	if (f == NULL)
+		f = &all;
+	if ((f->njobs > 0 && f->jobs == NULL) || f->since_ns < 0 ||
+	    f->until_ns < 0 || f->limit < 0 || f->offset < 0) {
+		seterr(h, "query: bad filter");
+		return -1;
+	}
+	if (write_pending(h, 1) < 0)
+		return -1;
+	if (f->njobs > 0 && fill_ids(h, f->jobs, f->njobs) < 0)
+		return -1;
+	if (jcb != NULL && (nj = query_jobs(h, f, jcb, arg, &stop)) < 0)
+		return -1;
+	if (rcb != NULL && !stop && (nr = query_runs(h, f, rcb, arg)) < 0)
+		return -1;
+	return nj + nr;
+}
+
+/* Delete the jobs that ended before the retention window, and their runs. */
+int64_t history_expire(struct history *h, int64_t now_ns)
+{
+	sqlite3_stmt *s;
+	int64_t cutoff, deleted = 0;
+	int n;
+
+	if (h == NULL)
+		return -1;
+	if (now_ns <= 0) {
+		seterr(h, "expire: bad time");
+		return -1;
+	}
+	if (h->retention_ns == 0)
+		return 0;
+	cutoff = now_ns - h->retention_ns;
+	do {
+		s = bind(h->st[ST_EXP_RUNS], "Ld", cutoff, EXPIRE_BATCH);
+		if (step_done(h, s, "expire runs") < 0)
+			return -1;
+		n = sqlite3_changes(h->db);
+		deleted += n;
+		if (n > 0)
+			h->transactions++;
+	} while (n == EXPIRE_BATCH);
+	if (step_done(h, bind(h->st[ST_EXP_JOBS], "L", cutoff),
+		      "expire jobs") < 0)
+		return -1;
+	n = sqlite3_changes(h->db);
+	if (n > 0)
+		h->transactions++;
+	return deleted + n;
+}
+
+/* Fill in the sizes. */
+int history_stats(struct history *h, struct history_stats *st)
+{
+	sqlite3_stmt *s;
+
+	if (h == NULL)
+		return -1;
+	if (st == NULL) {
+		seterr(h, "stats: NULL argument");
+		return -1;
+	}
+	memset(st, 0, sizeof(*st));
+	s = h->st[ST_STATS];
+	if (sqlite3_step(s) != SQLITE_ROW) {
+		sqlerr(h, "stats");
+		sqlite3_reset(s);
+		return -1;
+	}
+	st->jobs = sqlite3_column_int64(s, 0);
+	st->running_jobs = sqlite3_column_int64(s, 1);
+	st->allotment_rows = sqlite3_column_int64(s, 2);
+	st->db_bytes = sqlite3_column_int64(s, 3);
+	sqlite3_reset(s);
+	st->live_jobs = (int64_t)h->n;
+	for (size_t i = 0; i < h->n; i++)
+		st->open_runs += h->live[i].has_run;
+	st->queued_runs = (int64_t)h->qn;
+	st->transactions = h->transactions;
+	st->changes = sqlite3_total_changes64(h->db);
+	st->dropped = h->dropped;
+	return 0;
+}

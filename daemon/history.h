@@ -1,0 +1,230 @@
+/*
+ * history.h - asteald's allotment history in SQLite (see
+ * ../shared/DESIGN.md, "asteald").
+ *
+ * Two tables (schema version 1, kept in PRAGMA user_version; the file is
+ * marked with PRAGMA application_id 0x41535448, "ASTH"):
+ *
+ *   jobs(id INTEGER PRIMARY KEY AUTOINCREMENT, name, uid, pid, command,
+ *        start_ns, end_ns NULL while running, exit_status NULL if unknown,
+ *        work_ns, steal_ns, mug_ns)
+ *   allotments(id, job -> jobs.id ON DELETE CASCADE, first_quantum,
+ *        last_quantum, start_ns, end_ns, desire, availability, allotment,
+ *        cpus TEXT in Linux list format "0-3,6", work_ns, steal_ns, mug_ns,
+ *        class)
+ *
+ * with indexes jobs(end_ns), allotments(job, start_ns), allotments(end_ns).
+ * Times are nanoseconds since the Unix epoch (CLOCK_REALTIME).
+ *
+ * One allotments row is one *run*: consecutive quanta of one job in which
+ * desire, availability, allotment, cpus and class stayed the same (usage is
+ * summed over the run).  So storage grows with the number of changes, not
+ * with time.  The module keeps each running job's open run in memory and
+ * only extends it while nothing changes; a run closes when a value changes
+ * or a quantum number is skipped, and the closed run is queued.
+ * history_flush(), called once per tick, writes the queue in ONE short
+ * transaction and does nothing at all (no disk access) when nothing is
+ * queued.  Open runs are also written (inserted once, then updated in
+ * place) at most every flush_open_ms of quantum time, when their job ends,
+ * before a query and at close, so a crash loses at most flush_open_ms of
+ * history.  The "quantum time" is the end_ns of the latest quantum given
+ * to history_allot(), so the module reads no clock of its own.
+ *
+ * Job ids are the jobs table's AUTOINCREMENT rowids: the daemon uses them
+ * as its job ids, and they never repeat, across restarts and retention too.
+ * A job row stays open (end_ns NULL) when the daemon stops; a job that
+ * reconnects to the next daemon is taken back with history_job_reopen(),
+ * and history_close_stale() closes the rows nobody reclaimed.
+ *
+ * Writes, each one short transaction: history_flush() (at most one per
+ * call), history_job_begin(), history_job_end() (which also writes the
+ * queue and the job's open run), history_job_set_exit(),
+ * history_close_stale(), history_query() (writes what is pending first),
+ * history_expire() (one per 5000 runs deleted, one for the jobs).  The
+ * rest (history_allot, history_stats, a flush with nothing due) does not
+ * write.  SQLite's automatic WAL checkpoint (every 1000 WAL pages) runs
+ * inside some commit and then syncs; at this write rate that is rare.
+ *
+ * The database is opened in WAL mode with synchronous=NORMAL (a commit
+ * does not fsync; a power loss may lose the last commits, never corrupt),
+ * foreign keys on and a small busy timeout.  A database of a newer schema
+ * version, or a file that is another program's database, is refused.
+ *
+ * Every fallible function returns -1 (NULL for history_open) and leaves a
+ * message in history_error(); none aborts.  A handle is not thread-safe:
+ * use it from one thread (the daemon's event loop).  Query callbacks must
+ * not call back into the module.
+ */
+#ifndef ASTEAL_HISTORY_H
+#define ASTEAL_HISTORY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define HISTORY_SCHEMA_VERSION 1
+
+/* Opening options; a NULL pointer or a field <= 0 means the default. */
+struct history_opts {
+	int retention_days;    /* ended jobs older than this are deleted by
+				  history_expire(); 0 = keep forever;
+				  at most 36500 */
+	int flush_open_ms;     /* write open runs at most this often
+				  (quantum time); default 5000 */
+	int busy_timeout_ms;   /* wait this long for another writer's lock;
+				  default 20 */
+	size_t max_queue;      /* closed runs waiting for a flush; beyond
+				  this they are dropped (counted); default
+				  1048576 */
+};
+
+/* The quality of a quantum for its job (A-STEAL's feedback). */
+enum history_class {
+	HISTORY_INEFFICIENT = 0,
+	HISTORY_SATISFIED = 1,  /* efficient, allotment == desire */
+	HISTORY_DEPRIVED = 2,   /* efficient, allotment < desire */
+};
+
+/* A new job (history_job_begin). */
+struct history_job {
+	const char *name;     /* not NULL */
+	int64_t uid;          /* >= 0 */
+	int64_t pid;          /* > 0 */
+	const char *command;  /* NULL is stored as "" */
+	int64_t start_ns;     /* > 0 */
+};
+
+/* One job's quantum (history_allot). */
+struct history_quantum {
+	int64_t quantum;      /* >= 0, increasing per job */
+	int64_t start_ns, end_ns;     /* 0 < start_ns <= end_ns */
+	int desire, availability, allotment;    /* >= 0 */
+	const char *cpus;     /* Linux list format, "" when none; not NULL */
+	int64_t work_ns, steal_ns, mug_ns;      /* usage, >= 0 */
+	int cls;              /* enum history_class */
+};
+
+/* A job as a query reports it (strings valid during the callback). */
+struct history_job_info {
+	int64_t id;
+	const char *name;
+	int64_t uid, pid;
+	const char *command;
+	int64_t start_ns;
+	int64_t end_ns;       /* 0 while running */
+	int has_exit;         /* whether exit_status is known */
+	int exit_status;
+	int64_t work_ns, steal_ns, mug_ns;      /* totals */
+};
+
+/* A run of quanta as a query reports it (cpus valid during the callback). */
+struct history_run {
+	int64_t job;
+	int64_t first_quantum, last_quantum;
+	int64_t start_ns;     /* start of the first quantum */
+	int64_t end_ns;       /* end of the last quantum */
+	int desire, availability, allotment;
+	const char *cpus;
+	int64_t work_ns, steal_ns, mug_ns;      /* sums over the run */
+	int cls;
+};
+
+/* What a query selects; a NULL filter selects everything.
+ * Jobs: those whose lifetime [start_ns, end_ns or now] overlaps
+ * [since_ns, until_ns], ordered by id.  Runs: those whose [start_ns,
+ * end_ns] overlaps it, ordered by job, then start_ns (then row id: a total
+ * order, so limit/offset pages are disjoint and cover everything).
+ * limit and offset apply to jobs and to runs separately. */
+struct history_filter {
+	const int64_t *jobs;  /* job ids; njobs == 0 = all jobs */
+	size_t njobs;
+	int64_t since_ns;     /* 0 = from the beginning */
+	int64_t until_ns;     /* 0 = open end */
+	int64_t limit;        /* 0 = no limit */
+	int64_t offset;
+};
+
+/* Callbacks of history_query(): return 0 to go on, nonzero to stop. */
+typedef int (*history_job_cb)(const struct history_job_info *j, void *arg);
+typedef int (*history_run_cb)(const struct history_run *r, void *arg);
+
+/* Sizes, for the daemon's status and the benchmarks.  Counts are of what
+ * is on disk (call history_flush() first to include the queue). */
+struct history_stats {
+	int64_t jobs;            /* rows in jobs */
+	int64_t running_jobs;    /* of which end_ns is NULL */
+	int64_t allotment_rows;  /* rows in allotments */
+	int64_t db_bytes;        /* page_count * page_size */
+	int64_t live_jobs;       /* jobs this handle tracks (begun/reopened) */
+	int64_t open_runs;       /* runs open in memory */
+	int64_t queued_runs;     /* closed runs waiting for a flush */
+	int64_t transactions;    /* write transactions this handle made */
+	int64_t changes;         /* rows this connection changed in total */
+	int64_t dropped;         /* closed runs lost to a full queue */
+};
+
+struct history;
+
+/* Open (creating the file and schema if new) the history at path; NULL on
+ * failure with the reason in why (which may be NULL). */
+struct history *history_open(const char *path, const struct history_opts *o,
+			     char *why, size_t whylen);
+
+/* Write what is pending (queued and open runs) and close; NULL is a no-op. */
+void history_close(struct history *h);
+
+/* The last error's message. */
+const char *history_error(const struct history *h);
+
+/* Record a new job now (its own short transaction) and start tracking it;
+ * returns its id (> 0), or -1. */
+int64_t history_job_begin(struct history *h, const struct history_job *j);
+
+/* End a running job: write its open run and the queue, and set end_ns,
+ * the exit status (NULL: unknown, keeps one set earlier) and the totals,
+ * in one transaction; -1 if the job is unknown or already ended. */
+int history_job_end(struct history *h, int64_t id, int64_t end_ns,
+		    const int *exit_status, int64_t work_ns, int64_t steal_ns,
+		    int64_t mug_ns);
+
+/* Set a job's exit status (from a supervising command line, before or
+ * after the end); -1 if there is no such job. */
+int history_job_set_exit(struct history *h, int64_t id, int status);
+
+/* Take back a job left running by a previous daemon, which reconnects
+ * with this pid: 0 if its row exists, is not ended, has that pid and is
+ * not tracked already; then history_allot() accepts it again. */
+int history_job_reopen(struct history *h, int64_t id, int64_t pid);
+
+/* Close the job rows left open that nobody reopened and that started
+ * before now_ns - older_than_ns: end_ns = now_ns, exit status unknown,
+ * totals summed from their runs.  Returns the number closed, or -1. */
+int history_close_stale(struct history *h, int64_t now_ns,
+			int64_t older_than_ns);
+
+/* Record one quantum of a tracked job (in memory: it extends the job's
+ * open run, or closes it into the queue and opens a new one).  -1 on bad
+ * arguments (nothing changed then), or if the queue was full (the closed
+ * run was dropped; the quantum is recorded). */
+int history_allot(struct history *h, int64_t job_id,
+		  const struct history_quantum *q);
+
+/* Write the queued runs, and the open runs if flush_open_ms has passed,
+ * in one transaction; 0 without touching the disk when nothing is due.
+ * On failure everything stays pending for the next call. */
+int history_flush(struct history *h);
+
+/* Report the selected jobs to jcb and runs to rcb (either may be NULL),
+ * after writing everything pending; returns the number of rows reported,
+ * or -1. */
+int history_query(struct history *h, const struct history_filter *f,
+		  history_job_cb jcb, history_run_cb rcb, void *arg);
+
+/* Delete the jobs that ended more than retention_days before now_ns and
+ * their runs (runs in batches of short transactions); returns the number
+ * of rows deleted (jobs + runs), 0 when retention is off, or -1. */
+int64_t history_expire(struct history *h, int64_t now_ns);
+
+/* Fill s (see struct history_stats; counting rows reads the tables). */
+int history_stats(struct history *h, struct history_stats *s);
+
+#endif

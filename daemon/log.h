@@ -1,0 +1,29 @@
+/*
+ * log.h - asteald's log: one line per event on stderr (the journal captures
+ * it under systemd), with a level, and a timestamp when in the foreground
+ * on a terminal.  Lines below the configured level are dropped.
+ */
+#ifndef ASTEAL_LOG_H
+#define ASTEAL_LOG_H
+
+enum log_level { LOG_LEVEL_ERROR, LOG_LEVEL_WARN, LOG_LEVEL_INFO, LOG_LEVEL_DEBUG };
+
+/* Set the level and whether to prefix timestamps. */
+void log_init(enum log_level level, int timestamps);
+
+/* Parse "error", "warn", "info" or "debug"; -1 when unknown. */
+int log_parse_level(const char *s, enum log_level *out);
+
+/* Write one line at the given level (printf format, no newline needed). */
+void log_msg(enum log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Whether a line at this level would be written. */
+int log_enabled(enum log_level level);
+
+#define log_error(...) log_msg(LOG_LEVEL_ERROR, __VA_ARGS__)
+#define log_warn(...) log_msg(LOG_LEVEL_WARN, __VA_ARGS__)
+#define log_info(...) log_msg(LOG_LEVEL_INFO, __VA_ARGS__)
+#define log_debug(...) log_msg(LOG_LEVEL_DEBUG, __VA_ARGS__)
+
+#endif

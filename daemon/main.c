@@ -1,0 +1,185 @@
+/*
+ * main.c - asteald, the job scheduler daemon: settings (conf), log, history
+ * database, scheduler and control socket, started in that order and freed
+ * in reverse; one libevent loop; SIGTERM/SIGINT stop it cleanly; systemd
+ * hears READY, STATUS, WATCHDOG and STOPPING through sd_notify.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+#include <systemd/sd-daemon.h>
+
+#include "asteal.h"
+#include "conf.h"
+#include "control.h"
+#include "history.h"
+#include "log.h"
+#include "proto.h"
+#include "scheduler.h"
+
+#define EXPIRE_INTERVAL_S 3600         /* history retention check */
+#define STALE_AFTER_S 30               /* unclaimed rows of a previous run */
+
+struct daemon {
+	struct conf conf;
+	struct event_base *base;
+	struct history *hist;
+	struct sched *sched;
+	struct control *ctl;
+	struct event *sigterm, *sigint, *housekeeping, *watchdog;
+	int last_jobs;
+	time_t started;
+};
+
+/* Nanoseconds on the wall clock. */
+static int64_t wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* SIGTERM or SIGINT: leave the loop. */
+static void on_signal(evutil_socket_t sig, short what, void *arg)
+{
+	struct daemon *d = arg;
+
+	(void)what;
+	log_info("signal %d: stopping", (int)sig);
+	sd_notify(0, "STOPPING=1");
+	event_base_loopbreak(d->base);
+}
+
+/* Once a second: tell systemd the job count when it changed; close rows
+ * left by a previous run that nobody reclaimed; expire old history hourly. */
+static void on_housekeeping(evutil_socket_t fd, short what, void *arg)
+{
+	struct daemon *d = arg;
+	static int ticks;
+	int jobs = sched_njobs(d->sched);
+
+	(void)fd;
+	(void)what;
+	if (jobs != d->last_jobs) {
+		sd_notifyf(0, "STATUS=%d job%s running", jobs, jobs == 1 ? "" : "s");
+		d->last_jobs = jobs;
+	}
+	ticks++;
+	if (ticks == STALE_AFTER_S && history_close_stale(d->hist, wall_ns(),
+	        (int64_t)STALE_AFTER_S * 1000000000) < 0)
+		log_warn("history: %s", history_error(d->hist));
+	if (ticks % EXPIRE_INTERVAL_S == 0 && history_expire(d->hist, wall_ns()) < 0)
+		log_warn("history: %s", history_error(d->hist));
+}
+
+/* The systemd watchdog's keep-alive. */
+static void on_watchdog(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	(void)arg;
+	sd_notify(0, "WATCHDOG=1");
+}
+
+/* Free everything in reverse order of creation. */
+static void daemon_free(struct daemon *d)
+{
+	control_free(d->ctl);
+	sched_free(d->sched);
+	history_close(d->hist);
+	if (d->sigterm != NULL)
+		event_free(d->sigterm);
+	if (d->sigint != NULL)
+		event_free(d->sigint);
+	if (d->housekeeping != NULL)
+		event_free(d->housekeeping);
+	if (d->watchdog != NULL)
+		event_free(d->watchdog);
+	if (d->base != NULL)
+		event_base_free(d->base);
+}
+
+int main(int argc, char **argv)
+{
+	static struct daemon d;
+	char why[512];
+	struct history_opts ho;
+	struct timeval second = { 1, 0 };
+	uint64_t wd_usec = 0;
+	char cpus[256];
+
+	if (conf_load(&d.conf, argc, argv, why, sizeof(why)) < 0) {
+		fprintf(stderr, "asteald: %s\n(asteald --help lists the options)\n", why);
+		return 2;
+	}
+	if (d.conf.show_help) {
+		fputs(conf_usage(), stdout);
+		return 0;
+	}
+	if (d.conf.show_version) {
+		printf("asteald %s (protocol %u)\n", ASTEAL_VERSION, PROTO_VERSION);
+		return 0;
+	}
+	log_init(d.conf.log_level, d.conf.foreground);
+	signal(SIGPIPE, SIG_IGN);
+	d.base = event_base_new();
+	if (d.base == NULL) {
+		log_error("cannot create the event loop");
+		return 1;
+	}
+	memset(&ho, 0, sizeof(ho));
+	ho.retention_days = d.conf.retention_days;
+	d.hist = history_open(d.conf.db, &ho, why, sizeof(why));
+	if (d.hist == NULL) {
+		log_error("history database %s: %s", d.conf.db, why);
+		daemon_free(&d);
+		return 1;
+	}
+	if (history_expire(d.hist, wall_ns()) < 0)
+		log_warn("history: %s", history_error(d.hist));
+	d.ctl = control_create(d.base, &d.conf, why, sizeof(why));
+	if (d.ctl == NULL) {
+		log_error("%s", why);
+		daemon_free(&d);
+		return 1;
+	}
+	d.sched = sched_create(d.base, &d.conf, d.hist);
+	if (d.sched == NULL) {
+		log_error("cannot create the scheduler: out of memory");
+		daemon_free(&d);
+		return 1;
+	}
+	control_attach(d.ctl, d.sched, d.hist);
+	d.sigterm = evsignal_new(d.base, SIGTERM, on_signal, &d);
+	d.sigint = evsignal_new(d.base, SIGINT, on_signal, &d);
+	d.housekeeping = event_new(d.base, -1, EV_PERSIST, on_housekeeping, &d);
+	if (d.sigterm == NULL || d.sigint == NULL || d.housekeeping == NULL ||
+	    event_add(d.sigterm, NULL) < 0 || event_add(d.sigint, NULL) < 0 ||
+	    event_add(d.housekeeping, &second) < 0) {
+		log_error("cannot set up signals and timers");
+		daemon_free(&d);
+		return 1;
+	}
+	if (sd_watchdog_enabled(0, &wd_usec) > 0 && wd_usec > 0) {
+		struct timeval half = { (time_t)(wd_usec / 2000000),
+		                        (suseconds_t)(wd_usec / 2 % 1000000) };
+		d.watchdog = event_new(d.base, -1, EV_PERSIST, on_watchdog, &d);
+		if (d.watchdog != NULL)
+			event_add(d.watchdog, &half);
+	}
+	cpulist_format(d.conf.cpus, d.conf.ncpus, cpus, sizeof(cpus));
+	log_info("asteald %s: CPUs %s, quantum %.3g ms, history %s", ASTEAL_VERSION,
+	         cpus, d.conf.quantum_us / 1000.0, d.conf.db);
+	sd_notify(0, "READY=1\nSTATUS=0 jobs running");
+	event_base_dispatch(d.base);
+	daemon_free(&d);
+	log_info("stopped");
+	return 0;
+}

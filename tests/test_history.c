@@ -1,0 +1,968 @@
+/*
+ * test_history.c - asteald's history in SQLite: a new database's schema
+ * version and WAL mode, a job's round trip, runs of unchanged quanta as
+ * one row, a scripted sequence of changes, storage that does not grow with
+ * time, flushes that write nothing when nothing changed (and one
+ * transaction per tick when something did), open runs written
+ * periodically, a flush that fails on a locked database and is retried,
+ * history across restarts with ids never reused, reclaiming and closing
+ * stale jobs, a newer or foreign database refused, retention, pagination,
+ * filters, many jobs, a full queue, and bad arguments.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "history.h"
+#include "testutil.h"
+
+#define T0 1700000000000000000LL        /* a start time, ns */
+#define QNS 10000000LL                  /* quantum length, 10 ms */
+#define DAY (86400LL * 1000000000LL)
+#define MAXROWS 4096
+
+/* A temporary folder and the database path in it. */
+struct fixture {
+	char dir[64];
+	char path[128];
+};
+
+/* Make a fresh temporary folder for one test. */
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	if (f == NULL)
+		return -1;
+	snprintf(f->dir, sizeof(f->dir), "/tmp/asteal-hist-XXXXXX");
+	if (mkdtemp(f->dir) == NULL) {
+		free(f);
+		return -1;
+	}
+	snprintf(f->path, sizeof(f->path), "%s/history.db", f->dir);
+	*state = f;
+	return 0;
+}
+
+/* Remove the database files and the folder. */
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	char p[160];
+
+	unlink(f->path);
+	snprintf(p, sizeof(p), "%s-wal", f->path);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s-shm", f->path);
+	unlink(p);
+	rmdir(f->dir);
+	free(f);
+	return 0;
+}
+
+/* Open the fixture's database with these options, asserting success. */
+static struct history *open_ok(struct fixture *f, const struct history_opts *o)
+{
+	char why[256] = "";
+	struct history *h = history_open(f->path, o, why, sizeof(why));
+
+	if (h == NULL)
+		fail_msg("history_open: %s", why);
+	return h;
+}
+
+/* Begin a job named name with pid, started at start_ns. */
+static int64_t begin(struct history *h, const char *name, int64_t pid,
+		     int64_t start_ns)
+{
+	struct history_job j = {
+		.name = name, .uid = 1000, .pid = pid,
+		.command = "fib 30", .start_ns = start_ns,
+	};
+	int64_t id = history_job_begin(h, &j);
+
+	assert_true(id > 0);
+	return id;
+}
+
+/* Quantum number qn of a job starting at base_ns, usage 1/2/3 ms. */
+static struct history_quantum quantum(int64_t base_ns, int64_t qn, int d,
+				      int p, int a, const char *cpus, int cls)
+{
+	struct history_quantum q = {
+		.quantum = qn, .start_ns = base_ns + qn * QNS,
+		.end_ns = base_ns + (qn + 1) * QNS,
+		.desire = d, .availability = p, .allotment = a, .cpus = cpus,
+		.work_ns = 1000000, .steal_ns = 2000000, .mug_ns = 3000000,
+		.cls = cls,
+	};
+
+	return q;
+}
+
+/* Runs and jobs collected by a query. */
+struct rows {
+	int nruns, njobs;
+	struct history_run run[MAXROWS];
+	char cpus[MAXROWS][32];
+	struct history_job_info job[64];
+	char name[64][32];
+};
+
+/* Keep a run (copying its cpus). */
+static int keep_run(const struct history_run *r, void *arg)
+{
+	struct rows *rs = arg;
+
+	assert_true(rs->nruns < MAXROWS);
+	rs->run[rs->nruns] = *r;
+	snprintf(rs->cpus[rs->nruns], sizeof(rs->cpus[0]), "%s", r->cpus);
+	rs->run[rs->nruns].cpus = rs->cpus[rs->nruns];
+	rs->nruns++;
+	return 0;
+}
+
+/* Keep a job (copying its name; the command is checked in place). */
+static int keep_job(const struct history_job_info *j, void *arg)
+{
+	struct rows *rs = arg;
+
+	assert_true(rs->njobs < 64);
+	assert_string_equal(j->command, "fib 30");
+	rs->job[rs->njobs] = *j;
+	snprintf(rs->name[rs->njobs], sizeof(rs->name[0]), "%s", j->name);
+	rs->job[rs->njobs].name = rs->name[rs->njobs];
+	rs->job[rs->njobs].command = NULL;
+	rs->njobs++;
+	return 0;
+}
+
+/* Query with filter f into a fresh rows struct (caller frees). */
+static struct rows *query(struct history *h, const struct history_filter *f)
+{
+	struct rows *rs = calloc(1, sizeof(*rs));
+	int n;
+
+	assert_non_null(rs);
+	n = history_query(h, f, keep_job, keep_run, rs);
+	if (n < 0)
+		fail_msg("history_query: %s", history_error(h));
+	assert_int_equal(n, rs->njobs + rs->nruns);
+	return rs;
+}
+
+/* The history's sizes, asserting success. */
+static struct history_stats stats(struct history *h)
+{
+	struct history_stats s;
+
+	assert_int_equal(history_stats(h, &s), 0);
+	return s;
+}
+
+/* Read an integer from the database with a separate connection. */
+static int64_t peek(const char *path, const char *sql)
+{
+	sqlite3 *db;
+	sqlite3_stmt *s;
+	int64_t v = -1;
+
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY,
+					 NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	return v;
+}
+
+/* A new database gets schema version 1, WAL mode and both tables. */
+static void test_create(void **state)
+{
+	struct fixture *f = *state;
+	struct history *h = open_ok(f, NULL);
+	sqlite3 *db;
+	sqlite3_stmt *s;
+
+	assert_int_equal(peek(f->path, "PRAGMA user_version"), 1);
+	assert_int_equal(peek(f->path, "SELECT count(*) FROM sqlite_master"
+			      " WHERE name IN ('jobs', 'allotments')"), 2);
+	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &s,
+					    NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(s), SQLITE_ROW);
+	assert_string_equal((const char *)sqlite3_column_text(s, 0), "wal");
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	history_close(h);
+	/* Opening it again accepts the schema as it is. */
+	h = open_ok(f, NULL);
+	assert_int_equal(stats(h).jobs, 0);
+	history_close(h);
+	assert_int_equal(peek(f->path, "PRAGMA user_version"), 1);
+}
+
+/* A job's fields, end, exit status and totals come back from a query. */
+static void test_job_round_trip(void **state)
+{
+	struct fixture *f = *state;
+	struct history *h = open_ok(f, NULL);
+	struct history_quantum q;
+	struct rows *rs;
+	int64_t a, b;
+	int st = 3;
+
+	a = begin(h, "fib", 4242, T0);
+	b = begin(h, "sort", 4343, T0 + 5);
+	assert_true(b > a);
+	q = quantum(T0, 0, 1, 4, 1, "0", HISTORY_SATISFIED);
+	assert_int_equal(history_allot(h, a, &q), 0);
+	assert_int_equal(history_job_end(h, a, T0 + 99, &st, 11, 22, 33), 0);
+	/* Ending twice, or allotting after the end, is refused. */
+	assert_int_equal(history_job_end(h, a, T0 + 99, &st, 1, 1, 1), -1);
+	assert_int_equal(history_allot(h, a, &q), -1);
+	rs = query(h, NULL);
+	assert_int_equal(rs->njobs, 2);
+	assert_int_equal(rs->job[0].id, a);
+	assert_string_equal(rs->job[0].name, "fib");
+	assert_int_equal(rs->job[0].uid, 1000);
+	assert_int_equal(rs->job[0].pid, 4242);
+	assert_int_equal(rs->job[0].start_ns, T0);
+	assert_int_equal(rs->job[0].end_ns, T0 + 99);
+	assert_true(rs->job[0].has_exit);
+	assert_int_equal(rs->job[0].exit_status, 3);
+	assert_int_equal(rs->job[0].work_ns, 11);
+	assert_int_equal(rs->job[0].steal_ns, 22);
+	assert_int_equal(rs->job[0].mug_ns, 33);
+	assert_int_equal(rs->job[1].id, b);
+	assert_int_equal(rs->job[1].end_ns, 0);
+	assert_false(rs->job[1].has_exit);
+	assert_int_equal(rs->nruns, 1);
+	assert_int_equal(rs->run[0].job, a);
+	assert_string_equal(rs->run[0].cpus, "0");
+	free(rs);
+	/* An exit status set before the end survives an end without one. */
+	assert_int_equal(history_job_set_exit(h, b, 9), 0);
+	assert_int_equal(history_job_end(h, b, T0 + 100, NULL, 0, 0, 0), 0);
+	rs = query(h, &(struct history_filter){ .jobs = &b, .njobs = 1 });
+	assert_int_equal(rs->njobs, 1);
+	assert_true(rs->job[0].has_exit);
+	assert_int_equal(rs->job[0].exit_status, 9);
+	free(rs);
+	history_close(h);
+}
+
+/* Many quanta with the same values make one row with the right sums. */
+static void test_one_row(void **state)
+{
+	struct fixture *f = *state;
+	struct history *h = open_ok(f, NULL);
+	int64_t id = begin(h, "fib", 1, T0);
+	struct rows *rs;
+
+	for (int i = 0; i < 1000; i++) {
+		struct history_quantum q = quantum(T0, i, 4, 8, 4, "0-3",
+						   HISTORY_SATISFIED);
+
+		assert_int_equal(history_allot(h, id, &q), 0);
+		assert_int_equal(history_flush(h), 0);
+	}
+	rs = query(h, NULL);
+	assert_int_equal(rs->nruns, 1);
+	assert_int_equal(rs->run[0].first_quantum, 0);
+	assert_int_equal(rs->run[0].last_quantum, 999);
+	assert_int_equal(rs->run[0].start_ns, T0);
+	assert_int_equal(rs->run[0].end_ns, T0 + 1000 * QNS);
+	assert_int_equal(rs->run[0].work_ns, 1000 * 1000000LL);
+	assert_int_equal(rs->run[0].steal_ns, 1000 * 2000000LL);
+	assert_int_equal(rs->run[0].mug_ns, 1000 * 3000000LL);
+	assert_int_equal(rs->run[0].desire, 4);
+	assert_int_equal(rs->run[0].availability, 8);
+	assert_int_equal(rs->run[0].allotment, 4);
+	assert_int_equal(rs->run[0].cls, HISTORY_SATISFIED);
+	assert_string_equal(rs->run[0].cpus, "0-3");
+	free(rs);
+	assert_int_equal(stats(h).allotment_rows, 1);
+	history_close(h);
+}
+
+/* A scripted 1000 quanta with 7 changes give exactly 8 rows. */
+static void test_changes(void **state)
+{
+	static const int at[8] = { 0, 100, 250, 400, 520, 640, 800, 950 };
+	struct fixture *f = *state;
+	struct history *h = open_ok(f, NULL);
+	int64_t id = begin(h, "fib", 1, T0);
+	struct history_quantum q;
+	struct rows *rs;
+
+	for (int i = 0; i < 1000; i++) {
+		int d = 4, p = 8, a = 4, cls = HISTORY_SATISFIED;
+		const char *cpus = "0-3";
+
+		if (i >= 100 && i < 800)
+			d = 6;          /* desire up, back down at 800 */
+		if (i >= 250)
+			p = 5;          /* availability */
+		if (i >= 400)
+			a = 5;          /* allotment */
+		if (i >= 520 && i < 950)
+			cpus = "0-3,6"; /* cpus, back at 950 */
+		if (i >= 640)
+			cls = HISTORY_DEPRIVED;
+		q = quantum(T0, i, d, p, a, cpus, cls);
+		assert_int_equal(history_allot(h, id, &q), 0);
+		if (i % 7 == 0)
+			assert_int_equal(history_flush(h), 0);
+	}
+	rs = query(h, NULL);
+	assert_int_equal(rs->nruns, 8);
+	for (int r = 0; r < 8; r++) {
+		int64_t last = r < 7 ? at[r + 1] - 1 : 999;
+
+		assert_int_equal(rs->run[r].first_quantum, at[r]);
+		assert_int_equal(rs->run[r].last_quantum, last);
+		assert_int_equal(rs->run[r].start_ns, T0 + at[r] * QNS);
+		assert_int_equal(rs->run[r].end_ns, T0 + (last + 1) * QNS);
+		assert_int_equal(rs->run[r].work_ns,
+				 (last - at[r] + 1) * 1000000LL);
+	}
+	assert_int_equal(rs->run[1].desire, 6);
+	assert_int_equal(rs->run[6].desire, 4);
+	assert_string_equal(rs->run[4].cpus, "0-3,6");
+	assert_string_equal(rs->run[7].cpus, "0-3");
+	assert_int_equal(rs->run[7].cls, HISTORY_DEPRIVED);
+	free(rs);
+	/* A skipped quantum number also starts a new row. */
+	q = quantum(T0, 1001, 4, 5, 5, "0-3", HISTORY_DEPRIVED);
+	assert_int_equal(history_allot(h, id, &q), 0);
+	rs = query(h, NULL);
+	assert_int_equal(rs->nruns, 9);
+	assert_int_equal(rs->run[8].first_quantum, 1001);
+	free(rs);
+	history_close(h);
+}
+
+/* 10,000 unchanging quanta take no more room than 100 did. */
+static void test_storage_flat(void **state)
+{
+	struct fixture *f = *state;
+	struct history *h = open_ok(f, NULL);
+	int64_t id = begin(h, "fib", 1, T0), b100 = 0, page;
+	struct history_stats s;
+	struct stat sb;
+	struct rows *rs;
+
+	page = peek(f->path, "PRAGMA page_size");
+	for (int i = 0; i < 10000; i++) {
+		struct history_quantum q = quantum(T0, i, 2, 8, 2, "4-5",
+						   HISTORY_SATISFIED);
+
+		assert_int_equal(history_allot(h, id, &q), 0);
+		assert_int_equal(history_flush(h), 0);
+		if (i == 99) {
+			free(query(h, NULL));   /* the run is on disk */
+			b100 = stats(h).db_bytes;
+		}
+	}
+	rs = query(h, NULL);
+	assert_int_equal(rs->nruns, 1);
+	assert_int_equal(rs->run[0].last_quantum, 9999);
+	free(rs);
+	s = stats(h);
+	assert_true(b100 > 0);
+	assert_true(s.db_bytes <= b100 + 2 * page);
+	assert_int_equal(s.allotment_rows, 1);
+	history_close(h);
+	/* The file itself, checkpointed at close, is as small. */
+	assert_int_equal(stat(f->path, &sb), 0);
+	assert_true(sb.st_size <= b100 + 2 * page);
+}
+
+/* Whether two stat results show the same size and modification time. */
+static int same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+/* A flush with nothing to write writes nothing; a tick with changes in
+ * several jobs takes one transaction; open runs go out every
+ * flush_open_ms and a second connection (a crash's survivor) sees them. */
+static void test_flush_writes(void **state)
+{
+	struct fixture *f = *state;
+	struct history_opts o = { .flush_open_ms = 1000 };
+	struct history *h = open_ok(f, &o);
+	int64_t id[3];
+	struct history_stats s0, s1;
+	struct stat w0, w1;
+	char wal[160];
+	int i;
+
+	snprintf(wal, sizeof(wal), "%s-wal", f->path);
+	for (int j = 0; j < 3; j++)
+		id[j] = begin(h, "job", 10 + j, T0);
+	/* Quanta 0..9 unchanged, then a change in every job at 10. */
+	for (i = 0; i <= 10; i++)
+		for (int j = 0; j < 3; j++) {
+			struct history_quantum q = quantum(
+				T0, i, i < 10 ? 1 : 2, 4, 1, "0",
+				HISTORY_SATISFIED);
+
+			assert_int_equal(history_allot(h, id[j], &q), 0);
+		}
+	s0 = stats(h);
+	assert_int_equal(s0.queued_runs, 3);
+	assert_int_equal(s0.open_runs, 3);
+	assert_int_equal(history_flush(h), 0);
+	s1 = stats(h);
+	assert_int_equal(s1.transactions, s0.transactions + 1);
+	assert_int_equal(s1.allotment_rows, 3);
+	assert_int_equal(s1.queued_runs, 0);
+	/* Nothing queued, open runs not due: nothing happens at all. */
+	assert_int_equal(stat(wal, &w0), 0);
+	for (i = 11; i < 50; i++) {
+		for (int j = 0; j < 3; j++) {
+			struct history_quantum q = quantum(
+				T0, i, 2, 4, 1, "0", HISTORY_SATISFIED);
+
+			assert_int_equal(history_allot(h, id[j], &q), 0);
+		}
+		assert_int_equal(history_flush(h), 0);
+	}
+	assert_int_equal(history_flush(h), 0);
+	s0 = stats(h);
+	assert_int_equal(s0.transactions, s1.transactions);
+	assert_int_equal(s0.changes, s1.changes);
+	assert_int_equal(stat(wal, &w1), 0);
+	assert_true(same_file(&w0, &w1));
+	assert_int_equal(peek(f->path, "SELECT count(*) FROM allotments"
+			      " WHERE first_quantum = 10"), 0);
+	/* At 1 s of quantum time the open runs are written, once. */
+	for (; i < 110; i++) {
+		for (int j = 0; j < 3; j++) {
+			struct history_quantum q = quantum(
+				T0, i, 2, 4, 1, "0", HISTORY_SATISFIED);
+
+			assert_int_equal(history_allot(h, id[j], &q), 0);
+		}
+		assert_int_equal(history_flush(h), 0);
+	}
+	s1 = stats(h);
+	assert_int_equal(s1.transactions, s0.transactions + 1);
+	assert_int_equal(peek(f->path, "SELECT count(*) FROM allotments"
+			      " WHERE first_quantum = 10"), 3);
+	assert_int_equal(peek(f->path, "SELECT min(last_quantum) FROM"
+			      " allotments WHERE first_quantum = 10"), 99);
+	assert_int_equal(history_flush(h), 0);
+	assert_int_equal(stats(h).transactions, s1.transactions);
+	history_close(h);
+}
+
+/* A flush that finds the database locked fails, keeps everything, and
+ * the next one writes it without duplicate rows. */
+static void test_flush_locked(void **state)
+{
+	struct fixture *f = *state;
+	struct history_opts o = { .flush_open_ms = 100, .busy_timeout_ms = 5 };
+	struct history *h = open_ok(f, &o);
+	int64_t id = begin(h, "job", 1, T0);
+	struct rows *rs;
+	sqlite3 *db;
+	int i;
+
+	for (i = 0; i < 20; i++) {
+		struct history_quantum q = quantum(T0, i, 1 + i / 10, 4,
+						   1, "0", HISTORY_SATISFIED);
+
+		assert_int_equal(history_allot(h, id, &q), 0);
+	}
+	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL),
+			 SQLITE_OK);
+	assert_int_equal(history_flush(h), -1);
+	assert_non_null(strstr(history_error(h), "locked"));
+	assert_int_equal(history_query(h, NULL, NULL, NULL, NULL), -1);
+	assert_int_equal(stats(h).queued_runs, 1);
+	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+	sqlite3_close(db);
+	assert_int_equal(history_flush(h), 0);
+	for (; i < 40; i++) {
+		struct history_quantum q = quantum(T0, i, 2, 4, 1, "0",
+						   HISTORY_SATISFIED);
+
+		assert_int_equal(history_allot(h, id, &q), 0);
+		assert_int_equal(history_flush(h), 0);
+	}
+	rs = query(h, NULL);
+	assert_int_equal(rs->nruns, 2);
+	assert_int_equal(rs->run[0].last_quantum, 9);
+	assert_int_equal(rs->run[1].first_quantum, 10);
+	assert_int_equal(rs->run[1].last_quantum, 39);
+	free(rs);
+	history_close(h);
+}
+
+/* Close and open again: everything is there, a running job can be taken
+ * back (only with its pid, only once), the others are closed as stale, and
+ * ids continue without reuse even when the last one was expired. */
+static void test_restart(void **state)
+{
+	struct fixture *f = *state;
+	struct history_opts o = { .retention_days = 7 };
+	struct history *h = open_ok(f, &o);
+	int64_t a, b, c, d, e, g, now = T0 + 30 * DAY;
+	struct history_quantum q;
+	struct rows *rs;
+
+	a = begin(h, "a", 100, T0);
+	b = begin(h, "b", 200, T0);
+	c = begin(h, "c", 300, now - DAY);
+	d = begin(h, "d", 400, now - DAY);
+	for (int i = 0; i < 5; i++) {
+		q = quantum(T0, i, 1 + i % 2, 4, 1 + i % 2, "1",
+			    HISTORY_SATISFIED);
+		assert_int_equal(history_allot(h, a, &q), 0);
+		assert_int_equal(history_allot(h, c, &q), 0);
+		assert_int_equal(history_allot(h, d, &q), 0);
+	}
+	assert_int_equal(history_job_end(h, a, T0 + DAY, NULL, 1, 2, 3), 0);
+	assert_int_equal(history_job_end(h, b, T0 + DAY, NULL, 1, 2, 3), 0);
+	history_close(h);           /* c and d are left running */
+
+	h = open_ok(f, &o);
+	rs = query(h, NULL);
+	assert_int_equal(rs->njobs, 4);
+	assert_int_equal(rs->nruns, 15);
+	assert_int_equal(rs->job[2].end_ns, 0);
+	assert_int_equal(rs->run[4].last_quantum, 4);
+	free(rs);
+	q = quantum(T0, 10, 1, 4, 1, "1", HISTORY_SATISFIED);
+	assert_int_equal(history_allot(h, c, &q), -1);
+	assert_int_equal(history_job_reopen(h, c, 999), -1);
+	assert_int_equal(history_job_reopen(h, a, 100), -1);    /* ended */
+	assert_int_equal(history_job_reopen(h, 12345, 100), -1);
+	assert_int_equal(history_job_reopen(h, c, 300), 0);
+	assert_int_equal(history_job_reopen(h, c, 300), -1);
+	assert_int_equal(history_allot(h, c, &q), 0);
+	/* d is not reclaimed: too young for a two-day cutoff, closed with
+	 * no cutoff, once; its totals are the sums of its runs. */
+	assert_int_equal(history_close_stale(h, now, 2 * DAY), 0);
+	assert_int_equal(history_close_stale(h, now, 0), 1);
+	assert_int_equal(history_close_stale(h, now, 0), 0);
+	rs = query(h, &(struct history_filter){ .jobs = &d, .njobs = 1 });
+	assert_int_equal(rs->job[0].end_ns, now);
+	assert_false(rs->job[0].has_exit);
+	assert_int_equal(rs->job[0].work_ns, 5 * 1000000LL);
+	assert_int_equal(rs->job[0].mug_ns, 5 * 3000000LL);
+	free(rs);
+	/* g, the highest id, expires with a and b; no id is given again. */
+	g = begin(h, "g", 600, T0);
+	assert_int_equal(history_job_end(h, g, T0 + DAY, NULL, 0, 0, 0), 0);
+	assert_int_equal(history_job_end(h, c, now, NULL, 0, 0, 0), 0);
+	assert_int_equal(history_expire(h, now), 3 + 5);  /* a, b, g, a's runs */
+	history_close(h);
+	h = open_ok(f, &o);
+	e = begin(h, "e", 500, now);
+	assert_true(e > g);
+	assert_int_equal(stats(h).jobs, 3);         /* c, d, e */
+	history_close(h);
+}
+
+/* A newer schema, another program's database and garbage are refused. */
+static void test_refused(void **state)
+{
+	struct fixture *f = *state;
+	char why[256] = "";
+	sqlite3 *db;
+	FILE *fp;
+
+	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 2", NULL,
+				      NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	assert_null(history_open(f->path, NULL, why, sizeof(why)));
+	assert_non_null(strstr(why, "database schema version 2 is newer than"
+			       " this asteald (1)"));
+	unlink(f->path);
+
+	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "CREATE TABLE t(x)", NULL, NULL,
+				      NULL), SQLITE_OK);
+	sqlite3_close(db);
+	assert_null(history_open(f->path, NULL, why, sizeof(why)));
+	assert_non_null(strstr(why, "not an asteal history database"));
+	unlink(f->path);
+
+	fp = fopen(f->path, "w");
+	assert_non_null(fp);
+	for (int i = 0; i < 300; i++)
+		fputs("this is not a database. ", fp);
+	fclose(fp);
+	assert_null(history_open(f->path, NULL, why, sizeof(why)));
+	assert_non_null(strstr(why, "not a database"));
+}
+
+/* Retention deletes only jobs ended long enough ago, and their runs. */
+static void test_retention(void **state)
+{
+	struct fixture *f = *state;
+	struct history_opts o = { .retention_days = 7 };
+	struct history *h = open_ok(f, &o);
+	int64_t now = T0 + 40 * DAY, id[3];
+	int64_t ends[3] = { now - 10 * DAY, now - DAY, 0 };
+	struct history_stats s;
+	struct rows *rs;
+
+	for (int j = 0; j < 3; j++) {
+		id[j] = begin(h, "job", 1 + j, T0 + j);
+		for (int i = 0; i < 3 - (j == 1); i++) {
+			struct history_quantum q = quantum(T0, i, 1 + i, 9,
+							   1 + i, "0-8", 1);
+
+			assert_int_equal(history_allot(h, id[j], &q), 0);
+		}
+		if (ends[j])
+			assert_int_equal(history_job_end(h, id[j], ends[j],
+							 NULL, 0, 0, 0), 0);
+	}
+	free(query(h, NULL));
+	assert_int_equal(stats(h).allotment_rows, 8);
+	assert_int_equal(history_expire(h, now), 1 + 3);
+	assert_int_equal(history_expire(h, now), 0);
+	s = stats(h);
+	assert_int_equal(s.jobs, 2);
+	assert_int_equal(s.running_jobs, 1);
+	assert_int_equal(s.allotment_rows, 5);
+	rs = query(h, NULL);
+	assert_int_equal(rs->job[0].id, id[1]);
+	for (int r = 0; r < rs->nruns; r++)
+		assert_int_not_equal(rs->run[r].job, id[0]);
+	free(rs);
+	history_close(h);
+
+	/* Without retention nothing goes. */
+	h = open_ok(f, NULL);
+	assert_int_equal(history_expire(h, now + 1000 * DAY), 0);
+	assert_int_equal(stats(h).jobs, 2);
+	history_close(h);
+}
+
+/* Fill a history with 3 jobs of 40 one-quantum runs each (every quantum
+ * changes desire); ids in id[]. */
+static struct history *fill(struct fixture *f, int64_t id[3])
+{
+	struct history *h = open_ok(f, NULL);
+
+	for (int j = 0; j < 3; j++)
+		id[j] = begin(h, "job", 1 + j, T0);
+	for (int i = 0; i < 40; i++)
+		for (int j = 0; j < 3; j++) {
+			struct history_quantum q = quantum(
+				T0 + j * 5 * QNS, i, 1 + i % 2, 4, 1, "0",
+				HISTORY_DEPRIVED);
+
+			assert_int_equal(history_allot(h, id[j], &q), 0);
+		}
+	assert_int_equal(history_flush(h), 0);
+	return h;
+}
+
+/* Pages of 7 rows are disjoint, in order, and cover all 120. */
+static void test_pagination(void **state)
+{
+	struct fixture *f = *state;
+	int64_t id[3];
+	struct history *h = fill(f, id);
+	struct rows *all = query(h, NULL), *page;
+	int seen = 0;
+
+	assert_int_equal(all->nruns, 120);
+	for (int64_t off = 0;; off += 7) {
+		struct history_filter flt = { .limit = 7, .offset = off };
+
+		page = query(h, &flt);
+		assert_true(page->nruns <= 7);
+		for (int r = 0; r < page->nruns; r++, seen++) {
+			assert_int_equal(page->run[r].job, all->run[seen].job);
+			assert_int_equal(page->run[r].first_quantum,
+					 all->run[seen].first_quantum);
+		}
+		if (page->nruns == 0) {
+			assert_int_equal(page->njobs, 0);
+			free(page);
+			break;
+		}
+		free(page);
+	}
+	assert_int_equal(seen, 120);
+	/* Ordered by job, then time: each (job, quantum) once. */
+	for (int r = 1; r < 120; r++)
+		assert_true(all->run[r].job > all->run[r - 1].job ||
+			    (all->run[r].job == all->run[r - 1].job &&
+			     all->run[r].first_quantum ==
+			     all->run[r - 1].first_quantum + 1));
+	page = query(h, &(struct history_filter){ .limit = 2, .offset = 2 });
+	assert_int_equal(page->njobs, 1);
+	assert_int_equal(page->job[0].id, id[2]);
+	free(page);
+	free(all);
+	history_close(h);
+}
+
+/* Count stopping: a callback that returns nonzero ends the query. */
+static int stop_at_3(const struct history_run *r, void *arg)
+{
+	int *n = arg;
+
+	(void)r;
+	return ++*n == 3;
+}
+
+/* Filters by job and by time select exactly the matching rows. */
+static void test_filters(void **state)
+{
+	struct fixture *f = *state;
+	int64_t id[3], since = T0 + 12 * QNS, until = T0 + 20 * QNS;
+	struct history *h = fill(f, id);
+	int64_t pick[2];
+	struct rows *all = query(h, NULL), *rs;
+	struct history_filter flt;
+	int want = 0, n = 0;
+
+	pick[0] = id[2];
+	pick[1] = id[0];
+	rs = query(h, &(struct history_filter){ .jobs = pick, .njobs = 2 });
+	assert_int_equal(rs->njobs, 2);
+	assert_int_equal(rs->nruns, 80);
+	for (int r = 0; r < rs->nruns; r++)
+		assert_int_not_equal(rs->run[r].job, id[1]);
+	free(rs);
+
+	for (int r = 0; r < all->nruns; r++)
+		want += all->run[r].end_ns >= since &&
+			all->run[r].start_ns <= until;
+	flt = (struct history_filter){ .since_ns = since, .until_ns = until };
+	rs = query(h, &flt);
+	assert_int_equal(rs->nruns, want);
+	assert_true(want > 0 && want < 120);
+	for (int r = 0; r < rs->nruns; r++)
+		assert_true(rs->run[r].end_ns >= since &&
+			    rs->run[r].start_ns <= until);
+	assert_int_equal(rs->njobs, 3);
+	free(rs);
+	/* Both filters; and jobs that started after the window are out. */
+	flt.jobs = &id[1];
+	flt.njobs = 1;
+	rs = query(h, &flt);
+	assert_true(rs->nruns > 0 && rs->nruns < want);
+	assert_int_equal(rs->njobs, 1);
+	free(rs);
+	rs = query(h, &(struct history_filter){ .until_ns = T0 - 1 });
+	assert_int_equal(rs->njobs, 0);
+	assert_int_equal(rs->nruns, 0);
+	free(rs);
+	assert_int_equal(history_query(h, NULL, NULL, stop_at_3, &n), 3);
+	assert_int_equal(n, 3);
+	free(all);
+	history_close(h);
+}
+
+/* Many jobs: tracked, ended in a scattered order, left running across a
+ * restart and taken back in reverse order; each keeps its own runs. */
+static void test_many_jobs(void **state)
+{
+	enum { N = 200 };
+	struct fixture *f = *state;
+	struct history *h = open_ok(f, NULL);
+	int64_t id[N];
+	int ended[N] = { 0 }, runs[N] = { 0 }, nended = 0;
+	struct rows *rs;
+
+	for (int j = 0; j < N; j++)
+		id[j] = begin(h, "job", 1000 + j, T0);
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < N; j++) {
+			struct history_quantum q = quantum(
+				T0, i, 1 + (i + j) % 2, 4, 1, "0", 1);
+
+			assert_int_equal(history_allot(h, id[j], &q), 0);
+		}
+	for (int j = 0; j < N; j++) {
+		int k = (j * 7) % N;        /* a scattered order */
+
+		if (k % 3 != 0)
+			continue;
+		assert_int_equal(history_job_end(h, id[k], T0 + DAY, NULL, 0,
+						 0, 0), 0);
+		ended[k] = 1;
+		nended++;
+	}
+	assert_int_equal(stats(h).live_jobs, N - nended);
+	history_close(h);
+
+	h = open_ok(f, NULL);
+	for (int j = N - 1; j >= 0; j--)
+		assert_int_equal(history_job_reopen(h, id[j], 1000 + j),
+				 ended[j] ? -1 : 0);
+	for (int j = 0; j < N; j++) {
+		struct history_quantum q = quantum(T0, 10, 3, 4, 3, "0-2", 1);
+
+		assert_int_equal(history_allot(h, id[j], &q), ended[j] ? -1 : 0);
+	}
+	assert_int_equal(history_close_stale(h, T0 + DAY, 0), 0);
+	rs = calloc(1, sizeof(*rs));
+	assert_non_null(rs);
+	assert_int_equal(history_query(h, NULL, NULL, keep_run, rs),
+			 3 * N + N - nended);
+	assert_int_equal(stats(h).jobs, N);
+	assert_int_equal(stats(h).running_jobs, N - nended);
+	for (int r = 0; r < rs->nruns; r++)
+		runs[rs->run[r].job - id[0]]++;
+	for (int j = 0; j < N; j++)
+		assert_int_equal(runs[j], ended[j] ? 3 : 4);
+	free(rs);
+	history_close(h);
+}
+
+/* A full queue drops closed runs, says so, and counts them. */
+static void test_queue_full(void **state)
+{
+	struct fixture *f = *state;
+	struct history_opts o = { .max_queue = 4 };
+	struct history *h = open_ok(f, &o);
+	int64_t id = begin(h, "job", 1, T0);
+	int fails = 0;
+	struct rows *rs;
+
+	for (int i = 0; i < 10; i++) {
+		struct history_quantum q = quantum(T0, i, 1 + i % 2, 4, 1, "0",
+						   1);
+
+		fails += history_allot(h, id, &q) < 0;
+	}
+	/* Runs 0..8 closed: 4 queued, 5 dropped; run 9 is open. */
+	assert_int_equal(fails, 5);
+	assert_non_null(strstr(history_error(h), "queue full"));
+	assert_int_equal(stats(h).dropped, 5);
+	assert_int_equal(stats(h).queued_runs, 4);
+	rs = query(h, NULL);
+	assert_int_equal(rs->nruns, 5);
+	assert_int_equal(rs->run[4].first_quantum, 9);
+	free(rs);
+	history_close(h);
+}
+
+/* Bad arguments give -1 (or NULL) with a message, never a crash. */
+static void test_bad_args(void **state)
+{
+	struct fixture *f = *state;
+	struct history *h;
+	struct history_quantum q = quantum(T0, 0, 1, 1, 1, "0", 1);
+	struct history_stats s;
+	struct history_job j = { .name = "x", .pid = 1, .start_ns = T0 };
+	char why[256] = "", path[200];
+	int64_t id;
+	int st = 0;
+
+	assert_null(history_open(NULL, NULL, why, sizeof(why)));
+	assert_true(strlen(why) > 0);
+	assert_null(history_open("", NULL, NULL, 0));
+	snprintf(path, sizeof(path), "%s/no/such/dir/h.db", f->dir);
+	assert_null(history_open(path, NULL, why, sizeof(why)));
+	assert_non_null(strstr(why, "cannot open"));
+	assert_null(history_open(f->path, &(struct history_opts){
+		.retention_days = -1 }, why, sizeof(why)));
+	assert_null(history_open(f->path, &(struct history_opts){
+		.retention_days = 1 << 30 }, why, sizeof(why)));
+	assert_non_null(strstr(why, "retention"));
+
+	assert_int_equal(history_job_begin(NULL, &j), -1);
+	assert_int_equal(history_job_end(NULL, 1, T0, &st, 0, 0, 0), -1);
+	assert_int_equal(history_job_set_exit(NULL, 1, 0), -1);
+	assert_int_equal(history_job_reopen(NULL, 1, 1), -1);
+	assert_int_equal(history_close_stale(NULL, T0, 0), -1);
+	assert_int_equal(history_allot(NULL, 1, &q), -1);
+	assert_int_equal(history_flush(NULL), -1);
+	assert_int_equal(history_query(NULL, NULL, NULL, NULL, NULL), -1);
+	assert_int_equal(history_expire(NULL, T0), -1);
+	assert_int_equal(history_stats(NULL, &s), -1);
+	assert_non_null(history_error(NULL));
+	history_close(NULL);
+
+	h = open_ok(f, NULL);
+	assert_int_equal(history_job_begin(h, NULL), -1);
+	assert_int_equal(history_job_begin(h, &(struct history_job){
+		.pid = 1, .start_ns = T0 }), -1);         /* no name */
+	assert_int_equal(history_job_begin(h, &(struct history_job){
+		.name = "x", .pid = 0, .start_ns = T0 }), -1);
+	id = history_job_begin(h, &j);
+	assert_true(id > 0);
+	assert_int_equal(history_allot(h, id + 1, &q), -1);
+	assert_non_null(strstr(history_error(h), "not running"));
+	assert_int_equal(history_allot(h, id, NULL), -1);
+	q.cpus = NULL;
+	assert_int_equal(history_allot(h, id, &q), -1);
+	q.cpus = "0";
+	q.cls = 3;
+	assert_int_equal(history_allot(h, id, &q), -1);
+	q.cls = 1;
+	q.desire = -1;
+	assert_int_equal(history_allot(h, id, &q), -1);
+	q.desire = 1;
+	q.end_ns = q.start_ns - 1;
+	assert_int_equal(history_allot(h, id, &q), -1);
+	q.end_ns = q.start_ns + QNS;
+	assert_int_equal(history_allot(h, id, &q), 0);
+	assert_int_equal(history_allot(h, id, &q), -1);   /* same quantum */
+	assert_int_equal(history_job_end(h, id + 1, T0, &st, 0, 0, 0), -1);
+	assert_int_equal(history_job_end(h, id, 0, &st, 0, 0, 0), -1);
+	assert_int_equal(history_job_set_exit(h, id + 1, 0), -1);
+	assert_int_equal(history_close_stale(h, 0, 0), -1);
+	assert_int_equal(history_expire(h, 0), -1);
+	assert_int_equal(history_stats(h, NULL), -1);
+	assert_int_equal(history_query(h, &(struct history_filter){
+		.njobs = 2 }, NULL, NULL, NULL), -1);
+	assert_int_equal(history_query(h, &(struct history_filter){
+		.limit = -1 }, NULL, NULL, NULL), -1);
+	/* Nothing was recorded by the refused calls. */
+	assert_int_equal(history_query(h, NULL, NULL, NULL, NULL), 0);
+	assert_int_equal(stats(h).allotment_rows, 1);
+	history_close(h);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+#define T(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
+		T(test_create),
+		T(test_job_round_trip),
+		T(test_one_row),
+		T(test_changes),
+		T(test_storage_flat),
+		T(test_flush_writes),
+		T(test_flush_locked),
+		T(test_restart),
+		T(test_refused),
+		T(test_retention),
+		T(test_pagination),
+		T(test_filters),
+		T(test_many_jobs),
+		T(test_queue_full),
+		T(test_bad_args),
+#undef T
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
