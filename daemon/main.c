@@ -129,7 +129,16 @@ int main(int argc, char **argv)
 	}
 	log_init(d.conf.log_level, d.conf.foreground);
 	signal(SIGPIPE, SIG_IGN);
-	d.base = event_base_new();
+	{
+		/* Coalesce the add/del of write interest that every reply to
+		 * every job causes into one epoll_ctl per loop turn. */
+		struct event_config *cfg = event_config_new();
+		if (cfg != NULL)
+			event_config_set_flag(cfg, EVENT_BASE_FLAG_EPOLL_USE_CHANGELIST);
+		d.base = cfg != NULL ? event_base_new_with_config(cfg) : NULL;
+		if (cfg != NULL)
+			event_config_free(cfg);
+	}
 	if (d.base == NULL) {
 		log_error("cannot create the event loop");
 		return 1;
