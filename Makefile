@@ -140,7 +140,11 @@ $(BUILD)/bin/asteald: $(BUILD)/obj/daemon/main.o $(DLIBA) $(LIBA)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ $(DAEMON_LIBS) $(LDLIBS)
 
-# Small tools: tools/NAME.c is the program asteal-NAME.
+# Small tools: tools/NAME.c is the program asteal-NAME; asteal-plot draws
+# with the simulator's SVG writer.
+$(BUILD)/bin/asteal-plot: $(BUILD)/obj/sim/svg.o
+$(BUILD)/obj/tools/plot.o: CPPFLAGS += -Isim
+
 $(BUILD)/bin/asteal-%: $(BUILD)/obj/tools/%.o
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)

@@ -1,0 +1,101 @@
+/*
+ * steal.h - the simulated thread schedulers: randomized work stealing on
+ * unit-time steps (paper, sections 2 and 4.1), in two flavours.
+ *
+ *   A-STEAL  one deque per allotted processor.  A processor that loses its
+ *            allotment leaves its deque (with the frame it was running on
+ *            top) muggable; a processor that runs out of work first mugs a
+ *            muggable deque (one mug cycle, then it owns the whole deque),
+ *            and only when there is none steals from a random other deque.
+ *            Each quantum it reports a desire computed by the project's
+ *            estimator (client-lib/estimator.h, the paper's Fig. 1).
+ *   ABP      always P deques (P = the machine); each quantum the allotted
+ *            processors take deques chosen uniformly at random; no
+ *            mugging, no feedback.  A deque left without a processor keeps
+ *            its frames, which thieves steal from its bottom; the frame its
+ *            processor was running goes on top (abp_steal_preempted = 1,
+ *            the default of asteal-sim, symmetric with A-STEAL), or stays
+ *            out of thieves' reach until a processor takes the deque again
+ *            (0: ABP's preempted processes keep their current thread).
+ *
+ * Each step an allotted processor does one cycle: work (one node of its
+ * current frame), steal (one attempt at the bottom of a random deque; an
+ * empty victim is a wasted cycle) or mug.  Waste = steal + mug cycles.
+ */
+#ifndef ASTEAL_SIM_STEAL_H
+#define ASTEAL_SIM_STEAL_H
+
+#include "dag.h"
+#include "estimator.h"
+#include "rng.h"
+
+enum steal_kind { STEAL_ASTEAL, STEAL_ABP };
+
+struct steal_deque {
+	int *items;    /* ready frames; bottom = items[lo], top = items[hi-1] */
+	int lo, hi, cap;
+	int cur;       /* the frame its processor is running, or -1 */
+	int owner;     /* index into the job's processors, or -1 */
+	int live_pos;  /* position in live[], or -1 when free */
+	int mug_pos;   /* position in mug[], or -1 */
+};
+
+/* What some steps of a job did. */
+struct steal_stats {
+	long long work, steal, mug;  /* cycles */
+	long steps;                  /* steps run (fewer if the job finished) */
+};
+
+struct steal_job {
+	enum steal_kind kind;
+	int P;                      /* machine size: ABP's deques, max desire */
+	struct dag dag;
+	struct rng_state rng;
+	struct steal_deque *dq;
+	int ndq, free_dq;           /* free deques are chained through .owner */
+	int *live, nlive;           /* deques that exist (victims) */
+	int *mug, nmug;             /* A-STEAL: muggable deques */
+	int *proc, *slot, nproc;    /* per allotted processor: deque, slot */
+	int *perm;                  /* ABP: deque ids, for random selection */
+	int root;                   /* A-STEAL: the root, until placed */
+	int abp_steal_preempted;    /* ABP: a preempted frame is stealable */
+	int done, error;
+	long long clock;            /* steps run so far */
+	long long finish;           /* the step the root returned (1-based) */
+	struct steal_stats total;
+	struct est_params est;
+	double desire;              /* A-STEAL's real-valued desire */
+};
+
+/* Set up a job: returns 0, or -1 when out of memory. */
+int steal_job_init(struct steal_job *j, enum steal_kind kind, int P,
+		   const struct dag_spec *spec, uint64_t seed,
+		   const struct est_params *est);
+
+/* Free a job's memory. */
+void steal_job_free(struct steal_job *j);
+
+/* The processors the job asks for next quantum (ABP: always P). */
+int steal_request(const struct steal_job *j);
+
+/* Give the job `a` anonymous processors for the next quantum (A-STEAL
+ * keeps a random subset of its current ones). */
+int steal_allot(struct steal_job *j, int a);
+
+/* Give the job exactly the processor slots listed (n of them, each in
+ * [0, P)): processors whose slot stays keep their deque. */
+int steal_allot_slots(struct steal_job *j, const int *slots, int n);
+
+/* Run up to `steps` steps on the current allotment; stop early when the
+ * job finishes.  Returns 0, or -1 (out of memory: j->error). */
+int steal_run(struct steal_job *j, long steps, struct steal_stats *out);
+
+/* Close a quantum of length L with allotment a: A-STEAL computes its next
+ * desire from q; returns the quantum's class (ABP: deprived, no change). */
+enum est_class steal_feedback(struct steal_job *j, const struct steal_stats *q,
+			      int a, long L);
+
+/* A short name for a kind ("asteal", "abp"). */
+const char *steal_kind_name(enum steal_kind k);
+
+#endif

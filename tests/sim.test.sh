@@ -1,0 +1,187 @@
+#!/bin/sh
+# sim.test.sh BUILD - asteal-sim: the command line (help, bad arguments exit
+# 2), one job run (finishes, does exactly its work, deterministic), and a
+# small version of every experiment of the paper's section 4, checking the
+# direction of each result: who wins and the sign of each trend.
+#
+# ASTEAL_TEST_SAN (asan or tsan) selects smaller sizes for the slower
+# sanitizer builds.  The first failure prints what it saw and exits 1.
+set -u
+
+build=${1:?usage: sh tests/sim.test.sh BUILD}
+sim="$build/bin/asteal-sim"
+san=${ASTEAL_TEST_SAN:-}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/asteal-sim.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' HUP INT TERM
+
+last=""
+fail() {
+	echo "FAIL: $*"
+	for f in "$tmp/$last.out" "$tmp/$last.err"; do
+		[ -s "$f" ] || continue
+		echo "--- $(basename "$f")"
+		tail -n 15 "$f"
+	done
+	exit 1
+}
+
+[ -x "$sim" ] || fail "$sim is missing (make $sim)"
+
+# The value of key $2 on the last line of file $1.
+key() {
+	tail -n 1 "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"
+}
+
+# Check an awk condition on numbers: check "what" "a < b" (a, b numbers).
+check() {
+	what=$1
+	shift
+	if ! awk "BEGIN { exit !($*) }" </dev/null; then
+		fail "$what: $*"
+	fi
+	echo "ok: $what ($*)"
+}
+
+# Run the simulator into $tmp/NAME.out; stop on a failure.
+run() {
+	name=$1
+	last=$name
+	shift
+	"$sim" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+	rc=$?
+	[ "$rc" -eq 0 ] || fail "asteal-sim $* exited $rc"
+}
+
+# A bad command line must exit 2 with a message.
+bad() {
+	"$sim" "$@" >"$tmp/bad.out" 2>"$tmp/bad.err"
+	rc=$?
+	[ "$rc" -eq 2 ] || fail "asteal-sim $* exited $rc, not 2"
+	[ -s "$tmp/bad.err" ] || fail "asteal-sim $* said nothing on stderr"
+}
+
+# --- the command line
+run help --help
+for c in time waste time-waste utilization run; do
+	grep -q "^  $c " "$tmp/help.out" || fail "--help does not list $c"
+done
+bad
+bad frobnicate
+bad time --frob
+bad time --procs 0
+bad time --procs 2000
+bad time --delta 1.5
+bad time --seed x
+bad run --profile bogus
+bad run --dag tree
+bad run --sched cilk
+bad run --spawn sideways
+bad run --abp-preempted maybe
+bad time extra
+bad time --jobs
+bad utilization --dist U/X --quick
+bad time-waste --procs 16 --mean-avail 30
+echo "ok: bad arguments exit 2"
+
+# --- one job: finishes, works exactly T1 cycles, T >= Tinf, deterministic
+o="$tmp/o"
+for s in asteal abp; do
+	run "run-$s" run --sched $s --procs 64 --mean-avail 16 --w1 300 --w2 600 \
+		--h 24 --iters 3 --seed 5 --trace "$tmp/trace-$s.csv"
+	f="$tmp/run-$s.out"
+	check "run $s finished" "$(key "$f" finished) == 1"
+	check "run $s work = T1" "$(key "$f" work) == $(key "$f" T1)"
+	check "run $s T >= Tinf" "$(key "$f" T) >= $(key "$f" Tinf)"
+	head -n 1 "$tmp/trace-$s.csv" | grep -q '^quantum,availability,desire' ||
+		fail "trace header"
+	run "run-$s-again" run --sched $s --procs 64 --mean-avail 16 --w1 300 \
+		--w2 600 --h 24 --iters 3 --seed 5
+	cmp -s "$f" "$tmp/run-$s-again.out" || fail "run $s is not deterministic"
+done
+run run-fj run --dag forkjoin --fj-depth 6 --fj-branch 3 --fj-work 50 \
+	--fj-spawn 0.9 --procs 32 --profile uniform
+check "fork/join run finished" "$(key "$tmp/run-fj.out" finished) == 1"
+check "fork/join work = T1" "$(key "$tmp/run-fj.out" work) == $(key "$tmp/run-fj.out" T1)"
+for p in uniform smooth; do
+	run "run-$p" run --profile $p --procs 128 --h 64
+	check "$p profile mean availability in [1, 128]" \
+		"$(key "$tmp/run-$p.out" pbar) >= 1 && $(key "$tmp/run-$p.out" pbar) <= 128"
+done
+
+if [ -n "$san" ]; then
+	tjobs=30 wjobs=8 twjobs=8 usteps=30000 uprocs=300
+else
+	tjobs=120 wjobs=24 twjobs=16 usteps=100000 uprocs=1000
+fi
+
+# --- time: the model fits, with coefficients of the paper's sizes
+run time time --quick --jobs $tjobs --out "$o" --seed 3
+f="$tmp/time.out"
+check "time: c1 (trimmed) near 1" "$(key "$f" c1) > 0.5 && $(key "$f" c1) < 1.5"
+check "time: cinf (trimmed) positive" "$(key "$f" cinf) > 0"
+check "time: c1 (mean) near 1" "$(key "$f" c1_mean) > 0.7 && $(key "$f" c1_mean) < 1.5"
+check "time: cinf (mean) near 1" "$(key "$f" cinf_mean) > 0.5 && $(key "$f" cinf_mean) < 2"
+check "time: the mean-availability fit explains T" \
+	"$(key "$f" r2_mean) > 0.6 && $(key "$f" rel_rms_mean) < 0.4"
+for x in time-runs.csv time-fit.svg time-trim.svg; do
+	[ -s "$o/$x" ] || fail "time did not write $x"
+done
+tail -n 1 "$o/time-fit.svg" | grep -q '</svg>' || fail "time-fit.svg is cut short"
+[ "$(wc -l <"$o/time-runs.csv")" -eq $((tjobs + 1)) ] || fail "time-runs.csv rows"
+# the thread count does not change the result
+run time2 time --quick --jobs $tjobs --out "$o" --seed 3 --threads 2
+[ "$(tail -n 1 "$tmp/time.out")" = "$(tail -n 1 "$tmp/time2.out")" ] ||
+	fail "time with --threads 2 differs from --threads 1"
+echo "ok: time is the same on 1 and 2 threads"
+
+# --- waste: under 10% of work for parallel jobs, falls with parallelism,
+# far under the bound, and not very sensitive to delta
+run waste waste --quick --jobs $wjobs --out "$o"
+f="$tmp/waste.out"
+check "waste: waste/work at delta 0.8 under 0.25" "$(key "$f" waste_d0.8) < 0.25"
+check "waste: within 0.25 over delta 0.5..1.0" \
+	"$(key "$f" waste_max) - $(key "$f" waste_min) < 0.25"
+check "waste: under the bound at every delta (1.53 at delta 1)" "$(key "$f" waste_max) < 1.53"
+check "waste: falls with parallelism (slope)" "$(key "$f" waste_par_slope) < 0"
+check "waste: high-parallelism jobs waste less" \
+	"$(key "$f" waste_high_par) < $(key "$f" waste_low_par)"
+for x in waste-delta.csv waste-delta.svg waste-parallelism.csv waste-parallelism.svg; do
+	[ -s "$o/$x" ] || fail "waste did not write $x"
+done
+
+# --- time-waste: on the same profiles A-STEAL wastes a fraction of what
+# ABP wastes, more so at P = 512 than at 128; ABP's time relative to
+# A-STEAL's grows with P (at 128 ABP is a little faster, as in the paper);
+# with ABP's preempted frames stuck, ABP is far slower at P = 512
+run tw512 time-waste --procs 512 --mean-avail 30 --jobs $twjobs --seed 1 --out "$o"
+run tw128 time-waste --procs 128 --mean-avail 30 --jobs $twjobs --seed 1 --out "$o"
+a=$(key "$tmp/tw512.out" abp_time_over_asteal)
+b=$(key "$tmp/tw128.out" abp_time_over_asteal)
+wa=$(key "$tmp/tw512.out" asteal_waste_over_abp)
+wb=$(key "$tmp/tw128.out" asteal_waste_over_abp)
+check "time-waste P=512: A-STEAL wastes under 25% of ABP's waste" "$wa < 0.25"
+check "time-waste P=128: A-STEAL wastes under half of ABP's waste" "$wb < 0.5"
+check "time-waste: A-STEAL's waste advantage grows with P" "$wa < $wb"
+check "time-waste: ABP's time relative to A-STEAL's grows with P" "$b < $a"
+check "time-waste P=128: ABP a little faster" "$b < 1 && $b > 0.5"
+for x in time-waste.csv time-waste.svg; do
+	[ -s "$o/$x" ] || fail "time-waste did not write $x"
+done
+run tw512s time-waste --procs 512 --mean-avail 30 --jobs $twjobs --seed 1 \
+	--abp-preempted stuck --out "$o"
+check "time-waste P=512, ABP frames stuck: ABP much slower" \
+	"$(key "$tmp/tw512s.out" abp_time_over_asteal) > 1.5"
+
+# --- utilization: A-STEAL+DEQ ahead of ABP+EQ after the start
+run util utilization --quick --procs $uprocs --steps $usteps --out "$o"
+f="$tmp/util.out"
+check "utilization: A-STEAL+DEQ higher after the first 10%" \
+	"$(key "$f" asteal_util_late) > $(key "$f" abp_util_late)"
+check "utilization: A-STEAL+DEQ ahead in most intervals" "$(key "$f" asteal_ahead_frac) > 0.7"
+check "utilization: within [0, 1]" "$(key "$f" asteal_util) <= 1 && $(key "$f" abp_util) >= 0"
+for x in utilization.csv utilization.svg; do
+	[ -s "$o/$x" ] || fail "utilization did not write $x"
+done
+
+echo "all sim checks passed"
