@@ -208,6 +208,7 @@ demo: deps
 bench: deps
 	$(MAKE) all bench-bins
 	bench/run.sh $(BUILD)
+	bench/adapt.sh $(BUILD)
 
 clean:
 	rm -rf build
