@@ -288,6 +288,23 @@ struct hist_page {
 	int full;
 };
 
+/* Make room for one more pointer in *arr (n used of *cap): 0, or -1 when
+ * out of memory. */
+static int grow(void *arr, size_t n, size_t *cap, size_t first)
+{
+	void **a = *(void ***)arr;
+	size_t c = *cap ? 2 * *cap : first;
+
+	if (n < *cap)
+		return 0;
+	a = realloc(a, c * sizeof(*a));
+	if (a == NULL)
+		return -1;
+	*(void ***)arr = a;
+	*cap = c;
+	return 0;
+}
+
 /* Duplicate a string for a reply (NULL when out of memory). */
 static char *dup_str(const char *s)
 {
@@ -300,14 +317,8 @@ static int hist_job(const struct history_job_info *j, void *arg)
 	struct hist_page *p = arg;
 	Asteal__JobRecord *r;
 
-	if (p->h.n_jobs == p->capj) {
-		size_t cap = p->capj ? 2 * p->capj : 64;
-		Asteal__JobRecord **n = realloc(p->h.jobs, cap * sizeof(*n));
-		if (n == NULL)
-			return -1;
-		p->h.jobs = n;
-		p->capj = cap;
-	}
+	if (grow(&p->h.jobs, p->h.n_jobs, &p->capj, 64) < 0)
+		return -1;
 	r = calloc(1, sizeof(*r));
 	if (r == NULL)
 		return -1;
@@ -341,14 +352,8 @@ static int hist_run(const struct history_run *a, void *arg)
 		p->full = 1;
 		return 1;                /* the rest goes in the next page */
 	}
-	if (p->h.n_allotments == p->capa) {
-		size_t cap = p->capa ? 2 * p->capa : 256;
-		Asteal__AllotmentRecord **nn = realloc(p->h.allotments, cap * sizeof(*nn));
-		if (nn == NULL)
-			return -1;
-		p->h.allotments = nn;
-		p->capa = cap;
-	}
+	if (grow(&p->h.allotments, p->h.n_allotments, &p->capa, 256) < 0)
+		return -1;
 	n = a->cpus[0] ? cpulist_parse(a->cpus, cpus, CPULIST_MAX, why, sizeof(why)) : 0;
 	if (n < 0)
 		n = 0;

@@ -90,6 +90,9 @@ int exp_run_job(const struct sim_opts *o, const struct exp_job *j,
 		enum steal_kind kind, double delta, struct jobsched_result *r);
 
 /* Mean and median of n values (sorted in place). */
+/* How many of the first n of means (ascending) are at most P/2; at least 1. */
+int exp_means_upto(const double *means, int n, int P);
+
 double exp_mean(const double *v, int n);
 double exp_median(double *v, int n);
 

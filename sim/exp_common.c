@@ -251,3 +251,13 @@ int exp_parallel(const struct sim_opts *o, int n, int (*fn)(int, void *),
 		fprintf(stderr, "asteal-sim: a run failed (out of memory)\n");
 	return pl.failed ? -1 : 0;
 }
+
+/* How many of the first n of means (ascending) are at most P/2; at least 1. */
+int exp_means_upto(const double *means, int n, int P)
+{
+	int nm = 0;
+
+	while (nm < n && means[nm] <= P / 2.0)
+		nm++;
+	return nm == 0 ? 1 : nm;
+}

@@ -36,12 +36,8 @@ static int time_one(int i, void *arg)
 	struct time_ctx *c = arg;
 	struct exp_job *j = &c->job[i];
 	struct rng_state r;
-	int nm = 0;
+	int nm = exp_means_upto(means, (int)(sizeof(means) / sizeof(means[0])), c->P);
 
-	while (nm < (int)(sizeof(means) / sizeof(means[0])) && means[nm] <= c->P / 2.0)
-		nm++;
-	if (nm == 0)
-		nm = 1;
 	rng_seed(&r, rng_derive(c->o->seed, 1000 + (uint64_t)i));
 	j->P = c->P;
 	j->pk = (enum prof_kind)(i % 3);

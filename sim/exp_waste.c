@@ -42,12 +42,8 @@ static int sample(struct waste_ctx *c, int i, int part2)
 {
 	struct exp_job *j = &c->job[i];
 	struct rng_state r;
-	int nm = 0;
+	int nm = exp_means_upto(means, (int)(sizeof(means) / sizeof(means[0])), c->P);
 
-	while (nm < (int)(sizeof(means) / sizeof(means[0])) && means[nm] <= c->P / 2.0)
-		nm++;
-	if (nm == 0)
-		nm = 1;
 	rng_seed(&r, rng_derive(c->o->seed, 5000 + (uint64_t)i));
 	j->P = c->P;
 	j->pk = (enum prof_kind)(i % 3);
