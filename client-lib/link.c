@@ -12,10 +12,12 @@
 
 #ifdef ASTEAL_NO_DAEMON
 /* Built without the protocol: there is never a daemon. */
-struct link *link_connect(const char *path, int workers, char *why, size_t whylen)
+struct link *link_connect(const char *path, int workers, uint64_t claim,
+                          char *why, size_t whylen)
 {
 	(void)path;
 	(void)workers;
+	(void)claim;
 	snprintf(why, whylen, "libasteal was built without the daemon link");
 	errno = ENOSYS;
 	return NULL;
@@ -104,7 +106,8 @@ static void job_name(char *buf, size_t len)
 }
 
 /* Connect to path and register as a job with the given worker count. */
-struct link *link_connect(const char *path, int workers, char *why, size_t whylen)
+struct link *link_connect(const char *path, int workers, uint64_t claim,
+                          char *why, size_t whylen)
 {
 	struct sockaddr_un sa;
 	struct link *l;
@@ -136,6 +139,7 @@ struct link *link_connect(const char *path, int workers, char *why, size_t whyle
 	read_command(command, sizeof(command));
 	frame_hello(&env, &hello, ASTEAL__ROLE__JOB, name, (uint32_t)workers,
 	            command, "libasteal " ASTEAL_VERSION);
+	hello.job_id = claim;
 	if (frame_write_fd(l->fd, &env) < 0) {
 		snprintf(why, whylen, "%s: sending hello: %s", path, strerror(errno));
 		goto fail;

@@ -32,8 +32,10 @@ struct link_feedback {
 };
 
 /* Connect to the daemon at path and register as a job of `workers`
- * workers: the link, or NULL with errno and a reason in why. */
-struct link *link_connect(const char *path, int workers, char *why, size_t whylen);
+ * workers, claiming the id claim (0: none; see Hello.job_id in
+ * proto/asteal.proto): the link, or NULL with errno and a reason in why. */
+struct link *link_connect(const char *path, int workers, uint64_t claim,
+                          char *why, size_t whylen);
 
 /* Close and free (NULL is fine). */
 void link_close(struct link *l);

@@ -40,6 +40,8 @@ struct quantum {
 	char socket[108];                /* the daemon's socket, "" for none */
 	struct link *link;               /* connected to the daemon, or NULL */
 	uint64_t job_id;                 /* the daemon's id for us, 0 if none */
+	uint64_t claim;                  /* the id to claim when connecting:
+	                                    ASTEAL_JOB_ID, then the last one */
 	uint64_t retry_at, retry_ns;     /* next connection attempt, backoff */
 	int quiet;                       /* no log lines (ASTEAL_QUIET) */
 
@@ -248,6 +250,15 @@ int quantum_config(struct runtime *rt)
 			goto fail;
 		}
 		snprintf(qt->socket, sizeof(qt->socket), "%s", sock);
+		/* Launched by `asteal run`/`submit`: claim the id it made. */
+		const char *id = getenv("ASTEAL_JOB_ID");
+		if (id != NULL && *id != '\0') {
+			char *end;
+			errno = 0;
+			qt->claim = strtoull(id, &end, 10);
+			if (errno != 0 || *end != '\0')
+				qt->claim = 0;  /* not ours to judge: register anew */
+		}
 	}
 	qt->quiet = quiet != NULL && *quiet != '\0' && strcmp(quiet, "0") != 0;
 	qt->retry_ns = Q_RETRY_MIN_NS;
@@ -374,7 +385,7 @@ static void try_connect(struct runtime *rt, struct quantum *qt, uint64_t now)
 
 	if (qt->socket[0] == '\0' || qt->link != NULL || now < qt->retry_at)
 		return;
-	qt->link = link_connect(qt->socket, rt->nworkers, why, sizeof(why));
+	qt->link = link_connect(qt->socket, rt->nworkers, qt->claim, why, sizeof(why));
 	if (qt->link == NULL) {
 		qt->retry_at = now + qt->retry_ns;
 		qt->retry_ns = qt->retry_ns * 2 > Q_RETRY_MAX_NS ? Q_RETRY_MAX_NS
@@ -387,6 +398,7 @@ static void try_connect(struct runtime *rt, struct quantum *qt, uint64_t now)
 		return;
 	}
 	qt->retry_ns = Q_RETRY_MIN_NS;
+	qt->claim = link_job_id(qt->link);     /* ours again after a restart */
 	pthread_mutex_lock(&qt->lock);
 	qt->job_id = link_job_id(qt->link);
 	pthread_mutex_unlock(&qt->lock);

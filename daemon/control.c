@@ -32,6 +32,7 @@
 #include "control.h"
 #include "frame.h"
 #include "history.h"
+#include "launch.h"
 #include "log.h"
 #include "scheduler.h"
 
@@ -57,6 +58,7 @@ struct control {
 	const struct conf *conf;
 	struct sched *sched;
 	struct history *hist;
+	struct launch *launch;
 	struct evconnlistener *listener;
 	int bound;                     /* we bound the path (unlink at exit) */
 	struct conn *conns;
@@ -94,16 +96,28 @@ int control_send(struct conn *c, const Asteal__Envelope *m)
 	return 0;
 }
 
-/* Free a connection now: a job's CPUs go back at the next tick. */
+/* A job's connection is going: its CPUs go back at the next tick, and it
+ * ends unless its supervisor has yet to report. */
+static void conn_drop_job(struct conn *c)
+{
+	uint64_t id;
+
+	if (c->job == NULL)
+		return;
+	id = sched_job_id(c->job);
+	sched_job_remove(c->ctl->sched, c->job);
+	c->job = NULL;
+	launch_job_left(c->ctl->launch, id);
+}
+
+/* Free a connection now. */
 static void conn_free(struct conn *c)
 {
 	struct control *ctl = c->ctl;
 
-	if (c->job != NULL) {
-		sched_job_remove(ctl->sched, c->job);
-		c->job = NULL;
-	}
+	conn_drop_job(c);
 	if (c->role == CONN_CLIENT) {
+		launch_conn_gone(ctl->launch, c);
 		ctl->nclients--;
 		sched_set_clients(ctl->sched, ctl->nclients);
 	}
@@ -162,10 +176,7 @@ static void conn_fail(struct conn *c, Asteal__ErrorCode code, const char *why)
 	         (int)c->uid, why);
 	frame_error(&env, &err, code, why);
 	control_send(c, &env);
-	if (c->job != NULL) {
-		sched_job_remove(c->ctl->sched, c->job);
-		c->job = NULL;
-	}
+	conn_drop_job(c);
 	conn_close(c);
 }
 
@@ -198,8 +209,18 @@ static void on_hello(struct conn *c, const Asteal__Envelope *m)
 		return;
 	}
 	if (h->role == ASTEAL__ROLE__JOB) {
-		c->job = sched_job_add(ctl->sched, c, h, c->uid, c->pid, why, sizeof(why));
+		uint64_t claim = h->job_id;
+		if (claim != 0 &&
+		    launch_claim(ctl->launch, claim, c->uid, c->pid, why, sizeof(why)) < 0) {
+			log_info("pid %d: claim refused, registered anew: %s",
+			         (int)c->pid, why);
+			claim = 0;
+		}
+		c->job = sched_job_add(ctl->sched, c, h, c->uid, c->pid, claim, why,
+		                       sizeof(why));
 		if (c->job == NULL) {
+			if (claim != 0)
+				launch_job_left(ctl->launch, claim);
 			conn_fail(c, ASTEAL__ERROR_CODE__BUSY, why);
 			return;
 		}
@@ -244,7 +265,8 @@ static void on_jobs(struct conn *c, const Asteal__JobsRequest *r)
 	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
 	Asteal__Jobs jobs;
 
-	if (sched_jobs(c->ctl->sched, r->ids, r->n_ids, &jobs) < 0) {
+	if (sched_jobs(c->ctl->sched, r->ids, r->n_ids, &jobs) < 0 ||
+	    launch_jobs(c->ctl->launch, r->ids, r->n_ids, &jobs) < 0) {
 		reply_error(c, ASTEAL__ERROR_CODE__INTERNAL, "out of memory");
 		return;
 	}
@@ -260,13 +282,19 @@ static void on_cancel(struct conn *c, const Asteal__CancelRequest *r)
 	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
 	Asteal__CancelReply rep = ASTEAL__CANCEL_REPLY__INIT;
 	int sig = r->signal == 0 ? SIGTERM : r->signal;
-	char why[128];
+	char why[160];
+	int r2;
 
 	if (sig < 1 || sig > 64) {
 		reply_error(c, ASTEAL__ERROR_CODE__INVALID, "no such signal");
 		return;
 	}
-	if (sched_cancel(c->ctl->sched, r->job_id, c->uid, sig) < 0) {
+	r2 = launch_cancel(c->ctl->launch, r->job_id, c->uid, sig, why, sizeof(why));
+	if (r2 > 1) {
+		reply_error(c, (Asteal__ErrorCode)r2, why);
+		return;
+	}
+	if (r2 == 0 && sched_cancel(c->ctl->sched, r->job_id, c->uid, sig) < 0) {
 		snprintf(why, sizeof(why), "job %llu: %s", (unsigned long long)r->job_id,
 		         errno == EPERM ? "not yours (only its owner or root may cancel it)"
 		         : errno == ESRCH ? "no such running job" : strerror(errno));
@@ -461,6 +489,46 @@ fail:
 	reply_error(c, ASTEAL__ERROR_CODE__INTERNAL, history_error(c->ctl->hist));
 }
 
+/* A Launch: the job's id, at once. */
+static void on_launch(struct conn *c, const Asteal__Launch *m)
+{
+	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
+	Asteal__Launched rep = ASTEAL__LAUNCHED__INIT;
+	Asteal__ErrorCode e;
+	char why[160];
+
+	e = launch_begin(c->ctl->launch, c, c->uid, m, &rep.job_id, why, sizeof(why));
+	if (e != 0) {
+		reply_error(c, e, why);
+		return;
+	}
+	env.msg_case = ASTEAL__ENVELOPE__MSG_LAUNCHED;
+	env.launched = &rep;
+	control_send(c, &env);
+}
+
+/* A JobExit from a supervisor: Ok comes when the job has ended. */
+static void on_job_exit(struct conn *c, const Asteal__JobExit *m)
+{
+	Asteal__ErrorCode e;
+	char why[160];
+
+	e = launch_exit(c->ctl->launch, c, c->uid, m, why, sizeof(why));
+	if (e != 0)
+		reply_error(c, e, why);
+}
+
+/* A WaitRequest: answered when the job ends. */
+static void on_wait(struct conn *c, const Asteal__WaitRequest *m)
+{
+	Asteal__ErrorCode e;
+	char why[160];
+
+	e = launch_wait(c->ctl->launch, c, m->job_id, why, sizeof(why));
+	if (e != 0)
+		reply_error(c, e, why);
+}
+
 /* One decoded message from a peer past the handshake. */
 static void dispatch(struct conn *c, const Asteal__Envelope *m)
 {
@@ -487,6 +555,15 @@ static void dispatch(struct conn *c, const Asteal__Envelope *m)
 			return;
 		case ASTEAL__ENVELOPE__MSG_CANCEL_REQUEST:
 			on_cancel(c, m->cancel_request);
+			return;
+		case ASTEAL__ENVELOPE__MSG_LAUNCH:
+			on_launch(c, m->launch);
+			return;
+		case ASTEAL__ENVELOPE__MSG_JOB_EXIT:
+			on_job_exit(c, m->job_exit);
+			return;
+		case ASTEAL__ENVELOPE__MSG_WAIT_REQUEST:
+			on_wait(c, m->wait_request);
 			return;
 		default:
 			break;
@@ -678,11 +755,14 @@ struct control *control_create(struct event_base *base, const struct conf *c,
 	return ctl;
 }
 
-/* Connect the control to the scheduler and history. */
-void control_attach(struct control *ctl, struct sched *s, struct history *h)
+/* Connect the control to the scheduler and history: -1 when out of
+ * memory. */
+int control_attach(struct control *ctl, struct sched *s, struct history *h)
 {
 	ctl->sched = s;
 	ctl->hist = h;
+	ctl->launch = launch_create(s, h);
+	return ctl->launch != NULL ? 0 : -1;
 }
 
 /* Close every connection and the listener. */
@@ -692,6 +772,7 @@ void control_free(struct control *ctl)
 		return;
 	while (ctl->conns != NULL)
 		conn_free(ctl->conns);
+	launch_free(ctl->launch);
 	evconnlistener_free(ctl->listener);
 	if (ctl->bound)
 		unlink(ctl->conf->socket);

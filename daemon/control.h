@@ -29,8 +29,9 @@ struct conn;
 struct control *control_create(struct event_base *base, const struct conf *c,
                                char *why, size_t whylen);
 
-/* Connect the control to the scheduler and history it serves. */
-void control_attach(struct control *ctl, struct sched *s, struct history *h);
+/* Connect the control to the scheduler and history it serves; -1 when
+ * out of memory. */
+int control_attach(struct control *ctl, struct sched *s, struct history *h);
 
 /* Close every connection and the listener (unlinking a socket we bound). */
 void control_free(struct control *ctl);

@@ -165,7 +165,11 @@ int main(int argc, char **argv)
 		daemon_free(&d);
 		return 1;
 	}
-	control_attach(d.ctl, d.sched, d.hist);
+	if (control_attach(d.ctl, d.sched, d.hist) < 0) {
+		log_error("cannot set up the control socket: out of memory");
+		daemon_free(&d);
+		return 1;
+	}
 	d.sigterm = evsignal_new(d.base, SIGTERM, on_signal, &d);
 	d.sigint = evsignal_new(d.base, SIGINT, on_signal, &d);
 	d.housekeeping = event_new(d.base, -1, EV_PERSIST, on_housekeeping, &d);

@@ -298,7 +298,8 @@ void sched_free(struct sched *s)
 /* Register a job. */
 struct sched_job *sched_job_add(struct sched *s, struct conn *conn,
                                 const Asteal__Hello *hello, uid_t uid,
-                                pid_t pid, char *why, size_t whylen)
+                                pid_t pid, uint64_t id_granted, char *why,
+                                size_t whylen)
 {
 	struct sched_job *j;
 	struct history_job hj;
@@ -335,7 +336,7 @@ struct sched_job *sched_job_add(struct sched *s, struct conn *conn,
 	hj.uid = (int64_t)uid;
 	hj.pid = (int64_t)pid;
 	hj.start_ns = (int64_t)j->start_ns;
-	id = history_job_begin(s->hist, &hj);
+	id = id_granted ? (int64_t)id_granted : history_job_begin(s->hist, &hj);
 	if (id <= 0) {
 		snprintf(why, whylen, "history: %s", history_error(s->hist));
 		free(j);
@@ -349,8 +350,9 @@ struct sched_job *sched_job_add(struct sched *s, struct conn *conn,
 		s->head = j;
 	s->tail = j;
 	s->njobs++;
-	log_info("job %llu '%s' registered: uid %d pid %d, %d workers",
-	         (unsigned long long)j->id, j->name, (int)uid, (int)pid, j->workers);
+	log_info("job %llu '%s' %s: uid %d pid %d, %d workers",
+	         (unsigned long long)j->id, j->name, id_granted ? "connected"
+	         : "registered", (int)uid, (int)pid, j->workers);
 	return j;
 }
 
@@ -519,6 +521,20 @@ void sched_jobs_free(Asteal__Jobs *out)
 	free(out->jobs);
 	out->jobs = NULL;
 	out->n_jobs = 0;
+}
+
+/* Whether job id is connected, and its owner. */
+int sched_job_owner(const struct sched *s, uint64_t id, uid_t *uid)
+{
+	const struct sched_job *j;
+
+	for (j = s->head; j != NULL; j = j->next)
+		if (j->id == id) {
+			if (uid != NULL)
+				*uid = j->uid;
+			return 0;
+		}
+	return -1;
 }
 
 /* Signal a running job on behalf of uid. */

@@ -31,11 +31,14 @@ struct sched *sched_create(struct event_base *base, const struct conf *c,
 /* Stop ticking, close every job's history row, free everything. */
 void sched_free(struct sched *s);
 
-/* Register a job that said Hello on conn (uid and pid from SO_PEERCRED):
- * the job, or NULL with a reason in why (at the job limit, database error). */
+/* Register a job that said Hello on conn (uid and pid from SO_PEERCRED),
+ * under id_granted when its claim to an id was granted (its history row is
+ * open and tracked already), else under a new id: the job, or NULL with a
+ * reason in why (at the job limit, database error). */
 struct sched_job *sched_job_add(struct sched *s, struct conn *conn,
                                 const Asteal__Hello *hello, uid_t uid,
-                                pid_t pid, char *why, size_t whylen);
+                                pid_t pid, uint64_t id_granted, char *why,
+                                size_t whylen);
 
 /* The job's id (also its history row). */
 uint64_t sched_job_id(const struct sched_job *j);
@@ -57,6 +60,9 @@ int sched_jobs(struct sched *s, const uint64_t *ids, size_t n, Asteal__Jobs *out
 
 /* Free what sched_jobs allocated. */
 void sched_jobs_free(Asteal__Jobs *out);
+
+/* 0 when job id is connected (its owner in *uid, if not NULL), else -1. */
+int sched_job_owner(const struct sched *s, uint64_t id, uid_t *uid);
 
 /* Signal a running job on behalf of uid: 0, or -1 with errno ESRCH (no
  * such running job), EPERM (not its owner nor root) or what kill says. */

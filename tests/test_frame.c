@@ -55,6 +55,8 @@ struct store {
 	Asteal__JobExit job_exit;
 	Asteal__WaitRequest wait_request;
 	Asteal__WaitReply wait_reply;
+	Asteal__Launch launch;
+	Asteal__Launched launched;
 };
 
 /* A JobInfo with every field set. */
@@ -79,6 +81,7 @@ static void sample_info(Asteal__JobInfo *j, uint64_t id)
 	j->workers = 8;
 	j->allotted_ns = 140;
 	j->quantum_class = ASTEAL__QUANTUM_CLASS__DEPRIVED;
+	j->unmanaged = 1;
 }
 
 /* An AllotmentRecord with every field set. */
@@ -113,6 +116,7 @@ static int sample(Asteal__Envelope *env, struct store *s,
 	case ASTEAL__ENVELOPE__MSG_HELLO:
 		frame_hello(env, &s->hello, ASTEAL__ROLE__JOB, "fib", 8,
 			    "fib -n 40", "libasteal test");
+		s->hello.job_id = 17;
 		return 0;
 	case ASTEAL__ENVELOPE__MSG_WELCOME:
 		frame_welcome(env, &s->welcome, 7, 10000, cpus, 5, "asteald test");
@@ -268,6 +272,20 @@ static int sample(Asteal__Envelope *env, struct store *s,
 		s->wait_reply.wait_status = SIGKILL;
 		s->wait_reply.end_ns = 1;
 		env->wait_reply = &s->wait_reply;
+		break;
+	case ASTEAL__ENVELOPE__MSG_LAUNCH:
+		asteal__launch__init(&s->launch);
+		s->launch.name = "fib";
+		s->launch.command = "fib 40";
+		s->launch.pid = 4242;
+		s->launch.workers = 2;
+		s->launch.job_id = 17;
+		env->launch = &s->launch;
+		break;
+	case ASTEAL__ENVELOPE__MSG_LAUNCHED:
+		asteal__launched__init(&s->launched);
+		s->launched.job_id = 17;
+		env->launched = &s->launched;
 		break;
 	default:
 		return -1;

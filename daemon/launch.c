@@ -1,0 +1,572 @@
+/*
+ * launch.c - launched jobs and waits (see launch.h).
+ *
+ * Two small lists, both short in practice: the launches (one per job a
+ * supervisor holds) and the waits (one per client blocked in a
+ * WaitRequest).  A launch's states:
+ *
+ *   begun --claim--> connected --job left--> left
+ *     |                  |                     |
+ *     +--- exit or supervisor gone ------------+--> ended: row closed,
+ *                                                   waiters answered
+ *
+ * "exited" (a JobExit came) may happen while the job is still connected:
+ * the child's socket and its supervisor's report race, so the job ends at
+ * whichever of the two comes last.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "control.h"
+#include "history.h"
+#include "launch.h"
+#include "log.h"
+#include "scheduler.h"
+
+struct launch_job {
+	uint64_t id;
+	uid_t uid;
+	pid_t pid;                 /* the child's */
+	char name[64];
+	char command[256];
+	uint64_t start_ns;
+	struct conn *sup;          /* NULL once the supervisor went */
+	int connected;             /* its libasteal holds a connection */
+	int was_connected;         /* then closing its row was the scheduler's */
+	int exited;                /* JobExit came */
+	int status;
+	struct conn *reporter;     /* gets Ok for its JobExit when the job ends */
+	struct launch_job *next;
+};
+
+struct launch_wait {
+	struct conn *conn;
+	uint64_t id;
+	struct launch_wait *next;
+};
+
+struct launch {
+	struct sched *sched;
+	struct history *hist;
+	struct launch_job *jobs;
+	struct launch_wait *waits;
+	int njobs;
+};
+
+/* Wall-clock nanoseconds. */
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The table. */
+struct launch *launch_create(struct sched *s, struct history *h)
+{
+	struct launch *l = calloc(1, sizeof(*l));
+
+	if (l != NULL) {
+		l->sched = s;
+		l->hist = h;
+	}
+	return l;
+}
+
+/* Free the lists. */
+void launch_free(struct launch *l)
+{
+	if (l == NULL)
+		return;
+	while (l->jobs != NULL) {
+		struct launch_job *j = l->jobs;
+		l->jobs = j->next;
+		free(j);
+	}
+	while (l->waits != NULL) {
+		struct launch_wait *w = l->waits;
+		l->waits = w->next;
+		free(w);
+	}
+	free(l);
+}
+
+/* The launch of job id, or NULL. */
+static struct launch_job *find(struct launch *l, uint64_t id)
+{
+	struct launch_job *j;
+
+	for (j = l->jobs; j != NULL; j = j->next)
+		if (j->id == id)
+			return j;
+	return NULL;
+}
+
+/* Unlink and free a launch. */
+static void drop(struct launch *l, struct launch_job *dead)
+{
+	struct launch_job **p;
+
+	for (p = &l->jobs; *p != NULL; p = &(*p)->next)
+		if (*p == dead) {
+			*p = dead->next;
+			l->njobs--;
+			free(dead);
+			return;
+		}
+}
+
+/* What a history lookup of one job found. */
+struct row {
+	int found;
+	struct history_job_info info;  /* strings not kept */
+};
+
+/* Keep a job row's numbers. */
+static int row_cb(const struct history_job_info *j, void *arg)
+{
+	struct row *r = arg;
+
+	r->found = 1;
+	r->info = *j;
+	r->info.name = r->info.command = NULL;
+	return 1;
+}
+
+/* Look up job id's row: 1 found, 0 not, -1 on a database error. */
+static int row_get(struct launch *l, uint64_t id, struct row *r)
+{
+	struct history_filter f;
+	int64_t one = (int64_t)id;
+
+	memset(r, 0, sizeof(*r));
+	memset(&f, 0, sizeof(f));
+	f.jobs = &one;
+	f.njobs = 1;
+	f.limit = 1;
+	if (history_query(l->hist, &f, row_cb, NULL, r) < 0)
+		return -1;
+	return r->found;
+}
+
+/* Answer everyone waiting for job id, from its history row. */
+static void answer_waiters(struct launch *l, uint64_t id)
+{
+	struct launch_wait **p = &l->waits;
+	struct row r;
+	int have = -2;
+
+	while (*p != NULL) {
+		struct launch_wait *w = *p;
+		Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
+		Asteal__WaitReply rep = ASTEAL__WAIT_REPLY__INIT;
+
+		if (w->id != id) {
+			p = &w->next;
+			continue;
+		}
+		if (have == -2)
+			have = row_get(l, id, &r);
+		rep.job_id = id;
+		if (have == 1) {
+			rep.status_known = r.info.has_exit != 0;
+			rep.wait_status = r.info.exit_status;
+			rep.end_ns = (uint64_t)r.info.end_ns;
+		}
+		env.msg_case = ASTEAL__ENVELOPE__MSG_WAIT_REPLY;
+		env.wait_reply = &rep;
+		control_send(w->conn, &env);
+		*p = w->next;
+		free(w);
+	}
+}
+
+/* Answer a JobExit. */
+static void send_ok(struct conn *c)
+{
+	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
+	Asteal__Ok ok = ASTEAL__OK__INIT;
+
+	env.msg_case = ASTEAL__ENVELOPE__MSG_OK;
+	env.ok = &ok;
+	control_send(c, &env);
+}
+
+/* The job ended unless it is still connected or its supervisor has yet
+ * to report: close what is open and answer the waiters. */
+static void maybe_end(struct launch *l, struct launch_job *j)
+{
+	uint64_t id = j->id;
+
+	if (j->connected || (!j->exited && j->sup != NULL))
+		return;
+	/* The scheduler closed the row of a job that connected; one that
+	 * never did still has its row open. */
+	if (j->was_connected ? j->exited && history_job_set_exit(l->hist,
+	                           (int64_t)id, j->status) < 0
+	    : history_job_end(l->hist, (int64_t)id, (int64_t)now_ns(),
+	                      j->exited ? &j->status : NULL, 0, 0, 0) < 0)
+		log_warn("history: job %llu: %s", (unsigned long long)id,
+		         history_error(l->hist));
+	log_info("job %llu '%s' ended%s", (unsigned long long)id, j->name,
+	         j->exited ? "" : ": its supervisor went away");
+	if (j->reporter != NULL)
+		send_ok(j->reporter);
+	drop(l, j);
+	answer_waiters(l, id);
+}
+
+/* A Launch: a new job, or the resumption of one after a restart. */
+Asteal__ErrorCode launch_begin(struct launch *l, struct conn *sup, uid_t uid,
+                               const Asteal__Launch *m, uint64_t *id,
+                               char *why, size_t whylen)
+{
+	struct launch_job *j, *k;
+	struct history_job hj;
+	uid_t owner;
+	int held = 0, connected = 0;
+
+	for (k = l->jobs; k != NULL; k = k->next)
+		held += k->sup == sup;
+	if (held >= LAUNCH_MAX_PER_CONN) {
+		snprintf(why, whylen, "at most %d jobs per supervisor", LAUNCH_MAX_PER_CONN);
+		return ASTEAL__ERROR_CODE__BUSY;
+	}
+	if (m->pid <= 0) {
+		snprintf(why, whylen, "launch: no child pid");
+		return ASTEAL__ERROR_CODE__INVALID;
+	}
+	j = calloc(1, sizeof(*j));
+	if (j == NULL) {
+		snprintf(why, whylen, "out of memory");
+		return ASTEAL__ERROR_CODE__INTERNAL;
+	}
+	snprintf(j->name, sizeof(j->name), "%s", m->name && *m->name ? m->name : "job");
+	snprintf(j->command, sizeof(j->command), "%s", m->command ? m->command : "");
+	j->uid = uid;
+	j->pid = m->pid;
+	j->sup = sup;
+	j->start_ns = now_ns();
+	if (m->job_id != 0) {
+		/* Resuming after a daemon restart: the row must be this
+		 * uid's and this child's, and not supervised already. */
+		if (find(l, m->job_id) != NULL) {
+			snprintf(why, whylen, "job %llu is supervised already",
+			         (unsigned long long)m->job_id);
+			free(j);
+			return ASTEAL__ERROR_CODE__UNEXPECTED;
+		}
+		if (sched_job_owner(l->sched, m->job_id, &owner) == 0) {
+			if (owner != uid) {
+				snprintf(why, whylen, "job %llu is not yours",
+				         (unsigned long long)m->job_id);
+				free(j);
+				return ASTEAL__ERROR_CODE__PERMISSION;
+			}
+			connected = 1;
+		} else {
+			struct row r;
+			int have = row_get(l, m->job_id, &r);
+			if (have != 1 || r.info.uid != (int64_t)uid ||
+			    r.info.pid != m->pid || r.info.end_ns != 0 ||
+			    history_job_reopen(l->hist, (int64_t)m->job_id, m->pid) < 0) {
+				snprintf(why, whylen, "job %llu cannot be resumed: %s",
+				         (unsigned long long)m->job_id,
+				         have < 0 ? history_error(l->hist)
+				         : have == 0 ? "unknown" : r.info.uid != (int64_t)uid
+				         ? "not yours" : r.info.end_ns != 0 ? "it has ended"
+				         : "another pid");
+				free(j);
+				return have < 0 ? ASTEAL__ERROR_CODE__INTERNAL
+				       : ASTEAL__ERROR_CODE__NOT_FOUND;
+			}
+		}
+		j->id = m->job_id;
+		j->connected = j->was_connected = connected;
+	} else {
+		memset(&hj, 0, sizeof(hj));
+		hj.name = j->name;
+		hj.command = j->command;
+		hj.uid = (int64_t)uid;
+		hj.pid = (int64_t)m->pid;
+		hj.start_ns = (int64_t)j->start_ns;
+		int64_t row = history_job_begin(l->hist, &hj);
+		if (row <= 0) {
+			snprintf(why, whylen, "history: %s", history_error(l->hist));
+			free(j);
+			return ASTEAL__ERROR_CODE__INTERNAL;
+		}
+		j->id = (uint64_t)row;
+	}
+	j->next = l->jobs;
+	l->jobs = j;
+	l->njobs++;
+	*id = j->id;
+	log_info("job %llu '%s' %s: uid %d, child pid %d", (unsigned long long)j->id,
+	         j->name, m->job_id ? "supervised again" : "launched", (int)uid,
+	         (int)j->pid);
+	return 0;
+}
+
+/* A job's Hello claims an id. */
+int launch_claim(struct launch *l, uint64_t id, uid_t uid, pid_t pid,
+                 char *why, size_t whylen)
+{
+	struct launch_job *j = find(l, id);
+	struct row r;
+	uid_t owner;
+	int have;
+
+	if (j != NULL) {
+		if (j->uid != uid || j->pid != pid || j->connected || j->exited) {
+			snprintf(why, whylen, "job %llu was launched for %s",
+			         (unsigned long long)id, j->connected || j->exited
+			         ? "a process that came already" : "another process");
+			return -1;
+		}
+		j->connected = j->was_connected = 1;
+		return 0;
+	}
+	if (sched_job_owner(l->sched, id, &owner) == 0) {
+		snprintf(why, whylen, "job %llu is connected already", (unsigned long long)id);
+		return -1;
+	}
+	have = row_get(l, id, &r);
+	if (have != 1 || r.info.uid != (int64_t)uid || r.info.end_ns != 0 ||
+	    history_job_reopen(l->hist, (int64_t)id, pid) < 0) {
+		snprintf(why, whylen, "job %llu: %s", (unsigned long long)id,
+		         have < 0 ? history_error(l->hist) : have == 0 ? "unknown"
+		         : r.info.uid != (int64_t)uid ? "another user's"
+		         : r.info.end_ns != 0 ? "it has ended" : history_error(l->hist));
+		return -1;
+	}
+	return 0;
+}
+
+/* A JobExit. */
+Asteal__ErrorCode launch_exit(struct launch *l, struct conn *c, uid_t uid,
+                              const Asteal__JobExit *m, char *why, size_t whylen)
+{
+	struct launch_job *j = NULL, *k;
+	struct row r;
+	int have;
+
+	for (k = l->jobs; k != NULL && j == NULL; k = k->next)
+		if (m->job_id ? k->id == m->job_id : k->sup == c && k->pid == m->pid)
+			j = k;
+	if (j != NULL) {
+		if (j->sup != c && (j->sup != NULL || (uid != 0 && uid != j->uid))) {
+			snprintf(why, whylen, "job %llu is not yours to report",
+			         (unsigned long long)j->id);
+			return ASTEAL__ERROR_CODE__PERMISSION;
+		}
+		if (j->exited) {
+			snprintf(why, whylen, "job %llu: its exit was reported already",
+			         (unsigned long long)j->id);
+			return ASTEAL__ERROR_CODE__UNEXPECTED;
+		}
+		j->exited = 1;
+		j->status = m->wait_status;
+		j->reporter = c;
+		if (j->connected &&
+		    history_job_set_exit(l->hist, (int64_t)j->id, j->status) < 0)
+			log_warn("history: %s", history_error(l->hist));
+		maybe_end(l, j);
+		return 0;
+	}
+	if (m->job_id == 0) {
+		snprintf(why, whylen, "no job with child pid %d", (int)m->pid);
+		return ASTEAL__ERROR_CODE__NOT_FOUND;
+	}
+	/* A supervisor that lost the daemon and reports to a new one. */
+	have = row_get(l, m->job_id, &r);
+	if (have != 1) {
+		snprintf(why, whylen, "job %llu: %s", (unsigned long long)m->job_id,
+		         have < 0 ? history_error(l->hist) : "no such job");
+		return have < 0 ? ASTEAL__ERROR_CODE__INTERNAL : ASTEAL__ERROR_CODE__NOT_FOUND;
+	}
+	if (uid != 0 && r.info.uid != (int64_t)uid) {
+		snprintf(why, whylen, "job %llu is not yours to report",
+		         (unsigned long long)m->job_id);
+		return ASTEAL__ERROR_CODE__PERMISSION;
+	}
+	if (history_job_set_exit(l->hist, (int64_t)m->job_id, m->wait_status) < 0) {
+		snprintf(why, whylen, "history: %s", history_error(l->hist));
+		return ASTEAL__ERROR_CODE__INTERNAL;
+	}
+	if (sched_job_owner(l->sched, m->job_id, NULL) != 0) {
+		if (r.info.end_ns == 0)
+			history_job_end(l->hist, (int64_t)m->job_id, (int64_t)now_ns(),
+			                &m->wait_status, r.info.work_ns, r.info.steal_ns,
+			                r.info.mug_ns);
+		answer_waiters(l, m->job_id);
+	}
+	send_ok(c);
+	return 0;
+}
+
+/* A WaitRequest. */
+Asteal__ErrorCode launch_wait(struct launch *l, struct conn *c, uint64_t id,
+                              char *why, size_t whylen)
+{
+	struct launch_wait *w;
+	struct row r;
+	int have;
+
+	if (find(l, id) == NULL && sched_job_owner(l->sched, id, NULL) != 0) {
+		have = row_get(l, id, &r);
+		if (have != 1) {
+			snprintf(why, whylen, "job %llu: %s", (unsigned long long)id,
+			         have < 0 ? history_error(l->hist) : "no such job");
+			return have < 0 ? ASTEAL__ERROR_CODE__INTERNAL
+			                : ASTEAL__ERROR_CODE__NOT_FOUND;
+		}
+	}
+	w = calloc(1, sizeof(*w));
+	if (w == NULL) {
+		snprintf(why, whylen, "out of memory");
+		return ASTEAL__ERROR_CODE__INTERNAL;
+	}
+	w->conn = c;
+	w->id = id;
+	w->next = l->waits;
+	l->waits = w;
+	/* A job that is neither launched nor connected has ended (a row a
+	 * previous daemon left open counts as ended: nobody runs it now). */
+	if (find(l, id) == NULL && sched_job_owner(l->sched, id, NULL) != 0)
+		answer_waiters(l, id);
+	return 0;
+}
+
+/* A cancel. */
+int launch_cancel(struct launch *l, uint64_t id, uid_t uid, int sig,
+                  char *why, size_t whylen)
+{
+	struct launch_job *j = find(l, id);
+	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
+	Asteal__CancelRequest cr = ASTEAL__CANCEL_REQUEST__INIT;
+
+	if (j == NULL || j->sup == NULL || j->exited)
+		return 0;
+	if (uid != 0 && uid != j->uid) {
+		snprintf(why, whylen, "job %llu: not yours (only its owner or root "
+		         "may cancel it)", (unsigned long long)id);
+		return ASTEAL__ERROR_CODE__PERMISSION;
+	}
+	cr.job_id = id;
+	cr.signal = sig;
+	env.msg_case = ASTEAL__ENVELOPE__MSG_CANCEL_REQUEST;
+	env.cancel_request = &cr;
+	if (control_send(j->sup, &env) < 0) {
+		snprintf(why, whylen, "job %llu: its supervisor is going away",
+		         (unsigned long long)id);
+		return ASTEAL__ERROR_CODE__INTERNAL;
+	}
+	log_info("job %llu: signal %d passed to its supervisor for uid %d",
+	         (unsigned long long)id, sig, (int)uid);
+	return 1;
+}
+
+/* A connection closed. */
+void launch_conn_gone(struct launch *l, struct conn *c)
+{
+	struct launch_wait **p = &l->waits;
+	struct launch_job *j, *next;
+
+	while (*p != NULL) {
+		if ((*p)->conn == c) {
+			struct launch_wait *w = *p;
+			*p = w->next;
+			free(w);
+		} else {
+			p = &(*p)->next;
+		}
+	}
+	for (j = l->jobs; j != NULL; j = next) {
+		next = j->next;
+		if (j->reporter == c)
+			j->reporter = NULL;
+		if (j->sup == c) {
+			j->sup = NULL;
+			maybe_end(l, j);
+		}
+	}
+}
+
+/* A job's connection closed. */
+void launch_job_left(struct launch *l, uint64_t id)
+{
+	struct launch_job *j = find(l, id);
+
+	if (j == NULL) {
+		answer_waiters(l, id);
+		return;
+	}
+	j->connected = 0;
+	maybe_end(l, j);
+}
+
+/* Whether id is among ids (all when n == 0). */
+static int wanted(uint64_t id, const uint64_t *ids, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (ids[i] == id)
+			return 1;
+	return n == 0;
+}
+
+/* Append the unmanaged launched jobs to a Jobs reply. */
+int launch_jobs(struct launch *l, const uint64_t *ids, size_t n, Asteal__Jobs *out)
+{
+	struct launch_job *j;
+	Asteal__JobInfo **a;
+	size_t k = out->n_jobs;
+
+	if (l->njobs == 0)
+		return 0;
+	a = realloc(out->jobs, (out->n_jobs + (size_t)l->njobs) * sizeof(*a));
+	if (a == NULL) {
+		sched_jobs_free(out);
+		return -1;
+	}
+	out->jobs = a;
+	for (j = l->jobs; j != NULL; j = j->next) {
+		Asteal__JobInfo *ji;
+		if (j->connected || j->exited || !wanted(j->id, ids, n))
+			continue;
+		ji = calloc(1, sizeof(*ji));
+		if (ji == NULL) {
+			out->n_jobs = k;
+			sched_jobs_free(out);
+			return -1;
+		}
+		asteal__job_info__init(ji);
+		ji->id = j->id;
+		ji->name = j->name;
+		ji->uid = (uint32_t)j->uid;
+		ji->pid = j->pid;
+		ji->command = j->command;
+		ji->start_ns = j->start_ns;
+		ji->unmanaged = 1;
+		a[k++] = ji;
+	}
+	out->n_jobs = k;
+	return 0;
+}
+
+/* Launched jobs not connected now. */
+int launch_unmanaged(const struct launch *l)
+{
+	const struct launch_job *j;
+	int n = 0;
+
+	for (j = l->jobs; j != NULL; j = j->next)
+		n += !j->connected && !j->exited;
+	return n;
+}
