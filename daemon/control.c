@@ -61,6 +61,7 @@ struct control {
 	struct launch *launch;
 	struct evconnlistener *listener;
 	int bound;                     /* we bound the path (unlink at exit) */
+	int stopping;                  /* control_free: jobs outlive us */
 	struct conn *conns;
 	int nconns, nclients;
 	uint64_t serials;
@@ -104,6 +105,10 @@ static void conn_drop_job(struct conn *c)
 
 	if (c->job == NULL)
 		return;
+	if (c->ctl->stopping) {         /* sched_free keeps its row open */
+		c->job = NULL;
+		return;
+	}
 	id = sched_job_id(c->job);
 	sched_job_remove(c->ctl->sched, c->job);
 	c->job = NULL;
@@ -117,7 +122,8 @@ static void conn_free(struct conn *c)
 
 	conn_drop_job(c);
 	if (c->role == CONN_CLIENT) {
-		launch_conn_gone(ctl->launch, c);
+		if (!ctl->stopping)
+			launch_conn_gone(ctl->launch, c);
 		ctl->nclients--;
 		sched_set_clients(ctl->sched, ctl->nclients);
 	}
@@ -770,6 +776,7 @@ void control_free(struct control *ctl)
 {
 	if (ctl == NULL)
 		return;
+	ctl->stopping = 1;
 	while (ctl->conns != NULL)
 		conn_free(ctl->conns);
 	launch_free(ctl->launch);

@@ -33,7 +33,8 @@ struct control *control_create(struct event_base *base, const struct conf *c,
  * out of memory. */
 int control_attach(struct control *ctl, struct sched *s, struct history *h);
 
-/* Close every connection and the listener (unlinking a socket we bound). */
+/* Close every connection and the listener (unlinking a socket we bound);
+ * jobs are left to sched_free, which keeps their rows open. */
 void control_free(struct control *ctl);
 
 /* Queue a message to a peer; -1 when the peer is going away. */

@@ -51,7 +51,7 @@ static const char SCHEMA_V1[] =
 /* The prepared statements, prepared once at open. */
 enum {
 	ST_BEGIN, ST_COMMIT, ST_ROLLBACK,
-	ST_JOB_INS, ST_JOB_END, ST_JOB_EXIT, ST_JOB_GET,
+	ST_JOB_INS, ST_JOB_END, ST_JOB_PAUSE, ST_JOB_EXIT, ST_JOB_GET,
 	ST_STALE,
 	ST_RUN_INS, ST_RUN_UPD,
 	ST_EXP_RUNS, ST_EXP_JOBS,
@@ -77,9 +77,15 @@ static const char *const SQL[ST_COUNT] = {
 	[ST_ROLLBACK] = "ROLLBACK",
 	[ST_JOB_INS] = "INSERT INTO jobs(name, uid, pid, command, start_ns)"
 		" VALUES(?1, ?2, ?3, ?4, ?5)",
+	/* Totals accumulate: a job that outlived a daemon adds what the next
+	 * one saw to what the last one wrote (history_job_pause). */
 	[ST_JOB_END] = "UPDATE jobs SET end_ns = ?2,"
-		" exit_status = COALESCE(?3, exit_status), work_ns = ?4,"
-		" steal_ns = ?5, mug_ns = ?6 WHERE id = ?1 AND end_ns IS NULL",
+		" exit_status = COALESCE(?3, exit_status), work_ns = work_ns + ?4,"
+		" steal_ns = steal_ns + ?5, mug_ns = mug_ns + ?6"
+		" WHERE id = ?1 AND end_ns IS NULL",
+	[ST_JOB_PAUSE] = "UPDATE jobs SET work_ns = work_ns + ?2,"
+		" steal_ns = steal_ns + ?3, mug_ns = mug_ns + ?4"
+		" WHERE id = ?1 AND end_ns IS NULL",
 	[ST_JOB_EXIT] = "UPDATE jobs SET exit_status = ?2 WHERE id = ?1",
 	[ST_JOB_GET] = "SELECT pid, end_ns IS NULL FROM jobs WHERE id = ?1",
 	[ST_STALE] = "UPDATE jobs SET end_ns = ?2,"
@@ -656,6 +662,43 @@ int history_job_end(struct history *h, int64_t id, int64_t end_ns,
 fail:
 	tx_rollback(h);
 	return -1;
+}
+
+/* Stop tracking a job that is still running (the daemon stops): its open
+ * run, the queue and its totals so far, in one transaction; the row stays
+ * open for history_job_reopen(). */
+int history_job_pause(struct history *h, int64_t id, int64_t work_ns,
+		      int64_t steal_ns, int64_t mug_ns)
+{
+	struct live *l;
+
+	if (h == NULL)
+		return -1;
+	if (id <= 0 || work_ns < 0 || steal_ns < 0 || mug_ns < 0) {
+		seterr(h, "job pause: bad arguments");
+		return -1;
+	}
+	l = live_find(h, id);
+	if (tx_begin(h) < 0)
+		return -1;
+	if (write_queue(h) < 0 ||
+	    (l != NULL && l->has_run && l->run.dirty &&
+	     write_run(h, id, &l->run) < 0) ||
+	    step_done(h, bind(h->st[ST_JOB_PAUSE], "LLLL", id, work_ns, steal_ns,
+			      mug_ns), "job pause") < 0) {
+		tx_rollback(h);
+		return -1;
+	}
+	if (sqlite3_changes(h->db) != 1) {
+		seterr(h, "job pause: no running job %" PRId64, id);
+		tx_rollback(h);
+		return -1;
+	}
+	if (tx_commit(h) < 0)
+		return -1;
+	if (l != NULL)
+		live_remove(h, l);
+	return 0;
 }
 
 /* Set a job's exit status. */

@@ -180,11 +180,18 @@ const char *history_error(const struct history *h);
 int64_t history_job_begin(struct history *h, const struct history_job *j);
 
 /* End a running job: write its open run and the queue, and set end_ns,
- * the exit status (NULL: unknown, keeps one set earlier) and the totals,
+ * the exit status (NULL: unknown, keeps one set earlier) and the totals
+ * (added to those a history_job_pause wrote),
  * in one transaction; -1 if the job is unknown or already ended. */
 int history_job_end(struct history *h, int64_t id, int64_t end_ns,
 		    const int *exit_status, int64_t work_ns, int64_t steal_ns,
 		    int64_t mug_ns);
+
+/* The daemon stops while job id runs: write its open run, the queue and
+ * its totals so far (added to the row's, as history_job_end adds its),
+ * stop tracking it, and leave the row open for history_job_reopen(). */
+int history_job_pause(struct history *h, int64_t id, int64_t work_ns,
+		      int64_t steal_ns, int64_t mug_ns);
 
 /* Set a job's exit status (from a supervising command line, before or
  * after the end); -1 if there is no such job. */

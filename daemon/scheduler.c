@@ -273,16 +273,22 @@ static void close_row(struct sched *s, struct sched_job *j)
 		         history_error(s->hist));
 }
 
-/* Stop ticking and free everything (history rows are closed). */
+/* Stop ticking and free everything (running jobs' rows stay open). */
 void sched_free(struct sched *s)
 {
 	struct sched_job *j, *next;
 
 	if (s == NULL)
 		return;
+	/* The jobs outlive us: their rows stay open for the next daemon,
+	 * which they reconnect to, claiming their ids. */
 	for (j = s->head; j != NULL; j = next) {
 		next = j->next;
-		close_row(s, j);
+		record_pending(s, j);
+		if (history_job_pause(s->hist, (int64_t)j->id, (int64_t)j->work,
+		                      (int64_t)j->steal, (int64_t)j->mug) < 0)
+			log_warn("history: job %llu: %s", (unsigned long long)j->id,
+			         history_error(s->hist));
 		free(j);
 	}
 	if (s->hist != NULL)

@@ -28,7 +28,8 @@ struct sched_job;
 struct sched *sched_create(struct event_base *base, const struct conf *c,
                            struct history *h);
 
-/* Stop ticking, close every job's history row, free everything. */
+/* Stop ticking and free everything; running jobs' history rows stay open
+ * (history_job_pause) for the next daemon they reconnect to. */
 void sched_free(struct sched *s);
 
 /* Register a job that said Hello on conn (uid and pid from SO_PEERCRED),

@@ -9,7 +9,7 @@
 #  3. a job killed with SIGKILL gives its CPUs back within a quantum or two:
 #     the survivor's allotment grows right after;
 #  4. after a daemon restart the history is intact and the running job has
-#     reconnected (a second job row, same pid);
+#     reconnected under its own id (its row stays open, then is taken back);
 #  5. a job started with no daemon runs standalone and joins when one
 #     appears;
 #  6. a live daemon's socket is refused, a stale one replaced; bad options
@@ -153,9 +153,15 @@ stop_daemon
 kill -0 $long 2>/dev/null || fail "the job died with the daemon"
 after=$(sql "select count(*) from jobs")
 [ "$after" -eq $((before + 1)) ] || fail "history has $after jobs, expected $((before + 1))"
+open_rows=$(sql "select count(*) from jobs where pid = $long and end_ns is null")
+[ "$open_rows" -eq 1 ] || fail "the running job's row was closed when the daemon stopped"
 start_daemon
-wait_for 10 registered 2 || fail "the job did not reconnect after the restart"
-echo "job $long reconnected after the daemon restart; history kept $after jobs"
+# It claims its id again: the same row, taken back (no second row).
+reclaimed() { grep -q "job [0-9]* 'phases' connected: uid [0-9]* pid $long" "$tmp/daemon.log"; }
+wait_for 10 reclaimed || fail "the job did not reconnect under its id after the restart"
+[ "$(sql "select count(*) from jobs where pid = $long")" -eq 1 ] ||
+	fail "the reconnected job got a second history row"
+echo "job $long reconnected under its id after the daemon restart; history kept $after jobs"
 kill $long; wait $long 2>/dev/null
 
 # ---- 5. standalone, then joins ----

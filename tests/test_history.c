@@ -517,6 +517,42 @@ static void test_flush_locked(void **state)
 /* Close and open again: everything is there, a running job can be taken
  * back (only with its pid, only once), the others are closed as stale, and
  * ids continue without reuse even when the last one was expired. */
+/* A job that outlives the daemon: paused with its totals, its row left
+ * open, taken back, ended: the totals of both daemons add up. */
+static void test_pause(void **state)
+{
+	struct fixture *f = *state;
+	struct history *h = open_ok(f, NULL);
+	struct history_quantum q;
+	struct rows *rs;
+	int64_t a;
+
+	a = begin(h, "a", 100, T0);
+	q = quantum(T0, 0, 2, 4, 2, "0-1", HISTORY_SATISFIED);
+	assert_int_equal(history_allot(h, a, &q), 0);
+	assert_int_equal(history_job_pause(h, a, 10, 20, 30), 0);
+	assert_int_equal(history_allot(h, a, &q), -1);  /* not tracked now */
+	history_close(h);
+	h = open_ok(f, NULL);
+	rs = query(h, NULL);
+	assert_int_equal(rs->njobs, 1);
+	assert_int_equal(rs->job[0].end_ns, 0);     /* still running */
+	assert_int_equal(rs->job[0].work_ns, 10);
+	assert_int_equal(rs->nruns, 1);
+	free(rs);
+	assert_int_equal(history_job_reopen(h, a, 100), 0);
+	assert_int_equal(history_job_end(h, a, T0 + DAY, NULL, 1, 2, 3), 0);
+	rs = query(h, NULL);
+	assert_int_equal(rs->job[0].end_ns, T0 + DAY);
+	assert_int_equal(rs->job[0].work_ns, 11);
+	assert_int_equal(rs->job[0].steal_ns, 22);
+	assert_int_equal(rs->job[0].mug_ns, 33);
+	free(rs);
+	assert_int_equal(history_job_pause(h, a, 1, 1, 1), -1);  /* ended */
+	assert_int_equal(history_job_pause(NULL, a, 1, 1, 1), -1);
+	history_close(h);
+}
+
 static void test_restart(void **state)
 {
 	struct fixture *f = *state;
@@ -953,6 +989,7 @@ int main(void)
 		T(test_storage_flat),
 		T(test_flush_writes),
 		T(test_flush_locked),
+		T(test_pause),
 		T(test_restart),
 		T(test_refused),
 		T(test_retention),
