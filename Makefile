@@ -94,7 +94,7 @@ bins: $(BINS)
 
 jobs: $(JOBS)
 
-tests: $(TESTS) $(JOBS) $(BINS)
+tests: $(TESTS) $(BUILD)/tests/fuzz_frame $(JOBS) $(BINS)
 
 $(GEN)/proto/%.pb-c.c $(GEN)/proto/%.pb-c.h: proto/%.proto
 	@mkdir -p $(@D)
@@ -156,6 +156,13 @@ $(BUILD)/bin/asteal-sim: $(SIM_OBJ) $(DLIBA) $(LIBA)
 $(BUILD)/bin/asteal: $(CLI_OBJ) $(DLIBA) $(LIBA)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ $(DAEMON_LIBS) $(LDLIBS)
+
+# The framing fuzzer, standalone (its own mutation loop; no libFuzzer):
+# tests/fuzz.test.sh runs it.
+$(BUILD)/obj/tests/fuzz_frame.o: CPPFLAGS += -DFUZZ_STANDALONE
+$(BUILD)/tests/fuzz_frame: $(BUILD)/obj/tests/fuzz_frame.o $(LIBA)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(DLIBA) $(LIBA)
 	@mkdir -p $(@D)

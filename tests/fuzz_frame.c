@@ -224,7 +224,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #ifdef FUZZ_STANDALONE
 
 #define FUZZ_MAX_INPUT 8192
-#define NSEEDS 12
+#define NSEEDS 13
 
 /* The generator: xorshift64*, seeded. */
 static uint64_t rng_state;
@@ -274,6 +274,7 @@ static void make_seeds(uint8_t seeds[][1024], size_t *lens)
 	Asteal__History hist = ASTEAL__HISTORY__INIT;
 	Asteal__JobExit ex = ASTEAL__JOB_EXIT__INIT;
 	Asteal__WaitReply wr = ASTEAL__WAIT_REPLY__INIT;
+	Asteal__Launch la = ASTEAL__LAUNCH__INIT;
 
 	frame_hello(&env, &hello, ASTEAL__ROLE__JOB, "fib", 8, "fib -n 30", "fuzz");
 	add_seed(seeds, lens, 0, &env);
@@ -358,6 +359,13 @@ static void make_seeds(uint8_t seeds[][1024], size_t *lens)
 	env.msg_case = ASTEAL__ENVELOPE__MSG_WAIT_REPLY;
 	env.wait_reply = &wr;
 	add_seed(seeds, lens, 11, &env);
+	la.name = "fib";
+	la.command = "fib 40";
+	la.pid = 4321;
+	la.job_id = 9;
+	env.msg_case = ASTEAL__ENVELOPE__MSG_LAUNCH;
+	env.launch = &la;
+	add_seed(seeds, lens, 12, &env);
 }
 
 /* Rewrite the length prefix at p (4 bytes) to an interesting value. */
