@@ -220,4 +220,6 @@ bench: deps
 clean:
 	rm -rf build
 
+include mk/install.mk
+
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -9,7 +9,7 @@ set -eu
 PACKAGES="gcc g++ make pkg-config libc6-dev libcmocka-dev libssl-dev libtbb-dev file
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
 	libevent-dev libprotobuf-c-dev protobuf-c-compiler libsqlite3-dev
-	libsystemd-dev sqlite3 systemd"
+	libsystemd-dev sqlite3 systemd groff-base man-db"
 
 missing=""
 for p in $PACKAGES; do

@@ -1,0 +1,249 @@
+/*
+ * client.c - the command line's connection to asteald (see client.h).
+ * Blocking I/O on one socket, every wait bounded by poll.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "asteal.h"
+#include "cli.h"
+#include "client.h"
+#include "frame.h"
+
+struct client {
+	int fd;
+	struct frame_reader *reader;
+	const char *path;
+	unsigned quantum_us;
+	int ncpus;
+};
+
+/* Milliseconds on the monotonic clock. */
+static long long mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Connect and shake hands. */
+int client_open(const char *path, struct client **out)
+{
+	struct sockaddr_un sa;
+	struct client *c;
+	Asteal__Envelope env, *m = NULL;
+	Asteal__Hello hello;
+	char why[256];
+	int code, r;
+
+	*out = NULL;
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		cli_error("%s: socket path too long", path);
+		return CLI_USAGE;
+	}
+	c = calloc(1, sizeof(*c));
+	if (c == NULL || (c->reader = frame_reader_new()) == NULL) {
+		free(c);
+		cli_error("out of memory");
+		return CLI_FAIL;
+	}
+	c->path = path;
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	memcpy(sa.sun_path, path, strlen(path));
+	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (c->fd < 0 || connect(c->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int e = errno;
+		if (e == EACCES || e == EPERM) {
+			cli_error("cannot reach asteald at %s: permission denied "
+			          "(is your user in the socket's group?)", path);
+			code = CLI_NOPERM;
+		} else {
+			cli_error("cannot reach asteald at %s: %s (is it running?)", path,
+			          e == ENOENT ? "no such socket" : e == ECONNREFUSED
+			          ? "nothing listens there" : strerror(e));
+			code = CLI_UNAVAILABLE;
+		}
+		client_close(c);
+		return code;
+	}
+	frame_hello(&env, &hello, ASTEAL__ROLE__CLIENT, "asteal", 0, NULL,
+	            "asteal " ASTEAL_VERSION);
+	if ((code = client_send(c, &env)) != 0) {
+		client_close(c);
+		return code;
+	}
+	r = client_recv(c, &m, CLIENT_REPLY_MS);
+	if (r != 1) {
+		if (r == 0)
+			cli_error("asteald at %s did not answer within %d s", path,
+			          CLIENT_REPLY_MS / 1000);
+		client_close(c);
+		return r == 0 ? CLI_UNAVAILABLE : r;
+	}
+	if (m->msg_case == ASTEAL__ENVELOPE__MSG_ERROR) {
+		code = client_error(m->error);
+	} else if (frame_check_handshake(m, ASTEAL__ENVELOPE__MSG_WELCOME, why,
+	                                 sizeof(why)) < 0) {
+		cli_error("asteald at %s: %s", path, why);
+		code = CLI_FAIL;
+	} else {
+		c->quantum_us = m->welcome->quantum_us;
+		c->ncpus = (int)m->welcome->n_cpus;
+		code = 0;
+	}
+	frame_free(m);
+	if (code != 0) {
+		client_close(c);
+		return code;
+	}
+	*out = c;
+	return 0;
+}
+
+/* Close. */
+void client_close(struct client *c)
+{
+	if (c == NULL)
+		return;
+	if (c->fd >= 0)
+		close(c->fd);
+	frame_reader_free(c->reader);
+	free(c);
+}
+
+/* The socket. */
+int client_fd(const struct client *c)
+{
+	return c->fd;
+}
+
+/* The quantum length. */
+unsigned client_quantum_us(const struct client *c)
+{
+	return c->quantum_us;
+}
+
+/* The number of CPUs the daemon manages. */
+int client_ncpus(const struct client *c)
+{
+	return c->ncpus;
+}
+
+/* Send one message. */
+int client_send(struct client *c, const Asteal__Envelope *m)
+{
+	if (frame_write_fd(c->fd, m) < 0) {
+		cli_error("asteald at %s: sending a %s: %s", c->path, frame_name(m),
+		          errno == EPIPE || errno == ECONNRESET ? "the daemon went away"
+		          : strerror(errno));
+		return errno == EPIPE || errno == ECONNRESET ? CLI_UNAVAILABLE : CLI_FAIL;
+	}
+	return 0;
+}
+
+/* The next message within a bound. */
+int client_recv(struct client *c, Asteal__Envelope **m, int timeout_ms)
+{
+	long long deadline = timeout_ms < 0 ? 0 : mono_ms() + timeout_ms;
+	struct pollfd p;
+	ssize_t n;
+	int r;
+
+	for (;;) {
+		r = frame_reader_next(c->reader, m);
+		if (r > 0)
+			return 1;
+		if (r < 0) {
+			cli_error("asteald at %s sent a bad frame: %s", c->path,
+			          frame_reader_why(c->reader));
+			return CLI_FAIL;
+		}
+		p.fd = c->fd;
+		p.events = POLLIN;
+		p.revents = 0;
+		r = poll(&p, 1, timeout_ms < 0 ? -1 : (int)(deadline - mono_ms() > 0
+		                                     ? deadline - mono_ms() : 0));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			cli_error("poll: %s", strerror(errno));
+			return CLI_FAIL;
+		}
+		if (r == 0)
+			return 0;
+		n = frame_reader_fill(c->reader, c->fd);
+		if (n > 0 || (n < 0 && (errno == EINTR || errno == EAGAIN)))
+			continue;
+		cli_error("asteald at %s went away%s%s", c->path, n == 0 ? "" : ": ",
+		          n == 0 ? "" : strerror(errno));
+		return CLI_UNAVAILABLE;
+	}
+}
+
+/* Say an Error. */
+int client_error(const Asteal__Error *e)
+{
+	const char *msg = e->message != NULL && *e->message ? e->message : "refused";
+
+	switch (e->code) {
+	case ASTEAL__ERROR_CODE__PERMISSION:
+		cli_error("permission denied: %s", msg);
+		return CLI_NOPERM;
+	case ASTEAL__ERROR_CODE__BAD_VERSION:
+		cli_error("asteald speaks another protocol: %s", msg);
+		return CLI_UNAVAILABLE;
+	case ASTEAL__ERROR_CODE__BUSY:
+	case ASTEAL__ERROR_CODE__SHUTDOWN:
+		cli_error("asteald: %s", msg);
+		return CLI_UNAVAILABLE;
+	default:
+		cli_error("%s", msg);
+		return CLI_FAIL;
+	}
+}
+
+/* One request, one reply. */
+int client_call(struct client *c, const Asteal__Envelope *req,
+                Asteal__Envelope__MsgCase want, Asteal__Envelope **reply,
+                int timeout_ms)
+{
+	Asteal__Envelope *m = NULL;
+	int r;
+
+	*reply = NULL;
+	if ((r = client_send(c, req)) != 0)
+		return r;
+	for (;;) {
+		r = client_recv(c, &m, timeout_ms);
+		if (r == 0) {
+			cli_error("asteald at %s did not answer a %s within %d s", c->path,
+			          frame_name(req), timeout_ms / 1000);
+			return CLI_FAIL;
+		}
+		if (r != 1)
+			return r;
+		if (m->msg_case == want) {
+			*reply = m;
+			return 0;
+		}
+		if (m->msg_case == ASTEAL__ENVELOPE__MSG_ERROR) {
+			r = client_error(m->error);
+			frame_free(m);
+			return r;
+		}
+		cli_error("asteald at %s answered a %s with a %s", c->path,
+		          frame_name(req), frame_name(m));
+		frame_free(m);
+		return CLI_FAIL;
+	}
+}

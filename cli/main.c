@@ -1,0 +1,208 @@
+/*
+ * main.c - `asteal`, the command line of the asteal scheduler: global
+ * options, the command table, help, and the helpers every command shares
+ * (messages, usage errors, job ids).  The commands live in supervise.c
+ * (run, submit, wait, cancel) and query.c (jobs, history, status).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "asteal.h"
+#include "cli.h"
+#include "proto.h"
+
+/* One command. */
+struct command {
+	const char *name;
+	int (*run)(const struct cli *g, int argc, char **argv);
+	const char *synopsis;
+	const char *help;
+};
+
+static const struct command commands[] = {
+	{ "run", supervise_run, "run [--name NAME] [--stats] -- PROGRAM [ARGS...]",
+	  "Run a job in the foreground under the daemon; exit with its status.\n"
+	  "  --name NAME   the job's name (default: the program's)\n"
+	  "  --stats       print a summary line when it ends\n" },
+	{ "submit", supervise_submit,
+	  "submit [--name NAME] [--output FILE] [--parsable] -- PROGRAM [ARGS...]",
+	  "Start a job detached and print its id.\n"
+	  "  --name NAME   the job's name (default: the program's)\n"
+	  "  --output FILE its standard output and error (default /dev/null)\n"
+	  "  --parsable    print only the id\n" },
+	{ "wait", supervise_wait, "wait [--timeout SECONDS] JOB",
+	  "Wait until a job ends; exit with its status (128+N: killed by signal N).\n"
+	  "  --timeout S   give up after S seconds (exit 1)\n" },
+	{ "cancel", supervise_cancel, "cancel [--signal SIG] JOB",
+	  "Send a job a signal (default TERM); only its owner or root may.\n"
+	  "  --signal SIG  a name (TERM, SIGKILL) or a number\n" },
+	{ "jobs", query_jobs, "jobs [--watch] [--interval SECONDS] [JOB...]",
+	  "List the running jobs: id, name, user, pid, desire, allotment, CPUs,\n"
+	  "age and efficiency.\n"
+	  "  --watch       refresh like top (q or Ctrl-C to quit)\n"
+	  "  --interval S  refresh every S seconds (default 1)\n" },
+	{ "history", query_history,
+	  "history [JOB...] [--since T] [--until T] [--format table|json|csv] "
+	  "[--plot FILE.svg] [--jobs]",
+	  "Show the allotment history: one row per allotment change.\n"
+	  "  --since T, --until T   only what overlaps [T, T']; T is now, -30s,\n"
+	  "                -5m, -2h, -1d, @EPOCH, YYYY-MM-DD or\n"
+	  "                YYYY-MM-DDTHH:MM[:SS] (local time)\n"
+	  "  --format F    table (default), json or csv\n"
+	  "  --plot FILE   write a chart of desire and allotment over time (SVG)\n"
+	  "  --jobs        list jobs (with exit status) instead of allotments\n" },
+	{ "status", query_status, "status",
+	  "Show the daemon's version, CPUs, quantum, jobs, uptime and tick latency.\n" },
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+/* Print a message. */
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("asteal: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* Print a usage error. */
+int cli_usage(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "asteal%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'asteal help%s%s'.\n", cmd ? " " : "", cmd ? cmd : "");
+	return CLI_USAGE;
+}
+
+/* Parse a job id. */
+int cli_job_id(const char *cmd, const char *s, unsigned long long *id)
+{
+	char *end;
+
+	errno = 0;
+	*id = strtoull(s, &end, 10);
+	if (*s < '0' || *s > '9' || *end != '\0' || errno != 0 || *id == 0) {
+		cli_usage(cmd, "'%s' is not a job id (a positive number)", s);
+		return -1;
+	}
+	return 0;
+}
+
+/* The overall usage. */
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "Usage: asteal [--socket PATH] [--json] COMMAND [ARGS]\n"
+	        "The command line of asteal, the two-level adaptive scheduler.\n\n"
+	        "Commands:\n");
+	for (i = 0; i < NCOMMANDS; i++)
+		fprintf(f, "  asteal %s\n", commands[i].synopsis);
+	fprintf(f, "\nOptions:\n"
+	        "  --socket PATH  the daemon's socket (default $%s, else %s)\n"
+	        "  --json         machine-readable output\n"
+	        "  -h, --help     this help; 'asteal help COMMAND' for a command's\n"
+	        "  -V, --version  the version\n\n"
+	        "Exit status: 0 success, 1 failure, 2 usage, 69 daemon unreachable,\n"
+	        "77 permission denied; run and wait: the job's own.\n",
+	        PROTO_SOCKET_ENV, PROTO_SOCKET_PATH);
+}
+
+/* The command named name, or NULL. */
+static const struct command *find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NCOMMANDS; i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+/* `asteal help [COMMAND]`. */
+static int help(int argc, char **argv)
+{
+	const struct command *c;
+
+	if (argc < 2) {
+		usage(stdout);
+		return CLI_OK;
+	}
+	c = find(argv[1]);
+	if (c == NULL)
+		return cli_usage(NULL, "no command '%s'", argv[1]);
+	printf("Usage: asteal %s\n%s", c->synopsis, c->help);
+	return CLI_OK;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "socket", required_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct cli g;
+	const struct command *c;
+	const char *env = getenv(PROTO_SOCKET_ENV);
+	int o, i;
+
+	memset(&g, 0, sizeof(g));
+	g.prog = "asteal";
+	g.socket = env != NULL && *env != '\0' && strcmp(env, "none") != 0
+	           ? env : PROTO_SOCKET_PATH;
+	g.tty = isatty(STDOUT_FILENO);
+	opterr = 0;
+	while ((o = getopt_long(argc, argv, "+hV", opts, NULL)) != -1) {
+		switch (o) {
+		case 's':
+			g.socket = optarg;
+			break;
+		case 'j':
+			g.json = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return CLI_OK;
+		case 'V':
+			printf("asteal %s (protocol %u)\n", ASTEAL_VERSION, PROTO_VERSION);
+			return CLI_OK;
+		default:
+			return cli_usage(NULL, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return CLI_USAGE;
+	}
+	argc -= optind;
+	argv += optind;
+	if (strcmp(argv[0], "help") == 0)
+		return help(argc, argv);
+	c = find(argv[0]);
+	if (c == NULL)
+		return cli_usage(NULL, "no command '%s'", argv[0]);
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			printf("Usage: asteal %s\n%s", c->synopsis, c->help);
+			return CLI_OK;
+		}
+	optind = 0;             /* each command runs getopt afresh */
+	opterr = 0;
+	return c->run(&g, argc, argv);
+}

@@ -1,0 +1,175 @@
+#!/bin/sh
+# cli.test.sh BUILD - the `asteal` command line starting and following jobs
+# against a real daemon on a private socket and database:
+#  1. run: output passes through, the job's exit code comes back (128 + N
+#     when signal N killed it, 127 for a missing program), the job claims
+#     the id the command line got (same history row, with its exit status
+#     and usage), --stats prints a summary (--json: parsed);
+#  2. submit: the id at once (--parsable), --output gets the job's output,
+#     wait returns the job's exit code, --timeout gives up;
+#  3. cancel: refused to another uid (77, run with setpriv), done for the
+#     owner (through the supervisor, or by the daemon for a job nobody
+#     supervises);
+#  4. exit codes: 69 with no daemon (one clear line), 77 when the socket's
+#     permissions refuse us, 2 for usage errors.
+# Every wait is on a condition with a bound.
+set -u
+
+build=${1:?usage: sh tests/cli.test.sh BUILD}
+san=${ASTEAL_TEST_SAN:-}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/asteal-cli.XXXXXX") || exit 1
+chmod 755 "$tmp"                # the second uid must reach the socket
+sock="$tmp/asteald.sock"
+db="$tmp/history.db"
+daemon_pid=""
+A="$build/bin/asteal"
+cleanup() {
+	[ -n "$daemon_pid" ] && kill "$daemon_pid" 2>/dev/null
+	pkill -P $$ 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' HUP INT TERM
+
+fail() {
+	echo "FAILED: $*"
+	[ -f "$tmp/daemon.log" ] && sed 's/^/  daemon| /' "$tmp/daemon.log" | tail -20
+	exit 1
+}
+
+# Wait up to $1 seconds for the command "$2..." to succeed.
+wait_for() {
+	limit=$1
+	shift
+	end=$(($(date +%s) + limit))
+	until "$@"; do
+		[ "$(date +%s)" -ge "$end" ] && return 1
+		sleep 0.05
+	done
+}
+
+# Run "$@" and check its exit status is $want: expect WANT CMD...
+expect() {
+	want=$1
+	shift
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	got=$?
+	[ "$got" -eq "$want" ] || fail "$* exited $got, expected $want: $(cat "$tmp/err")"
+}
+
+sql() { sqlite3 -cmd ".timeout 2000" "$db" "$@"; }
+json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+
+listening() { grep -q 'listening on' "$tmp/daemon.log" 2>/dev/null; }
+"$build/bin/asteald" --foreground --socket "$sock" --db "$db" --quantum-ms 10 \
+	>"$tmp/daemon.log" 2>&1 &
+daemon_pid=$!
+wait_for 10 listening || fail "daemon did not start"
+export ASTEAL_SOCKET="$sock"
+if [ -n "$san" ]; then fibn=24; else fibn=32; fi
+
+# ---- 1. run ----
+expect 0 "$A" run -- "$build/jobs/fib" $fibn
+grep -q "check=ok" "$tmp/out" || fail "run: the job's output did not pass through"
+expect 7 "$A" run -- sh -c 'exit 7'
+expect 143 "$A" run -- sh -c 'kill -TERM $$'
+expect 137 "$A" run -- sh -c 'kill -KILL $$'
+expect 127 "$A" run -- "$tmp/no-such-program"
+grep -q "no-such-program" "$tmp/err" || fail "run: a missing program is not named"
+expect 0 "$A" run --name idprobe -- sh -c 'echo "id=$ASTEAL_JOB_ID name=$ASTEAL_JOB_NAME"'
+grep -q "^id=[0-9][0-9]* name=idprobe$" "$tmp/out" || fail "run: the job's environment: $(cat "$tmp/out")"
+
+expect 0 "$A" --json run --stats --name fibstats -- "$build/jobs/fib" $fibn
+id=$(grep '^{' "$tmp/out" | json 'd["job_id"]')
+mean=$(grep '^{' "$tmp/out" | json 'd["mean_allotment"]')
+python3 -c "import sys; sys.exit(0 if 0 < $mean <= $(nproc) else 1)" ||
+	fail "run --stats: mean allotment $mean"
+# The job claimed the id it was launched under: one row, the program's
+# pid, its exit status and usage, and allotment records.
+[ "$(sql "select name || ' ' || exit_status || ' ' || (work_ns > 0) || ' ' || (end_ns is not null) from jobs where id = $id")" = "fibstats 0 1 1" ] ||
+	fail "run: job $id's row: $(sql "select * from jobs where id = $id")"
+[ "$(sql "select count(*) from allotments where job = $id")" -ge 1 ] ||
+	fail "run: job $id has no allotment records"
+grep -q "job $id 'fibstats' connected" "$tmp/daemon.log" || fail "run: the job did not claim id $id"
+expect 0 "$A" run --stats -- "$build/jobs/fib" 20
+grep -q "mean allotment" "$tmp/err" || fail "run --stats: no summary: $(cat "$tmp/err")"
+echo "run: exit codes pass through; job $id claimed its id (mean allotment $mean)"
+
+# ---- 2. submit and wait ----
+expect 0 "$A" submit --parsable --output "$tmp/job.out" -- "$build/jobs/fib" $fibn
+sid=$(cat "$tmp/out")
+case $sid in *[!0-9]* | "") fail "submit --parsable printed '$sid'" ;; esac
+expect 0 "$A" wait "$sid"
+grep -q "check=ok" "$tmp/job.out" || fail "submit --output: $(cat "$tmp/job.out")"
+expect 0 "$A" submit -- sh -c 'exit 5'
+sid=$(sed -n 's/^submitted job \([0-9][0-9]*\)$/\1/p' "$tmp/out")
+[ -n "$sid" ] || fail "submit printed: $(cat "$tmp/out")"
+expect 5 "$A" wait "$sid"
+"$A" wait "$sid"; [ $? -eq 5 ] || fail "wait on a finished job does not give its status again"
+expect 0 "$A" submit --parsable -- sleep 60
+long=$(cat "$tmp/out")
+expect 1 "$A" wait --timeout 0.2 "$long"
+grep -q "still running" "$tmp/err" || fail "wait --timeout: $(cat "$tmp/err")"
+echo "submit: ids at once, output to a file, wait returns the job's status"
+
+# ---- 3. cancel ----
+if command -v setpriv >/dev/null && [ "$(id -u)" -eq 0 ]; then
+	expect 77 setpriv --reuid=65534 --regid=65534 --clear-groups "$A" cancel "$long"
+	grep -q "permission denied" "$tmp/err" || fail "non-owner cancel: $(cat "$tmp/err")"
+	kill -0 "$(sql "select pid from jobs where id = $long")" 2>/dev/null ||
+		fail "a refused cancel killed the job"
+	echo "cancel: refused to uid 65534 (exit 77)"
+else
+	echo "cancel: not root: the second-uid check needs root and setpriv"
+fi
+expect 0 "$A" cancel "$long"
+expect 143 "$A" wait "$long"
+expect 0 "$A" submit --parsable -- "$build/jobs/phases" 200
+lid=$(cat "$tmp/out")
+connected() { grep -q "job $lid 'phases' connected" "$tmp/daemon.log"; }
+wait_for 20 connected || fail "the submitted libasteal job did not connect"
+expect 0 "$A" cancel --signal KILL "$lid"
+expect 137 "$A" wait "$lid"
+# A job nobody supervises: the daemon signals it; its status is unknown.
+"$build/jobs/phases" 200 >/dev/null 2>&1 &
+upid=$!
+registered() { [ -n "$(sql "select id from jobs where pid = $upid")" ]; }
+wait_for 20 registered || fail "the unsupervised job did not register"
+uid_=$(sql "select id from jobs where pid = $upid")
+expect 0 "$A" cancel --signal SIGTERM "$uid_"
+expect 1 "$A" wait "$uid_"
+grep -q "unknown" "$tmp/err" || fail "wait on an unsupervised job: $(cat "$tmp/err")"
+wait $upid; st=$?
+[ $st -eq 143 ] || fail "the unsupervised job exited $st, not by SIGTERM"
+expect 1 "$A" cancel "$uid_"
+expect 1 "$A" wait 999999
+echo "cancel: through the supervisor (143, 137) and by the daemon (SIGTERM)"
+
+# ---- 4. exit codes ----
+expect 69 "$A" --socket "$tmp/nowhere.sock" status
+[ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "no daemon: not one line: $(cat "$tmp/err")"
+grep -q "nowhere.sock" "$tmp/err" || fail "no daemon: the socket is not named"
+expect 69 "$A" --socket "$tmp/nowhere.sock" run -- true
+ASTEAL_SOCKET="$tmp/nowhere.sock" "$A" wait 1 2>/dev/null; [ $? -eq 69 ] || fail "ASTEAL_SOCKET is not the default socket"
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+	chmod 600 "$sock"
+	expect 77 setpriv --reuid=65534 --regid=65534 --clear-groups "$A" status
+	grep -q "permission denied" "$tmp/err" || fail "EACCES: $(cat "$tmp/err")"
+	chmod 666 "$sock"
+fi
+expect 2 "$A" bogus
+expect 2 "$A" run
+expect 2 "$A" run --bogus -- true
+expect 2 "$A" wait abc
+expect 2 "$A" wait 0
+expect 2 "$A" cancel --signal NOPE 1
+expect 2 "$A" --bogus status
+expect 0 "$A" help run
+grep -q "Usage: asteal run" "$tmp/out" || fail "help run"
+expect 0 "$A" --version
+echo "exit codes: 69 no daemon, 77 refused, 2 usage"
+
+kill "$daemon_pid"
+wait "$daemon_pid" || fail "daemon exited with $? on SIGTERM"
+daemon_pid=""
+echo ok

@@ -1,0 +1,351 @@
+#!/bin/sh
+# cli_query.test.sh BUILD - the command line's queries (asteal jobs,
+# status, history) against a private asteald in a temporary folder, with
+# two real jobs (qa and qb, phases runs that last until killed):
+#  1. status --json: the CPU count (nproc), the quantum; the table agrees;
+#  2. jobs: the table's columns and rows, --json's fields (pid, user, name,
+#     cpus), a named job, a job that is not running (exit 1), --watch (a
+#     frame per interval, exit 0 on SIGTERM; JSON Lines with --json);
+#  3. history once both jobs have ended (qb first, then qa alone): table, CSV and JSON give the same
+#     records; --jobs lists both; a job id filters; --since/--until (a
+#     future --since, an --until before everything, dates, @EPOCH, -1h);
+#     an unknown job gives nothing;
+#  4. --plot writes well-formed SVG with an area and a desire path per job;
+#  5. usage errors exit 2 (bad times, bad format, bad options), an
+#     unreachable daemon exits 69 with one line on stderr, also when it
+#     goes away under jobs --watch.
+# Every wait is on a condition with a bound.
+set -eu
+
+build=${1:?usage: sh tests/cli_query.test.sh BUILD}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/asteal-cliq.XXXXXX") || exit 1
+sock="$tmp/asteald.sock"
+asteal="$build/bin/asteal"
+daemon_pid=""
+job_pids=""
+watch_pid=""
+cleanup() {
+	for p in $watch_pid $job_pids $daemon_pid; do
+		kill "$p" 2>/dev/null || true
+	done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' HUP INT TERM
+
+fail() {
+	echo "FAILED: $*"
+	[ -f "$tmp/daemon.log" ] && sed 's/^/  daemon| /' "$tmp/daemon.log" | tail -20
+	exit 1
+}
+
+# Wait up to $1 seconds for the command "$2..." to succeed.
+wait_for() {
+	limit=$1
+	shift
+	end=$(($(date +%s) + limit))
+	until "$@"; do
+		[ "$(date +%s)" -ge "$end" ] && return 1
+		sleep 0.05
+	done
+}
+
+# Run python code $1 on standard input (args: sys.argv[1:]).
+py() {
+	code=$1
+	shift
+	python3 -c "$code" "$@"
+}
+
+# Expect exit status $1 from the command "$2..." (output in $tmp/out, err).
+expect_rc() {
+	want=$1
+	shift
+	set +e
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	set -e
+	[ "$rc" -eq "$want" ] || fail "$*: exit $rc, expected $want: $(cat "$tmp/err")"
+}
+
+export ASTEAL_SOCKET="$sock" ASTEAL_WORKERS=2
+P=$(nproc)
+
+# ---- the daemon ----
+"$build/bin/asteald" --foreground --socket "$sock" --db "$tmp/history.db" \
+	--quantum-ms 10 --log-level info >"$tmp/daemon.log" 2>&1 &
+daemon_pid=$!
+up() { "$asteal" status >/dev/null 2>&1; }
+wait_for 20 up || fail "the daemon did not start"
+
+# ---- 1. status ----
+"$asteal" --json status >"$tmp/status.json" || fail "status --json failed"
+py '
+import json, sys
+s = json.load(open(sys.argv[1]))
+P = int(sys.argv[2])
+for k in ("daemon_version", "protocol_version", "cpus", "quantum_us", "jobs",
+          "clients", "ticks", "uptime_ns", "tick_p50_ns", "tick_p99_ns",
+          "tick_max_ns", "late_feedbacks"):
+    assert k in s, "no " + k
+assert len(s["cpus"]) == P == s["ncpus"], (s["cpus"], P)
+assert s["quantum_us"] == 10000, s["quantum_us"]
+assert s["clients"] >= 1 and s["protocol_version"] >= 1
+' "$tmp/status.json" "$P" || fail "status --json: $(cat "$tmp/status.json")"
+"$asteal" status >"$tmp/status.txt" || fail "status failed"
+grep -q "^quantum: *10 ms$" "$tmp/status.txt" || fail "status: $(cat "$tmp/status.txt")"
+grep -q "^cpus: .*($P)$" "$tmp/status.txt" || fail "status: $(cat "$tmp/status.txt")"
+grep -q "^tick latency: " "$tmp/status.txt" || fail "status: no tick latency"
+
+# ---- 2. two running jobs ----
+ASTEAL_JOB_NAME=qa "$build/jobs/phases" 1000000 --w1 3000 --w2 1000 --h 4 \
+	>"$tmp/qa.out" 2>&1 &
+pa=$!
+ASTEAL_JOB_NAME=qb "$build/jobs/phases" 1000000 --w1 3000 --w2 1000 --h 4 \
+	>"$tmp/qb.out" 2>&1 &
+pb=$!
+job_pids="$pa $pb"
+# both connected, fed back, and one has held a CPU
+both_running() {
+	"$asteal" --json jobs 2>/dev/null | py '
+import json, sys
+js = {j["name"]: j for j in json.load(sys.stdin)}
+ok = all(n in js and not js[n]["unmanaged"] and js[n]["desire"] >= 1
+         for n in ("qa", "qb"))
+sys.exit(0 if ok and any(js[n]["allotted_ns"] > 0 for n in ("qa", "qb")) else 1)'
+}
+wait_for 60 both_running || fail "the jobs did not show up: $(cat "$tmp"/q?.out)"
+
+"$asteal" --json jobs >"$tmp/jobs.json" || fail "jobs --json failed"
+"$asteal" jobs >"$tmp/jobs.txt" || fail "jobs failed"
+py '
+import json, sys
+js = json.load(open(sys.argv[1]))
+want = {"qa": int(sys.argv[2]), "qb": int(sys.argv[3])}
+keys = ("id", "name", "uid", "user", "pid", "command", "start_ns", "start",
+        "desire", "allotment", "availability", "cpus", "efficiency", "work_ns",
+        "steal_ns", "mug_ns", "workers", "allotted_ns", "quantum_class",
+        "unmanaged")
+assert len(js) == 2, js
+for j in js:
+    for k in keys:
+        assert k in j, "no " + k
+    assert j["pid"] == want[j["name"]], j
+    assert j["uid"] == int(sys.argv[4]) and j["user"] == sys.argv[5], j
+    assert j["workers"] == 2 and isinstance(j["cpus"], list)
+    assert len(j["cpus"]) == j["allotment"] <= int(sys.argv[6]), j
+    assert j["start"].endswith("Z") and "phases" in j["command"]
+' "$tmp/jobs.json" "$pa" "$pb" "$(id -u)" "$(id -un)" "$P" ||
+	fail "jobs --json: $(cat "$tmp/jobs.json")"
+ida=$(py 'import json,sys; print([j["id"] for j in json.load(open(sys.argv[1])) if j["name"] == "qa"][0])' "$tmp/jobs.json")
+idb=$(py 'import json,sys; print([j["id"] for j in json.load(open(sys.argv[1])) if j["name"] == "qb"][0])' "$tmp/jobs.json")
+# the table: header, then a row per job (EFF a percentage once allotted)
+py '
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert lines[0].split() == ["ID", "NAME", "USER", "PID", "DESIRE", "ALLOT",
+                            "CPUS", "AGE", "EFF"], lines[0]
+assert len(lines) == 3, lines
+js = {j["id"]: j for j in json.load(open(sys.argv[2]))}
+for row in lines[1:]:
+    c = row.split()
+    j = js[int(c[0])]
+    assert c[1] == j["name"] and c[2] == j["user"] and int(c[3]) == j["pid"], row
+    assert c[4].isdigit() and c[5].isdigit(), row
+    if j["allotted_ns"] > 0:
+        assert c[8].endswith("%") and c[8][:-1].isdigit(), row
+' "$tmp/jobs.txt" "$tmp/jobs.json" || fail "jobs table: $(cat "$tmp/jobs.txt")"
+"$asteal" jobs "$ida" >"$tmp/one.txt" || fail "jobs $ida failed"
+[ "$(wc -l <"$tmp/one.txt")" -eq 2 ] && grep -q " qa " "$tmp/one.txt" ||
+	fail "jobs $ida: $(cat "$tmp/one.txt")"
+expect_rc 1 "$asteal" jobs 999999
+[ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "jobs 999999: $(cat "$tmp/err")"
+
+# --watch: frames until SIGTERM (exit 0); JSON Lines with --json
+frames() { [ "$(grep -c "$2" "$1" 2>/dev/null)" -ge 3 ]; }
+"$asteal" jobs --watch --interval 0.1 </dev/null >"$tmp/watch.txt" 2>&1 &
+watch_pid=$!
+wait_for 30 frames "$tmp/watch.txt" "^ID  *NAME" || fail "jobs --watch: $(cat "$tmp/watch.txt")"
+kill -TERM $watch_pid
+rc=0; wait $watch_pid || rc=$?
+watch_pid=""
+[ $rc -eq 0 ] || fail "jobs --watch: exit $rc on SIGTERM"
+grep -q "^asteald: $P CPU" "$tmp/watch.txt" || fail "jobs --watch: no header line"
+"$asteal" --json jobs --watch --interval 0.1 </dev/null >"$tmp/watch.jsonl" 2>&1 &
+watch_pid=$!
+wait_for 30 frames "$tmp/watch.jsonl" '"qb"' || fail "jobs --watch --json: $(cat "$tmp/watch.jsonl")"
+kill -TERM $watch_pid
+rc=0; wait $watch_pid || rc=$?
+watch_pid=""
+[ $rc -eq 0 ] || fail "jobs --watch --json: exit $rc on SIGTERM"
+py '
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) >= 3
+for l in lines:
+    assert len(json.loads(l)) == 2, l
+' "$tmp/watch.jsonl" || fail "jobs --watch --json: not JSON Lines: $(head -c 600 "$tmp/watch.jsonl")"
+
+# history for both; qb ends, qa goes on alone (its allotment now changes
+# with its phases: many records), then qa ends
+has_records() {
+	[ "$("$asteal" history "$1" --format csv 2>/dev/null | wc -l)" -gt "$2" ]
+}
+wait_for 60 has_records "$ida" 1 || fail "no history for job $ida"
+wait_for 60 has_records "$idb" 1 || fail "no history for job $idb"
+kill -TERM $pb
+wait $pb 2>/dev/null || true
+job_pids=$pa
+only_qa() { [ "$("$asteal" --json jobs 2>/dev/null | py 'import json,sys; print(" ".join(j["name"] for j in json.load(sys.stdin)))')" = qa ]; }
+wait_for 30 only_qa || fail "qb is still listed after its end"
+wait_for 60 has_records "$ida" 10 || fail "job $ida alone made no history"
+kill -TERM $pa
+wait $pa 2>/dev/null || true
+job_pids=""
+no_jobs() { [ "$("$asteal" --json jobs 2>/dev/null)" = "[]" ]; }
+wait_for 30 no_jobs || fail "the killed jobs are still listed"
+
+# ---- 3. history: every format tells the same ----
+"$asteal" history >"$tmp/h.txt" || fail "history failed"
+"$asteal" history --format csv >"$tmp/h.csv" || fail "history --format csv failed"
+"$asteal" history --format json >"$tmp/h.json" || fail "history --format json failed"
+"$asteal" --json history >"$tmp/h2.json" || fail "--json history failed"
+cmp -s "$tmp/h.json" "$tmp/h2.json" || fail "--json and --format json differ"
+n=$(py '
+import csv, json, sys
+rows = open(sys.argv[1]).read().splitlines()
+assert rows[0].split() == ["JOB", "NAME", "FIRST", "LAST", "START", "DURATION",
+    "DESIRE", "AVAIL", "ALLOT", "CPUS", "WORK", "STEAL", "CLASS"], rows[0]
+c = list(csv.DictReader(open(sys.argv[2], newline="")))
+j = json.load(open(sys.argv[3]))
+a = j["allotments"]
+assert len(rows) - 1 == len(c) == len(a), (len(rows) - 1, len(c), len(a))
+assert {r["name"] for r in a} == {"qa", "qb"}, {r["name"] for r in a}
+assert sorted(x["id"] for x in j["jobs"]) == sorted(int(x) for x in sys.argv[4:])
+for r, s in zip(a, c):
+    assert str(r["job_id"]) == s["job_id"] and str(r["start_ns"]) == s["start_ns"]
+    assert str(r["allotment"]) == s["allotment"] and r["quantum_class"] == (s["quantum_class"] or None)
+    assert r["first_quantum"] <= r["last_quantum"] and r["start_ns"] < r["end_ns"]
+    assert r["allotment"] <= r["desire"] and len(r["cpus"]) == r["allotment"]
+    assert r["quantum_class"] in (None, "inefficient", "satisfied", "deprived")
+print(len(a))
+' "$tmp/h.txt" "$tmp/h.csv" "$tmp/h.json" "$ida" "$idb") ||
+	fail "history formats disagree"
+echo "history: $n records in the table, CSV and JSON"
+
+# --jobs: both, ended, in every format
+"$asteal" history --jobs >"$tmp/hj.txt" || fail "history --jobs failed"
+"$asteal" history --jobs --format csv >"$tmp/hj.csv" || fail "history --jobs csv failed"
+"$asteal" history --jobs --format json >"$tmp/hj.json" || fail "history --jobs json failed"
+py '
+import csv, json, sys
+rows = open(sys.argv[1]).read().splitlines()
+assert rows[0].split() == ["ID", "NAME", "USER", "PID", "START", "END", "STATUS",
+                           "WORK", "STEAL", "MUG"], rows[0]
+c = list(csv.DictReader(open(sys.argv[2], newline="")))
+j = json.load(open(sys.argv[3]))
+assert len(rows) - 1 == len(c) == len(j["jobs"]) == 2 and j["allotments"] == []
+for x in j["jobs"]:
+    assert x["name"] in ("qa", "qb") and not x["running"] and x["end_ns"] > x["start_ns"]
+    assert x["work_ns"] > 0
+assert all(r["end_ns"] for r in c)
+' "$tmp/hj.txt" "$tmp/hj.csv" "$tmp/hj.json" || fail "history --jobs: $(cat "$tmp/hj.txt")"
+
+# a job id: only its records; an unknown one: none (exit 0)
+"$asteal" history "$ida" --format json >"$tmp/ha.json" || fail "history $ida failed"
+py '
+import json, sys
+a = json.load(open(sys.argv[1]))["allotments"]
+all_ = json.load(open(sys.argv[2]))["allotments"]
+ida = int(sys.argv[3])
+assert a and all(r["job_id"] == ida for r in a)
+assert len(a) == sum(1 for r in all_ if r["job_id"] == ida)
+' "$tmp/ha.json" "$tmp/h.json" "$ida" || fail "history $ida is not job $ida's records"
+expect_rc 0 "$asteal" history 999999
+[ "$(wc -l <"$tmp/out")" -eq 1 ] || fail "history 999999: $(cat "$tmp/out")"
+expect_rc 0 "$asteal" history 999999 --format json
+py 'import json,sys; d=json.load(open(sys.argv[1])); assert d == {"jobs": [], "allotments": []}, d' \
+	"$tmp/out" || fail "history 999999 --format json: $(cat "$tmp/out")"
+
+# --since/--until
+count() { "$asteal" history --format csv "$@" | tail -n +2 | wc -l; }
+now=$(date +%s)
+[ "$(count --since @$((now + 3600)))" -eq 0 ] || fail "a future --since gave records"
+[ "$(count --since now --until now)" -eq 0 ] || fail "--since now gave records"
+[ "$(count --until @1)" -eq 0 ] || fail "--until 1970 gave records"
+[ "$(count --since -1h)" -eq "$n" ] || fail "--since -1h lost records"
+[ "$(count --since 2000-01-01)" -eq "$n" ] || fail "--since 2000-01-01 lost records"
+[ "$(count --since "2000-01-01 00:00" --until @$((now + 60)).5)" -eq "$n" ] ||
+	fail "--since '2000-01-01 00:00' --until @EPOCH.5 lost records"
+[ "$(count --since 2000-01-01T00:00:00 --until now)" -eq "$n" ] ||
+	fail "--since 2000-01-01T00:00:00 lost records"
+# a moment in the middle: some records before it drop out
+mid=$(py '
+import json, sys
+a = sorted(r["end_ns"] for r in json.load(open(sys.argv[1]))["allotments"])
+print("@%d.%09d" % divmod(a[len(a) // 2], 10**9))' "$tmp/h.json")
+m=$(count --since "$mid")
+[ "$m" -gt 0 ] && [ "$m" -lt "$n" ] || fail "--since $mid: $m of $n records"
+
+# ---- 4. --plot ----
+"$asteal" history --plot "$tmp/h.svg" >"$tmp/plot.out" || fail "history --plot failed"
+[ "$(cat "$tmp/plot.out")" = "plot: $tmp/h.svg" ] || fail "--plot said: $(cat "$tmp/plot.out")"
+py '
+import sys
+import xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+ns = "{http://www.w3.org/2000/svg}"
+assert root.tag == ns + "svg"
+paths = list(root.iter(ns + "path"))
+areas = [p for p in paths if p.get("fill-opacity")]
+lines = [p for p in paths if p.get("stroke-dasharray")]
+assert len(areas) == 2 and len(lines) == 2, (len(areas), len(lines))
+assert all(p.get("d", "").startswith("M") for p in areas + lines)
+text = " ".join(root.itertext())
+for w in ("asteal allotment history", "qa", "qb", "job " + sys.argv[2]):
+    assert w in text, w
+' "$tmp/h.svg" "$ida" || fail "the plot is not what it should be"
+"$asteal" history --plot "$tmp/h2.svg" --format csv >"$tmp/plot.csv" 2>"$tmp/plot.err" ||
+	fail "history --plot --format csv failed"
+[ "$(tail -n +2 "$tmp/plot.csv" | wc -l)" -eq "$n" ] && grep -q "^plot: " "$tmp/plot.err" ||
+	fail "--plot with --format csv: $(cat "$tmp/plot.err")"
+expect_rc 1 "$asteal" history --plot "$tmp/no/such/dir/h.svg"
+[ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "an unwritable plot: $(cat "$tmp/err")"
+# an empty history is still a well-formed chart
+"$asteal" history 999999 --plot "$tmp/empty.svg" >/dev/null || fail "empty --plot failed"
+py 'import sys, xml.etree.ElementTree as ET; ET.parse(sys.argv[1])' "$tmp/empty.svg" ||
+	fail "the empty plot is not XML"
+
+# ---- 5. usage errors and an unreachable daemon ----
+for t in yesterday 2026-02-31 -5x @abc "" "2026-01-01 25:00" 1h; do
+	expect_rc 2 "$asteal" history --since "$t"
+	grep -q "'$t'" "$tmp/err" || fail "bad time '$t': $(cat "$tmp/err")"
+done
+expect_rc 2 "$asteal" history --until tomorrow
+expect_rc 2 "$asteal" history --format xml
+grep -q "xml" "$tmp/err" || fail "bad format: $(cat "$tmp/err")"
+expect_rc 2 "$asteal" history --since now --until -1h
+expect_rc 2 "$asteal" history --bogus
+expect_rc 2 "$asteal" history abc
+expect_rc 2 "$asteal" history --since
+expect_rc 2 "$asteal" jobs --interval 0.01 --watch
+expect_rc 2 "$asteal" jobs --interval 1
+expect_rc 2 "$asteal" status extra
+for cmd in status jobs history; do
+	expect_rc 69 "$asteal" --socket "$tmp/nonexistent" $cmd
+	[ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "$cmd, no daemon: $(cat "$tmp/err")"
+	[ ! -s "$tmp/out" ] || fail "$cmd, no daemon: printed $(cat "$tmp/out")"
+done
+
+# the daemon goes away under jobs --watch: exit 69
+"$asteal" jobs --watch --interval 0.1 </dev/null >"$tmp/watch2.txt" 2>"$tmp/watch2.err" &
+watch_pid=$!
+wait_for 30 frames "$tmp/watch2.txt" "^ID  *NAME" || fail "jobs --watch did not start"
+kill -TERM "$daemon_pid"
+wait "$daemon_pid" || fail "the daemon exited with $? on SIGTERM"
+daemon_pid=""
+rc=0; wait $watch_pid || rc=$?
+watch_pid=""
+[ $rc -eq 69 ] || fail "jobs --watch: exit $rc when the daemon went away"
+[ "$(wc -l <"$tmp/watch2.err")" -eq 1 ] || fail "jobs --watch: $(cat "$tmp/watch2.err")"
+echo ok
