@@ -197,11 +197,19 @@ int main(int argc, char **argv)
 	c = find(argv[0]);
 	if (c == NULL)
 		return cli_usage(NULL, "no command '%s'", argv[0]);
-	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			printf("Usage: asteal %s\n%s", c->synopsis, c->help);
 			return CLI_OK;
 		}
+		if (strcmp(argv[i], "--json") == 0) {
+			/* Global, but welcome after the command too. */
+			g.json = 1;
+			memmove(argv + i, argv + i + 1, (size_t)(argc - i) * sizeof(*argv));
+			argc--;
+			i--;
+		}
+	}
 	optind = 0;             /* each command runs getopt afresh */
 	opterr = 0;
 	return c->run(&g, argc, argv);

@@ -320,6 +320,8 @@ struct hist_page {
 	size_t capj, capa;
 	size_t bytes;                  /* a running estimate of the frame size */
 	int full;
+	int64_t *ids;                  /* the jobs the page's runs name */
+	size_t nids, capi;
 };
 
 /* Make room for one more pointer in *arr (n used of *cap): 0, or -1 when
@@ -388,6 +390,20 @@ static int hist_run(const struct history_run *a, void *arg)
 	}
 	if (grow(&p->h.allotments, p->h.n_allotments, &p->capa, 256) < 0)
 		return -1;
+	/* Runs come ordered by job: a new job is a new id, whose record goes
+	 * in the page too (counted at its largest). */
+	if (p->nids == 0 || p->ids[p->nids - 1] != a->job) {
+		if (p->nids == p->capi) {
+			size_t cap = p->capi ? 2 * p->capi : 64;
+			int64_t *ids = realloc(p->ids, cap * sizeof(*ids));
+			if (ids == NULL)
+				return -1;
+			p->ids = ids;
+			p->capi = cap;
+		}
+		p->ids[p->nids++] = a->job;
+		p->bytes += 64 + 64 + 256;
+	}
 	n = a->cpus[0] ? cpulist_parse(a->cpus, cpus, CPULIST_MAX, why, sizeof(why)) : 0;
 	if (n < 0)
 		n = 0;
@@ -430,6 +446,7 @@ static void hist_free(struct hist_page *p)
 		free(p->h.allotments[i]);
 	free(p->h.jobs);
 	free(p->h.allotments);
+	free(p->ids);
 }
 
 /* A History request: one page of jobs and allotment runs. */
@@ -457,15 +474,14 @@ static void on_history(struct conn *c, const Asteal__HistoryRequest *r)
 	f.until_ns = (int64_t)r->until_ns;
 	memset(&p, 0, sizeof(p));
 	asteal__history__init(&p.h);
-	/* Jobs: all the filter selects (one page of them with jobs_only);
-	 * runs: one page, one more asked to learn whether more follow. */
+	/* jobs_only: a page of the jobs the filter selects; else a page of
+	 * runs (one more asked, to learn whether more follow) and the jobs
+	 * they name.  Either way limit + 1 asked, to learn about more. */
+	f.limit = limit + 1;
+	f.offset = (int64_t)r->offset;
 	if (r->jobs_only) {
-		f.limit = limit + 1;
-		f.offset = (int64_t)r->offset;
-	}
-	if (history_query(c->ctl->hist, &f, hist_job, NULL, &p) < 0)
-		goto fail;
-	if (r->jobs_only) {
+		if (history_query(c->ctl->hist, &f, hist_job, NULL, &p) < 0)
+			goto fail;
 		if ((int64_t)p.h.n_jobs > limit) {
 			p.h.more = 1;
 			p.h.n_jobs--;
@@ -474,16 +490,26 @@ static void on_history(struct conn *c, const Asteal__HistoryRequest *r)
 			free(p.h.jobs[p.h.n_jobs]);
 		}
 	} else {
-		f.limit = limit + 1;
-		f.offset = (int64_t)r->offset;
 		if (history_query(c->ctl->hist, &f, NULL, hist_run, &p) < 0)
 			goto fail;
 		if ((int64_t)p.h.n_allotments > limit) {
 			p.h.more = 1;
 			free(p.h.allotments[--p.h.n_allotments]);
+			if (p.h.n_allotments == 0 ||
+			    (int64_t)p.h.allotments[p.h.n_allotments - 1]->job_id !=
+			    p.ids[p.nids - 1])
+				p.nids--;       /* only the dropped run named it */
 		}
 		if (p.full)
 			p.h.more = 1;
+		if (p.nids > 0) {
+			struct history_filter fj;
+			memset(&fj, 0, sizeof(fj));
+			fj.jobs = p.ids;
+			fj.njobs = p.nids;
+			if (history_query(c->ctl->hist, &fj, hist_job, NULL, &p) < 0)
+				goto fail;
+		}
 	}
 	env.msg_case = ASTEAL__ENVELOPE__MSG_HISTORY;
 	env.history = &p.h;

@@ -79,18 +79,19 @@ grep -q "no-such-program" "$tmp/err" || fail "run: a missing program is not name
 expect 0 "$A" run --name idprobe -- sh -c 'echo "id=$ASTEAL_JOB_ID name=$ASTEAL_JOB_NAME"'
 grep -q "^id=[0-9][0-9]* name=idprobe$" "$tmp/out" || fail "run: the job's environment: $(cat "$tmp/out")"
 
-expect 0 "$A" --json run --stats --name fibstats -- "$build/jobs/fib" $fibn
+# phases lasts tens of quanta at any build's speed: allotments to average.
+expect 0 "$A" --json run --stats --name statsjob -- "$build/jobs/phases" 3
 id=$(grep '^{' "$tmp/out" | json 'd["job_id"]')
 mean=$(grep '^{' "$tmp/out" | json 'd["mean_allotment"]')
 python3 -c "import sys; sys.exit(0 if 0 < $mean <= $(nproc) else 1)" ||
 	fail "run --stats: mean allotment $mean"
 # The job claimed the id it was launched under: one row, the program's
 # pid, its exit status and usage, and allotment records.
-[ "$(sql "select name || ' ' || exit_status || ' ' || (work_ns > 0) || ' ' || (end_ns is not null) from jobs where id = $id")" = "fibstats 0 1 1" ] ||
+[ "$(sql "select name || ' ' || exit_status || ' ' || (work_ns > 0) || ' ' || (end_ns is not null) from jobs where id = $id")" = "statsjob 0 1 1" ] ||
 	fail "run: job $id's row: $(sql "select * from jobs where id = $id")"
 [ "$(sql "select count(*) from allotments where job = $id")" -ge 1 ] ||
 	fail "run: job $id has no allotment records"
-grep -q "job $id 'fibstats' connected" "$tmp/daemon.log" || fail "run: the job did not claim id $id"
+grep -q "job $id 'statsjob' connected" "$tmp/daemon.log" || fail "run: the job did not claim id $id"
 expect 0 "$A" run --stats -- "$build/jobs/fib" 20
 grep -q "mean allotment" "$tmp/err" || fail "run --stats: no summary: $(cat "$tmp/err")"
 echo "run: exit codes pass through; job $id claimed its id (mean allotment $mean)"
@@ -164,6 +165,8 @@ expect 2 "$A" wait abc
 expect 2 "$A" wait 0
 expect 2 "$A" cancel --signal NOPE 1
 expect 2 "$A" --bogus status
+expect 0 "$A" status --json
+[ "$(json 'd["quantum_us"]' <"$tmp/out")" = 10000 ] || fail "status --json after the command: $(cat "$tmp/out")"
 expect 0 "$A" help run
 grep -q "Usage: asteal run" "$tmp/out" || fail "help run"
 expect 0 "$A" --version
