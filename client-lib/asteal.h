@@ -30,7 +30,11 @@
  * are, so a few stealable tasks per worker keep them busy while most spawns
  * cost a function call.  The limit is set by asteal_options.ready_limit or
  * ASTEAL_READY_LIMIT; a limit of 0 means "never inline": every spawn is
- * pushed.
+ * pushed.  Each worker's limit adapts to its thieves: it starts at the one
+ * set, doubles (up to 4096) whenever a thief takes the last stealable task
+ * of the deque, and halves back when the owner keeps popping its own tasks
+ * with nobody asking, so jobs whose stolen tasks are tiny keep more of them
+ * stealable.
  *
  * Syncs never block a thread: a sync whose children were stolen and are
  * still running suspends the task's fiber, and the worker goes on with
@@ -158,14 +162,17 @@ int asteal_for(long lo, long hi, long grain,
  * fields are private.
  */
 typedef struct asteal_group {
+	/* ASTEAL__GROUP_IDLE when no child is outstanding (the only state
+	 * in which asteal_sync returns at once), else a state private to the
+	 * library.  One word, so that a group whose children all ran at once
+	 * costs one store and one compare. */
+	uint64_t state;
 	int64_t pushed;            /* children pushed and not taken back */
 	_Atomic int64_t join;      /* completion count of stolen children */
 	void *waiter;              /* fiber suspended in asteal_sync */
-	uint32_t magic;            /* set by asteal_group_init */
-	uint32_t flags;
 } asteal_group;
 
-#define ASTEAL__GROUP_MAGIC 0x61737467u     /* initialised inside a task */
+#define ASTEAL__GROUP_IDLE 0x61737467u      /* initialised inside a task */
 #define ASTEAL__GROUP_OUTSIDE 0x6f757473u   /* initialised outside any task */
 
 /* Prepare g for spawns; cheap, call it once per group. */
@@ -197,16 +204,27 @@ struct asteal__ends {                  /* the first bytes of every deque */
 
 struct asteal__hot {                   /* the first bytes of every worker */
 	struct asteal__ends *dq;       /* the deque the worker owns now */
-	/* Nonzero while the deque holds at least the ready limit of entries:
-	 * then a spawn runs its child at once.  Set by the owner after a
-	 * push, cleared by the owner's pops and by thieves' steals; a hint
-	 * (running a child at once is always correct). */
-	_Atomic uint32_t stocked;
 	_Atomic uint32_t flags;        /* nonzero: a safe point has work to do */
 	uint32_t id;
 };
 
+/* Per-thread words the fast paths read straight off the thread pointer
+ * (one load, no pointer to chase). */
+struct asteal__fast {
+	/* Nonzero while the running worker's deque holds at least its ready
+	 * limit of entries: then a spawn runs its child at once.  Set by the
+	 * owner after a push, cleared by the owner's pops, by thieves' steals
+	 * and by the allotment; a hint (running a child at once is always
+	 * correct).  Always 0 outside worker threads. */
+	_Atomic uint32_t stocked;
+	/* What asteal_group_init writes: ASTEAL__GROUP_IDLE on worker
+	 * threads, ASTEAL__GROUP_OUTSIDE elsewhere. */
+	uint32_t group;
+};
+
 extern __thread struct asteal__hot *asteal__tls
+	__attribute__((tls_model("initial-exec")));
+extern __thread struct asteal__fast asteal__fast
 	__attribute__((tls_model("initial-exec")));
 
 int asteal__spawn_slow(asteal_group *g, void (*fn)(void *), void *arg);
@@ -229,21 +247,19 @@ static inline struct asteal__hot *asteal__self(void)
 
 static inline void asteal_group_init(asteal_group *g)
 {
-	/* join and waiter are set up by the group's first push.  Whether we
-	 * are inside a task is noted here, next to the spawns (the compiler
-	 * shares the thread-local load), so that sync's fast path need not
+	/* The rest of the group is set up by its first push.  Whether we
+	 * are inside a task is noted here, so that sync's fast path need not
 	 * look. */
-	g->pushed = 0;
-	g->magic = asteal__self() != NULL ? ASTEAL__GROUP_MAGIC
-	                                  : ASTEAL__GROUP_OUTSIDE;
-	g->flags = 0;
+	g->state = asteal__fast.group;
 }
 
 static inline int asteal_spawn(asteal_group *g, void (*fn)(void *), void *arg)
 {
-	struct asteal__hot *h = asteal__self();
-
-	if (h != NULL && atomic_load_explicit(&h->stocked, memory_order_relaxed)) {
+	/* A thread-local read at a fixed offset from the thread pointer: after
+	 * the task moved to another thread it reads that thread's word (and a
+	 * stale one would only be a hint, see asteal__self). */
+	if (__builtin_expect(atomic_load_explicit(&asteal__fast.stocked,
+	                                          memory_order_relaxed) != 0, 1)) {
 		fn(arg);
 		return 1;
 	}
@@ -252,7 +268,7 @@ static inline int asteal_spawn(asteal_group *g, void (*fn)(void *), void *arg)
 
 static inline int asteal_sync(asteal_group *g)
 {
-	if (g->pushed == 0 && g->magic == ASTEAL__GROUP_MAGIC)
+	if (__builtin_expect(g->state == ASTEAL__GROUP_IDLE, 1))
 		return 0;
 	return asteal__sync_slow(g);
 }

@@ -43,9 +43,9 @@ typedef struct deque {
 	_Atomic(dq_array *) array;     /* current slots */
 	dq_array *retired;             /* older arrays, until dq_reclaim */
 	_Atomic int state;             /* enum dq_state */
-	/* The owning worker's stocked flag (NULL when no worker owns the
-	 * deque), for thieves to clear after a steal. */
-	_Atomic(_Atomic uint32_t *) stocked;
+	/* The owning worker (a struct worker, NULL when no worker owns the
+	 * deque), for thieves to clear its stocked hint after a steal. */
+	_Atomic(void *) owner;
 	int index;                     /* position in the runtime's deque table */
 	struct deque *next;            /* free list / muggable list link */
 } deque;

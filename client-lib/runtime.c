@@ -218,7 +218,7 @@ static struct runtime *rt_create(int nworkers, size_t stack, int64_t limit)
 		if (d != NULL) {
 			d->index = i;
 			atomic_store(&d->state, DQ_OWNED);
-			atomic_store(&d->stocked, &w->hot.stocked);
+			atomic_store(&d->owner, (void *)w);
 			rt->deques[i] = d;
 			atomic_store(&rt->ndeques, i + 1);
 		}
@@ -226,6 +226,8 @@ static struct runtime *rt_create(int nworkers, size_t stack, int64_t limit)
 		w->id = i;
 		w->hot.id = (uint32_t)i;
 		w->hot.dq = d != NULL ? &d->ends : NULL;
+		w->limit = limit;
+		atomic_store(&w->stocked, &w->stocked_init);
 		w->rng = 0x9E3779B97F4A7C15ULL * (uint64_t)(i + 1);
 		w->cpu = -1;
 		w->leave_ev = -1;
@@ -386,7 +388,7 @@ int asteal_run(void (*fn)(void *), void *arg)
 		                            "(call asteal_start first)", ESRCH);
 	memset(&r, 0, sizeof(r));
 	asteal_group_init(&r.g);
-	r.g.flags = GROUP_ROOT;
+	r.g.state = GROUP_ROOT;
 	r.fn = fn;
 	r.arg = arg;
 	pthread_mutex_lock(&rt->lock);
@@ -540,9 +542,10 @@ static void for_split(const struct range *r)
 
 	asteal_group_init(&g);
 	while (hi - lo > l->grain) {
-		struct worker *w = worker_self();
-		if (k == FOR_MAX_SPLITS || (w != NULL &&
-		    atomic_load_explicit(&w->hot.stocked, memory_order_relaxed))) {
+		/* The calling thread's hint (0 outside workers), as in
+		 * asteal_spawn's fast path. */
+		if (k == FOR_MAX_SPLITS ||
+		    atomic_load_explicit(&asteal__fast.stocked, memory_order_relaxed)) {
 			l->body(lo, lo + l->grain, l->arg);
 			lo += l->grain;
 			continue;

@@ -28,13 +28,18 @@
 #define RT_DEQUE_LOG_SIZE 8            /* 256 slots to start with */
 #define RT_DEFAULT_STACK (64u << 20)    /* reserved, touched only as used */
 #define RT_DEFAULT_READY_LIMIT 4
+#define RT_READY_LIMIT_MAX 4096        /* the adaptive limit stays below this */
+#define RT_READY_DECAY 16              /* own pops per limit before it halves */
 #define RT_FIBER_CACHE 8               /* fibers a worker keeps for itself */
 #define RT_SPIN_NS 100000              /* steal this long before sleeping */
 #define RT_SLEEP_BACKSTOP_NS 10000000  /* a sleeper rescans this often */
 
 #define RT_REVOKES 64                  /* revocations tracked at once */
 
-#define GROUP_ROOT 1u                  /* asteal_group.flags: a root task */
+/* asteal_group.state values private to the library (asteal.h has IDLE
+ * and OUTSIDE). */
+#define GROUP_BUSY 0x62757379u         /* children pushed, not yet synced */
+#define GROUP_ROOT 0x726f6f74u         /* the group of a root task */
 
 /* What a worker is doing, for the time accounting.  WS_SLEEP is an
  * allotted worker asleep for lack of work (its processor is idle: steal
@@ -86,6 +91,16 @@ struct worker {
 	int leave_ev;                  /* the revocation it leaves for, or -1 */
 	uint64_t leave_t0;             /* when that revocation was asked */
 	int cpu;                       /* the CPU it is pinned to, or -1 */
+	/* The adaptive ready limit (see restock in worker.c): the owner's
+	 * limit, its own pops since it last changed, and the flag thieves set
+	 * when they took the last entry of its deque. */
+	int64_t limit;
+	int64_t own_pops;
+	_Atomic uint32_t hungry;
+	/* The worker thread's asteal__fast.stocked (set as the thread starts;
+	 * before that, stocked_init), for thieves and the link to clear. */
+	_Atomic(_Atomic uint32_t *) stocked;
+	_Atomic uint32_t stocked_init;
 	struct wstats st;
 } ALIGNED_CL;
 
@@ -163,6 +178,12 @@ static inline struct worker *worker_self(void)
 #error "libasteal supports x86-64 and aarch64"
 #endif
 	return *(struct worker **)(tp + (uintptr_t)asteal__tls_offset);
+}
+
+/* The worker's stocked hint (see asteal__fast in asteal.h). */
+static inline _Atomic uint32_t *worker_stocked(struct worker *w)
+{
+	return atomic_load_explicit(&w->stocked, memory_order_relaxed);
 }
 
 /* quantum.c: the link thread that runs A-STEAL's quanta. */

@@ -39,6 +39,8 @@
 #include <unistd.h>
 
 __thread struct asteal__hot *asteal__tls __attribute__((tls_model("initial-exec")));
+__thread struct asteal__fast asteal__fast __attribute__((tls_model("initial-exec"))) =
+	{ 0, ASTEAL__GROUP_OUTSIDE };
 
 #if ASTEAL_TSAN
 _Atomic uint64_t asteal__fence_word;
@@ -130,28 +132,67 @@ void worker_accounting(struct worker *w, uint64_t now, uint64_t ns[WS_COUNT])
 		ns[st] += now - since;
 }
 
+/* The worker's ready limit adapts to its thieves.  It starts at the
+ * configured one; a thief that takes the last entry of the deque asks for
+ * more (hungry), and the limit doubles, up to RT_READY_LIMIT_MAX; when the
+ * owner has popped RT_READY_DECAY times the limit of its own entries back
+ * with nobody asking, it halves again, down to the configured one.  So a
+ * job whose stolen tasks are big (fib: a thief takes fib(n-1) near the
+ * root) keeps a few stealable entries and runs almost every spawn as a
+ * call, while one whose stolen tasks are mostly tiny (a critical UTS tree,
+ * where most subtrees are single leaves) keeps enough entries that a thief
+ * that comes back soon still finds older, shallower work than the owner's
+ * current frame, instead of ping-ponging with the owner deep in the tree
+ * (each round a suspend and a steal).  Called on the owner's slow paths
+ * only: a thief's steal clears stocked, so the owner's next spawn gets
+ * here. */
+static void adapt_limit(struct worker *w)
+{
+	if (unlikely(atomic_load_explicit(&w->hungry, memory_order_relaxed))) {
+		atomic_store_explicit(&w->hungry, 0, memory_order_relaxed);
+		if (w->limit < RT_READY_LIMIT_MAX)
+			w->limit *= 2;
+		w->own_pops = 0;
+	}
+}
+
+/* The owner popped one of its own entries back (adapt_limit). */
+static inline void own_pop(struct worker *w)
+{
+	int64_t base = w->rt->ready_limit;
+
+	if (w->limit > base && ++w->own_pops >= RT_READY_DECAY * w->limit) {
+		w->limit /= 2;
+		if (w->limit < base)
+			w->limit = base;
+		w->own_pops = 0;
+	}
+}
+
 /* Recompute the worker's stocked hint from its deque's size.  A worker
  * asked to leave must not stay stocked (spawns that run at once pass no
  * safe point): the link sets RT_LEAVE then clears stocked, we set stocked
  * then look at the flags, all seq_cst, so one of us sees the other. */
 static void restock(struct worker *w)
 {
-	if (dq_size((deque *)w->hot.dq) < w->rt->ready_limit) {
-		atomic_store_explicit(&w->hot.stocked, 0, memory_order_relaxed);
+	_Atomic uint32_t *st = worker_stocked(w);
+
+	if (dq_size((deque *)w->hot.dq) < w->limit) {
+		atomic_store_explicit(st, 0, memory_order_relaxed);
 		return;
 	}
-	if (atomic_load_explicit(&w->hot.stocked, memory_order_relaxed))
+	if (atomic_load_explicit(st, memory_order_relaxed))
 		return;
-	atomic_store(&w->hot.stocked, 1);
+	atomic_store(st, 1);
 	if (atomic_load(&w->hot.flags))
-		atomic_store(&w->hot.stocked, 0);
+		atomic_store(st, 0);
 }
 
 /* Make d the worker's deque. */
 static void deque_own(struct worker *w, deque *d)
 {
 	atomic_store_explicit(&d->state, DQ_OWNED, memory_order_relaxed);
-	atomic_store_explicit(&d->stocked, &w->hot.stocked, memory_order_relaxed);
+	atomic_store_explicit(&d->owner, (void *)w, memory_order_relaxed);
 	w->hot.dq = &d->ends;
 	restock(w);
 }
@@ -160,7 +201,7 @@ static void deque_own(struct worker *w, deque *d)
  * takes it next sees its slots). */
 static void deque_disown(deque *d, int state)
 {
-	atomic_store_explicit(&d->stocked, NULL, memory_order_relaxed);
+	atomic_store_explicit(&d->owner, NULL, memory_order_relaxed);
 	atomic_store_explicit(&d->state, state, memory_order_release);
 }
 
@@ -433,7 +474,7 @@ void worker_allot(struct runtime *rt, int allotment, const int *cpus,
 			w->leave_t0 = now;
 			/* Flag first, then unstock (see restock). */
 			atomic_store(&w->hot.flags, f | RT_LEAVE);
-			atomic_store(&w->hot.stocked, 0);
+			atomic_store(worker_stocked(w), 0);
 			leaving++;
 		}
 	}
@@ -557,18 +598,29 @@ static int find_work(struct worker *w, dq_entry *e)
 				int r = dq_steal(d, e);
 				stat_add(&w->st.steal_attempts, 1);
 				if (r > 0) {
-					_Atomic uint32_t *st =
-					    atomic_load_explicit(&d->stocked,
+					struct worker *v =
+					    atomic_load_explicit(&d->owner,
 					                         memory_order_relaxed);
 					/* The owner has one entry fewer: let
 					 * its next spawn push again. */
-					if (st != NULL)
-						atomic_store_explicit(st, 0,
+					int64_t left = dq_size(d);
+					if (v != NULL) {
+						atomic_store_explicit(
+						    worker_stocked(v), 0,
 						    memory_order_relaxed);
+						/* We took its last entry: ask
+						 * its owner for more (see
+						 * adapt_limit). */
+						if (left == 0 && rt->ready_limit <
+						    RT_READY_LIMIT_MAX)
+							atomic_store_explicit(
+							    &v->hungry,
+							    1, memory_order_relaxed);
+					}
 					stat_add(&w->st.steals, 1);
 					/* More where that came from: pass the
 					 * wake-up on to the next sleeper. */
-					if (dq_size(d) > 0)
+					if (left > 0)
 						worker_notify(rt);
 					break;
 				}
@@ -650,7 +702,7 @@ static void switch_to(struct worker *w, fiber *to)
  * make the waiting parent ready if it was the last. */
 static void complete(struct worker *w, asteal_group *g)
 {
-	if (g->flags & GROUP_ROOT) {
+	if (g->state == GROUP_ROOT) {
 		struct root *r = (struct root *)g;
 		atomic_store_explicit(&r->done, 1, memory_order_release);
 		futex_wake(&r->done, INT_MAX);
@@ -713,6 +765,8 @@ void *worker_main(void *arg)
 	fiber *f;
 
 	asteal__tls = &w->hot;
+	asteal__fast.group = ASTEAL__GROUP_IDLE;
+	atomic_store(&w->stocked, &asteal__fast.stocked);
 	if (w->altstack != NULL)
 		sigaltstack(&ss, NULL);
 	fiber_init_native(&w->native);
@@ -776,40 +830,52 @@ int asteal__spawn_slow(asteal_group *g, void (*fn)(void *), void *arg)
 	if (w == NULL)
 		return worker_report_misuse("asteal_spawn", "called outside a task "
 		                            "(use asteal_run)", EPERM);
-	if (g->magic == ASTEAL__GROUP_OUTSIDE && g->pushed == 0)
-		g->magic = ASTEAL__GROUP_MAGIC;   /* initialised outside, used inside */
-	if (g->magic != ASTEAL__GROUP_MAGIC)
+	if (g->state == ASTEAL__GROUP_OUTSIDE)
+		g->state = ASTEAL__GROUP_IDLE;    /* initialised outside, used inside */
+	if (g->state != ASTEAL__GROUP_IDLE && g->state != GROUP_BUSY)
 		return worker_report_misuse("asteal_spawn", "group was not "
 		                            "initialised with asteal_group_init", EINVAL);
 	if (atomic_load_explicit(&w->hot.flags, memory_order_relaxed))
 		asteal__poll_slow();
 	w = worker_self();
 	d = (deque *)w->hot.dq;
+	adapt_limit(w);
+	if (dq_size(d) >= w->limit) {
+		/* Enough stealable work already: run the child now, which is
+		 * always correct; set the hint again so that the next spawns
+		 * take the fast path. */
+		restock(w);
+		fn(arg);
+		return 1;
+	}
 	e.fn = fn;
 	e.arg = arg;
 	e.ctx = g;
-	if (g->pushed == 0) {
+	if (g->state == ASTEAL__GROUP_IDLE) {
 		/* The first child: no stolen child of g is outstanding, so the
-		 * join counter can be reset.  This must happen before the push:
-		 * once the child is on the deque a thief may run it and count
-		 * it down at once (the push's release fence publishes the
-		 * reset to that thief). */
+		 * group can be reset.  This must happen before the push: once
+		 * the child is on the deque a thief may run it, read the state
+		 * and count it down at once (the push's release fence
+		 * publishes these stores to that thief). */
 		atomic_store_explicit(&g->join, 0, memory_order_relaxed);
 		g->waiter = NULL;
+		g->pushed = 0;
+		g->state = GROUP_BUSY;
 	}
-	before = dq_size(d) >= w->rt->ready_limit ? -1 : dq_push(d, &e);
+	before = dq_push(d, &e);
 	if (before < 0) {
-		/* Enough stealable work already, or no memory to grow: run the
-		 * child now, which is always correct; set the hint again so
-		 * that the next spawns take the fast path. */
-		restock(w);
+		/* No memory to grow the deque: run the child now. */
+		if (g->pushed == 0)
+			g->state = ASTEAL__GROUP_IDLE;
 		fn(arg);
 		return 1;
 	}
 	g->pushed++;
 	restock(w);
 	stat_add(&w->st.pushed, 1);
-	worker_notify(w->rt);
+	/* Only a deque that was empty needs a wake-up (see worker_notify). */
+	if (before == 0)
+		worker_notify(w->rt);
 	return 0;
 }
 
@@ -823,12 +889,12 @@ int asteal__sync_slow(asteal_group *g)
 	if (w == NULL)
 		return worker_report_misuse("asteal_sync", "called outside a task "
 		                            "(use asteal_run)", EPERM);
-	if (g->magic == ASTEAL__GROUP_OUTSIDE && g->pushed == 0) {
+	if (g->state == ASTEAL__GROUP_OUTSIDE || g->state == ASTEAL__GROUP_IDLE) {
 		/* Initialised outside a task, synced inside one: fine. */
-		g->magic = ASTEAL__GROUP_MAGIC;
+		g->state = ASTEAL__GROUP_IDLE;
 		return 0;
 	}
-	if (g->magic != ASTEAL__GROUP_MAGIC)
+	if (g->state != GROUP_BUSY)
 		return worker_report_misuse("asteal_sync", "group was not "
 		                            "initialised with asteal_group_init", EINVAL);
 	if (unlikely(atomic_load_explicit(&w->hot.flags, memory_order_relaxed))) {
@@ -847,6 +913,7 @@ int asteal__sync_slow(asteal_group *g)
 			             "first, before their function returns");
 		}
 		g->pushed--;
+		own_pop(w);
 		restock(w);
 		stat_add(&w->st.tasks, 1);
 		e.fn(e.arg);
@@ -854,13 +921,13 @@ int asteal__sync_slow(asteal_group *g)
 	}
 	stolen = g->pushed;
 	g->pushed = 0;
-	if (stolen == 0)
-		return 0;
-	if (atomic_load_explicit(&g->join, memory_order_acquire) != -stolen)
+	if (stolen != 0 &&
+	    atomic_load_explicit(&g->join, memory_order_acquire) != -stolen)
 		suspend(w, g, stolen);
-	/* Every stolen child has ended; ready the group for reuse. */
-	atomic_store_explicit(&g->join, 0, memory_order_relaxed);
-	g->waiter = NULL;
+	/* Every child has ended (the stolen ones counted down join, which we
+	 * read with acquire, after their last read of the group); ready the
+	 * group for reuse. */
+	g->state = ASTEAL__GROUP_IDLE;
 	return 0;
 }
 
