@@ -94,7 +94,7 @@ bins: $(BINS)
 
 jobs: $(JOBS)
 
-tests: $(TESTS) $(BUILD)/tests/fuzz_frame $(JOBS) $(BINS)
+tests: $(TESTS) $(BUILD)/tests/fuzz_frame $(BUILD)/tests/deq_replay $(JOBS) $(BINS)
 
 $(GEN)/proto/%.pb-c.c $(GEN)/proto/%.pb-c.h: proto/%.proto
 	@mkdir -p $(@D)
@@ -163,6 +163,11 @@ $(BUILD)/obj/tests/fuzz_frame.o: CPPFLAGS += -DFUZZ_STANDALONE
 $(BUILD)/tests/fuzz_frame: $(BUILD)/obj/tests/fuzz_frame.o $(LIBA)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+# The daemon test's check that recorded allotments are DEQ's answers.
+$(BUILD)/tests/deq_replay: $(BUILD)/obj/tests/deq_replay.o $(DLIBA)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ $(DAEMON_LIBS) $(LDLIBS)
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(DLIBA) $(LIBA)
 	@mkdir -p $(@D)

@@ -301,6 +301,27 @@ void sched_free(struct sched *s)
 	free(s);
 }
 
+/* Put j in the job list in id order, DEQ's stable order: usually at the
+ * tail (new ids grow), earlier for a job that claimed an older id (launched
+ * before it connected, or back after a daemon restart). */
+static void insert_by_id(struct sched *s, struct sched_job *j)
+{
+	struct sched_job *after = s->tail;
+
+	while (after != NULL && after->id > j->id)
+		after = after->prev;
+	j->prev = after;
+	j->next = after != NULL ? after->next : s->head;
+	if (j->next != NULL)
+		j->next->prev = j;
+	else
+		s->tail = j;
+	if (after != NULL)
+		after->next = j;
+	else
+		s->head = j;
+}
+
 /* Register a job. */
 struct sched_job *sched_job_add(struct sched *s, struct conn *conn,
                                 const Asteal__Hello *hello, uid_t uid,
@@ -349,12 +370,7 @@ struct sched_job *sched_job_add(struct sched *s, struct conn *conn,
 		return NULL;
 	}
 	j->id = (uint64_t)id;
-	j->prev = s->tail;
-	if (s->tail != NULL)
-		s->tail->next = j;
-	else
-		s->head = j;
-	s->tail = j;
+	insert_by_id(s, j);
 	s->njobs++;
 	log_info("job %llu '%s' %s: uid %d pid %d, %d workers",
 	         (unsigned long long)j->id, j->name, id_granted ? "connected"

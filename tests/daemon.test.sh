@@ -5,7 +5,8 @@
 #     daemon and finish with correct results, registered in the history;
 #  2. every recorded quantum: allotments sum to at most P, and they are a
 #     DEQ answer for the recorded desires (sum = min(P, sum of desires),
-#     nobody above its desire, no deprived job more than one below anyone);
+#     nobody above its desire, no deprived job more than one below anyone),
+#     indeed exactly DEQ's: replayed through deq.c (tests/deq_replay.c);
 #  3. a job killed with SIGKILL gives its CPUs back within a quantum or two:
 #     the survivor's allotment grows right after;
 #  4. after a daemon restart the history is intact and the running job has
@@ -118,6 +119,9 @@ END {
 	print nq " quanta checked"
 	exit bad
 }' || fail "allotments are not DEQ's"
+# ... and exactly the answer DEQ gives: replayed through the same module.
+cpus=$(taskset -pc $$ | sed 's/.*: *//')
+"$build/tests/deq_replay" "$db" "$cpus" || fail "the recorded allotments are not DEQ's answers"
 
 # ---- 3. SIGKILL gives the CPUs back ----
 if [ "$P" -ge 2 ]; then
