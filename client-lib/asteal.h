@@ -153,7 +153,11 @@ int asteal_summary_get(asteal_summary *s);
 
 /* Run body(lo', hi', arg) over disjoint subranges covering [lo, hi) in
  * parallel, each at most grain long (grain <= 0: chosen from the range and
- * the worker count).  Must be called from inside a task. */
+ * the worker count).  Must be called from inside a task.  The header
+ * carries an inline fast path (below): while the worker's deque is
+ * stocked, chunks run in place as a plain loop, which the compiler can
+ * fuse with a body it sees; the library splits the range only when
+ * someone wants work. */
 int asteal_for(long lo, long hi, long grain,
                void (*body)(long lo, long hi, void *arg), void *arg);
 
@@ -228,6 +232,8 @@ extern __thread struct asteal__fast asteal__fast
 	__attribute__((tls_model("initial-exec")));
 
 int asteal__spawn_slow(asteal_group *g, void (*fn)(void *), void *arg);
+int asteal__for_slow(long lo, long hi, long grain,
+                     void (*body)(long lo, long hi, void *arg), void *arg);
 int asteal__sync_slow(asteal_group *g);
 void asteal__poll_slow(void);
 
@@ -280,5 +286,38 @@ static inline void asteal_poll(void)
 	if (h != NULL && atomic_load_explicit(&h->flags, memory_order_relaxed))
 		asteal__poll_slow();
 }
+
+/* asteal_for's fast path, inlined where the header is seen (GNU inline
+ * semantics: the library keeps the out-of-line asteal_for, so programs
+ * built against an older header still link).  While the calling thread's
+ * deque is stocked (the same hint as spawn's fast path: 0 outside worker
+ * threads, cleared when a thief takes or asks for work and when the
+ * allotment wants the worker back), nobody needs the iterations split off:
+ * run them a grain at a time, looking at the hint between chunks.  When
+ * it is clear, the rest of the range goes to the library, which splits
+ * it in halves for thieves (and passes the spawn's safe point). */
+#ifndef ASTEAL__FOR_OUT_OF_LINE
+extern inline __attribute__((gnu_inline, always_inline)) int
+asteal_for(long lo, long hi, long grain,
+           void (*body)(long lo, long hi, void *arg), void *arg)
+{
+	if (grain > 0 && body != NULL &&
+	    atomic_load_explicit(&asteal__fast.stocked, memory_order_relaxed)) {
+		for (;;) {
+			if (hi - lo <= grain) {
+				if (hi > lo)
+					body(lo, hi, arg);
+				return 0;
+			}
+			body(lo, lo + grain, arg);
+			lo += grain;
+			if (!atomic_load_explicit(&asteal__fast.stocked,
+			                          memory_order_relaxed))
+				break;
+		}
+	}
+	return asteal__for_slow(lo, hi, grain, body, arg);
+}
+#endif
 
 #endif /* ASTEAL_H */

@@ -3,6 +3,9 @@
  * starting and stopping the process's runtime, root tasks, statistics, the
  * parallel loop, and the report of a fiber stack overflow.
  */
+/* This file defines the out-of-line asteal_for; asteal.h's inline one
+ * must not be seen here. */
+#define ASTEAL__FOR_OUT_OF_LINE 1
 #include "runtime.h"
 
 #include <errno.h>
@@ -226,6 +229,7 @@ static struct runtime *rt_create(int nworkers, size_t stack, int64_t limit)
 		w->id = i;
 		w->hot.id = (uint32_t)i;
 		w->hot.dq = d != NULL ? &d->ends : NULL;
+		atomic_store(&w->victim, d);
 		w->limit = limit;
 		atomic_store(&w->stocked, &w->stocked_init);
 		w->rng = 0x9E3779B97F4A7C15ULL * (uint64_t)(i + 1);
@@ -565,6 +569,15 @@ static void for_split(const struct range *r)
 static void for_task(void *p)
 {
 	for_split(p);
+}
+
+/* Run body over [lo, hi) in parallel chunks of at most grain: the
+ * out-of-line entry (for callers without the header's inline fast path)
+ * and the fast path's continuation once the deque is no longer stocked. */
+int asteal__for_slow(long lo, long hi, long grain,
+                     void (*body)(long lo, long hi, void *arg), void *arg)
+{
+	return asteal_for(lo, hi, grain, body, arg);
 }
 
 /* Run body over [lo, hi) in parallel chunks of at most grain. */

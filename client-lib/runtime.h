@@ -97,6 +97,9 @@ struct worker {
 	int64_t limit;
 	int64_t own_pops;
 	_Atomic uint32_t hungry;
+	/* The deque the worker owns now (hot.dq, readable by thieves: they
+	 * pick victims among the workers' deques first). */
+	_Atomic(deque *) victim;
 	/* The worker thread's asteal__fast.stocked (set as the thread starts;
 	 * before that, stocked_init), for thieves and the link to clear. */
 	_Atomic(_Atomic uint32_t *) stocked;
@@ -180,10 +183,13 @@ static inline struct worker *worker_self(void)
 	return *(struct worker **)(tp + (uintptr_t)asteal__tls_offset);
 }
 
-/* The worker's stocked hint (see asteal__fast in asteal.h). */
+/* The worker's stocked hint (see asteal__fast in asteal.h).  Acquire:
+ * pairs with worker_main's store of the thread's own word, so a thread
+ * that never synchronised with the worker otherwise (a thief asking for
+ * work, request_work) still sees the word after the thread set it up. */
 static inline _Atomic uint32_t *worker_stocked(struct worker *w)
 {
-	return atomic_load_explicit(&w->stocked, memory_order_relaxed);
+	return atomic_load_explicit(&w->stocked, memory_order_acquire);
 }
 
 /* quantum.c: the link thread that runs A-STEAL's quanta. */

@@ -194,6 +194,8 @@ static void deque_own(struct worker *w, deque *d)
 	atomic_store_explicit(&d->state, DQ_OWNED, memory_order_relaxed);
 	atomic_store_explicit(&d->owner, (void *)w, memory_order_relaxed);
 	w->hot.dq = &d->ends;
+	/* Release: a thief that picks d through victim sees it set up. */
+	atomic_store_explicit(&w->victim, d, memory_order_release);
 	restock(w);
 }
 
@@ -227,6 +229,26 @@ void worker_wake_all(struct runtime *rt)
 	futex_wake(&rt->epoch, INT_MAX);
 }
 
+/* Ask worker v (unless it is w itself) for work: clear its stocked hint,
+ * so that its next spawn pushes instead of running the child at once.  An
+ * owner whose ready limit grew (adapt_limit) does not re-stock when it
+ * pops its own entries back (a deque it drains itself needs no refill
+ * while nobody asks), so a thief that found its deque empty, or one that
+ * is going to sleep, is what makes it push again, at its next spawn.
+ * Clearing the hint is always safe (it only sends a spawn to the slow
+ * path); the load first keeps the owner's cache line shared while the
+ * hint is already clear. */
+static void request_work(struct worker *w, struct worker *v)
+{
+	_Atomic uint32_t *st;
+
+	if (v == NULL || v == w)
+		return;
+	st = worker_stocked(v);
+	if (atomic_load_explicit(st, memory_order_relaxed))
+		atomic_store_explicit(st, 0, memory_order_relaxed);
+}
+
 /* Whether any worker could find something to do now. */
 static int work_visible(struct runtime *rt)
 {
@@ -251,8 +273,15 @@ static void sleep_until_work(struct worker *w)
 {
 	struct runtime *rt = w->rt;
 	struct timespec backstop = { 0, RT_SLEEP_BACKSTOP_NS };
+	int i;
 
 	atomic_fetch_add_explicit(&rt->sleepers, 1, memory_order_seq_cst);
+	/* An owner may have drained its deque and stay stocked until asked
+	 * (request_work): ask every one, so that the next spawn anywhere
+	 * pushes and, its deque having been empty (else our scan finds
+	 * work), wakes us (worker_notify). */
+	for (i = 0; i < rt->nworkers; i++)
+		request_work(w, &rt->workers[i]);
 	for (;;) {
 		uint32_t e = atomic_load_explicit(&rt->epoch, memory_order_acquire);
 		FENCE_SC();
@@ -550,6 +579,26 @@ static int take_root(struct runtime *rt, dq_entry *e)
 	return 1;
 }
 
+/* A deque to try to steal from: most often (3 in 4) the current deque of
+ * another worker, where fresh work appears, else any deque of the table
+ * (suspended fibers' deques, muggable ones), uniformly. */
+static deque *pick_victim(struct worker *w, int n)
+{
+	struct runtime *rt = w->rt;
+	uint64_t r = rng_next(&w->rng);
+
+	if (rt->nworkers > 1 && (r & 3) != 0) {
+		int k = (int)((r >> 2) % (uint64_t)(rt->nworkers - 1));
+		if (k >= w->id)
+			k++;
+		/* Acquire: the deque's fields as its creator initialised
+		 * them (deque_own publishes with release). */
+		return atomic_load_explicit(&rt->workers[k].victim,
+		                            memory_order_acquire);
+	}
+	return rt->deques[(r >> 2) % (uint64_t)n];
+}
+
 /* Find the next thing to run: own deque, roots, muggable deques (not in
  * ABP mode), then random victims; sleeps when there is nothing for a while,
  * parks when the allotment lost the worker.  Returns 0 only when the
@@ -593,10 +642,13 @@ static int find_work(struct worker *w, dq_entry *e)
 		}
 		n = atomic_load_explicit(&rt->ndeques, memory_order_acquire);
 		if (n > 1) {
-			deque *d = rt->deques[rng_next(&w->rng) % (uint64_t)n];
+			deque *d = pick_victim(w, n);
 			if (&d->ends != w->hot.dq) {
 				int r = dq_steal(d, e);
 				stat_add(&w->st.steal_attempts, 1);
+				if (r == 0)     /* empty: ask its owner to push */
+					request_work(w, atomic_load_explicit(
+					    &d->owner, memory_order_relaxed));
 				if (r > 0) {
 					struct worker *v =
 					    atomic_load_explicit(&d->owner,
@@ -914,7 +966,14 @@ int asteal__sync_slow(asteal_group *g)
 		}
 		g->pushed--;
 		own_pop(w);
-		restock(w);
+		/* At the configured limit, taking an entry back lets the next
+		 * spawn push again (a few stealable tasks, kept fresh: fib).
+		 * Above it (thieves were hungry, see adapt_limit) it does not:
+		 * the deque keeps its older entries, and a refill waits for a
+		 * thief to steal or to ask (request_work).  Re-stocking there
+		 * pushed and popped back nearly every spawn of a deep tree. */
+		if (w->limit <= w->rt->ready_limit)
+			restock(w);
 		stat_add(&w->st.tasks, 1);
 		e.fn(e.arg);
 		w = worker_self();
