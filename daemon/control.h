@@ -9,6 +9,7 @@
 #define ASTEAL_CONTROL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "asteal.pb-c.h"
 
@@ -39,6 +40,10 @@ void control_free(struct control *ctl);
 
 /* Queue a message to a peer; -1 when the peer is going away. */
 int control_send(struct conn *c, const Asteal__Envelope *m);
+
+/* Queue len bytes of whole, already encoded frames to a peer (the same
+ * frame for many peers is encoded once); -1 when the peer is going away. */
+int control_send_frame(struct conn *c, const uint8_t *buf, size_t len);
 
 /* Command-line connections now. */
 int control_clients(const struct control *ctl);

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -170,12 +171,47 @@ static int append(char *buf, size_t len, size_t *at, const char *text)
 	return 0;
 }
 
-/* Format n CPU ids (any order; duplicates collapse) as a compact list. */
+/* Write v (>= 0) in decimal at p (no NUL): the digits written. */
+static size_t put_uint(char *p, int v)
+{
+	char tmp[12];
+	size_t n = 0, i;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v > 0);
+	for (i = 0; i < n; i++)
+		p[i] = tmp[n - 1 - i];
+	return n;
+}
+
+/* The first id >= from in the bitmap, or CPULIST_MAX when there is none. */
+static int next_set(const uint64_t *bits, int from)
+{
+	int w = from / 64;
+	uint64_t b;
+
+	if (from >= CPULIST_MAX)
+		return CPULIST_MAX;
+	b = bits[w] & (~(uint64_t)0 << (from % 64));
+	while (b == 0) {
+		if (++w >= CPULIST_MAX / 64)
+			return CPULIST_MAX;
+		b = bits[w];
+	}
+	return w * 64 + __builtin_ctzll(b);
+}
+
+/* Format n CPU ids (any order; duplicates collapse) as a compact list.
+ * The daemon formats an allotment's list whenever it changes, so this
+ * walks a bitmap word by word and writes numbers by hand rather than
+ * scanning every possible id and calling snprintf per item. */
 int cpulist_format(const int *cpus, int n, char *buf, size_t len)
 {
-	unsigned char seen[CPULIST_MAX];
+	uint64_t seen[CPULIST_MAX / 64];
 	size_t at = 0;
-	int first = 1;
+	int first = 1, c;
 
 	if (len > 0)
 		buf[0] = '\0';
@@ -185,21 +221,24 @@ int cpulist_format(const int *cpus, int n, char *buf, size_t len)
 			errno = EINVAL;
 			return -1;
 		}
-		seen[cpus[i]] = 1;
+		seen[cpus[i] / 64] |= (uint64_t)1 << (cpus[i] % 64);
 	}
-	for (int c = 0; c < CPULIST_MAX; c++) {
+	for (c = next_set(seen, 0); c < CPULIST_MAX; c = next_set(seen, c + 1)) {
 		char item[32];
+		size_t il = 0;
 		int e;
 
-		if (!seen[c])
-			continue;
-		for (e = c; e + 1 < CPULIST_MAX && seen[e + 1]; e++)
+		for (e = c; e + 1 < CPULIST_MAX &&
+		     (seen[(e + 1) / 64] >> ((e + 1) % 64) & 1); e++)
 			;
-		if (e > c)
-			snprintf(item, sizeof(item), "%s%d-%d", first ? "" : ",",
-				 c, e);
-		else
-			snprintf(item, sizeof(item), "%s%d", first ? "" : ",", c);
+		if (!first)
+			item[il++] = ',';
+		il += put_uint(item + il, c);
+		if (e > c) {
+			item[il++] = '-';
+			il += put_uint(item + il, e);
+		}
+		item[il] = '\0';
 		if (append(buf, len, &at, item) < 0) {
 			errno = ENOSPC;
 			return -1;

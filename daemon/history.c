@@ -919,6 +919,12 @@ int history_allot(struct history *h, int64_t job_id,
 	return rc;
 }
 
+/* The closed runs waiting for a flush. */
+size_t history_queued(const struct history *h)
+{
+	return h != NULL ? h->qn : 0;
+}
+
 /* Write the queue (and the open runs when due) in one transaction. */
 int history_flush(struct history *h)
 {

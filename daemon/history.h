@@ -22,13 +22,16 @@
  * with time.  The module keeps each running job's open run in memory and
  * only extends it while nothing changes; a run closes when a value changes
  * or a quantum number is skipped, and the closed run is queued.
- * history_flush(), called once per tick, writes the queue in ONE short
- * transaction and does nothing at all (no disk access) when nothing is
- * queued.  Open runs are also written (inserted once, then updated in
- * place) at most every flush_open_ms of quantum time, when their job ends,
- * before a query and at close, so a crash loses at most flush_open_ms of
- * history.  The "quantum time" is the end_ns of the latest quantum given
- * to history_allot(), so the module reads no clock of its own.
+ * history_flush(), which the daemon calls after a tick (every second of
+ * quanta, or sooner when history_queued() says many runs wait), writes
+ * the queue in ONE short transaction and does nothing at all (no disk
+ * access) when nothing is queued.  Open runs are also written (inserted
+ * once, then updated in place) at most every flush_open_ms of quantum
+ * time, when their job ends, before a query and at close, so a crash
+ * loses at most flush_open_ms of history (the daemon's batching of closed
+ * runs is shorter).  The "quantum time" is the end_ns of the latest
+ * quantum given to history_allot(), so the module reads no clock of its
+ * own.
  *
  * Job ids are the jobs table's AUTOINCREMENT rowids: the daemon uses them
  * as its job ids, and they never repeat, across restarts and retention too.
@@ -214,6 +217,9 @@ int history_close_stale(struct history *h, int64_t now_ns,
  * run was dropped; the quantum is recorded). */
 int history_allot(struct history *h, int64_t job_id,
 		  const struct history_quantum *q);
+
+/* The closed runs waiting for a flush (0 for NULL); reads nothing. */
+size_t history_queued(const struct history *h);
 
 /* Write the queued runs, and the open runs if flush_open_ms has passed,
  * in one transaction; 0 without touching the disk when nothing is due.

@@ -7,7 +7,13 @@
  * job's history record for quantum q-1 is completed when Feedback{q}
  * arrives (or with no usage when it does not); the record for q is kept
  * pending until then.  Nothing here blocks: history writes are batched into
- * one transaction per tick (history_flush).
+ * one short transaction every SCHED_FLUSH_MS of quanta or SCHED_FLUSH_RUNS
+ * closed runs (history_flush).
+ *
+ * The per-tick path is kept lean, since it runs for every job every
+ * quantum: the Tick frame is encoded once for all jobs, an Allot is
+ * encoded by hand on the stack and written at once (control_send_frame),
+ * and a job's CPU list is formatted only when its set of CPUs changed.
  */
 #include <errno.h>
 #include <signal.h>
@@ -28,6 +34,24 @@
 #include "proto.h"
 #include "scheduler.h"
 
+/* Closed history runs are written at most every SCHED_FLUSH_MS of quanta
+ * (at least every quantum), or as soon as SCHED_FLUSH_RUNS of them wait.
+ * Each commit writes every database page it touched, and with many jobs
+ * the runs of one tick land on as many pages of the allotments_by_job
+ * index, so a commit per tick wrote about a page per changed run and cost
+ * several times the inserts themselves.  Batching rewrites each page once
+ * per batch; the cap on runs keeps the transaction short (a few ms, after
+ * the Allots are out) even when every job changes every quantum.  A query,
+ * a job's end and shutdown write everything pending anyway, and a crash
+ * loses at most this much of the closed runs (open runs are written every
+ * 5 s, see history.h). */
+#ifndef SCHED_FLUSH_MS
+#define SCHED_FLUSH_MS 1000
+#endif
+#ifndef SCHED_FLUSH_RUNS
+#define SCHED_FLUSH_RUNS 512
+#endif
+
 struct sched_job {
 	uint64_t id;
 	struct conn *conn;
@@ -47,7 +71,11 @@ struct sched_job {
 	 * Feedback (its usage). */
 	int pending;
 	struct history_quantum rec;
+	/* rec_cpus is the CPU list of the slots in fmt_set (valid when
+	 * fmt_valid): formatted again only when the slots change. */
 	char rec_cpus[CPULIST_MAX * 5];
+	struct deq_set fmt_set;
+	int fmt_valid;
 	struct sched_job *prev, *next;
 };
 
@@ -63,6 +91,8 @@ struct sched {
 	struct deq_job *deq;           /* scratch for deq_allot */
 	int deq_cap;
 	uint64_t q;                    /* the current quantum */
+	uint64_t flushed_q;            /* the quantum of the last flush */
+	uint64_t flush_every;          /* quanta between flushes, >= 1 */
 	int in_tick;                   /* waiting for feedback */
 	int waiting;                   /* jobs yet to answer this tick */
 	uint64_t tick_sent;            /* monotonic */
@@ -84,21 +114,101 @@ static uint64_t clock_ns(clockid_t id)
 
 /* Format the job's CPU slots as a Linux CPU list. */
 static void format_cpus(const struct sched *s, const struct deq_set *set,
-                        char *buf, size_t len, uint32_t *ids, int *nids)
+                        char *buf, size_t len)
 {
 	int cpus[CPULIST_MAX], n = 0, i;
 
 	for (i = 0; i < s->P; i++)
-		if (deq_set_has(set, i)) {
-			cpus[n] = s->conf->cpus[i];
-			if (ids != NULL)
-				ids[n] = (uint32_t)cpus[n];
-			n++;
-		}
-	if (nids != NULL)
-		*nids = n;
+		if (deq_set_has(set, i))
+			cpus[n++] = s->conf->cpus[i];
 	if (cpulist_format(cpus, n, buf, len) < 0 && len > 0)
 		buf[0] = '\0';
+}
+
+/* The Linux CPU ids of a set of slots, ascending: their count. */
+static int slot_cpus(const struct sched *s, const struct deq_set *set,
+                     uint32_t *ids)
+{
+	int n = 0, w;
+
+	for (w = 0; w * 64 < s->P; w++) {
+		uint64_t bits = set->w[w];
+
+		while (bits != 0) {
+			ids[n++] = (uint32_t)s->conf->cpus[w * 64 + __builtin_ctzll(bits)];
+			bits &= bits - 1;
+		}
+	}
+	return n;
+}
+
+/* Whether two sets hold the same of the first P slots (DEQ never sets the
+ * others). */
+static int same_slots(const struct sched *s, const struct deq_set *a,
+                      const struct deq_set *b)
+{
+	return memcmp(a->w, b->w, (size_t)(s->P + 63) / 64 * sizeof(a->w[0])) == 0;
+}
+
+/* Append v as a protobuf varint at p: the bytes written (at most 10). */
+static size_t put_varint(uint8_t *p, uint64_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		p[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (uint8_t)v;
+	return n;
+}
+
+/* The longest Allot frame: prefix, envelope tag and length, three fields,
+ * the cpus' tag, length and a varint per CPU. */
+#define ALLOT_FRAME_MAX (PROTO_HEADER_LEN + 2 * 5 + 3 * 11 + 1 + 5 + 5 * CPULIST_MAX)
+
+/* Encode Allot{q, allotment, availability, cpus} as a whole frame into buf
+ * (room for ALLOT_FRAME_MAX bytes): its length.  This is what
+ * frame_encode writes for the same message, byte for byte (proto3: fields
+ * in number order, zeros left out, cpus packed), done by hand because it
+ * runs for every job every quantum and protobuf-c walks the descriptors
+ * twice (size, then pack). */
+static size_t encode_allot(uint8_t *buf, uint64_t q, uint32_t allotment,
+                           uint32_t availability, const uint32_t *cpus, int n)
+{
+	uint8_t body[3 * 11 + 1 + 5 + 5 * CPULIST_MAX], packed[5 * CPULIST_MAX];
+	size_t bl = 0, pl = 0, at = PROTO_HEADER_LEN;
+	int i;
+
+	if (q != 0) {
+		body[bl++] = 1 << 3;                    /* quantum, varint */
+		bl += put_varint(body + bl, q);
+	}
+	if (allotment != 0) {
+		body[bl++] = 2 << 3;                    /* allotment */
+		bl += put_varint(body + bl, allotment);
+	}
+	if (availability != 0) {
+		body[bl++] = 3 << 3;                    /* availability */
+		bl += put_varint(body + bl, availability);
+	}
+	for (i = 0; i < n; i++)
+		pl += put_varint(packed + pl, cpus[i]);
+	if (n > 0) {
+		body[bl++] = 4 << 3 | 2;                /* cpus, packed */
+		bl += put_varint(body + bl, pl);
+		memcpy(body + bl, packed, pl);
+		bl += pl;
+	}
+	buf[at++] = ASTEAL__ENVELOPE__MSG_ALLOT << 3 | 2;
+	at += put_varint(buf + at, bl);
+	memcpy(buf + at, body, bl);
+	at += bl;
+	buf[0] = (uint8_t)((at - PROTO_HEADER_LEN) >> 24);
+	buf[1] = (uint8_t)((at - PROTO_HEADER_LEN) >> 16);
+	buf[2] = (uint8_t)((at - PROTO_HEADER_LEN) >> 8);
+	buf[3] = (uint8_t)(at - PROTO_HEADER_LEN);
+	return at;
 }
 
 /* Write a job's pending record (with whatever usage it has). */
@@ -153,23 +263,22 @@ static void complete_tick(struct sched *s)
 	}
 	i = 0;
 	for (j = s->head; j != NULL; j = j->next, i++) {
-		Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
-		Asteal__Allot a = ASTEAL__ALLOT__INIT;
 		uint32_t ids[CPULIST_MAX];
+		uint8_t frame[ALLOT_FRAME_MAX];
 		int nids;
 
 		j->deq = s->deq[i];
 		j->allotment = j->deq.allotment;
 		j->availability = j->deq.availability;
-		format_cpus(s, &j->deq.cpus, j->rec_cpus, sizeof(j->rec_cpus), ids, &nids);
-		a.quantum = s->q;
-		a.allotment = (uint32_t)j->allotment;
-		a.availability = (uint32_t)j->availability;
-		a.cpus = ids;
-		a.n_cpus = (size_t)nids;
-		env.msg_case = ASTEAL__ENVELOPE__MSG_ALLOT;
-		env.allot = &a;
-		control_send(j->conn, &env);
+		nids = slot_cpus(s, &j->deq.cpus, ids);
+		if (!j->fmt_valid || !same_slots(s, &j->fmt_set, &j->deq.cpus)) {
+			format_cpus(s, &j->deq.cpus, j->rec_cpus, sizeof(j->rec_cpus));
+			j->fmt_set = j->deq.cpus;
+			j->fmt_valid = 1;
+		}
+		control_send_frame(j->conn, frame,
+		                   encode_allot(frame, s->q, (uint32_t)j->allotment,
+		                                (uint32_t)j->availability, ids, nids));
 		/* The quantum's record, completed by the next Feedback. */
 		j->pending = 1;
 		j->rec.quantum = (int64_t)s->q;
@@ -184,8 +293,12 @@ static void complete_tick(struct sched *s)
 	}
 	now = clock_ns(CLOCK_MONOTONIC);
 	s->lat[s->nlat++ % SCHED_LATENCY_RING] = now - s->tick_sent;
-	if (history_flush(s->hist) < 0)
-		log_warn("history: %s", history_error(s->hist));
+	if (s->q - s->flushed_q >= s->flush_every ||
+	    history_queued(s->hist) >= SCHED_FLUSH_RUNS) {
+		s->flushed_q = s->q;
+		if (history_flush(s->hist) < 0)
+			log_warn("history: %s", history_error(s->hist));
+	}
 }
 
 /* The feedback deadline passed: late jobs keep their last desire. */
@@ -213,16 +326,27 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 	s->tick_wall = clock_ns(CLOCK_REALTIME);
 	s->in_tick = 1;
 	s->waiting = 0;
-	for (j = s->head; j != NULL; j = j->next) {
+	if (s->head != NULL) {
+		/* Tick{q} is the same frame for every job: encode it once. */
 		Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
 		Asteal__Tick t = ASTEAL__TICK__INIT;
+		uint8_t frame[64];
+		size_t len;
 
 		t.quantum = s->q;
 		env.msg_case = ASTEAL__ENVELOPE__MSG_TICK;
 		env.tick = &t;
-		j->answered = 0;
-		s->waiting++;
-		control_send(j->conn, &env);
+		if (frame_encode(&env, frame, sizeof(frame), &len) < 0) {
+			log_error("cannot encode tick %llu: %s",
+			          (unsigned long long)s->q, strerror(errno));
+			len = 0;
+		}
+		for (j = s->head; j != NULL; j = j->next) {
+			j->answered = 0;
+			s->waiting++;
+			if (len > 0)
+				control_send_frame(j->conn, frame, len);
+		}
 	}
 	if (s->waiting == 0) {
 		complete_tick(s);
@@ -250,6 +374,9 @@ struct sched *sched_create(struct event_base *base, const struct conf *c,
 	for (i = 0; i < c->ncpus; i++)
 		s->cpus_u32[i] = (uint32_t)c->cpus[i];
 	s->started = clock_ns(CLOCK_MONOTONIC);
+	s->flush_every = (uint64_t)SCHED_FLUSH_MS * 1000 / (uint64_t)c->quantum_us;
+	if (s->flush_every < 1)
+		s->flush_every = 1;
 	s->tick_ev = event_new(base, -1, EV_PERSIST, on_tick, s);
 	s->deadline_ev = evtimer_new(base, on_deadline, s);
 	if (s->tick_ev == NULL || s->deadline_ev == NULL) {
@@ -514,12 +641,7 @@ int sched_jobs(struct sched *s, const uint64_t *ids, size_t n, Asteal__Jobs *out
 		ji->allotment = (uint32_t)j->allotment;
 		ji->availability = (uint32_t)j->availability;
 		ji->cpus = (uint32_t *)(ji + 1);
-		{
-			char buf[8];
-			int nids;
-			format_cpus(s, &j->deq.cpus, buf, sizeof(buf), ji->cpus, &nids);
-			ji->n_cpus = (size_t)nids;
-		}
+		ji->n_cpus = (size_t)slot_cpus(s, &j->deq.cpus, ji->cpus);
 		ji->efficiency = j->allotted ? (double)(j->work + j->mug) / (double)j->allotted : 0;
 		ji->work_ns = j->work;
 		ji->steal_ns = j->steal;
