@@ -624,34 +624,26 @@ int64_t history_job_begin(struct history *h, const struct history_job *j)
 	return id;
 }
 
-/* End a job: its open run, the queue and its row in one transaction. */
-int history_job_end(struct history *h, int64_t id, int64_t end_ns,
-		    const int *exit_status, int64_t work_ns, int64_t steal_ns,
-		    int64_t mug_ns)
+/* Write a job's open run and the queue, then run s, the bound update of
+ * its row, which must change that one running row, in one transaction;
+ * then stop tracking the job.  0, or -1 (what names the caller). */
+static int job_finish(struct history *h, int64_t id, sqlite3_stmt *s,
+		      const char *what)
 {
-	struct live *l;
-	sqlite3_stmt *s;
+	struct live *l = live_find(h, id);
 
-	if (h == NULL)
-		return -1;
-	if (id <= 0 || end_ns <= 0 || work_ns < 0 || steal_ns < 0 ||
-	    mug_ns < 0) {
-		seterr(h, "job end: bad arguments");
+	if (tx_begin(h) < 0) {
+		sqlite3_reset(s);
+		sqlite3_clear_bindings(s);
 		return -1;
 	}
-	l = live_find(h, id);
-	if (tx_begin(h) < 0)
-		return -1;
 	if (write_queue(h) < 0 ||
 	    (l != NULL && l->has_run && l->run.dirty &&
-	     write_run(h, id, &l->run) < 0))
-		goto fail;
-	s = bind(h->st[ST_JOB_END], "LLpLLL", id, end_ns, exit_status,
-		 work_ns, steal_ns, mug_ns);
-	if (step_done(h, s, "job end") < 0)
+	     write_run(h, id, &l->run) < 0) ||
+	    step_done(h, s, what) < 0)
 		goto fail;
 	if (sqlite3_changes(h->db) != 1) {
-		seterr(h, "job end: no running job %" PRId64, id);
+		seterr(h, "%s: no running job %" PRId64, what, id);
 		goto fail;
 	}
 	if (tx_commit(h) < 0)
@@ -660,8 +652,27 @@ int history_job_end(struct history *h, int64_t id, int64_t end_ns,
 		live_remove(h, l);
 	return 0;
 fail:
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
 	tx_rollback(h);
 	return -1;
+}
+
+/* End a job: its open run, the queue and its row in one transaction. */
+int history_job_end(struct history *h, int64_t id, int64_t end_ns,
+		    const int *exit_status, int64_t work_ns, int64_t steal_ns,
+		    int64_t mug_ns)
+{
+	if (h == NULL)
+		return -1;
+	if (id <= 0 || end_ns <= 0 || work_ns < 0 || steal_ns < 0 ||
+	    mug_ns < 0) {
+		seterr(h, "job end: bad arguments");
+		return -1;
+	}
+	return job_finish(h, id, bind(h->st[ST_JOB_END], "LLpLLL", id, end_ns,
+				      exit_status, work_ns, steal_ns, mug_ns),
+			  "job end");
 }
 
 /* Stop tracking a job that is still running (the daemon stops): its open
@@ -670,35 +681,14 @@ fail:
 int history_job_pause(struct history *h, int64_t id, int64_t work_ns,
 		      int64_t steal_ns, int64_t mug_ns)
 {
-	struct live *l;
-
 	if (h == NULL)
 		return -1;
 	if (id <= 0 || work_ns < 0 || steal_ns < 0 || mug_ns < 0) {
 		seterr(h, "job pause: bad arguments");
 		return -1;
 	}
-	l = live_find(h, id);
-	if (tx_begin(h) < 0)
-		return -1;
-	if (write_queue(h) < 0 ||
-	    (l != NULL && l->has_run && l->run.dirty &&
-	     write_run(h, id, &l->run) < 0) ||
-	    step_done(h, bind(h->st[ST_JOB_PAUSE], "LLLL", id, work_ns, steal_ns,
-			      mug_ns), "job pause") < 0) {
-		tx_rollback(h);
-		return -1;
-	}
-	if (sqlite3_changes(h->db) != 1) {
-		seterr(h, "job pause: no running job %" PRId64, id);
-		tx_rollback(h);
-		return -1;
-	}
-	if (tx_commit(h) < 0)
-		return -1;
-	if (l != NULL)
-		live_remove(h, l);
-	return 0;
+	return job_finish(h, id, bind(h->st[ST_JOB_PAUSE], "LLLL", id, work_ns,
+				      steal_ns, mug_ns), "job pause");
 }
 
 /* Set a job's exit status. */

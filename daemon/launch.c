@@ -510,17 +510,6 @@ void launch_job_left(struct launch *l, uint64_t id)
 	maybe_end(l, j);
 }
 
-/* Whether id is among ids (all when n == 0). */
-static int wanted(uint64_t id, const uint64_t *ids, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (ids[i] == id)
-			return 1;
-	return n == 0;
-}
-
 /* Append the unmanaged launched jobs to a Jobs reply. */
 int launch_jobs(struct launch *l, const uint64_t *ids, size_t n, Asteal__Jobs *out)
 {
@@ -538,21 +527,15 @@ int launch_jobs(struct launch *l, const uint64_t *ids, size_t n, Asteal__Jobs *o
 	out->jobs = a;
 	for (j = l->jobs; j != NULL; j = j->next) {
 		Asteal__JobInfo *ji;
-		if (j->connected || j->exited || !wanted(j->id, ids, n))
+		if (j->connected || j->exited || !sched_id_wanted(j->id, ids, n))
 			continue;
-		ji = calloc(1, sizeof(*ji));
+		ji = sched_info_new(j->id, j->name, j->uid, j->pid, j->command,
+		                    j->start_ns, 0);
 		if (ji == NULL) {
 			out->n_jobs = k;
 			sched_jobs_free(out);
 			return -1;
 		}
-		asteal__job_info__init(ji);
-		ji->id = j->id;
-		ji->name = j->name;
-		ji->uid = (uint32_t)j->uid;
-		ji->pid = j->pid;
-		ji->command = j->command;
-		ji->start_ns = j->start_ns;
 		ji->unmanaged = 1;
 		a[k++] = ji;
 	}

@@ -596,7 +596,7 @@ void sched_status(struct sched *s, Asteal__Status *st)
 }
 
 /* Whether id is among ids (all when n == 0). */
-static int wanted(uint64_t id, const uint64_t *ids, size_t n)
+int sched_id_wanted(uint64_t id, const uint64_t *ids, size_t n)
 {
 	size_t i;
 
@@ -606,6 +606,27 @@ static int wanted(uint64_t id, const uint64_t *ids, size_t n)
 		if (ids[i] == id)
 			return 1;
 	return 0;
+}
+
+/* A JobInfo with its identity filled (the strings borrowed) and room for
+ * ncpus CPU ids after it, freed with free(); NULL when out of memory. */
+Asteal__JobInfo *sched_info_new(uint64_t id, const char *name, uid_t uid,
+                                pid_t pid, const char *command,
+                                uint64_t start_ns, size_t ncpus)
+{
+	Asteal__JobInfo *ji = calloc(1, sizeof(*ji) + ncpus * sizeof(uint32_t));
+
+	if (ji == NULL)
+		return NULL;
+	asteal__job_info__init(ji);
+	ji->id = id;
+	ji->name = (char *)name;
+	ji->uid = (uint32_t)uid;
+	ji->pid = pid;
+	ji->command = (char *)command;
+	ji->start_ns = start_ns;
+	ji->cpus = (uint32_t *)(ji + 1);
+	return ji;
 }
 
 /* Fill a Jobs reply. */
@@ -622,25 +643,18 @@ int sched_jobs(struct sched *s, const uint64_t *ids, size_t n, Asteal__Jobs *out
 		return -1;
 	for (j = s->head; j != NULL; j = j->next) {
 		Asteal__JobInfo *ji;
-		if (!wanted(j->id, ids, n))
+		if (!sched_id_wanted(j->id, ids, n))
 			continue;
-		ji = calloc(1, sizeof(*ji) + CPULIST_MAX * sizeof(uint32_t));
+		ji = sched_info_new(j->id, j->name, j->uid, j->pid, j->command,
+		                    j->start_ns, CPULIST_MAX);
 		if (ji == NULL) {
 			out->n_jobs = k;
 			sched_jobs_free(out);
 			return -1;
 		}
-		asteal__job_info__init(ji);
-		ji->id = j->id;
-		ji->name = j->name;
-		ji->uid = (uint32_t)j->uid;
-		ji->pid = j->pid;
-		ji->command = j->command;
-		ji->start_ns = j->start_ns;
 		ji->desire = (uint32_t)j->desire;
 		ji->allotment = (uint32_t)j->allotment;
 		ji->availability = (uint32_t)j->availability;
-		ji->cpus = (uint32_t *)(ji + 1);
 		ji->n_cpus = (size_t)slot_cpus(s, &j->deq.cpus, ji->cpus);
 		ji->efficiency = j->allotted ? (double)(j->work + j->mug) / (double)j->allotted : 0;
 		ji->work_ns = j->work;

@@ -59,6 +59,16 @@ void sched_status(struct sched *s, Asteal__Status *st);
  * allocated: free them with sched_jobs_free.  -1 when out of memory. */
 int sched_jobs(struct sched *s, const uint64_t *ids, size_t n, Asteal__Jobs *out);
 
+/* A JobInfo with its identity filled (the strings borrowed) and room for
+ * ncpus CPU ids at ->cpus, freed with free(); NULL when out of memory. */
+Asteal__JobInfo *sched_info_new(uint64_t id, const char *name, uid_t uid,
+                                pid_t pid, const char *command,
+                                uint64_t start_ns, size_t ncpus);
+
+/* Whether id is among the n ids (any id when n == 0): a Jobs request's
+ * selection. */
+int sched_id_wanted(uint64_t id, const uint64_t *ids, size_t n);
+
 /* Free what sched_jobs allocated. */
 void sched_jobs_free(Asteal__Jobs *out);
 

@@ -5,6 +5,8 @@
 # print their allotment history and write a plot of it, stop the daemon.
 set -eu
 
+. scripts/lib.sh                 # wait_for
+
 build=${1:-build}
 dir="$build/demo"
 sock="$dir/asteald.sock"
@@ -28,16 +30,6 @@ die() {
 	exit 1
 }
 
-# Wait up to $1 seconds for "$2..." to succeed.
-wait_for() {
-	limit=$1
-	shift
-	end=$(($(date +%s) + limit))
-	until "$@"; do
-		[ "$(date +%s)" -ge "$end" ] && return 1
-		sleep 0.1
-	done
-}
 
 mkdir -p "$dir"
 rm -f "$sock" "$db" "$db-wal" "$db-shm" "$plot" "$dir"/*.out "$dir"/*.rc

@@ -13,14 +13,8 @@ set -u
 
 build=${1:?usage: sh tests/adapt.test.sh BUILD}
 san=${ASTEAL_TEST_SAN:-}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/asteal-adapt.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
-
-fail() {
-	echo "FAILED: $*"
-	exit 1
-}
+. scripts/lib.sh
+test_tmp adapt
 
 # Arguments of each job's run under a random profile.
 args() {

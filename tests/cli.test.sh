@@ -17,36 +17,12 @@ set -u
 
 build=${1:?usage: sh tests/cli.test.sh BUILD}
 san=${ASTEAL_TEST_SAN:-}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/asteal-cli.XXXXXX") || exit 1
+. scripts/lib.sh
+test_tmp cli
 chmod 755 "$tmp"                # the second uid must reach the socket
 sock="$tmp/asteald.sock"
 db="$tmp/history.db"
-daemon_pid=""
 A="$build/bin/asteal"
-cleanup() {
-	[ -n "$daemon_pid" ] && kill "$daemon_pid" 2>/dev/null
-	pkill -P $$ 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' HUP INT TERM
-
-fail() {
-	echo "FAILED: $*"
-	[ -f "$tmp/daemon.log" ] && sed 's/^/  daemon| /' "$tmp/daemon.log" | tail -20
-	exit 1
-}
-
-# Wait up to $1 seconds for the command "$2..." to succeed.
-wait_for() {
-	limit=$1
-	shift
-	end=$(($(date +%s) + limit))
-	until "$@"; do
-		[ "$(date +%s)" -ge "$end" ] && return 1
-		sleep 0.05
-	done
-}
 
 # Run "$@" and check its exit status is $want: expect WANT CMD...
 expect() {
@@ -174,5 +150,4 @@ echo "exit codes: 69 no daemon, 77 refused, 2 usage"
 
 kill "$daemon_pid"
 wait "$daemon_pid" || fail "daemon exited with $? on SIGTERM"
-daemon_pid=""
 echo ok

@@ -18,35 +18,15 @@
 set -eu
 
 build=${1:?usage: sh tests/cli_query.test.sh BUILD}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/asteal-cliq.XXXXXX") || exit 1
+. scripts/lib.sh
+test_tmp cliq
 sock="$tmp/asteald.sock"
 asteal="$build/bin/asteal"
-daemon_pid=""
 job_pids=""
 watch_pid=""
-cleanup() {
+test_cleanup() {
 	for p in $watch_pid $job_pids $daemon_pid; do
 		kill "$p" 2>/dev/null || true
-	done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' HUP INT TERM
-
-fail() {
-	echo "FAILED: $*"
-	[ -f "$tmp/daemon.log" ] && sed 's/^/  daemon| /' "$tmp/daemon.log" | tail -20
-	exit 1
-}
-
-# Wait up to $1 seconds for the command "$2..." to succeed.
-wait_for() {
-	limit=$1
-	shift
-	end=$(($(date +%s) + limit))
-	until "$@"; do
-		[ "$(date +%s)" -ge "$end" ] && return 1
-		sleep 0.05
 	done
 }
 
@@ -343,7 +323,6 @@ watch_pid=$!
 wait_for 30 frames "$tmp/watch2.txt" "^ID  *NAME" || fail "jobs --watch did not start"
 kill -TERM "$daemon_pid"
 wait "$daemon_pid" || fail "the daemon exited with $? on SIGTERM"
-daemon_pid=""
 rc=0; wait $watch_pid || rc=$?
 watch_pid=""
 [ $rc -eq 69 ] || fail "jobs --watch: exit $rc when the daemon went away"

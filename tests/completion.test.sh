@@ -17,17 +17,8 @@
 set -u
 
 build=${1:?usage: sh tests/completion.test.sh BUILD}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/asteal-completion.XXXXXX") || exit 1
-cleanup() {
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' HUP INT TERM
-
-fail() {
-	echo "FAILED: $*"
-	exit 1
-}
+. scripts/lib.sh
+test_tmp completion
 
 command -v bash >/dev/null 2>&1 || fail "bash is missing"
 script="$(pwd)/completion/asteal.bash"

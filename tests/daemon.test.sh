@@ -20,34 +20,10 @@ set -u
 
 build=${1:?usage: sh tests/daemon.test.sh BUILD}
 san=${ASTEAL_TEST_SAN:-}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/asteal-daemon.XXXXXX") || exit 1
+. scripts/lib.sh
+test_tmp daemon
 sock="$tmp/asteald.sock"
 db="$tmp/history.db"
-daemon_pid=""
-cleanup() {
-	[ -n "$daemon_pid" ] && kill "$daemon_pid" 2>/dev/null
-	pkill -P $$ 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' HUP INT TERM
-
-fail() {
-	echo "FAILED: $*"
-	[ -f "$tmp/daemon.log" ] && sed 's/^/  daemon| /' "$tmp/daemon.log" | tail -20
-	exit 1
-}
-
-# Wait up to $1 seconds for the command "$2..." to succeed.
-wait_for() {
-	limit=$1
-	shift
-	end=$(($(date +%s) + limit))
-	until "$@"; do
-		[ "$(date +%s)" -ge "$end" ] && return 1
-		sleep 0.05
-	done
-}
 
 # Start the daemon and wait until it listens (its n-th "listening" line).
 starts=0

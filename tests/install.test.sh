@@ -27,17 +27,8 @@ if [ -n "${ASTEAL_TEST_SAN:-}" ]; then
 	echo "install: checked in the normal build only"
 	exit 0
 fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/asteal-install.XXXXXX") || exit 1
-cleanup() {
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' HUP INT TERM
-
-fail() {
-	echo "FAILED: $*"
-	exit 1
-}
+. scripts/lib.sh
+test_tmp install
 
 version=$(sed -n 's/^#define ASTEAL_VERSION "\(.*\)"$/\1/p' client-lib/asteal.h)
 [ -n "$version" ] || fail "no ASTEAL_VERSION in client-lib/asteal.h"

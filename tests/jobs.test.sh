@@ -11,9 +11,8 @@ set -u
 
 build=${1:?usage: sh tests/jobs.test.sh BUILD}
 san=${ASTEAL_TEST_SAN:-}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/asteal-jobs.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
+. scripts/lib.sh
+test_tmp jobs
 
 JOBS="fib nqueens cilksort matmul uts phases"
 

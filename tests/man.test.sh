@@ -15,17 +15,8 @@
 set -u
 
 build=${1:?usage: sh tests/man.test.sh BUILD}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/asteal-man.XXXXXX") || exit 1
-cleanup() {
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' HUP INT TERM
-
-fail() {
-	echo "FAILED: $*"
-	exit 1
-}
+. scripts/lib.sh
+test_tmp man
 
 for tool in groff man lexgrog; do
 	command -v "$tool" >/dev/null 2>&1 || fail "$tool is missing (scripts/deps.sh installs groff-base and man-db)"

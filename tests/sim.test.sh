@@ -11,9 +11,8 @@ set -u
 build=${1:?usage: sh tests/sim.test.sh BUILD}
 sim="$build/bin/asteal-sim"
 san=${ASTEAL_TEST_SAN:-}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/asteal-sim.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
+. scripts/lib.sh
+test_tmp sim
 
 last=""
 fail() {

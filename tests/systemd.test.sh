@@ -24,31 +24,11 @@ set -u
 
 build=${1:?usage: sh tests/systemd.test.sh BUILD}
 MAX_EXPOSURE=1.0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/asteal-systemd.XXXXXX") || exit 1
-daemon_pid=""
+. scripts/lib.sh
+test_tmp systemd
 job_pid=""
-cleanup() {
+test_cleanup() {
 	[ -n "$job_pid" ] && kill "$job_pid" 2>/dev/null
-	[ -n "$daemon_pid" ] && kill "$daemon_pid" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' HUP INT TERM
-
-fail() {
-	echo "FAILED: $*"
-	exit 1
-}
-
-# Wait up to $1 seconds for the command "$2..." to succeed.
-wait_for() {
-	limit=$1
-	shift
-	end=$(($(date +%s) + limit))
-	until "$@"; do
-		[ "$(date +%s)" -ge "$end" ] && return 1
-		sleep 0.05
-	done
 }
 
 for tool in systemd-analyze systemd-sysusers systemd-tmpfiles systemd-socket-activate man; do
@@ -172,7 +152,6 @@ job_pid=""
 kill "$daemon_pid"
 wait "$daemon_pid"
 rc=$?
-daemon_pid=""
 [ "$rc" -eq 0 ] || fail "asteald exited $rc on SIGTERM: $(tail -5 "$tmp/daemon.log")"
 [ -S "$asock" ] || fail "asteald removed the socket systemd owns"
 echo "socket activation: the first connection started asteald on the passed socket; it stopped cleanly"

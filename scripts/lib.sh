@@ -1,0 +1,50 @@
+# lib.sh - what the shell tests and the demo share.  Source it from the top
+# of the tree:  . scripts/lib.sh
+#
+#   test_tmp NAME     make a private temporary folder, $tmp, removed at exit
+#                     after the test's daemon ($daemon_pid) and the test's
+#                     own children are killed; a test with more to undo
+#                     defines test_cleanup, which runs first
+#   fail MESSAGE...   print "FAILED: MESSAGE" (and the tail of
+#                     $tmp/daemon.log when there is one) and exit 1
+#   wait_for SECONDS COMMAND...
+#                     run COMMAND until it succeeds, for at most SECONDS:
+#                     status 0 when it did, 1 when the time ran out
+
+daemon_pid=""
+
+test_tmp() {
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/asteal-$1.XXXXXX") || exit 1
+	trap test_exit EXIT
+	trap 'exit 1' HUP INT TERM
+}
+
+test_exit() {
+	# Under set -e too: nothing here may stop the removal.
+	if command -v test_cleanup >/dev/null 2>&1; then
+		test_cleanup || true
+	fi
+	if [ -n "$daemon_pid" ]; then
+		kill "$daemon_pid" 2>/dev/null || true
+	fi
+	pkill -P $$ 2>/dev/null || true
+	rm -rf "$tmp"
+}
+
+fail() {
+	echo "FAILED: $*"
+	if [ -f "${tmp:-}/daemon.log" ]; then
+		sed 's/^/  daemon| /' "$tmp/daemon.log" | tail -20
+	fi
+	exit 1
+}
+
+wait_for() {
+	limit=$1
+	shift
+	end=$(($(date +%s) + limit))
+	until "$@"; do
+		[ "$(date +%s)" -ge "$end" ] && return 1
+		sleep 0.05
+	done
+}
