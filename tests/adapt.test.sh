@@ -94,10 +94,11 @@ max=$(awk -F, 'NR > 1 && $3 > m { m = $3 } END { print m + 0 }' "$tmp/fib.csv")
 echo "fib $n: $(($(wc -l <"$tmp/fib.csv") - 1)) quanta, highest desire $max"
 [ "$max" -eq 4 ] || fail "desire on fib rose only to $max of 4"
 
-# 3. phases: 20 ms serial phases between 8-way parallel ones; desire falls
+# 3. phases: 40 ms serial phases between 8-way parallel ones (long enough
+# that a stall of a few quanta under load does not hide a swing); desire falls
 # to 1 in each serial phase and climbs back to 4 in the parallel ones.
 ASTEAL_WORKERS=4 ASTEAL_QUANTUM_MS=1 ASTEAL_TRACE="$tmp/phases.csv" \
-	"$build/jobs/phases" 4 --w1 20000 --w2 10000 --h 8 >/dev/null || fail "phases"
+	"$build/jobs/phases" 4 --w1 40000 --w2 20000 --h 8 >/dev/null || fail "phases"
 check_trace "$tmp/phases.csv"
 swings=$(awk -F, 'NR > 1 {
 	if ($3 >= 4 && !high) { high = 1; rises++ }
