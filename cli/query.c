@@ -700,22 +700,6 @@ static int cmp_jobrec(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* Make room for one more pointer in *arr (n used of *cap): 0, or -1. */
-static int grow(void *arr, size_t n, size_t *cap)
-{
-	void **a = *(void ***)arr;
-	size_t c = *cap ? 2 * *cap : 64;
-
-	if (n < *cap)
-		return 0;
-	a = realloc(a, c * sizeof(*a));
-	if (a == NULL)
-		return -1;
-	*(void ***)arr = a;
-	*cap = c;
-	return 0;
-}
-
 /* Free what hist_fetch collected. */
 static void hist_free(struct hist *h)
 {
@@ -752,19 +736,19 @@ static int hist_fetch(struct client *c, const uint64_t *ids, size_t nids,
 		if ((r = client_call(c, &env, ASTEAL__ENVELOPE__MSG_HISTORY, &m,
 		                     CLIENT_REPLY_MS)) != 0)
 			return r;
-		if (grow(&h->pages, h->npages, &h->cap) < 0) {
+		if (frame_grow(&h->pages, sizeof(*h->pages), h->npages, &h->cap, 64) < 0) {
 			frame_free(m);
 			goto oom;
 		}
 		h->pages[h->npages++] = m;
 		p = m->history;
 		for (i = 0; i < p->n_jobs; i++) {
-			if (grow(&h->jobs, h->njobs, &h->capj) < 0)
+			if (frame_grow(&h->jobs, sizeof(*h->jobs), h->njobs, &h->capj, 64) < 0)
 				goto oom;
 			h->jobs[h->njobs++] = p->jobs[i];
 		}
 		for (i = 0; i < p->n_allotments && !jobs_only; i++) {
-			if (grow(&h->recs, h->nrecs, &h->capr) < 0)
+			if (frame_grow(&h->recs, sizeof(*h->recs), h->nrecs, &h->capr, 64) < 0)
 				goto oom;
 			h->recs[h->nrecs++] = p->allotments[i];
 		}

@@ -405,23 +405,6 @@ struct hist_page {
 	size_t nids, capi;
 };
 
-/* Make room for one more pointer in *arr (n used of *cap): 0, or -1 when
- * out of memory. */
-static int grow(void *arr, size_t n, size_t *cap, size_t first)
-{
-	void **a = *(void ***)arr;
-	size_t c = *cap ? 2 * *cap : first;
-
-	if (n < *cap)
-		return 0;
-	a = realloc(a, c * sizeof(*a));
-	if (a == NULL)
-		return -1;
-	*(void ***)arr = a;
-	*cap = c;
-	return 0;
-}
-
 /* Duplicate a string for a reply (NULL when out of memory). */
 static char *dup_str(const char *s)
 {
@@ -434,7 +417,7 @@ static int hist_job(const struct history_job_info *j, void *arg)
 	struct hist_page *p = arg;
 	Asteal__JobRecord *r;
 
-	if (grow(&p->h.jobs, p->h.n_jobs, &p->capj, 64) < 0)
+	if (frame_grow(&p->h.jobs, sizeof(*p->h.jobs), p->h.n_jobs, &p->capj, 64) < 0)
 		return -1;
 	r = calloc(1, sizeof(*r));
 	if (r == NULL)
@@ -469,19 +452,14 @@ static int hist_run(const struct history_run *a, void *arg)
 		p->full = 1;
 		return 1;                /* the rest goes in the next page */
 	}
-	if (grow(&p->h.allotments, p->h.n_allotments, &p->capa, 256) < 0)
+	if (frame_grow(&p->h.allotments, sizeof(*p->h.allotments),
+	               p->h.n_allotments, &p->capa, 256) < 0)
 		return -1;
 	/* Runs come ordered by job: a new job is a new id, whose record goes
 	 * in the page too (counted at its largest). */
 	if (p->nids == 0 || p->ids[p->nids - 1] != a->job) {
-		if (p->nids == p->capi) {
-			size_t cap = p->capi ? 2 * p->capi : 64;
-			int64_t *ids = realloc(p->ids, cap * sizeof(*ids));
-			if (ids == NULL)
-				return -1;
-			p->ids = ids;
-			p->capi = cap;
-		}
+		if (frame_grow(&p->ids, sizeof(*p->ids), p->nids, &p->capi, 64) < 0)
+			return -1;
 		p->ids[p->nids++] = a->job;
 		p->bytes += 64 + 64 + 256;
 	}

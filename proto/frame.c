@@ -253,6 +253,24 @@ void frame_free(Asteal__Envelope *m)
 		asteal__envelope__free_unpacked(m, NULL);
 }
 
+/* Make room for one more element in a growing array. */
+int frame_grow(void *arr, size_t elem, size_t n, size_t *cap, size_t first)
+{
+	size_t c = *cap ? 2 * *cap : first;
+	void *a;
+
+	if (n < *cap)
+		return 0;
+	a = realloc(*(void **)arr, c * elem);
+	if (a == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	*(void **)arr = a;
+	*cap = c;
+	return 0;
+}
+
 /* The field name of a message case, from the generated descriptor. */
 const char *frame_case_name(Asteal__Envelope__MsgCase c)
 {

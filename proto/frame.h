@@ -67,6 +67,12 @@ Asteal__Envelope *frame_decode(const uint8_t *body, size_t len, char *why,
 /* Free a decoded Envelope (NULL is fine); never one built by hand. */
 void frame_free(Asteal__Envelope *m);
 
+/* Make room for one more element of elem bytes in the array *arr, which
+ * holds n of *cap (a repeated field being filled, or a page being
+ * gathered): the capacity doubles, starting at first.  0, or -1 (ENOMEM;
+ * the array is unchanged). */
+int frame_grow(void *arr, size_t elem, size_t n, size_t *cap, size_t first);
+
 /* The name of a message case, e.g. "feedback"; "unknown" if none. */
 const char *frame_case_name(Asteal__Envelope__MsgCase c);
 

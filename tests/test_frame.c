@@ -345,6 +345,26 @@ bad:
 	return 1;
 }
 
+/* frame_grow: room for one more, doubling from the first capacity. */
+static void test_grow(void **state)
+{
+	int64_t *a = NULL;
+	size_t n, cap = 0;
+
+	(void)state;
+	for (n = 0; n < 100; n++) {
+		assert_int_equal(frame_grow(&a, sizeof(*a), n, &cap, 4), 0);
+		assert_true(cap > n);
+		a[n] = (int64_t)n;
+	}
+	assert_int_equal(cap, 128);     /* 4, 8, ..., 128 */
+	for (n = 0; n < 100; n++)
+		assert_int_equal(a[n], (int64_t)n);
+	assert_int_equal(frame_grow(&a, sizeof(*a), 50, &cap, 4), 0);
+	assert_int_equal(cap, 128);     /* room already: unchanged */
+	free(a);
+}
+
 /* Every message of the oneof: built with every field set, encoded, peeked,
  * decoded, encoded again to the same bytes. */
 static void test_roundtrip_all(void **state)
@@ -1008,6 +1028,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roundtrip_all),
+		cmocka_unit_test(test_grow),
 		cmocka_unit_test(test_roundtrip_values),
 		cmocka_unit_test(test_encode_errors),
 		cmocka_unit_test(test_peek_prefixes),
