@@ -191,7 +191,13 @@ $(BUILD)/bench/asteal-loadgen: $(BUILD)/obj/bench/loadgen.o $(LIBA)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-bench-bins: $(BENCH_OMP) $(BENCH_TBB) $(BUILD)/bench/asteal-loadgen
+# The floor under the quantum exchange (no daemon).
+$(BUILD)/bench/asteal-wirefloor: $(BUILD)/obj/bench/wirefloor.o
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^
+
+bench-bins: $(BENCH_OMP) $(BENCH_TBB) $(BUILD)/bench/asteal-loadgen \
+            $(BUILD)/bench/asteal-wirefloor
 
 deps:
 	@scripts/deps.sh
