@@ -1,7 +1,8 @@
 /*
  * tbb_nqueens.cpp - the nqueens job (jobs/nqueens.c) written with oneTBB
  * task_group, for comparison: one task per free column of each row, the
- * children's boards and counts in arrays on the parent's frame; no cutoff.
+ * children's boards and counts in arrays on the parent's frame; boards
+ * with --cutoff rows left (default 6) are finished serially, as in the job.
  *
  *   tbb_nqueens N [--serial] [--workers W]      (1 <= N <= 16; W default: all CPUs)
  */

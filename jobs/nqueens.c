@@ -2,8 +2,9 @@
  * nqueens.c - count every solution of the n-queens problem.  At each row
  * the task spawns one child per column where a queen can go, each child
  * with its own copy of the board in an array on the parent's frame, and
- * adds up the children's counts after the sync.  There is no cutoff: the
- * recursion spawns down to the last row.
+ * adds up the children's counts after the sync.  Boards with few rows left
+ * (--cutoff, default 6) are finished serially, as in the OpenMP and oneTBB
+ * versions.
  *
  *   nqueens N [--serial] [--workers W]      (1 <= N <= 16)
  */

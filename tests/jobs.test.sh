@@ -21,7 +21,7 @@ small_args() {
 	if [ -n "$san" ]; then
 		case $1 in
 		fib) echo 18 ;;
-		nqueens) echo 6 ;;
+		nqueens) echo 6 --cutoff 2 ;;
 		cilksort) echo 20000 ;;
 		matmul) echo 96 ;;
 		uts) echo T3S ;;
@@ -30,7 +30,7 @@ small_args() {
 	else
 		case $1 in
 		fib) echo 20 ;;
-		nqueens) echo 8 ;;
+		nqueens) echo 8 --cutoff 3 ;;
 		cilksort) echo 100000 ;;
 		matmul) echo 128 ;;
 		uts) echo T1S ;;
@@ -115,6 +115,11 @@ for job in $JOBS; do
 		run_usage "$bin" "$size" --w1 -1
 		run_usage "$bin" "$size" --w2 10000001
 		run_usage "$bin" --w1 10
+	fi
+	if [ "$job" = nqueens ]; then
+		run_usage "$bin" "$size" --cutoff
+		run_usage "$bin" "$size" --cutoff -1
+		run_usage "$bin" "$size" --cutoff 9
 	fi
 	echo "ok  $job rejects bad arguments"
 done
