@@ -435,6 +435,8 @@ static int hist_job(const struct history_job_info *j, void *arg)
 	r->work_ns = (uint64_t)j->work_ns;
 	r->steal_ns = (uint64_t)j->steal_ns;
 	r->mug_ns = (uint64_t)j->mug_ns;
+	r->workers = (uint32_t)j->workers;
+	r->allotted_ns = (uint64_t)j->allotted_ns;
 	p->h.jobs[p->h.n_jobs++] = r;
 	p->bytes += 64 + strlen(r->name) + strlen(r->command);
 	return 0;
@@ -485,6 +487,7 @@ static int hist_run(const struct history_run *a, void *arg)
 	r->work_ns = (uint64_t)a->work_ns;
 	r->steal_ns = (uint64_t)a->steal_ns;
 	r->mug_ns = (uint64_t)a->mug_ns;
+	r->allotted_ns = (uint64_t)a->allotted_ns;
 	r->quantum_class = (Asteal__QuantumClass)(a->cls + 1);
 	p->h.allotments[p->h.n_allotments++] = r;
 	p->bytes += 80 + 6 * (size_t)n;

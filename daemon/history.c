@@ -26,7 +26,8 @@
 #define NS_PER_DAY (86400LL * 1000000000LL)
 #define RETENTION_MAX 36500             /* days, a century */
 
-/* The schema, version 1 (see history.h). */
+/* The schema, version 2 (see history.h); version 1 lacked the columns
+ * that MIGRATE_V2 adds. */
 static const char SCHEMA_V1[] =
 	"CREATE TABLE jobs ("
 	" id INTEGER PRIMARY KEY AUTOINCREMENT,"
@@ -34,7 +35,9 @@ static const char SCHEMA_V1[] =
 	" command TEXT NOT NULL, start_ns INTEGER NOT NULL, end_ns INTEGER,"
 	" exit_status INTEGER, work_ns INTEGER NOT NULL DEFAULT 0,"
 	" steal_ns INTEGER NOT NULL DEFAULT 0,"
-	" mug_ns INTEGER NOT NULL DEFAULT 0);"
+	" mug_ns INTEGER NOT NULL DEFAULT 0,"
+	" workers INTEGER NOT NULL DEFAULT 0,"
+	" allotted_ns INTEGER NOT NULL DEFAULT 0);"
 	"CREATE INDEX jobs_by_end ON jobs(end_ns);"
 	"CREATE TABLE allotments ("
 	" id INTEGER PRIMARY KEY,"
@@ -44,14 +47,24 @@ static const char SCHEMA_V1[] =
 	" desire INTEGER NOT NULL, availability INTEGER NOT NULL,"
 	" allotment INTEGER NOT NULL, cpus TEXT NOT NULL,"
 	" work_ns INTEGER NOT NULL, steal_ns INTEGER NOT NULL,"
-	" mug_ns INTEGER NOT NULL, class INTEGER NOT NULL);"
+	" mug_ns INTEGER NOT NULL, class INTEGER NOT NULL,"
+	" allotted_ns INTEGER NOT NULL DEFAULT 0);"
 	"CREATE INDEX allotments_by_job ON allotments(job, start_ns);"
 	"CREATE INDEX allotments_by_end ON allotments(end_ns);";
+
+/* From version 1 to 2: the jobs' worker counts and allotted time. */
+static const char MIGRATE_V2[] =
+	"ALTER TABLE jobs ADD COLUMN workers INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE jobs ADD COLUMN allotted_ns INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE allotments ADD COLUMN allotted_ns INTEGER NOT NULL"
+	" DEFAULT 0;"
+	"PRAGMA user_version = 2";
 
 /* The prepared statements, prepared once at open. */
 enum {
 	ST_BEGIN, ST_COMMIT, ST_ROLLBACK,
 	ST_JOB_INS, ST_JOB_END, ST_JOB_PAUSE, ST_JOB_EXIT, ST_JOB_GET,
+	ST_JOB_WORKERS,
 	ST_STALE,
 	ST_RUN_INS, ST_RUN_UPD,
 	ST_EXP_RUNS, ST_EXP_JOBS,
@@ -62,47 +75,57 @@ enum {
 };
 
 #define JOB_COLS "j.id, j.name, j.uid, j.pid, j.command, j.start_ns," \
-	" j.end_ns, j.exit_status, j.work_ns, j.steal_ns, j.mug_ns"
+	" j.end_ns, j.exit_status, j.work_ns, j.steal_ns, j.mug_ns," \
+	" j.workers, j.allotted_ns"
 #define JOB_WHERE " (j.end_ns IS NULL OR j.end_ns >= ?1)" \
 	" AND (?2 = 0 OR j.start_ns <= ?2) ORDER BY j.id LIMIT ?3 OFFSET ?4"
 #define RUN_COLS "a.job, a.first_quantum, a.last_quantum, a.start_ns," \
 	" a.end_ns, a.desire, a.availability, a.allotment, a.cpus," \
-	" a.work_ns, a.steal_ns, a.mug_ns, a.class"
+	" a.work_ns, a.steal_ns, a.mug_ns, a.class, a.allotted_ns"
 #define RUN_WHERE " a.end_ns >= ?1 AND (?2 = 0 OR a.start_ns <= ?2)" \
 	" ORDER BY a.job, a.start_ns, a.id LIMIT ?3 OFFSET ?4"
+
+/* A job's allotted time: the sum over its runs, which job_finish writes
+ * before it updates the job's row (so a job that outlived a daemon counts
+ * the runs of both). */
+#define ALLOTTED_SUM " allotted_ns = (SELECT COALESCE(SUM(allotted_ns), 0)" \
+	" FROM allotments WHERE job = jobs.id)"
 
 static const char *const SQL[ST_COUNT] = {
 	[ST_BEGIN] = "BEGIN IMMEDIATE",
 	[ST_COMMIT] = "COMMIT",
 	[ST_ROLLBACK] = "ROLLBACK",
-	[ST_JOB_INS] = "INSERT INTO jobs(name, uid, pid, command, start_ns)"
-		" VALUES(?1, ?2, ?3, ?4, ?5)",
+	[ST_JOB_INS] = "INSERT INTO jobs(name, uid, pid, command, start_ns,"
+		" workers) VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
 	/* Totals accumulate: a job that outlived a daemon adds what the next
 	 * one saw to what the last one wrote (history_job_pause). */
 	[ST_JOB_END] = "UPDATE jobs SET end_ns = ?2,"
 		" exit_status = COALESCE(?3, exit_status), work_ns = work_ns + ?4,"
-		" steal_ns = steal_ns + ?5, mug_ns = mug_ns + ?6"
+		" steal_ns = steal_ns + ?5, mug_ns = mug_ns + ?6," ALLOTTED_SUM
 		" WHERE id = ?1 AND end_ns IS NULL",
 	[ST_JOB_PAUSE] = "UPDATE jobs SET work_ns = work_ns + ?2,"
-		" steal_ns = steal_ns + ?3, mug_ns = mug_ns + ?4"
+		" steal_ns = steal_ns + ?3, mug_ns = mug_ns + ?4," ALLOTTED_SUM
 		" WHERE id = ?1 AND end_ns IS NULL",
 	[ST_JOB_EXIT] = "UPDATE jobs SET exit_status = ?2 WHERE id = ?1",
 	[ST_JOB_GET] = "SELECT pid, end_ns IS NULL FROM jobs WHERE id = ?1",
+	[ST_JOB_WORKERS] = "UPDATE jobs SET workers = ?2 WHERE id = ?1",
 	[ST_STALE] = "UPDATE jobs SET end_ns = ?2,"
 		" work_ns = (SELECT COALESCE(SUM(work_ns), 0) FROM allotments"
 		"  WHERE job = jobs.id),"
 		" steal_ns = (SELECT COALESCE(SUM(steal_ns), 0) FROM allotments"
 		"  WHERE job = jobs.id),"
 		" mug_ns = (SELECT COALESCE(SUM(mug_ns), 0) FROM allotments"
-		"  WHERE job = jobs.id)"
+		"  WHERE job = jobs.id)," ALLOTTED_SUM
 		" WHERE end_ns IS NULL AND start_ns < ?1"
 		" AND id NOT IN (SELECT id FROM temp.history_ids)",
 	[ST_RUN_INS] = "INSERT INTO allotments(job, first_quantum,"
 		" last_quantum, start_ns, end_ns, desire, availability,"
-		" allotment, cpus, work_ns, steal_ns, mug_ns, class)"
-		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+		" allotment, cpus, work_ns, steal_ns, mug_ns, class, allotted_ns)"
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
+		" ?14)",
 	[ST_RUN_UPD] = "UPDATE allotments SET last_quantum = ?2, end_ns = ?3,"
-		" work_ns = ?4, steal_ns = ?5, mug_ns = ?6 WHERE id = ?1",
+		" work_ns = ?4, steal_ns = ?5, mug_ns = ?6, allotted_ns = ?7"
+		" WHERE id = ?1",
 	[ST_EXP_RUNS] = "DELETE FROM allotments WHERE id IN (SELECT a.id"
 		" FROM jobs j JOIN allotments a ON a.job = j.id"
 		" WHERE j.end_ns < ?1 LIMIT ?2)",
@@ -127,7 +150,7 @@ struct run {
 	int64_t rowid;          /* its row, 0 if never written */
 	int64_t new_rowid;      /* the row written in the open transaction */
 	int64_t first_q, last_q, start_ns, end_ns;
-	int64_t work_ns, steal_ns, mug_ns;
+	int64_t work_ns, steal_ns, mug_ns, allotted_ns;
 	int desire, availability, allotment, cls;
 	char *cpus;
 	int dirty;              /* changed since last written */
@@ -339,16 +362,17 @@ static int write_run(struct history *h, int64_t job, struct run *r)
 	sqlite3_stmt *s;
 
 	if (r->rowid != 0) {
-		s = bind(h->st[ST_RUN_UPD], "LLLLLL", r->rowid, r->last_q,
-			 r->end_ns, r->work_ns, r->steal_ns, r->mug_ns);
+		s = bind(h->st[ST_RUN_UPD], "LLLLLLL", r->rowid, r->last_q,
+			 r->end_ns, r->work_ns, r->steal_ns, r->mug_ns,
+			 r->allotted_ns);
 		if (step_done(h, s, "update run") < 0)
 			return -1;
 		r->new_rowid = r->rowid;
 	} else {
-		s = bind(h->st[ST_RUN_INS], "LLLLLdddsLLLd", job, r->first_q,
+		s = bind(h->st[ST_RUN_INS], "LLLLLdddsLLLdL", job, r->first_q,
 			 r->last_q, r->start_ns, r->end_ns, r->desire,
 			 r->availability, r->allotment, r->cpus, r->work_ns,
-			 r->steal_ns, r->mug_ns, r->cls);
+			 r->steal_ns, r->mug_ns, r->cls, r->allotted_ns);
 		if (step_done(h, s, "insert run") < 0)
 			return -1;
 		r->new_rowid = sqlite3_last_insert_rowid(h->db);
@@ -467,6 +491,27 @@ fail:
 	return -1;
 }
 
+/* Bring a version 1 database to version 2 (one transaction; a second
+ * asteald that did it meanwhile is fine); 0 or -1. */
+static int migrate_v2(struct history *h)
+{
+	int64_t v[3];
+
+	if (exec(h, "BEGIN IMMEDIATE", "upgrade schema") < 0)
+		return -1;
+	if (probe(h, v) < 0)
+		goto fail;
+	if (v[0] == 1 && exec(h, MIGRATE_V2, "upgrade schema to version 2") < 0)
+		goto fail;
+	if (exec(h, "COMMIT", "upgrade schema") < 0)
+		goto fail;
+	return 0;
+fail:
+	if (!sqlite3_get_autocommit(h->db))
+		sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
+	return -1;
+}
+
 /* Set up the connection, check the database is ours (before changing it
  * to WAL) or create the schema, prepare the statements. */
 static int setup(struct history *h, const char *path, int busy_ms)
@@ -507,6 +552,8 @@ static int setup(struct history *h, const char *path, int busy_ms)
 	if (!ok)
 		return -1;
 	if (version == 0 && create_schema(h) < 0)
+		return -1;
+	if (version == 1 && migrate_v2(h) < 0)
 		return -1;
 	if (exec(h, "CREATE TEMP TABLE history_ids(id INTEGER PRIMARY KEY)",
 		 "create temporary table") < 0)
@@ -608,14 +655,14 @@ int64_t history_job_begin(struct history *h, const struct history_job *j)
 	if (h == NULL)
 		return -1;
 	if (j == NULL || j->name == NULL || j->uid < 0 || j->pid <= 0 ||
-	    j->start_ns <= 0) {
+	    j->start_ns <= 0 || j->workers < 0) {
 		seterr(h, "job begin: bad arguments");
 		return -1;
 	}
 	if (live_reserve(h) < 0)
 		return -1;
-	s = bind(h->st[ST_JOB_INS], "sLLsL", j->name, j->uid, j->pid,
-		 j->command ? j->command : "", j->start_ns);
+	s = bind(h->st[ST_JOB_INS], "sLLsLd", j->name, j->uid, j->pid,
+		 j->command ? j->command : "", j->start_ns, j->workers);
 	if (step_done(h, s, "job begin") < 0)
 		return -1;
 	h->transactions++;
@@ -689,6 +736,24 @@ int history_job_pause(struct history *h, int64_t id, int64_t work_ns,
 	}
 	return job_finish(h, id, bind(h->st[ST_JOB_PAUSE], "LLLL", id, work_ns,
 				      steal_ns, mug_ns), "job pause");
+}
+
+/* Set a job's worker count (known once its library says hello). */
+int history_job_workers(struct history *h, int64_t id, int workers)
+{
+	sqlite3_stmt *s;
+
+	if (h == NULL)
+		return -1;
+	if (id <= 0 || workers < 0) {
+		seterr(h, "job workers: bad arguments");
+		return -1;
+	}
+	s = bind(h->st[ST_JOB_WORKERS], "Ld", id, workers);
+	if (step_done(h, s, "job workers") < 0)
+		return -1;
+	h->transactions++;
+	return 0;
 }
 
 /* Set a job's exit status. */
@@ -793,7 +858,8 @@ static int check_quantum(struct history *h, const struct history_quantum *q)
 		why = "bad quantum number or times";
 	else if (q->desire < 0 || q->availability < 0 || q->allotment < 0)
 		why = "negative desire, availability or allotment";
-	else if (q->work_ns < 0 || q->steal_ns < 0 || q->mug_ns < 0)
+	else if (q->work_ns < 0 || q->steal_ns < 0 || q->mug_ns < 0 ||
+		 q->allotted_ns < 0)
 		why = "negative usage";
 	else if (q->cls < HISTORY_INEFFICIENT || q->cls > HISTORY_DEPRIVED)
 		why = "bad class";
@@ -878,6 +944,7 @@ int history_allot(struct history *h, int64_t job_id,
 		r->work_ns += q->work_ns;
 		r->steal_ns += q->steal_ns;
 		r->mug_ns += q->mug_ns;
+		r->allotted_ns += q->allotted_ns;
 		r->dirty = 1;
 		return 0;
 	}
@@ -904,6 +971,7 @@ int history_allot(struct history *h, int64_t job_id,
 	r->work_ns = q->work_ns;
 	r->steal_ns = q->steal_ns;
 	r->mug_ns = q->mug_ns;
+	r->allotted_ns = q->allotted_ns;
 	r->dirty = 1;
 	l->has_run = 1;
 	return rc;
@@ -974,6 +1042,8 @@ static int query_jobs(struct history *h, const struct history_filter *f,
 			.work_ns = sqlite3_column_int64(s, 8),
 			.steal_ns = sqlite3_column_int64(s, 9),
 			.mug_ns = sqlite3_column_int64(s, 10),
+			.workers = sqlite3_column_int(s, 11),
+			.allotted_ns = sqlite3_column_int64(s, 12),
 		};
 
 		n++;
@@ -1008,6 +1078,7 @@ static int query_runs(struct history *h, const struct history_filter *f,
 			.steal_ns = sqlite3_column_int64(s, 10),
 			.mug_ns = sqlite3_column_int64(s, 11),
 			.cls = sqlite3_column_int(s, 12),
+			.allotted_ns = sqlite3_column_int64(s, 13),
 		};
 
 		n++;

@@ -2,16 +2,17 @@
  * history.h - asteald's allotment history in SQLite (see
  * ../shared/DESIGN.md, "asteald").
  *
- * Two tables (schema version 1, kept in PRAGMA user_version; the file is
- * marked with PRAGMA application_id 0x41535448, "ASTH"):
+ * Two tables (schema version 2, kept in PRAGMA user_version; the file is
+ * marked with PRAGMA application_id 0x41535448, "ASTH"; a version 1 file
+ * is upgraded in place when opened, its new columns 0):
  *
  *   jobs(id INTEGER PRIMARY KEY AUTOINCREMENT, name, uid, pid, command,
  *        start_ns, end_ns NULL while running, exit_status NULL if unknown,
- *        work_ns, steal_ns, mug_ns)
+ *        work_ns, steal_ns, mug_ns, workers, allotted_ns)
  *   allotments(id, job -> jobs.id ON DELETE CASCADE, first_quantum,
  *        last_quantum, start_ns, end_ns, desire, availability, allotment,
  *        cpus TEXT in Linux list format "0-3,6", work_ns, steal_ns, mug_ns,
- *        class)
+ *        class, allotted_ns)
  *
  * with indexes jobs(end_ns), allotments(job, start_ns), allotments(end_ns).
  * Times are nanoseconds since the Unix epoch (CLOCK_REALTIME).
@@ -64,7 +65,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HISTORY_SCHEMA_VERSION 1
+#define HISTORY_SCHEMA_VERSION 2
 
 /* Opening options; a NULL pointer or a field <= 0 means the default. */
 struct history_opts {
@@ -94,6 +95,7 @@ struct history_job {
 	int64_t pid;          /* > 0 */
 	const char *command;  /* NULL is stored as "" */
 	int64_t start_ns;     /* > 0 */
+	int workers;          /* >= 0, 0 = not known yet */
 };
 
 /* One job's quantum (history_allot). */
@@ -104,6 +106,7 @@ struct history_quantum {
 	const char *cpus;     /* Linux list format, "" when none; not NULL */
 	int64_t work_ns, steal_ns, mug_ns;      /* usage, >= 0 */
 	int cls;              /* enum history_class */
+	int64_t allotted_ns;  /* time its allotted workers held CPUs, >= 0 */
 };
 
 /* A job as a query reports it (strings valid during the callback). */
@@ -117,6 +120,8 @@ struct history_job_info {
 	int has_exit;         /* whether exit_status is known */
 	int exit_status;
 	int64_t work_ns, steal_ns, mug_ns;      /* totals */
+	int workers;          /* 0 = never known */
+	int64_t allotted_ns;  /* the sum over its runs, set when it ends */
 };
 
 /* A run of quanta as a query reports it (cpus valid during the callback). */
@@ -129,6 +134,7 @@ struct history_run {
 	const char *cpus;
 	int64_t work_ns, steal_ns, mug_ns;      /* sums over the run */
 	int cls;
+	int64_t allotted_ns;  /* sum over the run */
 };
 
 /* What a query selects; a NULL filter selects everything.
@@ -204,6 +210,10 @@ int history_job_set_exit(struct history *h, int64_t id, int status);
  * with this pid: 0 if its row exists, is not ended, has that pid and is
  * not tracked already; then history_allot() accepts it again. */
 int history_job_reopen(struct history *h, int64_t id, int64_t pid);
+
+/* Set a job's worker count (a job the command line launched is recorded
+ * before its library says how many workers it has). */
+int history_job_workers(struct history *h, int64_t id, int workers);
 
 /* Close the job rows left open that nobody reopened and that started
  * before now_ns - older_than_ns: end_ns = now_ns, exit status unknown,

@@ -289,6 +289,7 @@ static void complete_tick(struct sched *s)
 		j->rec.availability = j->availability;
 		j->rec.allotment = j->allotment;
 		j->rec.work_ns = j->rec.steal_ns = j->rec.mug_ns = 0;
+		j->rec.allotted_ns = 0;
 		j->rec.cls = j->klass > 0 ? j->klass - 1 : HISTORY_DEPRIVED;
 	}
 	now = clock_ns(CLOCK_MONOTONIC);
@@ -490,12 +491,17 @@ struct sched_job *sched_job_add(struct sched *s, struct conn *conn,
 	hj.uid = (int64_t)uid;
 	hj.pid = (int64_t)pid;
 	hj.start_ns = (int64_t)j->start_ns;
+	hj.workers = j->workers;
 	id = id_granted ? (int64_t)id_granted : history_job_begin(s->hist, &hj);
 	if (id <= 0) {
 		snprintf(why, whylen, "history: %s", history_error(s->hist));
 		free(j);
 		return NULL;
 	}
+	/* A launched or reconnecting job's row was begun without it. */
+	if (id_granted && history_job_workers(s->hist, id, j->workers) < 0)
+		log_warn("history: job %lld: %s", (long long)id,
+		         history_error(s->hist));
 	j->id = (uint64_t)id;
 	insert_by_id(s, j);
 	s->njobs++;
@@ -555,6 +561,7 @@ void sched_feedback(struct sched *s, struct sched_job *j,
 		j->rec.work_ns = (int64_t)fb->work_ns;
 		j->rec.steal_ns = (int64_t)fb->steal_ns;
 		j->rec.mug_ns = (int64_t)fb->mug_ns;
+		j->rec.allotted_ns = (int64_t)fb->allotted_ns;
 		if (fb->quantum_class > 0 && fb->quantum_class <= 3)
 			j->rec.cls = (int)fb->quantum_class - 1;
 		record_pending(s, j);

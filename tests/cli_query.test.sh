@@ -228,6 +228,8 @@ assert len(rows) - 1 == len(c) == len(j["jobs"]) == 2 and j["allotments"] == []
 for x in j["jobs"]:
     assert x["name"] in ("qa", "qb") and not x["running"] and x["end_ns"] > x["start_ns"]
     assert x["work_ns"] > 0
+    # stored since schema 2: the worker count and the allotted time
+    assert x["workers"] >= 1 and x["allotted_ns"] > 0, x
 assert all(r["end_ns"] for r in c)
 ' "$tmp/hj.txt" "$tmp/hj.csv" "$tmp/hj.json" || fail "history --jobs: $(cat "$tmp/hj.txt")"
 

@@ -85,7 +85,7 @@ static int64_t begin(struct history *h, const char *name, int64_t pid,
 {
 	struct history_job j = {
 		.name = name, .uid = 1000, .pid = pid,
-		.command = "fib 30", .start_ns = start_ns,
+		.command = "fib 30", .start_ns = start_ns, .workers = 4,
 	};
 	int64_t id = history_job_begin(h, &j);
 
@@ -102,7 +102,7 @@ static struct history_quantum quantum(int64_t base_ns, int64_t qn, int d,
 		.end_ns = base_ns + (qn + 1) * QNS,
 		.desire = d, .availability = p, .allotment = a, .cpus = cpus,
 		.work_ns = 1000000, .steal_ns = 2000000, .mug_ns = 3000000,
-		.cls = cls,
+		.cls = cls, .allotted_ns = 4000000,
 	};
 
 	return q;
@@ -193,7 +193,7 @@ static void test_create(void **state)
 	sqlite3 *db;
 	sqlite3_stmt *s;
 
-	assert_int_equal(peek(f->path, "PRAGMA user_version"), 1);
+	assert_int_equal(peek(f->path, "PRAGMA user_version"), 2);
 	assert_int_equal(peek(f->path, "SELECT count(*) FROM sqlite_master"
 			      " WHERE name IN ('jobs', 'allotments')"), 2);
 	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
@@ -208,7 +208,7 @@ static void test_create(void **state)
 	h = open_ok(f, NULL);
 	assert_int_equal(stats(h).jobs, 0);
 	history_close(h);
-	assert_int_equal(peek(f->path, "PRAGMA user_version"), 1);
+	assert_int_equal(peek(f->path, "PRAGMA user_version"), 2);
 }
 
 /* A job's fields, end, exit status and totals come back from a query. */
@@ -243,13 +243,19 @@ static void test_job_round_trip(void **state)
 	assert_int_equal(rs->job[0].work_ns, 11);
 	assert_int_equal(rs->job[0].steal_ns, 22);
 	assert_int_equal(rs->job[0].mug_ns, 33);
+	assert_int_equal(rs->job[0].workers, 4);
+	assert_int_equal(rs->job[0].allotted_ns, 4000000);     /* its one run */
 	assert_int_equal(rs->job[1].id, b);
 	assert_int_equal(rs->job[1].end_ns, 0);
 	assert_false(rs->job[1].has_exit);
 	assert_int_equal(rs->nruns, 1);
 	assert_int_equal(rs->run[0].job, a);
 	assert_string_equal(rs->run[0].cpus, "0");
+	assert_int_equal(rs->run[0].allotted_ns, 4000000);
 	free(rs);
+	/* A worker count learnt later replaces the one begun with. */
+	assert_int_equal(history_job_workers(h, b, 16), 0);
+	assert_int_equal(history_job_workers(h, b, -1), -1);
 	/* An exit status set before the end survives an end without one. */
 	assert_int_equal(history_job_set_exit(h, b, 9), 0);
 	assert_int_equal(history_job_end(h, b, T0 + 100, NULL, 0, 0, 0), 0);
@@ -257,8 +263,76 @@ static void test_job_round_trip(void **state)
 	assert_int_equal(rs->njobs, 1);
 	assert_true(rs->job[0].has_exit);
 	assert_int_equal(rs->job[0].exit_status, 9);
+	assert_int_equal(rs->job[0].workers, 16);
+	assert_int_equal(rs->job[0].allotted_ns, 0);           /* no runs */
 	free(rs);
 	history_close(h);
+}
+
+/* A version 1 file (no worker counts, no allotted time) is upgraded in
+ * place: its rows stay, the new columns read 0, and new rows fill them. */
+static void test_upgrade_v1(void **state)
+{
+	struct fixture *f = *state;
+	struct history_quantum q;
+	struct history *h;
+	struct rows *rs;
+	sqlite3 *db;
+	int64_t b;
+
+	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db,
+	    "PRAGMA application_id = 1095980104; PRAGMA user_version = 1;"
+	    "CREATE TABLE jobs (id INTEGER PRIMARY KEY AUTOINCREMENT,"
+	    " name TEXT NOT NULL, uid INTEGER NOT NULL, pid INTEGER NOT NULL,"
+	    " command TEXT NOT NULL, start_ns INTEGER NOT NULL, end_ns INTEGER,"
+	    " exit_status INTEGER, work_ns INTEGER NOT NULL DEFAULT 0,"
+	    " steal_ns INTEGER NOT NULL DEFAULT 0,"
+	    " mug_ns INTEGER NOT NULL DEFAULT 0);"
+	    "CREATE INDEX jobs_by_end ON jobs(end_ns);"
+	    "CREATE TABLE allotments (id INTEGER PRIMARY KEY,"
+	    " job INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,"
+	    " first_quantum INTEGER NOT NULL, last_quantum INTEGER NOT NULL,"
+	    " start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL,"
+	    " desire INTEGER NOT NULL, availability INTEGER NOT NULL,"
+	    " allotment INTEGER NOT NULL, cpus TEXT NOT NULL,"
+	    " work_ns INTEGER NOT NULL, steal_ns INTEGER NOT NULL,"
+	    " mug_ns INTEGER NOT NULL, class INTEGER NOT NULL);"
+	    "CREATE INDEX allotments_by_job ON allotments(job, start_ns);"
+	    "CREATE INDEX allotments_by_end ON allotments(end_ns);"
+	    "INSERT INTO jobs(name, uid, pid, command, start_ns, end_ns,"
+	    " work_ns) VALUES('old', 1000, 77, 'fib 30', 1000, 2000, 5);"
+	    "INSERT INTO allotments(job, first_quantum, last_quantum, start_ns,"
+	    " end_ns, desire, availability, allotment, cpus, work_ns,"
+	    " steal_ns, mug_ns, class) VALUES(1, 0, 9, 1000, 2000, 2, 2, 2,"
+	    " '0-1', 5, 0, 0, 1);", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	h = open_ok(f, NULL);
+	assert_int_equal(peek(f->path, "PRAGMA user_version"), 2);
+	b = begin(h, "new", 4242, T0);
+	q = quantum(T0, 0, 1, 4, 1, "0", HISTORY_SATISFIED);
+	assert_int_equal(history_allot(h, b, &q), 0);
+	assert_int_equal(history_job_end(h, b, T0 + 99, NULL, 1, 2, 3), 0);
+	rs = query(h, NULL);
+	assert_int_equal(rs->njobs, 2);
+	assert_string_equal(rs->job[0].name, "old");
+	assert_int_equal(rs->job[0].work_ns, 5);
+	assert_int_equal(rs->job[0].workers, 0);
+	assert_int_equal(rs->job[0].allotted_ns, 0);
+	assert_int_equal(rs->job[1].workers, 4);
+	assert_int_equal(rs->job[1].allotted_ns, 4000000);
+	assert_int_equal(rs->nruns, 2);
+	assert_string_equal(rs->run[0].cpus, "0-1");
+	assert_int_equal(rs->run[0].last_quantum, 9);
+	assert_int_equal(rs->run[0].allotted_ns, 0);
+	assert_int_equal(rs->run[1].allotted_ns, 4000000);
+	free(rs);
+	history_close(h);
+	/* Opened again, it stays as it is. */
+	h = open_ok(f, NULL);
+	assert_int_equal(stats(h).jobs, 2);
+	history_close(h);
+	assert_int_equal(peek(f->path, "PRAGMA user_version"), 2);
 }
 
 /* Many quanta with the same values make one row with the right sums. */
@@ -625,12 +699,12 @@ static void test_refused(void **state)
 	FILE *fp;
 
 	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 2", NULL,
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 3", NULL,
 				      NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	assert_null(history_open(f->path, NULL, why, sizeof(why)));
-	assert_non_null(strstr(why, "database schema version 2 is newer than"
-			       " this asteald (1)"));
+	assert_non_null(strstr(why, "database schema version 3 is newer than"
+			       " this asteald (2)"));
 	unlink(f->path);
 
 	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
@@ -984,6 +1058,7 @@ int main(void)
 #define T(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
 		T(test_create),
 		T(test_job_round_trip),
+		T(test_upgrade_v1),
 		T(test_one_row),
 		T(test_changes),
 		T(test_storage_flat),
