@@ -28,7 +28,7 @@
 
 /* The schema, version 2 (see history.h); version 1 lacked the columns
  * that MIGRATE_V2 adds. */
-static const char SCHEMA_V1[] =
+static const char SCHEMA[] =
 	"CREATE TABLE jobs ("
 	" id INTEGER PRIMARY KEY AUTOINCREMENT,"
 	" name TEXT NOT NULL, uid INTEGER NOT NULL, pid INTEGER NOT NULL,"
@@ -463,26 +463,22 @@ static int exec(struct history *h, const char *sql, const char *what)
 	return 0;
 }
 
-/* Create schema version 1 in an empty database, or accept one created
- * meanwhile by another asteald; 0 or -1. */
-static int create_schema(struct history *h)
+/* In one transaction, run sql (then more, unless NULL) if the schema is
+ * still at version `from`; another asteald may have moved it on meanwhile,
+ * which is fine.  0, or -1 with the message. */
+static int schema_change(struct history *h, int64_t from, const char *sql,
+			 const char *more, const char *what)
 {
 	int64_t v[3];
-	char sql[128];
 
-	if (exec(h, "BEGIN IMMEDIATE", "create schema") < 0)
+	if (exec(h, "BEGIN IMMEDIATE", what) < 0)
 		return -1;
 	if (probe(h, v) < 0)
 		goto fail;
-	if (v[0] != 0) {
-		exec(h, "ROLLBACK", "create schema");
-		return 0;
-	}
-	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d;"
-		 " PRAGMA application_id = %d", HISTORY_SCHEMA_VERSION, APP_ID);
-	if (exec(h, SCHEMA_V1, "create schema") < 0 ||
-	    exec(h, sql, "create schema") < 0 ||
-	    exec(h, "COMMIT", "create schema") < 0)
+	if (v[0] == from && (exec(h, sql, what) < 0 ||
+			     (more != NULL && exec(h, more, what) < 0)))
+		goto fail;
+	if (exec(h, "COMMIT", what) < 0)
 		goto fail;
 	return 0;
 fail:
@@ -491,25 +487,14 @@ fail:
 	return -1;
 }
 
-/* Bring a version 1 database to version 2 (one transaction; a second
- * asteald that did it meanwhile is fine); 0 or -1. */
-static int migrate_v2(struct history *h)
+/* Create the current schema in an empty database; 0 or -1. */
+static int create_schema(struct history *h)
 {
-	int64_t v[3];
+	char sql[128];
 
-	if (exec(h, "BEGIN IMMEDIATE", "upgrade schema") < 0)
-		return -1;
-	if (probe(h, v) < 0)
-		goto fail;
-	if (v[0] == 1 && exec(h, MIGRATE_V2, "upgrade schema to version 2") < 0)
-		goto fail;
-	if (exec(h, "COMMIT", "upgrade schema") < 0)
-		goto fail;
-	return 0;
-fail:
-	if (!sqlite3_get_autocommit(h->db))
-		sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
-	return -1;
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d;"
+		 " PRAGMA application_id = %d", HISTORY_SCHEMA_VERSION, APP_ID);
+	return schema_change(h, 0, SCHEMA, sql, "create schema");
 }
 
 /* Set up the connection, check the database is ours (before changing it
@@ -553,7 +538,8 @@ static int setup(struct history *h, const char *path, int busy_ms)
 		return -1;
 	if (version == 0 && create_schema(h) < 0)
 		return -1;
-	if (version == 1 && migrate_v2(h) < 0)
+	if (version == 1 &&
+	    schema_change(h, 1, MIGRATE_V2, NULL, "upgrade schema to version 2") < 0)
 		return -1;
 	if (exec(h, "CREATE TEMP TABLE history_ids(id INTEGER PRIMARY KEY)",
 		 "create temporary table") < 0)
