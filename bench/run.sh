@@ -1,11 +1,16 @@
 #!/bin/sh
-# run.sh BUILD [--quick] - the benchmark table: fib, nqueens, uts and
-# cilksort, serial and on libasteal (default and eager spawning), OpenMP
-# and oneTBB with 1 and 2 workers, then the performance targets.
+# run.sh BUILD [--quick | --targets] - the benchmark table: fib, nqueens,
+# uts and cilksort, serial and on libasteal (default and eager spawning),
+# OpenMP and oneTBB with 1 and 2 workers, then the performance targets.
+# --targets measures only what the targets need (libasteal on fib, nqueens
+# and uts), so that more rounds fit in the same time.
 #
 # Every time is the best of R runs (R = $BENCH_RUNS, default 3; 1 with
 # --quick, which also uses small sizes for a smoke test), taken in R rounds
-# that each run every cell of a kernel once.  All cells come from this one
+# that each run every cell of a kernel once.  Each kernel's line also gives
+# the host's steal time over its rounds (the share of this virtual
+# machine's CPU time the hypervisor gave to others, from /proc/stat), the
+# best guide to whether a table was taken on a quiet host.  All cells come from this one
 # invocation, so compare ratios within a table, not across machines or
 # runs.  A run that exits non-zero or does not print check=ok
 # stops the script with exit 1; a binary that is missing shows n/a.
@@ -13,16 +18,20 @@
 set -u
 
 usage() {
-	echo "usage: bench/run.sh BUILD [--quick]" >&2
+	echo "usage: bench/run.sh BUILD [--quick | --targets]" >&2
 	exit 2
 }
 
 [ $# -ge 1 ] || usage
 build=$1
 quick=0
+targets=0
 if [ $# -ge 2 ]; then
-	[ "$2" = "--quick" ] || usage
-	quick=1
+	case "$2" in
+	--quick) quick=1 ;;
+	--targets) targets=1 ;;
+	*) usage ;;
+	esac
 fi
 [ $# -le 2 ] || usage
 [ -d "$build" ] || { echo "bench: no build folder $build" >&2; exit 2; }
@@ -34,6 +43,7 @@ else
 	runs=${BENCH_RUNS:-3}
 	kernels="fib:42 nqueens:13 uts:T3L cilksort:10000000"
 fi
+[ "$targets" -eq 1 ] && kernels="fib:42 nqueens:13 uts:T3L"
 case "$runs" in
 ''|*[!0-9]*|0) echo "bench: BENCH_RUNS must be a positive integer" >&2; exit 2 ;;
 esac
@@ -52,6 +62,7 @@ unset ASTEAL_READY_LIMIT ASTEAL_PROFILE ASTEAL_TRACE
 # benchmark, bench/adapt.sh).
 export ASTEAL_MODE=static
 runtimes="asteal asteal-eager omp tbb"
+[ "$targets" -eq 1 ] && runtimes="asteal"
 
 # Print the failing command and its output, and stop.
 fail() {
@@ -114,7 +125,23 @@ runtime_cmd() {
 
 # A table row, aligned.
 row() {
-	printf '%-9s %-9s %9s  %-13s %9s %9s %7s %7s\n' "$@"
+	printf '%-9s %-9s %9s  %-13s %9s %9s %7s %7s %6s\n' "$@"
+}
+
+# The host's CPU time counters: "TOTAL STEAL" in ticks, summed over CPUs
+# (the first line of /proc/stat; "0 0" where there is none).
+cpu_ticks() {
+	awk '$1 == "cpu" { t = 0; for (i = 2; i <= NF; i++) t += $i;
+	                   print t, $9; found = 1; exit }
+	     END { if (!found) print 0, 0 }' /proc/stat 2>/dev/null || echo 0 0
+}
+
+# Steal between two cpu_ticks readings, as a percentage, or n/a.
+steal_pct() {
+	# shellcheck disable=SC2086  # each reading is two fields on purpose
+	set -- $1 $2
+	awk -v t0="$1" -v s0="$2" -v t1="$3" -v s1="$4" 'BEGIN {
+		if (t1 <= t0) print "n/a"; else printf "%.0f%%\n", 100 * (s1 - s0) / (t1 - t0) }'
 }
 
 # One time for a cell: seconds with three decimals, or n/a.
@@ -151,12 +178,14 @@ bench_kernel() {
 		eval "best_$bk_i=n/a"
 		bk_i=$((bk_i + 1))
 	done
+	bk_ticks=$(cpu_ticks)
 	bk_r=0
 	while [ "$bk_r" -lt "$runs" ]; do
 		bk_r=$((bk_r + 1))
 		echo "bench: $1 $2, round $bk_r of $runs" >&2
 		bk_i=0
 		while [ "$bk_i" -le "$bk_cells" ]; do
+			bk_prev=
 			eval "bk_prev=\$best_$bk_i"
 			case "$bk_prev" in
 			">"*) bk_i=$((bk_i + 1)); continue ;;   # over the limit already
@@ -168,6 +197,7 @@ bench_kernel() {
 			bk_i=$((bk_i + 1))
 		done
 	done
+	bk_steal=$(steal_pct "$bk_ticks" "$(cpu_ticks)")
 	bk_ts=n/a
 	eval "bk_ts=\$best_0"
 	bk_i=1
@@ -178,7 +208,7 @@ bench_kernel() {
 		bk_r1=$(ratio "$bk_t1" "$bk_ts")
 		bk_r2=$(ratio "$bk_t1" "$bk_t2")
 		row "$1" "$2" "$(secs "$bk_ts")" "$bk_rt" "$(secs "$bk_t1")" \
-		    "$(secs "$bk_t2")" "$bk_r1" "$bk_r2"
+		    "$(secs "$bk_t2")" "$bk_r1" "$bk_r2" "$bk_steal"
 		if [ "$bk_rt" = asteal ]; then
 			eval "t1s_$1=\$(ratio \"\$bk_t1\" \"\$bk_ts\" 3)"
 			eval "t12_$1=\$(ratio \"\$bk_t1\" \"\$bk_t2\" 3)"
@@ -200,11 +230,12 @@ target() {
 	esac
 }
 
-echo "asteal benchmarks: $build, best of $runs run(s)$([ "$quick" -eq 1 ] && echo ', quick sizes')"
+echo "asteal benchmarks: $build, best of $runs run(s)$([ "$quick" -eq 1 ] && echo ', quick sizes')$([ "$targets" -eq 1 ] && echo ', targets only')"
 echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "T1, T2: 1 and 2 workers; T1/Ts = T1/Tserial (overhead); T1/T2 = speedup; >$limit: stopped after $limit s"
+echo "steal: the host's steal time over the kernel's rounds (above a few per cent, the ratios are noise)"
 echo
-row kernel size Tserial runtime T1 T2 T1/Ts T1/T2
+row kernel size Tserial runtime T1 T2 T1/Ts T1/T2 steal
 for kv in $kernels; do
 	bench_kernel "${kv%%:*}" "${kv#*:}"
 done
