@@ -196,8 +196,13 @@ $(BUILD)/bench/asteal-wirefloor: $(BUILD)/obj/bench/wirefloor.o
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^
 
+# The owner's cost of a public and a private deque entry.
+$(BUILD)/bench/asteal-dequebench: $(BUILD)/obj/bench/deque.o $(LIBA)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
 bench-bins: $(BENCH_OMP) $(BENCH_TBB) $(BUILD)/bench/asteal-loadgen \
-            $(BUILD)/bench/asteal-wirefloor
+            $(BUILD)/bench/asteal-wirefloor $(BUILD)/bench/asteal-dequebench
 
 deps:
 	@scripts/deps.sh

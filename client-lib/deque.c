@@ -1,33 +1,48 @@
 /*
- * deque.c - Chase-Lev work-stealing deque.
+ * deque.c - Chase-Lev work-stealing deque, split into a public part that
+ * thieves steal from and a private part that only the owner touches.
  *
  * The memory orders are those proven correct for C11 by Le, Pop, Cohen and
  * Zappa Nardelli ("Correct and Efficient Work-Stealing for Weak Memory
- * Models", PPoPP 2013, Fig. 1).  Each choice is argued where it is made.
- * In short:
+ * Models", PPoPP 2013, Fig. 1), applied to the public part [top, split):
+ * the index `split` plays the role their `bottom` plays for thieves.  Each
+ * choice is argued where it is made.  In short:
  *
- *  - push publishes the slot, then bottom.  A release fence between them
- *    makes the slot (and everything the task's argument points to, written
- *    before the spawn) visible to a thief that reads the new bottom with
- *    acquire.
- *  - pop and steal race for the last entry.  pop writes bottom then reads
- *    top; steal reads top then bottom.  This is the store-buffering (Dekker)
- *    pattern: without a seq_cst fence on both sides, both could read the old
- *    value of the other's variable and both take the same entry.  With the
- *    fences, at least one of them sees the other, and the CAS on top settles
- *    the one remaining conflict (t == b).
+ *  - Publishing (dq_push, dq_expose) writes the slots, then raises split
+ *    with release, so a thief that reads the new split with acquire sees
+ *    the slots (and everything the task's argument points to, written
+ *    before the spawn).
+ *  - Taking back a public entry races the thieves for the last one.  The
+ *    owner lowers split then reads top; a thief reads top then split.  This
+ *    is the store-buffering (Dekker) pattern: without a seq_cst fence on
+ *    both sides, both could read the old value of the other's variable and
+ *    both take the same entry.  With the fences, at least one of them sees
+ *    the other, and the CAS on top settles the one remaining conflict
+ *    (top == split).
  *  - top only ever moves by a seq_cst CAS, so it increases monotonically and
  *    a stale top in a thief's hands makes its CAS fail rather than take an
  *    entry twice.
+ *
+ * The private part [split, bottom) needs none of this.  A thief takes index
+ * i only by a CAS of top from i to i + 1 after reading a split above i.
+ * The owner lowers split only in the public pop, and that pop is exactly
+ * Chase-Lev's: its proof is that once the owner has taken index i there,
+ * no thief takes the entry that was at i on the strength of a split value
+ * read before the lowering (that thief would take it a second time).  So
+ * after the owner lowered split to i, a thief can take index i only after
+ * reading a split the owner raised again later, and the owner raises split
+ * only when it publishes.  Entries at or above split are therefore the
+ * owner's alone: pushing one stores the slot and bottom, popping one
+ * lowers bottom and reads the slot, both plain (relaxed) accesses.  bottom
+ * is atomic only so that other threads may read a snapshot (dq_size).
  *
  * Slots are three words read with relaxed atomic loads.  A thief reads a
  * slot before its CAS; if the owner has since overwritten that slot (which
  * requires top to have moved past it), the CAS fails and the torn read is
  * discarded, so relaxed loads of the slot are enough.
  *
- * Under ThreadSanitizer, FENCE_SC is an RMW on a shared word and the release
- * fence of push becomes a release store of bottom: the same orderings in a
- * form TSan understands.
+ * Under ThreadSanitizer, FENCE_SC is an RMW on a shared word: the same
+ * orderings in a form TSan understands.
  */
 #include "deque.h"
 
@@ -88,6 +103,8 @@ deque *dq_create(int log_size)
 	}
 	atomic_init(&d->ends.top, 0);
 	atomic_init(&d->ends.bottom, 0);
+	atomic_init(&d->split, 0);
+	atomic_init(&d->want, 0);
 	atomic_init(&d->array, a);
 	atomic_init(&d->state, DQ_FREE);
 	d->retired = NULL;
@@ -144,11 +161,9 @@ static dq_array *grow(deque *d, dq_array *old, int64_t t, int64_t b)
 	return a;
 }
 
-/* Owner: push e at the bottom; returns the size it saw before. */
-int64_t dq_push(deque *d, const dq_entry *e)
+/* Owner: store e at index b (growing when full); 0, or -1 without memory. */
+static inline int put(deque *d, int64_t b, const dq_entry *e)
 {
-	/* Relaxed: only the owner writes bottom. */
-	int64_t b = atomic_load_explicit(&d->ends.bottom, memory_order_relaxed);
 	/* Acquire: pairs with the CAS of thieves so that the slots they took
 	 * are free to reuse before we overwrite them. */
 	int64_t t = atomic_load_explicit(&d->ends.top, memory_order_acquire);
@@ -160,36 +175,81 @@ int64_t dq_push(deque *d, const dq_entry *e)
 			return -1;
 	}
 	slot_put(a, b, e);
-#if ASTEAL_TSAN
-	atomic_store_explicit(&d->ends.bottom, b + 1, memory_order_release);
-#else
-	/* Release fence: the slot and the task's data are visible to any
-	 * thief that reads bottom >= b + 1 (it reads bottom with acquire). */
-	atomic_thread_fence(memory_order_release);
+	/* Relaxed: only the owner reads bottom to take entries. */
 	atomic_store_explicit(&d->ends.bottom, b + 1, memory_order_relaxed);
-#endif
+	return 0;
+}
+
+/* Owner: make [old split, b) public; returns the public entries before. */
+static inline int64_t publish(deque *d, int64_t b)
+{
+	int64_t s = atomic_load_explicit(&d->split, memory_order_relaxed);
+	int64_t t = atomic_load_explicit(&d->ends.top, memory_order_relaxed);
+
+	atomic_store_explicit(&d->want, 0, memory_order_relaxed);
+	/* Release: the slots below b (and the tasks' data) are visible to any
+	 * thief that reads split >= b with acquire. */
+	if (s != b)
+		atomic_store_explicit(&d->split, b, memory_order_release);
+	return s > t ? s - t : 0;
+}
+
+/* Owner: push e at the bottom and make every entry public. */
+int64_t dq_push(deque *d, const dq_entry *e)
+{
+	/* Relaxed: only the owner writes bottom. */
+	int64_t b = atomic_load_explicit(&d->ends.bottom, memory_order_relaxed);
+
+	if (put(d, b, e) < 0)
+		return -1;
+	return publish(d, b + 1);
+}
+
+/* Owner: push e at the bottom, private. */
+int64_t dq_push_private(deque *d, const dq_entry *e)
+{
+	int64_t b = atomic_load_explicit(&d->ends.bottom, memory_order_relaxed);
+	int64_t t = atomic_load_explicit(&d->ends.top, memory_order_relaxed);
+
+	if (put(d, b, e) < 0)
+		return -1;
 	return b > t ? b - t : 0;
+}
+
+/* Owner: make every entry public. */
+int64_t dq_expose(deque *d)
+{
+	return publish(d, atomic_load_explicit(&d->ends.bottom,
+	                                       memory_order_relaxed));
 }
 
 /* Owner: pop the bottom entry into *e. */
 int dq_pop(deque *d, dq_entry *e)
 {
 	int64_t b = atomic_load_explicit(&d->ends.bottom, memory_order_relaxed) - 1;
+	int64_t s = atomic_load_explicit(&d->split, memory_order_relaxed);
 	dq_array *a = atomic_load_explicit(&d->array, memory_order_relaxed);
 	int64_t t;
 	int took = 1;
 
-	/* Reserve slot b by lowering bottom first ... */
-	atomic_store_explicit(&d->ends.bottom, b, memory_order_relaxed);
+	if (b >= s) {
+		/* Private: no thief can take index b (see the top of the file). */
+		atomic_store_explicit(&d->ends.bottom, b, memory_order_relaxed);
+		slot_get(a, b, e);
+		return 1;
+	}
+	/* Public (b == s - 1, the private part is empty): Chase-Lev's pop on
+	 * split.  Reserve slot b by lowering split first ... */
+	atomic_store_explicit(&d->split, b, memory_order_relaxed);
 	/* ... seq_cst fence: the store above and the load of top below cannot
 	 * be reordered (store-buffering), and this fence is ordered with the
-	 * thieves' fence between their loads of top and bottom.  Either a thief
-	 * sees our lowered bottom, or we see its raised top. */
+	 * thieves' fence between their loads of top and split.  Either a thief
+	 * sees our lowered split, or we see its raised top. */
 	FENCE_SC();
 	t = atomic_load_explicit(&d->ends.top, memory_order_relaxed);
 	if (t > b) {
-		/* Empty: restore bottom. */
-		atomic_store_explicit(&d->ends.bottom, b + 1, memory_order_relaxed);
+		/* Empty: restore split. */
+		atomic_store_explicit(&d->split, b + 1, memory_order_relaxed);
 		return 0;
 	}
 	slot_get(a, b, e);
@@ -199,9 +259,12 @@ int dq_pop(deque *d, dq_entry *e)
 		if (!atomic_compare_exchange_strong_explicit(&d->ends.top, &t, t + 1,
 		        memory_order_seq_cst, memory_order_relaxed))
 			took = 0;
-		atomic_store_explicit(&d->ends.bottom, b + 1, memory_order_relaxed);
+		/* Empty either way: top is b + 1. */
+		atomic_store_explicit(&d->split, b + 1, memory_order_relaxed);
+		return took;
 	}
-	return took;
+	atomic_store_explicit(&d->ends.bottom, b, memory_order_relaxed);
+	return 1;
 }
 
 /* Thief: steal the top entry into *e. */
@@ -209,17 +272,22 @@ int dq_steal(deque *d, dq_entry *e)
 {
 	/* Acquire on top: see the slot contents the previous taker left. */
 	int64_t t = atomic_load_explicit(&d->ends.top, memory_order_acquire);
-	int64_t b;
+	int64_t s;
 	dq_array *a;
 
-	/* seq_cst fence between the loads of top and bottom: the thief's half
+	/* seq_cst fence between the loads of top and split: the thief's half
 	 * of the store-buffering pattern with dq_pop (see there). */
 	FENCE_SC();
-	/* Acquire on bottom: synchronises with push's release fence, so the
+	/* Acquire on split: synchronises with publish's release store, so the
 	 * slot and the task's data are visible. */
-	b = atomic_load_explicit(&d->ends.bottom, memory_order_acquire);
-	if (t >= b)
+	s = atomic_load_explicit(&d->split, memory_order_acquire);
+	if (t >= s) {
+		/* Nothing public: ask the owner to publish what it holds (the
+		 * load first keeps the line shared while the flag is up). */
+		if (!atomic_load_explicit(&d->want, memory_order_relaxed))
+			atomic_store_explicit(&d->want, 1, memory_order_relaxed);
 		return 0;
+	}
 	/* Acquire (the paper's consume): the array's slots as written before
 	 * the array was published by grow. */
 	a = atomic_load_explicit(&d->array, memory_order_acquire);
@@ -230,6 +298,15 @@ int dq_steal(deque *d, dq_entry *e)
 	        memory_order_seq_cst, memory_order_relaxed))
 		return -1;
 	return 1;
+}
+
+/* Public entries as seen now; never negative. */
+int64_t dq_public(deque *d)
+{
+	int64_t s = atomic_load_explicit(&d->split, memory_order_acquire);
+	int64_t t = atomic_load_explicit(&d->ends.top, memory_order_acquire);
+
+	return s > t ? s - t : 0;
 }
 
 /* Entries in the deque as seen now; never negative. */

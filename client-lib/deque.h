@@ -10,6 +10,14 @@
  *
  * A deque is separate from workers: its state says whether a worker owns
  * it, a suspended fiber keeps it, it waits to be mugged, or it is free.
+ *
+ * Split: the entries [top, split) are public (thieves steal them), the
+ * entries [split, bottom) are private to the owner, which pushes and pops
+ * them with no fence at all (deque.c argues why).  dq_push makes every
+ * entry public, as a plain Chase-Lev deque; dq_push_private keeps the new
+ * entry private; dq_expose makes all of them public.  Thieves that find
+ * the public part empty raise `want`, which the owner reads as a request
+ * to expose what it holds.
  */
 #ifndef ASTEAL_DEQUE_H
 #define ASTEAL_DEQUE_H
@@ -39,7 +47,9 @@ typedef struct dq_array dq_array;
 
 typedef struct deque {
 	struct asteal__ends ends;      /* top and bottom, each on its own line */
-	char pad_[CACHELINE - sizeof(int64_t)];
+	_Atomic int64_t split;         /* first private index (owner writes) */
+	char pad_[CACHELINE - 2 * sizeof(int64_t)];
+	_Atomic uint32_t want;         /* a thief found the public part empty */
 	_Atomic(dq_array *) array;     /* current slots */
 	dq_array *retired;             /* older arrays, until dq_reclaim */
 	_Atomic int state;             /* enum dq_state */
@@ -56,21 +66,41 @@ deque *dq_create(int log_size);
 /* Free a deque and all its arrays (no thread may use it any more). */
 void dq_destroy(deque *d);
 
-/* Owner: push e at the bottom.  Returns the number of entries the deque
- * held before (as the owner saw it; 0 means it went from empty to not
- * empty), or -1 when growing failed for lack of memory. */
+/* Owner: push e at the bottom and make every entry public.  Returns the
+ * number of public entries before (as the owner saw it; 0 means thieves
+ * had nothing to take), or -1 when growing failed for lack of memory. */
 int64_t dq_push(deque *d, const dq_entry *e);
 
-/* Owner: pop the bottom entry into *e; 1 when taken, 0 when empty. */
+/* Owner: push e at the bottom, private (no thief can take it until
+ * dq_expose or dq_push).  Returns the number of entries before, public or
+ * not, or -1 when growing failed for lack of memory. */
+int64_t dq_push_private(deque *d, const dq_entry *e);
+
+/* Owner: make every entry public and clear `want`.  Returns the number of
+ * public entries before (0: thieves had nothing to take). */
+int64_t dq_expose(deque *d);
+
+/* Owner: private entries held now. */
+static inline int64_t dq_private(deque *d)
+{
+	return atomic_load_explicit(&d->ends.bottom, memory_order_relaxed) -
+	       atomic_load_explicit(&d->split, memory_order_relaxed);
+}
+
+/* Owner: pop the bottom entry, private or public, into *e; 1 when taken,
+ * 0 when empty.  A private entry costs no fence. */
 int dq_pop(deque *d, dq_entry *e);
 
 /* Thief: steal the top entry into *e; 1 when taken, 0 when empty, -1 when
  * another thread won the race (retry elsewhere). */
 int dq_steal(deque *d, dq_entry *e);
 
-/* Entries in the deque as seen now (exact for the owner when no thief
- * runs, otherwise a snapshot); never negative. */
+/* Entries in the deque, public and private, as seen now (exact for the
+ * owner when no thief runs, otherwise a snapshot); never negative. */
 int64_t dq_size(deque *d);
+
+/* Public entries as seen now (what a thief could take); never negative. */
+int64_t dq_public(deque *d);
 
 /* Free retired arrays; only when no thief can be reading this deque. */
 void dq_reclaim(deque *d);

@@ -5,7 +5,12 @@
  * Spawn is child-stealing: the child goes on the deque (or runs at once,
  * see asteal.h on lazy spawning) and the parent goes on.  Sync pops the
  * group's children back from the bottom and runs them; the rest were
- * stolen.  If stolen children are still running, the syncing fiber F is
+ * stolen.  A pushed child is public (stealable) when thieves have nothing
+ * else to take or asked for work, else private: the owner pops most of its
+ * children back itself, and a private entry costs no fence to push or pop
+ * (deque.h).  Thieves that find nothing raise the deque's want; the owner
+ * publishes everything it holds at its next spawn or sync, and whenever it
+ * gives the deque up.  If stolen children are still running, the syncing fiber F is
  * suspended:
  *
  *   1. If the worker's deque still holds entries (children of F's outer
@@ -200,9 +205,12 @@ static void deque_own(struct worker *w, deque *d)
 }
 
 /* Leave d without an owning worker, in the given state (release: whoever
- * takes it next sees its slots). */
+ * takes it next sees its slots).  Its private entries become public first:
+ * a deque without an owner is one thieves and muggers must be able to
+ * empty. */
 static void deque_disown(deque *d, int state)
 {
+	dq_expose(d);
 	atomic_store_explicit(&d->owner, NULL, memory_order_relaxed);
 	atomic_store_explicit(&d->state, state, memory_order_release);
 }
@@ -210,9 +218,9 @@ static void deque_disown(deque *d, int state)
 /* Work was made visible (a deque went from empty to not empty, a root, a
  * muggable deque): wake a sleeper if there is one.  The fence pairs with
  * the one in sleep_until_work: either the sleeper's scan sees the new work,
- * or we see the sleeper.  Pushes on a deque that already had entries need
- * no wake-up (a sleeper's scan would have seen those entries), which keeps
- * this fence off most pushes. */
+ * or we see the sleeper.  Pushes on a deque whose public part already had
+ * entries need no wake-up (a sleeper's scan would have seen those
+ * entries), which keeps this fence off most pushes. */
 void worker_notify(struct runtime *rt)
 {
 	FENCE_SC();
@@ -230,7 +238,9 @@ void worker_wake_all(struct runtime *rt)
 }
 
 /* Ask worker v (unless it is w itself) for work: clear its stocked hint,
- * so that its next spawn pushes instead of running the child at once.  An
+ * so that its next spawn pushes instead of running the child at once, and
+ * raise its deque's want, so that it publishes its private entries at its
+ * next spawn or sync.  An
  * owner whose ready limit grew (adapt_limit) does not re-stock when it
  * pops its own entries back (a deque it drains itself needs no refill
  * while nobody asks), so a thief that found its deque empty, or one that
@@ -241,9 +251,14 @@ void worker_wake_all(struct runtime *rt)
 static void request_work(struct worker *w, struct worker *v)
 {
 	_Atomic uint32_t *st;
+	deque *d;
 
 	if (v == NULL || v == w)
 		return;
+	/* Acquire: the deque as deque_own set it up. */
+	d = atomic_load_explicit(&v->victim, memory_order_acquire);
+	if (d != NULL && !atomic_load_explicit(&d->want, memory_order_relaxed))
+		atomic_store_explicit(&d->want, 1, memory_order_relaxed);
 	st = worker_stocked(v);
 	if (atomic_load_explicit(st, memory_order_relaxed))
 		atomic_store_explicit(st, 0, memory_order_relaxed);
@@ -259,7 +274,7 @@ static int work_visible(struct runtime *rt)
 		return 1;
 	n = atomic_load_explicit(&rt->ndeques, memory_order_acquire);
 	for (i = 0; i < n; i++)
-		if (dq_size(rt->deques[i]) > 0)
+		if (dq_public(rt->deques[i]) > 0)
 			return 1;
 	return 0;
 }
@@ -655,7 +670,7 @@ static int find_work(struct worker *w, dq_entry *e)
 					                         memory_order_relaxed);
 					/* The owner has one entry fewer: let
 					 * its next spawn push again. */
-					int64_t left = dq_size(d);
+					int64_t left = dq_public(d);
 					if (v != NULL) {
 						atomic_store_explicit(
 						    worker_stocked(v), 0,
@@ -871,11 +886,22 @@ block:
 		sched_yield();
 }
 
+/* The owner answers thieves: when one asked for work (want) and the deque
+ * holds private entries, publish them all, and wake a sleeper if thieves
+ * had nothing to take. */
+static inline void answer_thieves(struct worker *w, deque *d)
+{
+	if (unlikely(atomic_load_explicit(&d->want, memory_order_relaxed)) &&
+	    dq_private(d) > 0 && dq_expose(d) == 0)
+		worker_notify(w->rt);
+}
+
 /* Spawn's slow path: push the child, or run it when there is no room. */
 int asteal__spawn_slow(asteal_group *g, void (*fn)(void *), void *arg)
 {
 	struct worker *w = worker_self();
 	int64_t before;
+	int pub;
 	deque *d;
 	dq_entry e;
 
@@ -914,7 +940,12 @@ int asteal__spawn_slow(asteal_group *g, void (*fn)(void *), void *arg)
 		g->pushed = 0;
 		g->state = GROUP_BUSY;
 	}
-	before = dq_push(d, &e);
+	/* Public when thieves asked or have nothing to take (dq_push then
+	 * publishes the private entries too), else private: an entry the
+	 * owner pops back itself, the common case, then costs no fence. */
+	pub = atomic_load_explicit(&d->want, memory_order_relaxed) ||
+	      dq_public(d) == 0;
+	before = pub ? dq_push(d, &e) : dq_push_private(d, &e);
 	if (before < 0) {
 		/* No memory to grow the deque: run the child now. */
 		if (g->pushed == 0)
@@ -925,8 +956,9 @@ int asteal__spawn_slow(asteal_group *g, void (*fn)(void *), void *arg)
 	g->pushed++;
 	restock(w);
 	stat_add(&w->st.pushed, 1);
-	/* Only a deque that was empty needs a wake-up (see worker_notify). */
-	if (before == 0)
+	/* Only a public part that was empty needs a wake-up (see
+	 * worker_notify). */
+	if (pub && before == 0)
 		worker_notify(w->rt);
 	return 0;
 }
@@ -954,8 +986,10 @@ int asteal__sync_slow(asteal_group *g)
 		w = worker_self();
 	}
 	while (g->pushed > 0) {
+		deque *d = (deque *)w->hot.dq;
 		dq_entry e;
-		if (!dq_pop((deque *)w->hot.dq, &e))
+		answer_thieves(w, d);
+		if (!dq_pop(d, &e))
 			break;          /* the rest were stolen */
 		if (e.ctx != g) {
 			/* Only entries of an inner group can be below ours: an

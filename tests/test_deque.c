@@ -87,6 +87,69 @@ static void test_growth(void **state)
 }
 
 /* Shared state of the stress test. */
+/* Private entries: invisible to thieves (who raise want), counted by
+ * dq_size, taken back first by the owner, published by dq_expose and by a
+ * public push. */
+static void test_private(void **state)
+{
+	deque *d = dq_create(2);
+	dq_entry e;
+	uintptr_t i;
+
+	(void)state;
+	assert_non_null(d);
+	for (i = 1; i <= 3; i++) {
+		dq_entry x = item(i);
+		assert_int_equal(dq_push(d, &x), i - 1);   /* public before */
+	}
+	for (i = 4; i <= 9; i++) {                      /* grows on the way */
+		dq_entry x = item(i);
+		assert_int_equal(dq_push_private(d, &x), i - 1);
+	}
+	assert_int_equal(dq_size(d), 9);
+	assert_int_equal(dq_public(d), 3);
+	assert_int_equal(dq_private(d), 6);
+	/* Thieves take the public part oldest first, then find nothing and
+	 * ask for more. */
+	for (i = 1; i <= 3; i++) {
+		assert_int_equal(dq_steal(d, &e), 1);
+		assert_int_equal((uintptr_t)e.arg, i);
+	}
+	assert_int_equal(atomic_load(&d->want), 0);
+	assert_int_equal(dq_steal(d, &e), 0);
+	assert_int_equal(atomic_load(&d->want), 1);
+	/* The owner takes its newest entry back, privately. */
+	assert_int_equal(dq_pop(d, &e), 1);
+	assert_int_equal((uintptr_t)e.arg, 9);
+	/* Publishing answers the request. */
+	assert_int_equal(dq_expose(d), 0);
+	assert_int_equal(atomic_load(&d->want), 0);
+	assert_int_equal(dq_public(d), 5);
+	assert_int_equal(dq_private(d), 0);
+	assert_int_equal(dq_steal(d, &e), 1);
+	assert_int_equal((uintptr_t)e.arg, 4);
+	/* A public push publishes the private entries pushed before it. */
+	{
+		dq_entry x = item(10), y = item(11);
+		assert_true(dq_push_private(d, &x) >= 0);
+		assert_int_equal(dq_public(d), 4);
+		assert_int_equal(dq_push(d, &y), 4);
+		assert_int_equal(dq_public(d), 6);
+	}
+	/* The owner pops everything back, newest first, and thieves find
+	 * nothing after. */
+	for (i = 11; i >= 5; i--) {
+		if (i == 9)
+			continue;
+		assert_int_equal(dq_pop(d, &e), 1);
+		assert_int_equal((uintptr_t)e.arg, i);
+	}
+	assert_int_equal(dq_pop(d, &e), 0);
+	assert_int_equal(dq_steal(d, &e), 0);
+	assert_int_equal(dq_size(d), 0);
+	dq_destroy(d);
+}
+
 struct stress {
 	deque *d;
 	long n;
@@ -122,15 +185,29 @@ static void *thief(void *p)
 	return NULL;
 }
 
-/* One owner pushes 3 and pops 1 in turn (then drains); 3 thieves steal. */
-static void test_stress(void **state)
+/* Push item i for the stress tests: public, or (split) private unless a
+ * thief asked or every 16th, which publishes. */
+static void stress_push(struct stress *s, long i, int split)
+{
+	dq_entry x = item((uintptr_t)i);
+
+	if (!split || i % 16 == 0 || atomic_load_explicit(&s->d->want,
+	                                                  memory_order_relaxed))
+		assert_true(dq_push(s->d, &x) >= 0);
+	else
+		assert_true(dq_push_private(s->d, &x) >= 0);
+}
+
+/* One owner pushes 3 and pops 1 in turn (then drains); 3 thieves steal.
+ * With split, most pushes are private and the owner's pops take them back
+ * with no fence while thieves race it for the public ones below. */
+static void stress(int split)
 {
 	struct stress s;
 	pthread_t t[3];
 	dq_entry e;
 	long i, n = test_scale(1000000, 4, 20);
 
-	(void)state;
 	s.d = dq_create(2);
 	s.n = n;
 	s.taken = calloc((size_t)n, 1);
@@ -141,14 +218,21 @@ static void test_stress(void **state)
 	for (i = 0; i < 3; i++)
 		assert_int_equal(pthread_create(&t[i], NULL, thief, &s), 0);
 	for (i = 0; i < n; i++) {
-		dq_entry x = item((uintptr_t)i);
-		assert_true(dq_push(s.d, &x) >= 0);
+		stress_push(&s, i, split);
 		if (i % 3 == 2 && dq_pop(s.d, &e))
 			take(&s, &e);
+		if (split && i % 1000 == 999) {
+			/* Pop a run back: through the private part into the
+			 * public one, where the thieves race us. */
+			int k;
+			for (k = 0; k < 20 && dq_pop(s.d, &e); k++)
+				take(&s, &e);
+		}
 	}
+	dq_expose(s.d);
+	atomic_store(&s.done, 1);
 	while (dq_pop(s.d, &e))
 		take(&s, &e);
-	atomic_store(&s.done, 1);
 	for (i = 0; i < 3; i++)
 		pthread_join(t[i], NULL);
 	assert_int_equal(atomic_load(&s.total), n);
@@ -159,12 +243,28 @@ static void test_stress(void **state)
 	dq_destroy(s.d);
 }
 
+/* The plain Chase-Lev stress: every push public. */
+static void test_stress(void **state)
+{
+	(void)state;
+	stress(0);
+}
+
+/* The split stress: mostly private pushes, published now and then. */
+static void test_stress_split(void **state)
+{
+	(void)state;
+	stress(1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lifo_fifo),
 		cmocka_unit_test(test_growth),
+		cmocka_unit_test(test_private),
 		cmocka_unit_test(test_stress),
+		cmocka_unit_test(test_stress_split),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
