@@ -10,8 +10,8 @@
  * children back itself, and a private entry costs no fence to push or pop
  * (deque.h).  Thieves that find nothing raise the deque's want; the owner
  * publishes everything it holds at its next spawn or sync, and whenever it
- * gives the deque up.  If stolen children are still running, the syncing fiber F is
- * suspended:
+ * gives the deque up.  If stolen children are still running, the syncing
+ * fiber F is suspended:
  *
  *   1. If the worker's deque still holds entries (children of F's outer
  *      groups), F keeps that deque (DQ_SUSPENDED: thieves may steal from
@@ -240,11 +240,11 @@ void worker_wake_all(struct runtime *rt)
 /* Ask worker v (unless it is w itself) for work: clear its stocked hint,
  * so that its next spawn pushes instead of running the child at once, and
  * raise its deque's want, so that it publishes its private entries at its
- * next spawn or sync.  An
- * owner whose ready limit grew (adapt_limit) does not re-stock when it
- * pops its own entries back (a deque it drains itself needs no refill
- * while nobody asks), so a thief that found its deque empty, or one that
- * is going to sleep, is what makes it push again, at its next spawn.
+ * next spawn or sync (answer_thieves).  An owner whose ready limit grew
+ * (adapt_limit) does not re-stock when it pops its own entries back (a
+ * deque it drains itself needs no refill while nobody asks), so a thief
+ * that found its deque empty, or one that is going to sleep, is what makes
+ * it push again, at its next spawn.
  * Clearing the hint is always safe (it only sends a spawn to the slow
  * path); the load first keeps the owner's cache line shared while the
  * hint is already clear. */
@@ -918,6 +918,7 @@ int asteal__spawn_slow(asteal_group *g, void (*fn)(void *), void *arg)
 	w = worker_self();
 	d = (deque *)w->hot.dq;
 	adapt_limit(w);
+	answer_thieves(w, d);
 	if (dq_size(d) >= w->limit) {
 		/* Enough stealable work already: run the child now, which is
 		 * always correct; set the hint again so that the next spawns
