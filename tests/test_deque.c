@@ -21,6 +21,19 @@ static dq_entry item(uintptr_t i)
 	return e;
 }
 
+/* Push items from..to, public or private, each asserting that the deque
+ * held i - 1 entries before (the public ones: nothing was taken yet). */
+static void push_items(deque *d, uintptr_t from, uintptr_t to, int private)
+{
+	uintptr_t i;
+
+	for (i = from; i <= to; i++) {
+		dq_entry x = item(i);
+		assert_int_equal(private ? dq_push_private(d, &x) : dq_push(d, &x),
+		                 i - 1);
+	}
+}
+
 /* Pops come back newest first, steals oldest first. */
 static void test_lifo_fifo(void **state)
 {
@@ -32,10 +45,7 @@ static void test_lifo_fifo(void **state)
 	assert_non_null(d);
 	assert_int_equal(dq_pop(d, &e), 0);
 	assert_int_equal(dq_steal(d, &e), 0);
-	for (i = 1; i <= 10; i++) {
-		dq_entry x = item(i);
-		assert_int_equal(dq_push(d, &x), i - 1);   /* the size before */
-	}
+	push_items(d, 1, 10, 0);
 	assert_int_equal(dq_size(d), 10);
 	assert_int_equal(dq_steal(d, &e), 1);
 	assert_int_equal((uintptr_t)e.arg, 1);
@@ -86,7 +96,6 @@ static void test_growth(void **state)
 	dq_destroy(d);
 }
 
-/* Shared state of the stress test. */
 /* Private entries: invisible to thieves (who raise want), counted by
  * dq_size, taken back first by the owner, published by dq_expose and by a
  * public push. */
@@ -98,14 +107,8 @@ static void test_private(void **state)
 
 	(void)state;
 	assert_non_null(d);
-	for (i = 1; i <= 3; i++) {
-		dq_entry x = item(i);
-		assert_int_equal(dq_push(d, &x), i - 1);   /* public before */
-	}
-	for (i = 4; i <= 9; i++) {                      /* grows on the way */
-		dq_entry x = item(i);
-		assert_int_equal(dq_push_private(d, &x), i - 1);
-	}
+	push_items(d, 1, 3, 0);
+	push_items(d, 4, 9, 1);                         /* grows on the way */
 	assert_int_equal(dq_size(d), 9);
 	assert_int_equal(dq_public(d), 3);
 	assert_int_equal(dq_private(d), 6);
@@ -150,6 +153,7 @@ static void test_private(void **state)
 	dq_destroy(d);
 }
 
+/* Shared state of the stress test. */
 struct stress {
 	deque *d;
 	long n;
