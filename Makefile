@@ -201,8 +201,14 @@ $(BUILD)/bench/asteal-dequebench: $(BUILD)/obj/bench/deque.o $(LIBA)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
+# How fast each CPU runs right now (bench/run.sh prints the spread).
+$(BUILD)/bench/asteal-probe: $(BUILD)/obj/bench/probe.o
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^
+
 bench-bins: $(BENCH_OMP) $(BENCH_TBB) $(BUILD)/bench/asteal-loadgen \
-            $(BUILD)/bench/asteal-wirefloor $(BUILD)/bench/asteal-dequebench
+            $(BUILD)/bench/asteal-wirefloor $(BUILD)/bench/asteal-dequebench \
+            $(BUILD)/bench/asteal-probe
 
 deps:
 	@scripts/deps.sh

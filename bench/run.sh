@@ -9,8 +9,10 @@
 # --quick, which also uses small sizes for a smoke test), taken in R rounds
 # that each run every cell of a kernel once.  Each kernel's line also gives
 # the host's steal time over its rounds (the share of this virtual
-# machine's CPU time the hypervisor gave to others, from /proc/stat), the
-# best guide to whether a table was taken on a quiet host.  All cells come from this one
+# machine's CPU time the hypervisor gave to others, from /proc/stat) and
+# how much the host's speed varied (asteal-probe, run on every CPU at once
+# before each round: the slowest chain over the fastest, less one), the
+# best guides to whether a table was taken on a quiet host.  All cells come from this one
 # invocation, so compare ratios within a table, not across machines or
 # runs.  A run that exits non-zero or does not print check=ok
 # stops the script with exit 1; a binary that is missing shows n/a.
@@ -125,7 +127,29 @@ runtime_cmd() {
 
 # A table row, aligned.
 row() {
-	printf '%-9s %-9s %9s  %-13s %9s %9s %7s %7s %6s\n' "$@"
+	printf '%-9s %-9s %9s  %-13s %9s %9s %7s %7s %6s %7s\n' "$@"
+}
+
+# One probe of every CPU's speed: PROBE_LO and PROBE_HI become the fastest
+# and slowest CPU's nanoseconds per link, folded into the kernel's running
+# bounds bk_lo and bk_hi; nothing when asteal-probe is not built.
+probe_host() {
+	[ -x "$build/bench/asteal-probe" ] || return 0
+	ph_line=$("$build/bench/asteal-probe" 2>/dev/null) || return 0
+	# shellcheck disable=SC2046  # two numbers, split on purpose
+	set -- $(printf '%s\n' "$ph_line" | sed -n 's/.*ns_per_iter=\([0-9.,]*\).*/\1/p' |
+	         tr ',' '\n' | awk 'NR == 1 || $1 < lo { lo = $1 } NR == 1 || $1 > hi { hi = $1 }
+	                          END { if (NR) print lo, hi }')
+	[ $# -eq 2 ] || return 0
+	bk_lo=$(awk -v a="$bk_lo" -v b="$1" 'BEGIN { print (a == "" || b + 0 < a + 0) ? b : a }')
+	bk_hi=$(awk -v a="$bk_hi" -v b="$2" 'BEGIN { print (a == "" || b + 0 > a + 0) ? b : a }')
+}
+
+# The host's speed variation over a kernel's probes, as a percentage, or
+# n/a when there were none.
+host_var() {
+	awk -v lo="$1" -v hi="$2" 'BEGIN {
+		if (lo == "" || lo + 0 <= 0) print "n/a"; else printf "%.0f%%\n", 100 * (hi / lo - 1) }'
 }
 
 # The host's CPU time counters: "TOTAL STEAL" in ticks, summed over CPUs
@@ -179,10 +203,13 @@ bench_kernel() {
 		bk_i=$((bk_i + 1))
 	done
 	bk_ticks=$(cpu_ticks)
+	bk_lo=
+	bk_hi=
 	bk_r=0
 	while [ "$bk_r" -lt "$runs" ]; do
 		bk_r=$((bk_r + 1))
 		echo "bench: $1 $2, round $bk_r of $runs" >&2
+		probe_host
 		bk_i=0
 		while [ "$bk_i" -le "$bk_cells" ]; do
 			bk_prev=
@@ -208,7 +235,8 @@ bench_kernel() {
 		bk_r1=$(ratio "$bk_t1" "$bk_ts")
 		bk_r2=$(ratio "$bk_t1" "$bk_t2")
 		row "$1" "$2" "$(secs "$bk_ts")" "$bk_rt" "$(secs "$bk_t1")" \
-		    "$(secs "$bk_t2")" "$bk_r1" "$bk_r2" "$bk_steal"
+		    "$(secs "$bk_t2")" "$bk_r1" "$bk_r2" "$bk_steal" \
+		    "$(host_var "$bk_lo" "$bk_hi")"
 		if [ "$bk_rt" = asteal ]; then
 			eval "t1s_$1=\$(ratio \"\$bk_t1\" \"\$bk_ts\" 3)"
 			eval "t12_$1=\$(ratio \"\$bk_t1\" \"\$bk_t2\" 3)"
@@ -234,8 +262,9 @@ echo "asteal benchmarks: $build, best of $runs run(s)$([ "$quick" -eq 1 ] && ech
 echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "T1, T2: 1 and 2 workers; T1/Ts = T1/Tserial (overhead); T1/T2 = speedup; >$limit: stopped after $limit s"
 echo "steal: the host's steal time over the kernel's rounds (above a few per cent, the ratios are noise)"
+echo "hostvar: how much the CPUs' speed varied over those rounds (bench/probe.c; tens of per cent: noise)"
 echo
-row kernel size Tserial runtime T1 T2 T1/Ts T1/T2 steal
+row kernel size Tserial runtime T1 T2 T1/Ts T1/T2 steal hostvar
 for kv in $kernels; do
 	bench_kernel "${kv%%:*}" "${kv#*:}"
 done

@@ -1,0 +1,167 @@
+/*
+ * probe.c (bench) - how fast each CPU of this machine runs right now.
+ * One thread per online CPU, pinned there, runs the same fixed chain of
+ * dependent multiply-adds (no memory traffic, so the chain's latency is
+ * all it measures), all of them at once, as the workers of a T2 run do;
+ * each reports the wall time its chain took.  On bare metal the CPUs
+ * agree to a few per cent.  On a virtual machine whose host shares its
+ * cores with other tenants they need not: a vCPU whose host core is busy
+ * runs the chain slower, and a 2-worker run then cannot be twice as fast
+ * as a 1-worker run however good the runtime is.  bench/run.sh calls this
+ * before every round and prints the spread beside the times.
+ *
+ *   asteal-probe [--iters N] [--rounds R]
+ *
+ * prints one line per round:
+ *   probe ns_per_iter=A,B,... spread=S
+ * with each CPU's nanoseconds per link of the chain, in CPU order, and
+ * the slowest over the fastest.  Exit 0, 1 when a thread cannot be made
+ * or pinned, 2 on bad arguments.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define PROBE_MAX_CPUS 1024
+
+/* One pinned thread's part of a round. */
+struct probe_arm {
+	pthread_t thread;
+	int cpu;
+	long iters;
+	atomic_int *go;         /* all threads start the chain together */
+	double ns;              /* the chain's wall time per link */
+	uint64_t sink;          /* the chain's end, so it is not optimised out */
+};
+
+/* Seconds on the monotonic clock. */
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Run the chain on the arm's CPU once every arm is ready. */
+static void *probe_run(void *p)
+{
+	struct probe_arm *a = p;
+	volatile uint64_t slot = (uint64_t)a->cpu + 1;
+	double t0;
+	long i;
+
+	atomic_fetch_sub(a->go, 1);
+	while (atomic_load(a->go) > 0)
+		;
+	t0 = now();
+	for (i = 0; i < a->iters; i++)
+		slot = slot * 6364136223846793005ULL + 1442695040888963407ULL;
+	a->ns = (now() - t0) / (double)a->iters * 1e9;
+	a->sink = slot;
+	return NULL;
+}
+
+/* Parse a positive long option value; exits 2 on a bad one. */
+static long arg_long(const char *opt, const char *s)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (*s == '\0' || *end != '\0' || v <= 0 || errno != 0) {
+		fprintf(stderr, "asteal-probe: %s wants a positive integer, "
+		        "not '%s'\n", opt, s);
+		exit(2);
+	}
+	return v;
+}
+
+/* One round: every CPU of set runs the chain at once; print the line. */
+static int probe_round(const cpu_set_t *set, long iters)
+{
+	static struct probe_arm arms[PROBE_MAX_CPUS];
+	atomic_int go;
+	double lo = 0, hi = 0;
+	int n = 0, k, cpu, e;
+
+	for (cpu = 0; cpu < PROBE_MAX_CPUS; cpu++)
+		if (CPU_ISSET(cpu, set))
+			n++;
+	atomic_init(&go, n);
+	k = 0;
+	for (cpu = 0; cpu < PROBE_MAX_CPUS && k < n; cpu++) {
+		pthread_attr_t attr;
+		cpu_set_t one;
+
+		if (!CPU_ISSET(cpu, set))
+			continue;
+		arms[k].cpu = cpu;
+		arms[k].iters = iters;
+		arms[k].go = &go;
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		pthread_attr_init(&attr);
+		e = pthread_attr_setaffinity_np(&attr, sizeof one, &one);
+		if (e == 0)
+			e = pthread_create(&arms[k].thread, &attr, probe_run, &arms[k]);
+		pthread_attr_destroy(&attr);
+		if (e != 0) {
+			fprintf(stderr, "asteal-probe: cannot start a thread on "
+			        "CPU %d: %s\n", cpu, strerror(e));
+			/* Release the threads already waiting, then stop. */
+			atomic_store(&go, 0);
+			while (k-- > 0)
+				pthread_join(arms[k].thread, NULL);
+			return -1;
+		}
+		k++;
+	}
+	for (k = 0; k < n; k++)
+		pthread_join(arms[k].thread, NULL);
+	printf("probe ns_per_iter=");
+	for (k = 0; k < n; k++) {
+		printf("%s%.3f", k ? "," : "", arms[k].ns);
+		if (k == 0 || arms[k].ns < lo)
+			lo = arms[k].ns;
+		if (k == 0 || arms[k].ns > hi)
+			hi = arms[k].ns;
+	}
+	printf(" spread=%.2f\n", lo > 0 ? hi / lo : 0.0);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	long iters = 10000000, rounds = 1, r;
+	cpu_set_t set;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--iters") == 0 && i + 1 < argc)
+			iters = arg_long("--iters", argv[++i]);
+		else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc)
+			rounds = arg_long("--rounds", argv[++i]);
+		else {
+			fprintf(stderr, "usage: asteal-probe [--iters N] "
+			        "[--rounds R]\n");
+			return 2;
+		}
+	}
+	/* The CPUs this process may run on, as the jobs' workers may. */
+	if (sched_getaffinity(0, sizeof set, &set) != 0) {
+		perror("asteal-probe: sched_getaffinity");
+		return 1;
+	}
+	for (r = 0; r < rounds; r++)
+		if (probe_round(&set, iters) != 0)
+			return 1;
+	return 0;
+}
