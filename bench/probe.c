@@ -1,22 +1,26 @@
 /*
  * probe.c (bench) - how fast each CPU of this machine runs right now.
- * One thread per online CPU, pinned there, runs the same fixed chain of
- * dependent multiply-adds (no memory traffic, so the chain's latency is
- * all it measures), all of them at once, as the workers of a T2 run do;
- * each reports the wall time its chain took.  On bare metal the CPUs
- * agree to a few per cent.  On a virtual machine whose host shares its
- * cores with other tenants they need not: a vCPU whose host core is busy
- * runs the chain slower, and a 2-worker run then cannot be twice as fast
- * as a 1-worker run however good the runtime is.  bench/run.sh calls this
- * before every round and prints the spread beside the times.
+ * One thread per CPU this process may use, pinned there, runs the same
+ * fixed recursion (fib(20) by plain calls: calls, returns and stack
+ * traffic, the stuff of the kernels' serial leaves), all of them at once,
+ * as the workers of a T2 run do; each reports its wall time per call.  On
+ * bare metal the CPUs agree to a few per cent and so do successive
+ * rounds.  On a virtual machine whose host shares its cores with other
+ * tenants they need not: here the same recursion has run 2.5 times slower
+ * on one vCPU than on the other, and from one round to the next, while a
+ * chain of multiplies barely moved.  A 2-worker run on unequal vCPUs
+ * cannot be twice as fast as a 1-worker run however good the runtime is.
+ * bench/run.sh calls this before every round and prints the variation
+ * beside the times.
  *
  *   asteal-probe [--iters N] [--rounds R]
  *
- * prints one line per round:
- *   probe ns_per_iter=A,B,... spread=S
- * with each CPU's nanoseconds per link of the chain, in CPU order, and
- * the slowest over the fastest.  Exit 0, 1 when a thread cannot be made
- * or pinned, 2 on bad arguments.
+ * runs the recursion N times (200) per CPU per round and prints one line
+ * per round:
+ *   probe ns_per_call=A,B,... spread=S
+ * with each CPU's nanoseconds per call, in CPU order, and the slowest
+ * over the fastest.  Exit 0, 1 when a thread cannot be made or pinned,
+ * 2 on bad arguments.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -29,15 +33,17 @@
 #include <time.h>
 
 #define PROBE_MAX_CPUS 1024
+#define PROBE_FIB_N 20
+#define PROBE_FIB_CALLS 21891.0      /* calls of probe_fib(PROBE_FIB_N) */
 
 /* One pinned thread's part of a round. */
 struct probe_arm {
 	pthread_t thread;
 	int cpu;
 	long iters;
-	atomic_int *go;         /* all threads start the chain together */
-	double ns;              /* the chain's wall time per link */
-	uint64_t sink;          /* the chain's end, so it is not optimised out */
+	atomic_int *go;         /* all threads start together */
+	double ns;              /* the recursion's wall time per call */
+	uint64_t sink;          /* the sum, so the calls are not optimised out */
 };
 
 /* Seconds on the monotonic clock. */
@@ -49,11 +55,21 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Run the chain on the arm's CPU once every arm is ready. */
+/* The probe's work: a call-heavy recursion, like the kernels' serial
+ * leaves (calls, returns and stack traffic, the costs that vary most when
+ * the host is busy; a chain of multiplies barely moves then). */
+static __attribute__((noinline)) uint64_t probe_fib(int n)
+{
+	if (n < 2)
+		return (uint64_t)n;
+	return probe_fib(n - 1) + probe_fib(n - 2);
+}
+
+/* Run the recursion on the arm's CPU once every arm is ready. */
 static void *probe_run(void *p)
 {
 	struct probe_arm *a = p;
-	volatile uint64_t slot = (uint64_t)a->cpu + 1;
+	uint64_t sum = 0;
 	double t0;
 	long i;
 
@@ -62,9 +78,9 @@ static void *probe_run(void *p)
 		;
 	t0 = now();
 	for (i = 0; i < a->iters; i++)
-		slot = slot * 6364136223846793005ULL + 1442695040888963407ULL;
-	a->ns = (now() - t0) / (double)a->iters * 1e9;
-	a->sink = slot;
+		sum += probe_fib(PROBE_FIB_N);
+	a->ns = (now() - t0) / (double)a->iters / PROBE_FIB_CALLS * 1e9;
+	a->sink = sum;
 	return NULL;
 }
 
@@ -84,7 +100,7 @@ static long arg_long(const char *opt, const char *s)
 	return v;
 }
 
-/* One round: every CPU of set runs the chain at once; print the line. */
+/* One round: every CPU of set runs the recursion at once; print the line. */
 static int probe_round(const cpu_set_t *set, long iters)
 {
 	static struct probe_arm arms[PROBE_MAX_CPUS];
@@ -126,7 +142,7 @@ static int probe_round(const cpu_set_t *set, long iters)
 	}
 	for (k = 0; k < n; k++)
 		pthread_join(arms[k].thread, NULL);
-	printf("probe ns_per_iter=");
+	printf("probe ns_per_call=");
 	for (k = 0; k < n; k++) {
 		printf("%s%.3f", k ? "," : "", arms[k].ns);
 		if (k == 0 || arms[k].ns < lo)
@@ -140,7 +156,7 @@ static int probe_round(const cpu_set_t *set, long iters)
 
 int main(int argc, char **argv)
 {
-	long iters = 10000000, rounds = 1, r;
+	long iters = 200, rounds = 1, r;
 	cpu_set_t set;
 	int i;
 

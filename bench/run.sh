@@ -10,8 +10,9 @@
 # that each run every cell of a kernel once.  Each kernel's line also gives
 # the host's steal time over its rounds (the share of this virtual
 # machine's CPU time the hypervisor gave to others, from /proc/stat) and
-# how much the host's speed varied (asteal-probe, run on every CPU at once
-# before each round: the slowest chain over the fastest, less one), the
+# how much the host's speed varied (asteal-probe, a fixed recursion run on
+# every CPU at once before each round: the slowest over the fastest of all
+# its times, less one), the
 # best guides to whether a table was taken on a quiet host.  All cells come from this one
 # invocation, so compare ratios within a table, not across machines or
 # runs.  A run that exits non-zero or does not print check=ok
@@ -130,14 +131,14 @@ row() {
 	printf '%-9s %-9s %9s  %-13s %9s %9s %7s %7s %6s %7s\n' "$@"
 }
 
-# One probe of every CPU's speed: PROBE_LO and PROBE_HI become the fastest
-# and slowest CPU's nanoseconds per link, folded into the kernel's running
-# bounds bk_lo and bk_hi; nothing when asteal-probe is not built.
+# One probe of every CPU's speed: the fastest and slowest CPU's nanoseconds
+# per call, folded into the kernel's running bounds bk_lo and bk_hi;
+# nothing when asteal-probe is not built.
 probe_host() {
 	[ -x "$build/bench/asteal-probe" ] || return 0
 	ph_line=$("$build/bench/asteal-probe" 2>/dev/null) || return 0
 	# shellcheck disable=SC2046  # two numbers, split on purpose
-	set -- $(printf '%s\n' "$ph_line" | sed -n 's/.*ns_per_iter=\([0-9.,]*\).*/\1/p' |
+	set -- $(printf '%s\n' "$ph_line" | sed -n 's/.*ns_per_call=\([0-9.,]*\).*/\1/p' |
 	         tr ',' '\n' | awk 'NR == 1 || $1 < lo { lo = $1 } NR == 1 || $1 > hi { hi = $1 }
 	                          END { if (NR) print lo, hi }')
 	[ $# -eq 2 ] || return 0
