@@ -1,26 +1,29 @@
 /*
- * probe.c (bench) - how fast each CPU of this machine runs right now.
- * One thread per CPU this process may use, pinned there, runs the same
+ * probe.c (bench) - how fast each CPU of this machine runs right now, and
+ * how much the CPUs slow each other down.  A thread pinned to a CPU runs a
  * fixed recursion (fib(20) by plain calls: calls, returns and stack
- * traffic, the stuff of the kernels' serial leaves), all of them at once,
- * as the workers of a T2 run do; each reports its wall time per call.  On
- * bare metal the CPUs agree to a few per cent and so do successive
- * rounds.  On a virtual machine whose host shares its cores with other
- * tenants they need not: here the same recursion has run 2.5 times slower
- * on one vCPU than on the other, and from one round to the next, while a
- * chain of multiplies barely moved.  A 2-worker run on unequal vCPUs
- * cannot be twice as fast as a 1-worker run however good the runtime is.
- * bench/run.sh calls this before every round and prints the variation
- * beside the times.
+ * traffic, the stuff of the kernels' serial leaves) and reports its wall
+ * time per call: first on each CPU alone, then on all of them at once, as
+ * the workers of a T2 run do.  On bare metal with a core per CPU the
+ * times agree to a few per cent.  On a virtual machine whose host shares
+ * its cores with other tenants they need not: here the same recursion
+ * has run 2.5 times slower on one vCPU than on the other, and from one
+ * round to the next, while a chain of multiplies barely moved.
  *
- *   asteal-probe [--iters N] [--rounds R]
+ * cap, the sum over the CPUs of (fastest time alone / that CPU's time
+ * together), is the speedup over one worker that a perfect runtime could
+ * reach on these CPUs at that moment: 2.00 for two CPUs that do not slow
+ * each other.  bench/run.sh probes before every round and prints the
+ * variation and the mean cap beside the times.
  *
- * runs the recursion N times (200) per CPU per round and prints one line
- * per round:
- *   probe ns_per_call=A,B,... spread=S
- * with each CPU's nanoseconds per call, in CPU order, and the slowest
- * over the fastest.  Exit 0, 1 when a thread cannot be made or pinned,
- * 2 on bad arguments.
+ *   asteal-probe [--iters N] [--rounds R] [--cpus C]
+ *
+ * runs the recursion N times (200) per CPU per phase, on the first C of
+ * the CPUs this process may use (all), and prints one line per round:
+ *   probe alone=A,B,... together=A,B,... spread=S cap=X
+ * with each CPU's nanoseconds per call, in CPU order; spread is the
+ * slowest over the fastest together.  Exit 0, 1 when a thread cannot be
+ * made or pinned, 2 on bad arguments.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -32,7 +35,6 @@
 #include <string.h>
 #include <time.h>
 
-#define PROBE_MAX_CPUS 1024
 #define PROBE_FIB_N 20
 #define PROBE_FIB_CALLS 21891.0      /* calls of probe_fib(PROBE_FIB_N) */
 
@@ -100,20 +102,16 @@ static long arg_long(const char *opt, const char *s)
 	return v;
 }
 
-/* One round: every CPU of set runs the recursion at once; print the line. */
-static int probe_round(const cpu_set_t *set, long iters)
+/* Run the recursion on every CPU of set at once, one arm each (*n of
+ * them, in CPU order); -1 when a thread cannot be started. */
+static int probe_together(const cpu_set_t *set, long iters,
+                          struct probe_arm *arms, int *n)
 {
-	static struct probe_arm arms[PROBE_MAX_CPUS];
 	atomic_int go;
-	double lo = 0, hi = 0;
-	int n = 0, k, cpu, e;
+	int k = 0, cpu, e, want = CPU_COUNT(set);
 
-	for (cpu = 0; cpu < PROBE_MAX_CPUS; cpu++)
-		if (CPU_ISSET(cpu, set))
-			n++;
-	atomic_init(&go, n);
-	k = 0;
-	for (cpu = 0; cpu < PROBE_MAX_CPUS && k < n; cpu++) {
+	atomic_init(&go, want);
+	for (cpu = 0; cpu < CPU_SETSIZE && k < want; cpu++) {
 		pthread_attr_t attr;
 		cpu_set_t one;
 
@@ -140,34 +138,75 @@ static int probe_round(const cpu_set_t *set, long iters)
 		}
 		k++;
 	}
+	for (e = 0; e < k; e++)
+		pthread_join(arms[e].thread, NULL);
+	*n = k;
+	return 0;
+}
+
+/* Print a list of nanoseconds per call. */
+static void probe_print(const char *label, const struct probe_arm *arms, int n)
+{
+	int k;
+
+	printf(" %s=", label);
 	for (k = 0; k < n; k++)
-		pthread_join(arms[k].thread, NULL);
-	printf("probe ns_per_call=");
-	for (k = 0; k < n; k++) {
 		printf("%s%.3f", k ? "," : "", arms[k].ns);
-		if (k == 0 || arms[k].ns < lo)
-			lo = arms[k].ns;
-		if (k == 0 || arms[k].ns > hi)
-			hi = arms[k].ns;
+}
+
+/* One round: each CPU of set alone, then all of them at once; print the
+ * line. */
+static int probe_round(const cpu_set_t *set, long iters)
+{
+	static struct probe_arm alone[CPU_SETSIZE], all[CPU_SETSIZE];
+	double best = 0, lo = 0, hi = 0, cap = 0;
+	int n = 0, k, one_n, cpu;
+
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		cpu_set_t one;
+
+		if (!CPU_ISSET(cpu, set))
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		if (probe_together(&one, iters, &alone[n], &one_n) != 0)
+			return -1;
+		if (n == 0 || alone[n].ns < best)
+			best = alone[n].ns;
+		n++;
 	}
-	printf(" spread=%.2f\n", lo > 0 ? hi / lo : 0.0);
+	if (probe_together(set, iters, all, &n) != 0)
+		return -1;
+	for (k = 0; k < n; k++) {
+		if (k == 0 || all[k].ns < lo)
+			lo = all[k].ns;
+		if (k == 0 || all[k].ns > hi)
+			hi = all[k].ns;
+		cap += best / all[k].ns;
+	}
+	printf("probe");
+	probe_print("alone", alone, n);
+	probe_print("together", all, n);
+	printf(" spread=%.2f cap=%.2f\n", hi / lo, cap);
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	long iters = 200, rounds = 1, r;
+	long iters = 200, rounds = 1, cpus = 0, kept, r;
 	cpu_set_t set;
-	int i;
+	int i, cpu;
 
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--iters") == 0 && i + 1 < argc)
 			iters = arg_long("--iters", argv[++i]);
 		else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc)
 			rounds = arg_long("--rounds", argv[++i]);
+		else if (strcmp(argv[i], "--cpus") == 0 && i + 1 < argc)
+			cpus = arg_long("--cpus", argv[++i]);
 		else {
 			fprintf(stderr, "usage: asteal-probe [--iters N] "
-			        "[--rounds R]\n");
+			        "[--rounds R] [--cpus C]\n");
 			return 2;
 		}
 	}
@@ -176,6 +215,10 @@ int main(int argc, char **argv)
 		perror("asteal-probe: sched_getaffinity");
 		return 1;
 	}
+	/* Only the first C of them with --cpus (a T2 run uses two). */
+	for (cpu = 0, kept = 0; cpus > 0 && cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &set) && ++kept > cpus)
+			CPU_CLR(cpu, &set);
 	for (r = 0; r < rounds; r++)
 		if (probe_round(&set, iters) != 0)
 			return 1;

@@ -7,17 +7,22 @@
 #
 # Every time is the best of R runs (R = $BENCH_RUNS, default 3; 1 with
 # --quick, which also uses small sizes for a smoke test), taken in R rounds
-# that each run every cell of a kernel once.  Each kernel's line also gives
-# the host's steal time over its rounds (the share of this virtual
-# machine's CPU time the hypervisor gave to others, from /proc/stat) and
-# how much the host's speed varied (asteal-probe, a fixed recursion run on
-# every CPU at once before each round: the slowest over the fastest of all
-# its times, less one), the
-# best guides to whether a table was taken on a quiet host.  All cells come from this one
-# invocation, so compare ratios within a table, not across machines or
-# runs.  A run that exits non-zero or does not print check=ok
-# stops the script with exit 1; a binary that is missing shows n/a.
-# Unmet targets are reported, not fatal.
+# that each run every cell of a kernel once.  Each kernel's line also says
+# how quiet the host was over its rounds, the best guide to whether the
+# ratios mean anything:
+#   steal    the share of this virtual machine's CPU time that the
+#            hypervisor gave to others (/proc/stat);
+#   hostvar  how much the CPUs' speed varied (asteal-probe, a fixed
+#            recursion timed on each CPU alone and on both at once before
+#            each round: the slowest over the fastest of its times, less
+#            one);
+#   cap      the T1/T2 a perfect runtime could reach on those two CPUs
+#            (the probe's both-at-once speed against the fastest alone;
+#            the mean over the rounds).
+# All cells come from this one invocation, so compare ratios within a
+# table, not across machines or runs.  A run that exits non-zero or does
+# not print check=ok stops the script with exit 1; a binary that is
+# missing shows n/a.  Unmet targets are reported, not fatal.
 set -u
 
 usage() {
@@ -128,22 +133,40 @@ runtime_cmd() {
 
 # A table row, aligned.
 row() {
-	printf '%-9s %-9s %9s  %-13s %9s %9s %7s %7s %6s %7s\n' "$@"
+	printf '%-9s %-9s %9s  %-13s %9s %9s %7s %7s %6s %7s %5s\n' "$@"
 }
 
-# One probe of every CPU's speed: the fastest and slowest CPU's nanoseconds
-# per call, folded into the kernel's running bounds bk_lo and bk_hi;
-# nothing when asteal-probe is not built.
+# One probe of the first two CPUs (asteal-probe): the fastest and slowest
+# nanoseconds per call, alone or together, folded into the kernel's running
+# bounds bk_lo and bk_hi, and the probe's cap added to bk_caps (bk_ncap
+# probes so far); nothing when asteal-probe is not built.
 probe_host() {
 	[ -x "$build/bench/asteal-probe" ] || return 0
-	ph_line=$("$build/bench/asteal-probe" 2>/dev/null) || return 0
-	# shellcheck disable=SC2046  # two numbers, split on purpose
-	set -- $(printf '%s\n' "$ph_line" | sed -n 's/.*ns_per_call=\([0-9.,]*\).*/\1/p' |
-	         tr ',' '\n' | awk 'NR == 1 || $1 < lo { lo = $1 } NR == 1 || $1 > hi { hi = $1 }
-	                          END { if (NR) print lo, hi }')
-	[ $# -eq 2 ] || return 0
+	ph_line=$("$build/bench/asteal-probe" --cpus 2 2>/dev/null) || return 0
+	# shellcheck disable=SC2046  # three numbers, split on purpose
+	set -- $(printf '%s\n' "$ph_line" | awk '{
+		for (i = 2; i <= NF; i++) {
+			split($i, kv, "=")
+			if (kv[1] == "cap") cap = kv[2]
+			if (kv[1] != "alone" && kv[1] != "together") continue
+			n = split(kv[2], v, ",")
+			for (j = 1; j <= n; j++) {
+				if (!seen || v[j] + 0 < lo) lo = v[j] + 0
+				if (!seen || v[j] + 0 > hi) hi = v[j] + 0
+				seen = 1
+			}
+		}
+		if (seen && cap != "") print lo, hi, cap }')
+	[ $# -eq 3 ] || return 0
 	bk_lo=$(awk -v a="$bk_lo" -v b="$1" 'BEGIN { print (a == "" || b + 0 < a + 0) ? b : a }')
 	bk_hi=$(awk -v a="$bk_hi" -v b="$2" 'BEGIN { print (a == "" || b + 0 > a + 0) ? b : a }')
+	bk_caps=$(awk -v a="$bk_caps" -v b="$3" 'BEGIN { print a + b }')
+	bk_ncap=$((bk_ncap + 1))
+}
+
+# The mean cap of a kernel's probes, or n/a.
+host_cap() {
+	awk -v s="$1" -v n="$2" 'BEGIN { if (n + 0 == 0) print "n/a"; else printf "%.2f\n", s / n }'
 }
 
 # The host's speed variation over a kernel's probes, as a percentage, or
@@ -206,6 +229,8 @@ bench_kernel() {
 	bk_ticks=$(cpu_ticks)
 	bk_lo=
 	bk_hi=
+	bk_caps=0
+	bk_ncap=0
 	bk_r=0
 	while [ "$bk_r" -lt "$runs" ]; do
 		bk_r=$((bk_r + 1))
@@ -237,7 +262,7 @@ bench_kernel() {
 		bk_r2=$(ratio "$bk_t1" "$bk_t2")
 		row "$1" "$2" "$(secs "$bk_ts")" "$bk_rt" "$(secs "$bk_t1")" \
 		    "$(secs "$bk_t2")" "$bk_r1" "$bk_r2" "$bk_steal" \
-		    "$(host_var "$bk_lo" "$bk_hi")"
+		    "$(host_var "$bk_lo" "$bk_hi")" "$(host_cap "$bk_caps" "$bk_ncap")"
 		if [ "$bk_rt" = asteal ]; then
 			eval "t1s_$1=\$(ratio \"\$bk_t1\" \"\$bk_ts\" 3)"
 			eval "t12_$1=\$(ratio \"\$bk_t1\" \"\$bk_t2\" 3)"
@@ -264,8 +289,9 @@ echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null 
 echo "T1, T2: 1 and 2 workers; T1/Ts = T1/Tserial (overhead); T1/T2 = speedup; >$limit: stopped after $limit s"
 echo "steal: the host's steal time over the kernel's rounds (above a few per cent, the ratios are noise)"
 echo "hostvar: how much the CPUs' speed varied over those rounds (bench/probe.c; tens of per cent: noise)"
+echo "cap: the T1/T2 a perfect runtime could reach on the two CPUs then (bench/probe.c; mean over the rounds)"
 echo
-row kernel size Tserial runtime T1 T2 T1/Ts T1/T2 steal hostvar
+row kernel size Tserial runtime T1 T2 T1/Ts T1/T2 steal hostvar cap
 for kv in $kernels; do
 	bench_kernel "${kv%%:*}" "${kv#*:}"
 done
