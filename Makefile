@@ -201,7 +201,7 @@ $(BUILD)/bench/asteal-dequebench: $(BUILD)/obj/bench/deque.o $(LIBA)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-# How fast each CPU runs right now (bench/run.sh prints the spread).
+# How fast each CPU runs, alone and together (bench/run.sh: hostvar, cap).
 $(BUILD)/bench/asteal-probe: $(BUILD)/obj/bench/probe.o
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^
