@@ -13,8 +13,8 @@
  * cap, the sum over the CPUs of (fastest time alone / that CPU's time
  * together), is the speedup over one worker that a perfect runtime could
  * reach on these CPUs at that moment: 2.00 for two CPUs that do not slow
- * each other.  bench/run.sh probes before every round and prints the
- * variation and the mean cap beside the times.
+ * each other.  bench/run.sh probes before every round and prints how
+ * much the times varied (hostvar) beside its own, per-kernel cap.
  *
  *   asteal-probe [--iters N] [--rounds R] [--cpus C]
  *

@@ -16,9 +16,10 @@
 #            recursion timed on each CPU alone and on both at once before
 #            each round: the slowest over the fastest of its times, less
 #            one);
-#   cap      the T1/T2 a perfect runtime could reach on those two CPUs
-#            (the probe's both-at-once speed against the fastest alone;
-#            the mean over the rounds).
+#   cap      the T1/T2 a perfect runtime could reach on this machine:
+#            2 x Tserial / Tpair, where Tpair is the best time of two
+#            copies of the serial kernel run at once, one per CPU (each
+#            round runs such a pair; the harmonic mean of the two).
 # All cells come from this one invocation, so compare ratios within a
 # table, not across machines or runs.  A run that exits non-zero or does
 # not print check=ok stops the script with exit 1; a binary that is
@@ -70,6 +71,10 @@ unset ASTEAL_READY_LIMIT ASTEAL_PROFILE ASTEAL_TRACE
 # benchmark, bench/adapt.sh).
 export ASTEAL_MODE=static
 runtimes="asteal asteal-eager omp tbb"
+# The pair's outputs go here.
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/asteal-bench.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
 [ "$targets" -eq 1 ] && runtimes="asteal"
 
 # Print the failing command and its output, and stop.
@@ -94,6 +99,26 @@ ratio() {
 		else printf "%.*f\n", d, a / b }'
 }
 
+# job_time OUT RC CMD: TIME becomes the time_s of a job run's output OUT
+# (exit status RC; 124 is timeout's, shown as >LIMIT); a failed run or
+# one without check=ok stops the script, naming CMD.
+job_time() {
+	if [ "$2" -eq 124 ]; then
+		TIME=">$limit"
+		return 0
+	fi
+	jt_line=$(printf '%s\n' "$1" | grep '^job=' | tail -n 1)
+	TIME=$(printf '%s\n' "$jt_line" |
+	       sed -n 's/.* time_s=\([0-9.][0-9.]*\).*/\1/p')
+	case "$jt_line" in
+	*" check=ok"*) jt_ok=1 ;;
+	*) jt_ok=0 ;;
+	esac
+	if [ "$2" -ne 0 ] || [ "$jt_ok" -eq 0 ] || [ -z "$TIME" ]; then
+		fail "$3" "$2" "$1"
+	fi
+}
+
 # run_once ENV BIN ARGS...: run BIN ARGS once, with the environment
 # assignments ENV (possibly empty); TIME is its time_s, n/a when BIN does
 # not exist.
@@ -104,21 +129,31 @@ run_once() {
 	[ -x "$1" ] || return 0
 	# shellcheck disable=SC2086  # ENV is split on purpose
 	ro_out=$(env $ro_env timeout "$limit" "$@" 2>&1)
-	ro_rc=$?
-	if [ "$ro_rc" -eq 124 ]; then
-		TIME=">$limit"
-		return 0
-	fi
-	ro_line=$(printf '%s\n' "$ro_out" | grep '^job=' | tail -n 1)
-	TIME=$(printf '%s\n' "$ro_line" |
-	       sed -n 's/.* time_s=\([0-9.][0-9.]*\).*/\1/p')
-	case "$ro_line" in
-	*" check=ok"*) ro_ok=1 ;;
-	*) ro_ok=0 ;;
-	esac
-	if [ "$ro_rc" -ne 0 ] || [ "$ro_ok" -eq 0 ] || [ -z "$TIME" ]; then
-		fail "${ro_env:+$ro_env }$*" "$ro_rc" "$ro_out"
-	fi
+	job_time "$ro_out" $? "${ro_env:+$ro_env }$*"
+}
+
+# run_pair BIN ARGS...: run two copies of BIN ARGS at once (the kernel
+# puts them on two CPUs); TIME is the time one copy would take if both
+# CPUs kept that pace, the harmonic mean of the two (n/a when BIN does
+# not exist, >LIMIT when either was stopped).
+run_pair() {
+	TIME=n/a
+	[ -x "$1" ] || return 0
+	timeout "$limit" "$@" >"$tmp/a" 2>&1 &
+	rp_a=$!
+	timeout "$limit" "$@" >"$tmp/b" 2>&1 &
+	rp_b=$!
+	wait "$rp_a"
+	rp_ra=$?
+	wait "$rp_b"
+	rp_rb=$?
+	job_time "$(cat "$tmp/a")" "$rp_ra" "$* (one of a pair)"
+	rp_ta=$TIME
+	job_time "$(cat "$tmp/b")" "$rp_rb" "$* (one of a pair)"
+	TIME=$(awk -v a="$rp_ta" -v b="$TIME" -v l="$limit" 'BEGIN {
+		if (a ~ /^>/ || b ~ /^>/) print ">" l;
+		else if (a + 0 <= 0 || b + 0 <= 0) print "n/a";
+		else print 2 / (1 / a + 1 / b) }')
 }
 
 # The binary and environment of runtime $1 for kernel $2.
@@ -138,16 +173,14 @@ row() {
 
 # One probe of the first two CPUs (asteal-probe): the fastest and slowest
 # nanoseconds per call, alone or together, folded into the kernel's running
-# bounds bk_lo and bk_hi, and the probe's cap added to bk_caps (bk_ncap
-# probes so far); nothing when asteal-probe is not built.
+# bounds bk_lo and bk_hi; nothing when asteal-probe is not built.
 probe_host() {
 	[ -x "$build/bench/asteal-probe" ] || return 0
 	ph_line=$("$build/bench/asteal-probe" --cpus 2 2>/dev/null) || return 0
-	# shellcheck disable=SC2046  # three numbers, split on purpose
+	# shellcheck disable=SC2046  # two numbers, split on purpose
 	set -- $(printf '%s\n' "$ph_line" | awk '{
 		for (i = 2; i <= NF; i++) {
 			split($i, kv, "=")
-			if (kv[1] == "cap") cap = kv[2]
 			if (kv[1] != "alone" && kv[1] != "together") continue
 			n = split(kv[2], v, ",")
 			for (j = 1; j <= n; j++) {
@@ -156,17 +189,10 @@ probe_host() {
 				seen = 1
 			}
 		}
-		if (seen && cap != "") print lo, hi, cap }')
-	[ $# -eq 3 ] || return 0
+		if (seen) print lo, hi }')
+	[ $# -eq 2 ] || return 0
 	bk_lo=$(awk -v a="$bk_lo" -v b="$1" 'BEGIN { print (a == "" || b + 0 < a + 0) ? b : a }')
 	bk_hi=$(awk -v a="$bk_hi" -v b="$2" 'BEGIN { print (a == "" || b + 0 > a + 0) ? b : a }')
-	bk_caps=$(awk -v a="$bk_caps" -v b="$3" 'BEGIN { print a + b }')
-	bk_ncap=$((bk_ncap + 1))
-}
-
-# The mean cap of a kernel's probes, or n/a.
-host_cap() {
-	awk -v s="$1" -v n="$2" 'BEGIN { if (n + 0 == 0) print "n/a"; else printf "%.2f\n", s / n }'
 }
 
 # The host's speed variation over a kernel's probes, as a percentage, or
@@ -229,13 +255,15 @@ bench_kernel() {
 	bk_ticks=$(cpu_ticks)
 	bk_lo=
 	bk_hi=
-	bk_caps=0
-	bk_ncap=0
+	best_pair=n/a
 	bk_r=0
 	while [ "$bk_r" -lt "$runs" ]; do
 		bk_r=$((bk_r + 1))
 		echo "bench: $1 $2, round $bk_r of $runs" >&2
 		probe_host
+		# shellcheck disable=SC2086  # the arguments are split on purpose
+		run_pair "$build/jobs/$1" $2 --serial
+		best_pair=$(least "$best_pair" "$TIME")
 		bk_i=0
 		while [ "$bk_i" -le "$bk_cells" ]; do
 			bk_prev=
@@ -253,6 +281,9 @@ bench_kernel() {
 	bk_steal=$(steal_pct "$bk_ticks" "$(cpu_ticks)")
 	bk_ts=n/a
 	eval "bk_ts=\$best_0"
+	bk_cap=$(awk -v t="$bk_ts" -v p="$best_pair" 'BEGIN {
+		if (t == "n/a" || p == "n/a" || t ~ /^>/ || p ~ /^>/ || p + 0 <= 0) print "n/a";
+		else printf "%.2f\n", 2 * t / p }')
 	bk_i=1
 	for bk_rt in $runtimes; do
 		bk_t1=n/a
@@ -262,7 +293,7 @@ bench_kernel() {
 		bk_r2=$(ratio "$bk_t1" "$bk_t2")
 		row "$1" "$2" "$(secs "$bk_ts")" "$bk_rt" "$(secs "$bk_t1")" \
 		    "$(secs "$bk_t2")" "$bk_r1" "$bk_r2" "$bk_steal" \
-		    "$(host_var "$bk_lo" "$bk_hi")" "$(host_cap "$bk_caps" "$bk_ncap")"
+		    "$(host_var "$bk_lo" "$bk_hi")" "$bk_cap"
 		if [ "$bk_rt" = asteal ]; then
 			eval "t1s_$1=\$(ratio \"\$bk_t1\" \"\$bk_ts\" 3)"
 			eval "t12_$1=\$(ratio \"\$bk_t1\" \"\$bk_t2\" 3)"
@@ -289,7 +320,7 @@ echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null 
 echo "T1, T2: 1 and 2 workers; T1/Ts = T1/Tserial (overhead); T1/T2 = speedup; >$limit: stopped after $limit s"
 echo "steal: the host's steal time over the kernel's rounds (above a few per cent, the ratios are noise)"
 echo "hostvar: how much the CPUs' speed varied over those rounds (bench/probe.c; tens of per cent: noise)"
-echo "cap: the T1/T2 a perfect runtime could reach on the two CPUs then (bench/probe.c; mean over the rounds)"
+echo "cap: the T1/T2 a perfect runtime could reach here, 2 x Tserial / Tpair (Tpair: two serial copies run at once)"
 echo
 row kernel size Tserial runtime T1 T2 T1/Ts T1/T2 steal hostvar cap
 for kv in $kernels; do
