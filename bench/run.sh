@@ -71,11 +71,12 @@ unset ASTEAL_READY_LIMIT ASTEAL_PROFILE ASTEAL_TRACE
 # benchmark, bench/adapt.sh).
 export ASTEAL_MODE=static
 runtimes="asteal asteal-eager omp tbb"
-# The pair's outputs go here.
+[ "$targets" -eq 1 ] && runtimes="asteal"
+
+# The outputs of run_pair's two copies go here.
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/asteal-bench.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
-[ "$targets" -eq 1 ] && runtimes="asteal"
 
 # Print the failing command and its output, and stop.
 fail() {
