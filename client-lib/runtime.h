@@ -28,7 +28,9 @@
 #define RT_DEQUE_LOG_SIZE 8            /* 256 slots to start with */
 #define RT_DEFAULT_STACK (64u << 20)    /* reserved, touched only as used */
 #define RT_DEFAULT_READY_LIMIT 4
+#ifndef RT_READY_LIMIT_MAX
 #define RT_READY_LIMIT_MAX 4096        /* the adaptive limit stays below this */
+#endif
 #define RT_READY_DECAY 16              /* own pops per limit before it halves */
 #define RT_FIBER_CACHE 8               /* fibers a worker keeps for itself */
 #define RT_SPIN_NS 100000              /* steal this long before sleeping */

@@ -675,10 +675,14 @@ static int find_work(struct worker *w, dq_entry *e)
 						atomic_store_explicit(
 						    worker_stocked(v), 0,
 						    memory_order_relaxed);
-						/* We took its last entry: ask
-						 * its owner for more (see
-						 * adapt_limit). */
-						if (left == 0 && rt->ready_limit <
+						/* We took its last entry, public
+						 * or private: ask its owner for
+						 * more (see adapt_limit).  An
+						 * owner with private entries
+						 * left has more; our next miss
+						 * asks it to publish them. */
+						if (dq_size(d) == 0 &&
+						    rt->ready_limit <
 						    RT_READY_LIMIT_MAX)
 							atomic_store_explicit(
 							    &v->hungry,
