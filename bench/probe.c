@@ -71,6 +71,7 @@ static __attribute__((noinline)) uint64_t probe_fib(int n)
 static void *probe_run(void *p)
 {
 	struct probe_arm *a = p;
+	volatile int fib_n = PROBE_FIB_N;
 	uint64_t sum = 0;
 	double t0;
 	long i;
@@ -79,8 +80,10 @@ static void *probe_run(void *p)
 	while (atomic_load(a->go) > 0)
 		;
 	t0 = now();
+	/* The size is read anew each time, so that the calls cannot be
+	 * hoisted out of the loop as one (probe_fib is pure). */
 	for (i = 0; i < a->iters; i++)
-		sum += probe_fib(PROBE_FIB_N);
+		sum += probe_fib(fib_n);
 	a->ns = (now() - t0) / (double)a->iters / PROBE_FIB_CALLS * 1e9;
 	a->sink = sum;
 	return NULL;
