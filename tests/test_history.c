@@ -185,6 +185,17 @@ static int64_t peek(const char *path, const char *sql)
 	return v;
 }
 
+/* Open the fixture's database again: it must still hold that many jobs and be at
+ * schema version 2. */
+static void reopen_unchanged(struct fixture *f, int64_t jobs)
+{
+	struct history *h = open_ok(f, NULL);
+
+	assert_int_equal(stats(h).jobs, jobs);
+	history_close(h);
+	assert_int_equal(peek(f->path, "PRAGMA user_version"), 2);
+}
+
 /* A new database gets schema version 1, WAL mode and both tables. */
 static void test_create(void **state)
 {
@@ -205,10 +216,7 @@ static void test_create(void **state)
 	sqlite3_close(db);
 	history_close(h);
 	/* Opening it again accepts the schema as it is. */
-	h = open_ok(f, NULL);
-	assert_int_equal(stats(h).jobs, 0);
-	history_close(h);
-	assert_int_equal(peek(f->path, "PRAGMA user_version"), 2);
+	reopen_unchanged(f, 0);
 }
 
 /* A job's fields, end, exit status and totals come back from a query. */
@@ -329,10 +337,7 @@ static void test_upgrade_v1(void **state)
 	free(rs);
 	history_close(h);
 	/* Opened again, it stays as it is. */
-	h = open_ok(f, NULL);
-	assert_int_equal(stats(h).jobs, 2);
-	history_close(h);
-	assert_int_equal(peek(f->path, "PRAGMA user_version"), 2);
+	reopen_unchanged(f, 2);
 }
 
 /* Many quanta with the same values make one row with the right sums. */
