@@ -185,8 +185,8 @@ static int64_t peek(const char *path, const char *sql)
 	return v;
 }
 
-/* Open the fixture's database again: it must still hold that many jobs and be at
- * schema version 2. */
+/* Open the fixture's database again: it must still hold that many jobs
+ * and be at schema version 2. */
 static void reopen_unchanged(struct fixture *f, int64_t jobs)
 {
 	struct history *h = open_ok(f, NULL);
