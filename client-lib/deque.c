@@ -49,12 +49,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct dq_array {
-	int64_t size;                  /* a power of two */
-	dq_array *next;                /* retired list link */
-	_Atomic uintptr_t slot[][3];   /* fn, arg, ctx */
-};
-
 /* Allocate an array of 2^log_size slots. */
 static dq_array *array_new(int log_size)
 {
@@ -66,26 +60,6 @@ static dq_array *array_new(int log_size)
 	a->size = size;
 	a->next = NULL;
 	return a;
-}
-
-/* Store e in slot i of a (relaxed: published by the fence that follows). */
-static inline void slot_put(dq_array *a, int64_t i, const dq_entry *e)
-{
-	_Atomic uintptr_t *s = a->slot[i & (a->size - 1)];
-
-	atomic_store_explicit(&s[0], (uintptr_t)e->fn, memory_order_relaxed);
-	atomic_store_explicit(&s[1], (uintptr_t)e->arg, memory_order_relaxed);
-	atomic_store_explicit(&s[2], (uintptr_t)e->ctx, memory_order_relaxed);
-}
-
-/* Load slot i of a into *e (relaxed: ordered by the reads of top/bottom). */
-static inline void slot_get(dq_array *a, int64_t i, dq_entry *e)
-{
-	_Atomic uintptr_t *s = a->slot[i & (a->size - 1)];
-
-	e->fn = (void (*)(void *))atomic_load_explicit(&s[0], memory_order_relaxed);
-	e->arg = (void *)atomic_load_explicit(&s[1], memory_order_relaxed);
-	e->ctx = (void *)atomic_load_explicit(&s[2], memory_order_relaxed);
 }
 
 /* Allocate an empty deque of 2^log_size slots. */
@@ -149,8 +123,8 @@ static dq_array *grow(deque *d, dq_array *old, int64_t t, int64_t b)
 		return NULL;
 	for (i = t; i < b; i++) {
 		dq_entry e;
-		slot_get(old, i, &e);
-		slot_put(a, i, &e);
+		dq_slot_get(old, i, &e);
+		dq_slot_put(a, i, &e);
 	}
 	/* Release: a thief that loads the new array pointer with acquire sees
 	 * the copied slots.  The old array stays readable (retired, not freed)
@@ -174,7 +148,7 @@ static inline int put(deque *d, int64_t b, const dq_entry *e)
 		if (a == NULL)
 			return -1;
 	}
-	slot_put(a, b, e);
+	dq_slot_put(a, b, e);
 	/* Relaxed: only the owner reads bottom to take entries. */
 	atomic_store_explicit(&d->ends.bottom, b + 1, memory_order_relaxed);
 	return 0;
@@ -205,8 +179,8 @@ int64_t dq_push(deque *d, const dq_entry *e)
 	return publish(d, b + 1);
 }
 
-/* Owner: push e at the bottom, private. */
-int64_t dq_push_private(deque *d, const dq_entry *e)
+/* Owner: push e at the bottom, private, growing the array first. */
+int64_t dq_push_grow(deque *d, const dq_entry *e)
 {
 	int64_t b = atomic_load_explicit(&d->ends.bottom, memory_order_relaxed);
 	int64_t t = atomic_load_explicit(&d->ends.top, memory_order_relaxed);
@@ -223,8 +197,9 @@ int64_t dq_expose(deque *d)
 	                                       memory_order_relaxed));
 }
 
-/* Owner: pop the bottom entry into *e. */
-int dq_pop(deque *d, dq_entry *e)
+/* Owner: pop the bottom entry into *e, the private part being empty
+ * (dq_pop checked). */
+int dq_pop_public(deque *d, dq_entry *e)
 {
 	int64_t b = atomic_load_explicit(&d->ends.bottom, memory_order_relaxed) - 1;
 	int64_t s = atomic_load_explicit(&d->split, memory_order_relaxed);
@@ -233,9 +208,10 @@ int dq_pop(deque *d, dq_entry *e)
 	int took = 1;
 
 	if (b >= s) {
-		/* Private: no thief can take index b (see the top of the file). */
+		/* Private after all (a caller other than dq_pop): no thief can
+		 * take index b (see the top of the file). */
 		atomic_store_explicit(&d->ends.bottom, b, memory_order_relaxed);
-		slot_get(a, b, e);
+		dq_slot_get(a, b, e);
 		return 1;
 	}
 	/* Public (b == s - 1, the private part is empty): Chase-Lev's pop on
@@ -252,7 +228,7 @@ int dq_pop(deque *d, dq_entry *e)
 		atomic_store_explicit(&d->split, b + 1, memory_order_relaxed);
 		return 0;
 	}
-	slot_get(a, b, e);
+	dq_slot_get(a, b, e);
 	if (t == b) {
 		/* The last entry: race the thieves for it with a CAS on top.
 		 * seq_cst, as the thieves' CAS: top moves in one total order. */
@@ -267,8 +243,9 @@ int dq_pop(deque *d, dq_entry *e)
 	return 1;
 }
 
-/* Thief: steal the top entry into *e. */
-int dq_steal(deque *d, dq_entry *e)
+/* Thief: take the top entry into *e, or leave it when it is a ready fiber
+ * and tasks_only is set (1 taken, 0 empty or left, -1 lost a race). */
+static inline int steal(deque *d, dq_entry *e, int tasks_only)
 {
 	/* Acquire on top: see the slot contents the previous taker left. */
 	int64_t t = atomic_load_explicit(&d->ends.top, memory_order_acquire);
@@ -284,14 +261,19 @@ int dq_steal(deque *d, dq_entry *e)
 	if (t >= s) {
 		/* Nothing public: ask the owner to publish what it holds (the
 		 * load first keeps the line shared while the flag is up). */
-		if (!atomic_load_explicit(&d->want, memory_order_relaxed))
+		if (!tasks_only &&
+		    !atomic_load_explicit(&d->want, memory_order_relaxed))
 			atomic_store_explicit(&d->want, 1, memory_order_relaxed);
 		return 0;
 	}
 	/* Acquire (the paper's consume): the array's slots as written before
 	 * the array was published by grow. */
 	a = atomic_load_explicit(&d->array, memory_order_acquire);
-	slot_get(a, t, e);
+	dq_slot_get(a, t, e);
+	/* A fiber read here may be torn (the slot reused since): then top
+	 * has moved and leaving it is as right as the failed CAS would be. */
+	if (tasks_only && e->fn == NULL)
+		return 0;
 	/* seq_cst CAS: claim index t.  Failure means another thief or the
 	 * owner's pop took it; whatever we read is discarded. */
 	if (!atomic_compare_exchange_strong_explicit(&d->ends.top, &t, t + 1,
@@ -300,20 +282,34 @@ int dq_steal(deque *d, dq_entry *e)
 	return 1;
 }
 
-/* Public entries as seen now; never negative. */
-int64_t dq_public(deque *d)
+/* Thief: steal the top entry into *e. */
+int dq_steal(deque *d, dq_entry *e)
 {
-	int64_t s = atomic_load_explicit(&d->split, memory_order_acquire);
-	int64_t t = atomic_load_explicit(&d->ends.top, memory_order_acquire);
-
-	return s > t ? s - t : 0;
+	return steal(d, e, 0);
 }
 
-/* Entries in the deque as seen now; never negative. */
-int64_t dq_size(deque *d)
+/* Thief: steal the top entry into *e unless it is a ready fiber. */
+int dq_steal_task(deque *d, dq_entry *e)
 {
-	int64_t b = atomic_load_explicit(&d->ends.bottom, memory_order_acquire);
-	int64_t t = atomic_load_explicit(&d->ends.top, memory_order_acquire);
-
-	return b > t ? b - t : 0;
+	return steal(d, e, 1);
 }
+
+/* Owner: make room for n more entries now, so that the next n pushes
+ * cannot fail. */
+int dq_reserve(deque *d, int64_t n)
+{
+	int64_t b = atomic_load_explicit(&d->ends.bottom, memory_order_relaxed);
+	/* Acquire, as in put: the slots thieves took are free to reuse. */
+	int64_t t = atomic_load_explicit(&d->ends.top, memory_order_acquire);
+	dq_array *a = atomic_load_explicit(&d->array, memory_order_relaxed);
+
+	/* put grows when b - t > size - 1 before storing at b: room for n
+	 * pushes means b + n - 1 - t <= size - 1. */
+	while (b + n - t > a->size) {
+		a = grow(d, a, t, b);
+		if (a == NULL)
+			return -1;
+	}
+	return 0;
+}
+

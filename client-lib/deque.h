@@ -43,7 +43,12 @@ enum dq_state {
 	DQ_MUGGABLE,      /* no owner and not empty: stealable, and claimable whole */
 };
 
-typedef struct dq_array dq_array;
+/* A power-of-two ring of slots; slot i holds index i mod size. */
+typedef struct dq_array {
+	int64_t size;                  /* a power of two */
+	struct dq_array *next;         /* retired list link */
+	_Atomic uintptr_t slot[][3];   /* fn, arg, ctx */
+} dq_array;
 
 typedef struct deque {
 	struct asteal__ends ends;      /* top and bottom, each on its own line */
@@ -73,8 +78,13 @@ int64_t dq_push(deque *d, const dq_entry *e);
 
 /* Owner: push e at the bottom, private (no thief can take it until
  * dq_expose or dq_push).  Returns the number of entries before, public or
- * not, or -1 when growing failed for lack of memory. */
-int64_t dq_push_private(deque *d, const dq_entry *e);
+ * not, or -1 when growing failed for lack of memory.  Inline: the owner's
+ * fast path (spawn), out of line only to grow. */
+static inline int64_t dq_push_private(deque *d, const dq_entry *e);
+
+/* Owner: push e at index b, growing the array first (dq_push_private's
+ * slow path); as dq_push_private. */
+int64_t dq_push_grow(deque *d, const dq_entry *e);
 
 /* Owner: make every entry public and clear `want`.  Returns the number of
  * public entries before (0: thieves had nothing to take). */
@@ -88,21 +98,105 @@ static inline int64_t dq_private(deque *d)
 }
 
 /* Owner: pop the bottom entry, private or public, into *e; 1 when taken,
- * 0 when empty.  A private entry costs no fence. */
-int dq_pop(deque *d, dq_entry *e);
+ * 0 when empty.  A private entry costs no fence (inline; the public case
+ * is dq_pop_public). */
+static inline int dq_pop(deque *d, dq_entry *e);
+
+/* Owner: dq_pop when the private part is empty: Chase-Lev's pop. */
+int dq_pop_public(deque *d, dq_entry *e);
 
 /* Thief: steal the top entry into *e; 1 when taken, 0 when empty, -1 when
  * another thread won the race (retry elsewhere). */
 int dq_steal(deque *d, dq_entry *e);
 
+/* Thief: as dq_steal, but a ready fiber on top is left where it is
+ * (returns 0 then, and does not raise `want`). */
+int dq_steal_task(deque *d, dq_entry *e);
+
+/* Owner: make room for n more entries (growing the array now), so that
+ * the next n pushes cannot fail; 0, or -1 when out of memory. */
+int dq_reserve(deque *d, int64_t n);
+
 /* Entries in the deque, public and private, as seen now (exact for the
  * owner when no thief runs, otherwise a snapshot); never negative. */
-int64_t dq_size(deque *d);
+static inline int64_t dq_size(deque *d);
 
 /* Public entries as seen now (what a thief could take); never negative. */
-int64_t dq_public(deque *d);
+static inline int64_t dq_public(deque *d);
 
 /* Free retired arrays; only when no thief can be reading this deque. */
 void dq_reclaim(deque *d);
+
+/* ------------------------------------------------------------------------
+ * Inline owner paths.  The orders are argued at the top of deque.c; the
+ * private part [split, bottom) is the owner's alone, so these use plain
+ * (relaxed) accesses only.
+ */
+
+/* Store e in slot i of a (relaxed: published by a later release). */
+static inline void dq_slot_put(dq_array *a, int64_t i, const dq_entry *e)
+{
+	_Atomic uintptr_t *s = a->slot[i & (a->size - 1)];
+
+	atomic_store_explicit(&s[0], (uintptr_t)e->fn, memory_order_relaxed);
+	atomic_store_explicit(&s[1], (uintptr_t)e->arg, memory_order_relaxed);
+	atomic_store_explicit(&s[2], (uintptr_t)e->ctx, memory_order_relaxed);
+}
+
+/* Load slot i of a into *e (relaxed: ordered by the reads of the ends). */
+static inline void dq_slot_get(dq_array *a, int64_t i, dq_entry *e)
+{
+	_Atomic uintptr_t *s = a->slot[i & (a->size - 1)];
+
+	e->fn = (void (*)(void *))atomic_load_explicit(&s[0], memory_order_relaxed);
+	e->arg = (void *)atomic_load_explicit(&s[1], memory_order_relaxed);
+	e->ctx = (void *)atomic_load_explicit(&s[2], memory_order_relaxed);
+}
+
+static inline int64_t dq_push_private(deque *d, const dq_entry *e)
+{
+	/* Relaxed: only the owner writes bottom and the array pointer. */
+	int64_t b = atomic_load_explicit(&d->ends.bottom, memory_order_relaxed);
+	dq_array *a = atomic_load_explicit(&d->array, memory_order_relaxed);
+	/* Acquire: pairs with the thieves' CAS, so that the slots they took
+	 * are free to reuse before we overwrite one. */
+	int64_t t = atomic_load_explicit(&d->ends.top, memory_order_acquire);
+
+	if (unlikely(b - t > a->size - 1))
+		return dq_push_grow(d, e);
+	dq_slot_put(a, b, e);
+	atomic_store_explicit(&d->ends.bottom, b + 1, memory_order_relaxed);
+	return b > t ? b - t : 0;
+}
+
+static inline int dq_pop(deque *d, dq_entry *e)
+{
+	int64_t b = atomic_load_explicit(&d->ends.bottom, memory_order_relaxed) - 1;
+
+	if (likely(b >= atomic_load_explicit(&d->split, memory_order_relaxed))) {
+		/* Private: no thief can take index b. */
+		atomic_store_explicit(&d->ends.bottom, b, memory_order_relaxed);
+		dq_slot_get(atomic_load_explicit(&d->array, memory_order_relaxed),
+		            b, e);
+		return 1;
+	}
+	return dq_pop_public(d, e);
+}
+
+static inline int64_t dq_size(deque *d)
+{
+	int64_t b = atomic_load_explicit(&d->ends.bottom, memory_order_acquire);
+	int64_t t = atomic_load_explicit(&d->ends.top, memory_order_acquire);
+
+	return b > t ? b - t : 0;
+}
+
+static inline int64_t dq_public(deque *d)
+{
+	int64_t s = atomic_load_explicit(&d->split, memory_order_acquire);
+	int64_t t = atomic_load_explicit(&d->ends.top, memory_order_acquire);
+
+	return s > t ? s - t : 0;
+}
 
 #endif

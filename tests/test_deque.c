@@ -1,7 +1,8 @@
 /*
  * test_deque.c - Chase-Lev deque: single-thread semantics, growth, and a
  * multi-thread stress in which one owner pushes and pops while thieves
- * steal, across growth; every item must be taken exactly once.
+ * steal, across growth; every item must be taken exactly once.  Also the
+ * split (private entries), steals that leave ready fibers, and reserve.
  */
 #include <pthread.h>
 #include <stdarg.h>
@@ -89,6 +90,62 @@ static void test_growth(void **state)
 		assert_int_equal((uintptr_t)e.arg, i);
 	}
 	for (i = n; i-- > n / 2;) {
+		assert_int_equal(dq_pop(d, &e), 1);
+		assert_int_equal((uintptr_t)e.arg, i);
+	}
+	assert_int_equal(dq_pop(d, &e), 0);
+	dq_destroy(d);
+}
+
+/* A task function for entries that must not look like ready fibers. */
+static void noop(void *p)
+{
+	(void)p;
+}
+
+/* dq_steal_task takes tasks but leaves a ready fiber on top (and raises no
+ * request when empty); dq_reserve grows the array once, so that the pushes
+ * it made room for neither grow nor fail. */
+static void test_steal_task_reserve(void **state)
+{
+	deque *d = dq_create(2);
+	dq_entry a = { noop, (void *)1, NULL }, f = { NULL, (void *)2, NULL };
+	dq_entry b = { noop, (void *)3, NULL }, e;
+	dq_array *arr;
+	uintptr_t i;
+
+	(void)state;
+	assert_non_null(d);
+	assert_int_equal(dq_steal_task(d, &e), 0);
+	assert_int_equal(atomic_load(&d->want), 0);
+	assert_true(dq_push(d, &a) >= 0);
+	assert_true(dq_push(d, &f) >= 0);
+	assert_true(dq_push(d, &b) >= 0);
+	assert_int_equal(dq_steal_task(d, &e), 1);
+	assert_int_equal((uintptr_t)e.arg, 1);
+	assert_int_equal(dq_steal_task(d, &e), 0);     /* the fiber stays */
+	assert_int_equal(dq_size(d), 2);
+	assert_int_equal(atomic_load(&d->want), 0);
+	assert_int_equal(dq_steal(d, &e), 1);          /* a plain steal takes it */
+	assert_null(e.fn);
+	assert_int_equal((uintptr_t)e.arg, 2);
+	assert_int_equal(dq_steal_task(d, &e), 1);
+	assert_int_equal((uintptr_t)e.arg, 3);
+	assert_int_equal(dq_steal_task(d, &e), 0);
+	assert_int_equal(atomic_load(&d->want), 0);
+	/* Four slots, three in use: room for 13 more means 16 slots. */
+	push_items(d, 1, 3, 1);
+	assert_int_equal(dq_reserve(d, 13), 0);
+	arr = atomic_load(&d->array);
+	assert_true(arr->size >= 16);
+	assert_int_equal(dq_reserve(d, 13), 0);        /* room already */
+	assert_ptr_equal(atomic_load(&d->array), arr);
+	for (i = 4; i <= 16; i++) {
+		dq_entry x = item(i);
+		assert_true(dq_push_private(d, &x) >= 0);
+	}
+	assert_ptr_equal(atomic_load(&d->array), arr);
+	for (i = 16; i >= 1; i--) {
 		assert_int_equal(dq_pop(d, &e), 1);
 		assert_int_equal((uintptr_t)e.arg, i);
 	}
@@ -267,6 +324,7 @@ int main(void)
 		cmocka_unit_test(test_lifo_fifo),
 		cmocka_unit_test(test_growth),
 		cmocka_unit_test(test_private),
+		cmocka_unit_test(test_steal_task_reserve),
 		cmocka_unit_test(test_stress),
 		cmocka_unit_test(test_stress_split),
 	};
