@@ -90,6 +90,8 @@ typedef struct asteal_worker_stats {
 	                             as plain calls, and are not counted) */
 	uint64_t steal_attempts;  /* attempts on another deque */
 	uint64_t steals;          /* successful steals */
+	uint64_t stolen;          /* tasks those steals took (a steal takes up
+	                             to half of what its victim shows) */
 	uint64_t suspends;        /* syncs that suspended their fiber */
 	uint64_t sleeps;          /* times the worker slept for lack of work */
 	uint64_t mugs;            /* muggable deques taken over whole */

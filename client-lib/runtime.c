@@ -321,14 +321,16 @@ static void print_stats(void)
 	if (e == NULL || *e == '\0' || strcmp(e, "0") == 0)
 		return;
 	n = asteal_stats(st, RT_MAX_WORKERS);
-	fprintf(stderr, "asteal: worker    tasks   pushed   steals/attempts  suspends  "
-	        "sleeps  work_s  steal_s  sleep_s\n");
+	fprintf(stderr, "asteal: worker    tasks   pushed   steals/attempts    stolen  "
+	        "suspends  sleeps  work_s  steal_s  sleep_s\n");
 	for (i = 0; i < n; i++)
-		fprintf(stderr, "asteal: %6d %8llu %8llu %8llu/%-8llu %8llu %7llu %7.3f %8.3f %8.3f\n",
+		fprintf(stderr, "asteal: %6d %8llu %8llu %8llu/%-8llu %8llu %8llu %7llu "
+		        "%7.3f %8.3f %8.3f\n",
 		        i, (unsigned long long)st[i].tasks,
 		        (unsigned long long)st[i].pushed,
 		        (unsigned long long)st[i].steals,
 		        (unsigned long long)st[i].steal_attempts,
+		        (unsigned long long)st[i].stolen,
 		        (unsigned long long)st[i].suspends,
 		        (unsigned long long)st[i].sleeps, st[i].work_ns * 1e-9,
 		        st[i].steal_ns * 1e-9, st[i].sleep_ns * 1e-9);
@@ -451,6 +453,7 @@ int asteal_stats(asteal_worker_stats *out, int n)
 		out[i].steal_attempts = atomic_load_explicit(&s->steal_attempts,
 		                                             memory_order_relaxed);
 		out[i].steals = atomic_load_explicit(&s->steals, memory_order_relaxed);
+		out[i].stolen = atomic_load_explicit(&s->stolen, memory_order_relaxed);
 		out[i].suspends = atomic_load_explicit(&s->suspends, memory_order_relaxed);
 		out[i].sleeps = atomic_load_explicit(&s->sleeps, memory_order_relaxed);
 		out[i].mugs = atomic_load_explicit(&s->mugs, memory_order_relaxed);
@@ -482,6 +485,7 @@ void asteal_stats_reset(void)
 		atomic_store(&s->pushed, 0);
 		atomic_store(&s->steal_attempts, 0);
 		atomic_store(&s->steals, 0);
+		atomic_store(&s->stolen, 0);
 		atomic_store(&s->suspends, 0);
 		atomic_store(&s->sleeps, 0);
 		atomic_store(&s->mugs, 0);

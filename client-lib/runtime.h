@@ -32,6 +32,9 @@
 #define RT_READY_LIMIT_MAX 4096        /* the adaptive limit stays below this */
 #endif
 #define RT_READY_DECAY 16              /* own pops per limit before it halves */
+#ifndef RT_STEAL_BATCH
+#define RT_STEAL_BATCH 64              /* most entries one steal takes */
+#endif
 #define RT_FIBER_CACHE 8               /* fibers a worker keeps for itself */
 #define RT_SPIN_NS 100000              /* steal this long before sleeping */
 #define RT_SLEEP_BACKSTOP_NS 10000000  /* a sleeper rescans this often */
@@ -62,7 +65,7 @@ enum rt_mode { RT_MODE_ASTEAL, RT_MODE_ABP, RT_MODE_STATIC };
  * sequence lock over state, since and ns[] for readers on other threads:
  * odd while the worker changes them. */
 struct wstats {
-	_Atomic uint64_t tasks, pushed, steal_attempts, steals, suspends, sleeps;
+	_Atomic uint64_t tasks, pushed, steal_attempts, steals, stolen, suspends, sleeps;
 	_Atomic uint64_t mugs, leaves;
 	_Atomic uint32_t seq;
 	_Atomic uint64_t ns[WS_COUNT];

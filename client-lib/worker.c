@@ -174,16 +174,18 @@ static inline void own_pop(struct worker *w)
 	}
 }
 
-/* Recompute the worker's stocked hint from its deque's size.  A worker
- * asked to leave must not stay stocked (spawns that run at once pass no
- * safe point): the link sets RT_LEAVE then clears stocked, we set stocked
- * then look at the flags, all seq_cst, so one of us sees the other. */
-static void restock(struct worker *w)
+/* Set the worker's stocked hint from its deque's size (as the owner saw
+ * it).  A worker asked to leave must not stay stocked (spawns that run at
+ * once pass no safe point): the link sets RT_LEAVE then clears stocked, we
+ * set stocked then look at the flags, all seq_cst, so one of us sees the
+ * other. */
+static inline void restock_at(struct worker *w, int64_t size)
 {
 	_Atomic uint32_t *st = worker_stocked(w);
 
-	if (dq_size((deque *)w->hot.dq) < w->limit) {
-		atomic_store_explicit(st, 0, memory_order_relaxed);
+	if (size < w->limit) {
+		if (atomic_load_explicit(st, memory_order_relaxed))
+			atomic_store_explicit(st, 0, memory_order_relaxed);
 		return;
 	}
 	if (atomic_load_explicit(st, memory_order_relaxed))
@@ -191,6 +193,12 @@ static void restock(struct worker *w)
 	atomic_store(st, 1);
 	if (atomic_load(&w->hot.flags))
 		atomic_store(st, 0);
+}
+
+/* Recompute the worker's stocked hint from its deque's size now. */
+static void restock(struct worker *w)
+{
+	restock_at(w, dq_size((deque *)w->hot.dq));
 }
 
 /* Make d the worker's deque. */
@@ -614,6 +622,64 @@ static deque *pick_victim(struct worker *w, int n)
 	return rt->deques[(r >> 2) % (uint64_t)n];
 }
 
+/* Steal-half: after taking a task from d, which showed `left` public
+ * entries after it, take up to half of those as well (at most
+ * RT_STEAL_BATCH in all), onto our own deque, which is empty here.  Each
+ * entry is taken by a plain steal, so the deque's argument stands as it
+ * is; a ready fiber is left where it is (dq_steal_task), so that a fiber
+ * never resumes on a deque holding other tasks' entries above its own.
+ * The entries keep their order: the oldest, on top, go to other thieves
+ * first, and we pop the youngest first, as their owner would have.  On a
+ * tree whose subtrees are mostly leaves (a critical UTS tree) one steal
+ * then brings many subtrees' worth of work, so thieves come back far less
+ * often, and every steal they skip is a refill push their victim skips.
+ * Returns the number taken. */
+static int64_t steal_more(struct worker *w, deque *d, int64_t left)
+{
+	deque *own = (deque *)w->hot.dq;
+	int64_t k = left / 2, j;
+	dq_entry x;
+
+	if (k > RT_STEAL_BATCH - 1)
+		k = RT_STEAL_BATCH - 1;
+	if (k <= 0 || dq_reserve(own, k) < 0)
+		return 0;
+	for (j = 0; j < k && dq_steal_task(d, &x) > 0; j++)
+		dq_push_private(own, &x);       /* cannot fail: reserved */
+	if (j > 0 && dq_expose(own) == 0)
+		worker_notify(w->rt);
+	return j;
+}
+
+/* A steal from d took *e: take more (steal_more, not in ABP mode, whose
+ * thieves take one entry), tell the victim's owner, count it, and pass a
+ * wake-up on to the next sleeper when work is left. */
+static void stole(struct worker *w, deque *d, const dq_entry *e)
+{
+	struct runtime *rt = w->rt;
+	struct worker *v = atomic_load_explicit(&d->owner, memory_order_relaxed);
+	int64_t left = dq_public(d), more = 0;
+
+	if (rt->mode != RT_MODE_ABP && e->fn != NULL && left > 1) {
+		more = steal_more(w, d, left);
+		left -= more;
+	}
+	if (v != NULL) {
+		/* The owner has entries fewer: let its next spawn push
+		 * again. */
+		atomic_store_explicit(worker_stocked(v), 0, memory_order_relaxed);
+		/* We took its last entry, public or private: ask its owner
+		 * for more (see adapt_limit).  An owner with private entries
+		 * left has more; our next miss asks it to publish them. */
+		if (dq_size(d) == 0 && rt->ready_limit < RT_READY_LIMIT_MAX)
+			atomic_store_explicit(&v->hungry, 1, memory_order_relaxed);
+	}
+	stat_add(&w->st.steals, 1);
+	stat_add(&w->st.stolen, (uint64_t)(1 + more));
+	if (left > 0)
+		worker_notify(rt);
+}
+
 /* Find the next thing to run: own deque, roots, muggable deques (not in
  * ABP mode), then random victims; sleeps when there is nothing for a while,
  * parks when the allotment lost the worker.  Returns 0 only when the
@@ -665,34 +731,7 @@ static int find_work(struct worker *w, dq_entry *e)
 					request_work(w, atomic_load_explicit(
 					    &d->owner, memory_order_relaxed));
 				if (r > 0) {
-					struct worker *v =
-					    atomic_load_explicit(&d->owner,
-					                         memory_order_relaxed);
-					/* The owner has one entry fewer: let
-					 * its next spawn push again. */
-					int64_t left = dq_public(d);
-					if (v != NULL) {
-						atomic_store_explicit(
-						    worker_stocked(v), 0,
-						    memory_order_relaxed);
-						/* We took its last entry, public
-						 * or private: ask its owner for
-						 * more (see adapt_limit).  An
-						 * owner with private entries
-						 * left has more; our next miss
-						 * asks it to publish them. */
-						if (dq_size(d) == 0 &&
-						    rt->ready_limit <
-						    RT_READY_LIMIT_MAX)
-							atomic_store_explicit(
-							    &v->hungry,
-							    1, memory_order_relaxed);
-					}
-					stat_add(&w->st.steals, 1);
-					/* More where that came from: pass the
-					 * wake-up on to the next sleeper. */
-					if (left > 0)
-						worker_notify(rt);
+					stole(w, d, e);
 					break;
 				}
 				if (r < 0)
@@ -856,26 +895,22 @@ void *worker_main(void *arg)
 static void suspend(struct worker *w, asteal_group *g, int64_t n)
 {
 	fiber *self = w->cur, *l;
-	deque *d = (deque *)w->hot.dq, *fresh = NULL;
+	deque *d = (deque *)w->hot.dq, *fresh;
 
-	if (dq_size(d) > 0) {
-		fresh = deque_get(w->rt);
-		if (fresh == NULL)
-			goto block;
-	}
+	/* The fiber keeps its deque even when it is empty: the worker's next
+	 * deque may receive other tasks' entries (steal_more), which must
+	 * never lie where this fiber's outer groups pop when it resumes. */
+	fresh = deque_get(w->rt);
+	if (fresh == NULL)
+		goto block;
 	l = fiber_get(w);
 	if (l == NULL) {
-		if (fresh != NULL)
-			deque_release(w->rt, fresh);
+		deque_release(w->rt, fresh);
 		goto block;
 	}
-	if (fresh != NULL) {
-		deque_disown(d, DQ_SUSPENDED);
-		self->user = d;
-		deque_own(w, fresh);
-	} else {
-		self->user = NULL;
-	}
+	deque_disown(d, DQ_SUSPENDED);
+	self->user = d;
+	deque_own(w, fresh);
 	stat_add(&w->st.suspends, 1);
 	w->after = AFTER_SUSPEND;
 	w->after_fiber = self;
@@ -904,7 +939,7 @@ static inline void answer_thieves(struct worker *w, deque *d)
 int asteal__spawn_slow(asteal_group *g, void (*fn)(void *), void *arg)
 {
 	struct worker *w = worker_self();
-	int64_t before;
+	int64_t before, t, size;
 	int pub;
 	deque *d;
 	dq_entry e;
@@ -917,17 +952,22 @@ int asteal__spawn_slow(asteal_group *g, void (*fn)(void *), void *arg)
 	if (g->state != ASTEAL__GROUP_IDLE && g->state != GROUP_BUSY)
 		return worker_report_misuse("asteal_spawn", "group was not "
 		                            "initialised with asteal_group_init", EINVAL);
-	if (atomic_load_explicit(&w->hot.flags, memory_order_relaxed))
+	if (unlikely(atomic_load_explicit(&w->hot.flags, memory_order_relaxed))) {
 		asteal__poll_slow();
-	w = worker_self();
+		w = worker_self();
+	}
 	d = (deque *)w->hot.dq;
 	adapt_limit(w);
 	answer_thieves(w, d);
-	if (dq_size(d) >= w->limit) {
+	/* One look at the ends (the owner's own bottom and split, the
+	 * thieves' top) serves every decision below. */
+	t = atomic_load_explicit(&d->ends.top, memory_order_acquire);
+	size = atomic_load_explicit(&d->ends.bottom, memory_order_relaxed) - t;
+	if (size >= w->limit) {
 		/* Enough stealable work already: run the child now, which is
 		 * always correct; set the hint again so that the next spawns
 		 * take the fast path. */
-		restock(w);
+		restock_at(w, size);
 		fn(arg);
 		return 1;
 	}
@@ -949,7 +989,7 @@ int asteal__spawn_slow(asteal_group *g, void (*fn)(void *), void *arg)
 	 * publishes the private entries too), else private: an entry the
 	 * owner pops back itself, the common case, then costs no fence. */
 	pub = atomic_load_explicit(&d->want, memory_order_relaxed) ||
-	      dq_public(d) == 0;
+	      atomic_load_explicit(&d->split, memory_order_relaxed) <= t;
 	before = pub ? dq_push(d, &e) : dq_push_private(d, &e);
 	if (before < 0) {
 		/* No memory to grow the deque: run the child now. */
@@ -959,7 +999,7 @@ int asteal__spawn_slow(asteal_group *g, void (*fn)(void *), void *arg)
 		return 1;
 	}
 	g->pushed++;
-	restock(w);
+	restock_at(w, size + 1);
 	stat_add(&w->st.pushed, 1);
 	/* Only a public part that was empty needs a wake-up (see
 	 * worker_notify). */

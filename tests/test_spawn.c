@@ -2,8 +2,9 @@
  * test_spawn.c - the runtime end to end, each case with 1, 2 and 4 workers:
  * millions of tiny tasks, deep recursion, syncs whose children were stolen
  * (forcing the fiber to suspend, and checking the fiber pool is reused),
- * nested groups, parallel loop bounds, concurrent roots, statistics, and
- * idle workers that sleep instead of burning a core.
+ * nested groups, steal-half on a critical tree, parallel loop bounds,
+ * concurrent roots, statistics, and idle workers that sleep instead of
+ * burning a core.
  */
 #include <limits.h>
 #include <pthread.h>
@@ -345,6 +346,117 @@ static void test_nested_groups(void **state)
 		}
 }
 
+/* ---- steal-half on a critical tree ---- */
+/* A binomial tree as UTS's T3 (each node has HALF_M children with
+ * probability just under 1 / HALF_M, else none; the root has HALF_ROOT),
+ * with a cheap hash in place of SHA-1.  Its children are a parallel loop
+ * (nested groups, as in jobs/uts.c), and most stolen subtrees are single
+ * leaves: so thieves take half of what they find (steal_more), and parents
+ * suspend in syncs, often with their deque emptied by thieves. */
+#define HALF_M 4
+#define HALF_ROOT 2000
+
+/* The id of child i of node id (splitmix64). */
+static uint64_t half_child(uint64_t id, long i)
+{
+	uint64_t z = id * 0x9e3779b97f4a7c15u + (uint64_t)i + 1;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+	return z ^ (z >> 31);
+}
+
+/* The number of children of node id at depth d. */
+static long half_kids(uint64_t id, int depth)
+{
+	if (depth == 0)
+		return HALF_ROOT;
+	/* 0.2475 < 1 / HALF_M: subcritical, so subtrees stay finite. */
+	return (id >> 11) % 10000 < 2475 ? HALF_M : 0;
+}
+
+struct half_node {
+	uint64_t id;
+	int depth;
+	_Atomic long *count;
+};
+
+static void half_task(void *p);
+
+/* Count children [lo, hi) of a node (a parallel loop body). */
+static void half_body(long lo, long hi, void *p)
+{
+	const struct half_node *n = p;
+	long i;
+
+	for (i = lo; i < hi; i++) {
+		struct half_node c = { half_child(n->id, i), n->depth + 1, n->count };
+		half_task(&c);
+	}
+}
+
+/* Count one node and its subtree. */
+static void half_task(void *p)
+{
+	struct half_node *n = p;
+	long k = half_kids(n->id, n->depth);
+
+	atomic_fetch_add_explicit(n->count, 1, memory_order_relaxed);
+	if (k > 0)
+		assert_int_equal(asteal_for(0, k, 1, half_body, n), 0);
+}
+
+/* The same count, serially. */
+static long half_serial(uint64_t id, int depth)
+{
+	long k = half_kids(id, depth), i, c = 1;
+
+	for (i = 0; i < k; i++)
+		c += half_serial(half_child(id, i), depth + 1);
+	return c;
+}
+
+/* With 2 and 4 workers at the default ready limit, the tree is counted
+ * right, again and again, until some steal has taken more than one task
+ * (a batch) and some sync has suspended (within a time bound).  A suspended
+ * fiber must come back to a deque that holds nothing of other tasks: a
+ * batch landing on the deque it left was popped by its outer group's sync
+ * (a fatal "child of another group") before suspend gave every suspended
+ * fiber a deque of its own. */
+static void test_steal_half(void **state)
+{
+	long want = half_serial(1, 0);
+	uint64_t suspends = test_sanitized() ? 500 : 10000;
+	int i;
+
+	(void)state;
+	for (i = 1; i < NCOUNTS; i++) {
+		double end = test_now() + 30.0;
+		int round = 0;
+		start(worker_counts[i], -1);
+		/* On until batches were taken and many syncs suspended (each
+		 * a chance for the fault above: 10000 caught it in 19 runs of
+		 * 20, 5000 in 7 of 10), within the time bound. */
+		while (round < 3 ||
+		       ((stat_sum(offsetof(asteal_worker_stats, stolen)) <=
+		         stat_sum(offsetof(asteal_worker_stats, steals)) ||
+		         stat_sum(offsetof(asteal_worker_stats, suspends)) <
+		         suspends) &&
+		        test_now() < end)) {
+			_Atomic long count = 0;
+			struct half_node root = { 1, 0, &count };
+			assert_int_equal(asteal_run(half_task, &root), 0);
+			assert_int_equal(atomic_load(&count), want);
+			round++;
+		}
+		assert_true(stat_sum(offsetof(asteal_worker_stats, stolen)) >
+		            stat_sum(offsetof(asteal_worker_stats, steals)));
+		assert_true(stat_sum(offsetof(asteal_worker_stats, suspends)) >=
+		            suspends);
+		assert_int_equal(asteal_stop(), 0);
+	}
+}
+
 /* ---- parallel loop ---- */
 struct cover {
 	long lo, grain;
@@ -488,6 +600,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_deep_recursion, test_stop_leftover),
 		cmocka_unit_test_teardown(test_stolen_sync, test_stop_leftover),
 		cmocka_unit_test_teardown(test_nested_groups, test_stop_leftover),
+		cmocka_unit_test_teardown(test_steal_half, test_stop_leftover),
 		cmocka_unit_test_teardown(test_for_bounds, test_stop_leftover),
 		cmocka_unit_test_teardown(test_concurrent_roots, test_stop_leftover),
 		cmocka_unit_test_teardown(test_idle_sleeps, test_stop_leftover),
