@@ -202,19 +202,12 @@ int64_t dq_expose(deque *d)
 int dq_pop_public(deque *d, dq_entry *e)
 {
 	int64_t b = atomic_load_explicit(&d->ends.bottom, memory_order_relaxed) - 1;
-	int64_t s = atomic_load_explicit(&d->split, memory_order_relaxed);
 	dq_array *a = atomic_load_explicit(&d->array, memory_order_relaxed);
 	int64_t t;
 	int took = 1;
 
-	if (b >= s) {
-		/* Private after all (a caller other than dq_pop): no thief can
-		 * take index b (see the top of the file). */
-		atomic_store_explicit(&d->ends.bottom, b, memory_order_relaxed);
-		dq_slot_get(a, b, e);
-		return 1;
-	}
-	/* Public (b == s - 1, the private part is empty): Chase-Lev's pop on
+	/* Public (b == split - 1: dq_pop found the private part empty, and a
+	 * private entry was taken there, without a fence): Chase-Lev's pop on
 	 * split.  Reserve slot b by lowering split first ... */
 	atomic_store_explicit(&d->split, b, memory_order_relaxed);
 	/* ... seq_cst fence: the store above and the load of top below cannot
