@@ -208,10 +208,21 @@ struct asteal__ends {                  /* the first bytes of every deque */
 	_Atomic int64_t bottom;        /* written by the owner only */
 };
 
+struct asteal__loop;
+
+/* The asteal_for frames of the fiber running on a worker (the fiber keeps
+ * them while it is switched out): the innermost, the outermost, and the
+ * frame the library's search for work to promote starts at (every frame
+ * outside it has nothing left to give). */
+struct asteal__loops {
+	struct asteal__loop *inner, *outer, *mark;
+};
+
 struct asteal__hot {                   /* the first bytes of every worker */
 	struct asteal__ends *dq;       /* the deque the worker owns now */
 	_Atomic uint32_t flags;        /* nonzero: a safe point has work to do */
 	uint32_t id;
+	struct asteal__loops loops;
 };
 
 /* Per-thread words the fast paths read straight off the thread pointer
@@ -289,34 +300,132 @@ static inline void asteal_poll(void)
 		asteal__poll_slow();
 }
 
+/* asteal_for's frames.  A running loop registers one on its fiber
+ * (struct asteal__loops): its range, where its next chunk starts, and
+ * room for the parts the library splits off it.  The library promotes
+ * on demand (in the manner of heartbeat scheduling): when a thief asked
+ * for work and the deque is empty, the owner's next chunk boundary gives
+ * the right half of the oldest frame's remaining iterations to thieves as
+ * one task of that frame's group, and lowers the frame's hi.  So a loop
+ * costs no push while nobody asks, and a thief gets the biggest piece of
+ * work there is.  Only the fiber's own code touches its frames. */
+#define ASTEAL__LOOP_SPLITS 8
+
+struct asteal__range {                 /* a part split off a loop */
+	long lo, hi;
+	struct asteal__loop *loop;
+};
+
+struct asteal__loop {
+	long next;                     /* first iteration not started */
+	long hi;                       /* end: promotion lowers it */
+	long grain;
+	void (*body)(long lo, long hi, void *arg);
+	void *arg;
+	struct asteal__loop *outer;    /* enclosing frame, or NULL */
+	struct asteal__loop *inner;    /* the frame inside (stale if none) */
+	int nsplit;                    /* split[] in use (valid while g busy) */
+	asteal_group g;                /* the split parts' group */
+	struct asteal__range split[ASTEAL__LOOP_SPLITS];
+};
+
+extern intptr_t asteal__tls_offset;
+
+/* The calling worker, exactly, or garbage outside worker threads (check
+ * asteal__self first): the thread pointer is read with a volatile asm
+ * each time, so it is right even after the fiber moved to another thread
+ * inside a call, which a compiler-cached thread-local address is not. */
+extern inline __attribute__((gnu_inline, always_inline)) struct asteal__hot *
+asteal__self_exact(void)
+{
+	uintptr_t tp;
+
+#if defined(__x86_64__)
+	__asm__ volatile("movq %%fs:0, %0" : "=r"(tp));
+#elif defined(__aarch64__)
+	__asm__ volatile("mrs %0, tpidr_el0" : "=r"(tp));
+#else
+#error "libasteal supports x86-64 and aarch64"
+#endif
+	return *(struct asteal__hot **)(tp + (uintptr_t)asteal__tls_offset);
+}
+
+/* The loop's chunk boundary found the stocked hint clear: pass the safe
+ * point, promote work if thieves want some, and set the hint again. */
+void asteal__for_poll(void);
+
+/* Run [lo, hi) a grain at a time on a worker (h, exact), with the frame
+ * registered so that the library can split it off for thieves; then wait
+ * for the parts it split off. */
+extern inline __attribute__((gnu_inline, always_inline)) void
+asteal__for_run(struct asteal__hot *h, long lo, long hi, long grain,
+                void (*body)(long lo, long hi, void *arg), void *arg)
+{
+	struct asteal__loop f;
+
+	f.hi = hi;
+	f.grain = grain;
+	f.body = body;
+	f.arg = arg;
+	f.g.state = ASTEAL__GROUP_IDLE;
+	f.outer = h->loops.inner;
+	if (f.outer != NULL)
+		f.outer->inner = &f;
+	else
+		h->loops.outer = &f;
+	h->loops.inner = &f;
+	for (;;) {
+		long end = f.hi;        /* a promotion may have lowered it */
+		/* Before each chunk but the last (the first too, so that a
+		 * loop of long chunks is split before it starts one), the
+		 * hint (see asteal__self; a stale one only delays the poll or
+		 * makes a needless one).  A chunk runs after every poll, so
+		 * the loop progresses even if the hint stays clear. */
+		if (!atomic_load_explicit(&asteal__fast.stocked,
+		                          memory_order_relaxed) && end - lo > grain) {
+			f.next = lo;
+			asteal__for_poll();
+			end = f.hi;
+		}
+		if (end - lo <= grain) {
+			f.next = end;
+			if (end > lo)
+				body(lo, end, arg);
+			break;
+		}
+		f.next = lo + grain;
+		body(lo, lo + grain, arg);
+		lo += grain;
+	}
+	/* The body may have moved this fiber to another thread. */
+	h = asteal__self_exact();
+	h->loops.inner = f.outer;
+	if (h->loops.mark == &f)
+		h->loops.mark = f.outer;
+	if (f.g.state != ASTEAL__GROUP_IDLE)
+		asteal__sync_slow(&f.g);
+}
+
 /* asteal_for's fast path, inlined where the header is seen (GNU inline
  * semantics: the library keeps the out-of-line asteal_for, so programs
- * built against an older header still link).  While the calling thread's
- * deque is stocked (the same hint as spawn's fast path: 0 outside worker
- * threads, cleared when a thief takes or asks for work and when the
- * allotment wants the worker back), nobody needs the iterations split off:
- * run them a grain at a time, looking at the hint between chunks.  When
- * it is clear, the rest of the range goes to the library, which splits
- * it in halves for thieves (and passes the spawn's safe point). */
+ * built against an older header still link).  On a worker thread, a range
+ * of more than one chunk runs in place (asteal__for_run); anything else
+ * (a grain to choose, outside tasks, bad arguments) goes to the library. */
 #ifndef ASTEAL__FOR_OUT_OF_LINE
 extern inline __attribute__((gnu_inline, always_inline)) int
 asteal_for(long lo, long hi, long grain,
            void (*body)(long lo, long hi, void *arg), void *arg)
 {
-	if (grain > 0 && body != NULL &&
-	    atomic_load_explicit(&asteal__fast.stocked, memory_order_relaxed)) {
-		for (;;) {
-			if (hi - lo <= grain) {
-				if (hi > lo)
-					body(lo, hi, arg);
-				return 0;
-			}
-			body(lo, lo + grain, arg);
-			lo += grain;
-			if (!atomic_load_explicit(&asteal__fast.stocked,
-			                          memory_order_relaxed))
-				break;
+	/* asteal__tls as asteal__self reads it (exact on threads that are
+	 * not workers: no fiber ever moved onto them). */
+	if (grain > 0 && body != NULL && asteal__tls != NULL) {
+		if (hi - lo <= grain) {
+			if (hi > lo)
+				body(lo, hi, arg);
+			return 0;
 		}
+		asteal__for_run(asteal__self_exact(), lo, hi, grain, body, arg);
+		return 0;
 	}
 	return asteal__for_slow(lo, hi, grain, body, arg);
 }

@@ -28,6 +28,7 @@ struct fiber {
 	void *entry_arg;
 	fiber *next;               /* free-list link (owned by the user) */
 	void *user;                /* the runtime's per-fiber data (its deque) */
+	void *saved[3];            /* the runtime's per-fiber words while switched out */
 	void *asan_fake;           /* AddressSanitizer fake-stack handle */
 	void *tsan;                /* ThreadSanitizer fiber handle */
 	int native;                /* the thread's own stack */

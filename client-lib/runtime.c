@@ -1,11 +1,8 @@
 /*
  * runtime.c - libasteal's public entry points: options and environment,
- * starting and stopping the process's runtime, root tasks, statistics, the
- * parallel loop, and the report of a fiber stack overflow.
+ * starting and stopping the process's runtime, root tasks, statistics, and
+ * the report of a fiber stack overflow.
  */
-/* This file defines the out-of-line asteal_for; asteal.h's inline one
- * must not be seen here. */
-#define ASTEAL__FOR_OUT_OF_LINE 1
 #include "runtime.h"
 
 #include <errno.h>
@@ -514,103 +511,5 @@ int asteal_summary_get(asteal_summary *s)
 	}
 	quantum_summary(rt, s);
 	pthread_mutex_unlock(&start_lock);
-	return 0;
-}
-
-/* What every part of one asteal_for shares. */
-struct loop {
-	long grain;
-	void (*body)(long, long, void *);
-	void *arg;
-};
-
-/* One part of an asteal_for: [lo, hi) of a loop. */
-struct range {
-	long lo, hi;
-	const struct loop *loop;
-};
-
-#define FOR_MAX_SPLITS 8   /* per call; a stolen half splits again */
-
-static void for_task(void *p);
-
-/* Run [lo, hi) by lazy binary splitting (Tzannes et al.): while the
- * worker's deque is stocked, run the next grain-sized chunk here; when it
- * is not (thieves took work), split off the right half of what is left as
- * a stealable task.  One worker thus runs the loop almost as a plain loop,
- * and a hungry thief takes half the remaining iterations at once.  The
- * frame stays small: tree searches call this at every level. */
-static void for_split(const struct range *r)
-{
-	const struct loop *l = r->loop;
-	struct range right[FOR_MAX_SPLITS];
-	long lo = r->lo, hi = r->hi;
-	asteal_group g;
-	int k = 0;
-
-	asteal_group_init(&g);
-	while (hi - lo > l->grain) {
-		/* The calling thread's hint (0 outside workers), as in
-		 * asteal_spawn's fast path. */
-		if (k == FOR_MAX_SPLITS ||
-		    atomic_load_explicit(&asteal__fast.stocked, memory_order_relaxed)) {
-			l->body(lo, lo + l->grain, l->arg);
-			lo += l->grain;
-			continue;
-		}
-		right[k].lo = lo + (hi - lo) / 2;
-		right[k].hi = hi;
-		right[k].loop = l;
-		hi = right[k].lo;
-		if (asteal_spawn(&g, for_task, &right[k]) == 0)
-			k++;            /* deferred: keep its slot until the sync */
-	}
-	l->body(lo, hi, l->arg);
-	asteal_sync(&g);
-}
-
-/* Task wrapper of for_split. */
-static void for_task(void *p)
-{
-	for_split(p);
-}
-
-/* Run body over [lo, hi) in parallel chunks of at most grain: the
- * out-of-line entry (for callers without the header's inline fast path)
- * and the fast path's continuation once the deque is no longer stocked. */
-int asteal__for_slow(long lo, long hi, long grain,
-                     void (*body)(long lo, long hi, void *arg), void *arg)
-{
-	return asteal_for(lo, hi, grain, body, arg);
-}
-
-/* Run body over [lo, hi) in parallel chunks of at most grain. */
-int asteal_for(long lo, long hi, long grain,
-               void (*body)(long lo, long hi, void *arg), void *arg)
-{
-	struct loop l;
-	struct range r;
-
-	if (body == NULL) {
-		errno = EINVAL;
-		return -1;
-	}
-	if (hi <= lo)
-		return 0;
-	if (grain <= 0) {
-		long p = asteal_workers() > 0 ? asteal_workers() : 1;
-		grain = (hi - lo) / (8 * p);
-		if (grain < 1)
-			grain = 1;
-	}
-	l.grain = grain;
-	l.body = body;
-	l.arg = arg;
-	r.lo = lo;
-	r.hi = hi;
-	r.loop = &l;
-	if (worker_self() == NULL)
-		return asteal_run(for_task, &r);
-	for_split(&r);
 	return 0;
 }

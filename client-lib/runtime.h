@@ -197,6 +197,11 @@ static inline _Atomic uint32_t *worker_stocked(struct worker *w)
 	return atomic_load_explicit(&w->stocked, memory_order_acquire);
 }
 
+/* pfor.c: run a part split off a loop (a task; arg: asteal__range), and
+ * split one off for thieves. */
+void pfor_task(void *p);
+int64_t pfor_promote(struct asteal__loops *ls, deque *d);
+
 /* quantum.c: the link thread that runs A-STEAL's quanta. */
 int quantum_config(struct runtime *rt);
 int quantum_start(struct runtime *rt);

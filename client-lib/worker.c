@@ -174,11 +174,23 @@ static inline void own_pop(struct worker *w)
 	}
 }
 
+/* Set the worker's stocked hint.  A worker asked to leave must not stay
+ * stocked (spawns that run at once pass no safe point): the link sets
+ * RT_LEAVE then clears stocked, we set stocked then look at the flags, all
+ * seq_cst, so one of us sees the other. */
+static inline void stock(struct worker *w)
+{
+	_Atomic uint32_t *st = worker_stocked(w);
+
+	if (atomic_load_explicit(st, memory_order_relaxed))
+		return;
+	atomic_store(st, 1);
+	if (atomic_load(&w->hot.flags))
+		atomic_store(st, 0);
+}
+
 /* Set the worker's stocked hint from its deque's size (as the owner saw
- * it).  A worker asked to leave must not stay stocked (spawns that run at
- * once pass no safe point): the link sets RT_LEAVE then clears stocked, we
- * set stocked then look at the flags, all seq_cst, so one of us sees the
- * other. */
+ * it): set when it holds the ready limit, else clear. */
 static inline void restock_at(struct worker *w, int64_t size)
 {
 	_Atomic uint32_t *st = worker_stocked(w);
@@ -188,11 +200,7 @@ static inline void restock_at(struct worker *w, int64_t size)
 			atomic_store_explicit(st, 0, memory_order_relaxed);
 		return;
 	}
-	if (atomic_load_explicit(st, memory_order_relaxed))
-		return;
-	atomic_store(st, 1);
-	if (atomic_load(&w->hot.flags))
-		atomic_store(st, 0);
+	stock(w);
 }
 
 /* Recompute the worker's stocked hint from its deque's size now. */
@@ -798,11 +806,18 @@ static void after_switch(struct worker *w)
 	}
 }
 
-/* Run fiber `to` on this worker; returns when some worker resumes us. */
+_Static_assert(sizeof(struct asteal__loops) == sizeof(((fiber *)0)->saved),
+               "a fiber saves its loop frames in fiber.saved");
+
+/* Run fiber `to` on this worker; returns when some worker resumes us.  The
+ * worker's loop frames (hot.loops) are the running fiber's: they go with
+ * the fiber that leaves and come from the one that arrives. */
 static void switch_to(struct worker *w, fiber *to)
 {
 	fiber *from = w->cur;
 
+	memcpy(from->saved, &w->hot.loops, sizeof(w->hot.loops));
+	memcpy(&w->hot.loops, to->saved, sizeof(w->hot.loops));
 	w->cur = to;
 	fiber_switch(from, to);
 	after_switch(worker_self());
@@ -935,6 +950,31 @@ static inline void answer_thieves(struct worker *w, deque *d)
 		worker_notify(w->rt);
 }
 
+/* The chunk boundary of a loop found the stocked hint clear (a thief took
+ * or asked for work, or the allotment wants the worker): pass the safe
+ * point, promote a loop part when the deque is empty, and set the hint
+ * again, so that the loop runs on until the next request. */
+void asteal__for_poll(void)
+{
+	struct worker *w = worker_self();
+	deque *d;
+
+	if (unlikely(atomic_load_explicit(&w->hot.flags, memory_order_relaxed))) {
+		asteal__poll_slow();
+		w = worker_self();
+	}
+	d = (deque *)w->hot.dq;
+	answer_thieves(w, d);
+	if (dq_size(d) == 0) {
+		int64_t before = pfor_promote(&w->hot.loops, d);
+		if (before >= 0)
+			stat_add(&w->st.pushed, 1);
+		if (before == 0)
+			worker_notify(w->rt);
+	}
+	stock(w);
+}
+
 /* Spawn's slow path: push the child, or run it when there is no room. */
 int asteal__spawn_slow(asteal_group *g, void (*fn)(void *), void *arg)
 {
@@ -1036,9 +1076,17 @@ int asteal__sync_slow(asteal_group *g)
 		answer_thieves(w, d);
 		if (!dq_pop(d, &e))
 			break;          /* the rest were stolen */
+		if (e.ctx != g && e.fn == pfor_task) {
+			/* A part promoted off an outer loop (promote pushes
+			 * only on an empty deque, so everything of ours that
+			 * was older is gone, stolen): put it back. */
+			if (dq_push(d, &e) < 0)
+				ASTEAL_FATAL("out of memory putting a loop part back");
+			break;
+		}
 		if (e.ctx != g) {
-			/* Only entries of an inner group can be below ours: an
-			 * inner group was left unsynced. */
+			/* Else only entries of an inner group can be below
+			 * ours: an inner group was left unsynced. */
 			ASTEAL_FATAL("asteal_sync: found a child of another group "
 			             "on the deque; groups must be synced innermost "
 			             "first, before their function returns");

@@ -1,8 +1,9 @@
 #!/bin/sh
-# aarch64.test.sh BUILD - cross-build libasteal and three jobs for aarch64
+# aarch64.test.sh BUILD - cross-build libasteal and four jobs for aarch64
 # and run them under qemu-user: the aarch64 context switch, thread-pointer
 # read and FP state saving, exercised by real spawns, steals and suspended
-# syncs (every spawn pushed, 4 workers).  Runs in the normal build only.
+# syncs (every spawn pushed, 4 workers), and loops split on demand
+# (phases).  Runs in the normal build only.
 set -eu
 
 build=${1:?usage: aarch64.test.sh BUILD}
@@ -19,8 +20,8 @@ done
 out="$build/aarch64"
 mkdir -p "$out"
 flags="-std=c11 -O2 -D_GNU_SOURCE -DASTEAL_NO_DAEMON -Wall -Wextra -Werror -pthread -Iclient-lib -Iproto -Ijobs"
-lib="client-lib/deque.c client-lib/estimator.c client-lib/fiber.c client-lib/link.c client-lib/quantum.c client-lib/runtime.c client-lib/worker.c client-lib/ctx_aarch64.S"
-for job in fib nqueens matmul; do
+lib="client-lib/deque.c client-lib/estimator.c client-lib/fiber.c client-lib/link.c client-lib/pfor.c client-lib/quantum.c client-lib/runtime.c client-lib/worker.c client-lib/ctx_aarch64.S"
+for job in fib nqueens matmul phases; do
 	# shellcheck disable=SC2086
 	$cc $flags -static -o "$out/$job" "jobs/$job.c" jobs/common.c $lib -lm
 done
@@ -35,3 +36,4 @@ file "$out/fib" | grep -q "ARM aarch64" || { echo "not an aarch64 binary"; exit 
 run "$out/fib" 25 --workers 4
 run "$out/nqueens" 8 --workers 4
 run "$out/matmul" 64 --workers 4
+run "$out/phases" 3 --w1 1000 --w2 200 --h 64 --workers 4

@@ -8,6 +8,7 @@
  */
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -346,13 +347,16 @@ static void test_nested_groups(void **state)
 		}
 }
 
-/* ---- steal-half on a critical tree ---- */
+/* ---- steal-half and loop promotion on a critical tree ---- */
 /* A binomial tree as UTS's T3 (each node has HALF_M children with
  * probability just under 1 / HALF_M, else none; the root has HALF_ROOT),
- * with a cheap hash in place of SHA-1.  Its children are a parallel loop
- * (nested groups, as in jobs/uts.c), and most stolen subtrees are single
- * leaves: so thieves take half of what they find (steal_more), and parents
- * suspend in syncs, often with their deque emptied by thieves. */
+ * with a cheap hash in place of SHA-1.  Most stolen subtrees are single
+ * leaves, and parents suspend in syncs, often with their deque emptied by
+ * thieves.  A node's children are spawned one by one (HOW_SPAWN: thieves
+ * find several entries and take half, steal_more), or run as a parallel
+ * loop (HOW_LOOP, as jobs/uts.c: the library splits loops only on
+ * demand), or alternately by level (HOW_MIXED: loop parts and spawned
+ * children of nested groups on one deque). */
 #define HALF_M 4
 #define HALF_ROOT 2000
 
@@ -375,11 +379,14 @@ static long half_kids(uint64_t id, int depth)
 	return (id >> 11) % 10000 < 2475 ? HALF_M : 0;
 }
 
+enum { HOW_SPAWN, HOW_LOOP, HOW_MIXED };
+
 struct half_node {
 	uint64_t id;
-	int depth;
-	_Atomic long *count;    /* nodes counted; -1 each when asteal_for
-	                           failed (asserted by the main thread) */
+	int depth, how;
+	_Atomic long *count;    /* nodes counted; -1 each when a spawn, sync
+	                           or asteal_for failed (asserted by the main
+	                           thread) */
 };
 
 static void half_task(void *p);
@@ -391,9 +398,28 @@ static void half_body(long lo, long hi, void *p)
 	long i;
 
 	for (i = lo; i < hi; i++) {
-		struct half_node c = { half_child(n->id, i), n->depth + 1, n->count };
+		struct half_node c = { half_child(n->id, i), n->depth + 1,
+		                       n->how, n->count };
 		half_task(&c);
 	}
+}
+
+/* Count the k children of n, each spawned as a task of one group. */
+static void half_spawn(const struct half_node *n, long k)
+{
+	struct half_node c[k];
+	asteal_group g;
+	long i;
+
+	asteal_group_init(&g);
+	for (i = 0; i < k; i++) {
+		c[i] = (struct half_node){ half_child(n->id, i), n->depth + 1,
+		                           n->how, n->count };
+		if (asteal_spawn(&g, half_task, &c[i]) < 0)
+			atomic_fetch_add_explicit(n->count, -1, memory_order_relaxed);
+	}
+	if (asteal_sync(&g) != 0)
+		atomic_fetch_add_explicit(n->count, -1, memory_order_relaxed);
 }
 
 /* Count one node and its subtree. */
@@ -403,8 +429,23 @@ static void half_task(void *p)
 	long k = half_kids(n->id, n->depth);
 
 	atomic_fetch_add_explicit(n->count, 1, memory_order_relaxed);
-	if (k > 0 && asteal_for(0, k, 1, half_body, n) != 0)
+	if (k == 0)
+		return;
+	if (n->how == HOW_SPAWN || (n->how == HOW_MIXED && n->depth % 2 == 1))
+		half_spawn(n, k);
+	else if (asteal_for(0, k, 1, half_body, n) != 0)
 		atomic_fetch_add_explicit(n->count, -1, memory_order_relaxed);
+}
+
+/* Count the tree rooted at id, built `how`, with the runtime started;
+ * fails the test on a wrong count. */
+static void half_round(int how, long want)
+{
+	_Atomic long count = 0;
+	struct half_node root = { 1, 0, how, &count };
+
+	assert_int_equal(asteal_run(half_task, &root), 0);
+	assert_int_equal(atomic_load(&count), want);
 }
 
 /* The same count, serially. */
@@ -417,13 +458,13 @@ static long half_serial(uint64_t id, int depth)
 	return c;
 }
 
-/* With 2 and 4 workers at the default ready limit, the tree is counted
- * right, again and again, until some steal has taken more than one task
- * (a batch) and some sync has suspended (within a time bound).  A suspended
- * fiber must come back to a deque that holds nothing of other tasks: a
- * batch landing on the deque it left was popped by its outer group's sync
- * (a fatal "child of another group") before suspend gave every suspended
- * fiber a deque of its own. */
+/* With 2 and 4 workers at the default ready limit, the spawned tree is
+ * counted right, again and again, until some steal has taken more than one
+ * task (a batch) and some sync has suspended (within a time bound).  A
+ * suspended fiber must come back to a deque that holds nothing of other
+ * tasks: a batch landing on the deque it left was popped by its outer
+ * group's sync (a fatal "child of another group") before suspend gave
+ * every suspended fiber a deque of its own. */
 static void test_steal_half(void **state)
 {
 	long want = half_serial(1, 0);
@@ -436,18 +477,14 @@ static void test_steal_half(void **state)
 		int round = 0;
 		start(worker_counts[i], -1);
 		/* On until batches were taken and many syncs suspended (each
-		 * a chance for the fault above: 10000 caught it in 19 runs of
-		 * 20, 5000 in 7 of 10), within the time bound. */
+		 * a chance for the fault above), within the time bound. */
 		while (round < 3 ||
 		       ((stat_sum(offsetof(asteal_worker_stats, stolen)) <=
 		         stat_sum(offsetof(asteal_worker_stats, steals)) ||
 		         stat_sum(offsetof(asteal_worker_stats, suspends)) <
 		         suspends) &&
 		        test_now() < end)) {
-			_Atomic long count = 0;
-			struct half_node root = { 1, 0, &count };
-			assert_int_equal(asteal_run(half_task, &root), 0);
-			assert_int_equal(atomic_load(&count), want);
+			half_round(HOW_SPAWN, want);
 			round++;
 		}
 		assert_true(stat_sum(offsetof(asteal_worker_stats, stolen)) >
@@ -456,6 +493,41 @@ static void test_steal_half(void **state)
 		            suspends);
 		assert_int_equal(asteal_stop(), 0);
 	}
+}
+
+/* Loops are split only when a thief asks (promotion): with 2 and 4
+ * workers the loop tree is counted right while thieves steal, and the
+ * entries pushed stay a small fraction of the nodes (eager splitting
+ * pushed about one per parent, a fifth of the nodes).  The mixed tree puts
+ * promoted loop parts and spawned children of nested groups on one deque:
+ * a promotion under an inner group's entries would be popped by that
+ * group's sync (fatal), and a lost part would show in the count.  Both run
+ * until thieves have stolen many times (within a time bound). */
+static void test_loop_promote(void **state)
+{
+	long want = half_serial(1, 0);
+	uint64_t steals = test_sanitized() ? 200 : 2000;
+	int i, how;
+
+	(void)state;
+	for (i = 1; i < NCOUNTS; i++)
+		for (how = HOW_LOOP; how <= HOW_MIXED; how++) {
+			double end = test_now() + 30.0;
+			long rounds = 0;
+			start(worker_counts[i], -1);
+			while (rounds < 3 ||
+			       (stat_sum(offsetof(asteal_worker_stats, steals)) < steals &&
+			        test_now() < end)) {
+				half_round(how, want);
+				rounds++;
+			}
+			assert_true(stat_sum(offsetof(asteal_worker_stats, steals)) >=
+			            steals);
+			if (how == HOW_LOOP)
+				assert_true(stat_sum(offsetof(asteal_worker_stats, pushed)) <
+				            (uint64_t)(rounds * want / 50));
+			assert_int_equal(asteal_stop(), 0);
+		}
 }
 
 /* ---- parallel loop ---- */
@@ -513,6 +585,44 @@ static void test_for_bounds(void **state)
 		start(worker_counts[i], -1);
 		for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++)
 			check_cover(cases[k][0], cases[k][1], cases[k][2]);
+		assert_int_equal(asteal_stop(), 0);
+	}
+}
+
+/* Two chunks that each wait (with a bound) until both have started. */
+struct meet {
+	_Atomic int arrived, met;
+};
+
+/* Arrive, then wait up to 10 s for the other chunk. */
+static void meet_body(long lo, long hi, void *p)
+{
+	struct meet *m = p;
+	double end = test_now() + 10.0;
+
+	(void)lo;
+	(void)hi;
+	atomic_fetch_add(&m->arrived, 1);
+	while (atomic_load(&m->arrived) < 2 && test_now() < end)
+		sched_yield();
+	if (atomic_load(&m->arrived) == 2)
+		atomic_fetch_add(&m->met, 1);
+}
+
+/* A loop of two long chunks is split before its first chunk runs (as the
+ * phases job's parallel phase needs), so with 2 or 4 workers the chunks
+ * run at the same time; a loop that polled only after a chunk ran them one
+ * after the other, and each waited out its bound. */
+static void test_for_first_chunk(void **state)
+{
+	int i;
+
+	(void)state;
+	for (i = 1; i < NCOUNTS; i++) {
+		struct meet m = { 0, 0 };
+		start(worker_counts[i], -1);
+		assert_int_equal(asteal_for(0, 2, 1, meet_body, &m), 0);
+		assert_int_equal(atomic_load(&m.met), 2);
 		assert_int_equal(asteal_stop(), 0);
 	}
 }
@@ -602,7 +712,9 @@ int main(void)
 		cmocka_unit_test_teardown(test_stolen_sync, test_stop_leftover),
 		cmocka_unit_test_teardown(test_nested_groups, test_stop_leftover),
 		cmocka_unit_test_teardown(test_steal_half, test_stop_leftover),
+		cmocka_unit_test_teardown(test_loop_promote, test_stop_leftover),
 		cmocka_unit_test_teardown(test_for_bounds, test_stop_leftover),
+		cmocka_unit_test_teardown(test_for_first_chunk, test_stop_leftover),
 		cmocka_unit_test_teardown(test_concurrent_roots, test_stop_leftover),
 		cmocka_unit_test_teardown(test_idle_sleeps, test_stop_leftover),
 	};
