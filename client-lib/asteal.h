@@ -331,10 +331,11 @@ struct asteal__loop {
 
 extern intptr_t asteal__tls_offset;
 
-/* The calling worker, exactly, or garbage outside worker threads (check
- * asteal__self first): the thread pointer is read with a volatile asm
- * each time, so it is right even after the fiber moved to another thread
- * inside a call, which a compiler-cached thread-local address is not. */
+/* The calling worker, exactly (NULL outside worker threads): the thread
+ * pointer is read with a volatile asm each time, so it is right even after
+ * the fiber moved to another thread inside a call, which a compiler-cached
+ * thread-local address is not.  asteal__tls is at asteal__tls_offset from
+ * the thread pointer, in the static TLS block (recorded at load time). */
 extern inline __attribute__((gnu_inline, always_inline)) struct asteal__hot *
 asteal__self_exact(void)
 {
@@ -416,15 +417,15 @@ extern inline __attribute__((gnu_inline, always_inline)) int
 asteal_for(long lo, long hi, long grain,
            void (*body)(long lo, long hi, void *arg), void *arg)
 {
-	/* asteal__tls as asteal__self reads it (exact on threads that are
-	 * not workers: no fiber ever moved onto them). */
-	if (grain > 0 && body != NULL && asteal__tls != NULL) {
+	struct asteal__hot *h = asteal__self_exact();
+
+	if (grain > 0 && body != NULL && h != NULL) {
 		if (hi - lo <= grain) {
 			if (hi > lo)
 				body(lo, hi, arg);
 			return 0;
 		}
-		asteal__for_run(asteal__self_exact(), lo, hi, grain, body, arg);
+		asteal__for_run(h, lo, hi, grain, body, arg);
 		return 0;
 	}
 	return asteal__for_slow(lo, hi, grain, body, arg);

@@ -168,24 +168,14 @@ void worker_wake_all(struct runtime *rt);
 fiber *worker_fiber_new(struct runtime *rt);
 int worker_report_misuse(const char *call, const char *what, int err);
 
-extern intptr_t asteal__tls_offset;
-
 /* The calling worker, or NULL outside tasks: exact even after the running
- * fiber moved to another thread, because the thread pointer is read with a
- * volatile asm each time (the compiler cannot reuse an old one) and
- * asteal__tls sits at a fixed offset from it in the static TLS block. */
+ * fiber moved to another thread (asteal__self_exact reads the thread
+ * pointer with a volatile asm each time, and asteal__tls sits at a fixed
+ * offset from it in the static TLS block).  The hot fields come first in
+ * struct worker. */
 static inline struct worker *worker_self(void)
 {
-	uintptr_t tp;
-
-#if defined(__x86_64__)
-	__asm__ volatile("movq %%fs:0, %0" : "=r"(tp));
-#elif defined(__aarch64__)
-	__asm__ volatile("mrs %0, tpidr_el0" : "=r"(tp));
-#else
-#error "libasteal supports x86-64 and aarch64"
-#endif
-	return *(struct worker **)(tp + (uintptr_t)asteal__tls_offset);
+	return (struct worker *)asteal__self_exact();
 }
 
 /* The worker's stocked hint (see asteal__fast in asteal.h).  Acquire:
