@@ -92,12 +92,8 @@ int64_t pfor_promote(struct asteal__loops *ls, deque *d)
 		}
 	}
 	ls->mark = f;
-	if (f->g.state == ASTEAL__GROUP_IDLE) {
-		/* As spawn's first push: no part is outstanding. */
-		atomic_store_explicit(&f->g.join, 0, memory_order_relaxed);
-		f->g.waiter = NULL;
-		f->g.pushed = 0;
-		f->g.state = GROUP_BUSY;
+	if (f->g.state == ASTEAL__GROUP_IDLE) {   /* its first part */
+		group_start(&f->g);
 		f->nsplit = 0;
 	}
 	r = &f->split[f->nsplit];

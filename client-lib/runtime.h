@@ -46,6 +46,18 @@
 #define GROUP_BUSY 0x62757379u         /* children pushed, not yet synced */
 #define GROUP_ROOT 0x726f6f74u         /* the group of a root task */
 
+/* Reset an idle group before its first push: no child of it is
+ * outstanding.  This must happen before the push: once the child is on the
+ * deque a thief may run it, read the state and count it down at once (the
+ * push's release fence publishes these stores to that thief). */
+static inline void group_start(asteal_group *g)
+{
+	atomic_store_explicit(&g->join, 0, memory_order_relaxed);
+	g->waiter = NULL;
+	g->pushed = 0;
+	g->state = GROUP_BUSY;
+}
+
 /* What a worker is doing, for the time accounting.  WS_SLEEP is an
  * allotted worker asleep for lack of work (its processor is idle: steal
  * time to A-STEAL); WS_PARK is a worker the allotment does not include. */

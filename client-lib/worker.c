@@ -1014,17 +1014,8 @@ int asteal__spawn_slow(asteal_group *g, void (*fn)(void *), void *arg)
 	e.fn = fn;
 	e.arg = arg;
 	e.ctx = g;
-	if (g->state == ASTEAL__GROUP_IDLE) {
-		/* The first child: no stolen child of g is outstanding, so the
-		 * group can be reset.  This must happen before the push: once
-		 * the child is on the deque a thief may run it, read the state
-		 * and count it down at once (the push's release fence
-		 * publishes these stores to that thief). */
-		atomic_store_explicit(&g->join, 0, memory_order_relaxed);
-		g->waiter = NULL;
-		g->pushed = 0;
-		g->state = GROUP_BUSY;
-	}
+	if (g->state == ASTEAL__GROUP_IDLE)
+		group_start(g);         /* the first child */
 	/* Public when thieves asked or have nothing to take (dq_push then
 	 * publishes the private entries too), else private: an entry the
 	 * owner pops back itself, the common case, then costs no fence. */
