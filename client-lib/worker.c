@@ -1068,7 +1068,7 @@ int asteal__sync_slow(asteal_group *g)
 		if (!dq_pop(d, &e))
 			break;          /* the rest were stolen */
 		if (e.ctx != g && e.fn == pfor_task) {
-			/* A part promoted off an outer loop (promote pushes
+			/* A part promoted off an outer loop (pfor_promote pushes
 			 * only on an empty deque, so everything of ours that
 			 * was older is gone, stolen): put it back. */
 			if (dq_push(d, &e) < 0)
