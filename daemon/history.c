@@ -9,9 +9,10 @@
  * A run remembers the row it was written to (rowid, 0 if never): writing
  * it again updates that row in place.  Row ids learnt inside a transaction
  * are applied only after COMMIT, so a failed flush leaves everything as it
- * was, to be retried at the next tick.
+ * was, to be retried at the next tick.  The handle and the helpers are
+ * declared in history_int.h.
  */
-#include "history.h"
+#include "history_int.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -59,20 +60,6 @@ static const char MIGRATE_V2[] =
 	"ALTER TABLE allotments ADD COLUMN allotted_ns INTEGER NOT NULL"
 	" DEFAULT 0;"
 	"PRAGMA user_version = 2";
-
-/* The prepared statements, prepared once at open. */
-enum {
-	ST_BEGIN, ST_COMMIT, ST_ROLLBACK,
-	ST_JOB_INS, ST_JOB_END, ST_JOB_PAUSE, ST_JOB_EXIT, ST_JOB_GET,
-	ST_JOB_WORKERS,
-	ST_STALE,
-	ST_RUN_INS, ST_RUN_UPD,
-	ST_EXP_RUNS, ST_EXP_JOBS,
-	ST_IDS_CLEAR, ST_IDS_ADD,
-	ST_Q_JOBS, ST_Q_JOBS_IDS, ST_Q_RUNS, ST_Q_RUNS_IDS,
-	ST_STATS,
-	ST_COUNT
-};
 
 #define JOB_COLS "j.id, j.name, j.uid, j.pid, j.command, j.start_ns," \
 	" j.end_ns, j.exit_status, j.work_ns, j.steal_ns, j.mug_ns," \
@@ -145,49 +132,9 @@ static const char *const SQL[ST_COUNT] = {
 		"  FROM pragma_page_count() p, pragma_page_size() s)",
 };
 
-/* A run of quanta with the same values. */
-struct run {
-	int64_t rowid;          /* its row, 0 if never written */
-	int64_t new_rowid;      /* the row written in the open transaction */
-	int64_t first_q, last_q, start_ns, end_ns;
-	int64_t work_ns, steal_ns, mug_ns, allotted_ns;
-	int desire, availability, allotment, cls;
-	char *cpus;
-	int dirty;              /* changed since last written */
-	int pending;            /* written in the open transaction */
-};
-
-/* A tracked job. */
-struct live {
-	int64_t job;
-	int has_run;
-	struct run run;
-};
-
-/* A closed run waiting for a flush. */
-struct queued {
-	int64_t job;
-	struct run run;
-};
-
-struct history {
-	sqlite3 *db;
-	sqlite3_stmt *st[ST_COUNT];
-	struct live *live;      /* tracked jobs by id, n of cap used */
-	size_t n, cap;
-	struct queued *q;       /* closed runs, qn of qcap used */
-	size_t qn, qcap, qmax;
-	int64_t flush_open_ns;  /* write open runs this often */
-	int64_t retention_ns;   /* 0 = forever */
-	int64_t now_ns;         /* end of the latest quantum seen */
-	int64_t open_written_ns;        /* when open runs were last written */
-	int64_t transactions, dropped;
-	char err[256];
-};
-
 /* Set the error message (printf-like). */
 __attribute__((format(printf, 2, 3)))
-static void seterr(struct history *h, const char *fmt, ...)
+void hist_seterr(struct history *h, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -197,19 +144,19 @@ static void seterr(struct history *h, const char *fmt, ...)
 }
 
 /* Set the error message to what SQLite said about `what`. */
-static int sqlerr(struct history *h, const char *what)
+int hist_sqlerr(struct history *h, const char *what)
 {
-	seterr(h, "%s: %s", what, sqlite3_errmsg(h->db));
+	hist_seterr(h, "%s: %s", what, sqlite3_errmsg(h->db));
 	return -1;
 }
 
 /* Step a statement that returns no rows, then reset it; 0 or -1. */
-static int step_done(struct history *h, sqlite3_stmt *s, const char *what)
+int hist_step_done(struct history *h, sqlite3_stmt *s, const char *what)
 {
 	int rc = sqlite3_step(s);
 
 	if (rc != SQLITE_DONE)
-		sqlerr(h, what);
+		hist_sqlerr(h, what);
 	sqlite3_reset(s);
 	sqlite3_clear_bindings(s);
 	return rc == SQLITE_DONE ? 0 : -1;
@@ -217,7 +164,7 @@ static int step_done(struct history *h, sqlite3_stmt *s, const char *what)
 
 /* Bind parameters 1, 2, ... of s as fmt says, one letter each: L an
  * int64_t, d an int, p a const int * (NULL binds NULL), s a string. */
-static sqlite3_stmt *bind(sqlite3_stmt *s, const char *fmt, ...)
+sqlite3_stmt *hist_bind(sqlite3_stmt *s, const char *fmt, ...)
 {
 	va_list ap;
 	const int *p;
@@ -281,7 +228,7 @@ static int live_reserve(struct history *h)
 		return 0;
 	bigger = realloc(h->live, cap * sizeof(*bigger));
 	if (bigger == NULL) {
-		seterr(h, "out of memory");
+		hist_seterr(h, "out of memory");
 		return -1;
 	}
 	h->live = bigger;
@@ -314,7 +261,7 @@ static void live_remove(struct history *h, struct live *l)
 /* Begin a write transaction. */
 static int tx_begin(struct history *h)
 {
-	return step_done(h, h->st[ST_BEGIN], "begin");
+	return hist_step_done(h, h->st[ST_BEGIN], "begin");
 }
 
 /* Forget the row ids learnt in a transaction that failed, and roll back
@@ -327,7 +274,7 @@ static void tx_rollback(struct history *h)
 	for (size_t i = 0; i < h->n; i++)
 		h->live[i].run.pending = 0;
 	if (!sqlite3_get_autocommit(h->db))
-		step_done(h, h->st[ST_ROLLBACK], "rollback");
+		hist_step_done(h, h->st[ST_ROLLBACK], "rollback");
 	memcpy(h->err, keep, sizeof(keep));
 }
 
@@ -335,7 +282,7 @@ static void tx_rollback(struct history *h)
  * transaction are clean.  0, or -1 after rolling back. */
 static int tx_commit(struct history *h)
 {
-	if (step_done(h, h->st[ST_COMMIT], "commit") < 0) {
+	if (hist_step_done(h, h->st[ST_COMMIT], "commit") < 0) {
 		tx_rollback(h);
 		return -1;
 	}
@@ -362,18 +309,19 @@ static int write_run(struct history *h, int64_t job, struct run *r)
 	sqlite3_stmt *s;
 
 	if (r->rowid != 0) {
-		s = bind(h->st[ST_RUN_UPD], "LLLLLLL", r->rowid, r->last_q,
-			 r->end_ns, r->work_ns, r->steal_ns, r->mug_ns,
-			 r->allotted_ns);
-		if (step_done(h, s, "update run") < 0)
+		s = hist_bind(h->st[ST_RUN_UPD], "LLLLLLL", r->rowid, r->last_q,
+			      r->end_ns, r->work_ns, r->steal_ns, r->mug_ns,
+			      r->allotted_ns);
+		if (hist_step_done(h, s, "update run") < 0)
 			return -1;
 		r->new_rowid = r->rowid;
 	} else {
-		s = bind(h->st[ST_RUN_INS], "LLLLLdddsLLLdL", job, r->first_q,
-			 r->last_q, r->start_ns, r->end_ns, r->desire,
-			 r->availability, r->allotment, r->cpus, r->work_ns,
-			 r->steal_ns, r->mug_ns, r->cls, r->allotted_ns);
-		if (step_done(h, s, "insert run") < 0)
+		s = hist_bind(h->st[ST_RUN_INS], "LLLLLdddsLLLdL", job,
+			      r->first_q, r->last_q, r->start_ns, r->end_ns,
+			      r->desire, r->availability, r->allotment,
+			      r->cpus, r->work_ns, r->steal_ns, r->mug_ns,
+			      r->cls, r->allotted_ns);
+		if (hist_step_done(h, s, "insert run") < 0)
 			return -1;
 		r->new_rowid = sqlite3_last_insert_rowid(h->db);
 	}
@@ -401,7 +349,7 @@ static int any_dirty_open(const struct history *h)
 
 /* Write the queue, and the dirty open runs if open_too, in one
  * transaction (none if there is nothing to write). */
-static int write_pending(struct history *h, int open_too)
+int hist_write_pending(struct history *h, int open_too)
 {
 	if (open_too && !any_dirty_open(h))
 		open_too = 0;
@@ -440,12 +388,12 @@ static int probe(struct history *h, int64_t v[3])
 			       " sqlite_master) FROM pragma_user_version() v,"
 			       " pragma_application_id() a", -1, &s,
 			       NULL) != SQLITE_OK)
-		return sqlerr(h, "read schema version");
+		return hist_sqlerr(h, "read schema version");
 	rc = sqlite3_step(s);
 	for (int i = 0; i < 3 && rc == SQLITE_ROW; i++)
 		v[i] = sqlite3_column_int64(s, i);
 	if (rc != SQLITE_ROW)
-		sqlerr(h, "read schema version");
+		hist_sqlerr(h, "read schema version");
 	sqlite3_finalize(s);
 	return rc == SQLITE_ROW ? 0 : -1;
 }
@@ -456,7 +404,8 @@ static int exec(struct history *h, const char *sql, const char *what)
 	char *msg = NULL;
 
 	if (sqlite3_exec(h->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		seterr(h, "%s: %s", what, msg ? msg : sqlite3_errmsg(h->db));
+		hist_seterr(h, "%s: %s", what,
+			    msg ? msg : sqlite3_errmsg(h->db));
 		sqlite3_free(msg);
 		return -1;
 	}
@@ -514,25 +463,26 @@ static int setup(struct history *h, const char *path, int busy_ms)
 		return -1;
 	version = v[0];
 	if (version > HISTORY_SCHEMA_VERSION) {
-		seterr(h, "database schema version %" PRId64 " is newer than"
-		       " this asteald (%d)", version, HISTORY_SCHEMA_VERSION);
+		hist_seterr(h, "database schema version %" PRId64 " is newer"
+			    " than this asteald (%d)", version,
+			    HISTORY_SCHEMA_VERSION);
 		return -1;
 	}
 	if ((version == 0 && v[2] != 0) || (version != 0 && v[1] != APP_ID)) {
-		seterr(h, "not an asteal history database (schema version"
-		       " %" PRId64 ", application_id %" PRId64 ", %" PRId64
-		       " objects)", version, v[1], v[2]);
+		hist_seterr(h, "not an asteal history database (schema version"
+			    " %" PRId64 ", application_id %" PRId64 ", %" PRId64
+			    " objects)", version, v[1], v[2]);
 		return -1;
 	}
 	/* journal_mode answers with the mode now in force. */
 	if (sqlite3_prepare_v2(h->db, "PRAGMA journal_mode = WAL", -1, &s,
 			       NULL) != SQLITE_OK)
-		return sqlerr(h, "set WAL mode");
+		return hist_sqlerr(h, "set WAL mode");
 	ok = sqlite3_step(s) == SQLITE_ROW &&
 	     (strcmp((const char *)sqlite3_column_text(s, 0), "wal") == 0 ||
 	      strcmp(path, ":memory:") == 0);
 	if (!ok)
-		sqlerr(h, "set WAL mode");
+		hist_sqlerr(h, "set WAL mode");
 	sqlite3_finalize(s);
 	if (!ok)
 		return -1;
@@ -548,7 +498,7 @@ static int setup(struct history *h, const char *path, int busy_ms)
 		if (sqlite3_prepare_v3(h->db, SQL[i], -1,
 				       SQLITE_PREPARE_PERSISTENT, &h->st[i],
 				       NULL) != SQLITE_OK)
-			return sqlerr(h, "prepare");
+			return hist_sqlerr(h, "prepare");
 	return 0;
 }
 
@@ -605,7 +555,7 @@ struct history *history_open(const char *path, const struct history_opts *o,
 	rc = sqlite3_open_v2(path, &h->db, SQLITE_OPEN_READWRITE |
 			     SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK) {
-		seterr(h, "cannot open: %s", h->db ? sqlite3_errmsg(h->db)
+		hist_seterr(h, "cannot open: %s", h->db ? sqlite3_errmsg(h->db)
 						   : sqlite3_errstr(rc));
 	} else if (setup(h, path, o->busy_timeout_ms > 0 ? o->busy_timeout_ms
 							   : 20) == 0) {
@@ -622,7 +572,7 @@ void history_close(struct history *h)
 {
 	if (h == NULL)
 		return;
-	write_pending(h, 1);
+	hist_write_pending(h, 1);
 	destroy(h);
 }
 
@@ -642,14 +592,14 @@ int64_t history_job_begin(struct history *h, const struct history_job *j)
 		return -1;
 	if (j == NULL || j->name == NULL || j->uid < 0 || j->pid <= 0 ||
 	    j->start_ns <= 0 || j->workers < 0) {
-		seterr(h, "job begin: bad arguments");
+		hist_seterr(h, "job begin: bad arguments");
 		return -1;
 	}
 	if (live_reserve(h) < 0)
 		return -1;
-	s = bind(h->st[ST_JOB_INS], "sLLsLd", j->name, j->uid, j->pid,
-		 j->command ? j->command : "", j->start_ns, j->workers);
-	if (step_done(h, s, "job begin") < 0)
+	s = hist_bind(h->st[ST_JOB_INS], "sLLsLd", j->name, j->uid, j->pid,
+		      j->command ? j->command : "", j->start_ns, j->workers);
+	if (hist_step_done(h, s, "job begin") < 0)
 		return -1;
 	h->transactions++;
 	id = sqlite3_last_insert_rowid(h->db);
@@ -673,10 +623,10 @@ static int job_finish(struct history *h, int64_t id, sqlite3_stmt *s,
 	if (write_queue(h) < 0 ||
 	    (l != NULL && l->has_run && l->run.dirty &&
 	     write_run(h, id, &l->run) < 0) ||
-	    step_done(h, s, what) < 0)
+	    hist_step_done(h, s, what) < 0)
 		goto fail;
 	if (sqlite3_changes(h->db) != 1) {
-		seterr(h, "%s: no running job %" PRId64, what, id);
+		hist_seterr(h, "%s: no running job %" PRId64, what, id);
 		goto fail;
 	}
 	if (tx_commit(h) < 0)
@@ -700,12 +650,12 @@ int history_job_end(struct history *h, int64_t id, int64_t end_ns,
 		return -1;
 	if (id <= 0 || end_ns <= 0 || work_ns < 0 || steal_ns < 0 ||
 	    mug_ns < 0) {
-		seterr(h, "job end: bad arguments");
+		hist_seterr(h, "job end: bad arguments");
 		return -1;
 	}
-	return job_finish(h, id, bind(h->st[ST_JOB_END], "LLpLLL", id, end_ns,
-				      exit_status, work_ns, steal_ns, mug_ns),
-			  "job end");
+	return job_finish(h, id, hist_bind(h->st[ST_JOB_END], "LLpLLL", id,
+					   end_ns, exit_status, work_ns,
+					   steal_ns, mug_ns), "job end");
 }
 
 /* Stop tracking a job that is still running (the daemon stops): its open
@@ -717,11 +667,12 @@ int history_job_pause(struct history *h, int64_t id, int64_t work_ns,
 	if (h == NULL)
 		return -1;
 	if (id <= 0 || work_ns < 0 || steal_ns < 0 || mug_ns < 0) {
-		seterr(h, "job pause: bad arguments");
+		hist_seterr(h, "job pause: bad arguments");
 		return -1;
 	}
-	return job_finish(h, id, bind(h->st[ST_JOB_PAUSE], "LLLL", id, work_ns,
-				      steal_ns, mug_ns), "job pause");
+	return job_finish(h, id, hist_bind(h->st[ST_JOB_PAUSE], "LLLL", id,
+					   work_ns, steal_ns, mug_ns),
+			  "job pause");
 }
 
 /* Set a job's worker count (known once its library says hello). */
@@ -732,11 +683,11 @@ int history_job_workers(struct history *h, int64_t id, int workers)
 	if (h == NULL)
 		return -1;
 	if (id <= 0 || workers < 0) {
-		seterr(h, "job workers: bad arguments");
+		hist_seterr(h, "job workers: bad arguments");
 		return -1;
 	}
-	s = bind(h->st[ST_JOB_WORKERS], "Ld", id, workers);
-	if (step_done(h, s, "job workers") < 0)
+	s = hist_bind(h->st[ST_JOB_WORKERS], "Ld", id, workers);
+	if (hist_step_done(h, s, "job workers") < 0)
 		return -1;
 	h->transactions++;
 	return 0;
@@ -749,11 +700,11 @@ int history_job_set_exit(struct history *h, int64_t id, int status)
 
 	if (h == NULL)
 		return -1;
-	s = bind(h->st[ST_JOB_EXIT], "Ld", id, status);
-	if (step_done(h, s, "set exit status") < 0)
+	s = hist_bind(h->st[ST_JOB_EXIT], "Ld", id, status);
+	if (hist_step_done(h, s, "set exit status") < 0)
 		return -1;
 	if (sqlite3_changes(h->db) != 1) {
-		seterr(h, "set exit status: no job %" PRId64, id);
+		hist_seterr(h, "set exit status: no job %" PRId64, id);
 		return -1;
 	}
 	h->transactions++;
@@ -770,26 +721,27 @@ int history_job_reopen(struct history *h, int64_t id, int64_t pid)
 	if (h == NULL)
 		return -1;
 	if (live_find(h, id) != NULL) {
-		seterr(h, "reopen: job %" PRId64 " is tracked already", id);
+		hist_seterr(h, "reopen: job %" PRId64 " is tracked already",
+			    id);
 		return -1;
 	}
 	if (live_reserve(h) < 0)
 		return -1;
-	s = bind(h->st[ST_JOB_GET], "L", id);
+	s = hist_bind(h->st[ST_JOB_GET], "L", id);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
 		rowpid = sqlite3_column_int64(s, 0);
 		running = sqlite3_column_int(s, 1);
 	} else if (rc != SQLITE_DONE) {
-		sqlerr(h, "reopen");
+		hist_sqlerr(h, "reopen");
 		sqlite3_reset(s);
 		return -1;
 	}
 	sqlite3_reset(s);
 	if (rc != SQLITE_ROW || !running || rowpid != pid || pid <= 0) {
-		seterr(h, "reopen: job %" PRId64 " %s", id,
-		       rc != SQLITE_ROW ? "is unknown" :
-		       !running ? "has ended" : "has another pid");
+		hist_seterr(h, "reopen: job %" PRId64 " %s", id,
+			    rc != SQLITE_ROW ? "is unknown" :
+			    !running ? "has ended" : "has another pid");
 		return -1;
 	}
 	live_add(h, id);
@@ -798,16 +750,16 @@ int history_job_reopen(struct history *h, int64_t id, int64_t pid)
 
 /* Put ids (n of them, or the tracked jobs' if ids is NULL) in the
  * temporary table history_ids; 0 or -1. */
-static int fill_ids(struct history *h, const int64_t *ids, size_t n)
+int hist_fill_ids(struct history *h, const int64_t *ids, size_t n)
 {
-	if (step_done(h, h->st[ST_IDS_CLEAR], "fill ids") < 0)
+	if (hist_step_done(h, h->st[ST_IDS_CLEAR], "fill ids") < 0)
 		return -1;
 	if (ids == NULL)
 		n = h->n;
 	for (size_t i = 0; i < n; i++)
-		if (step_done(h, bind(h->st[ST_IDS_ADD], "L",
-				      ids ? ids[i] : h->live[i].job),
-			      "fill ids") < 0)
+		if (hist_step_done(h, hist_bind(h->st[ST_IDS_ADD], "L",
+						ids ? ids[i] : h->live[i].job),
+				   "fill ids") < 0)
 			return -1;
 	return 0;
 }
@@ -821,12 +773,13 @@ int history_close_stale(struct history *h, int64_t now_ns,
 	if (h == NULL)
 		return -1;
 	if (now_ns <= 0 || older_than_ns < 0) {
-		seterr(h, "close stale: bad arguments");
+		hist_seterr(h, "close stale: bad arguments");
 		return -1;
 	}
-	if (fill_ids(h, NULL, 0) < 0 ||
-	    step_done(h, bind(h->st[ST_STALE], "LL", now_ns - older_than_ns,
-			      now_ns), "close stale") < 0)
+	if (hist_fill_ids(h, NULL, 0) < 0 ||
+	    hist_step_done(h, hist_bind(h->st[ST_STALE], "LL",
+					now_ns - older_than_ns, now_ns),
+			   "close stale") < 0)
 		return -1;
 	n = sqlite3_changes(h->db);
 	h->transactions += n > 0;
@@ -852,7 +805,7 @@ static int check_quantum(struct history *h, const struct history_quantum *q)
 	else if (strnlen(q->cpus, CPUS_MAX) >= CPUS_MAX)
 		why = "cpus too long";
 	if (why != NULL) {
-		seterr(h, "allot: %s", why);
+		hist_seterr(h, "allot: %s", why);
 		return -1;
 	}
 	return 0;
@@ -886,7 +839,7 @@ static int enqueue(struct history *h, int64_t job, struct run *r)
 	if (h->qn == h->qcap) {
 		free(r->cpus);
 		h->dropped++;
-		seterr(h, "allot: history queue full, a run was dropped");
+		hist_seterr(h, "allot: history queue full, a run was dropped");
 		return -1;
 	}
 	h->q[h->qn].job = job;
@@ -911,14 +864,15 @@ int history_allot(struct history *h, int64_t job_id,
 		return -1;
 	l = live_find(h, job_id);
 	if (l == NULL) {
-		seterr(h, "allot: job %" PRId64 " is not running here",
-		       job_id);
+		hist_seterr(h, "allot: job %" PRId64 " is not running here",
+			    job_id);
 		return -1;
 	}
 	r = &l->run;
 	if (l->has_run && q->quantum <= r->last_q) {
-		seterr(h, "allot: job %" PRId64 " quantum %" PRId64
-		       " is not after %" PRId64, job_id, q->quantum, r->last_q);
+		hist_seterr(h, "allot: job %" PRId64 " quantum %" PRId64
+			    " is not after %" PRId64, job_id, q->quantum,
+			    r->last_q);
 		return -1;
 	}
 	if (h->open_written_ns == 0 || q->end_ns < h->open_written_ns)
@@ -936,7 +890,7 @@ int history_allot(struct history *h, int64_t job_id,
 	}
 	cpus = strdup(q->cpus);
 	if (cpus == NULL) {
-		seterr(h, "allot: out of memory");
+		hist_seterr(h, "allot: out of memory");
 		return -1;
 	}
 	if (l->has_run) {
@@ -986,15 +940,15 @@ int history_flush(struct history *h)
 		if (h->qn == 0)
 			return 0;
 	}
-	return write_pending(h, open_due);
+	return hist_write_pending(h, open_due);
 }
 
 /* Bind since, until, limit and offset to a query statement. */
 static sqlite3_stmt *bind_window(sqlite3_stmt *s,
 				 const struct history_filter *f)
 {
-	return bind(s, "LLLL", f->since_ns, f->until_ns,
-		    f->limit > 0 ? f->limit : (int64_t)-1, f->offset);
+	return hist_bind(s, "LLLL", f->since_ns, f->until_ns,
+			 f->limit > 0 ? f->limit : (int64_t)-1, f->offset);
 }
 
 /* Text column i, "" for NULL. */
@@ -1036,7 +990,7 @@ static int query_jobs(struct history *h, const struct history_filter *f,
 		*stop = jcb(&j, arg) != 0;
 	}
 	if (!*stop && rc != SQLITE_DONE)
-		n = sqlerr(h, "query jobs");
+		n = hist_sqlerr(h, "query jobs");
 	sqlite3_reset(s);
 	return n;
 }
@@ -1071,7 +1025,7 @@ static int query_runs(struct history *h, const struct history_filter *f,
 		stop = rcb(&r, arg) != 0;
 	}
 	if (!stop && rc != SQLITE_DONE)
-		n = sqlerr(h, "query runs");
+		n = hist_sqlerr(h, "query runs");
 	sqlite3_reset(s);
 	return n;
 }
@@ -1089,12 +1043,12 @@ int history_query(struct history *h, const struct history_filter *f,
 		f = &all;
 	if ((f->njobs > 0 && f->jobs == NULL) || f->since_ns < 0 ||
 	    f->until_ns < 0 || f->limit < 0 || f->offset < 0) {
-		seterr(h, "query: bad filter");
+		hist_seterr(h, "query: bad filter");
 		return -1;
 	}
-	if (write_pending(h, 1) < 0)
+	if (hist_write_pending(h, 1) < 0)
 		return -1;
-	if (f->njobs > 0 && fill_ids(h, f->jobs, f->njobs) < 0)
+	if (f->njobs > 0 && hist_fill_ids(h, f->jobs, f->njobs) < 0)
 		return -1;
 	if (jcb != NULL && (nj = query_jobs(h, f, jcb, arg, &stop)) < 0)
 		return -1;
@@ -1113,23 +1067,23 @@ int64_t history_expire(struct history *h, int64_t now_ns)
 	if (h == NULL)
 		return -1;
 	if (now_ns <= 0) {
-		seterr(h, "expire: bad time");
+		hist_seterr(h, "expire: bad time");
 		return -1;
 	}
 	if (h->retention_ns == 0)
 		return 0;
 	cutoff = now_ns - h->retention_ns;
 	do {
-		s = bind(h->st[ST_EXP_RUNS], "Ld", cutoff, EXPIRE_BATCH);
-		if (step_done(h, s, "expire runs") < 0)
+		s = hist_bind(h->st[ST_EXP_RUNS], "Ld", cutoff, EXPIRE_BATCH);
+		if (hist_step_done(h, s, "expire runs") < 0)
 			return -1;
 		n = sqlite3_changes(h->db);
 		deleted += n;
 		if (n > 0)
 			h->transactions++;
 	} while (n == EXPIRE_BATCH);
-	if (step_done(h, bind(h->st[ST_EXP_JOBS], "L", cutoff),
-		      "expire jobs") < 0)
+	if (hist_step_done(h, hist_bind(h->st[ST_EXP_JOBS], "L", cutoff),
+			   "expire jobs") < 0)
 		return -1;
 	n = sqlite3_changes(h->db);
 	if (n > 0)
@@ -1145,13 +1099,13 @@ int history_stats(struct history *h, struct history_stats *st)
 	if (h == NULL)
 		return -1;
 	if (st == NULL) {
-		seterr(h, "stats: NULL argument");
+		hist_seterr(h, "stats: NULL argument");
 		return -1;
 	}
 	memset(st, 0, sizeof(*st));
 	s = h->st[ST_STATS];
 	if (sqlite3_step(s) != SQLITE_ROW) {
-		sqlerr(h, "stats");
+		hist_sqlerr(h, "stats");
 		sqlite3_reset(s);
 		return -1;
 	}

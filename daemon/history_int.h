@@ -1,0 +1,93 @@
+/*
+ * history_int.h - what the files of asteald's history share, private to
+ * them (history.h is the interface; no other file includes this one): the
+ * handle with its tracked jobs, their open runs and the queue of closed
+ * runs, the prepared statements, and a few helpers.
+ */
+#ifndef ASTEAL_HISTORY_INT_H
+#define ASTEAL_HISTORY_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sqlite3.h>
+
+#include "history.h"
+
+/* The prepared statements, prepared once at open. */
+enum {
+	ST_BEGIN, ST_COMMIT, ST_ROLLBACK,
+	ST_JOB_INS, ST_JOB_END, ST_JOB_PAUSE, ST_JOB_EXIT, ST_JOB_GET,
+	ST_JOB_WORKERS,
+	ST_STALE,
+	ST_RUN_INS, ST_RUN_UPD,
+	ST_EXP_RUNS, ST_EXP_JOBS,
+	ST_IDS_CLEAR, ST_IDS_ADD,
+	ST_Q_JOBS, ST_Q_JOBS_IDS, ST_Q_RUNS, ST_Q_RUNS_IDS,
+	ST_STATS,
+	ST_COUNT
+};
+
+/* A run of quanta with the same values. */
+struct run {
+	int64_t rowid;          /* its row, 0 if never written */
+	int64_t new_rowid;      /* the row written in the open transaction */
+	int64_t first_q, last_q, start_ns, end_ns;
+	int64_t work_ns, steal_ns, mug_ns, allotted_ns;
+	int desire, availability, allotment, cls;
+	char *cpus;
+	int dirty;              /* changed since last written */
+	int pending;            /* written in the open transaction */
+};
+
+/* A tracked job. */
+struct live {
+	int64_t job;
+	int has_run;
+	struct run run;
+};
+
+/* A closed run waiting for a flush. */
+struct queued {
+	int64_t job;
+	struct run run;
+};
+
+struct history {
+	sqlite3 *db;
+	sqlite3_stmt *st[ST_COUNT];
+	struct live *live;      /* tracked jobs by id, n of cap used */
+	size_t n, cap;
+	struct queued *q;       /* closed runs, qn of qcap used */
+	size_t qn, qcap, qmax;
+	int64_t flush_open_ns;  /* write open runs this often */
+	int64_t retention_ns;   /* 0 = forever */
+	int64_t now_ns;         /* end of the latest quantum seen */
+	int64_t open_written_ns;        /* when open runs were last written */
+	int64_t transactions, dropped;
+	char err[256];
+};
+
+/* Set the error message (printf-like). */
+__attribute__((format(printf, 2, 3)))
+void hist_seterr(struct history *h, const char *fmt, ...);
+
+/* Set the error message to what SQLite said about `what`; returns -1. */
+int hist_sqlerr(struct history *h, const char *what);
+
+/* Step a statement that returns no rows, then reset it; 0 or -1. */
+int hist_step_done(struct history *h, sqlite3_stmt *s, const char *what);
+
+/* Bind parameters 1, 2, ... of s as fmt says, one letter each: L an
+ * int64_t, d an int, p a const int * (NULL binds NULL), s a string;
+ * returns s. */
+sqlite3_stmt *hist_bind(sqlite3_stmt *s, const char *fmt, ...);
+
+/* Write the queue, and the dirty open runs if open_too, in one
+ * transaction (none if there is nothing to write); 0 or -1. */
+int hist_write_pending(struct history *h, int open_too);
+
+/* Put ids (n of them, or the tracked jobs' if ids is NULL) in the
+ * temporary table history_ids; 0 or -1. */
+int hist_fill_ids(struct history *h, const int64_t *ids, size_t n);
+
+#endif
