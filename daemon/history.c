@@ -1,16 +1,18 @@
 /*
- * history.c - asteald's allotment history in SQLite: schema creation and
- * version check, jobs, runs of unchanged quanta kept open in memory and
- * written in one transaction per tick, queries, retention, sizes.  The
- * format and the rules are described in history.h.
+ * history.c - asteald's allotment history in SQLite, its store: opening
+ * (schema creation, version check and upgrade, pragmas), closing, errors,
+ * jobs, and runs of unchanged quanta kept open in memory and written in
+ * one transaction per tick.  The format and the rules are described in
+ * history.h; the read side (queries, retention, sizes) is histquery.c, and
+ * what the two share (the handle, the statements, the helpers defined
+ * here) is in history_int.h.
  *
  * In memory: an array of the jobs this handle tracks, sorted by id, each
  * with its open run, and a queue of closed runs.
  * A run remembers the row it was written to (rowid, 0 if never): writing
  * it again updates that row in place.  Row ids learnt inside a transaction
  * are applied only after COMMIT, so a failed flush leaves everything as it
- * was, to be retried at the next tick.  The handle and the helpers are
- * declared in history_int.h.
+ * was, to be retried at the next tick.
  */
 #include "history_int.h"
 
@@ -23,7 +25,6 @@
 
 #define APP_ID 0x41535448               /* "ASTH" */
 #define CPUS_MAX 16384                  /* longest cpus string accepted */
-#define EXPIRE_BATCH 5000               /* runs deleted per transaction */
 #define NS_PER_DAY (86400LL * 1000000000LL)
 #define RETENTION_MAX 36500             /* days, a century */
 
@@ -61,24 +62,14 @@ static const char MIGRATE_V2[] =
 	" DEFAULT 0;"
 	"PRAGMA user_version = 2";
 
-#define JOB_COLS "j.id, j.name, j.uid, j.pid, j.command, j.start_ns," \
-	" j.end_ns, j.exit_status, j.work_ns, j.steal_ns, j.mug_ns," \
-	" j.workers, j.allotted_ns"
-#define JOB_WHERE " (j.end_ns IS NULL OR j.end_ns >= ?1)" \
-	" AND (?2 = 0 OR j.start_ns <= ?2) ORDER BY j.id LIMIT ?3 OFFSET ?4"
-#define RUN_COLS "a.job, a.first_quantum, a.last_quantum, a.start_ns," \
-	" a.end_ns, a.desire, a.availability, a.allotment, a.cpus," \
-	" a.work_ns, a.steal_ns, a.mug_ns, a.class, a.allotted_ns"
-#define RUN_WHERE " a.end_ns >= ?1 AND (?2 = 0 OR a.start_ns <= ?2)" \
-	" ORDER BY a.job, a.start_ns, a.id LIMIT ?3 OFFSET ?4"
-
 /* A job's allotted time: the sum over its runs, which job_finish writes
  * before it updates the job's row (so a job that outlived a daemon counts
  * the runs of both). */
 #define ALLOTTED_SUM " allotted_ns = (SELECT COALESCE(SUM(allotted_ns), 0)" \
 	" FROM allotments WHERE job = jobs.id)"
 
-static const char *const SQL[ST_COUNT] = {
+/* The store's statements (the read side's are histquery.c's). */
+static const char *const SQL[ST_QUERY] = {
 	[ST_BEGIN] = "BEGIN IMMEDIATE",
 	[ST_COMMIT] = "COMMIT",
 	[ST_ROLLBACK] = "ROLLBACK",
@@ -113,23 +104,8 @@ static const char *const SQL[ST_COUNT] = {
 	[ST_RUN_UPD] = "UPDATE allotments SET last_quantum = ?2, end_ns = ?3,"
 		" work_ns = ?4, steal_ns = ?5, mug_ns = ?6, allotted_ns = ?7"
 		" WHERE id = ?1",
-	[ST_EXP_RUNS] = "DELETE FROM allotments WHERE id IN (SELECT a.id"
-		" FROM jobs j JOIN allotments a ON a.job = j.id"
-		" WHERE j.end_ns < ?1 LIMIT ?2)",
-	[ST_EXP_JOBS] = "DELETE FROM jobs WHERE end_ns < ?1",
 	[ST_IDS_CLEAR] = "DELETE FROM temp.history_ids",
 	[ST_IDS_ADD] = "INSERT OR IGNORE INTO temp.history_ids(id) VALUES(?1)",
-	[ST_Q_JOBS] = "SELECT " JOB_COLS " FROM jobs j WHERE" JOB_WHERE,
-	[ST_Q_JOBS_IDS] = "SELECT " JOB_COLS " FROM temp.history_ids q"
-		" JOIN jobs j ON j.id = q.id WHERE" JOB_WHERE,
-	[ST_Q_RUNS] = "SELECT " RUN_COLS " FROM allotments a WHERE" RUN_WHERE,
-	[ST_Q_RUNS_IDS] = "SELECT " RUN_COLS " FROM temp.history_ids q"
-		" JOIN allotments a ON a.job = q.id WHERE" RUN_WHERE,
-	[ST_STATS] = "SELECT (SELECT count(*) FROM jobs),"
-		" (SELECT count(*) - count(end_ns) FROM jobs),"
-		" (SELECT count(*) FROM allotments),"
-		" (SELECT p.page_count * s.page_size"
-		"  FROM pragma_page_count() p, pragma_page_size() s)",
 };
 
 /* Set the error message (printf-like). */
@@ -495,7 +471,8 @@ static int setup(struct history *h, const char *path, int busy_ms)
 		 "create temporary table") < 0)
 		return -1;
 	for (int i = 0; i < ST_COUNT; i++)
-		if (sqlite3_prepare_v3(h->db, SQL[i], -1,
+		if (sqlite3_prepare_v3(h->db, i < ST_QUERY ? SQL[i] :
+				       hist_query_sql[i - ST_QUERY], -1,
 				       SQLITE_PREPARE_PERSISTENT, &h->st[i],
 				       NULL) != SQLITE_OK)
 			return hist_sqlerr(h, "prepare");
@@ -941,185 +918,4 @@ int history_flush(struct history *h)
 			return 0;
 	}
 	return hist_write_pending(h, open_due);
-}
-
-/* Bind since, until, limit and offset to a query statement. */
-static sqlite3_stmt *bind_window(sqlite3_stmt *s,
-				 const struct history_filter *f)
-{
-	return hist_bind(s, "LLLL", f->since_ns, f->until_ns,
-			 f->limit > 0 ? f->limit : (int64_t)-1, f->offset);
-}
-
-/* Text column i, "" for NULL. */
-static const char *text(sqlite3_stmt *s, int i)
-{
-	const unsigned char *t = sqlite3_column_text(s, i);
-
-	return t != NULL ? (const char *)t : "";
-}
-
-/* Report the selected jobs; rows reported, or -1; *stop set if jcb
- * asked to stop. */
-static int query_jobs(struct history *h, const struct history_filter *f,
-		      history_job_cb jcb, void *arg, int *stop)
-{
-	sqlite3_stmt *s = bind_window(h->st[f->njobs ? ST_Q_JOBS_IDS
-							: ST_Q_JOBS], f);
-	int rc = SQLITE_DONE, n = 0;
-
-	while (!*stop && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct history_job_info j = {
-			.id = sqlite3_column_int64(s, 0),
-			.name = text(s, 1),
-			.uid = sqlite3_column_int64(s, 2),
-			.pid = sqlite3_column_int64(s, 3),
-			.command = text(s, 4),
-			.start_ns = sqlite3_column_int64(s, 5),
-			.end_ns = sqlite3_column_int64(s, 6),
-			.has_exit = sqlite3_column_type(s, 7) != SQLITE_NULL,
-			.exit_status = sqlite3_column_int(s, 7),
-			.work_ns = sqlite3_column_int64(s, 8),
-			.steal_ns = sqlite3_column_int64(s, 9),
-			.mug_ns = sqlite3_column_int64(s, 10),
-			.workers = sqlite3_column_int(s, 11),
-			.allotted_ns = sqlite3_column_int64(s, 12),
-		};
-
-		n++;
-		*stop = jcb(&j, arg) != 0;
-	}
-	if (!*stop && rc != SQLITE_DONE)
-		n = hist_sqlerr(h, "query jobs");
-	sqlite3_reset(s);
-	return n;
-}
-
-/* Report the selected runs; rows reported, or -1. */
-static int query_runs(struct history *h, const struct history_filter *f,
-		      history_run_cb rcb, void *arg)
-{
-	sqlite3_stmt *s = bind_window(h->st[f->njobs ? ST_Q_RUNS_IDS
-							: ST_Q_RUNS], f);
-	int rc = SQLITE_DONE, n = 0, stop = 0;
-
-	while (!stop && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct history_run r = {
-			.job = sqlite3_column_int64(s, 0),
-			.first_quantum = sqlite3_column_int64(s, 1),
-			.last_quantum = sqlite3_column_int64(s, 2),
-			.start_ns = sqlite3_column_int64(s, 3),
-			.end_ns = sqlite3_column_int64(s, 4),
-			.desire = sqlite3_column_int(s, 5),
-			.availability = sqlite3_column_int(s, 6),
-			.allotment = sqlite3_column_int(s, 7),
-			.cpus = text(s, 8),
-			.work_ns = sqlite3_column_int64(s, 9),
-			.steal_ns = sqlite3_column_int64(s, 10),
-			.mug_ns = sqlite3_column_int64(s, 11),
-			.cls = sqlite3_column_int(s, 12),
-			.allotted_ns = sqlite3_column_int64(s, 13),
-		};
-
-		n++;
-		stop = rcb(&r, arg) != 0;
-	}
-	if (!stop && rc != SQLITE_DONE)
-		n = hist_sqlerr(h, "query runs");
-	sqlite3_reset(s);
-	return n;
-}
-
-/* Report the selected jobs and runs, after writing everything pending. */
-int history_query(struct history *h, const struct history_filter *f,
-		  history_job_cb jcb, history_run_cb rcb, void *arg)
-{
-	static const struct history_filter all;
-	int nj = 0, nr = 0, stop = 0;
-
-	if (h == NULL)
-		return -1;
-	if (f == NULL)
-		f = &all;
-	if ((f->njobs > 0 && f->jobs == NULL) || f->since_ns < 0 ||
-	    f->until_ns < 0 || f->limit < 0 || f->offset < 0) {
-		hist_seterr(h, "query: bad filter");
-		return -1;
-	}
-	if (hist_write_pending(h, 1) < 0)
-		return -1;
-	if (f->njobs > 0 && hist_fill_ids(h, f->jobs, f->njobs) < 0)
-		return -1;
-	if (jcb != NULL && (nj = query_jobs(h, f, jcb, arg, &stop)) < 0)
-		return -1;
-	if (rcb != NULL && !stop && (nr = query_runs(h, f, rcb, arg)) < 0)
-		return -1;
-	return nj + nr;
-}
-
-/* Delete the jobs that ended before the retention window, and their runs. */
-int64_t history_expire(struct history *h, int64_t now_ns)
-{
-	sqlite3_stmt *s;
-	int64_t cutoff, deleted = 0;
-	int n;
-
-	if (h == NULL)
-		return -1;
-	if (now_ns <= 0) {
-		hist_seterr(h, "expire: bad time");
-		return -1;
-	}
-	if (h->retention_ns == 0)
-		return 0;
-	cutoff = now_ns - h->retention_ns;
-	do {
-		s = hist_bind(h->st[ST_EXP_RUNS], "Ld", cutoff, EXPIRE_BATCH);
-		if (hist_step_done(h, s, "expire runs") < 0)
-			return -1;
-		n = sqlite3_changes(h->db);
-		deleted += n;
-		if (n > 0)
-			h->transactions++;
-	} while (n == EXPIRE_BATCH);
-	if (hist_step_done(h, hist_bind(h->st[ST_EXP_JOBS], "L", cutoff),
-			   "expire jobs") < 0)
-		return -1;
-	n = sqlite3_changes(h->db);
-	if (n > 0)
-		h->transactions++;
-	return deleted + n;
-}
-
-/* Fill in the sizes. */
-int history_stats(struct history *h, struct history_stats *st)
-{
-	sqlite3_stmt *s;
-
-	if (h == NULL)
-		return -1;
-	if (st == NULL) {
-		hist_seterr(h, "stats: NULL argument");
-		return -1;
-	}
-	memset(st, 0, sizeof(*st));
-	s = h->st[ST_STATS];
-	if (sqlite3_step(s) != SQLITE_ROW) {
-		hist_sqlerr(h, "stats");
-		sqlite3_reset(s);
-		return -1;
-	}
-	st->jobs = sqlite3_column_int64(s, 0);
-	st->running_jobs = sqlite3_column_int64(s, 1);
-	st->allotment_rows = sqlite3_column_int64(s, 2);
-	st->db_bytes = sqlite3_column_int64(s, 3);
-	sqlite3_reset(s);
-	st->live_jobs = (int64_t)h->n;
-	for (size_t i = 0; i < h->n; i++)
-		st->open_runs += h->live[i].has_run;
-	st->queued_runs = (int64_t)h->qn;
-	st->transactions = h->transactions;
-	st->changes = sqlite3_total_changes64(h->db);
-	st->dropped = h->dropped;
-	return 0;
 }

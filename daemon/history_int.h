@@ -1,8 +1,9 @@
 /*
- * history_int.h - what the files of asteald's history share, private to
- * them (history.h is the interface; no other file includes this one): the
+ * history_int.h - what the two files of asteald's history, history.c (the
+ * store) and histquery.c (the read side), share; private to them
+ * (history.h is the interface, and no other file includes this one): the
  * handle with its tracked jobs, their open runs and the queue of closed
- * runs, the prepared statements, and a few helpers.
+ * runs, the prepared statements, and a few helpers, defined in history.c.
  */
 #ifndef ASTEAL_HISTORY_INT_H
 #define ASTEAL_HISTORY_INT_H
@@ -13,19 +14,26 @@
 
 #include "history.h"
 
-/* The prepared statements, prepared once at open. */
+/* The prepared statements, prepared once at open: the store's, whose SQL
+ * is history.c's, then from ST_QUERY on the read side's, whose SQL is
+ * hist_query_sql. */
 enum {
 	ST_BEGIN, ST_COMMIT, ST_ROLLBACK,
 	ST_JOB_INS, ST_JOB_END, ST_JOB_PAUSE, ST_JOB_EXIT, ST_JOB_GET,
 	ST_JOB_WORKERS,
 	ST_STALE,
 	ST_RUN_INS, ST_RUN_UPD,
-	ST_EXP_RUNS, ST_EXP_JOBS,
 	ST_IDS_CLEAR, ST_IDS_ADD,
-	ST_Q_JOBS, ST_Q_JOBS_IDS, ST_Q_RUNS, ST_Q_RUNS_IDS,
+	ST_QUERY,
+	ST_Q_JOBS = ST_QUERY, ST_Q_JOBS_IDS, ST_Q_RUNS, ST_Q_RUNS_IDS,
+	ST_EXP_RUNS, ST_EXP_JOBS,
 	ST_STATS,
 	ST_COUNT
 };
+
+/* The SQL of the read side's statements (histquery.c), indexed from
+ * ST_QUERY. */
+extern const char *const hist_query_sql[ST_COUNT - ST_QUERY];
 
 /* A run of quanta with the same values. */
 struct run {
