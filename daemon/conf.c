@@ -20,10 +20,14 @@
  * empty (PROTO_SOCKET_ENV, the way clients find a daemon run by hand),
  * else PROTO_SOCKET_PATH; the database is the first of the
  * colon-separated $STATE_DIRECTORY paths plus "/history.db" (systemd's
- * StateDirectory=), else CONF_DEFAULT_DB.  The deadline defaults to a
- * fifth of the quantum, at least 200 us, but below the quantum (half of
- * it for quanta of 200 us or less); a deadline that is set must be below
- * the quantum.  --cpus may only name CPUs this process may run on.
+ * StateDirectory=), else CONF_DEFAULT_DB.  The offset defaults to a
+ * tenth of the quantum (integer division); an offset that is set must be
+ * below the quantum, whichever of the file and the command line set
+ * either.  --cpus may only name CPUs this process may run on.
+ *
+ * deadline-ms (the feedback deadline after a Tick) is gone since protocol
+ * 2, whose quanta are on the shared clock: as an option or a key it is
+ * refused, before its value is looked at, with a pointer to offset-us.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -40,12 +44,11 @@
 #define DEFAULT_MAX_JOBS 4096
 #define DEFAULT_MAX_CLIENTS 256
 #define DEFAULT_SOCKET_MODE 0666
-#define DEADLINE_MIN_DEFAULT_US 200
+#define DEFAULT_OFFSET_DIVISOR 10      /* a tenth of the quantum */
 
 #define QUANTUM_MIN_US 100             /* 0.1 ms */
 #define QUANTUM_MAX_US 10000000        /* 10 s */
-#define DEADLINE_MIN_US 10             /* 0.01 ms */
-#define DEADLINE_MAX_US 10000000
+#define OFFSET_MAX_US (QUANTUM_MAX_US - 1)
 #define RETENTION_MAX 36500
 #define MAX_JOBS_MAX 1000000
 #define MAX_CLIENTS_MAX 65536
@@ -53,9 +56,9 @@
 #define SUN_PATH_LEN (sizeof(((struct sockaddr_un *)0)->sun_path))
 
 enum opt_id {
-	OPT_SOCKET, OPT_DB, OPT_CPUS, OPT_QUANTUM, OPT_DEADLINE, OPT_FOREGROUND,
+	OPT_SOCKET, OPT_DB, OPT_CPUS, OPT_QUANTUM, OPT_OFFSET, OPT_FOREGROUND,
 	OPT_LOG_LEVEL, OPT_RETENTION, OPT_MAX_JOBS, OPT_MAX_CLIENTS,
-	OPT_SOCKET_MODE, OPT_CONFIG, OPT_HELP, OPT_VERSION,
+	OPT_SOCKET_MODE, OPT_CONFIG, OPT_HELP, OPT_VERSION, OPT_GONE_DEADLINE,
 };
 
 struct opt {
@@ -70,7 +73,7 @@ static const struct opt opts[] = {
 	{ "db", OPT_DB, 1, 1 },
 	{ "cpus", OPT_CPUS, 1, 1 },
 	{ "quantum-ms", OPT_QUANTUM, 1, 1 },
-	{ "deadline-ms", OPT_DEADLINE, 1, 1 },
+	{ "offset-us", OPT_OFFSET, 1, 1 },
 	{ "foreground", OPT_FOREGROUND, 0, 0 },
 	{ "log-level", OPT_LOG_LEVEL, 1, 1 },
 	{ "retention-days", OPT_RETENTION, 1, 1 },
@@ -80,6 +83,8 @@ static const struct opt opts[] = {
 	{ "config", OPT_CONFIG, 1, 0 },
 	{ "help", OPT_HELP, 0, 0 },
 	{ "version", OPT_VERSION, 0, 0 },
+	/* Gone: known only to be refused with a reason (apply). */
+	{ "deadline-ms", OPT_GONE_DEADLINE, 1, 1 },
 };
 
 #define NOPTS ((int)(sizeof(opts) / sizeof(opts[0])))
@@ -91,7 +96,7 @@ struct load {
 	size_t whylen;
 	const char *file;          /* the config file being read, or NULL */
 	int line;                  /* its current line */
-	int socket_set, db_set, deadline_set;
+	int socket_set, db_set, offset_set;
 	int allowed[CPULIST_MAX];  /* cpulist_allowed */
 	int nallowed;
 };
@@ -302,10 +307,10 @@ static int apply(struct load *ld, const struct opt *o, const char *value)
 	case OPT_QUANTUM:
 		return set_ms(ld, o, value, QUANTUM_MIN_US, QUANTUM_MAX_US,
 			      &c->quantum_us);
-	case OPT_DEADLINE:
-		ld->deadline_set = 1;
-		return set_ms(ld, o, value, DEADLINE_MIN_US, DEADLINE_MAX_US,
-			      &c->deadline_us);
+	case OPT_OFFSET:
+		ld->offset_set = 1;
+		return set_int(ld, o, value, 10, 0, OFFSET_MAX_US,
+			       &c->offset_us);
 	case OPT_FOREGROUND:
 		c->foreground = 1;
 		return 0;
@@ -333,6 +338,11 @@ static int apply(struct load *ld, const struct opt *o, const char *value)
 	case OPT_VERSION:
 		c->show_version = 1;
 		return 0;
+	case OPT_GONE_DEADLINE:
+		return fail(ld, "%s: gone since protocol 2 (quanta are on the "
+			    "shared clock); see %soffset-us",
+			    shown(ld, o, name, sizeof(name)),
+			    ld->file != NULL ? "" : "--");
 	}
 	return fail(ld, "internal error: option %d", (int)o->id);
 }
@@ -378,6 +388,8 @@ static int walk_argv(struct load *ld, int argc, char **argv, int first_pass)
 				return fail(ld, "unknown option '%.*s'",
 					    eq != NULL ? (int)(eq - arg)
 						       : (int)strlen(arg), arg);
+			if (o->id == OPT_GONE_DEADLINE)
+				return apply(ld, o, NULL);
 			if (eq != NULL && !o->has_arg)
 				return fail(ld, "option --%s takes no value",
 					    o->name);
@@ -431,6 +443,8 @@ static int file_line(struct load *ld, char *text)
 	o = find_opt(key, strlen(key));
 	if (o == NULL || !o->in_file)
 		return fail(ld, "unknown key '%.64s'", key);
+	if (o->id == OPT_GONE_DEADLINE)
+		return apply(ld, o, NULL);
 	if (*value == '\0')
 		return fail(ld, "missing value for '%s'", key);
 	return apply(ld, o, value);
@@ -481,12 +495,12 @@ static int read_file(struct load *ld, const char *path, int must_exist)
 }
 
 /* Take the defaults that depend on the environment and the quantum, for
- * the settings no file or option gave; check the deadline. */
+ * the settings no file or option gave; check the offset. */
 static int finish(struct load *ld)
 {
 	struct conf *c = ld->c;
 	const char *env;
-	char a[32], b[32];
+	char q[32];
 
 	env = getenv(PROTO_SOCKET_ENV);
 	if (!ld->socket_set && env != NULL && *env != '\0') {
@@ -506,18 +520,12 @@ static int finish(struct load *ld)
 		memcpy(c->db, env, n);
 		memcpy(c->db + n, file, strlen(file) + 1);
 	}
-	if (!ld->deadline_set) {
-		c->deadline_us = c->quantum_us / 5;
-		if (c->deadline_us < DEADLINE_MIN_DEFAULT_US)
-			c->deadline_us = DEADLINE_MIN_DEFAULT_US;
-		if (c->deadline_us >= c->quantum_us)
-			c->deadline_us = c->quantum_us / 2;
-	} else if (c->deadline_us >= c->quantum_us) {
-		return fail(ld, "the deadline (%s ms) must be less than the "
-			    "quantum (%s ms)",
-			    ms_text(c->deadline_us, a, sizeof(a)),
-			    ms_text(c->quantum_us, b, sizeof(b)));
-	}
+	if (!ld->offset_set)
+		c->offset_us = c->quantum_us / DEFAULT_OFFSET_DIVISOR;
+	else if (c->offset_us >= c->quantum_us)
+		return fail(ld, "the offset (%d us) must be less than the "
+			    "quantum (%s ms)", c->offset_us,
+			    ms_text(c->quantum_us, q, sizeof(q)));
 	return 0;
 }
 
@@ -597,9 +605,9 @@ const char *conf_usage(void)
 	"                       the CPUs asteald may run on)\n"
 	"  --quantum-ms N       the scheduling quantum, 0.1 to 10000 ms, up to\n"
 	"                       3 decimals (default 10)\n"
-	"  --deadline-ms N      how long to wait for feedback after a tick,\n"
-	"                       0.01 ms up to the quantum (default a fifth of\n"
-	"                       the quantum, at least 0.2)\n"
+	"  --offset-us N        how far into each quantum to allot the CPUs, in\n"
+	"                       microseconds, 0 to less than the quantum\n"
+	"                       (default a tenth of the quantum)\n"
 	"  --foreground         log with timestamps; no sd_notify needed\n"
 	"                       (default off)\n"
 	"  --log-level L        error, warn, info or debug (default info)\n"

@@ -5,10 +5,12 @@
  *
  * Config file: "key = value" lines, '#' comment lines and blank lines
  * ignored; keys are the long options without the dashes (socket, db, cpus,
- * quantum-ms, log-level, retention-days, deadline-ms, max-jobs,
- * max-clients, socket-mode).  The default file /etc/asteal/asteald.conf
- * is read when it exists; --config FILE must.  Errors name the file and
- * line ("asteald.conf:7: unknown key 'quantum'").  conf.c has the details.
+ * quantum-ms, offset-us, log-level, retention-days, max-jobs, max-clients,
+ * socket-mode).  The default file /etc/asteal/asteald.conf is read when it
+ * exists; --config FILE must.  Errors name the file and line
+ * ("asteald.conf:7: unknown key 'quantum'").  The option and key
+ * deadline-ms, gone since protocol 2, are refused with a pointer to
+ * offset-us.  conf.c has the details.
  */
 #ifndef ASTEAL_CONF_H
 #define ASTEAL_CONF_H
@@ -31,10 +33,10 @@ struct conf {
 	int ncpus;
 	int quantum_us;            /* --quantum-ms N, fractions allowed (default 10 ms),
 	                              from 0.1 ms to 10 s */
-	int deadline_us;           /* --deadline-ms N: feedback deadline after a tick
-	                              (default: a fifth of the quantum, at least 200 us
-	                              but less than the quantum; 0.01 ms to 10 s, and
-	                              less than the quantum when set) */
+	int offset_us;             /* --offset-us N: how far into each quantum DEQ
+	                              runs and the Allots go out, in microseconds
+	                              (default: a tenth of the quantum; 0 to less
+	                              than the quantum) */
 	int foreground;            /* --foreground: log timestamps, no sd_notify needed */
 	enum log_level log_level;  /* --log-level error|warn|info|debug (default info) */
 	int retention_days;        /* --retention-days N (default 30, 0 = forever;

@@ -1,7 +1,8 @@
 /*
  * test_conf.c - asteald's small modules: CPU lists (parse and format round
  * trips, every rejection, the allowed set), settings (defaults, every
- * option, the config file and its error lines, precedence, the
+ * option, the offset's default and bound, the gone deadline-ms, the
+ * config file and its error lines, precedence, the
  * environment's defaults, bad values for every numeric option, long
  * paths, bad command lines, --help) and the log (level filtering, line
  * format, timestamps, cut lines, one line per call, errno kept).
@@ -398,7 +399,7 @@ static void test_conf_defaults(void **state)
 	assert_int_equal(c.ncpus, n);
 	assert_memory_equal(c.cpus, cpus, (size_t)n * sizeof(int));
 	assert_int_equal(c.quantum_us, 10000);
-	assert_int_equal(c.deadline_us, 2000);
+	assert_int_equal(c.offset_us, 1000);
 	assert_int_equal(c.foreground, 0);
 	assert_int_equal(c.log_level, LOG_LEVEL_INFO);
 	assert_int_equal(c.retention_days, 30);
@@ -444,7 +445,7 @@ static void test_conf_options(void **state)
 	snprintf(last, sizeof(last), "%d", cpus[n - 1]);
 	assert_int_equal(run_cfg(&c, why, "--socket", "/tmp/a.sock",
 				 "--db=/tmp/h.db", "--cpus", last,
-				 "--quantum-ms", "2.125", "--deadline-ms=0.25",
+				 "--quantum-ms", "2.125", "--offset-us=250",
 				 "--foreground", "--log-level", "debug",
 				 "--retention-days", "0", "--max-jobs", "7",
 				 "--max-clients=3", "--socket-mode", "600",
@@ -454,7 +455,7 @@ static void test_conf_options(void **state)
 	assert_int_equal(c.ncpus, 1);
 	assert_int_equal(c.cpus[0], cpus[n - 1]);
 	assert_int_equal(c.quantum_us, 2125);
-	assert_int_equal(c.deadline_us, 250);
+	assert_int_equal(c.offset_us, 250);
 	assert_int_equal(c.foreground, 1);
 	assert_int_equal(c.log_level, LOG_LEVEL_DEBUG);
 	assert_int_equal(c.retention_days, 0);
@@ -493,38 +494,178 @@ static void test_conf_options(void **state)
 	}
 }
 
-/* The deadline's default follows the quantum and stays below it. */
-static void test_conf_deadline(void **state)
+/* The offset's default is a tenth of the quantum (integer division); one
+ * that is set must be a whole number below the quantum, whichever of the
+ * file and the command line set the two. */
+static void test_conf_offset(void **state)
 {
 	static const struct {
 		const char *quantum;
-		int deadline;
+		int offset;
 	} cases[] = {
-		{ "10", 2000 }, { "100", 20000 }, { "1", 200 },
-		{ "0.5", 200 }, { "0.25", 200 }, { "0.2", 100 }, { "0.1", 50 },
-		{ "2", 400 },
+		{ "10", 1000 }, { "0.1", 10 }, { "2.125", 212 }, { "1", 100 },
+		{ "0.109", 10 }, { "0.25", 25 }, { "100", 10000 },
+		{ "10000", 1000000 },
+	};
+	static const char *const garbage[] = {
+		"-1", "1.5", "0.5", "1e3", "abc", "", " 5", "5us", "+5", "0x10",
 	};
 	static struct conf c;
-	char why[WHY];
+	char path[PATH_MAX], why[WHY];
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		assert_int_equal(run_cfg(&c, why, "--quantum-ms",
 					 cases[i].quantum, NULL), 0);
-		assert_int_equal(c.deadline_us, cases[i].deadline);
-		assert_true(c.deadline_us < c.quantum_us);
+		assert_int_equal(c.offset_us, cases[i].offset);
+		assert_true(c.offset_us < c.quantum_us);
 	}
-	/* A deadline that is set must be below the quantum. */
-	assert_int_equal(run_cfg(&c, why, "--quantum-ms", "1",
-				 "--deadline-ms", "1", NULL), -1);
-	assert_contains(why, "less than the quantum (1 ms)");
-	assert_int_equal(run_cfg(&c, why, "--deadline-ms", "20", NULL), -1);
-	assert_contains(why, "deadline (20 ms)");
-	assert_int_equal(run_cfg(&c, why, "--quantum-ms", "1",
-				 "--deadline-ms", "0.999", NULL), 0);
-	assert_int_equal(c.deadline_us, 999);
-	assert_int_equal(run_cfg(&c, why, "--deadline-ms", "0.01", NULL), 0);
-	assert_int_equal(c.deadline_us, 10);
+
+	/* 0 and the quantum less a microsecond are accepted. */
+	assert_int_equal(run_cfg(&c, why, "--offset-us", "0", NULL), 0);
+	assert_int_equal(c.offset_us, 0);
+	assert_int_equal(run_cfg(&c, why, "--offset-us=9999", NULL), 0);
+	assert_int_equal(c.offset_us, 9999);
+	assert_int_equal(run_cfg(&c, why, "--quantum-ms", "0.1", "--offset-us",
+				 "99", NULL), 0);
+	assert_int_equal(c.offset_us, 99);
+	assert_int_equal(run_cfg(&c, why, "--quantum-ms", "2.125",
+				 "--offset-us", "2124", NULL), 0);
+	assert_int_equal(c.offset_us, 2124);
+	assert_int_equal(run_cfg(&c, why, "--quantum-ms", "10000",
+				 "--offset-us", "9999999", NULL), 0);
+	assert_int_equal(c.offset_us, 9999999);
+	/* The order of the two options does not matter. */
+	assert_int_equal(run_cfg(&c, why, "--offset-us", "4999",
+				 "--quantum-ms", "5", NULL), 0);
+	assert_int_equal(c.offset_us, 4999);
+
+	/* The quantum and above are refused, naming both. */
+	assert_int_equal(run_cfg(&c, why, "--offset-us", "12000", NULL), -1);
+	assert_string_equal(why, "the offset (12000 us) must be less than the "
+			    "quantum (10 ms)");
+	assert_int_equal(run_cfg(&c, why, "--offset-us", "10000", NULL), -1);
+	assert_string_equal(why, "the offset (10000 us) must be less than the "
+			    "quantum (10 ms)");
+	assert_int_equal(run_cfg(&c, why, "--quantum-ms", "2.125",
+				 "--offset-us", "2125", NULL), -1);
+	assert_string_equal(why, "the offset (2125 us) must be less than the "
+			    "quantum (2.125 ms)");
+	assert_int_equal(run_cfg(&c, why, "--offset-us", "5000",
+				 "--quantum-ms", "5", NULL), -1);
+	assert_contains(why, "less than the quantum (5 ms)");
+	assert_int_equal(run_cfg(&c, why, "--quantum-ms", "0.1", "--offset-us",
+				 "100", NULL), -1);
+	assert_contains(why, "the offset (100 us)");
+	assert_contains(why, "quantum (0.1 ms)");
+	/* Past the longest quantum: out of range whatever the quantum. */
+	{
+		const char *args[] = { "--offset-us", "10000000", NULL };
+		const char *want[] = { "--offset-us: 10000000 out of range",
+				       "(0 to 9999999)", NULL };
+
+		expect_error(args, want);
+	}
+	{
+		const char *args[] = { "--offset-us", "99999999999999999999",
+				       NULL };
+		const char *want[] = { "--offset-us", "out of range", NULL };
+
+		expect_error(args, want);
+	}
+
+	/* Negative, fractional and other garbage: not a whole number. */
+	for (size_t i = 0; i < sizeof(garbage) / sizeof(garbage[0]); i++) {
+		const char *args[] = { "--offset-us", garbage[i], NULL };
+		const char *want[] = { "--offset-us: '", "is not a whole number",
+				       "(0 to 9999999)", NULL };
+
+		expect_error(args, want);
+	}
+	assert_int_equal(run_cfg(&c, why, "--offset-us", NULL), -1);
+	assert_contains(why, "--offset-us needs a value");
+
+	/* From a file; the command line wins over it, and the file's offset
+	 * is checked against the quantum in force at the end. */
+	write_file("offset.conf", "quantum-ms = 5\noffset-us = 300\n", path,
+		   sizeof(path));
+	assert_int_equal(run(&c, why, "--config", path, NULL), 0);
+	assert_int_equal(c.quantum_us, 5000);
+	assert_int_equal(c.offset_us, 300);
+	assert_int_equal(run(&c, why, "--config", path, "--offset-us", "4000",
+			     NULL), 0);
+	assert_int_equal(c.offset_us, 4000);
+	assert_int_equal(run(&c, why, "--offset-us=0", "--config", path, NULL),
+			 0);
+	assert_int_equal(c.offset_us, 0);
+	assert_int_equal(run(&c, why, "--config", path, "--quantum-ms", "0.2",
+			     NULL), -1);
+	assert_string_equal(why, "the offset (300 us) must be less than the "
+			    "quantum (0.2 ms)");
+	assert_int_equal(run(&c, why, "--config", path, "--quantum-ms", "0.2",
+			     "--offset-us", "199", NULL), 0);
+	assert_int_equal(c.offset_us, 199);
+	/* A file that sets only the quantum: the default follows it. */
+	write_file("offset2.conf", "quantum-ms = 5\n", path, sizeof(path));
+	assert_int_equal(run(&c, why, "--config", path, NULL), 0);
+	assert_int_equal(c.offset_us, 500);
+	/* A file's offset at the quantum is refused too. */
+	write_file("offset3.conf", "offset-us = 10000\n", path, sizeof(path));
+	assert_int_equal(run(&c, why, "--config", path, NULL), -1);
+	assert_string_equal(why, "the offset (10000 us) must be less than the "
+			    "quantum (10 ms)");
+}
+
+/* deadline-ms, gone since protocol 2, is refused as an option (with or
+ * without a value, even beside --help) and as a key, saying why. */
+static void test_conf_deadline_gone(void **state)
+{
+	static const char *const lines[][4] = {
+		{ "--deadline-ms", "2" },
+		{ "--deadline-ms=0.25" },
+		{ "--deadline-ms" },
+		{ "--foreground", "--deadline-ms", "2", "--max-jobs=5" },
+		{ "--help", "--deadline-ms", "2" },
+		{ "--deadline-ms", "2", "--version" },
+	};
+	static const char *const files[] = {
+		"quantum-ms = 5\ndeadline-ms = 2\n",
+		"# old\ndeadline-ms = 0\n",
+		"max-jobs = 5\ndeadline-ms =\n",
+	};
+	static struct conf c;
+	char path[PATH_MAX], want[PATH_MAX + 128], why[WHY];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		char *argv[8];
+		int argc = 0;
+
+		argv[argc++] = (char *)"asteald";
+		argv[argc++] = (char *)"--config";
+		argv[argc++] = empty_conf;
+		for (int k = 0; k < 4 && lines[i][k] != NULL; k++)
+			argv[argc++] = (char *)lines[i][k];
+		argv[argc] = NULL;
+		why[0] = '\0';
+		if (conf_load(&c, argc, argv, why, sizeof(why)) != -1)
+			fail_msg("'%s' was accepted", argv[3]);
+		assert_string_equal(why, "--deadline-ms: gone since protocol 2 "
+				    "(quanta are on the shared clock); see "
+				    "--offset-us");
+	}
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		write_file("deadline.conf", files[i], path, sizeof(path));
+		assert_int_equal(run(&c, why, "--config", path, NULL), -1);
+		snprintf(want, sizeof(want), "%s:2: deadline-ms: gone since "
+			 "protocol 2 (quanta are on the shared clock); see "
+			 "offset-us", path);
+		assert_string_equal(why, want);
+	}
+	/* Not mistaken for another option, nor in the help. */
+	assert_null(strstr(conf_usage(), "deadline"));
+	assert_int_equal(run_cfg(&c, why, "--deadline", "2", NULL), -1);
+	assert_string_equal(why, "unknown option '--deadline'");
 }
 
 /* Bad values of every numeric option name the option and its range. */
@@ -546,10 +687,10 @@ static void test_conf_bad_numbers(void **state)
 		{ "--quantum-ms", "0.0001", "0.1 to 10000" },
 		{ "--quantum-ms", " 5", "0.1 to 10000" },
 		{ "--quantum-ms", "5ms", "0.1 to 10000" },
-		{ "--deadline-ms", "0", "0.01 to 10000" },
-		{ "--deadline-ms", "0.001", "0.01 to 10000" },
-		{ "--deadline-ms", "10001", "0.01 to 10000" },
-		{ "--deadline-ms", "x", "0.01 to 10000" },
+		{ "--offset-us", "-1", "0 to 9999999" },
+		{ "--offset-us", "10000000", "0 to 9999999" },
+		{ "--offset-us", "0.5", "0 to 9999999" },
+		{ "--offset-us", "x", "0 to 9999999" },
 		{ "--retention-days", "-1", "0 to 36500" },
 		{ "--retention-days", "36501", "0 to 36500" },
 		{ "--retention-days", "1.5", "0 to 36500" },
@@ -703,7 +844,7 @@ static void test_conf_help(void **state)
 {
 	static const char *const names[] = {
 		"--socket PATH", "--db PATH", "--cpus LIST", "--quantum-ms N",
-		"--deadline-ms N", "--foreground", "--log-level L",
+		"--offset-us N", "--foreground", "--log-level L",
 		"--retention-days N", "--max-jobs N", "--max-clients N",
 		"--socket-mode OCTAL", "--config FILE", "--help", "--version",
 		PROTO_SOCKET_PATH, CONF_DEFAULT_DB, CONF_DEFAULT_FILE,
@@ -754,7 +895,7 @@ static void test_conf_file(void **state)
 		 "db =  /tmp/a#b.db  \n"
 		 "\tcpus\t=\t%d\n"
 		 "quantum-ms = 5\r\n"
-		 "deadline-ms = 0.5\n"
+		 "offset-us = 500\n"
 		 "log-level = warn\n"
 		 "retention-days = 7\n"
 		 "max-jobs = 100\n"
@@ -770,7 +911,7 @@ static void test_conf_file(void **state)
 	assert_int_equal(c.ncpus, 1);
 	assert_int_equal(c.cpus[0], cpus[0]);
 	assert_int_equal(c.quantum_us, 5000);
-	assert_int_equal(c.deadline_us, 500);
+	assert_int_equal(c.offset_us, 500);
 	assert_int_equal(c.log_level, LOG_LEVEL_WARN);
 	assert_int_equal(c.retention_days, 7);
 	assert_int_equal(c.max_jobs, 100);
@@ -794,7 +935,8 @@ static void test_conf_file_errors(void **state)
 		{ "# x\nmax-clients=70000\n", ":2: max-clients: 70000 out of range" },
 		{ "retention-days = -2\n", ":1: retention-days:" },
 		{ "socket-mode = 9\n", ":1: socket-mode:" },
-		{ "deadline-ms = 0\n", ":1: deadline-ms:" },
+		{ "offset-us = -1\n", ":1: offset-us:" },
+		{ "\ndeadline-ms = 2\n", ":2: deadline-ms: gone" },
 		{ "log-level = chatty\n", ":1: log-level: 'chatty'" },
 		{ "cpus = 2-1\n", ":1: cpus: bad range 2-1" },
 		{ "\nsocket =\n", ":2: missing value for 'socket'" },
@@ -804,7 +946,7 @@ static void test_conf_file_errors(void **state)
 		{ "config = /etc/other.conf\n", ":1: unknown key 'config'" },
 		{ "--max-jobs = 5\n", ":1: unknown key '--max-jobs'" },
 		{ "max-jobs = 5 # five\n", ":1: max-jobs: '5 # five'" },
-		{ "quantum-ms = 1\ndeadline-ms = 2\n", "less than the quantum" },
+		{ "quantum-ms = 1\noffset-us = 1000\n", "less than the quantum" },
 	};
 	static struct conf c;
 	char path[PATH_MAX], want[PATH_MAX + 128], why[WHY];
@@ -847,7 +989,7 @@ static void test_conf_precedence(void **state)
 	assert_int_equal(c.quantum_us, 7000);
 	assert_int_equal(c.max_jobs, 100);
 	assert_int_equal(c.log_level, LOG_LEVEL_DEBUG);
-	assert_int_equal(c.deadline_us, 1400);
+	assert_int_equal(c.offset_us, 700);
 	assert_int_equal(run(&c, why, "--quantum-ms", "7", "--log-level",
 			     "error", "--config", path, NULL), 0);
 	assert_int_equal(c.quantum_us, 7000);
@@ -1222,7 +1364,8 @@ int main(void)
 		cmocka_unit_test_setup(test_conf_defaults, clean_env),
 		cmocka_unit_test_setup(test_conf_default_file, clean_env),
 		cmocka_unit_test_setup(test_conf_options, clean_env),
-		cmocka_unit_test_setup(test_conf_deadline, clean_env),
+		cmocka_unit_test_setup(test_conf_offset, clean_env),
+		cmocka_unit_test_setup(test_conf_deadline_gone, clean_env),
 		cmocka_unit_test_setup(test_conf_bad_numbers, clean_env),
 		cmocka_unit_test_setup(test_conf_bad_values, clean_env),
 		cmocka_unit_test_setup(test_conf_paths, clean_env),
