@@ -23,7 +23,8 @@
  * StateDirectory=), else CONF_DEFAULT_DB.  The offset defaults to a
  * tenth of the quantum (integer division); an offset that is set must be
  * below the quantum, whichever of the file and the command line set
- * either.  --cpus may only name CPUs this process may run on.
+ * either.  --handover takes a mode's exact name (conf_handover_name).
+ * --cpus may only name CPUs this process may run on.
  *
  * deadline-ms (the feedback deadline after a Tick) is gone since protocol
  * 2, whose quanta are on the shared clock: as an option or a key it is
@@ -56,9 +57,10 @@
 #define SUN_PATH_LEN (sizeof(((struct sockaddr_un *)0)->sun_path))
 
 enum opt_id {
-	OPT_SOCKET, OPT_DB, OPT_CPUS, OPT_QUANTUM, OPT_OFFSET, OPT_FOREGROUND,
-	OPT_LOG_LEVEL, OPT_RETENTION, OPT_MAX_JOBS, OPT_MAX_CLIENTS,
-	OPT_SOCKET_MODE, OPT_CONFIG, OPT_HELP, OPT_VERSION, OPT_GONE_DEADLINE,
+	OPT_SOCKET, OPT_DB, OPT_CPUS, OPT_QUANTUM, OPT_OFFSET, OPT_HANDOVER,
+	OPT_FOREGROUND, OPT_LOG_LEVEL, OPT_RETENTION, OPT_MAX_JOBS,
+	OPT_MAX_CLIENTS, OPT_SOCKET_MODE, OPT_CONFIG, OPT_HELP, OPT_VERSION,
+	OPT_GONE_DEADLINE,
 };
 
 struct opt {
@@ -74,6 +76,7 @@ static const struct opt opts[] = {
 	{ "cpus", OPT_CPUS, 1, 1 },
 	{ "quantum-ms", OPT_QUANTUM, 1, 1 },
 	{ "offset-us", OPT_OFFSET, 1, 1 },
+	{ "handover", OPT_HANDOVER, 1, 1 },
 	{ "foreground", OPT_FOREGROUND, 0, 0 },
 	{ "log-level", OPT_LOG_LEVEL, 1, 1 },
 	{ "retention-days", OPT_RETENTION, 1, 1 },
@@ -246,6 +249,23 @@ static int set_ms(struct load *ld, const struct opt *o, const char *value,
 	return 0;
 }
 
+/* Set the handover mode from its name. */
+static int set_handover(struct load *ld, const struct opt *o,
+			const char *value, int *dst)
+{
+	char name[32];
+
+	for (int h = CONF_HANDOVER_IMMEDIATE; h <= CONF_HANDOVER_RELEASE; h++)
+		if (strcmp(value, conf_handover_name(h)) == 0) {
+			*dst = h;
+			return 0;
+		}
+	return fail(ld, "%s: '%s' is not one of %s, %s",
+		    shown(ld, o, name, sizeof(name)), value,
+		    conf_handover_name(CONF_HANDOVER_IMMEDIATE),
+		    conf_handover_name(CONF_HANDOVER_RELEASE));
+}
+
 /* Copy a path option into dst (len bytes with the NUL), checking it. */
 static int set_path(struct load *ld, const struct opt *o, const char *value,
 		    char *dst, size_t len)
@@ -311,6 +331,8 @@ static int apply(struct load *ld, const struct opt *o, const char *value)
 		ld->offset_set = 1;
 		return set_int(ld, o, value, 10, 0, OFFSET_MAX_US,
 			       &c->offset_us);
+	case OPT_HANDOVER:
+		return set_handover(ld, o, value, &c->handover);
 	case OPT_FOREGROUND:
 		c->foreground = 1;
 		return 0;
@@ -552,6 +574,7 @@ int conf_load(struct conf *c, int argc, char **argv, char *why, size_t whylen)
 	snprintf(c->socket, sizeof(c->socket), "%s", PROTO_SOCKET_PATH);
 	snprintf(c->db, sizeof(c->db), "%s", CONF_DEFAULT_DB);
 	c->quantum_us = DEFAULT_QUANTUM_US;
+	c->handover = CONF_HANDOVER_IMMEDIATE;
 	c->log_level = LOG_LEVEL_INFO;
 	c->retention_days = DEFAULT_RETENTION_DAYS;
 	c->max_jobs = DEFAULT_MAX_JOBS;
@@ -608,6 +631,10 @@ const char *conf_usage(void)
 	"  --offset-us N        how far into each quantum to allot the CPUs, in\n"
 	"                       microseconds, 0 to less than the quantum\n"
 	"                       (default a tenth of the quantum)\n"
+	"  --handover MODE      immediate or release: when a CPU moves between\n"
+	"                       jobs, tell both at once, or grant it only once\n"
+	"                       the losing job has released it (default\n"
+	"                       immediate)\n"
 	"  --foreground         log with timestamps; no sd_notify needed\n"
 	"                       (default off)\n"
 	"  --log-level L        error, warn, info or debug (default info)\n"
@@ -626,4 +653,16 @@ const char *conf_usage(void)
 	"Settings come from the defaults, then the config file (\"key = value\"\n"
 	"lines, '#' comments; keys are the options above that take a value,\n"
 	"without the dashes, except config), then the command line.\n";
+}
+
+/* The name of a handover mode, as --handover takes it. */
+const char *conf_handover_name(int handover)
+{
+	switch (handover) {
+	case CONF_HANDOVER_IMMEDIATE:
+		return "immediate";
+	case CONF_HANDOVER_RELEASE:
+		return "release";
+	}
+	return "?";
 }

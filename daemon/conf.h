@@ -5,9 +5,9 @@
  *
  * Config file: "key = value" lines, '#' comment lines and blank lines
  * ignored; keys are the long options without the dashes (socket, db, cpus,
- * quantum-ms, offset-us, log-level, retention-days, max-jobs, max-clients,
- * socket-mode).  The default file /etc/asteal/asteald.conf is read when it
- * exists; --config FILE must.  Errors name the file and line
+ * quantum-ms, offset-us, handover, log-level, retention-days, max-jobs,
+ * max-clients, socket-mode).  The default file /etc/asteal/asteald.conf is
+ * read when it exists; --config FILE must.  Errors name the file and line
  * ("asteald.conf:7: unknown key 'quantum'").  The option and key
  * deadline-ms, gone since protocol 2, are refused with a pointer to
  * offset-us.  conf.c has the details.
@@ -23,6 +23,16 @@
 #define CONF_DEFAULT_FILE "/etc/asteal/asteald.conf"
 #define CONF_DEFAULT_DB "/var/lib/asteal/history.db"
 
+/* --handover: how a CPU that DEQ moves from one job to another changes
+ * hands.  IMMEDIATE tells both jobs at once; RELEASE tells the losing job
+ * first and grants the CPU to the gaining job once the losing job reports
+ * (Released) that its leaving workers have parked, or after a quarter of
+ * the quantum if it never does. */
+enum conf_handover {
+	CONF_HANDOVER_IMMEDIATE,
+	CONF_HANDOVER_RELEASE,
+};
+
 struct conf {
 	char socket[108];          /* --socket PATH (default $ASTEAL_SOCKET when set
 	                              and not empty, else PROTO_SOCKET_PATH) */
@@ -37,6 +47,8 @@ struct conf {
 	                              runs and the Allots go out, in microseconds
 	                              (default: a tenth of the quantum; 0 to less
 	                              than the quantum) */
+	int handover;              /* --handover immediate|release: enum
+	                              conf_handover (default immediate) */
 	int foreground;            /* --foreground: log timestamps, no sd_notify needed */
 	enum log_level log_level;  /* --log-level error|warn|info|debug (default info) */
 	int retention_days;        /* --retention-days N (default 30, 0 = forever;
@@ -59,5 +71,9 @@ int conf_load(struct conf *c, int argc, char **argv, char *why, size_t whylen);
 
 /* The usage text for --help. */
 const char *conf_usage(void);
+
+/* The name of a handover mode ("immediate", "release"; "?" for any other
+ * value), as --handover takes it. */
+const char *conf_handover_name(int handover);
 
 #endif

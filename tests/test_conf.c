@@ -1,8 +1,8 @@
 /*
  * test_conf.c - asteald's small modules: CPU lists (parse and format round
  * trips, every rejection, the allowed set), settings (defaults, every
- * option, the offset's default and bound, the gone deadline-ms, the
- * config file and its error lines, precedence, the
+ * option, the offset's default and bound, the handover modes, the gone
+ * deadline-ms, the config file and its error lines, precedence, the
  * environment's defaults, bad values for every numeric option, long
  * paths, bad command lines, --help) and the log (level filtering, line
  * format, timestamps, cut lines, one line per call, errno kept).
@@ -400,6 +400,7 @@ static void test_conf_defaults(void **state)
 	assert_memory_equal(c.cpus, cpus, (size_t)n * sizeof(int));
 	assert_int_equal(c.quantum_us, 10000);
 	assert_int_equal(c.offset_us, 1000);
+	assert_int_equal(c.handover, CONF_HANDOVER_IMMEDIATE);
 	assert_int_equal(c.foreground, 0);
 	assert_int_equal(c.log_level, LOG_LEVEL_INFO);
 	assert_int_equal(c.retention_days, 30);
@@ -446,6 +447,7 @@ static void test_conf_options(void **state)
 	assert_int_equal(run_cfg(&c, why, "--socket", "/tmp/a.sock",
 				 "--db=/tmp/h.db", "--cpus", last,
 				 "--quantum-ms", "2.125", "--offset-us=250",
+				 "--handover", "release",
 				 "--foreground", "--log-level", "debug",
 				 "--retention-days", "0", "--max-jobs", "7",
 				 "--max-clients=3", "--socket-mode", "600",
@@ -456,6 +458,7 @@ static void test_conf_options(void **state)
 	assert_int_equal(c.cpus[0], cpus[n - 1]);
 	assert_int_equal(c.quantum_us, 2125);
 	assert_int_equal(c.offset_us, 250);
+	assert_int_equal(c.handover, CONF_HANDOVER_RELEASE);
 	assert_int_equal(c.foreground, 1);
 	assert_int_equal(c.log_level, LOG_LEVEL_DEBUG);
 	assert_int_equal(c.retention_days, 0);
@@ -614,6 +617,63 @@ static void test_conf_offset(void **state)
 	assert_int_equal(run(&c, why, "--config", path, NULL), -1);
 	assert_string_equal(why, "the offset (10000 us) must be less than the "
 			    "quantum (10 ms)");
+}
+
+/* --handover: immediate by default, either mode by name, nothing else. */
+static void test_conf_handover(void **state)
+{
+	static const char *const bad[] = {
+		"x", "Release", "IMMEDIATE", "", "release ", "rel", "0", "1",
+	};
+	static struct conf c;
+	char path[PATH_MAX], want[PATH_MAX + 128], why[WHY];
+
+	(void)state;
+	assert_string_equal(conf_handover_name(CONF_HANDOVER_IMMEDIATE),
+			    "immediate");
+	assert_string_equal(conf_handover_name(CONF_HANDOVER_RELEASE),
+			    "release");
+	assert_string_equal(conf_handover_name(-1), "?");
+	assert_string_equal(conf_handover_name(CONF_HANDOVER_RELEASE + 1),
+			    "?");
+
+	assert_int_equal(run_cfg(&c, why, NULL), 0);
+	assert_int_equal(c.handover, CONF_HANDOVER_IMMEDIATE);
+	assert_int_equal(run_cfg(&c, why, "--handover", "release", NULL), 0);
+	assert_int_equal(c.handover, CONF_HANDOVER_RELEASE);
+	assert_int_equal(run_cfg(&c, why, "--handover=immediate", NULL), 0);
+	assert_int_equal(c.handover, CONF_HANDOVER_IMMEDIATE);
+	assert_int_equal(run_cfg(&c, why, "--handover=release", "--handover",
+				 "immediate", NULL), 0);
+	assert_int_equal(c.handover, CONF_HANDOVER_IMMEDIATE);
+
+	assert_int_equal(run_cfg(&c, why, "--handover", "x", NULL), -1);
+	assert_string_equal(why, "--handover: 'x' is not one of immediate, "
+			    "release");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *args[] = { "--handover", bad[i], NULL };
+		const char *msg[] = { "--handover: '",
+					"is not one of immediate, release",
+					NULL };
+
+		expect_error(args, msg);
+	}
+	assert_int_equal(run_cfg(&c, why, "--handover", NULL), -1);
+	assert_contains(why, "--handover needs a value");
+
+	/* From a file, and the command line over it. */
+	write_file("handover.conf", "# mode\nhandover = release\n", path,
+		   sizeof(path));
+	assert_int_equal(run(&c, why, "--config", path, NULL), 0);
+	assert_int_equal(c.handover, CONF_HANDOVER_RELEASE);
+	assert_int_equal(run(&c, why, "--config", path, "--handover",
+			     "immediate", NULL), 0);
+	assert_int_equal(c.handover, CONF_HANDOVER_IMMEDIATE);
+	write_file("handover.conf", "\nhandover = x\n", path, sizeof(path));
+	assert_int_equal(run(&c, why, "--config", path, NULL), -1);
+	snprintf(want, sizeof(want), "%s:2: handover: 'x' is not one of "
+		 "immediate, release", path);
+	assert_string_equal(why, want);
 }
 
 /* deadline-ms, gone since protocol 2, is refused as an option (with or
@@ -844,7 +904,8 @@ static void test_conf_help(void **state)
 {
 	static const char *const names[] = {
 		"--socket PATH", "--db PATH", "--cpus LIST", "--quantum-ms N",
-		"--offset-us N", "--foreground", "--log-level L",
+		"--offset-us N", "--handover MODE", "--foreground",
+		"--log-level L",
 		"--retention-days N", "--max-jobs N", "--max-clients N",
 		"--socket-mode OCTAL", "--config FILE", "--help", "--version",
 		PROTO_SOCKET_PATH, CONF_DEFAULT_DB, CONF_DEFAULT_FILE,
@@ -896,6 +957,7 @@ static void test_conf_file(void **state)
 		 "\tcpus\t=\t%d\n"
 		 "quantum-ms = 5\r\n"
 		 "offset-us = 500\n"
+		 "handover = release\n"
 		 "log-level = warn\n"
 		 "retention-days = 7\n"
 		 "max-jobs = 100\n"
@@ -912,6 +974,7 @@ static void test_conf_file(void **state)
 	assert_int_equal(c.cpus[0], cpus[0]);
 	assert_int_equal(c.quantum_us, 5000);
 	assert_int_equal(c.offset_us, 500);
+	assert_int_equal(c.handover, CONF_HANDOVER_RELEASE);
 	assert_int_equal(c.log_level, LOG_LEVEL_WARN);
 	assert_int_equal(c.retention_days, 7);
 	assert_int_equal(c.max_jobs, 100);
@@ -936,6 +999,7 @@ static void test_conf_file_errors(void **state)
 		{ "retention-days = -2\n", ":1: retention-days:" },
 		{ "socket-mode = 9\n", ":1: socket-mode:" },
 		{ "offset-us = -1\n", ":1: offset-us:" },
+		{ "handover = fast\n", ":1: handover: 'fast'" },
 		{ "\ndeadline-ms = 2\n", ":2: deadline-ms: gone" },
 		{ "log-level = chatty\n", ":1: log-level: 'chatty'" },
 		{ "cpus = 2-1\n", ":1: cpus: bad range 2-1" },
@@ -1365,6 +1429,7 @@ int main(void)
 		cmocka_unit_test_setup(test_conf_default_file, clean_env),
 		cmocka_unit_test_setup(test_conf_options, clean_env),
 		cmocka_unit_test_setup(test_conf_offset, clean_env),
+		cmocka_unit_test_setup(test_conf_handover, clean_env),
 		cmocka_unit_test_setup(test_conf_deadline_gone, clean_env),
 		cmocka_unit_test_setup(test_conf_bad_numbers, clean_env),
 		cmocka_unit_test_setup(test_conf_bad_values, clean_env),
