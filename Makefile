@@ -28,7 +28,7 @@ SANFLAGS = -fsanitize=thread
 endif
 
 GEN      = $(BUILD)/gen
-CPPFLAGS = -D_GNU_SOURCE -Iclient-lib -Iproto -I$(GEN)/proto -Idaemon -Ijobs -MMD -MP
+CPPFLAGS = -D_GNU_SOURCE -Iclient-lib -Ipolicy -Iproto -I$(GEN)/proto -Idaemon -Ijobs -MMD -MP
 CFLAGS   = -std=c11 $(OPT) -g $(WARN) $(SANFLAGS) -pthread -fPIC
 CXXFLAGS = -std=c++17 $(OPT) -g -Wall -Wextra -Werror -pthread
 # libasteal speaks the protocol (protobuf-c); the daemon adds libevent,
@@ -46,13 +46,22 @@ PROTO_HDR = $(PROTO_GEN:.c=.h)
 PROTO_OBJ = $(PROTO_GEN:$(GEN)/%.c=$(BUILD)/obj/gen/%.o) \
             $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard proto/*.c))
 
+# The pure policy code: A-STEAL's desire estimator and the DEQ allocator
+# (policy/*.c: no I/O, no clock).  Its own small archive, so that the
+# simulator runs the very code libasteal and asteald run without linking
+# either of them.
+POLICY_OBJ = $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard policy/*.c))
+POLICY_A   = $(BUILD)/lib/libasteal-policy.a
+
+# libasteal carries the estimator and the protocol objects itself, so that
+# a job links -lasteal alone.
 LIB_SRC  = $(wildcard client-lib/*.c)
 LIB_ASM  = $(wildcard client-lib/*.S)
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(LIB_ASM:%.S=$(BUILD)/obj/%.o) \
-           $(PROTO_OBJ)
+           $(BUILD)/obj/policy/estimator.o $(PROTO_OBJ)
 
 # The daemon's modules (all of daemon/*.c but main.c) form an internal
-# archive that asteald, asteal-sim (deq) and the tests link.
+# archive that asteald and the tests link.
 DMOD_OBJ = $(patsubst %.c,$(BUILD)/obj/%.o,$(filter-out daemon/main.c,$(wildcard daemon/*.c)))
 DLIBA    = $(BUILD)/lib/libasteald.a
 SIM_OBJ  = $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard sim/*.c))
@@ -131,12 +140,17 @@ $(BUILD)/jobs/%: $(BUILD)/obj/jobs/%.o $(JOB_SUPPORT_OBJ) $(LIBA)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ $(JOB_LIBS) $(LDLIBS)
 
+$(POLICY_A): $(POLICY_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@
+	ar rcs $@ $^
+
 $(DLIBA): $(DMOD_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/bin/asteald: $(BUILD)/obj/daemon/main.o $(DLIBA) $(LIBA)
+$(BUILD)/bin/asteald: $(BUILD)/obj/daemon/main.o $(DLIBA) $(POLICY_A) $(LIBA)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ $(DAEMON_LIBS) $(LDLIBS)
 
@@ -149,9 +163,10 @@ $(BUILD)/bin/asteal-%: $(BUILD)/obj/tools/%.o
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/bin/asteal-sim: $(SIM_OBJ) $(DLIBA) $(LIBA)
+# The simulator: its own code and the policy archive, nothing else.
+$(BUILD)/bin/asteal-sim: $(SIM_OBJ) $(POLICY_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $^ $(DAEMON_LIBS) $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $^ -pthread -lm
 
 $(BUILD)/bin/asteal: $(CLI_OBJ) $(DLIBA) $(LIBA)
 	@mkdir -p $(@D)
@@ -165,11 +180,11 @@ $(BUILD)/tests/fuzz_frame: $(BUILD)/obj/tests/fuzz_frame.o $(LIBA)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 # The daemon test's check that recorded allotments are DEQ's answers.
-$(BUILD)/tests/deq_replay: $(BUILD)/obj/tests/deq_replay.o $(DLIBA)
+$(BUILD)/tests/deq_replay: $(BUILD)/obj/tests/deq_replay.o $(DLIBA) $(POLICY_A)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ $(DAEMON_LIBS) $(LDLIBS)
 
-$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(DLIBA) $(LIBA)
+$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(DLIBA) $(POLICY_A) $(LIBA)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(DAEMON_LIBS) $(LDLIBS)
 
