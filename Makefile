@@ -31,20 +31,23 @@ GEN      = $(BUILD)/gen
 CPPFLAGS = -D_GNU_SOURCE -Iclient-lib -Ipolicy -Iproto -I$(GEN)/proto -Idaemon -Ijobs -MMD -MP
 CFLAGS   = -std=c11 $(OPT) -g $(WARN) $(SANFLAGS) -pthread -fPIC
 CXXFLAGS = -std=c++17 $(OPT) -g -Wall -Wextra -Werror -pthread
-# libasteal speaks the protocol (protobuf-c); the daemon adds libevent,
-# SQLite and libsystemd.  Every program links the lot: unused ones cost a
-# DT_NEEDED entry, nothing more.
-LDLIBS   = -lprotobuf-c -pthread -lm
+# Each program links the system libraries it uses: every one gets threads
+# and libm; whatever speaks the protocol adds protobuf-c; the daemon (and
+# the tests of its modules) adds libevent, SQLite and libsystemd.
+LDLIBS      = -pthread -lm
+PROTO_LIBS  = -lprotobuf-c
 DAEMON_LIBS = -levent -lsqlite3 -lsystemd
 
 # The protocol: proto/*.proto compiled by protoc-c into $(GEN)/proto, and
-# the framing module proto/*.c; both go into libasteal (the daemon and the
-# command line link them from there).
+# the framing module proto/*.c.  Both form their own archive, which
+# asteald, the command line and the load generator link (none of them
+# needs the runtime); libasteal carries the same objects itself.
 PROTO_DEF = $(wildcard proto/*.proto)
 PROTO_GEN = $(PROTO_DEF:proto/%.proto=$(GEN)/proto/%.pb-c.c)
 PROTO_HDR = $(PROTO_GEN:.c=.h)
 PROTO_OBJ = $(PROTO_GEN:$(GEN)/%.c=$(BUILD)/obj/gen/%.o) \
             $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard proto/*.c))
+PROTO_A   = $(BUILD)/lib/libasteal-proto.a
 
 # The pure policy code: A-STEAL's desire estimator and the DEQ allocator
 # (policy/*.c: no I/O, no clock).  Its own small archive, so that the
@@ -129,7 +132,7 @@ $(LIBA): $(LIB_OBJ)
 
 $(LIBSO): $(LIB_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -shared -Wl,-soname,libasteal.so.0 -o $@.0 $^ $(LDLIBS)
+	$(CC) $(CFLAGS) -shared -Wl,-soname,libasteal.so.0 -o $@.0 $^ $(PROTO_LIBS) $(LDLIBS)
 	ln -sf libasteal.so.0 $@
 
 $(HEADER): client-lib/asteal.h
@@ -138,9 +141,15 @@ $(HEADER): client-lib/asteal.h
 
 $(BUILD)/jobs/%: $(BUILD)/obj/jobs/%.o $(JOB_SUPPORT_OBJ) $(LIBA)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $^ $(JOB_LIBS) $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $^ $(JOB_LIBS) $(PROTO_LIBS) $(LDLIBS)
 
+# The internal archives: policy, protocol, daemon modules.
 $(POLICY_A): $(POLICY_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@
+	ar rcs $@ $^
+
+$(PROTO_A): $(PROTO_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@
 	ar rcs $@ $^
@@ -150,9 +159,10 @@ $(DLIBA): $(DMOD_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/bin/asteald: $(BUILD)/obj/daemon/main.o $(DLIBA) $(POLICY_A) $(LIBA)
+# The daemon: its modules, DEQ from the policy archive, the protocol.
+$(BUILD)/bin/asteald: $(BUILD)/obj/daemon/main.o $(DLIBA) $(POLICY_A) $(PROTO_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $^ $(DAEMON_LIBS) $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $^ $(DAEMON_LIBS) $(PROTO_LIBS) $(LDLIBS)
 
 # Small tools: tools/NAME.c is the program asteal-NAME; asteal-plot draws
 # with the simulator's SVG writer.
@@ -166,27 +176,33 @@ $(BUILD)/bin/asteal-%: $(BUILD)/obj/tools/%.o
 # The simulator: its own code and the policy archive, nothing else.
 $(BUILD)/bin/asteal-sim: $(SIM_OBJ) $(POLICY_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $^ -pthread -lm
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/bin/asteal: $(CLI_OBJ) $(DLIBA) $(LIBA)
+# The command line: a client of the daemon, so the protocol and nothing
+# of the daemon or the runtime.
+$(BUILD)/bin/asteal: $(CLI_OBJ) $(PROTO_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $^ $(DAEMON_LIBS) $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $^ $(PROTO_LIBS) $(LDLIBS)
 
 # The framing fuzzer, standalone (its own mutation loop; no libFuzzer):
 # tests/fuzz.test.sh runs it.
 $(BUILD)/obj/tests/fuzz_frame.o: CPPFLAGS += -DFUZZ_STANDALONE
-$(BUILD)/tests/fuzz_frame: $(BUILD)/obj/tests/fuzz_frame.o $(LIBA)
+$(BUILD)/tests/fuzz_frame: $(BUILD)/obj/tests/fuzz_frame.o $(PROTO_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $^ $(PROTO_LIBS) $(LDLIBS)
 
-# The daemon test's check that recorded allotments are DEQ's answers.
+# The daemon test's check that recorded allotments are DEQ's answers: it
+# reads the history database (SQLite) and replays it through DEQ and the
+# daemon's CPU-list module.
 $(BUILD)/tests/deq_replay: $(BUILD)/obj/tests/deq_replay.o $(DLIBA) $(POLICY_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $^ $(DAEMON_LIBS) $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $^ -lsqlite3 $(LDLIBS)
 
-$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(DLIBA) $(POLICY_A) $(LIBA)
+# The unit tests: each links what any of them needs (the daemon's modules,
+# then the policy and protocol archives they call, then the runtime).
+$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(DLIBA) $(POLICY_A) $(PROTO_A) $(LIBA)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(DAEMON_LIBS) $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(DAEMON_LIBS) $(PROTO_LIBS) $(LDLIBS)
 
 # Benchmark kernels written with OpenMP tasks and oneTBB, for comparison.
 $(BUILD)/obj/bench-support/%.o: %.c
@@ -201,10 +217,10 @@ $(BUILD)/bench/tbb_%: bench/tbb_%.cpp $(BENCH_SUPPORT_OBJ)
 	@mkdir -p $(@D)
 	$(CXX) -Ijobs -D_GNU_SOURCE $(CXXFLAGS) -o $@ $^ -ltbb $(JOB_LIBS) $(LDLIBS)
 
-# The daemon's load generator.
-$(BUILD)/bench/asteal-loadgen: $(BUILD)/obj/bench/loadgen.o $(LIBA)
+# The daemon's load generator: fake jobs speaking the protocol.
+$(BUILD)/bench/asteal-loadgen: $(BUILD)/obj/bench/loadgen.o $(PROTO_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $^ $(PROTO_LIBS) $(LDLIBS)
 
 # The floor under the quantum exchange (no daemon).
 $(BUILD)/bench/asteal-wirefloor: $(BUILD)/obj/bench/wirefloor.o
@@ -214,7 +230,7 @@ $(BUILD)/bench/asteal-wirefloor: $(BUILD)/obj/bench/wirefloor.o
 # The owner's cost of a public and a private deque entry.
 $(BUILD)/bench/asteal-dequebench: $(BUILD)/obj/bench/deque.o $(LIBA)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $^ $(PROTO_LIBS) $(LDLIBS)
 
 # How fast each CPU runs, alone and together (bench/run.sh: hostvar, cap).
 $(BUILD)/bench/asteal-probe: $(BUILD)/obj/bench/probe.o
