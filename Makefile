@@ -28,7 +28,8 @@ SANFLAGS = -fsanitize=thread
 endif
 
 GEN      = $(BUILD)/gen
-CPPFLAGS = -D_GNU_SOURCE -Iclient-lib -Ipolicy -Iproto -I$(GEN)/proto -Idaemon -Ijobs -MMD -MP
+# Include paths are per folder (below, after the compile rules).
+CPPFLAGS = -D_GNU_SOURCE -MMD -MP
 CFLAGS   = -std=c11 $(OPT) -g $(WARN) $(SANFLAGS) -pthread -fPIC
 CXXFLAGS = -std=c++17 $(OPT) -g -Wall -Wextra -Werror -pthread
 # Each program links the system libraries it uses: every one gets threads
@@ -125,6 +126,20 @@ $(BUILD)/obj/%.o: %.S
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
+# Include paths: each folder's objects see only the folders they include
+# from, so a stray dependency between parts fails to compile.  The policy
+# code includes nothing else; the protocol includes its generated header;
+# the daemon and the command line take asteal.h from client-lib for
+# ASTEAL_VERSION only; the tests see every part they test.
+$(BUILD)/obj/client-lib/%.o: CPPFLAGS += -Iclient-lib -Ipolicy -Iproto -I$(GEN)/proto
+$(BUILD)/obj/policy/%.o:     CPPFLAGS += -Ipolicy
+$(BUILD)/obj/proto/%.o:      CPPFLAGS += -Iproto -I$(GEN)/proto
+$(BUILD)/obj/daemon/%.o:     CPPFLAGS += -Idaemon -Ipolicy -Iproto -I$(GEN)/proto -Iclient-lib
+$(BUILD)/obj/sim/%.o:        CPPFLAGS += -Isim -Ipolicy
+$(BUILD)/obj/cli/%.o:        CPPFLAGS += -Icli -Iproto -I$(GEN)/proto -Iclient-lib
+$(BUILD)/obj/jobs/%.o:       CPPFLAGS += -Ijobs -Iclient-lib
+$(BUILD)/obj/tests/%.o:      CPPFLAGS += -Itests -Iclient-lib -Ipolicy -Iproto -I$(GEN)/proto -Idaemon
+
 $(LIBA): $(LIB_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@
@@ -165,7 +180,7 @@ $(BUILD)/bin/asteald: $(BUILD)/obj/daemon/main.o $(DLIBA) $(POLICY_A) $(PROTO_A)
 	$(CC) $(CFLAGS) -o $@ $^ $(DAEMON_LIBS) $(PROTO_LIBS) $(LDLIBS)
 
 # Small tools: tools/NAME.c is the program asteal-NAME; asteal-plot draws
-# with the simulator's SVG writer.
+# with the simulator's SVG writer (and includes its header).
 $(BUILD)/bin/asteal-plot: $(BUILD)/obj/sim/svg.o
 $(BUILD)/obj/tools/plot.o: CPPFLAGS += -Isim
 
@@ -204,20 +219,23 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(DLIBA) $(POLICY_A) $(PROTO_A) $(LIBA)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(DAEMON_LIBS) $(PROTO_LIBS) $(LDLIBS)
 
-# Benchmark kernels written with OpenMP tasks and oneTBB, for comparison.
+# Benchmark kernels written with OpenMP tasks and oneTBB, for comparison;
+# they include the jobs' kernels and support (built without the runtime).
+$(BUILD)/obj/bench-support/%.o: CPPFLAGS += -Ijobs
 $(BUILD)/obj/bench-support/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -DJOB_NO_RUNTIME $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/bench/omp_%: bench/omp_%.c $(BENCH_SUPPORT_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -DJOB_NO_RUNTIME $(CFLAGS) -fopenmp -o $@ $^ $(JOB_LIBS) $(LDLIBS)
+	$(CC) $(CPPFLAGS) -Ijobs -DJOB_NO_RUNTIME $(CFLAGS) -fopenmp -o $@ $^ $(JOB_LIBS) $(LDLIBS)
 
 $(BUILD)/bench/tbb_%: bench/tbb_%.cpp $(BENCH_SUPPORT_OBJ)
 	@mkdir -p $(@D)
 	$(CXX) -Ijobs -D_GNU_SOURCE $(CXXFLAGS) -o $@ $^ -ltbb $(JOB_LIBS) $(LDLIBS)
 
 # The daemon's load generator: fake jobs speaking the protocol.
+$(BUILD)/obj/bench/loadgen.o: CPPFLAGS += -Iproto -I$(GEN)/proto
 $(BUILD)/bench/asteal-loadgen: $(BUILD)/obj/bench/loadgen.o $(PROTO_A)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ $(PROTO_LIBS) $(LDLIBS)
@@ -227,7 +245,9 @@ $(BUILD)/bench/asteal-wirefloor: $(BUILD)/obj/bench/wirefloor.o
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^
 
-# The owner's cost of a public and a private deque entry.
+# The owner's cost of a public and a private deque entry (libasteal's
+# internal deque.h).
+$(BUILD)/obj/bench/deque.o: CPPFLAGS += -Iclient-lib
 $(BUILD)/bench/asteal-dequebench: $(BUILD)/obj/bench/deque.o $(LIBA)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ $(PROTO_LIBS) $(LDLIBS)
