@@ -130,15 +130,17 @@ $(BUILD)/obj/%.o: %.S
 # from, so a stray dependency between parts fails to compile.  The policy
 # code includes nothing else; the protocol includes its generated header;
 # the daemon and the command line take asteal.h from client-lib for
-# ASTEAL_VERSION only; the tests see every part they test.
+# ASTEAL_VERSION only; the jobs and the benchmarks take proto/ for the
+# clock (qtime.h) only; the tests see every part they test.
 $(BUILD)/obj/client-lib/%.o: CPPFLAGS += -Iclient-lib -Ipolicy -Iproto -I$(GEN)/proto
 $(BUILD)/obj/policy/%.o:     CPPFLAGS += -Ipolicy
 $(BUILD)/obj/proto/%.o:      CPPFLAGS += -Iproto -I$(GEN)/proto
 $(BUILD)/obj/daemon/%.o:     CPPFLAGS += -Idaemon -Ipolicy -Iproto -I$(GEN)/proto -Iclient-lib
 $(BUILD)/obj/sim/%.o:        CPPFLAGS += -Isim -Ipolicy
 $(BUILD)/obj/cli/%.o:        CPPFLAGS += -Icli -Iproto -I$(GEN)/proto -Iclient-lib
-$(BUILD)/obj/jobs/%.o:       CPPFLAGS += -Ijobs -Iclient-lib
+$(BUILD)/obj/jobs/%.o:       CPPFLAGS += -Ijobs -Iclient-lib -Iproto
 $(BUILD)/obj/tests/%.o:      CPPFLAGS += -Itests -Iclient-lib -Ipolicy -Iproto -I$(GEN)/proto -Idaemon
+$(BUILD)/obj/bench/%.o:      CPPFLAGS += -Iproto
 
 $(LIBA): $(LIB_OBJ)
 	@mkdir -p $(@D)
@@ -221,7 +223,7 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(DLIBA) $(POLICY_A) $(PROTO_A) $(LIBA)
 
 # Benchmark kernels written with OpenMP tasks and oneTBB, for comparison;
 # they include the jobs' kernels and support (built without the runtime).
-$(BUILD)/obj/bench-support/%.o: CPPFLAGS += -Ijobs
+$(BUILD)/obj/bench-support/%.o: CPPFLAGS += -Ijobs -Iproto
 $(BUILD)/obj/bench-support/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -DJOB_NO_RUNTIME $(CFLAGS) -c -o $@ $<
@@ -235,7 +237,7 @@ $(BUILD)/bench/tbb_%: bench/tbb_%.cpp $(BENCH_SUPPORT_OBJ)
 	$(CXX) -Ijobs -D_GNU_SOURCE $(CXXFLAGS) -o $@ $^ -ltbb $(JOB_LIBS) $(LDLIBS)
 
 # The daemon's load generator: fake jobs speaking the protocol.
-$(BUILD)/obj/bench/loadgen.o: CPPFLAGS += -Iproto -I$(GEN)/proto
+$(BUILD)/obj/bench/loadgen.o: CPPFLAGS += -I$(GEN)/proto
 $(BUILD)/bench/asteal-loadgen: $(BUILD)/obj/bench/loadgen.o $(PROTO_A)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ $(PROTO_LIBS) $(LDLIBS)
