@@ -28,31 +28,44 @@ SANFLAGS = -fsanitize=thread
 endif
 
 GEN      = $(BUILD)/gen
-CPPFLAGS = -D_GNU_SOURCE -Iclient-lib -Iproto -I$(GEN)/proto -Idaemon -Ijobs -MMD -MP
+# Include paths are per folder (below, after the compile rules).
+CPPFLAGS = -D_GNU_SOURCE -MMD -MP
 CFLAGS   = -std=c11 $(OPT) -g $(WARN) $(SANFLAGS) -pthread -fPIC
 CXXFLAGS = -std=c++17 $(OPT) -g -Wall -Wextra -Werror -pthread
-# libasteal speaks the protocol (protobuf-c); the daemon adds libevent,
-# SQLite and libsystemd.  Every program links the lot: unused ones cost a
-# DT_NEEDED entry, nothing more.
-LDLIBS   = -lprotobuf-c -pthread -lm
+# Each program links the system libraries it uses: every one gets threads
+# and libm; whatever speaks the protocol adds protobuf-c; the daemon (and
+# the tests of its modules) adds libevent, SQLite and libsystemd.
+LDLIBS      = -pthread -lm
+PROTO_LIBS  = -lprotobuf-c
 DAEMON_LIBS = -levent -lsqlite3 -lsystemd
 
 # The protocol: proto/*.proto compiled by protoc-c into $(GEN)/proto, and
-# the framing module proto/*.c; both go into libasteal (the daemon and the
-# command line link them from there).
+# the framing module proto/*.c.  Both form their own archive, which
+# asteald, the command line and the load generator link (none of them
+# needs the runtime); libasteal carries the same objects itself.
 PROTO_DEF = $(wildcard proto/*.proto)
 PROTO_GEN = $(PROTO_DEF:proto/%.proto=$(GEN)/proto/%.pb-c.c)
 PROTO_HDR = $(PROTO_GEN:.c=.h)
 PROTO_OBJ = $(PROTO_GEN:$(GEN)/%.c=$(BUILD)/obj/gen/%.o) \
             $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard proto/*.c))
+PROTO_A   = $(BUILD)/lib/libasteal-proto.a
 
+# The pure policy code: A-STEAL's desire estimator and the DEQ allocator
+# (policy/*.c: no I/O, no clock).  Its own small archive, so that the
+# simulator runs the very code libasteal and asteald run without linking
+# either of them.
+POLICY_OBJ = $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard policy/*.c))
+POLICY_A   = $(BUILD)/lib/libasteal-policy.a
+
+# libasteal carries the estimator and the protocol objects itself, so that
+# a job links -lasteal alone.
 LIB_SRC  = $(wildcard client-lib/*.c)
 LIB_ASM  = $(wildcard client-lib/*.S)
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(LIB_ASM:%.S=$(BUILD)/obj/%.o) \
-           $(PROTO_OBJ)
+           $(BUILD)/obj/policy/estimator.o $(PROTO_OBJ)
 
 # The daemon's modules (all of daemon/*.c but main.c) form an internal
-# archive that asteald, asteal-sim (deq) and the tests link.
+# archive that asteald and the tests link.
 DMOD_OBJ = $(patsubst %.c,$(BUILD)/obj/%.o,$(filter-out daemon/main.c,$(wildcard daemon/*.c)))
 DLIBA    = $(BUILD)/lib/libasteald.a
 SIM_OBJ  = $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard sim/*.c))
@@ -113,6 +126,22 @@ $(BUILD)/obj/%.o: %.S
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
+# Include paths: each folder's objects see only the folders they include
+# from, so a stray dependency between parts fails to compile.  The policy
+# code includes nothing else; the protocol includes its generated header;
+# the daemon and the command line take asteal.h from client-lib for
+# ASTEAL_VERSION only; the jobs and the benchmarks take proto/ for the
+# clock (qtime.h) only; the tests see every part they test.
+$(BUILD)/obj/client-lib/%.o: CPPFLAGS += -Iclient-lib -Ipolicy -Iproto -I$(GEN)/proto
+$(BUILD)/obj/policy/%.o:     CPPFLAGS += -Ipolicy
+$(BUILD)/obj/proto/%.o:      CPPFLAGS += -Iproto -I$(GEN)/proto
+$(BUILD)/obj/daemon/%.o:     CPPFLAGS += -Idaemon -Ipolicy -Iproto -I$(GEN)/proto -Iclient-lib
+$(BUILD)/obj/sim/%.o:        CPPFLAGS += -Isim -Ipolicy
+$(BUILD)/obj/cli/%.o:        CPPFLAGS += -Icli -Iproto -I$(GEN)/proto -Iclient-lib
+$(BUILD)/obj/jobs/%.o:       CPPFLAGS += -Ijobs -Iclient-lib -Iproto
+$(BUILD)/obj/tests/%.o:      CPPFLAGS += -Itests -Iclient-lib -Ipolicy -Iproto -I$(GEN)/proto -Idaemon
+$(BUILD)/obj/bench/%.o:      CPPFLAGS += -Iproto
+
 $(LIBA): $(LIB_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@
@@ -120,7 +149,7 @@ $(LIBA): $(LIB_OBJ)
 
 $(LIBSO): $(LIB_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -shared -Wl,-soname,libasteal.so.0 -o $@.0 $^ $(LDLIBS)
+	$(CC) $(CFLAGS) -shared -Wl,-soname,libasteal.so.0 -o $@.0 $^ $(PROTO_LIBS) $(LDLIBS)
 	ln -sf libasteal.so.0 $@
 
 $(HEADER): client-lib/asteal.h
@@ -129,19 +158,31 @@ $(HEADER): client-lib/asteal.h
 
 $(BUILD)/jobs/%: $(BUILD)/obj/jobs/%.o $(JOB_SUPPORT_OBJ) $(LIBA)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $^ $(JOB_LIBS) $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $^ $(JOB_LIBS) $(PROTO_LIBS) $(LDLIBS)
+
+# The internal archives: policy, protocol, daemon modules.
+$(POLICY_A): $(POLICY_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@
+	ar rcs $@ $^
+
+$(PROTO_A): $(PROTO_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@
+	ar rcs $@ $^
 
 $(DLIBA): $(DMOD_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/bin/asteald: $(BUILD)/obj/daemon/main.o $(DLIBA) $(LIBA)
+# The daemon: its modules, DEQ from the policy archive, the protocol.
+$(BUILD)/bin/asteald: $(BUILD)/obj/daemon/main.o $(DLIBA) $(POLICY_A) $(PROTO_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $^ $(DAEMON_LIBS) $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $^ $(DAEMON_LIBS) $(PROTO_LIBS) $(LDLIBS)
 
 # Small tools: tools/NAME.c is the program asteal-NAME; asteal-plot draws
-# with the simulator's SVG writer.
+# with the simulator's SVG writer (and includes its header).
 $(BUILD)/bin/asteal-plot: $(BUILD)/obj/sim/svg.o
 $(BUILD)/obj/tools/plot.o: CPPFLAGS += -Isim
 
@@ -149,57 +190,69 @@ $(BUILD)/bin/asteal-%: $(BUILD)/obj/tools/%.o
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/bin/asteal-sim: $(SIM_OBJ) $(DLIBA) $(LIBA)
+# The simulator: its own code and the policy archive, nothing else.
+$(BUILD)/bin/asteal-sim: $(SIM_OBJ) $(POLICY_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $^ $(DAEMON_LIBS) $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/bin/asteal: $(CLI_OBJ) $(DLIBA) $(LIBA)
+# The command line: a client of the daemon, so the protocol and nothing
+# of the daemon or the runtime.
+$(BUILD)/bin/asteal: $(CLI_OBJ) $(PROTO_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $^ $(DAEMON_LIBS) $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $^ $(PROTO_LIBS) $(LDLIBS)
 
 # The framing fuzzer, standalone (its own mutation loop; no libFuzzer):
 # tests/fuzz.test.sh runs it.
 $(BUILD)/obj/tests/fuzz_frame.o: CPPFLAGS += -DFUZZ_STANDALONE
-$(BUILD)/tests/fuzz_frame: $(BUILD)/obj/tests/fuzz_frame.o $(LIBA)
+$(BUILD)/tests/fuzz_frame: $(BUILD)/obj/tests/fuzz_frame.o $(PROTO_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $^ $(PROTO_LIBS) $(LDLIBS)
 
-# The daemon test's check that recorded allotments are DEQ's answers.
-$(BUILD)/tests/deq_replay: $(BUILD)/obj/tests/deq_replay.o $(DLIBA)
+# The daemon test's check that recorded allotments are DEQ's answers: it
+# reads the history database (SQLite) and replays it through DEQ and the
+# daemon's CPU-list module.
+$(BUILD)/tests/deq_replay: $(BUILD)/obj/tests/deq_replay.o $(DLIBA) $(POLICY_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $^ $(DAEMON_LIBS) $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $^ -lsqlite3 $(LDLIBS)
 
-$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(DLIBA) $(LIBA)
+# The unit tests: each links what any of them needs (the daemon's modules,
+# then the policy and protocol archives they call, then the runtime).
+$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(DLIBA) $(POLICY_A) $(PROTO_A) $(LIBA)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(DAEMON_LIBS) $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(DAEMON_LIBS) $(PROTO_LIBS) $(LDLIBS)
 
-# Benchmark kernels written with OpenMP tasks and oneTBB, for comparison.
+# Benchmark kernels written with OpenMP tasks and oneTBB, for comparison;
+# they include the jobs' kernels and support (built without the runtime).
+$(BUILD)/obj/bench-support/%.o: CPPFLAGS += -Ijobs -Iproto
 $(BUILD)/obj/bench-support/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -DJOB_NO_RUNTIME $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/bench/omp_%: bench/omp_%.c $(BENCH_SUPPORT_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -DJOB_NO_RUNTIME $(CFLAGS) -fopenmp -o $@ $^ $(JOB_LIBS) $(LDLIBS)
+	$(CC) $(CPPFLAGS) -Ijobs -DJOB_NO_RUNTIME $(CFLAGS) -fopenmp -o $@ $^ $(JOB_LIBS) $(LDLIBS)
 
 $(BUILD)/bench/tbb_%: bench/tbb_%.cpp $(BENCH_SUPPORT_OBJ)
 	@mkdir -p $(@D)
 	$(CXX) -Ijobs -D_GNU_SOURCE $(CXXFLAGS) -o $@ $^ -ltbb $(JOB_LIBS) $(LDLIBS)
 
-# The daemon's load generator.
-$(BUILD)/bench/asteal-loadgen: $(BUILD)/obj/bench/loadgen.o $(LIBA)
+# The daemon's load generator: fake jobs speaking the protocol.
+$(BUILD)/obj/bench/loadgen.o: CPPFLAGS += -I$(GEN)/proto
+$(BUILD)/bench/asteal-loadgen: $(BUILD)/obj/bench/loadgen.o $(PROTO_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $^ $(PROTO_LIBS) $(LDLIBS)
 
 # The floor under the quantum exchange (no daemon).
 $(BUILD)/bench/asteal-wirefloor: $(BUILD)/obj/bench/wirefloor.o
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^
 
-# The owner's cost of a public and a private deque entry.
+# The owner's cost of a public and a private deque entry (libasteal's
+# internal deque.h).
+$(BUILD)/obj/bench/deque.o: CPPFLAGS += -Iclient-lib
 $(BUILD)/bench/asteal-dequebench: $(BUILD)/obj/bench/deque.o $(LIBA)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $^ $(PROTO_LIBS) $(LDLIBS)
 
 # How fast each CPU runs, alone and together (bench/run.sh: hostvar, cap).
 $(BUILD)/bench/asteal-probe: $(BUILD)/obj/bench/probe.o

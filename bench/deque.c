@@ -12,17 +12,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "deque.h"
+#include "qtime.h"
 
 /* Seconds on the monotonic clock. */
 static double now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return (double)qtime_now_ns() * 1e-9;
 }
 
 /* Push two entries (public or private) and pop them back, n times; the

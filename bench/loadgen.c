@@ -55,10 +55,10 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "frame.h"
+#include "qtime.h"
 
 #define CPU_IDS 1024              /* CPU ids checked (asteald's CPULIST_MAX) */
 #define QRING 256                 /* quanta checked at once */
@@ -91,10 +91,7 @@ static uint64_t next_rand(uint64_t *rng)
 /* Seconds on the monotonic clock. */
 static double now_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return (double)qtime_now_ns() * 1e-9;
 }
 
 /* Connect and say Hello with role and workers; -1 on failure. */

@@ -33,7 +33,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#include "qtime.h"
 
 #define PROBE_FIB_N 20
 #define PROBE_FIB_CALLS 21891.0      /* calls of probe_fib(PROBE_FIB_N) */
@@ -51,10 +52,7 @@ struct probe_arm {
 /* Seconds on the monotonic clock. */
 static double now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return (double)qtime_now_ns() * 1e-9;
 }
 
 /* The probe's work: a call-heavy recursion, like the kernels' serial

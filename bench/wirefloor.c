@@ -36,18 +36,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "qtime.h"
+
 #define TICK_LEN 10     /* asteald's Tick frame, prefix included */
 #define FEEDBACK_LEN 24 /* a loadgen Feedback frame, about */
 #define ALLOT_LEN 16    /* an Allot frame with one CPU */
-
-/* Nanoseconds on the monotonic clock. */
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* Sort helper for latencies. */
 static int cmp_u64(const void *a, const void *b)
@@ -159,7 +152,7 @@ int main(int argc, char **argv)
 	tick[3] = TICK_LEN - 4;
 	allot[3] = ALLOT_LEN - 4;
 	getrusage(RUSAGE_SELF, &r0);
-	next = now_ns();
+	next = qtime_now_ns();
 	wall = (double)next;
 	while (nq < cap - 1 && (double)(next - (uint64_t)wall) < seconds * 1e9) {
 		uint64_t t0, t;
@@ -171,7 +164,7 @@ int main(int argc, char **argv)
 		ts.tv_nsec = (long)(next % 1000000000u);
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 			;
-		t0 = now_ns();
+		t0 = qtime_now_ns();
 		for (i = 0; i < n && !no_tick; i++)
 			send(sv[i][0], tick, sizeof(tick), MSG_DONTWAIT | MSG_NOSIGNAL);
 		while (waiting > 0) {
@@ -186,11 +179,11 @@ int main(int argc, char **argv)
 		}
 		for (i = 0; i < n; i++)
 			send(sv[i][0], allot, sizeof(allot), MSG_DONTWAIT | MSG_NOSIGNAL);
-		t = now_ns();
+		t = qtime_now_ns();
 		lat[nq++] = t - t0;
 	}
 	getrusage(RUSAGE_SELF, &r1);
-	wall = ((double)now_ns() - wall) / 1e9;
+	wall = ((double)qtime_now_ns() - wall) / 1e9;
 	for (i = 0; i < n; i++)
 		close(sv[i][0]);
 	waitpid(child, NULL, 0);

@@ -10,13 +10,13 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "asteal.h"
 #include "cli.h"
 #include "client.h"
 #include "frame.h"
+#include "qtime.h"
 
 struct client {
 	int fd;
@@ -29,10 +29,7 @@ struct client {
 /* Milliseconds on the monotonic clock. */
 static long long mono_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (long long)(qtime_now_ns() / 1000000u);
 }
 
 /* Connect and shake hands. */

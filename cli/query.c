@@ -38,6 +38,7 @@
 #include "client.h"
 #include "frame.h"
 #include "plot.h"
+#include "qtime.h"
 #include "table.h"
 
 #define MAX_IDS 256                     /* the daemon's limit per request */
@@ -61,22 +62,10 @@ static volatile sig_atomic_t watch_signal;
 
 /* ------------------------------------------------------------ helpers -- */
 
-/* Nanoseconds on the wall clock. */
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Milliseconds on the monotonic clock. */
 static long long mono_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (long long)(qtime_now_ns() / 1000000u);
 }
 
 /* Say a bad option (getopt returned o) and return CLI_USAGE. */
@@ -381,7 +370,7 @@ static char *watch_frame(const struct cli *g, struct client *c,
 	Asteal__Jobs shown;
 	struct winsize ws;
 	unsigned allotted = 0;
-	uint64_t now = now_ns();
+	uint64_t now = qtime_wall_ns();
 	size_t i, more = 0;
 	int ok;
 
@@ -597,7 +586,7 @@ int query_jobs(const struct cli *g, int argc, char **argv)
 		return r;
 	if (g->json) {
 		jobs_json(stdout, reply->jobs, "\n");
-	} else if (jobs_table(stdout, reply->jobs, now_ns()) < 0) {
+	} else if (jobs_table(stdout, reply->jobs, qtime_wall_ns()) < 0) {
 		frame_free(reply);
 		cli_error("out of memory");
 		return CLI_FAIL;
@@ -1019,7 +1008,7 @@ int query_history(const struct cli *g, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *cmd = argv[0], *plot = NULL;
-	uint64_t ids[MAX_IDS], since = 0, until = 0, now = now_ns();
+	uint64_t ids[MAX_IDS], since = 0, until = 0, now = qtime_wall_ns();
 	struct hist h, hp;
 	struct client *c = NULL;
 	struct table *t;

@@ -21,12 +21,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "client.h"
 #include "frame.h"
+#include "qtime.h"
 #include "table.h"
 
 /* A job being started. */
@@ -53,15 +53,6 @@ static void on_signal(int sig)
 		/* the pipe is full: the loop wakes anyway */
 	}
 	errno = e;
-}
-
-/* Monotonic nanoseconds. */
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /* A signal's name without SIG ("TERM"), or its number. */
@@ -259,7 +250,7 @@ static int start(const struct cli *g, struct client *c, struct spawn *sp, int ou
 	}
 	sp->id = rep->launched->job_id;
 	frame_free(rep);
-	sp->started_ns = mono_ns();
+	sp->started_ns = qtime_now_ns();
 	snprintf(line, sizeof(line), "%llu\n", sp->id);
 	if (write(gate[1], line, strlen(line)) < 0) {
 		/* the child died already: its status tells */
@@ -384,7 +375,8 @@ static void print_stats(const struct cli *g, struct client *c,
 	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT, *rep = NULL;
 	Asteal__HistoryRequest hr = ASTEAL__HISTORY_REQUEST__INIT;
 	uint64_t id = sp->id, quanta = 0, cpuq = 0, work = 0, steal = 0, mug = 0;
-	double elapsed = (double)(mono_ns() - sp->started_ns) / 1e9, mean, waste;
+	double elapsed = (double)(qtime_now_ns() - sp->started_ns) / 1e9;
+	double mean, waste;
 	char d1[32], d2[32];
 	size_t i;
 

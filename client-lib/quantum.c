@@ -24,6 +24,7 @@
 #include "estimator.h"
 #include "link.h"
 #include "proto.h"
+#include "qtime.h"
 
 #define Q_DEFAULT_MS 10.0
 #define Q_RETRY_MIN_NS 100000000ull     /* reconnect backoff: 0.1 s ... */
@@ -425,7 +426,7 @@ static void from_daemon(struct runtime *rt, struct quantum *qt)
 	int r;
 
 	while ((r = link_next(qt->link, &m, why, sizeof(why))) > 0) {
-		uint64_t now = now_ns();
+		uint64_t now = qtime_now_ns();
 		if (m.kind == LINK_TICK) {
 			struct link_feedback fb;
 			pthread_mutex_lock(&qt->lock);
@@ -444,7 +445,7 @@ static void from_daemon(struct runtime *rt, struct quantum *qt)
 		}
 	}
 	if (r < 0)
-		lost_daemon(qt, now_ns(), why);
+		lost_daemon(qt, qtime_now_ns(), why);
 }
 
 /* The link thread: the daemon's ticks when connected, else local quanta
@@ -456,7 +457,7 @@ static void *link_main(void *arg)
 	uint64_t next = qt->qstart + qt->length;
 
 	for (;;) {
-		uint64_t now = now_ns(), wake;
+		uint64_t now = qtime_now_ns(), wake;
 		struct pollfd p[2];
 		int n = 1, timeout;
 
@@ -501,7 +502,7 @@ int quantum_start(struct runtime *rt)
 
 	if (qt == NULL)
 		return 0;
-	qt->t0 = qt->qstart = now_ns();
+	qt->t0 = qt->qstart = qtime_now_ns();
 	try_connect(rt, qt, qt->t0);    /* join the daemon from the start */
 	err = pthread_create(&qt->thread, NULL, link_main, rt);
 	if (err != 0) {
@@ -529,7 +530,7 @@ void quantum_stop(struct runtime *rt)
 		if (qt->trace != NULL)
 			fflush(qt->trace);
 	}
-	worker_allot(rt, rt->nworkers, NULL, now_ns());
+	worker_allot(rt, rt->nworkers, NULL, qtime_now_ns());
 }
 
 /* Compare two latencies, for qsort. */
@@ -571,7 +572,7 @@ void quantum_summary(struct runtime *rt, asteal_summary *s)
 		s->deprived = qt->classes[EST_EFFICIENT_DEPRIVED];
 		pthread_mutex_unlock(&qt->lock);
 	} else {                /* static: no quanta, the workers' totals */
-		uint64_t now = now_ns(), ns[WS_COUNT];
+		uint64_t now = qtime_now_ns(), ns[WS_COUNT];
 		for (i = 0; i < rt->nworkers; i++) {
 			worker_accounting(&rt->workers[i], now, ns);
 			s->work_ns += ns[WS_WORK];

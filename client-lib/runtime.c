@@ -16,6 +16,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "qtime.h"
+
 #define ALTSTACK_SIZE (64 * 1024)
 
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -293,7 +295,7 @@ int asteal_start(const asteal_options *o)
 	if (i == nworkers && quantum_start(rt) < 0)
 		err = errno;
 	if (i < nworkers || err != 0) {
-		worker_allot(rt, nworkers, NULL, now_ns());
+		worker_allot(rt, nworkers, NULL, qtime_now_ns());
 		atomic_store(&rt->stopping, 1);
 		worker_wake_all(rt);
 		while (i-- > 0)
@@ -427,7 +429,7 @@ int asteal_worker_id(void)
 int asteal_stats(asteal_worker_stats *out, int n)
 {
 	struct runtime *rt = atomic_load(&the_rt);
-	uint64_t now = now_ns();
+	uint64_t now = qtime_now_ns();
 	int i;
 
 	if (rt == NULL || out == NULL)
@@ -469,7 +471,7 @@ int asteal_stats(asteal_worker_stats *out, int n)
 void asteal_stats_reset(void)
 {
 	struct runtime *rt = atomic_load(&the_rt);
-	uint64_t now = now_ns();
+	uint64_t now = qtime_now_ns();
 	int i, k;
 
 	if (rt == NULL)

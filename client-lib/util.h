@@ -1,7 +1,8 @@
 /*
  * util.h - small helpers shared by libasteal's modules: assertion and
- * fatal-error macros that name file and line, branch hints, the monotonic
- * clock, sanitizer detection, and a CPU relax hint for spin loops.
+ * fatal-error macros that name file and line, branch hints, sanitizer
+ * detection, and a CPU relax hint for spin loops.  (The clock is
+ * proto/qtime.h's.)
  */
 #ifndef ASTEAL_UTIL_H
 #define ASTEAL_UTIL_H
@@ -10,7 +11,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
@@ -68,15 +68,6 @@ extern _Atomic uint64_t asteal__fence_word;
 #else
 #define FENCE_SC() atomic_thread_fence(memory_order_seq_cst)
 #endif
-
-/* Nanoseconds on the monotonic clock (vDSO, no system call). */
-static inline uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* Cache-line aligned, zeroed memory (C11 aligned_alloc wants the size a
  * multiple of the alignment); free it with free().  NULL when out of memory. */

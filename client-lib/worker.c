@@ -41,7 +41,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
+
+#include "qtime.h"
 
 __thread struct asteal__hot *asteal__tls __attribute__((tls_model("initial-exec")));
 __thread struct asteal__fast asteal__fast __attribute__((tls_model("initial-exec"))) =
@@ -114,7 +117,7 @@ static void set_state_at(struct worker *w, int s, uint64_t now)
 /* Enter a new accounting state now. */
 static void set_state(struct worker *w, int s)
 {
-	set_state_at(w, s, now_ns());
+	set_state_at(w, s, qtime_now_ns());
 }
 
 /* The worker's time in each state up to now (the interval in progress
@@ -570,7 +573,7 @@ static void park(struct worker *w)
 		pthread_mutex_unlock(&rt->park_lock);
 		return;
 	}
-	now = now_ns();
+	now = qtime_now_ns();
 	w->parked = 1;
 	set_state_at(w, WS_PARK, now);
 	stat_add(&w->st.leaves, 1);
@@ -755,7 +758,7 @@ static int find_work(struct worker *w, dq_entry *e)
 			for (unsigned i = 0; i < (fails < 32 ? fails : 32); i++)
 				cpu_relax();
 		if ((fails & 63) == 0) {
-			uint64_t t = now_ns();
+			uint64_t t = qtime_now_ns();
 			if (start == 0)
 				start = t;
 			else if (t - start > RT_SPIN_NS) {
@@ -895,7 +898,7 @@ void *worker_main(void *arg)
 	if (w->altstack != NULL)
 		sigaltstack(&ss, NULL);
 	fiber_init_native(&w->native);
-	atomic_store_explicit(&w->since, now_ns(), memory_order_relaxed);
+	atomic_store_explicit(&w->since, qtime_now_ns(), memory_order_relaxed);
 	atomic_store_explicit(&w->state, WS_STEAL, memory_order_relaxed);
 	f = w->cur;                     /* a fiber made by asteal_start */
 	w->cur = &w->native;

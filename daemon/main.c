@@ -21,6 +21,7 @@
 #include "history.h"
 #include "log.h"
 #include "proto.h"
+#include "qtime.h"
 #include "scheduler.h"
 
 #define EXPIRE_INTERVAL_S 3600         /* history retention check */
@@ -37,13 +38,10 @@ struct daemon {
 	time_t started;
 };
 
-/* Nanoseconds on the wall clock. */
+/* Nanoseconds on the wall clock, signed as the history takes them. */
 static int64_t wall_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	return (int64_t)qtime_wall_ns();
 }
 
 /* SIGTERM or SIGINT: leave the loop. */

@@ -7,7 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#include "qtime.h"
 
 #ifndef JOB_NO_RUNTIME
 #include "asteal.h"
@@ -16,10 +17,7 @@
 /* Monotonic time in seconds. */
 double job_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return (double)qtime_now_ns() * 1e-9;
 }
 
 /* Parse a whole decimal integer in [min, max]; -1 on anything else. */

@@ -8,7 +8,7 @@
  *            muggable deque (one mug cycle, then it owns the whole deque),
  *            and only when there is none steals from a random other deque.
  *            Each quantum it reports a desire computed by the project's
- *            estimator (client-lib/estimator.h, the paper's Fig. 1).
+ *            estimator (policy/estimator.h, the paper's Fig. 1).
  *   ABP      always P deques (P = the machine); each quantum the allotted
  *            processors take deques chosen uniformly at random; no
  *            mugging, no feedback.  A deque left without a processor keeps

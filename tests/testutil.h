@@ -10,8 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "qtime.h"
 
 /* Divide a size by this under sanitizers (ASTEAL_TEST_SAN is set by
  * tests/run.sh): ASan about 3x, TSan about 10x slower. */
@@ -37,10 +38,7 @@ static inline int test_sanitized(void)
 /* Seconds on the monotonic clock. */
 static inline double test_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return (double)qtime_now_ns() * 1e-9;
 }
 
 /* Spin (yielding) until cond(arg) holds; 0 when it did, -1 after seconds. */
