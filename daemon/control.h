@@ -2,8 +2,8 @@
  * control.h - asteald's control socket: the listening Unix socket (bound
  * here, or passed by systemd), accepting connections, each peer's
  * credentials (SO_PEERCRED), the handshake, and dispatching jobs' messages
- * to the scheduler and the command line's requests to the scheduler and
- * the history.  A connection itself (framing, sending, closing) is conn.h.
+ * to the scheduler and the command line's requests to request.h.  A
+ * connection itself (framing, sending, closing) is conn.h.
  */
 #ifndef ASTEAL_CONTROL_H
 #define ASTEAL_CONTROL_H
@@ -14,7 +14,6 @@
 #include "asteal.pb-c.h"
 
 #define CONTROL_HELLO_TIMEOUT_S 5      /* to say Hello after connecting */
-#define CONTROL_HISTORY_PAGE 2000      /* default records per History reply */
 
 struct event_base;
 struct conf;
