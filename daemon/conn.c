@@ -36,8 +36,9 @@ struct conn {
 	                                  (set whenever some are put there;
 	                                  cleared once it is seen empty) */
 	struct event *free_ev;         /* frees a closing connection soon */
-	struct event *rd;              /* a job's read event (conn_use_job_reader),
-	                                  NULL while the bufferevent reads */
+	struct event *rd;              /* a job's read event
+	                                  (conn_use_job_reader), NULL while
+	                                  the bufferevent reads */
 	struct evbuffer *pend;         /* with rd: the start of a frame, kept
 	                                  until the rest comes (NULL: never) */
 };
@@ -270,7 +271,8 @@ static void on_read(struct bufferevent *bev, void *arg)
 	take_frames(c, in);
 	/* A job that just switched to its own reader (conn_use_job_reader,
 	 * from its Hello) may have sent part of its next frame already: it
-	 * goes on in c->pend.  (Only libevent may add to a bufferevent's input.) */
+	 * goes on in c->pend.  (Only libevent may add to a bufferevent's
+	 * input.) */
 	left = evbuffer_get_length(in);
 	if (c->rd != NULL && !c->closing && left > 0) {
 		if ((c->pend == NULL && (c->pend = evbuffer_new()) == NULL) ||
