@@ -1,9 +1,9 @@
 /*
  * control.h - asteald's control socket: the listening Unix socket (bound
  * here, or passed by systemd), accepting connections, each peer's
- * credentials (SO_PEERCRED), framing on bufferevents, the handshake, and
- * dispatching jobs' messages to the scheduler and the command line's
- * requests to the scheduler and the history.
+ * credentials (SO_PEERCRED), the handshake, and dispatching jobs' messages
+ * to the scheduler and the command line's requests to request.h.  A
+ * connection itself (framing, sending, closing) is conn.h.
  */
 #ifndef ASTEAL_CONTROL_H
 #define ASTEAL_CONTROL_H
@@ -14,16 +14,12 @@
 #include "asteal.pb-c.h"
 
 #define CONTROL_HELLO_TIMEOUT_S 5      /* to say Hello after connecting */
-#define CONTROL_MAX_OUTPUT (8u << 20)  /* bytes queued to a peer that does
-                                          not read: beyond, it is dropped */
-#define CONTROL_HISTORY_PAGE 2000      /* default records per History reply */
 
 struct event_base;
 struct conf;
 struct sched;
 struct history;
 struct control;
-struct conn;
 
 /* Listen on the configured socket (or systemd's): the control, or NULL
  * with a reason in why (a live daemon owns the path, bind failed, ...). */
@@ -37,13 +33,6 @@ int control_attach(struct control *ctl, struct sched *s, struct history *h);
 /* Close every connection and the listener (unlinking a socket we bound);
  * jobs are left to sched_free, which keeps their rows open. */
 void control_free(struct control *ctl);
-
-/* Queue a message to a peer; -1 when the peer is going away. */
-int control_send(struct conn *c, const Asteal__Envelope *m);
-
-/* Queue len bytes of whole, already encoded frames to a peer (the same
- * frame for many peers is encoded once); -1 when the peer is going away. */
-int control_send_frame(struct conn *c, const uint8_t *buf, size_t len);
 
 /* Command-line connections now. */
 int control_clients(const struct control *ctl);

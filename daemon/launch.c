@@ -20,7 +20,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "control.h"
+#include "conn.h"
 #include "history.h"
 #include "launch.h"
 #include "log.h"
@@ -179,7 +179,7 @@ static void answer_waiters(struct launch *l, uint64_t id)
 		}
 		env.msg_case = ASTEAL__ENVELOPE__MSG_WAIT_REPLY;
 		env.wait_reply = &rep;
-		control_send(w->conn, &env);
+		conn_send(w->conn, &env);
 		*p = w->next;
 		free(w);
 	}
@@ -193,7 +193,7 @@ static void send_ok(struct conn *c)
 
 	env.msg_case = ASTEAL__ENVELOPE__MSG_OK;
 	env.ok = &ok;
-	control_send(c, &env);
+	conn_send(c, &env);
 }
 
 /* The job ended unless it is still connected or its supervisor has yet
@@ -461,7 +461,7 @@ int launch_cancel(struct launch *l, uint64_t id, uid_t uid, int sig,
 	cr.signal = sig;
 	env.msg_case = ASTEAL__ENVELOPE__MSG_CANCEL_REQUEST;
 	env.cancel_request = &cr;
-	if (control_send(j->sup, &env) < 0) {
+	if (conn_send(j->sup, &env) < 0) {
 		snprintf(why, whylen, "job %llu: its supervisor is going away",
 		         (unsigned long long)id);
 		return ASTEAL__ERROR_CODE__INTERNAL;

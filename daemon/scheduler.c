@@ -12,7 +12,7 @@
  *
  * The per-tick path is kept lean, since it runs for every job every
  * quantum: the Tick frame is encoded once for all jobs, an Allot is
- * encoded by hand on the stack and written at once (control_send_frame),
+ * encoded by hand on the stack and written at once (conn_send_frame),
  * and a job's CPU list is formatted only when its set of CPUs changed.
  */
 #include <errno.h>
@@ -25,7 +25,7 @@
 #include <event2/event.h>
 
 #include "conf.h"
-#include "control.h"
+#include "conn.h"
 #include "cpulist.h"
 #include "deq.h"
 #include "frame.h"
@@ -276,9 +276,9 @@ static void complete_tick(struct sched *s)
 			j->fmt_set = j->deq.cpus;
 			j->fmt_valid = 1;
 		}
-		control_send_frame(j->conn, frame,
-		                   encode_allot(frame, s->q, (uint32_t)j->allotment,
-		                                (uint32_t)j->availability, ids, nids));
+		conn_send_frame(j->conn, frame,
+		                encode_allot(frame, s->q, (uint32_t)j->allotment,
+		                             (uint32_t)j->availability, ids, nids));
 		/* The quantum's record, completed by the next Feedback. */
 		j->pending = 1;
 		j->rec.quantum = (int64_t)s->q;
@@ -346,7 +346,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 			j->answered = 0;
 			s->waiting++;
 			if (len > 0)
-				control_send_frame(j->conn, frame, len);
+				conn_send_frame(j->conn, frame, len);
 		}
 	}
 	if (s->waiting == 0) {

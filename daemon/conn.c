@@ -1,0 +1,491 @@
+/*
+ * conn.c - a peer's connection to asteald's control socket (see conn.h).
+ *
+ * Bytes are framed on the connection's bufferevent, or, for a job past
+ * its Hello, on a read event of its own (conn_use_job_reader); every
+ * decoded message goes to the owner's handler.  A peer that sends garbage
+ * or an oversize frame gets an Error and is disconnected after it is
+ * written; a peer that does not read its replies is dropped when
+ * CONN_MAX_OUTPUT bytes wait for it.  Nothing here blocks: sends go
+ * straight to the socket when nothing waits, else through the bufferevent.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+
+#include "conn.h"
+#include "frame.h"
+#include "log.h"
+
+struct conn {
+	struct event_base *base;
+	const struct conn_handler *h;  /* gets what the peer sends */
+	void *arg;                     /* the handler's */
+	struct bufferevent *bev;
+	evutil_socket_t fd;            /* the bufferevent's socket */
+	uid_t uid;
+	pid_t pid;
+	int closing;                   /* flush, then free */
+	int backlog;                   /* bytes may wait in the output buffer
+	                                  (set whenever some are put there;
+	                                  cleared once it is seen empty) */
+	struct event *free_ev;         /* frees a closing connection soon */
+	struct event *rd;              /* a job's read event
+	                                  (conn_use_job_reader), NULL while
+	                                  the bufferevent reads */
+	struct evbuffer *pend;         /* with rd: the start of a frame, kept
+	                                  until the rest comes (NULL: never) */
+};
+
+static void conn_close(struct conn *c);
+
+/* Frames up to this size are encoded on the stack and may be written at
+ * once (Tick, Allot, Welcome, small replies); larger ones (History pages,
+ * long Jobs lists) are encoded straight into the output buffer. */
+#define SEND_STACK_FRAME 2048
+
+/* Whether len more bytes would put more than CONN_MAX_OUTPUT in wait
+ * for a peer: then it is dropped (closed, its queue discarded). */
+static int overflows(struct conn *c, struct evbuffer *out, size_t len)
+{
+	size_t queued = evbuffer_get_length(out);
+
+	if (queued + len <= CONN_MAX_OUTPUT)
+		return 0;
+	log_warn("peer pid %d (uid %d) does not read its replies: dropped",
+	         (int)c->pid, (int)c->uid);
+	evbuffer_drain(out, queued);
+	conn_close(c);
+	return 1;
+}
+
+/* Queue len bytes (whole frames) to a peer, written at once when nothing
+ * waits before them; -1 when the peer is going away. */
+int conn_send_frame(struct conn *c, const uint8_t *buf, size_t len)
+{
+	struct evbuffer *out;
+	ssize_t n = 0;
+
+	if (c == NULL || c->closing)
+		return -1;
+	/* The common case, nothing waiting, touches no buffer at all. */
+	if (c->backlog || len > CONN_MAX_OUTPUT) {
+		out = bufferevent_get_output(c->bev);
+		if (overflows(c, out, len))
+			return -1;
+		c->backlog = evbuffer_get_length(out) > 0;
+	}
+	/* With nothing queued, write now: handing the bytes to the
+	 * bufferevent would cost an epoll_ctl to watch for writability and
+	 * another to stop, for every message, for a socket that almost
+	 * always has room.  Whatever send() does not take (a full socket,
+	 * EAGAIN) goes to the bufferevent as before; on any other error the
+	 * whole frame does, so that the bufferevent meets the same error and
+	 * reports it through on_event, the one place that handles it. */
+	if (!c->backlog) {
+		n = send(c->fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (n < 0)
+			n = 0;
+		if ((size_t)n == len)
+			return 0;
+	}
+	c->backlog = 1;
+	out = bufferevent_get_output(c->bev);
+	if (evbuffer_add(out, buf + n, len - (size_t)n) < 0) {
+		log_error("out of memory queueing %zu bytes for pid %d", len,
+		          (int)c->pid);
+		return -1;
+	}
+	return 0;
+}
+
+/* Queue a message to a peer; -1 when the peer is going away. */
+int conn_send(struct conn *c, const Asteal__Envelope *m)
+{
+	struct evbuffer *out;
+	struct evbuffer_iovec v;
+	uint8_t small[SEND_STACK_FRAME];
+	size_t len = 0;
+
+	if (c == NULL || c->closing)
+		return -1;
+	/* Encode on the stack first: one size computation for the common
+	 * small frame; ENOBUFS tells the size of a larger one. */
+	if (frame_encode(m, small, sizeof(small), &len) == 0)
+		return conn_send_frame(c, small, len);
+	if (errno != ENOBUFS) {
+		log_error("cannot encode a %s for pid %d", frame_name(m), (int)c->pid);
+		return -1;
+	}
+	out = bufferevent_get_output(c->bev);
+	if (overflows(c, out, len))
+		return -1;
+	c->backlog = 1;
+	if (evbuffer_reserve_space(out, len, &v, 1) < 1 ||
+	    frame_encode(m, v.iov_base, v.iov_len, &len) < 0) {
+		log_error("cannot encode a %s for pid %d", frame_name(m), (int)c->pid);
+		return -1;
+	}
+	v.iov_len = len;
+	evbuffer_commit_space(out, &v, 1);
+	return 0;
+}
+
+/* Free a connection now (its handler's gone first). */
+void conn_free(struct conn *c)
+{
+	c->h->gone(c, c->arg);
+	if (c->rd != NULL)
+		event_free(c->rd);
+	if (c->pend != NULL)
+		evbuffer_free(c->pend);
+	bufferevent_free(c->bev);
+	event_free(c->free_ev);
+	free(c);
+}
+
+/* The deferred free of a closing connection. */
+static void on_free(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	conn_free(arg);
+}
+
+/* Close a connection once what is queued to it is written (within 2 s):
+ * never frees it at once, so callers may still look at it. */
+static void conn_close(struct conn *c)
+{
+	struct timeval wt = { 2, 0 };
+
+	if (!c->closing) {
+		c->closing = 1;
+		bufferevent_disable(c->bev, EV_READ);
+		if (c->rd != NULL)
+			event_del(c->rd);
+		bufferevent_set_timeouts(c->bev, NULL, &wt);
+	}
+	if (evbuffer_get_length(bufferevent_get_output(c->bev)) == 0)
+		event_active(c->free_ev, EV_TIMEOUT, 0);
+}
+
+/* The output drained: a closing connection goes now. */
+static void on_write(struct bufferevent *bev, void *arg)
+{
+	struct conn *c = arg;
+
+	(void)bev;
+	if (c->closing)
+		conn_free(c);
+}
+
+/* Send an Error and close after it is written. */
+void conn_fail(struct conn *c, Asteal__ErrorCode code, const char *why)
+{
+	Asteal__Envelope env;
+	Asteal__Error err;
+
+	log_warn("peer pid %d (uid %d): %s: disconnected", (int)c->pid,
+	         (int)c->uid, why);
+	frame_error(&env, &err, code, why);
+	conn_send(c, &env);
+	c->h->failed(c, c->arg);
+	conn_close(c);
+}
+
+/* The first bytes of a stream announce a frame over the limit: say so and
+ * close. */
+static void fail_too_large(struct conn *c, const uint8_t *hdr)
+{
+	char why[FRAME_WHY_LEN];
+
+	snprintf(why, sizeof(why), "a frame of %lu bytes is over the "
+	         "limit of %u", (unsigned long)hdr[0] << 24 | (unsigned long)hdr[1] << 16 |
+	         (unsigned long)hdr[2] << 8 | hdr[3], PROTO_MAX_FRAME);
+	conn_fail(c, ASTEAL__ERROR_CODE__TOO_LARGE, why);
+}
+
+/* Handle a frame that frame_decode turned into m (NULL: it failed, with
+ * errno and the reason in why). */
+static void take_message(struct conn *c, Asteal__Envelope *m, const char *why)
+{
+	if (m == NULL) {
+		conn_fail(c, frame_error_code(errno), why);
+		return;
+	}
+	c->h->message(c, m, c->arg);    /* may close c (freed later, not now) */
+	frame_free(m);
+}
+
+/* Take every whole frame in an input buffer. */
+static void take_frames(struct conn *c, struct evbuffer *in)
+{
+	while (!c->closing) {
+		uint8_t hdr[PROTO_HEADER_LEN];
+		size_t avail = evbuffer_get_length(in), flen = 0;
+		Asteal__Envelope *m;
+		char why[FRAME_WHY_LEN];
+		int r;
+
+		evbuffer_copyout(in, hdr, avail < sizeof(hdr) ? avail : sizeof(hdr));
+		r = frame_peek(hdr, avail < sizeof(hdr) ? avail : sizeof(hdr), &flen);
+		if (r < 0) {
+			fail_too_large(c, hdr);
+			return;
+		}
+		if (avail < PROTO_HEADER_LEN || avail < flen)
+			return;         /* wait for the rest */
+		m = frame_decode(evbuffer_pullup(in, (ssize_t)flen) + PROTO_HEADER_LEN,
+		                 flen - PROTO_HEADER_LEN, why, sizeof(why));
+		evbuffer_drain(in, flen);
+		take_message(c, m, why);
+	}
+}
+
+/* Keep the start of a frame a job sent (n bytes at p) for its next read:
+ * 0, or -1 when out of memory (the job is then disconnected). */
+static int keep_partial(struct conn *c, const void *p, size_t n)
+{
+	if ((c->pend == NULL && (c->pend = evbuffer_new()) == NULL) ||
+	    evbuffer_add(c->pend, p, n) < 0) {
+		log_error("out of memory reading from pid %d", (int)c->pid);
+		conn_fail(c, ASTEAL__ERROR_CODE__INTERNAL, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+/* Bytes arrived in the bufferevent's input: take every whole frame. */
+static void on_read(struct bufferevent *bev, void *arg)
+{
+	struct conn *c = arg;
+	struct evbuffer *in = bufferevent_get_input(bev);
+	size_t left;
+
+	take_frames(c, in);
+	/* A job that just switched to its own reader (conn_use_job_reader,
+	 * from its Hello) may have sent part of its next frame already: it
+	 * goes on in c->pend.  (Only libevent may add to a bufferevent's
+	 * input.) */
+	left = evbuffer_get_length(in);
+	if (c->rd != NULL && !c->closing && left > 0) {
+		if ((c->pend == NULL && (c->pend = evbuffer_new()) == NULL) ||
+		    evbuffer_remove_buffer(in, c->pend, left) != (int)left) {
+			log_error("out of memory reading from pid %d", (int)c->pid);
+			conn_fail(c, ASTEAL__ERROR_CODE__INTERNAL, "out of memory");
+		}
+	}
+}
+
+/* Read a varint at *p (before end) into *v, moving *p past it: 0, or -1
+ * when it is longer than 10 bytes or runs past end. */
+static int feedback_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	uint64_t x = 0;
+	int i;
+
+	for (i = 0; i < 10 && *p < end; i++) {
+		uint8_t b = *(*p)++;
+
+		x |= (uint64_t)(b & 0x7f) << (7 * i);
+		if (!(b & 0x80)) {
+			*v = x;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* Decode a frame body that is an Envelope holding a Feedback written the
+ * plain way (one-byte tags of Feedback's own fields with their wire
+ * types, nothing else) into *fb: 1, or 0 when the body is anything else,
+ * to be left to frame_decode.  A job sends one Feedback per quantum, and
+ * the generic path costs an unpack that allocates, a scan for unknown
+ * fields and a free.  Values are those protobuf-c's unpack gives (the
+ * last of repeated fields, the low 32 bits for 32-bit fields); whatever
+ * this does not recognise, frame_decode judges, so the accepted and the
+ * refused inputs and the Errors are the same as before. */
+static int decode_feedback(const uint8_t *p, size_t len, Asteal__Feedback *fb)
+{
+	const uint8_t *end = p + len;
+	uint64_t v;
+
+	/* Envelope field 11 (feedback), length-delimited, filling the rest */
+	if (len < 2 || *p++ != (11 << 3 | 2) ||
+	    feedback_varint(&p, end, &v) < 0 || v != (uint64_t)(end - p))
+		return 0;
+	while (p < end) {
+		uint8_t tag = *p++;
+
+		if (tag == (3 << 3 | 1)) {              /* desire_real, fixed64 */
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+			return 0;       /* the wire is little endian */
+#endif
+			if (end - p < 8)
+				return 0;
+			memcpy(&fb->desire_real, p, 8);
+			p += 8;
+			continue;
+		}
+		if ((tag & 7) != 0 || (tag >> 3) < 1 || (tag >> 3) > 8 ||
+		    (tag >> 3) == 3 || feedback_varint(&p, end, &v) < 0)
+			return 0;
+		switch (tag >> 3) {
+		case 1: fb->quantum = v; break;
+		case 2: fb->desire = (uint32_t)v; break;
+		case 4: fb->work_ns = v; break;
+		case 5: fb->steal_ns = v; break;
+		case 6: fb->mug_ns = v; break;
+		case 7: fb->allotted_ns = v; break;
+		default: fb->quantum_class = (Asteal__QuantumClass)(int32_t)(uint32_t)v; break;
+		}
+	}
+	return 1;
+}
+
+/* A job's socket is readable (the job's own read event, see
+ * conn_use_job_reader): read what is there with one recv() and take every
+ * whole frame straight from it. */
+static void on_job_readable(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn *c = arg;
+	uint8_t buf[16384];
+	size_t at = 0;
+	ssize_t n;
+
+	(void)what;
+	n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+		return;
+	if (n <= 0) {
+		/* End of stream or an error: what the bufferevent reported
+		 * through on_event before. */
+		if (n < 0 && !c->closing)
+			log_info("peer pid %d: %s", (int)c->pid,
+			         evutil_socket_error_to_string(EVUTIL_SOCKET_ERROR()));
+		conn_free(c);
+		return;
+	}
+	/* Bytes left from an earlier read (part of a frame) go first: then
+	 * the new ones join them. */
+	if (c->pend != NULL && evbuffer_get_length(c->pend) > 0) {
+		if (keep_partial(c, buf, (size_t)n) == 0)
+			take_frames(c, c->pend);
+		return;
+	}
+	while (!c->closing) {
+		Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
+		Asteal__Feedback fb = ASTEAL__FEEDBACK__INIT;
+		size_t flen = 0;
+		int r = frame_peek(buf + at, (size_t)n - at, &flen);
+
+		if (r < 0) {
+			fail_too_large(c, buf + at);
+			return;
+		}
+		if (r == 0) {
+			if (at < (size_t)n)
+				keep_partial(c, buf + at, (size_t)n - at);
+			return;
+		}
+		if (decode_feedback(buf + at + PROTO_HEADER_LEN,
+		                    flen - PROTO_HEADER_LEN, &fb)) {
+			env.msg_case = ASTEAL__ENVELOPE__MSG_FEEDBACK;
+			env.feedback = &fb;
+			c->h->message(c, &env, c->arg);
+		} else {
+			char why[FRAME_WHY_LEN];
+			Asteal__Envelope *m = frame_decode(buf + at + PROTO_HEADER_LEN,
+			                                   flen - PROTO_HEADER_LEN, why,
+			                                   sizeof(why));
+			take_message(c, m, why);
+		}
+		at += flen;
+	}
+}
+
+/* A job answers every tick, so its reads are the daemon's most frequent
+ * event.  The bufferevent asks the kernel how much is readable (an ioctl)
+ * before every read and copies through its buffer chain; the job's own
+ * read event does one recv() into the stack and decodes from there.  The
+ * bufferevent keeps writing. */
+void conn_use_job_reader(struct conn *c)
+{
+	c->rd = event_new(c->base, c->fd, EV_READ | EV_PERSIST,
+	                  on_job_readable, c);
+	if (c->rd == NULL || event_add(c->rd, NULL) < 0) {
+		if (c->rd != NULL)
+			event_free(c->rd);
+		c->rd = NULL;           /* the bufferevent goes on reading */
+		return;
+	}
+	bufferevent_disable(c->bev, EV_READ);
+}
+
+/* The peer closed, failed or timed out. */
+static void on_event(struct bufferevent *bev, short what, void *arg)
+{
+	struct conn *c = arg;
+
+	(void)bev;
+	if (what & BEV_EVENT_TIMEOUT)
+		log_warn("peer pid %d (uid %d): %s", (int)c->pid, (int)c->uid,
+		         c->closing ? "does not read its error: dropped"
+		                    : "no hello in time: disconnected");
+	else if ((what & BEV_EVENT_ERROR) && !c->closing)
+		log_info("peer pid %d: %s", (int)c->pid,
+		         evutil_socket_error_to_string(EVUTIL_SOCKET_ERROR()));
+	conn_free(c);
+}
+
+/* A new connection, waiting for its first message. */
+struct conn *conn_create(struct event_base *base, evutil_socket_t fd,
+                         uid_t uid, pid_t pid, int hello_s,
+                         const struct conn_handler *h, void *arg)
+{
+	struct timeval hello = { hello_s, 0 };
+	struct conn *c = calloc(1, sizeof(*c));
+
+	if (c == NULL ||
+	    (c->free_ev = event_new(base, -1, 0, on_free, c)) == NULL ||
+	    (c->bev = bufferevent_socket_new(base, fd, BEV_OPT_CLOSE_ON_FREE)) == NULL) {
+		if (c != NULL && c->free_ev != NULL)
+			event_free(c->free_ev);
+		free(c);
+		return NULL;
+	}
+	c->base = base;
+	c->h = h;
+	c->arg = arg;
+	c->fd = fd;
+	c->uid = uid;
+	c->pid = pid;
+	bufferevent_setcb(c->bev, on_read, on_write, on_event, c);
+	bufferevent_set_timeouts(c->bev, &hello, NULL);
+	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
+	return c;
+}
+
+/* The handshake is over: no more read deadline. */
+void conn_hello_done(struct conn *c)
+{
+	bufferevent_set_timeouts(c->bev, NULL, NULL);
+}
+
+/* The peer's uid. */
+uid_t conn_uid(const struct conn *c)
+{
+	return c->uid;
+}
+
+/* The peer's pid. */
+pid_t conn_pid(const struct conn *c)
+{
+	return c->pid;
+}

@@ -1,0 +1,76 @@
+/*
+ * conn.h - one peer's connection to asteald's control socket: its
+ * credentials (from SO_PEERCRED, given at creation), framing on a
+ * bufferevent (or, for a job, on a read event of its own), sending, and
+ * closing.  Each decoded message goes to the owner's handler; conn knows
+ * nothing of what the messages mean.
+ *
+ * A peer that sends garbage or an oversize frame gets an Error and is
+ * disconnected after it is written (conn_fail); a peer that does not read
+ * is dropped when CONN_MAX_OUTPUT bytes wait for it.  Nothing here blocks.
+ */
+#ifndef ASTEAL_CONN_H
+#define ASTEAL_CONN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <event2/util.h>
+
+#include "asteal.pb-c.h"
+
+#define CONN_MAX_OUTPUT (8u << 20)     /* bytes queued to a peer that does
+                                          not read: beyond, it is dropped */
+
+struct event_base;
+struct conn;
+
+/* What a connection's owner does with it; arg is the one given to
+ * conn_create. */
+struct conn_handler {
+	/* A decoded message (m is freed after the call): the handler may
+	 * fail or close c, which is then freed later, not during the call. */
+	void (*message)(struct conn *c, const Asteal__Envelope *m, void *arg);
+	/* conn_fail disconnects the peer: its Error is queued, it is about
+	 * to close. */
+	void (*failed)(struct conn *c, void *arg);
+	/* c is being freed (conn_free): the last call for it. */
+	void (*gone)(struct conn *c, void *arg);
+};
+
+/* A connection on the accepted socket fd from the peer (uid, pid) whose
+ * first message must come within hello_s seconds (then conn_hello_done);
+ * h and arg receive what it reads.  NULL when out of memory (fd is then
+ * left to the caller). */
+struct conn *conn_create(struct event_base *base, evutil_socket_t fd,
+                         uid_t uid, pid_t pid, int hello_s,
+                         const struct conn_handler *h, void *arg);
+
+/* Free a connection now (the handler's gone is called first). */
+void conn_free(struct conn *c);
+
+/* Send an Error, tell the handler (failed), and close after the Error is
+ * written. */
+void conn_fail(struct conn *c, Asteal__ErrorCode code, const char *why);
+
+/* The peer said Hello: no more deadline for its first message. */
+void conn_hello_done(struct conn *c);
+
+/* Read a job's socket with the connection's own read event instead of the
+ * bufferevent (see conn.c); the bufferevent goes on reading if that
+ * cannot be set up. */
+void conn_use_job_reader(struct conn *c);
+
+/* Queue a message to a peer; -1 when the peer is going away. */
+int conn_send(struct conn *c, const Asteal__Envelope *m);
+
+/* Queue len bytes of whole, already encoded frames to a peer (the same
+ * frame for many peers is encoded once); -1 when the peer is going away. */
+int conn_send_frame(struct conn *c, const uint8_t *buf, size_t len);
+
+/* The peer's uid and pid (from SO_PEERCRED, never from a message). */
+uid_t conn_uid(const struct conn *c);
+pid_t conn_pid(const struct conn *c);
+
+#endif

@@ -1,0 +1,327 @@
+/*
+ * request.c - the command line's requests to asteald (see request.h).
+ *
+ * Each request gets one reply on its connection: the answer, or an Error
+ * that keeps the connection (a request that failed is not a bad peer).
+ * A History reply is one page, cut where its frame would grow past half
+ * of PROTO_MAX_FRAME; `more` tells the client to ask for the next.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "asteal.h"
+#include "conn.h"
+#include "cpulist.h"
+#include "frame.h"
+#include "history.h"
+#include "launch.h"
+#include "request.h"
+#include "scheduler.h"
+
+/* Send an Error reply and keep the connection (a request that failed). */
+static void reply_error(struct conn *c, Asteal__ErrorCode code, const char *why)
+{
+	Asteal__Envelope env;
+	Asteal__Error err;
+
+	frame_error(&env, &err, code, why);
+	conn_send(c, &env);
+}
+
+/* A Status request. */
+void request_status(struct conn *c, struct sched *s)
+{
+	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
+	Asteal__Status st = ASTEAL__STATUS__INIT;
+
+	sched_status(s, &st);
+	st.daemon_version = (char *)REQUEST_DAEMON_VERSION;
+	env.msg_case = ASTEAL__ENVELOPE__MSG_STATUS;
+	env.status = &st;
+	conn_send(c, &env);
+}
+
+/* A Jobs request. */
+void request_jobs(struct conn *c, struct sched *s, struct launch *l,
+                  const Asteal__JobsRequest *r)
+{
+	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
+	Asteal__Jobs jobs;
+
+	if (sched_jobs(s, r->ids, r->n_ids, &jobs) < 0 ||
+	    launch_jobs(l, r->ids, r->n_ids, &jobs) < 0) {
+		reply_error(c, ASTEAL__ERROR_CODE__INTERNAL, "out of memory");
+		return;
+	}
+	env.msg_case = ASTEAL__ENVELOPE__MSG_JOBS;
+	env.jobs = &jobs;
+	conn_send(c, &env);
+	sched_jobs_free(&jobs);
+}
+
+/* A Cancel request: only the job's owner or root. */
+void request_cancel(struct conn *c, struct sched *s, struct launch *l,
+                    const Asteal__CancelRequest *r)
+{
+	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
+	Asteal__CancelReply rep = ASTEAL__CANCEL_REPLY__INIT;
+	int sig = r->signal == 0 ? SIGTERM : r->signal;
+	char why[160];
+	int r2;
+
+	if (sig < 1 || sig > 64) {
+		reply_error(c, ASTEAL__ERROR_CODE__INVALID, "no such signal");
+		return;
+	}
+	r2 = launch_cancel(l, r->job_id, conn_uid(c), sig, why, sizeof(why));
+	if (r2 > 1) {
+		reply_error(c, (Asteal__ErrorCode)r2, why);
+		return;
+	}
+	if (r2 == 0 && sched_cancel(s, r->job_id, conn_uid(c), sig) < 0) {
+		snprintf(why, sizeof(why), "job %llu: %s", (unsigned long long)r->job_id,
+		         errno == EPERM ? "not yours (only its owner or root may cancel it)"
+		         : errno == ESRCH ? "no such running job" : strerror(errno));
+		reply_error(c, errno == EPERM ? ASTEAL__ERROR_CODE__PERMISSION
+		               : errno == ESRCH ? ASTEAL__ERROR_CODE__NOT_FOUND
+		               : ASTEAL__ERROR_CODE__INTERNAL, why);
+		return;
+	}
+	env.msg_case = ASTEAL__ENVELOPE__MSG_CANCEL_REPLY;
+	env.cancel_reply = &rep;
+	conn_send(c, &env);
+}
+
+/* What a History reply collects. */
+struct hist_page {
+	Asteal__History h;
+	size_t capj, capa;
+	size_t bytes;                  /* a running estimate of the frame size */
+	int full;
+	int64_t *ids;                  /* the jobs the page's runs name */
+	size_t nids, capi;
+};
+
+/* Duplicate a string for a reply (NULL when out of memory). */
+static char *dup_str(const char *s)
+{
+	return strdup(s != NULL ? s : "");
+}
+
+/* One job of a History reply. */
+static int hist_job(const struct history_job_info *j, void *arg)
+{
+	struct hist_page *p = arg;
+	Asteal__JobRecord *r;
+
+	if (frame_grow(&p->h.jobs, sizeof(*p->h.jobs), p->h.n_jobs, &p->capj, 64) < 0)
+		return -1;
+	r = calloc(1, sizeof(*r));
+	if (r == NULL)
+		return -1;
+	asteal__job_record__init(r);
+	r->id = (uint64_t)j->id;
+	r->name = dup_str(j->name);
+	r->command = dup_str(j->command);
+	r->uid = (uint32_t)j->uid;
+	r->pid = (int32_t)j->pid;
+	r->start_ns = (uint64_t)j->start_ns;
+	r->end_ns = (uint64_t)j->end_ns;
+	r->status_known = j->has_exit != 0;
+	r->wait_status = j->exit_status;
+	r->work_ns = (uint64_t)j->work_ns;
+	r->steal_ns = (uint64_t)j->steal_ns;
+	r->mug_ns = (uint64_t)j->mug_ns;
+	r->workers = (uint32_t)j->workers;
+	r->allotted_ns = (uint64_t)j->allotted_ns;
+	p->h.jobs[p->h.n_jobs++] = r;
+	p->bytes += 64 + strlen(r->name) + strlen(r->command);
+	return 0;
+}
+
+/* One allotment run of a History reply (stops when the frame is full). */
+static int hist_run(const struct history_run *a, void *arg)
+{
+	struct hist_page *p = arg;
+	Asteal__AllotmentRecord *r;
+	int cpus[CPULIST_MAX], n, i;
+	char why[64];
+
+	if (p->bytes > PROTO_MAX_FRAME / 2) {
+		p->full = 1;
+		return 1;                /* the rest goes in the next page */
+	}
+	if (frame_grow(&p->h.allotments, sizeof(*p->h.allotments),
+	               p->h.n_allotments, &p->capa, 256) < 0)
+		return -1;
+	/* Runs come ordered by job: a new job is a new id, whose record goes
+	 * in the page too (counted at its largest). */
+	if (p->nids == 0 || p->ids[p->nids - 1] != a->job) {
+		if (frame_grow(&p->ids, sizeof(*p->ids), p->nids, &p->capi, 64) < 0)
+			return -1;
+		p->ids[p->nids++] = a->job;
+		p->bytes += 64 + 64 + 256;
+	}
+	n = a->cpus[0] ? cpulist_parse(a->cpus, cpus, CPULIST_MAX, why, sizeof(why)) : 0;
+	if (n < 0)
+		n = 0;
+	r = calloc(1, sizeof(*r) + (size_t)n * sizeof(uint32_t));
+	if (r == NULL)
+		return -1;
+	asteal__allotment_record__init(r);
+	r->job_id = (uint64_t)a->job;
+	r->first_quantum = (uint64_t)a->first_quantum;
+	r->last_quantum = (uint64_t)a->last_quantum;
+	r->start_ns = (uint64_t)a->start_ns;
+	r->end_ns = (uint64_t)a->end_ns;
+	r->desire = (uint32_t)a->desire;
+	r->availability = (uint32_t)a->availability;
+	r->allotment = (uint32_t)a->allotment;
+	r->cpus = (uint32_t *)(r + 1);
+	for (i = 0; i < n; i++)
+		r->cpus[i] = (uint32_t)cpus[i];
+	r->n_cpus = (size_t)n;
+	r->work_ns = (uint64_t)a->work_ns;
+	r->steal_ns = (uint64_t)a->steal_ns;
+	r->mug_ns = (uint64_t)a->mug_ns;
+	r->allotted_ns = (uint64_t)a->allotted_ns;
+	r->quantum_class = (Asteal__QuantumClass)(a->cls + 1);
+	p->h.allotments[p->h.n_allotments++] = r;
+	p->bytes += 80 + 6 * (size_t)n;
+	return 0;
+}
+
+/* Free what a History reply collected. */
+static void hist_free(struct hist_page *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->h.n_jobs; i++) {
+		free(p->h.jobs[i]->name);
+		free(p->h.jobs[i]->command);
+		free(p->h.jobs[i]);
+	}
+	for (i = 0; i < p->h.n_allotments; i++)
+		free(p->h.allotments[i]);
+	free(p->h.jobs);
+	free(p->h.allotments);
+	free(p->ids);
+}
+
+/* A History request: one page of jobs and allotment runs. */
+void request_history(struct conn *c, struct history *hist,
+                     const Asteal__HistoryRequest *r)
+{
+	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
+	struct history_filter f;
+	struct hist_page p;
+	int64_t ids[256];
+	size_t i;
+	int64_t limit = r->limit ? r->limit : REQUEST_HISTORY_PAGE;
+
+	if (r->n_job_ids > 256) {
+		reply_error(c, ASTEAL__ERROR_CODE__INVALID, "at most 256 job ids");
+		return;
+	}
+	if (limit > 100000)
+		limit = 100000;
+	for (i = 0; i < r->n_job_ids; i++)
+		ids[i] = (int64_t)r->job_ids[i];
+	memset(&f, 0, sizeof(f));
+	f.jobs = ids;
+	f.njobs = r->n_job_ids;
+	f.since_ns = (int64_t)r->since_ns;
+	f.until_ns = (int64_t)r->until_ns;
+	memset(&p, 0, sizeof(p));
+	asteal__history__init(&p.h);
+	/* jobs_only: a page of the jobs the filter selects; else a page of
+	 * runs (one more asked, to learn whether more follow) and the jobs
+	 * they name.  Either way limit + 1 asked, to learn about more. */
+	f.limit = limit + 1;
+	f.offset = (int64_t)r->offset;
+	if (r->jobs_only) {
+		if (history_query(hist, &f, hist_job, NULL, &p) < 0)
+			goto fail;
+		if ((int64_t)p.h.n_jobs > limit) {
+			p.h.more = 1;
+			p.h.n_jobs--;
+			free(p.h.jobs[p.h.n_jobs]->name);
+			free(p.h.jobs[p.h.n_jobs]->command);
+			free(p.h.jobs[p.h.n_jobs]);
+		}
+	} else {
+		if (history_query(hist, &f, NULL, hist_run, &p) < 0)
+			goto fail;
+		if ((int64_t)p.h.n_allotments > limit) {
+			p.h.more = 1;
+			free(p.h.allotments[--p.h.n_allotments]);
+			if (p.h.n_allotments == 0 ||
+			    (int64_t)p.h.allotments[p.h.n_allotments - 1]->job_id !=
+			    p.ids[p.nids - 1])
+				p.nids--;       /* only the dropped run named it */
+		}
+		if (p.full)
+			p.h.more = 1;
+		if (p.nids > 0) {
+			struct history_filter fj;
+			memset(&fj, 0, sizeof(fj));
+			fj.jobs = p.ids;
+			fj.njobs = p.nids;
+			if (history_query(hist, &fj, hist_job, NULL, &p) < 0)
+				goto fail;
+		}
+	}
+	env.msg_case = ASTEAL__ENVELOPE__MSG_HISTORY;
+	env.history = &p.h;
+	conn_send(c, &env);
+	hist_free(&p);
+	return;
+fail:
+	hist_free(&p);
+	reply_error(c, ASTEAL__ERROR_CODE__INTERNAL, history_error(hist));
+}
+
+/* A Launch: the job's id, at once. */
+void request_launch(struct conn *c, struct launch *l, const Asteal__Launch *m)
+{
+	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
+	Asteal__Launched rep = ASTEAL__LAUNCHED__INIT;
+	Asteal__ErrorCode e;
+	char why[160];
+
+	e = launch_begin(l, c, conn_uid(c), m, &rep.job_id, why, sizeof(why));
+	if (e != 0) {
+		reply_error(c, e, why);
+		return;
+	}
+	env.msg_case = ASTEAL__ENVELOPE__MSG_LAUNCHED;
+	env.launched = &rep;
+	conn_send(c, &env);
+}
+
+/* A JobExit from a supervisor: Ok comes when the job has ended. */
+void request_job_exit(struct conn *c, struct launch *l,
+                      const Asteal__JobExit *m)
+{
+	Asteal__ErrorCode e;
+	char why[160];
+
+	e = launch_exit(l, c, conn_uid(c), m, why, sizeof(why));
+	if (e != 0)
+		reply_error(c, e, why);
+}
+
+/* A WaitRequest: answered when the job ends. */
+void request_wait(struct conn *c, struct launch *l,
+                  const Asteal__WaitRequest *m)
+{
+	Asteal__ErrorCode e;
+	char why[160];
+
+	e = launch_wait(l, c, m->job_id, why, sizeof(why));
+	if (e != 0)
+		reply_error(c, e, why);
+}

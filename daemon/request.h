@@ -1,0 +1,50 @@
+/*
+ * request.h - the command line's requests to asteald: Status, Jobs,
+ * Cancel, History, and the supervision of the jobs it launches (Launch,
+ * JobExit, WaitRequest).  control.c dispatches a client's request to the
+ * function here, which answers on the same connection (or, for JobExit
+ * and WaitRequest, has launch.c answer when the job ends).
+ */
+#ifndef ASTEAL_REQUEST_H
+#define ASTEAL_REQUEST_H
+
+#include "asteal.pb-c.h"
+
+#define REQUEST_HISTORY_PAGE 2000      /* default records per History reply */
+
+/* The daemon's name and version as Welcome and Status report them (with
+ * ASTEAL_VERSION from asteal.h). */
+#define REQUEST_DAEMON_VERSION "asteald " ASTEAL_VERSION
+
+struct conn;
+struct sched;
+struct launch;
+struct history;
+
+/* A Status request. */
+void request_status(struct conn *c, struct sched *s);
+
+/* A Jobs request: the connected jobs and the unmanaged launched ones. */
+void request_jobs(struct conn *c, struct sched *s, struct launch *l,
+                  const Asteal__JobsRequest *r);
+
+/* A Cancel request: only the job's owner or root. */
+void request_cancel(struct conn *c, struct sched *s, struct launch *l,
+                    const Asteal__CancelRequest *r);
+
+/* A History request: one page of jobs and allotment runs. */
+void request_history(struct conn *c, struct history *hist,
+                     const Asteal__HistoryRequest *r);
+
+/* A Launch: the job's id, at once. */
+void request_launch(struct conn *c, struct launch *l, const Asteal__Launch *m);
+
+/* A JobExit from a supervisor: Ok comes when the job has ended. */
+void request_job_exit(struct conn *c, struct launch *l,
+                      const Asteal__JobExit *m);
+
+/* A WaitRequest: answered when the job ends. */
+void request_wait(struct conn *c, struct launch *l,
+                  const Asteal__WaitRequest *m);
+
+#endif
