@@ -40,6 +40,16 @@
  * keeps its lowest-numbered old slots; one that grows keeps them all and
  * takes free slots, lowest first, in index order.
  *
+ * Changes.  Each job's `changed` says whether its allotment, availability
+ * or slots differ from what came in, and deq_allot_changes() lists those
+ * jobs as it goes, so that the daemon's cost beyond this pass grows with
+ * the changes, not with the jobs.  A job whose old slots are all its own
+ * changed slots when it kept fewer than it had or took free ones (which
+ * cannot be its old ones, as it kept those); a job that lost an old slot
+ * to a lower-indexed claim may take it back from the free ones, so its
+ * old set is saved and compared (only inputs with such claims cost
+ * this).
+ *
  * Cost: O(n log n + P + 16 n) time; about 33 KiB of stack, and no
  * allocation unless n > DEQ_STACK_JOBS.
  */
@@ -53,12 +63,25 @@
 #define DEQ_CREDIT_MAX ((int64_t)0x7fffffff)
 #define DEQ_STACK_JOBS 2048
 
-/* The per-call scratch space that depends only on P. */
+/* The per-call scratch space that depends only on P, and the list of
+ * changed jobs being made (NULL when nobody asked). */
 struct deq_work {
 	int32_t owner[DEQ_MAX_PROCS];          /* slot -> claiming job, -1 */
 	int64_t sum[DEQ_MAX_PROCS + 1];        /* S(l) for l = 0..L */
 	int32_t tree[DEQ_MAX_PROCS + 2];       /* histogram, then Fenwick */
+	int *changed;
+	int nchanged;
 };
+
+/* Job i changed: mark it, and list it the first time. */
+static void mark_changed(struct deq_work *wk, struct deq_job *j, int i)
+{
+	if (j->changed)
+		return;
+	j->changed = 1;
+	if (wk->changed != NULL)
+		wk->changed[wk->nchanged++] = i;
+}
 
 /* The bits of word w that are slots below P. */
 static uint64_t word_mask(int w, int P)
@@ -216,12 +239,15 @@ static void allot_counts(int P, struct deq_job *jobs, int n, int qm, int L,
 	for (int t = 0; t < n; t++) {
 		int i = (int)(keys[t] & 0xffffffffu) + qm;
 		struct deq_job *j;
-		int c;
+		int c, old_allot, old_avail;
 
 		if (i >= n)
 			i -= n;
 		j = &jobs[i];
 		c = capped(j, P);
+		old_allot = j->allotment;
+		old_avail = j->availability;
+		j->changed = 0;
 		if (c > L) {
 			/* queue position afterwards, 0 = front */
 			int64_t pos = k < r ? m - r + k : k - r;
@@ -246,9 +272,33 @@ static void allot_counts(int P, struct deq_job *jobs, int n, int qm, int L,
 				j->availability = l2 + (ahead < r2 ? 1 : 0);
 			}
 		}
+		if (j->allotment != old_allot || j->availability != old_avail)
+			mark_changed(wk, j, i);
 		tree_add(wk->tree, P, c);
 		counted++;
 	}
+}
+
+/* The old slots of jobs that lost one to another job's claim. */
+struct deq_saved {
+	int job;
+	struct deq_set old;
+};
+
+/* Whether job i's old slots were saved (saved[] is in job order). */
+static int is_saved(const struct deq_saved *saved, size_t n, int i)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (saved[mid].job < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && saved[lo].job == i;
 }
 
 /* The next free slot from a cursor over the complement of taken. */
@@ -269,16 +319,19 @@ static int next_free(const struct deq_set *taken, int P, int *w,
 
 /* Give each job allotment slots: its own old ones first, then free ones. */
 static void place_slots(int P, struct deq_job *jobs, int n,
-			const int32_t *owner)
+			const int32_t *owner, struct deq_work *wk)
 {
 	struct deq_set taken;
+	struct deq_saved *saved = NULL;
+	size_t nsaved = 0, capsaved = 0;
 	uint64_t bits;
 	int w = 0;
 
 	deq_set_clear(&taken);
 	for (int i = 0; i < n; i++) {
 		struct deq_set old = jobs[i].cpus;
-		int keep = jobs[i].allotment;
+		int keep = jobs[i].allotment, had = deq_set_count(&old);
+		int claimed = 0;
 
 		deq_set_clear(&jobs[i].cpus);
 		for (int v = 0; v < DEQ_WORDS && keep > 0; v++) {
@@ -291,39 +344,76 @@ static void place_slots(int P, struct deq_job *jobs, int n,
 					deq_set_add(&jobs[i].cpus, s);
 					deq_set_add(&taken, s);
 					keep--;
+				} else {
+					claimed = 1;
 				}
 				b &= b - 1;
 			}
+		}
+		if (claimed && wk->changed != NULL) {
+			if (nsaved == capsaved) {
+				size_t c = capsaved ? 2 * capsaved : 8;
+				struct deq_saved *m = realloc(saved, c * sizeof(*m));
+
+				if (m == NULL) {        /* say changed: safe */
+					mark_changed(wk, &jobs[i], i);
+					continue;
+				}
+				saved = m;
+				capsaved = c;
+			}
+			saved[nsaved].job = i;
+			saved[nsaved++].old = old;
+		} else if (jobs[i].allotment - keep != had) {
+			mark_changed(wk, &jobs[i], i);  /* lost old slots */
 		}
 	}
 	bits = ~taken.w[0] & word_mask(0, P);
 	for (int i = 0; i < n; i++) {
 		int need = jobs[i].allotment - deq_set_count(&jobs[i].cpus);
 
+		if (need > 0 && (nsaved == 0 || !is_saved(saved, nsaved, i)))
+			mark_changed(wk, &jobs[i], i);  /* takes new slots */
 		while (need-- > 0) {
 			int s = next_free(&taken, P, &w, &bits);
 
 			if (s < 0)
-				return;        /* cannot happen: sum <= P */
+				break;         /* cannot happen: sum <= P */
 			deq_set_add(&jobs[i].cpus, s);
 		}
 	}
+	for (size_t k = 0; k < nsaved; k++)
+		if (memcmp(&saved[k].old, &jobs[saved[k].job].cpus,
+			   sizeof(saved[k].old)) != 0)
+			mark_changed(wk, &jobs[saved[k].job], saved[k].job);
+	free(saved);
 }
 
 /* Allot P processors among n jobs for quantum q (see the top of file). */
 int deq_allot(int P, struct deq_job *jobs, int n, uint64_t q)
+{
+	return deq_allot_changes(P, jobs, n, q, NULL, NULL);
+}
+
+/* deq_allot, listing the jobs whose results changed. */
+int deq_allot_changes(int P, struct deq_job *jobs, int n, uint64_t q,
+		      int *changed, int *nchanged)
 {
 	uint64_t stack_keys[DEQ_STACK_JOBS];
 	struct deq_work wk;
 	uint64_t *keys = stack_keys;
 	int L, m, qm;
 
+	if (nchanged != NULL)
+		*nchanged = 0;
 	if (!args_ok(P, jobs, n)) {
 		errno = EINVAL;
 		return -1;
 	}
 	if (n == 0)
 		return 0;
+	wk.changed = nchanged != NULL ? changed : NULL;
+	wk.nchanged = 0;
 	if (n > DEQ_STACK_JOBS) {
 		keys = malloc((size_t)n * sizeof(*keys));
 		if (keys == NULL) {
@@ -336,9 +426,11 @@ int deq_allot(int P, struct deq_job *jobs, int n, uint64_t q)
 	L = water_level(P, jobs, n, &wk, &m);
 	turn_order(jobs, n, qm, keys);
 	allot_counts(P, jobs, n, qm, L, m, keys, &wk);
-	place_slots(P, jobs, n, wk.owner);
+	place_slots(P, jobs, n, wk.owner, &wk);
 	if (keys != stack_keys)
 		free(keys);
+	if (nchanged != NULL)
+		*nchanged = wk.nchanged;
 	return 0;
 }
 

@@ -30,6 +30,8 @@ struct deq_job {
 	int64_t credit;        /* in/out: fairness state, the job's place in
 				  the queue for leftover processors (see
 				  deq.c); 0 for a new job */
+	int changed;           /* out: allotment, availability or cpus
+				  differ from what came in */
 };
 
 /* Allot P processors (1 <= P <= DEQ_MAX_PROCS) among n jobs for quantum
@@ -38,6 +40,13 @@ struct deq_job {
  * set; then nothing is changed), or ENOMEM (only possible for n > 2048).
  * A slot claimed by several jobs stays with the lowest-indexed one. */
 int deq_allot(int P, struct deq_job *jobs, int n, uint64_t q);
+
+/* deq_allot, and the indices of the jobs whose allotment, availability or
+ * cpus changed (those with `changed` set) in changed[], which has room
+ * for n, their number in *nchanged: found in DEQ's own pass, so that a
+ * caller does nothing for the jobs that did not change. */
+int deq_allot_changes(int P, struct deq_job *jobs, int n, uint64_t q,
+		      int *changed, int *nchanged);
 
 /* Set helpers; slots outside 0..DEQ_MAX_PROCS-1 are ignored. */
 void deq_set_clear(struct deq_set *s);

@@ -564,6 +564,85 @@ static void test_random(void **state)
 	free(jobs);
 }
 
+/* deq_allot_changes lists exactly the jobs whose allotment, availability
+ * or slots differ from before the call, each once, and gives the same
+ * answer as deq_allot; stray and duplicate claims, joins, leaves and
+ * desire changes included. */
+static void test_changes_listed(void **state)
+{
+	struct deq_job *jobs = jobs_new(MAXJ), *before = jobs_new(MAXJ),
+		*plain = jobs_new(MAXJ);
+	int *changed = calloc(MAXJ, sizeof(int));
+	unsigned char *seen = calloc(MAXJ, 1);
+	uint64_t rng = 11;
+	long listed = 0, calls = 0;
+
+	(void)state;
+	assert_non_null(changed);
+	assert_non_null(seen);
+	for (int sc = 0; sc < 200; sc++) {
+		int P = rnd_int(&rng, 1, sc % 4 == 0 ? 300 : 16);
+		int n = rnd_int(&rng, 0, 3 * P + 2 < 400 ? 3 * P + 2 : 400);
+
+		for (int i = 0; i < n; i++) {
+			memset(&jobs[i], 0, sizeof(jobs[i]));
+			jobs[i].desire = rnd_int(&rng, 0, P + 2);
+			if (rnd_int(&rng, 0, 5) == 0)   /* stray claims */
+				deq_set_add(&jobs[i].cpus, rnd_int(&rng, 0, P - 1));
+		}
+		for (int t = 0; t < 20; t++) {
+			int nc = -1;
+
+			memcpy(before, jobs, (size_t)n * sizeof(*jobs));
+			memcpy(plain, jobs, (size_t)n * sizeof(*jobs));
+			assert_int_equal(deq_allot_changes(P, jobs, n, (uint64_t)t,
+							   changed, &nc), 0);
+			assert_int_equal(deq_allot(P, plain, n, (uint64_t)t), 0);
+			calls++;
+			memset(seen, 0, (size_t)n);
+			for (int k = 0; k < nc; k++) {
+				assert_true(changed[k] >= 0 && changed[k] < n);
+				assert_int_equal(seen[changed[k]], 0);
+				seen[changed[k]] = 1;
+			}
+			listed += nc;
+			for (int i = 0; i < n; i++) {
+				int diff = jobs[i].allotment != before[i].allotment ||
+					   jobs[i].availability != before[i].availability ||
+					   memcmp(&jobs[i].cpus, &before[i].cpus,
+						  sizeof(jobs[i].cpus)) != 0;
+
+				assert_int_equal(jobs[i].changed, diff);
+				assert_int_equal(seen[i], diff);
+				assert_int_equal(jobs[i].allotment, plain[i].allotment);
+				assert_int_equal(jobs[i].availability, plain[i].availability);
+				assert_memory_equal(&jobs[i].cpus, &plain[i].cpus,
+						    sizeof(jobs[i].cpus));
+				assert_int_equal(jobs[i].credit, plain[i].credit);
+			}
+			for (int i = 0; i < n; i++)     /* some desires move */
+				if (rnd_int(&rng, 0, 9) == 0)
+					jobs[i].desire = rnd_int(&rng, 0, P + 2);
+			if (n > 0 && rnd_int(&rng, 0, 4) == 0)
+				remove_job(jobs, NULL, &n, rnd_int(&rng, 0, n - 1));
+			if (n < 400 && rnd_int(&rng, 0, 4) == 0)
+				insert_job(jobs, NULL, &n, rnd_int(&rng, 0, n),
+					   rnd_int(&rng, 0, P + 2), 0);
+			if (n > 1 && rnd_int(&rng, 0, 9) == 0)  /* a duplicate claim */
+				deq_set_add(&jobs[rnd_int(&rng, 1, n - 1)].cpus,
+					    rnd_int(&rng, 0, P - 1));
+		}
+	}
+	/* Not vacuous: changes were listed, and fewer than all jobs. */
+	assert_true(listed > 0);
+	printf("%ld calls, %ld changes listed\n", calls, listed);
+	free(seen);
+	free(changed);
+	free(plain);
+	free(before);
+	free(jobs);
+}
+
 /* Jobs that always ask for at least P stay within one processor-quantum
  * of each other over every window, while other jobs come, go and change. */
 static void test_fairness_under_churn(void **state)
@@ -666,6 +745,7 @@ int main(void)
 		cmocka_unit_test(test_duplicate_claims),
 		cmocka_unit_test(test_bad_args),
 		cmocka_unit_test(test_random),
+		cmocka_unit_test(test_changes_listed),
 		cmocka_unit_test(test_fairness_under_churn),
 		cmocka_unit_test(test_speed),
 	};
