@@ -305,6 +305,17 @@ static int write_run(struct history *h, int64_t job, struct run *r)
 	return 0;
 }
 
+/* Bring an open run up to the quantum history_advance() last named: it
+ * has lasted until now, unchanged. */
+static void extend(struct history *h, struct run *r)
+{
+	if (h->now_q > r->last_q) {
+		r->last_q = h->now_q;
+		r->end_ns = h->now_q_end;
+		r->dirty = 1;
+	}
+}
+
 /* Write the queue, inside a transaction. */
 static int write_queue(struct history *h)
 {
@@ -318,7 +329,8 @@ static int write_queue(struct history *h)
 static int any_dirty_open(const struct history *h)
 {
 	for (size_t i = 0; i < h->n; i++)
-		if (h->live[i].has_run && h->live[i].run.dirty)
+		if (h->live[i].has_run && (h->live[i].run.dirty ||
+					       h->now_q > h->live[i].run.last_q))
 			return 1;
 	return 0;
 }
@@ -338,8 +350,10 @@ int hist_write_pending(struct history *h, int open_too)
 	for (size_t i = 0; open_too && i < h->n; i++) {
 		struct live *l = &h->live[i];
 
-		if (l->has_run && l->run.dirty &&
-		    write_run(h, l->job, &l->run) < 0)
+		if (!l->has_run)
+			continue;
+		extend(h, &l->run);
+		if (l->run.dirty && write_run(h, l->job, &l->run) < 0)
 			goto fail;
 	}
 	if (tx_commit(h) < 0)
@@ -525,6 +539,7 @@ struct history *history_open(const char *path, const struct history_opts *o,
 			snprintf(why, whylen, "history: out of memory");
 		return NULL;
 	}
+	h->now_q = -1;
 	h->flush_open_ns = (int64_t)(o->flush_open_ms > 0 ? o->flush_open_ms
 							  : 5000) * 1000000;
 	h->retention_ns = (int64_t)o->retention_days * NS_PER_DAY;
@@ -597,6 +612,8 @@ static int job_finish(struct history *h, int64_t id, sqlite3_stmt *s,
 		sqlite3_clear_bindings(s);
 		return -1;
 	}
+	if (l != NULL && l->has_run)
+		extend(h, &l->run);
 	if (write_queue(h) < 0 ||
 	    (l != NULL && l->has_run && l->run.dirty &&
 	     write_run(h, id, &l->run) < 0) ||
@@ -788,10 +805,11 @@ static int check_quantum(struct history *h, const struct history_quantum *q)
 	return 0;
 }
 
-/* Whether quantum q continues run r (next number, same values). */
+/* Whether quantum q continues run r (a later quantum, the same values:
+ * the quanta between, of which nobody said anything, were the same). */
 static int continues(const struct run *r, const struct history_quantum *q)
 {
-	return q->quantum == r->last_q + 1 && q->desire == r->desire &&
+	return q->quantum > r->last_q && q->desire == r->desire &&
 	       q->availability == r->availability &&
 	       q->allotment == r->allotment && q->cls == r->cls &&
 	       strcmp(q->cpus, r->cpus) == 0;
@@ -854,7 +872,8 @@ int history_allot(struct history *h, int64_t job_id,
 	}
 	if (h->open_written_ns == 0 || q->end_ns < h->open_written_ns)
 		h->open_written_ns = q->start_ns;
-	h->now_ns = q->end_ns;
+	if (q->end_ns > h->now_ns)
+		h->now_ns = q->end_ns;
 	if (l->has_run && continues(r, q)) {
 		r->last_q = q->quantum;
 		r->end_ns = q->end_ns;
@@ -871,6 +890,12 @@ int history_allot(struct history *h, int64_t job_id,
 		return -1;
 	}
 	if (l->has_run) {
+		/* The run lasted until this quantum began. */
+		if (r->last_q < q->quantum - 1) {
+			r->last_q = q->quantum - 1;
+			r->end_ns = q->start_ns;
+			r->dirty = 1;
+		}
 		if (r->dirty)
 			rc = enqueue(h, job_id, r);
 		else
@@ -885,13 +910,68 @@ int history_allot(struct history *h, int64_t job_id,
 	r->allotment = q->allotment;
 	r->cls = q->cls;
 	r->cpus = cpus;
-	r->work_ns = q->work_ns;
-	r->steal_ns = q->steal_ns;
-	r->mug_ns = q->mug_ns;
-	r->allotted_ns = q->allotted_ns;
+	r->work_ns = q->work_ns + l->carry[0];
+	r->steal_ns = q->steal_ns + l->carry[1];
+	r->mug_ns = q->mug_ns + l->carry[2];
+	r->allotted_ns = q->allotted_ns + l->carry[3];
+	memset(l->carry, 0, sizeof(l->carry));
 	r->dirty = 1;
 	l->has_run = 1;
 	return rc;
+}
+
+/* Add usage to a tracked job's open run (or to its next one). */
+int history_usage(struct history *h, int64_t job_id, int64_t work_ns,
+		  int64_t steal_ns, int64_t mug_ns, int64_t allotted_ns)
+{
+	struct live *l;
+	int64_t *to;
+
+	if (h == NULL)
+		return -1;
+	if (work_ns < 0 || steal_ns < 0 || mug_ns < 0 || allotted_ns < 0) {
+		hist_seterr(h, "usage: negative usage");
+		return -1;
+	}
+	l = live_find(h, job_id);
+	if (l == NULL) {
+		hist_seterr(h, "usage: job %" PRId64 " is not running here",
+			    job_id);
+		return -1;
+	}
+	if (l->has_run) {
+		l->run.work_ns += work_ns;
+		l->run.steal_ns += steal_ns;
+		l->run.mug_ns += mug_ns;
+		l->run.allotted_ns += allotted_ns;
+		l->run.dirty = 1;
+		return 0;
+	}
+	to = l->carry;
+	to[0] += work_ns;
+	to[1] += steal_ns;
+	to[2] += mug_ns;
+	to[3] += allotted_ns;
+	return 0;
+}
+
+/* The quantum that is over now: every open run lasted until its end. */
+int history_advance(struct history *h, int64_t quantum, int64_t end_ns)
+{
+	if (h == NULL)
+		return -1;
+	if (quantum < 0 || end_ns <= 0 || quantum < h->now_q) {
+		hist_seterr(h, "advance: quantum %" PRId64 " is before %" PRId64,
+			    quantum, h->now_q);
+		return -1;
+	}
+	h->now_q = quantum;
+	h->now_q_end = end_ns;
+	if (h->open_written_ns == 0)
+		h->open_written_ns = end_ns;
+	if (end_ns > h->now_ns)
+		h->now_ns = end_ns;
+	return 0;
 }
 
 /* The closed runs waiting for a flush. */

@@ -20,9 +20,13 @@
  * One allotments row is one *run*: consecutive quanta of one job in which
  * desire, availability, allotment, cpus and class stayed the same (usage is
  * summed over the run).  So storage grows with the number of changes, not
- * with time.  The module keeps each running job's open run in memory and
- * only extends it while nothing changes; a run closes when a value changes
- * or a quantum number is skipped, and the closed run is queued.
+ * with time.  The daemon says only what changes: history_allot() gives a
+ * job's values from a quantum on (a call with the values the job has
+ * already only extends its run), history_usage() adds the usage its job
+ * reports to the open run, and history_advance() says which quantum is
+ * over now, so that every open run lasts until then.  The module keeps
+ * each running job's open run in memory; a run closes when a value
+ * changes, ending where the next begins, and the closed run is queued.
  * history_flush(), which the daemon calls after a tick (every second of
  * quanta, or sooner when history_queued() says many runs wait), writes
  * the queue in ONE short transaction and does nothing at all (no disk
@@ -98,7 +102,7 @@ struct history_job {
 	int workers;          /* >= 0, 0 = not known yet */
 };
 
-/* One job's quantum (history_allot). */
+/* One job's values from a quantum on (history_allot). */
 struct history_quantum {
 	int64_t quantum;      /* >= 0, increasing per job */
 	int64_t start_ns, end_ns;     /* 0 < start_ns <= end_ns */
@@ -221,12 +225,24 @@ int history_job_workers(struct history *h, int64_t id, int workers);
 int history_close_stale(struct history *h, int64_t now_ns,
 			int64_t older_than_ns);
 
-/* Record one quantum of a tracked job (in memory: it extends the job's
- * open run, or closes it into the queue and opens a new one).  -1 on bad
- * arguments (nothing changed then), or if the queue was full (the closed
- * run was dropped; the quantum is recorded). */
+/* Record a tracked job's values from quantum q->quantum on, with the
+ * usage of that quantum (in memory: with the values of its open run it
+ * extends the run to q's end; otherwise the open run, which lasted until
+ * q began, goes to the queue and q opens a new one).  -1 on bad arguments
+ * (nothing changed then), or if the queue was full (the closed run was
+ * dropped; the quantum is recorded). */
 int history_allot(struct history *h, int64_t job_id,
 		  const struct history_quantum *q);
+
+/* Add usage (each >= 0) to a tracked job's open run, or to the run it
+ * opens next when it has none yet; -1 for an unknown job or bad usage. */
+int history_usage(struct history *h, int64_t job_id, int64_t work_ns,
+		  int64_t steal_ns, int64_t mug_ns, int64_t allotted_ns);
+
+/* Quantum `quantum`, ending at end_ns, is over: every open run has lasted
+ * (unchanged) until then; written so when open runs are next written.
+ * Quanta must not go back; -1 if they do. */
+int history_advance(struct history *h, int64_t quantum, int64_t end_ns);
 
 /* The closed runs waiting for a flush (0 for NULL); reads nothing. */
 size_t history_queued(const struct history *h);

@@ -52,6 +52,8 @@ struct live {
 	int64_t job;
 	int has_run;
 	struct run run;
+	int64_t carry[4];       /* usage before its first run: work, steal,
+				   mug, allotted */
 };
 
 /* A closed run waiting for a flush. */
@@ -70,6 +72,8 @@ struct history {
 	int64_t flush_open_ns;  /* write open runs this often */
 	int64_t retention_ns;   /* 0 = forever */
 	int64_t now_ns;         /* end of the latest quantum seen */
+	int64_t now_q;          /* the quantum history_advance() named, -1 */
+	int64_t now_q_end;      /* ... and its end */
 	int64_t open_written_ns;        /* when open runs were last written */
 	int64_t transactions, dropped;
 	char err[256];

@@ -421,13 +421,86 @@ static void test_changes(void **state)
 	assert_string_equal(rs->run[7].cpus, "0-3");
 	assert_int_equal(rs->run[7].cls, HISTORY_DEPRIVED);
 	free(rs);
-	/* A skipped quantum number also starts a new row. */
-	q = quantum(T0, 1001, 4, 5, 5, "0-3", HISTORY_DEPRIVED);
+	/* Quanta nobody spoke of were unchanged: the same values after a
+	 * gap extend the run over it ... */
+	q = quantum(T0, 1005, 4, 5, 5, "0-3", HISTORY_DEPRIVED);
+	assert_int_equal(history_allot(h, id, &q), 0);
+	rs = query(h, NULL);
+	assert_int_equal(rs->nruns, 8);
+	assert_int_equal(rs->run[7].last_quantum, 1005);
+	free(rs);
+	/* ... and a change after a gap ends the run where it begins. */
+	q = quantum(T0, 1010, 2, 5, 2, "0-1", HISTORY_DEPRIVED);
 	assert_int_equal(history_allot(h, id, &q), 0);
 	rs = query(h, NULL);
 	assert_int_equal(rs->nruns, 9);
-	assert_int_equal(rs->run[8].first_quantum, 1001);
+	assert_int_equal(rs->run[7].last_quantum, 1009);
+	assert_int_equal(rs->run[7].end_ns, T0 + 1010 * QNS);
+	assert_int_equal(rs->run[8].first_quantum, 1010);
 	free(rs);
+	history_close(h);
+}
+
+/* The last quantum of job's runs on disk, read with another connection. */
+static int64_t last_on_disk(struct fixture *f, int64_t job)
+{
+	char sql[128];
+
+	snprintf(sql, sizeof(sql), "SELECT max(last_quantum) FROM allotments"
+		 " WHERE job = %lld", (long long)job);
+	return peek(f->path, sql);
+}
+
+/* Fed by changes, as the daemon feeds it: values only when they change,
+ * usage as it is reported, and the quantum that is over each tick.  Open
+ * runs reach the last quantum announced, in queries, when written every
+ * flush_open_ms and when their job ends. */
+static void test_fed_by_changes(void **state)
+{
+	struct fixture *f = *state;
+	struct history_opts o = { .flush_open_ms = 50 };
+	struct history *h = open_ok(f, &o);
+	int64_t a = begin(h, "a", 1, T0), b = begin(h, "b", 2, T0);
+	struct history_quantum q;
+	struct rows *rs;
+
+	/* Usage reported before the first values goes to the first run. */
+	assert_int_equal(history_usage(h, a, 5, 6, 7, 8), 0);
+	q = quantum(T0, 3, 1, 2, 1, "0", HISTORY_SATISFIED);
+	q.work_ns = q.steal_ns = q.mug_ns = q.allotted_ns = 0;
+	assert_int_equal(history_allot(h, a, &q), 0);
+	assert_int_equal(history_allot(h, b, &q), 0);
+	for (int64_t n = 3; n < 40; n++) {
+		assert_int_equal(history_advance(h, n, T0 + (n + 1) * QNS), 0);
+		assert_int_equal(history_usage(h, a, 1, 0, 0, 1), 0);
+		assert_int_equal(history_flush(h), 0);
+	}
+	/* Written on time (every 50 ms of quanta, QNS each): on disk. */
+	assert_true(last_on_disk(f, a) >= 39 - 50000000 / QNS - 1);
+	/* b changes at 40; a does not, and lasts on. */
+	q = quantum(T0, 40, 2, 2, 2, "0-1", HISTORY_SATISFIED);
+	q.work_ns = q.steal_ns = q.mug_ns = q.allotted_ns = 0;
+	assert_int_equal(history_allot(h, b, &q), 0);
+	assert_int_equal(history_advance(h, 41, T0 + 42 * QNS), 0);
+	assert_int_equal(history_advance(h, 40, T0 + 41 * QNS), -1);
+	rs = query(h, NULL);
+	assert_int_equal(rs->nruns, 3);
+	assert_int_equal(rs->run[0].job, a);
+	assert_int_equal(rs->run[0].first_quantum, 3);
+	assert_int_equal(rs->run[0].last_quantum, 41);
+	assert_int_equal(rs->run[0].end_ns, T0 + 42 * QNS);
+	assert_int_equal(rs->run[0].work_ns, 5 + 37);
+	assert_int_equal(rs->run[0].allotted_ns, 8 + 37);
+	assert_int_equal(rs->run[1].last_quantum, 39);
+	assert_int_equal(rs->run[2].first_quantum, 40);
+	assert_int_equal(rs->run[2].last_quantum, 41);
+	free(rs);
+	/* Its end closes a's run at the last quantum announced. */
+	assert_int_equal(history_advance(h, 45, T0 + 46 * QNS), 0);
+	assert_int_equal(history_job_end(h, a, T0 + 46 * QNS, NULL, 0, 0, 0), 0);
+	assert_int_equal(last_on_disk(f, a), 45);
+	assert_int_equal(history_usage(h, a, 1, 1, 1, 1), -1);  /* ended */
+	assert_int_equal(history_usage(h, b, -1, 0, 0, 0), -1);
 	history_close(h);
 }
 
@@ -1066,6 +1139,7 @@ int main(void)
 		T(test_upgrade_v1),
 		T(test_one_row),
 		T(test_changes),
+		T(test_fed_by_changes),
 		T(test_storage_flat),
 		T(test_flush_writes),
 		T(test_flush_locked),
