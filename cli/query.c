@@ -1099,6 +1099,20 @@ int query_history(const struct cli *g, int argc, char **argv)
 
 /* -------------------------------------------------------------- status -- */
 
+/* One status line of percentiles, "-" when nothing was measured. */
+static void print_pct(const char *label, uint64_t count, uint64_t p50,
+                      uint64_t p99, uint64_t max)
+{
+	char a[32], b[32], d[32];
+
+	if (count == 0) {
+		printf("%-16s-\n", label);
+		return;
+	}
+	printf("%-16sp50 %s, p99 %s, max %s\n", label, fmt_short(a, sizeof(a), p50),
+	       fmt_short(b, sizeof(b), p99), fmt_short(d, sizeof(d), max));
+}
+
 /* `asteal status`. */
 int query_status(const struct cli *g, int argc, char **argv)
 {
@@ -1107,7 +1121,7 @@ int query_status(const struct cli *g, int argc, char **argv)
 	Asteal__StatusRequest req = ASTEAL__STATUS_REQUEST__INIT;
 	const Asteal__Status *s;
 	struct client *c = NULL;
-	char cpus[CPUS_LEN], a[32], b[32], d[32];
+	char cpus[CPUS_LEN];
 	int o, r;
 
 	while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1)
@@ -1128,14 +1142,34 @@ int query_status(const struct cli *g, int argc, char **argv)
 		json_string(stdout, s->daemon_version);
 		printf(",\"protocol_version\":%u,\"cpus\":", s->protocol_version);
 		json_u32s(stdout, s->cpus, s->n_cpus);
-		printf(",\"ncpus\":%zu,\"quantum_us\":%u,\"jobs\":%u,\"clients\":%u,"
-		       "\"ticks\":%llu,\"uptime_ns\":%llu,\"tick_p50_ns\":%llu,"
-		       "\"tick_p99_ns\":%llu,\"tick_max_ns\":%llu,\"late_feedbacks\":%llu}\n",
-		       s->n_cpus, s->quantum_us, s->jobs, s->clients,
-		       (unsigned long long)s->ticks, (unsigned long long)s->uptime_ns,
+		printf(",\"ncpus\":%zu,\"quantum_us\":%u,\"offset_us\":%u,"
+		       "\"jobs\":%u,\"clients\":%u,\"ticks\":%llu,"
+		       "\"skipped_ticks\":%llu,\"quantum\":%llu,\"uptime_ns\":%llu,"
+		       "\"tick_p50_ns\":%llu,\"tick_p99_ns\":%llu,\"tick_max_ns\":%llu,"
+		       "\"deq_p50_ns\":%llu,\"deq_p99_ns\":%llu,\"deq_max_ns\":%llu,"
+		       "\"wake_p50_ns\":%llu,\"wake_p99_ns\":%llu,\"wake_max_ns\":%llu,"
+		       "\"changes_per_tick\":%.3f,\"sends_per_tick\":%.3f,"
+		       "\"feedbacks\":%llu,\"bad_feedbacks\":%llu,\"allots\":%llu,"
+		       "\"silent_jobs\":%u,\"revocations\":%llu,\"revoke_p50_ns\":%llu,"
+		       "\"revoke_p99_ns\":%llu,\"revoke_max_ns\":%llu,\"handover\":",
+		       s->n_cpus, s->quantum_us, s->offset_us, s->jobs, s->clients,
+		       (unsigned long long)s->ticks, (unsigned long long)s->skipped_ticks,
+		       (unsigned long long)s->quantum, (unsigned long long)s->uptime_ns,
 		       (unsigned long long)s->tick_p50_ns, (unsigned long long)s->tick_p99_ns,
 		       (unsigned long long)s->tick_max_ns,
-		       (unsigned long long)s->late_feedbacks);
+		       (unsigned long long)s->deq_p50_ns, (unsigned long long)s->deq_p99_ns,
+		       (unsigned long long)s->deq_max_ns,
+		       (unsigned long long)s->wake_p50_ns, (unsigned long long)s->wake_p99_ns,
+		       (unsigned long long)s->wake_max_ns,
+		       s->changes_per_tick, s->sends_per_tick,
+		       (unsigned long long)s->feedbacks, (unsigned long long)s->bad_feedbacks,
+		       (unsigned long long)s->allots, s->silent_jobs,
+		       (unsigned long long)s->revocations,
+		       (unsigned long long)s->revoke_p50_ns,
+		       (unsigned long long)s->revoke_p99_ns,
+		       (unsigned long long)s->revoke_max_ns);
+		json_string(stdout, s->handover);
+		fputs("}\n", stdout);
 	} else {
 		printf("%-16s%s\n", "daemon:", s->daemon_version);
 		printf("%-16s%u\n", "protocol:", s->protocol_version);
@@ -1147,16 +1181,25 @@ int query_status(const struct cli *g, int argc, char **argv)
 			printf("%-16s%u us\n", "quantum:", s->quantum_us);
 		printf("%-16s%u\n", "jobs:", s->jobs);
 		printf("%-16s%u\n", "clients:", s->clients);
-		printf("%-16s%llu\n", "ticks:", (unsigned long long)s->ticks);
+		printf("%-16s%llu (%llu skipped), %u us into each quantum\n", "ticks:",
+		       (unsigned long long)s->ticks,
+		       (unsigned long long)s->skipped_ticks, s->offset_us);
 		printf("%-16s%s\n", "uptime:", fmt_duration(cpus, sizeof(cpus), s->uptime_ns));
-		if (s->ticks > 0)
-			printf("%-16sp50 %s, p99 %s, max %s\n", "tick latency:",
-			       fmt_short(a, sizeof(a), s->tick_p50_ns),
-			       fmt_short(b, sizeof(b), s->tick_p99_ns),
-			       fmt_short(d, sizeof(d), s->tick_max_ns));
-		else
-			printf("%-16s-\n", "tick latency:");
-		printf("%-16s%llu\n", "late feedbacks:", (unsigned long long)s->late_feedbacks);
+		print_pct("tick time:", s->ticks, s->tick_p50_ns, s->tick_p99_ns,
+		          s->tick_max_ns);
+		print_pct("DEQ time:", s->ticks, s->deq_p50_ns, s->deq_p99_ns,
+		          s->deq_max_ns);
+		print_pct("timer late:", s->ticks, s->wake_p50_ns, s->wake_p99_ns,
+		          s->wake_max_ns);
+		printf("%-16s%.2f changed, %.2f Allots sent\n", "per tick:",
+		       s->changes_per_tick, s->sends_per_tick);
+		printf("%-16s%llu (%llu refused or clamped); %u jobs silent\n",
+		       "feedbacks:", (unsigned long long)s->feedbacks,
+		       (unsigned long long)s->bad_feedbacks, s->silent_jobs);
+		printf("%-16s%llu, handover %s\n", "revocations:",
+		       (unsigned long long)s->revocations, s->handover);
+		print_pct("revoke time:", s->revocations, s->revoke_p50_ns,
+		          s->revoke_p99_ns, s->revoke_max_ns);
 	}
 	frame_free(m);
 	return flush_out();

@@ -119,7 +119,10 @@ typedef struct asteal_summary {
 	uint64_t mugs, leaves;    /* deques mugged; workers that left */
 	uint64_t revocations;     /* allotment losses carried out */
 	uint64_t latency_p50_ns, latency_p99_ns, latency_max_ns;
-	                          /* from a loss to the last leaver parked */
+	                          /* from a loss (the daemon's decision, on
+	                             the shared clock) to the last leaver parked */
+	uint64_t skipped;         /* quantum boundaries the link thread missed
+	                             (it ran late by a whole quantum) */
 } asteal_summary;
 
 /* Fill *o with the defaults (all fields "default"). */

@@ -1,9 +1,10 @@
 /*
  * link.c - libasteal's connection to asteald: connect to the Unix socket,
- * the handshake (Hello as a JOB, Welcome with the job id), reading Tick and
- * Allot messages, and sending Feedback.  The link thread (quantum.c) owns
- * it; nothing here exits or aborts: every failure is -1 and a reason, and
- * the caller falls back to the local scheduler.
+ * the handshake (Hello as a JOB, Welcome with the job id and the quanta on
+ * the shared clock), reading Allot and Error messages, and sending Feedback
+ * and Released.  The link thread (quantum.c) owns it; nothing here exits or
+ * aborts: every failure is -1 and a reason, and the caller falls back to
+ * the local scheduler.
  */
 #include "link.h"
 
@@ -48,10 +49,24 @@ int link_next(struct link *l, struct link_msg *m, char *why, size_t whylen)
 	return -1;
 }
 
+void link_quanta(const struct link *l, struct link_quanta *q)
+{
+	(void)l;
+	q->t0_ns = q->length_ns = q->heartbeat_ns = 0;
+}
+
 int link_feedback(struct link *l, const struct link_feedback *fb)
 {
 	(void)l;
 	(void)fb;
+	return -1;
+}
+
+int link_released(struct link *l, uint64_t quantum, uint64_t parked_ns)
+{
+	(void)l;
+	(void)quantum;
+	(void)parked_ns;
 	return -1;
 }
 #else
@@ -65,6 +80,7 @@ int link_feedback(struct link *l, const struct link_feedback *fb)
 #include <unistd.h>
 
 #include "asteal.h"
+#include "exchange.h"
 #include "frame.h"
 
 #define LINK_HANDSHAKE_MS 1000
@@ -73,7 +89,7 @@ struct link {
 	int fd;
 	struct frame_reader *reader;
 	uint64_t job_id;
-	uint32_t quantum_us;
+	struct link_quanta quanta;
 };
 
 /* The job's command line from /proc/self/cmdline, spaces between words. */
@@ -175,8 +191,16 @@ struct link *link_connect(const char *path, int workers, uint64_t claim,
 	}
 	if (frame_check_handshake(m, ASTEAL__ENVELOPE__MSG_WELCOME, why, whylen) < 0)
 		goto fail;
+	if (m->welcome->quantum_us == 0) {
+		snprintf(why, whylen, "%s: the welcome has no quantum length", path);
+		errno = EPROTO;
+		goto fail;
+	}
 	l->job_id = m->welcome->job_id;
-	l->quantum_us = m->welcome->quantum_us;
+	l->quanta.t0_ns = m->welcome->t0_ns;
+	l->quanta.length_ns = (uint64_t)m->welcome->quantum_us * 1000u;
+	l->quanta.heartbeat_ns = (uint64_t)(m->welcome->heartbeat_ms != 0
+	                         ? m->welcome->heartbeat_ms : PROTO_HEARTBEAT_MS) * 1000000u;
 	frame_free(m);
 	return l;
 fail:
@@ -212,23 +236,32 @@ uint64_t link_job_id(const struct link *l)
 	return l->job_id;
 }
 
+/* The daemon's quanta. */
+void link_quanta(const struct link *l, struct link_quanta *q)
+{
+	*q = l->quanta;
+}
+
 /* Translate a message into plain C. */
 static void translate(const Asteal__Envelope *e, struct link_msg *m)
 {
 	size_t i;
 
 	m->kind = LINK_OTHER;
-	if (e->msg_case == ASTEAL__ENVELOPE__MSG_TICK) {
-		m->kind = LINK_TICK;
-		m->quantum = e->tick->quantum;
-	} else if (e->msg_case == ASTEAL__ENVELOPE__MSG_ALLOT) {
+	if (e->msg_case == ASTEAL__ENVELOPE__MSG_ALLOT) {
 		m->kind = LINK_ALLOT;
 		m->quantum = e->allot->quantum;
-		m->allotment = (int)e->allot->allotment;
-		m->availability = (int)e->allot->availability;
+		m->allotment = e->allot->allotment > LINK_MAX_CPUS ? LINK_MAX_CPUS
+		               : (int)e->allot->allotment;
+		m->availability = e->allot->availability > LINK_MAX_CPUS ? LINK_MAX_CPUS
+		                  : (int)e->allot->availability;
+		m->decided_ns = e->allot->decided_ns;
 		m->ncpus = 0;
 		for (i = 0; i < e->allot->n_cpus && i < LINK_MAX_CPUS; i++)
 			m->cpus[m->ncpus++] = (int)e->allot->cpus[i];
+	} else if (e->msg_case == ASTEAL__ENVELOPE__MSG_ERROR) {
+		m->kind = LINK_ERROR;
+		snprintf(m->text, sizeof(m->text), "%s", e->error->message);
 	}
 }
 
@@ -264,29 +297,51 @@ int link_next(struct link *l, struct link_msg *m, char *why, size_t whylen)
 	}
 }
 
-/* Send a Feedback without blocking: -1 when it cannot go now (the daemon
- * does not read: the caller treats it as gone). */
+/* Send one small message without blocking: -1 when it cannot go now (the
+ * daemon does not read: the caller treats it as gone). */
+static int send_now(struct link *l, const Asteal__Envelope *env)
+{
+	uint8_t buf[256];
+	size_t len;
+
+	if (frame_encode(env, buf, sizeof(buf), &len) < 0)
+		return -1;
+	return send(l->fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)len
+	       ? 0 : -1;
+}
+
+/* Send a Feedback without blocking. */
 int link_feedback(struct link *l, const struct link_feedback *f)
 {
 	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
-	Asteal__Feedback fb = ASTEAL__FEEDBACK__INIT;
-	uint8_t buf[256];
-	size_t len;
-	ssize_t n;
+	Asteal__Feedback fb;
+	struct exchange_feedback x = {
+		.quantum = f->quantum,
+		.desire = f->desire < 0 ? 0 : (uint32_t)f->desire,
+		.desire_real = f->desire_real,
+		.work_ns = f->work_ns,
+		.steal_ns = f->steal_ns,
+		.mug_ns = f->mug_ns,
+		.allotted_ns = f->allotted_ns,
+		.cls = f->klass,
+	};
 
-	fb.quantum = f->quantum;
-	fb.desire = (uint32_t)f->desire;
-	fb.desire_real = f->desire_real;
-	fb.work_ns = f->work_ns;
-	fb.steal_ns = f->steal_ns;
-	fb.mug_ns = f->mug_ns;
-	fb.allotted_ns = f->allotted_ns;
-	fb.quantum_class = (Asteal__QuantumClass)(f->klass + 1);  /* est_class + 1 */
+	exchange_feedback_msg(&fb, &x);
 	env.msg_case = ASTEAL__ENVELOPE__MSG_FEEDBACK;
 	env.feedback = &fb;
-	if (frame_encode(&env, buf, sizeof(buf), &len) < 0)
-		return -1;
-	n = send(l->fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
-	return n == (ssize_t)len ? 0 : -1;
+	return send_now(l, &env);
+}
+
+/* Send a Released without blocking. */
+int link_released(struct link *l, uint64_t quantum, uint64_t parked_ns)
+{
+	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
+	Asteal__Released r = ASTEAL__RELEASED__INIT;
+
+	r.quantum = quantum;
+	r.parked_ns = parked_ns;
+	env.msg_case = ASTEAL__ENVELOPE__MSG_RELEASED;
+	env.released = &r;
+	return send_now(l, &env);
 }
 #endif

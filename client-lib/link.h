@@ -13,22 +13,31 @@
 
 struct link;
 
-/* What the daemon sent. */
-struct link_msg {
-	enum { LINK_TICK, LINK_ALLOT, LINK_OTHER } kind;
-	uint64_t quantum;
-	int allotment, availability;   /* LINK_ALLOT */
-	int ncpus;
-	int cpus[LINK_MAX_CPUS];
+/* What the daemon said in its Welcome: the quanta on the shared clock. */
+struct link_quanta {
+	uint64_t t0_ns;                /* quantum q is [t0 + q L, t0 + (q+1) L) */
+	uint64_t length_ns;            /* L */
+	uint64_t heartbeat_ns;         /* a Feedback at least this often */
 };
 
-/* What a job answers a Tick with. */
+/* What the daemon sent. */
+struct link_msg {
+	enum { LINK_ALLOT, LINK_ERROR, LINK_OTHER } kind;
+	uint64_t quantum;              /* LINK_ALLOT: from this quantum on */
+	int allotment, availability;
+	int ncpus;
+	int cpus[LINK_MAX_CPUS];
+	uint64_t decided_ns;           /* when DEQ decided (CLOCK_MONOTONIC) */
+	char text[160];                /* LINK_ERROR: the daemon's words */
+};
+
+/* A job's report at a quantum boundary (proto/asteal.proto, Feedback). */
 struct link_feedback {
-	uint64_t quantum;
-	int desire;                    /* reported: rounded up */
+	uint64_t quantum;              /* the quantum just closed */
+	int desire;                    /* for the next one, rounded up */
 	double desire_real;
-	uint64_t work_ns, steal_ns, mug_ns, allotted_ns;
-	int klass;                     /* enum est_class */
+	uint64_t work_ns, steal_ns, mug_ns, allotted_ns;  /* since the Welcome */
+	int klass;                     /* enum est_class of the closed quantum */
 };
 
 /* Connect to the daemon at path and register as a job of `workers`
@@ -46,11 +55,18 @@ int link_fd(const struct link *l);
 /* The job id the daemon gave us. */
 uint64_t link_job_id(const struct link *l);
 
+/* The daemon's quanta (from its Welcome). */
+void link_quanta(const struct link *l, struct link_quanta *q);
+
 /* The next message: 1 with *m filled, 0 when nothing more now, -1 when the
  * daemon went away (why says how). */
 int link_next(struct link *l, struct link_msg *m, char *why, size_t whylen);
 
 /* Send a Feedback without blocking; -1 when it cannot go now. */
 int link_feedback(struct link *l, const struct link_feedback *fb);
+
+/* Say that the workers the Allot of quantum q took away have parked, the
+ * last at parked_ns; -1 when it cannot go now. */
+int link_released(struct link *l, uint64_t quantum, uint64_t parked_ns);
 
 #endif

@@ -2,14 +2,29 @@
  * quantum.c - A-STEAL's quanta inside the job: the link thread that, at the
  * end of every quantum, sums the workers' accounting into work, steal and
  * mug time, computes the next desire with the estimator (estimator.c),
- * learns the availability, applies the allotment (worker_allot) and writes
- * a trace row; the configuration from the environment; and the summary
- * printed at stop.
+ * reports it to the daemon when it changed, applies the allotments the
+ * daemon sends (worker_allot) and writes a trace row; the configuration
+ * from the environment; and the summary printed at stop.
  *
- * Without a daemon the availability is all workers, or line q of the
- * profile file ASTEAL_PROFILE (the last line repeats).  The allotment is
- * min(reported desire, availability); in ABP mode the desire is always the
- * worker count (no feedback); in static mode there is no link thread.
+ * Quanta are global (../shared/DESIGN.md, "One quantum, on the wire"):
+ * quantum q is [t0 + q L, t0 + (q+1) L) on CLOCK_MONOTONIC, with the t0
+ * and L of the daemon's Welcome, or the job's own (t0 one quantum before
+ * the runtime started, so that its first quantum is 1) when it runs
+ * without one.  A timerfd armed on that absolute grid fires at every
+ * boundary; a boundary the thread missed (it ran late by more than a
+ * quantum) is skipped and counted, never queued.  At each boundary the
+ * quantum in progress is closed and, with a daemon, a Feedback goes out
+ * only when the rounded desire changed or a heartbeat is due; the
+ * daemon's Allot, when it comes, changes the allotment.  Without a daemon
+ * the availability is all workers, or line q of the profile file
+ * ASTEAL_PROFILE (the last line repeats), and the allotment
+ * min(reported desire, availability) is applied at the boundary itself.
+ * In ABP mode the desire is always the worker count (no feedback); in
+ * static mode there is no link thread.
+ *
+ * When the workers an Allot took away have all parked, the workers say so
+ * through an eventfd (runtime.h, released) and the thread sends Released,
+ * with which the daemon measures revocation latency on the shared clock.
  */
 #include "runtime.h"
 
@@ -19,6 +34,8 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "estimator.h"
@@ -33,31 +50,40 @@
 
 struct quantum {
 	struct est_params est;
-	uint64_t length;                 /* L in ns */
+	uint64_t own_length;             /* L without a daemon (ns) */
 	int *profile;                    /* availability per quantum, or NULL */
 	size_t nprofile;
 	FILE *trace;                     /* ASTEAL_TRACE, or NULL */
 
 	char socket[108];                /* the daemon's socket, "" for none */
 	struct link *link;               /* connected to the daemon, or NULL */
-	uint64_t job_id;                 /* the daemon's id for us, 0 if none */
 	uint64_t claim;                  /* the id to claim when connecting:
 	                                    ASTEAL_JOB_ID, then the last one */
 	uint64_t retry_at, retry_ns;     /* next connection attempt, backoff */
 	int quiet;                       /* no log lines (ASTEAL_QUIET) */
+	int timer_fd;                    /* fires at every boundary t0 + q L */
+	uint64_t heartbeat;              /* a Feedback at least this often (ns) */
+	int sent_desire;                 /* the desire the daemon has, -1 none */
+	uint64_t sent_at;                /* when it was sent */
+	uint64_t closable;               /* the next Feedback may close this
+	                                    quantum or a later one */
+	uint64_t since[4];               /* work, steal, mug, allotted since the
+	                                    daemon's Welcome */
+	uint64_t errors;                 /* Errors the daemon sent */
 
 	pthread_t thread;
 	int running;
 	int stop_pipe[2];                /* written to stop the link thread */
 	pthread_mutex_t lock;            /* guards everything below */
-	uint64_t t0;                     /* when the runtime started */
-	uint64_t qstart;                 /* when the current quantum started */
-	uint64_t q;                      /* the current quantum, from 1 */
+	uint64_t start;                  /* when the runtime started */
+	uint64_t t0, length;             /* the grid: quantum q starts at t0 + q L */
+	uint64_t q;                      /* the quantum in progress */
+	uint64_t job_id;                 /* the daemon's id for us, 0 if none */
 	double desire;                   /* d_q, real */
 	int availability, allotment;     /* p_q, a_q */
 	uint64_t (*last)[WS_COUNT];      /* each worker's accounting so far */
 	/* Totals over finished quanta. */
-	uint64_t quanta, sum_allotment, work, steal, mug, allotted;
+	uint64_t quanta, skipped, sum_allotment, work, steal, mug, allotted;
 	uint64_t classes[EST_NCLASSES];
 };
 
@@ -155,6 +181,12 @@ void quantum_free(struct runtime *rt)
 		close(qt->stop_pipe[0]);
 		close(qt->stop_pipe[1]);
 	}
+	if (qt->timer_fd >= 0)
+		close(qt->timer_fd);
+	if (rt->released_fd >= 0) {
+		close(rt->released_fd);
+		rt->released_fd = -1;
+	}
 	pthread_mutex_destroy(&qt->lock);
 	free(qt->profile);
 	free(qt->last);
@@ -162,23 +194,29 @@ void quantum_free(struct runtime *rt)
 	rt->quantum = NULL;
 }
 
-/* The availability of quantum q (from 1). */
+/* The availability of quantum q without a daemon: the profile's line q
+ * (from 1; the last line repeats), or all workers. */
 static int availability(const struct quantum *qt, const struct runtime *rt,
                         uint64_t q)
 {
-	int p;
-
 	if (qt->profile == NULL)
 		return rt->nworkers;
-	p = qt->profile[q - 1 < qt->nprofile ? q - 1 : qt->nprofile - 1];
-	return p;
+	if (q < 1)
+		q = 1;
+	return qt->profile[q - 1 < qt->nprofile ? q - 1 : qt->nprofile - 1];
 }
 
-/* The allotment of the current quantum, from desire and availability. */
+/* The desire the job reports: rounded up (the worker count in ABP mode). */
+static int reported(const struct quantum *qt, const struct runtime *rt)
+{
+	return rt->mode == RT_MODE_ABP ? rt->nworkers
+	                               : est_report(&qt->est, qt->desire);
+}
+
+/* The allotment without a daemon, from desire and availability. */
 static int allotment(const struct quantum *qt, const struct runtime *rt)
 {
-	int want = rt->mode == RT_MODE_ABP ? rt->nworkers
-	                                   : est_report(&qt->est, qt->desire);
+	int want = reported(qt, rt);
 
 	return want < qt->availability ? want : qt->availability;
 }
@@ -222,7 +260,10 @@ int quantum_config(struct runtime *rt)
 	rt->quantum = qt;
 	qt->stop_pipe[0] = qt->stop_pipe[1] = -1;
 	pthread_mutex_init(&qt->lock, NULL);
-	if (pipe2(qt->stop_pipe, O_CLOEXEC) < 0) {
+	qt->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	rt->released_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (qt->timer_fd < 0 || rt->released_fd < 0 ||
+	    pipe2(qt->stop_pipe, O_CLOEXEC) < 0) {
 		qt->stop_pipe[0] = qt->stop_pipe[1] = -1;
 		goto fail;
 	}
@@ -236,7 +277,7 @@ int quantum_config(struct runtime *rt)
 		errno = EINVAL;
 		goto fail;
 	}
-	qt->length = (uint64_t)(ms * 1e6);
+	qt->own_length = qt->length = (uint64_t)(ms * 1e6);
 	if (profile != NULL && *profile != '\0' && read_profile(qt, profile) < 0)
 		goto fail;
 	/* The daemon: ASTEAL_SOCKET, else the system socket; none with a
@@ -263,6 +304,7 @@ int quantum_config(struct runtime *rt)
 	}
 	qt->quiet = quiet != NULL && *quiet != '\0' && strcmp(quiet, "0") != 0;
 	qt->retry_ns = Q_RETRY_MIN_NS;
+	qt->sent_desire = -1;
 	qt->last = calloc((size_t)rt->nworkers, sizeof(*qt->last));
 	if (qt->last == NULL) {
 		errno = ENOMEM;
@@ -277,7 +319,7 @@ int quantum_config(struct runtime *rt)
 			goto fail;
 		}
 		fprintf(qt->trace, "quantum,time_ns,desire,desire_real,availability,"
-		        "allotment,work_ns,steal_ns,mug_ns,allotted_ns,class\n");
+		        "allotment,work_ns,steal_ns,mug_ns,allotted_ns,class,clock_ns\n");
 	}
 	qt->q = 1;
 	qt->desire = rt->mode == RT_MODE_ABP ? rt->nworkers : est_initial();
@@ -286,17 +328,21 @@ int quantum_config(struct runtime *rt)
 	qt->allotment = rt->allotment;
 	return 0;
 fail:
-	quantum_free(rt);
+	{
+		int e = errno;
+		quantum_free(rt);
+		errno = e;
+	}
 	return -1;
 }
 
-/* Close the current quantum at time now: account, estimate (the next
- * desire becomes current), write the trace row and add to the totals; the
- * quantum's usage in *fb (under qt->lock). */
+/* Close the quantum in progress at time now: account, estimate (the next
+ * desire becomes current), write the trace row and add to the totals; what
+ * to report in *fb (under qt->lock). */
 static void quantum_close(struct runtime *rt, struct quantum *qt, uint64_t now,
                           struct link_feedback *fb)
 {
-	uint64_t work = 0, steal = 0, mug = 0, allotted;
+	uint64_t work = 0, steal = 0, mug = 0, allotted, qstart;
 	struct est_quantum m;
 	enum est_class cls;
 	double next;
@@ -319,16 +365,14 @@ static void quantum_close(struct runtime *rt, struct quantum *qt, uint64_t now,
 	m.nonsteal = (double)(work + mug);
 	m.allotted = (double)allotted;
 	next = est_next(&qt->est, &m, &cls);
+	qstart = qt->t0 + qt->q * qt->length;
 	if (qt->trace != NULL)
-		fprintf(qt->trace, "%llu,%llu,%d,%.4f,%d,%d,%llu,%llu,%llu,%llu,%s\n",
-		        (unsigned long long)qt->q,
-		        (unsigned long long)(qt->qstart - qt->t0),
-		        rt->mode == RT_MODE_ABP ? rt->nworkers
-		                                : est_report(&qt->est, qt->desire),
-		        qt->desire, qt->availability, qt->allotment,
+		fprintf(qt->trace, "%llu,%lld,%d,%.4f,%d,%d,%llu,%llu,%llu,%llu,%s,%llu\n",
+		        (unsigned long long)qt->q, (long long)(qstart - qt->start),
+		        reported(qt, rt), qt->desire, qt->availability, qt->allotment,
 		        (unsigned long long)work, (unsigned long long)steal,
 		        (unsigned long long)mug, (unsigned long long)allotted,
-		        est_class_name(cls));
+		        est_class_name(cls), (unsigned long long)qstart);
 	qt->quanta++;
 	qt->sum_allotment += (uint64_t)qt->allotment;
 	qt->work += work;
@@ -336,39 +380,37 @@ static void quantum_close(struct runtime *rt, struct quantum *qt, uint64_t now,
 	qt->mug += mug;
 	qt->allotted += allotted;
 	qt->classes[cls]++;
+	qt->since[0] += work;
+	qt->since[1] += steal;
+	qt->since[2] += mug;
+	qt->since[3] += allotted;
 	if (rt->mode != RT_MODE_ABP)
 		qt->desire = next;
-	if (fb != NULL) {
-		fb->desire = rt->mode == RT_MODE_ABP ? rt->nworkers
-		                                     : est_report(&qt->est, qt->desire);
-		fb->desire_real = qt->desire;
-		fb->work_ns = work;
-		fb->steal_ns = steal;
-		fb->mug_ns = mug;
-		fb->allotted_ns = allotted;
-		fb->klass = cls;
-	}
+	fb->desire = reported(qt, rt);
+	fb->desire_real = qt->desire;
+	fb->work_ns = qt->since[0];
+	fb->steal_ns = qt->since[1];
+	fb->mug_ns = qt->since[2];
+	fb->allotted_ns = qt->since[3];
+	fb->klass = cls;
 }
 
-/* Open the next quantum at time now with the given availability and
- * allotment (pinning to cpus when not NULL) (under qt->lock). */
-static void quantum_open(struct runtime *rt, struct quantum *qt, uint64_t now,
-                         int avail, int allot, const int *cpus)
+/* Arm the timer on the grid (t0, L) for the first boundary after now;
+ * returns the quantum in progress at now. */
+static uint64_t arm(struct quantum *qt, uint64_t now)
 {
-	qt->q++;
-	qt->qstart = now;
-	qt->availability = avail;
-	qt->allotment = allot < 0 ? 0 : allot > rt->nworkers ? rt->nworkers : allot;
-	worker_allot(rt, qt->allotment, cpus, now);
-}
+	struct itimerspec its;
+	uint64_t q = now > qt->t0 ? (now - qt->t0) / qt->length : 0;
+	uint64_t next = qt->t0 + (q + 1) * qt->length;
 
-/* One local quantum boundary: close, then open with the profile's (or all
- * workers') availability. */
-static void quantum_local(struct runtime *rt, struct quantum *qt, uint64_t now)
-{
-	quantum_close(rt, qt, now, NULL);
-	qt->availability = availability(qt, rt, qt->q + 1);
-	quantum_open(rt, qt, now, qt->availability, allotment(qt, rt), NULL);
+	its.it_value.tv_sec = (time_t)(next / 1000000000u);
+	its.it_value.tv_nsec = (long)(next % 1000000000u);
+	its.it_interval.tv_sec = (time_t)(qt->length / 1000000000u);
+	its.it_interval.tv_nsec = (long)(qt->length % 1000000000u);
+	if (timerfd_settime(qt->timer_fd, TFD_TIMER_ABSTIME, &its, NULL) < 0 &&
+	    !qt->quiet)
+		fprintf(stderr, "asteal: quantum timer: %s\n", strerror(errno));
+	return q;
 }
 
 /* Say one line on stderr about the link (unless ASTEAL_QUIET). */
@@ -378,10 +420,76 @@ static void say(const struct quantum *qt, const char *what, const char *why)
 		fprintf(stderr, "asteal: %s (%s)\n", what, why);
 }
 
-/* Try the daemon when it is time to; on success the daemon drives the
- * quanta from its next Tick. */
+/* The daemon went away: keep the allotment and the grid, schedule
+ * locally, retry. */
+static void lost_daemon(struct quantum *qt, uint64_t now, const char *why)
+{
+	say(qt, "lost the daemon: running standalone, will reconnect", why);
+	link_close(qt->link);
+	qt->link = NULL;
+	qt->retry_at = now + qt->retry_ns;
+	pthread_mutex_lock(&qt->lock);
+	qt->job_id = 0;
+	pthread_mutex_unlock(&qt->lock);
+}
+
+/* Send the daemon a Feedback closing quantum closed when the reported
+ * desire changed, a heartbeat is due, or force is set. */
+static void report(struct quantum *qt, struct link_feedback *fb,
+                   uint64_t closed, uint64_t now, int force)
+{
+	if (qt->link == NULL)
+		return;
+	/* A heartbeat goes at the boundary nearest its period. */
+	if (!force && fb->desire == qt->sent_desire &&
+	    now - qt->sent_at + qt->length / 2 < qt->heartbeat)
+		return;
+	if (closed < qt->closable)
+		return;         /* one Feedback per quantum at most */
+	fb->quantum = closed;
+	if (link_feedback(qt->link, fb) < 0) {
+		lost_daemon(qt, now, "it does not read");
+		return;
+	}
+	qt->sent_desire = fb->desire;
+	qt->sent_at = now;
+	qt->closable = closed + 1;
+}
+
+/* A boundary passed (the timer fired): close the quantum in progress,
+ * open the one now running, report. */
+static void boundary(struct runtime *rt, struct quantum *qt)
+{
+	struct link_feedback fb;
+	uint64_t n, now, q;
+
+	if (read(qt->timer_fd, &n, sizeof(n)) != (ssize_t)sizeof(n))
+		return;         /* not due after all (the grid changed) */
+	now = qtime_now_ns();
+	pthread_mutex_lock(&qt->lock);
+	q = now > qt->t0 ? (now - qt->t0) / qt->length : 0;
+	if (q <= qt->q) {
+		pthread_mutex_unlock(&qt->lock);
+		return;         /* the grid moved back: nothing ended */
+	}
+	quantum_close(rt, qt, now, &fb);
+	qt->skipped += q - qt->q - 1;
+	qt->q = q;
+	if (qt->link == NULL) {
+		qt->availability = availability(qt, rt, q);
+		qt->allotment = allotment(qt, rt);
+		worker_allot(rt, qt->allotment, NULL, now, RT_NO_TAG);
+	}
+	pthread_mutex_unlock(&qt->lock);
+	report(qt, &fb, q - 1, now, 0);
+}
+
+/* Try the daemon when it is time to; on success take its quanta: its t0
+ * and L, from the boundary now in progress, and tell it our desire. */
 static void try_connect(struct runtime *rt, struct quantum *qt, uint64_t now)
 {
+	struct link_quanta lq;
+	struct link_feedback fb;
 	char why[256];
 
 	if (qt->socket[0] == '\0' || qt->link != NULL || now < qt->retry_at)
@@ -398,27 +506,62 @@ static void try_connect(struct runtime *rt, struct quantum *qt, uint64_t now)
 		say(qt, "daemon unusable: running standalone", why);
 		return;
 	}
+	link_quanta(qt->link, &lq);
+	now = qtime_now_ns();
+	if (lq.t0_ns > now) {   /* a grid that has not started: not ours */
+		link_close(qt->link);
+		qt->link = NULL;
+		qt->retry_at = now + qt->retry_ns;
+		say(qt, "daemon unusable: running standalone",
+		    "its quanta start in the future");
+		return;
+	}
 	qt->retry_ns = Q_RETRY_MIN_NS;
 	qt->claim = link_job_id(qt->link);     /* ours again after a restart */
+	qt->heartbeat = lq.heartbeat_ns;
+	memset(qt->since, 0, sizeof(qt->since));
+	qt->sent_desire = -1;
+	qt->closable = 0;
 	pthread_mutex_lock(&qt->lock);
 	qt->job_id = link_job_id(qt->link);
+	qt->t0 = lq.t0_ns;
+	qt->length = lq.length_ns;
+	qt->q = arm(qt, now);
+	fb.desire = reported(qt, rt);
+	fb.desire_real = qt->desire;
 	pthread_mutex_unlock(&qt->lock);
+	/* The daemon starts every job at d_1 = 1: say ours if it differs
+	 * (closing the quantum before this one, which has ended). */
+	fb.work_ns = fb.steal_ns = fb.mug_ns = fb.allotted_ns = 0;
+	fb.klass = -1;
+	if (fb.desire != 1 && qt->q > 0)
+		report(qt, &fb, qt->q - 1, now, 1);
+	else
+		qt->sent_desire = 1, qt->sent_at = now;
 }
 
-/* The daemon went away: keep what we have, schedule locally, retry. */
-static void lost_daemon(struct quantum *qt, uint64_t now, const char *why)
+/* Tell the daemon about the revocations the workers finished. */
+static void send_released(struct runtime *rt, struct quantum *qt)
 {
-	say(qt, "lost the daemon: running standalone, will reconnect", why);
-	link_close(qt->link);
-	qt->link = NULL;
-	qt->retry_at = now + qt->retry_ns;
-	pthread_mutex_lock(&qt->lock);
-	qt->job_id = 0;
-	pthread_mutex_unlock(&qt->lock);
+	struct rt_released done[RT_REVOKES];
+	uint64_t n;
+	unsigned i, k;
+
+	if (read(rt->released_fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+		return;
+	pthread_mutex_lock(&rt->park_lock);
+	k = rt->nreleased;
+	memcpy(done, rt->released, k * sizeof(done[0]));
+	rt->nreleased = 0;
+	pthread_mutex_unlock(&rt->park_lock);
+	for (i = 0; i < k && qt->link != NULL; i++)
+		if (link_released(qt->link, done[i].tag, done[i].at) < 0)
+			lost_daemon(qt, qtime_now_ns(), "it does not read");
 }
 
-/* Handle what the daemon sent: Tick closes a quantum and answers with
- * Feedback; Allot opens the next one. */
+/* Handle what the daemon sent: an Allot changes the allotment at once
+ * (revocation latency counted from when the daemon decided it); an Error
+ * is said once in a while. */
 static void from_daemon(struct runtime *rt, struct quantum *qt)
 {
 	static struct link_msg m;       /* only the link thread is here */
@@ -426,75 +569,73 @@ static void from_daemon(struct runtime *rt, struct quantum *qt)
 	int r;
 
 	while ((r = link_next(qt->link, &m, why, sizeof(why))) > 0) {
-		uint64_t now = qtime_now_ns();
-		if (m.kind == LINK_TICK) {
-			struct link_feedback fb;
+		uint64_t now = qtime_now_ns(), at = m.decided_ns;
+		if (m.kind == LINK_ALLOT) {
+			/* A decision time that is not in the last second is
+			 * not one: count from now. */
+			if (at == 0 || at > now || now - at > 1000000000u)
+				at = now;
 			pthread_mutex_lock(&qt->lock);
-			quantum_close(rt, qt, now, &fb);
+			qt->availability = m.availability;
+			qt->allotment = m.allotment < 0 ? 0 : m.allotment > rt->nworkers
+			                ? rt->nworkers : m.allotment;
+			worker_allot(rt, qt->allotment,
+			             m.ncpus >= qt->allotment ? m.cpus : NULL, at,
+			             m.quantum);
 			pthread_mutex_unlock(&qt->lock);
-			fb.quantum = m.quantum;
-			if (link_feedback(qt->link, &fb) < 0) {
-				lost_daemon(qt, now, "it does not read");
-				return;
-			}
-		} else if (m.kind == LINK_ALLOT) {
-			pthread_mutex_lock(&qt->lock);
-			quantum_open(rt, qt, now, m.availability, m.allotment,
-			             m.ncpus >= m.allotment ? m.cpus : NULL);
-			pthread_mutex_unlock(&qt->lock);
+		} else if (m.kind == LINK_ERROR) {
+			/* The first, then one in a thousand: a daemon that
+			 * refuses our reports says so every quantum. */
+			if (qt->errors++ % 1000 == 0)
+				say(qt, "the daemon refused a report", m.text);
 		}
 	}
 	if (r < 0)
 		lost_daemon(qt, qtime_now_ns(), why);
 }
 
-/* The link thread: the daemon's ticks when connected, else local quanta
- * every L; reconnects with backoff; ends when the stop pipe is written. */
-static void *link_main(void *arg)
+/* The link thread: a boundary every L on the grid, the daemon's messages,
+ * the workers' finished revocations; reconnects with backoff; ends when
+ * the stop pipe is written. */
+static void *quantum_thread(void *arg)
 {
 	struct runtime *rt = arg;
 	struct quantum *qt = rt->quantum;
-	uint64_t next = qt->qstart + qt->length;
 
 	for (;;) {
-		uint64_t now = qtime_now_ns(), wake;
-		struct pollfd p[2];
-		int n = 1, timeout;
+		uint64_t now = qtime_now_ns();
+		struct pollfd p[4];
+		int n = 3, timeout = -1;
 
 		try_connect(rt, qt, now);
-		if (qt->link == NULL && now >= next) {
-			pthread_mutex_lock(&qt->lock);
-			quantum_local(rt, qt, now);
-			pthread_mutex_unlock(&qt->lock);
-			next += qt->length;
-			if (next <= now)        /* fell behind: no burst of quanta */
-				next = now + qt->length;
-		}
 		p[0].fd = qt->stop_pipe[0];
-		p[0].events = POLLIN;
-		if (qt->link != NULL) {
-			p[1].fd = link_fd(qt->link);
-			p[1].events = POLLIN;
-			n = 2;
-			wake = now + Q_RETRY_MAX_NS;    /* the daemon ticks us */
-			next = now + qt->length;        /* if it goes away */
-		} else {
-			wake = next;
-			if (qt->socket[0] != '\0' && qt->retry_at < wake)
-				wake = qt->retry_at > now ? qt->retry_at : now;
+		p[1].fd = qt->timer_fd;
+		p[2].fd = rt->released_fd;
+		if (qt->link != NULL)
+			p[n++].fd = link_fd(qt->link);
+		else if (qt->socket[0] != '\0')
+			timeout = qt->retry_at > now
+			          ? (int)((qt->retry_at - now + 999999) / 1000000) : 0;
+		for (int i = 0; i < n; i++) {
+			p[i].events = POLLIN;
+			p[i].revents = 0;
 		}
-		timeout = wake > now ? (int)((wake - now + 999999) / 1000000) : 0;
 		if (poll(p, (nfds_t)n, timeout) < 0 && errno != EINTR)
 			continue;
 		if (p[0].revents)
 			break;
-		if (n == 2 && p[1].revents)
+		if (p[1].revents)
+			boundary(rt, qt);
+		if (n == 4 && p[3].revents && qt->link != NULL)
 			from_daemon(rt, qt);
+		if (p[2].revents)
+			send_released(rt, qt);
 	}
 	return NULL;
 }
 
-/* Start the link thread (nothing to do in static mode). */
+/* Start the link thread (nothing to do in static mode): the job's own
+ * grid, with quantum 1 starting now, then the daemon's if there is one. */
 int quantum_start(struct runtime *rt)
 {
 	struct quantum *qt = rt->quantum;
@@ -502,9 +643,11 @@ int quantum_start(struct runtime *rt)
 
 	if (qt == NULL)
 		return 0;
-	qt->t0 = qt->qstart = qtime_now_ns();
-	try_connect(rt, qt, qt->t0);    /* join the daemon from the start */
-	err = pthread_create(&qt->thread, NULL, link_main, rt);
+	qt->start = qtime_now_ns();
+	qt->t0 = qt->start - qt->length;
+	qt->q = arm(qt, qt->start);
+	try_connect(rt, qt, qt->start);  /* join the daemon from the start */
+	err = pthread_create(&qt->thread, NULL, quantum_thread, rt);
 	if (err != 0) {
 		errno = err;
 		return -1;
@@ -530,7 +673,7 @@ void quantum_stop(struct runtime *rt)
 		if (qt->trace != NULL)
 			fflush(qt->trace);
 	}
-	worker_allot(rt, rt->nworkers, NULL, qtime_now_ns());
+	worker_allot(rt, rt->nworkers, NULL, qtime_now_ns(), RT_NO_TAG);
 }
 
 /* Compare two latencies, for qsort. */
@@ -559,6 +702,7 @@ void quantum_summary(struct runtime *rt, asteal_summary *s)
 	if (qt != NULL) {
 		pthread_mutex_lock(&qt->lock);
 		s->quanta = qt->quanta;
+		s->skipped = qt->skipped;
 		s->mean_allotment = qt->quanta ? (double)qt->sum_allotment / qt->quanta : 0;
 		s->work_ns = qt->work;
 		s->steal_ns = qt->steal;
@@ -610,11 +754,13 @@ void quantum_print_summary(struct runtime *rt)
 	quantum_summary(rt, &s);
 	fprintf(stderr, "asteal: mode=%s workers=%d quanta=%llu mean_allotment=%.2f "
 	        "work_s=%.3f waste=%.1f%% (steal %.3f s, mug %.3f s) mugs=%llu "
-	        "revocations=%llu latency_us p50=%.1f p99=%.1f max=%.1f\n",
+	        "revocations=%llu latency_us p50=%.1f p99=%.1f max=%.1f "
+	        "skipped=%llu\n",
 	        s.mode, s.workers, (unsigned long long)s.quanta, s.mean_allotment,
 	        s.work_ns * 1e-9,
 	        s.work_ns ? 100.0 * (double)(s.steal_ns + s.mug_ns) / (double)s.work_ns : 0.0,
 	        s.steal_ns * 1e-9, s.mug_ns * 1e-9, (unsigned long long)s.mugs,
 	        (unsigned long long)s.revocations, s.latency_p50_ns * 1e-3,
-	        s.latency_p99_ns * 1e-3, s.latency_max_ns * 1e-3);
+	        s.latency_p99_ns * 1e-3, s.latency_max_ns * 1e-3,
+	        (unsigned long long)s.skipped);
 }

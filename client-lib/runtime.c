@@ -203,6 +203,7 @@ static struct runtime *rt_create(int nworkers, size_t stack, int64_t limit)
 		return NULL;
 	pthread_mutex_init(&rt->lock, NULL);
 	pthread_mutex_init(&rt->park_lock, NULL);
+	rt->released_fd = -1;           /* quantum_config makes it */
 	rt->stack_size = stack;
 	rt->ready_limit = limit;
 	rt->deques = calloc(RT_MAX_DEQUES, sizeof(deque *));
@@ -295,7 +296,7 @@ int asteal_start(const asteal_options *o)
 	if (i == nworkers && quantum_start(rt) < 0)
 		err = errno;
 	if (i < nworkers || err != 0) {
-		worker_allot(rt, nworkers, NULL, qtime_now_ns());
+		worker_allot(rt, nworkers, NULL, qtime_now_ns(), RT_NO_TAG);
 		atomic_store(&rt->stopping, 1);
 		worker_wake_all(rt);
 		while (i-- > 0)

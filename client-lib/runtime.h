@@ -40,6 +40,7 @@
 #define RT_SLEEP_BACKSTOP_NS 10000000  /* a sleeper rescans this often */
 
 #define RT_REVOKES 64                  /* revocations tracked at once */
+#define RT_NO_TAG UINT64_MAX           /* a revocation no Allot asked for */
 
 /* asteal_group.state values private to the library (asteal.h has IDLE
  * and OUTSIDE). */
@@ -162,8 +163,17 @@ struct runtime {
 	int allotment;                 /* workers 0 .. allotment-1 are active */
 	struct revoke {                /* an allotment loss being carried out */
 		uint64_t t0, end;      /* asked, last departure so far */
+		uint64_t tag;          /* the daemon's Allot quantum, or RT_NO_TAG */
 		int pending;           /* departing workers not yet parked */
 	} revokes[RT_REVOKES];
+	/* Tagged revocations that finished, for the link thread to report
+	 * (Released): it reads released_fd (an eventfd; -1 when there is no
+	 * link thread), then takes the entries under park_lock. */
+	struct rt_released {
+		uint64_t tag, at;      /* the Allot's quantum; last one parked */
+	} released[RT_REVOKES];
+	unsigned nreleased;
+	int released_fd;
 	unsigned nrevokes;             /* revocations ever opened */
 	uint64_t *latency;             /* revocation latencies (ns) */
 	size_t nlatency, caplatency;
@@ -174,7 +184,7 @@ struct runtime {
 void *worker_main(void *arg);
 void worker_accounting(struct worker *w, uint64_t now, uint64_t ns[WS_COUNT]);
 void worker_allot(struct runtime *rt, int allotment, const int *cpus,
-                  uint64_t now);
+                  uint64_t now, uint64_t tag);
 void worker_notify(struct runtime *rt);
 void worker_wake_all(struct runtime *rt);
 fiber *worker_fiber_new(struct runtime *rt);

@@ -467,6 +467,22 @@ static void latency_add(struct runtime *rt, uint64_t ns)
 	rt->latency[rt->nlatency++] = ns;
 }
 
+/* A tagged revocation finished at time at: queue it for the link thread
+ * and wake it (under park_lock; a full queue drops the report, which only
+ * makes the daemon wait its bound). */
+static void released_add(struct runtime *rt, uint64_t tag, uint64_t at)
+{
+	uint64_t one = 1;
+
+	if (rt->nreleased < RT_REVOKES) {
+		rt->released[rt->nreleased].tag = tag;
+		rt->released[rt->nreleased].at = at;
+		rt->nreleased++;
+	}
+	if (rt->released_fd >= 0 && write(rt->released_fd, &one, sizeof(one)) < 0)
+		return;         /* the counter is full: a wake-up is pending */
+}
+
 /* A worker asked to leave for a revocation parked (or was recalled) at
  * time now; the last one closes the revocation (under park_lock). */
 static void worker_revoke_done(struct runtime *rt, struct worker *w,
@@ -482,8 +498,11 @@ static void worker_revoke_done(struct runtime *rt, struct worker *w,
 		return;         /* closed early: its ring slot was reused */
 	if (now > r->end)
 		r->end = now;
-	if (--r->pending == 0)
+	if (--r->pending == 0) {
 		latency_add(rt, r->end - r->t0);
+		if (r->tag != RT_NO_TAG)
+			released_add(rt, r->tag, r->end);
+	}
 }
 
 /* Pin a worker's thread to one CPU (or leave it where it is on failure:
@@ -502,9 +521,11 @@ static void pin(struct worker *w, int cpu)
 
 /* Apply an allotment: workers 0 .. allotment-1 are active (pinned to
  * cpus[i] when cpus is not NULL), the others must leave at their next safe
- * point.  Called by the link thread at time now. */
+ * point.  Called by the link thread; now is when the allotment was decided
+ * (revocation latency counts from it) and tag the daemon's Allot quantum
+ * (RT_NO_TAG for none), reported back when the departures are done. */
 void worker_allot(struct runtime *rt, int allotment, const int *cpus,
-                  uint64_t now)
+                  uint64_t now, uint64_t tag)
 {
 	int i, leaving = 0, ev = -1;
 
@@ -530,6 +551,7 @@ void worker_allot(struct runtime *rt, int allotment, const int *cpus,
 				if (r->pending > 0)     /* a stuck old one: close it */
 					latency_add(rt, now - r->t0);
 				r->t0 = r->end = now;
+				r->tag = tag;
 				r->pending = 0;
 			}
 			rt->revokes[ev].pending++;

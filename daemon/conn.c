@@ -20,6 +20,7 @@
 #include <event2/event.h>
 
 #include "conn.h"
+#include "exchange.h"
 #include "frame.h"
 #include "log.h"
 
@@ -283,72 +284,6 @@ static void on_read(struct bufferevent *bev, void *arg)
 	}
 }
 
-/* Read a varint at *p (before end) into *v, moving *p past it: 0, or -1
- * when it is longer than 10 bytes or runs past end. */
-static int feedback_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
-{
-	uint64_t x = 0;
-	int i;
-
-	for (i = 0; i < 10 && *p < end; i++) {
-		uint8_t b = *(*p)++;
-
-		x |= (uint64_t)(b & 0x7f) << (7 * i);
-		if (!(b & 0x80)) {
-			*v = x;
-			return 0;
-		}
-	}
-	return -1;
-}
-
-/* Decode a frame body that is an Envelope holding a Feedback written the
- * plain way (one-byte tags of Feedback's own fields with their wire
- * types, nothing else) into *fb: 1, or 0 when the body is anything else,
- * to be left to frame_decode.  A job sends one Feedback per quantum, and
- * the generic path costs an unpack that allocates, a scan for unknown
- * fields and a free.  Values are those protobuf-c's unpack gives (the
- * last of repeated fields, the low 32 bits for 32-bit fields); whatever
- * this does not recognise, frame_decode judges, so the accepted and the
- * refused inputs and the Errors are the same as before. */
-static int decode_feedback(const uint8_t *p, size_t len, Asteal__Feedback *fb)
-{
-	const uint8_t *end = p + len;
-	uint64_t v;
-
-	/* Envelope field 11 (feedback), length-delimited, filling the rest */
-	if (len < 2 || *p++ != (11 << 3 | 2) ||
-	    feedback_varint(&p, end, &v) < 0 || v != (uint64_t)(end - p))
-		return 0;
-	while (p < end) {
-		uint8_t tag = *p++;
-
-		if (tag == (3 << 3 | 1)) {              /* desire_real, fixed64 */
-#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-			return 0;       /* the wire is little endian */
-#endif
-			if (end - p < 8)
-				return 0;
-			memcpy(&fb->desire_real, p, 8);
-			p += 8;
-			continue;
-		}
-		if ((tag & 7) != 0 || (tag >> 3) < 1 || (tag >> 3) > 8 ||
-		    (tag >> 3) == 3 || feedback_varint(&p, end, &v) < 0)
-			return 0;
-		switch (tag >> 3) {
-		case 1: fb->quantum = v; break;
-		case 2: fb->desire = (uint32_t)v; break;
-		case 4: fb->work_ns = v; break;
-		case 5: fb->steal_ns = v; break;
-		case 6: fb->mug_ns = v; break;
-		case 7: fb->allotted_ns = v; break;
-		default: fb->quantum_class = (Asteal__QuantumClass)(int32_t)(uint32_t)v; break;
-		}
-	}
-	return 1;
-}
-
 /* A job's socket is readable (the job's own read event, see
  * conn_use_job_reader): read what is there with one recv() and take every
  * whole frame straight from it. */
@@ -381,7 +316,8 @@ static void on_job_readable(evutil_socket_t fd, short what, void *arg)
 	}
 	while (!c->closing) {
 		Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
-		Asteal__Feedback fb = ASTEAL__FEEDBACK__INIT;
+		Asteal__Feedback fb;
+		struct exchange_feedback x;
 		size_t flen = 0;
 		int r = frame_peek(buf + at, (size_t)n - at, &flen);
 
@@ -394,8 +330,11 @@ static void on_job_readable(evutil_socket_t fd, short what, void *arg)
 				keep_partial(c, buf + at, (size_t)n - at);
 			return;
 		}
-		if (decode_feedback(buf + at + PROTO_HEADER_LEN,
-		                    flen - PROTO_HEADER_LEN, &fb)) {
+		/* A Feedback is decoded by hand, without allocating
+		 * (exchange.c); anything else by protobuf-c. */
+		if (exchange_decode_feedback(buf + at + PROTO_HEADER_LEN,
+		                             flen - PROTO_HEADER_LEN, &x)) {
+			exchange_feedback_msg(&fb, &x);
 			env.msg_case = ASTEAL__ENVELOPE__MSG_FEEDBACK;
 			env.feedback = &fb;
 			c->h->message(c, &env, c->arg);
@@ -410,11 +349,11 @@ static void on_job_readable(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
-/* A job answers every tick, so its reads are the daemon's most frequent
- * event.  The bufferevent asks the kernel how much is readable (an ioctl)
- * before every read and copies through its buffer chain; the job's own
- * read event does one recv() into the stack and decodes from there.  The
- * bufferevent keeps writing. */
+/* A job's Feedbacks and Releaseds are the daemon's most frequent input
+ * (every change and heartbeat of every job).  The bufferevent asks the
+ * kernel how much is readable (an ioctl) before every read and copies
+ * through its buffer chain; the job's own read event does one recv() into
+ * the stack and decodes from there.  The bufferevent keeps writing. */
 void conn_use_job_reader(struct conn *c)
 {
 	c->rd = event_new(c->base, c->fd, EV_READ | EV_PERSIST,

@@ -160,8 +160,10 @@ static void on_hello(struct peer *p, const Asteal__Envelope *m)
 	conn_hello_done(c);
 	for (i = 0; i < ctl->conf->ncpus; i++)
 		cpus[i] = (uint32_t)ctl->conf->cpus[i];
-	frame_welcome(&env, &w, id, (uint32_t)ctl->conf->quantum_us, cpus,
+	frame_welcome(&env, &w, id, (uint32_t)ctl->conf->quantum_us, 0, cpus,
 	              (size_t)ctl->conf->ncpus, REQUEST_DAEMON_VERSION);
+	if (p->role == PEER_JOB)
+		sched_quanta(ctl->sched, &w.t0_ns, &w.heartbeat_ms, &w.offset_us);
 	conn_send(c, &env);
 }
 
@@ -178,6 +180,10 @@ static void dispatch(struct conn *c, const Asteal__Envelope *m, void *arg)
 	}
 	if (p->role == PEER_JOB && m->msg_case == ASTEAL__ENVELOPE__MSG_FEEDBACK) {
 		sched_feedback(ctl->sched, p->job, m->feedback);
+		return;
+	}
+	if (p->role == PEER_JOB && m->msg_case == ASTEAL__ENVELOPE__MSG_RELEASED) {
+		sched_released(ctl->sched, p->job, m->released);
 		return;
 	}
 	if (p->role == PEER_CLIENT) {

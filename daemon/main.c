@@ -157,9 +157,9 @@ int main(int argc, char **argv)
 		daemon_free(&d);
 		return 1;
 	}
-	d.sched = sched_create(d.base, &d.conf, d.hist);
+	d.sched = sched_create(d.base, &d.conf, d.hist, why, sizeof(why));
 	if (d.sched == NULL) {
-		log_error("cannot create the scheduler: out of memory");
+		log_error("cannot create the scheduler: %s", why);
 		daemon_free(&d);
 		return 1;
 	}
@@ -186,8 +186,10 @@ int main(int argc, char **argv)
 			event_add(d.watchdog, &half);
 	}
 	cpulist_format(d.conf.cpus, d.conf.ncpus, cpus, sizeof(cpus));
-	log_info("asteald %s: CPUs %s, quantum %.3g ms, history %s", ASTEAL_VERSION,
-	         cpus, d.conf.quantum_us / 1000.0, d.conf.db);
+	log_info("asteald %s: CPUs %s, quantum %.3g ms, ticks %.3g ms into it, "
+	         "handover %s, history %s", ASTEAL_VERSION, cpus,
+	         d.conf.quantum_us / 1000.0, d.conf.offset_us / 1000.0,
+	         conf_handover_name(d.conf.handover), d.conf.db);
 	sd_notify(0, "READY=1\nSTATUS=0 jobs running");
 	event_base_dispatch(d.base);
 	daemon_free(&d);

@@ -1,26 +1,35 @@
 /*
- * scheduler.c - asteald's job scheduler (see scheduler.h): the job table, the
- * quantum timer, the feedback deadline, DEQ, Allot messages, tick latency
- * and the history records.
+ * scheduler.c - asteald's job scheduler (see scheduler.h): the job table,
+ * the ticks on the shared clock, Feedback taken as it comes, DEQ, Allot
+ * messages to the jobs that changed, tick statistics and the history.
  *
- * Feedback{q} carries the desire d_q and the usage of quantum q-1, so a
- * job's history record for quantum q-1 is completed when Feedback{q}
- * arrives (or with no usage when it does not); the record for q is kept
- * pending until then.  Nothing here blocks: history writes are batched into
- * one short transaction every SCHED_FLUSH_MS of quanta or SCHED_FLUSH_RUNS
- * closed runs (history_flush).
+ * A tick's cost grows with what changed, not with the jobs: DEQ's own
+ * pass over every job (deq_allot_changes, which also lists the jobs whose
+ * results changed), then work only for the jobs in that list and for
+ * those that said something since the last tick (s->touched: a new
+ * desire, a new class, a join, silence).  Silence is found the same way:
+ * the jobs are kept in order of when they were last heard, so a tick
+ * looks only at the few oldest.  The history is told each job's values
+ * from the quantum they changed on (history_allot), the usage as
+ * Feedbacks report it (history_usage), and which quantum is over
+ * (history_advance); closed runs are written in one short transaction
+ * every SCHED_FLUSH_MS of quanta or SCHED_FLUSH_RUNS runs (history_flush).
  *
- * The per-tick path is kept lean, since it runs for every job every
- * quantum: the Tick frame is encoded once for all jobs, an Allot is
- * encoded by hand on the stack and written at once (conn_send_frame),
- * and a job's CPU list is formatted only when its set of CPUs changed.
+ * With --handover release a CPU DEQ moves from one job to another is
+ * granted only once the job losing it said Released (handover.c), or
+ * after a quarter of a quantum: the losing job gets its Allot at once,
+ * the gaining job an Allot of the CPUs it can have now (if it loses
+ * some too) and the rest when they are free.
  */
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
 
 #include <event2/event.h>
 
@@ -28,29 +37,31 @@
 #include "conn.h"
 #include "cpulist.h"
 #include "deq.h"
+#include "exchange.h"
 #include "frame.h"
+#include "handover.h"
 #include "history.h"
 #include "log.h"
 #include "proto.h"
+#include "qtime.h"
+#include "samples.h"
 #include "scheduler.h"
 
 /* Closed history runs are written at most every SCHED_FLUSH_MS of quanta
- * (at least every quantum), or as soon as SCHED_FLUSH_RUNS of them wait.
- * Each commit writes every database page it touched, and with many jobs
- * the runs of one tick land on as many pages of the allotments_by_job
- * index, so a commit per tick wrote about a page per changed run and cost
- * several times the inserts themselves.  Batching rewrites each page once
- * per batch; the cap on runs keeps the transaction short (a few ms, after
- * the Allots are out) even when every job changes every quantum.  A query,
- * a job's end and shutdown write everything pending anyway, and a crash
- * loses at most this much of the closed runs (open runs are written every
- * 5 s, see history.h). */
+ * (at least every quantum), or as soon as SCHED_FLUSH_RUNS of them wait:
+ * a commit rewrites every page it touched, so batching keeps the writes
+ * per change small, and the cap keeps a transaction short.  A query, a
+ * job's end and shutdown write everything pending anyway. */
 #ifndef SCHED_FLUSH_MS
 #define SCHED_FLUSH_MS 1000
 #endif
 #ifndef SCHED_FLUSH_RUNS
 #define SCHED_FLUSH_RUNS 512
 #endif
+
+/* Kinds of bad Feedback, each logged once per job (then only counted). */
+enum { BAD_FUTURE, BAD_PAST, BAD_REPEAT, BAD_DESIRE, BAD_REAL, BAD_USAGE,
+       BAD_RELEASED };
 
 struct sched_job {
 	uint64_t id;
@@ -61,69 +72,166 @@ struct sched_job {
 	pid_t pid;
 	int workers;
 	uint64_t start_ns;             /* wall clock */
-	int desire;                    /* last reported, in [1, workers] */
-	int answered;                  /* Feedback for the current tick came */
-	struct deq_job deq;            /* DEQ state: slots held, credit */
-	int allotment, availability;
-	int klass;                     /* Asteal__QuantumClass of the last quantum */
-	uint64_t work, steal, mug, allotted;   /* totals */
-	/* The record of the last allotted quantum, completed by the next
-	 * Feedback (its usage). */
-	int pending;
-	struct history_quantum rec;
-	/* rec_cpus is the CPU list of the slots in fmt_set (valid when
-	 * fmt_valid): formatted again only when the slots change. */
-	char rec_cpus[CPULIST_MAX * 5];
-	struct deq_set fmt_set;
-	int fmt_valid;
-	struct sched_job *prev, *next;
+	int index;                     /* in s->jobs[] and s->deq[] */
+	int desire;                    /* last reported, in [0, workers] */
+	double desire_real;
+	int cls;                       /* class index reported last, -1 none */
+	uint64_t closable;             /* the next Feedback closes this
+	                                  quantum or a later one */
+	uint64_t heard;                /* its last Feedback, or its join */
+	int silent;                    /* counted as desiring nothing */
+	int touched, held, fresh;      /* in s->touched, in s->held; its
+	                                  first Allot is due */
+	uint64_t recorded;             /* the tick that last recorded it */
+	uint64_t tot[4];               /* usage totals it reported: work,
+	                                  steal, mug, allotted */
+	struct deq_set sent;           /* the CPUs of its last Allot */
+	uint64_t allot_q, decided;     /* its last Allot's quantum; when DEQ
+	                                  decided it */
+	unsigned logged;               /* kinds of bad input logged */
+	char cpus[CPULIST_MAX * 5];    /* its CPUs as a list, for the history */
+	struct sched_job *older, *newer;   /* by last heard (not if silent) */
 };
 
 struct sched {
 	struct event_base *base;
 	const struct conf *conf;
 	struct history *hist;
-	struct event *tick_ev, *deadline_ev;
+	struct handover *handover;     /* NULL unless --handover release */
+	int timer_fd;                  /* fires at t0 + q L + offset */
+	struct event *timer_ev, *hold_ev;
 	int P;
 	uint32_t cpus_u32[CPULIST_MAX];
-	struct sched_job *head, *tail; /* in id order: DEQ's stable order */
-	int njobs, clients;
-	struct deq_job *deq;           /* scratch for deq_allot */
-	int deq_cap;
-	uint64_t q;                    /* the current quantum */
-	uint64_t flushed_q;            /* the quantum of the last flush */
-	uint64_t flush_every;          /* quanta between flushes, >= 1 */
-	int in_tick;                   /* waiting for feedback */
-	int waiting;                   /* jobs yet to answer this tick */
-	uint64_t tick_sent;            /* monotonic */
-	uint64_t tick_wall;            /* wall clock at the tick */
-	uint64_t ticks, late;
-	uint64_t started;              /* monotonic */
-	uint64_t lat[SCHED_LATENCY_RING];
-	size_t nlat;
+	struct sched_job **jobs;       /* in id order: DEQ's stable order */
+	struct deq_job *deq;           /* DEQ's state, as jobs[] */
+	int *changed;                  /* DEQ's list of changed jobs */
+	struct sched_job **touched, **held;
+	int njobs, cap, ntouched, nheld, nsilent, clients;
+	struct sched_job *oldest, *newest;  /* by last heard */
+	uint64_t t0, t0_wall, L, offset, silence, bound, past;  /* ns; past
+	                                  in quanta */
+	uint64_t q;                    /* the last quantum ticked */
+	uint64_t ticks, skipped, flushed_q, flush_every, started;
+	uint64_t feedbacks, bad, allots, revocations, tick_sends;
+	struct samples tick, deq_time, wake, revoke, changes, sends;
 };
 
-/* Nanoseconds on a clock. */
-static uint64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
+/* ------------------------------------------------------------ tables -- */
 
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+/* Unlink a job from the list by last heard. */
+static void heard_unlink(struct sched *s, struct sched_job *j)
+{
+	if (j->older != NULL)
+		j->older->newer = j->newer;
+	else if (s->oldest == j)
+		s->oldest = j->newer;
+	if (j->newer != NULL)
+		j->newer->older = j->older;
+	else if (s->newest == j)
+		s->newest = j->older;
+	j->older = j->newer = NULL;
 }
 
-/* Format the job's CPU slots as a Linux CPU list. */
-static void format_cpus(const struct sched *s, const struct deq_set *set,
-                        char *buf, size_t len)
+/* The job was heard now: it goes to the newest end. */
+static void heard_now(struct sched *s, struct sched_job *j, uint64_t now)
 {
-	int cpus[CPULIST_MAX], n = 0, i;
-
-	for (i = 0; i < s->P; i++)
-		if (deq_set_has(set, i))
-			cpus[n++] = s->conf->cpus[i];
-	if (cpulist_format(cpus, n, buf, len) < 0 && len > 0)
-		buf[0] = '\0';
+	heard_unlink(s, j);
+	j->heard = now;
+	j->older = s->newest;
+	if (s->newest != NULL)
+		s->newest->newer = j;
+	else
+		s->oldest = j;
+	s->newest = j;
 }
+
+/* The job said something DEQ or the history must see at the next tick. */
+static void touch(struct sched *s, struct sched_job *j)
+{
+	if (!j->touched) {
+		j->touched = 1;
+		s->touched[s->ntouched++] = j;
+	}
+}
+
+/* Take a job out of an array of job pointers (touched, held). */
+static void drop_from(struct sched_job **arr, int *n, struct sched_job *j)
+{
+	for (int i = 0; i < *n; i++)
+		if (arr[i] == j) {
+			arr[i] = arr[--*n];
+			return;
+		}
+}
+
+/* Make room for one more job in every per-job array: 0, or -1. */
+static int reserve(struct sched *s)
+{
+	int cap = s->cap ? 2 * s->cap : 64;
+	struct sched_job **jobs, **touched, **held;
+	struct deq_job *deq;
+	int *changed;
+
+	if (s->njobs < s->cap)
+		return 0;
+	jobs = realloc(s->jobs, (size_t)cap * sizeof(*jobs));
+	if (jobs != NULL)
+		s->jobs = jobs;
+	deq = realloc(s->deq, (size_t)cap * sizeof(*deq));
+	if (deq != NULL)
+		s->deq = deq;
+	changed = realloc(s->changed, (size_t)cap * sizeof(*changed));
+	if (changed != NULL)
+		s->changed = changed;
+	touched = realloc(s->touched, (size_t)cap * sizeof(*touched));
+	if (touched != NULL)
+		s->touched = touched;
+	held = realloc(s->held, (size_t)cap * sizeof(*held));
+	if (held != NULL)
+		s->held = held;
+	if (jobs == NULL || deq == NULL || changed == NULL || touched == NULL ||
+	    held == NULL)
+		return -1;
+	s->cap = cap;
+	return 0;
+}
+
+/* Put j at its place in id order in jobs[] and deq[] (usually the end:
+ * ids grow; earlier for a job that claimed an older id), with a new DEQ
+ * state of desire d_1 = 1. */
+static void insert_by_id(struct sched *s, struct sched_job *j)
+{
+	int at = s->njobs;
+
+	while (at > 0 && s->jobs[at - 1]->id > j->id)
+		at--;
+	memmove(&s->jobs[at + 1], &s->jobs[at],
+	        (size_t)(s->njobs - at) * sizeof(s->jobs[0]));
+	memmove(&s->deq[at + 1], &s->deq[at],
+	        (size_t)(s->njobs - at) * sizeof(s->deq[0]));
+	memset(&s->deq[at], 0, sizeof(s->deq[at]));
+	s->deq[at].desire = 1;
+	s->jobs[at] = j;
+	s->njobs++;
+	for (int i = at; i < s->njobs; i++)
+		s->jobs[i]->index = i;
+}
+
+/* Take j out of jobs[] and deq[]. */
+static void remove_by_index(struct sched *s, struct sched_job *j)
+{
+	int at = j->index;
+
+	memmove(&s->jobs[at], &s->jobs[at + 1],
+	        (size_t)(s->njobs - at - 1) * sizeof(s->jobs[0]));
+	memmove(&s->deq[at], &s->deq[at + 1],
+	        (size_t)(s->njobs - at - 1) * sizeof(s->deq[0]));
+	s->njobs--;
+	for (int i = at; i < s->njobs; i++)
+		s->jobs[i]->index = i;
+}
+
+/* ------------------------------------------------------------ allots -- */
 
 /* The Linux CPU ids of a set of slots, ascending: their count. */
 static int slot_cpus(const struct sched *s, const struct deq_set *set,
@@ -142,158 +250,214 @@ static int slot_cpus(const struct sched *s, const struct deq_set *set,
 	return n;
 }
 
-/* Whether two sets hold the same of the first P slots (DEQ never sets the
- * others). */
-static int same_slots(const struct sched *s, const struct deq_set *a,
-                      const struct deq_set *b)
+/* a & b, or a & ~b (minus), over the first P slots. */
+static struct deq_set set_and(const struct sched *s, const struct deq_set *a,
+                              const struct deq_set *b, int minus)
+{
+	struct deq_set r;
+
+	memset(&r, 0, sizeof(r));
+	for (int w = 0; w * 64 < s->P; w++)
+		r.w[w] = a->w[w] & (minus ? ~b->w[w] : b->w[w]);
+	return r;
+}
+
+/* Whether two sets hold the same of the first P slots. */
+static int same_set(const struct sched *s, const struct deq_set *a,
+                    const struct deq_set *b)
 {
 	return memcmp(a->w, b->w, (size_t)(s->P + 63) / 64 * sizeof(a->w[0])) == 0;
 }
 
-/* Append v as a protobuf varint at p: the bytes written (at most 10). */
-static size_t put_varint(uint8_t *p, uint64_t v)
+/* Send j an Allot of the CPUs in set, for the current quantum, decided at
+ * `decided`. */
+static void send_allot(struct sched *s, struct sched_job *j,
+                       const struct deq_set *set, uint64_t decided)
 {
-	size_t n = 0;
+	uint32_t ids[CPULIST_MAX];
+	uint8_t frame[EXCHANGE_ALLOT_MAX];
+	struct exchange_allot a;
+	size_t len;
 
-	while (v >= 0x80) {
-		p[n++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	p[n++] = (uint8_t)v;
-	return n;
+	a.quantum = s->q;
+	a.ncpus = (size_t)slot_cpus(s, set, ids);
+	a.cpus = ids;
+	a.allotment = (uint32_t)a.ncpus;
+	a.availability = (uint32_t)s->deq[j->index].availability;
+	a.decided_ns = decided;
+	len = exchange_encode_allot(frame, &a);
+	if (len == 0 || conn_send_frame(j->conn, frame, len) < 0)
+		return;         /* a peer going away: its end comes */
+	j->sent = *set;
+	j->allot_q = s->q;
+	j->decided = decided;
+	j->fresh = 0;
+	s->allots++;
+	s->tick_sends++;
 }
 
-/* The longest Allot frame: prefix, envelope tag and length, three fields,
- * the cpus' tag, length and a varint per CPU. */
-#define ALLOT_FRAME_MAX (PROTO_HEADER_LEN + 2 * 5 + 3 * 11 + 1 + 5 + 5 * CPULIST_MAX)
-
-/* Encode Allot{q, allotment, availability, cpus} as a whole frame into buf
- * (room for ALLOT_FRAME_MAX bytes): its length.  This is what
- * frame_encode writes for the same message, byte for byte (proto3: fields
- * in number order, zeros left out, cpus packed), done by hand because it
- * runs for every job every quantum and protobuf-c walks the descriptors
- * twice (size, then pack). */
-static size_t encode_allot(uint8_t *buf, uint64_t q, uint32_t allotment,
-                           uint32_t availability, const uint32_t *cpus, int n)
+/* Tell j its allotment: all of it, or (handover release) the part it can
+ * have now, holding back CPUs other jobs have yet to release. */
+static void deliver(struct sched *s, struct sched_job *j, uint64_t decided)
 {
-	uint8_t body[3 * 11 + 1 + 5 + 5 * CPULIST_MAX], packed[5 * CPULIST_MAX];
-	size_t bl = 0, pl = 0, at = PROTO_HEADER_LEN;
-	int i;
+	const struct deq_set *want = &s->deq[j->index].cpus;
 
-	if (q != 0) {
-		body[bl++] = 1 << 3;                    /* quantum, varint */
-		bl += put_varint(body + bl, q);
-	}
-	if (allotment != 0) {
-		body[bl++] = 2 << 3;                    /* allotment */
-		bl += put_varint(body + bl, allotment);
-	}
-	if (availability != 0) {
-		body[bl++] = 3 << 3;                    /* availability */
-		bl += put_varint(body + bl, availability);
-	}
-	for (i = 0; i < n; i++)
-		pl += put_varint(packed + pl, cpus[i]);
-	if (n > 0) {
-		body[bl++] = 4 << 3 | 2;                /* cpus, packed */
-		bl += put_varint(body + bl, pl);
-		memcpy(body + bl, packed, pl);
-		bl += pl;
-	}
-	buf[at++] = ASTEAL__ENVELOPE__MSG_ALLOT << 3 | 2;
-	at += put_varint(buf + at, bl);
-	memcpy(buf + at, body, bl);
-	at += bl;
-	buf[0] = (uint8_t)((at - PROTO_HEADER_LEN) >> 24);
-	buf[1] = (uint8_t)((at - PROTO_HEADER_LEN) >> 16);
-	buf[2] = (uint8_t)((at - PROTO_HEADER_LEN) >> 8);
-	buf[3] = (uint8_t)(at - PROTO_HEADER_LEN);
-	return at;
-}
+	if (s->handover != NULL) {
+		struct deq_set gain = set_and(s, want, &j->sent, 1);
 
-/* Write a job's pending record (with whatever usage it has). */
-static void record_pending(struct sched *s, struct sched_job *j)
-{
-	if (!j->pending)
-		return;
-	j->pending = 0;
-	if (history_allot(s->hist, (int64_t)j->id, &j->rec) < 0)
-		log_warn("history: job %llu quantum %llu: %s",
-		         (unsigned long long)j->id,
-		         (unsigned long long)j->rec.quantum, history_error(s->hist));
-}
+		if (handover_busy(s->handover, j, &gain)) {
+			struct deq_set keep = set_and(s, want, &j->sent, 0);
 
-/* Send every job its allotment for quantum q and record the quantum. */
-static void complete_tick(struct sched *s)
-{
-	struct sched_job *j;
-	uint64_t now;
-	int n = 0, i;
-
-	if (!s->in_tick)
-		return;
-	s->in_tick = 0;
-	event_del(s->deadline_ev);
-	if (s->njobs > s->deq_cap) {
-		int cap = s->njobs * 2;
-		struct deq_job *d = realloc(s->deq, (size_t)cap * sizeof(*d));
-		if (d == NULL) {
-			log_error("out of memory for %d jobs: quantum %llu not allotted",
-			          s->njobs, (unsigned long long)s->q);
+			if (!same_set(s, &keep, &j->sent) || j->fresh)
+				send_allot(s, j, &keep, decided);
+			j->decided = decided;
+			if (!j->held) {
+				j->held = 1;
+				s->held[s->nheld++] = j;
+			}
 			return;
 		}
-		s->deq = d;
-		s->deq_cap = cap;
 	}
-	for (j = s->head; j != NULL; j = j->next) {
-		if (!j->answered) {
-			s->late++;
-			log_debug("job %llu late for quantum %llu: keeps desire %d",
-			          (unsigned long long)j->id, (unsigned long long)s->q,
-			          j->desire);
-			record_pending(s, j);   /* its usage never came */
-		}
-		j->deq.desire = j->desire;
-		s->deq[n++] = j->deq;
+	if (j->held) {
+		j->held = 0;
+		drop_from(s->held, &s->nheld, j);
 	}
-	if (n > 0 && deq_allot(s->P, s->deq, n, s->q) < 0) {
+	send_allot(s, j, want, decided);
+}
+
+/* Arm the timer that frees CPUs held too long, if some are held. */
+static void arm_hold(struct sched *s, uint64_t now)
+{
+	uint64_t oldest, due;
+	struct timeval tv;
+
+	if (s->handover == NULL || s->nheld == 0)
+		return;
+	oldest = handover_oldest(s->handover);
+	if (oldest == 0)
+		oldest = now;
+	due = oldest + s->bound > now ? oldest + s->bound - now : 0;
+	tv.tv_sec = (time_t)(due / 1000000000u);
+	tv.tv_usec = (suseconds_t)(due % 1000000000u / 1000u);
+	event_add(s->hold_ev, &tv);
+}
+
+/* Give the held jobs what is free now. */
+static void retry_held(struct sched *s, uint64_t now)
+{
+	for (int i = s->nheld - 1; i >= 0 && i < s->nheld; i--)
+		deliver(s, s->held[i], s->held[i]->decided);
+	arm_hold(s, now);
+}
+
+/* CPUs held past the bound are free: grant them. */
+static void on_hold(evutil_socket_t fd, short what, void *arg)
+{
+	struct sched *s = arg;
+	uint64_t now = qtime_now_ns();
+
+	(void)fd;
+	(void)what;
+	handover_expire(s->handover, now > s->bound ? now - s->bound + 1 : 0);
+	retry_held(s, now);
+}
+
+/* ----------------------------------------------------------- history -- */
+
+/* Record j's values from the current quantum on (once per tick). */
+static void record(struct sched *s, struct sched_job *j)
+{
+	const struct deq_job *d = &s->deq[j->index];
+	struct history_quantum hq;
+	int cpus[CPULIST_MAX], n = 0;
+
+	if (j->recorded == s->ticks)
+		return;
+	j->recorded = s->ticks;
+	if (d->changed) {
+		for (int i = 0; i < s->P; i++)
+			if (deq_set_has(&d->cpus, i))
+				cpus[n++] = s->conf->cpus[i];
+		if (cpulist_format(cpus, n, j->cpus, sizeof(j->cpus)) < 0)
+			j->cpus[0] = '\0';
+	}
+	memset(&hq, 0, sizeof(hq));
+	hq.quantum = (int64_t)s->q;
+	hq.start_ns = (int64_t)(s->t0_wall + s->q * s->L);
+	hq.end_ns = hq.start_ns + (int64_t)s->L;
+	hq.desire = d->desire;
+	hq.availability = d->availability;
+	hq.allotment = d->allotment;
+	hq.cpus = j->cpus;
+	hq.cls = j->cls >= 0 ? j->cls : HISTORY_DEPRIVED;
+	if (history_allot(s->hist, (int64_t)j->id, &hq) < 0)
+		log_warn("history: job %llu quantum %llu: %s",
+		         (unsigned long long)j->id, (unsigned long long)s->q,
+		         history_error(s->hist));
+}
+
+/* -------------------------------------------------------------- tick -- */
+
+/* One tick, for quantum s->q, starting at `start`: silence, DEQ, Allots
+ * to the changed jobs, history. */
+static void tick(struct sched *s, uint64_t start)
+{
+	struct sched_job *j;
+	uint64_t t, end;
+	int nc = 0, k;
+
+	s->tick_sends = 0;
+	while ((j = s->oldest) != NULL && j->heard + s->silence <= start) {
+		heard_unlink(s, j);
+		j->silent = 1;
+		s->nsilent++;
+		touch(s, j);
+		log_info("job %llu '%s' silent for %llu ms: desires nothing until "
+		         "it speaks again", (unsigned long long)j->id, j->name,
+		         (unsigned long long)((start - j->heard) / 1000000u));
+	}
+	for (k = 0; k < s->ntouched; k++) {
+		j = s->touched[k];
+		s->deq[j->index].desire = j->silent ? 0 : j->desire;
+	}
+	t = qtime_now_ns();
+	if (s->njobs > 0 &&
+	    deq_allot_changes(s->P, s->deq, s->njobs, s->q, s->changed, &nc) < 0) {
 		log_error("DEQ failed for quantum %llu: %s", (unsigned long long)s->q,
 		          strerror(errno));
-		return;
+		nc = 0;
 	}
-	i = 0;
-	for (j = s->head; j != NULL; j = j->next, i++) {
-		uint32_t ids[CPULIST_MAX];
-		uint8_t frame[ALLOT_FRAME_MAX];
-		int nids;
+	samples_add(&s->deq_time, qtime_now_ns() - t);
+	/* What each changed job gives up is busy before anyone gains it. */
+	for (k = 0; s->handover != NULL && k < nc; k++) {
+		struct deq_set lost;
 
-		j->deq = s->deq[i];
-		j->allotment = j->deq.allotment;
-		j->availability = j->deq.availability;
-		nids = slot_cpus(s, &j->deq.cpus, ids);
-		if (!j->fmt_valid || !same_slots(s, &j->fmt_set, &j->deq.cpus)) {
-			format_cpus(s, &j->deq.cpus, j->rec_cpus, sizeof(j->rec_cpus));
-			j->fmt_set = j->deq.cpus;
-			j->fmt_valid = 1;
-		}
-		conn_send_frame(j->conn, frame,
-		                encode_allot(frame, s->q, (uint32_t)j->allotment,
-		                             (uint32_t)j->availability, ids, nids));
-		/* The quantum's record, completed by the next Feedback. */
-		j->pending = 1;
-		j->rec.quantum = (int64_t)s->q;
-		j->rec.cpus = j->rec_cpus;
-		j->rec.start_ns = (int64_t)s->tick_wall;
-		j->rec.end_ns = (int64_t)s->tick_wall + (int64_t)s->conf->quantum_us * 1000;
-		j->rec.desire = j->desire;
-		j->rec.availability = j->availability;
-		j->rec.allotment = j->allotment;
-		j->rec.work_ns = j->rec.steal_ns = j->rec.mug_ns = 0;
-		j->rec.allotted_ns = 0;
-		j->rec.cls = j->klass > 0 ? j->klass - 1 : HISTORY_DEPRIVED;
+		j = s->jobs[s->changed[k]];
+		lost = set_and(s, &j->sent, &s->deq[j->index].cpus, 1);
+		handover_leave(s->handover, j, &lost, s->q, start);
 	}
-	now = clock_ns(CLOCK_MONOTONIC);
-	s->lat[s->nlat++ % SCHED_LATENCY_RING] = now - s->tick_sent;
+	for (k = 0; k < nc; k++) {
+		j = s->jobs[s->changed[k]];
+		deliver(s, j, start);
+		record(s, j);
+	}
+	for (k = 0; k < s->ntouched; k++) {
+		j = s->touched[k];
+		j->touched = 0;
+		if (j->fresh)
+			deliver(s, j, start);
+		record(s, j);
+	}
+	s->ntouched = 0;
+	if (s->nheld > 0)
+		retry_held(s, start);
+	end = qtime_now_ns();
+	samples_add(&s->tick, end - start);
+	samples_add(&s->changes, (uint64_t)nc);
+	samples_add(&s->sends, s->tick_sends);
+	if (history_advance(s->hist, (int64_t)s->q,
+	                    (int64_t)(s->t0_wall + (s->q + 1) * s->L)) < 0)
+		log_warn("history: %s", history_error(s->hist));
 	if (s->q - s->flushed_q >= s->flush_every ||
 	    history_queued(s->hist) >= SCHED_FLUSH_RUNS) {
 		s->flushed_q = s->q;
@@ -302,101 +466,99 @@ static void complete_tick(struct sched *s)
 	}
 }
 
-/* The feedback deadline passed: late jobs keep their last desire. */
-static void on_deadline(evutil_socket_t fd, short what, void *arg)
-{
-	(void)fd;
-	(void)what;
-	complete_tick(arg);
-}
-
-/* A quantum begins: tick every job. */
-static void on_tick(evutil_socket_t fd, short what, void *arg)
+/* The tick timer fired: tick for the quantum now running (a tick the
+ * loop was too late for is skipped and counted). */
+static void on_timer(evutil_socket_t fd, short what, void *arg)
 {
 	struct sched *s = arg;
-	struct sched_job *j;
-	struct timeval dl;
+	uint64_t n, now, q, due;
 
-	(void)fd;
 	(void)what;
-	if (s->in_tick)         /* the deadline is shorter than a quantum */
-		complete_tick(s);
-	s->q++;
-	s->ticks++;
-	s->tick_sent = clock_ns(CLOCK_MONOTONIC);
-	s->tick_wall = clock_ns(CLOCK_REALTIME);
-	s->in_tick = 1;
-	s->waiting = 0;
-	if (s->head != NULL) {
-		/* Tick{q} is the same frame for every job: encode it once. */
-		Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
-		Asteal__Tick t = ASTEAL__TICK__INIT;
-		uint8_t frame[64];
-		size_t len;
-
-		t.quantum = s->q;
-		env.msg_case = ASTEAL__ENVELOPE__MSG_TICK;
-		env.tick = &t;
-		if (frame_encode(&env, frame, sizeof(frame), &len) < 0) {
-			log_error("cannot encode tick %llu: %s",
-			          (unsigned long long)s->q, strerror(errno));
-			len = 0;
-		}
-		for (j = s->head; j != NULL; j = j->next) {
-			j->answered = 0;
-			s->waiting++;
-			if (len > 0)
-				conn_send_frame(j->conn, frame, len);
-		}
-	}
-	if (s->waiting == 0) {
-		complete_tick(s);
+	if (read(fd, &n, sizeof(n)) != (ssize_t)sizeof(n))
 		return;
-	}
-	dl.tv_sec = s->conf->deadline_us / 1000000;
-	dl.tv_usec = s->conf->deadline_us % 1000000;
-	event_add(s->deadline_ev, &dl);
+	now = qtime_now_ns();
+	if (now < s->t0 + s->offset)
+		return;
+	q = (now - s->t0 - s->offset) / s->L;
+	if (s->ticks > 0 && q <= s->q)
+		return;
+	if (s->ticks > 0)
+		s->skipped += q - s->q - 1;
+	s->q = q;
+	s->ticks++;
+	due = s->t0 + q * s->L + s->offset;
+	samples_add(&s->wake, now - due);
+	tick(s, now);
 }
 
-/* Create the scheduler and start its quantum timer. */
+/* ----------------------------------------------------- life and death -- */
+
+/* Create the scheduler: its quanta start now. */
 struct sched *sched_create(struct event_base *base, const struct conf *c,
-                           struct history *h)
+                           struct history *h, char *why, size_t whylen)
 {
 	struct sched *s = calloc(1, sizeof(*s));
-	struct timeval tv;
-	int i;
+	struct itimerspec its;
+	uint64_t first;
 
-	if (s == NULL)
+	if (s == NULL) {
+		snprintf(why, whylen, "out of memory");
 		return NULL;
+	}
 	s->base = base;
 	s->conf = c;
 	s->hist = h;
 	s->P = c->ncpus;
-	for (i = 0; i < c->ncpus; i++)
+	for (int i = 0; i < c->ncpus; i++)
 		s->cpus_u32[i] = (uint32_t)c->cpus[i];
-	s->started = clock_ns(CLOCK_MONOTONIC);
+	s->L = (uint64_t)c->quantum_us * 1000u;
+	s->offset = (uint64_t)c->offset_us * 1000u;
+	s->silence = (uint64_t)PROTO_SILENT_BEATS * PROTO_HEARTBEAT_MS * 1000000u;
+	s->bound = s->L / 4;
+	s->past = (uint64_t)PROTO_FEEDBACK_PAST_MS * 1000000u / s->L + 1;
 	s->flush_every = (uint64_t)SCHED_FLUSH_MS * 1000 / (uint64_t)c->quantum_us;
 	if (s->flush_every < 1)
 		s->flush_every = 1;
-	s->tick_ev = event_new(base, -1, EV_PERSIST, on_tick, s);
-	s->deadline_ev = evtimer_new(base, on_deadline, s);
-	if (s->tick_ev == NULL || s->deadline_ev == NULL) {
+	s->t0 = s->started = qtime_now_ns();
+	s->t0_wall = qtime_wall_ns();
+	s->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (s->timer_fd < 0) {
+		snprintf(why, whylen, "timerfd: %s", strerror(errno));
+		free(s);
+		return NULL;
+	}
+	if (c->handover == CONF_HANDOVER_RELEASE &&
+	    (s->handover = handover_create(s->P)) == NULL)
+		goto nomem;
+	s->timer_ev = event_new(base, s->timer_fd, EV_READ | EV_PERSIST, on_timer, s);
+	s->hold_ev = evtimer_new(base, on_hold, s);
+	if (s->timer_ev == NULL || s->hold_ev == NULL || reserve(s) < 0)
+		goto nomem;
+	/* Tick q at t0 + q L + offset: absolute, so it never drifts. */
+	first = s->t0 + s->offset;
+	its.it_value.tv_sec = (time_t)(first / 1000000000u);
+	its.it_value.tv_nsec = (long)(first % 1000000000u);
+	its.it_interval.tv_sec = (time_t)(s->L / 1000000000u);
+	its.it_interval.tv_nsec = (long)(s->L % 1000000000u);
+	if (timerfd_settime(s->timer_fd, TFD_TIMER_ABSTIME, &its, NULL) < 0 ||
+	    event_add(s->timer_ev, NULL) < 0) {
+		snprintf(why, whylen, "cannot start the tick timer: %s", strerror(errno));
 		sched_free(s);
 		return NULL;
 	}
-	tv.tv_sec = c->quantum_us / 1000000;
-	tv.tv_usec = c->quantum_us % 1000000;
-	event_add(s->tick_ev, &tv);
 	return s;
+nomem:
+	snprintf(why, whylen, "out of memory");
+	sched_free(s);
+	return NULL;
 }
 
 /* Close a job's history row with its totals. */
 static void close_row(struct sched *s, struct sched_job *j)
 {
-	record_pending(s, j);
-	if (history_job_end(s->hist, (int64_t)j->id,
-	                    (int64_t)clock_ns(CLOCK_REALTIME), NULL, (int64_t)j->work,
-	                    (int64_t)j->steal, (int64_t)j->mug) < 0)
+	if (history_job_end(s->hist, (int64_t)j->id, (int64_t)qtime_wall_ns(),
+	                    NULL, (int64_t)j->tot[0], (int64_t)j->tot[1],
+	                    (int64_t)j->tot[2]) < 0)
 		log_warn("history: closing job %llu: %s", (unsigned long long)j->id,
 		         history_error(s->hist));
 }
@@ -404,50 +566,43 @@ static void close_row(struct sched *s, struct sched_job *j)
 /* Stop ticking and free everything (running jobs' rows stay open). */
 void sched_free(struct sched *s)
 {
-	struct sched_job *j, *next;
-
 	if (s == NULL)
 		return;
 	/* The jobs outlive us: their rows stay open for the next daemon,
 	 * which they reconnect to, claiming their ids. */
-	for (j = s->head; j != NULL; j = next) {
-		next = j->next;
-		record_pending(s, j);
-		if (history_job_pause(s->hist, (int64_t)j->id, (int64_t)j->work,
-		                      (int64_t)j->steal, (int64_t)j->mug) < 0)
+	for (int i = 0; i < s->njobs; i++) {
+		struct sched_job *j = s->jobs[i];
+
+		if (history_job_pause(s->hist, (int64_t)j->id, (int64_t)j->tot[0],
+		                      (int64_t)j->tot[1], (int64_t)j->tot[2]) < 0)
 			log_warn("history: job %llu: %s", (unsigned long long)j->id,
 			         history_error(s->hist));
 		free(j);
 	}
 	if (s->hist != NULL)
 		history_flush(s->hist);
-	if (s->tick_ev != NULL)
-		event_free(s->tick_ev);
-	if (s->deadline_ev != NULL)
-		event_free(s->deadline_ev);
+	if (s->timer_ev != NULL)
+		event_free(s->timer_ev);
+	if (s->hold_ev != NULL)
+		event_free(s->hold_ev);
+	if (s->timer_fd >= 0)
+		close(s->timer_fd);
+	handover_free(s->handover);
+	free(s->jobs);
 	free(s->deq);
+	free(s->changed);
+	free(s->touched);
+	free(s->held);
 	free(s);
 }
 
-/* Put j in the job list in id order, DEQ's stable order: usually at the
- * tail (new ids grow), earlier for a job that claimed an older id (launched
- * before it connected, or back after a daemon restart). */
-static void insert_by_id(struct sched *s, struct sched_job *j)
+/* The quanta a Welcome gives a job. */
+void sched_quanta(const struct sched *s, uint64_t *t0_ns,
+                  uint32_t *heartbeat_ms, uint32_t *offset_us)
 {
-	struct sched_job *after = s->tail;
-
-	while (after != NULL && after->id > j->id)
-		after = after->prev;
-	j->prev = after;
-	j->next = after != NULL ? after->next : s->head;
-	if (j->next != NULL)
-		j->next->prev = j;
-	else
-		s->tail = j;
-	if (after != NULL)
-		after->next = j;
-	else
-		s->head = j;
+	*t0_ns = s->t0;
+	*heartbeat_ms = PROTO_HEARTBEAT_MS;
+	*offset_us = (uint32_t)(s->offset / 1000u);
 }
 
 /* Register a job. */
@@ -470,7 +625,8 @@ struct sched_job *sched_job_add(struct sched *s, struct conn *conn,
 		return NULL;
 	}
 	j = calloc(1, sizeof(*j));
-	if (j == NULL) {
+	if (j == NULL || reserve(s) < 0) {
+		free(j);
 		snprintf(why, whylen, "out of memory");
 		return NULL;
 	}
@@ -481,10 +637,10 @@ struct sched_job *sched_job_add(struct sched *s, struct conn *conn,
 	j->uid = uid;
 	j->pid = pid;
 	j->workers = (int)hello->workers;
-	j->start_ns = clock_ns(CLOCK_REALTIME);
+	j->start_ns = qtime_wall_ns();
 	j->desire = 1;                  /* d_1 */
-	j->answered = 1;                /* nothing asked yet */
-	j->klass = ASTEAL__QUANTUM_CLASS__CLASS_UNSPECIFIED;
+	j->desire_real = 1;
+	j->cls = -1;
 	memset(&hj, 0, sizeof(hj));
 	hj.name = j->name;
 	hj.command = j->command;
@@ -504,7 +660,9 @@ struct sched_job *sched_job_add(struct sched *s, struct conn *conn,
 		         history_error(s->hist));
 	j->id = (uint64_t)id;
 	insert_by_id(s, j);
-	s->njobs++;
+	heard_now(s, j, qtime_now_ns());
+	j->fresh = 1;                   /* an Allot at the next tick */
+	touch(s, j);
 	log_info("job %llu '%s' %s: uid %d pid %d, %d workers",
 	         (unsigned long long)j->id, j->name, id_granted ? "connected"
 	         : "registered", (int)uid, (int)pid, j->workers);
@@ -520,69 +678,157 @@ uint64_t sched_job_id(const struct sched_job *j)
 /* Remove a job whose connection closed. */
 void sched_job_remove(struct sched *s, struct sched_job *j)
 {
-	if (j->prev != NULL)
-		j->prev->next = j->next;
+	if (!j->silent)
+		heard_unlink(s, j);
 	else
-		s->head = j->next;
-	if (j->next != NULL)
-		j->next->prev = j->prev;
-	else
-		s->tail = j->prev;
-	s->njobs--;
-	if (s->in_tick && !j->answered && --s->waiting == 0)
-		complete_tick(s);
+		s->nsilent--;
+	if (j->touched)
+		drop_from(s->touched, &s->ntouched, j);
+	if (j->held)
+		drop_from(s->held, &s->nheld, j);
+	remove_by_index(s, j);
 	close_row(s, j);
 	if (history_flush(s->hist) < 0)
 		log_warn("history: %s", history_error(s->hist));
 	log_info("job %llu '%s' left: its %d CPUs go back at the next tick",
-	         (unsigned long long)j->id, j->name, j->allotment);
+	         (unsigned long long)j->id, j->name,
+	         deq_set_count(&j->sent));
+	if (s->handover != NULL && handover_gone(s->handover, j) > 0)
+		retry_held(s, qtime_now_ns());
 	free(j);
 }
 
-/* Take a job's Feedback for the current quantum. */
+/* ---------------------------------------------------------- messages -- */
+
+/* Refuse or correct a job's input: an Error to it, a log line the first
+ * time this kind happens for this job. */
+__attribute__((format(printf, 4, 5)))
+static void complain(struct sched *s, struct sched_job *j, int kind,
+                     const char *fmt, ...)
+{
+	Asteal__Envelope env;
+	Asteal__Error err;
+	char why[200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	s->bad++;
+	if (!(j->logged & 1u << kind)) {
+		j->logged |= 1u << kind;
+		log_warn("job %llu pid %d: %s (said once per job)",
+		         (unsigned long long)j->id, (int)j->pid, why);
+	} else {
+		log_debug("job %llu: %s", (unsigned long long)j->id, why);
+	}
+	frame_error(&env, &err, ASTEAL__ERROR_CODE__INVALID, why);
+	conn_send(j->conn, &env);
+}
+
+/* The quantum running now on the shared clock. */
+static uint64_t quantum_now(const struct sched *s, uint64_t now)
+{
+	return now > s->t0 ? (now - s->t0) / s->L : 0;
+}
+
+/* Take a job's Feedback. */
 void sched_feedback(struct sched *s, struct sched_job *j,
                     const Asteal__Feedback *fb)
 {
-	if (!s->in_tick || fb->quantum != s->q || j->answered) {
-		log_debug("job %llu: feedback for quantum %llu ignored (now %llu)",
-		          (unsigned long long)j->id, (unsigned long long)fb->quantum,
-		          (unsigned long long)s->q);
+	struct exchange_feedback f;
+	uint64_t now = qtime_now_ns(), qnow = quantum_now(s, now);
+	uint64_t tot[4];
+	int desire;
+
+	exchange_feedback_from(&f, fb);
+	s->feedbacks++;
+	if (f.quantum > qnow) {
+		complain(s, j, BAD_FUTURE, "a Feedback for quantum %llu, which has "
+		         "not ended (quantum %llu runs): ignored",
+		         (unsigned long long)f.quantum, (unsigned long long)qnow);
 		return;
 	}
-	j->answered = 1;
-	j->desire = fb->desire < 1 ? 1 : fb->desire > (uint32_t)j->workers
-	                                     ? j->workers : (int)fb->desire;
-	j->klass = fb->quantum_class;
-	j->work += fb->work_ns;
-	j->steal += fb->steal_ns;
-	j->mug += fb->mug_ns;
-	j->allotted += fb->allotted_ns;
-	if (j->pending) {
-		j->rec.work_ns = (int64_t)fb->work_ns;
-		j->rec.steal_ns = (int64_t)fb->steal_ns;
-		j->rec.mug_ns = (int64_t)fb->mug_ns;
-		j->rec.allotted_ns = (int64_t)fb->allotted_ns;
-		if (fb->quantum_class > 0 && fb->quantum_class <= 3)
-			j->rec.cls = (int)fb->quantum_class - 1;
-		record_pending(s, j);
+	if (qnow - f.quantum > s->past) {
+		complain(s, j, BAD_PAST, "a Feedback for quantum %llu, which ended "
+		         "more than %u s ago: ignored", (unsigned long long)f.quantum,
+		         PROTO_FEEDBACK_PAST_MS / 1000);
+		return;
 	}
-	if (--s->waiting == 0)
-		complete_tick(s);
+	if (f.quantum < j->closable) {
+		complain(s, j, BAD_REPEAT, "a second Feedback for quantum %llu (one "
+		         "per quantum): ignored", (unsigned long long)f.quantum);
+		return;
+	}
+	j->closable = f.quantum + 1;
+	desire = f.desire > (uint32_t)j->workers ? j->workers : (int)f.desire;
+	if (desire != (int)f.desire)
+		complain(s, j, BAD_DESIRE, "desire %u is above the job's %d "
+		         "workers: taken as %d", f.desire, j->workers, desire);
+	if (!isfinite(f.desire_real) || f.desire_real < 0 ||
+	    f.desire_real > (double)j->workers) {
+		complain(s, j, BAD_REAL, "desire_real %g is not a number from 0 to "
+		         "%d: taken as %d", f.desire_real, j->workers, desire);
+		f.desire_real = desire;
+	}
+	tot[0] = f.work_ns;
+	tot[1] = f.steal_ns;
+	tot[2] = f.mug_ns;
+	tot[3] = f.allotted_ns;
+	if (tot[0] < j->tot[0] || tot[1] < j->tot[1] || tot[2] < j->tot[2] ||
+	    tot[3] < j->tot[3]) {
+		complain(s, j, BAD_USAGE, "usage totals went back: ignored");
+	} else {
+		if (history_usage(s->hist, (int64_t)j->id,
+		                  (int64_t)(tot[0] - j->tot[0]), (int64_t)(tot[1] - j->tot[1]),
+		                  (int64_t)(tot[2] - j->tot[2]), (int64_t)(tot[3] - j->tot[3])) < 0)
+			log_warn("history: %s", history_error(s->hist));
+		memcpy(j->tot, tot, sizeof(tot));
+	}
+	if (j->silent) {
+		j->silent = 0;
+		s->nsilent--;
+		touch(s, j);
+		log_info("job %llu '%s' speaks again", (unsigned long long)j->id,
+		         j->name);
+	}
+	heard_now(s, j, now);
+	if (desire != j->desire || (f.cls >= 0 && f.cls != j->cls))
+		touch(s, j);
+	j->desire = desire;
+	j->desire_real = f.desire_real;
+	if (f.cls >= 0)
+		j->cls = f.cls;
 }
 
-/* Compare two latencies, for qsort. */
-static int cmp_u64(const void *a, const void *b)
+/* Take a job's Released: a revocation latency sample, and (handover
+ * release) the CPUs it gave up are free. */
+void sched_released(struct sched *s, struct sched_job *j,
+                    const Asteal__Released *r)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	uint64_t now = qtime_now_ns();
 
-	return x < y ? -1 : x > y;
+	if (r->quantum > s->q || r->parked_ns > now) {
+		complain(s, j, BAD_RELEASED, "a Released for quantum %llu at %llu, "
+		         "later than quantum %llu and now: ignored",
+		         (unsigned long long)r->quantum,
+		         (unsigned long long)r->parked_ns, (unsigned long long)s->q);
+		return;
+	}
+	if (r->quantum == j->allot_q && r->parked_ns >= j->decided) {
+		samples_add(&s->revoke, r->parked_ns - j->decided);
+		s->revocations++;
+	}
+	if (s->handover != NULL && handover_released(s->handover, j, r->quantum) > 0)
+		retry_held(s, now);
 }
+
+/* ------------------------------------------------------------ replies -- */
 
 /* Fill a Status reply. */
 void sched_status(struct sched *s, Asteal__Status *st)
 {
-	size_t n = s->nlat < SCHED_LATENCY_RING ? s->nlat : SCHED_LATENCY_RING;
-	static uint64_t sorted[SCHED_LATENCY_RING];
+	uint64_t now = qtime_now_ns();
 
 	st->protocol_version = PROTO_VERSION;
 	st->cpus = s->cpus_u32;
@@ -590,16 +836,25 @@ void sched_status(struct sched *s, Asteal__Status *st)
 	st->quantum_us = (uint32_t)s->conf->quantum_us;
 	st->jobs = (uint32_t)s->njobs;
 	st->ticks = s->ticks;
-	st->uptime_ns = clock_ns(CLOCK_MONOTONIC) - s->started;
+	st->uptime_ns = now - s->started;
 	st->clients = (uint32_t)s->clients;
-	st->late_feedbacks = s->late;
-	if (n > 0) {
-		memcpy(sorted, s->lat, n * sizeof(*sorted));
-		qsort(sorted, n, sizeof(*sorted), cmp_u64);
-		st->tick_p50_ns = sorted[(n - 1) / 2];
-		st->tick_p99_ns = sorted[(n * 99 + 99) / 100 - 1];
-		st->tick_max_ns = sorted[n - 1];
-	}
+	st->t0_ns = s->t0;
+	st->quantum = quantum_now(s, now);
+	st->offset_us = (uint32_t)(s->offset / 1000u);
+	st->skipped_ticks = s->skipped;
+	samples_pct(&s->tick, &st->tick_p50_ns, &st->tick_p99_ns, &st->tick_max_ns);
+	samples_pct(&s->deq_time, &st->deq_p50_ns, &st->deq_p99_ns, &st->deq_max_ns);
+	samples_pct(&s->wake, &st->wake_p50_ns, &st->wake_p99_ns, &st->wake_max_ns);
+	samples_pct(&s->revoke, &st->revoke_p50_ns, &st->revoke_p99_ns,
+	            &st->revoke_max_ns);
+	st->changes_per_tick = samples_mean(&s->changes);
+	st->sends_per_tick = samples_mean(&s->sends);
+	st->feedbacks = s->feedbacks;
+	st->bad_feedbacks = s->bad;
+	st->allots = s->allots;
+	st->silent_jobs = (uint32_t)s->nsilent;
+	st->revocations = s->revocations;
+	st->handover = (char *)conf_handover_name(s->conf->handover);
 }
 
 /* Whether id is among ids (all when n == 0). */
@@ -639,7 +894,6 @@ Asteal__JobInfo *sched_info_new(uint64_t id, const char *name, uid_t uid,
 /* Fill a Jobs reply. */
 int sched_jobs(struct sched *s, const uint64_t *ids, size_t n, Asteal__Jobs *out)
 {
-	struct sched_job *j;
 	size_t k = 0;
 
 	asteal__jobs__init(out);
@@ -648,8 +902,11 @@ int sched_jobs(struct sched *s, const uint64_t *ids, size_t n, Asteal__Jobs *out
 	out->jobs = calloc((size_t)s->njobs, sizeof(*out->jobs));
 	if (out->jobs == NULL)
 		return -1;
-	for (j = s->head; j != NULL; j = j->next) {
+	for (int i = 0; i < s->njobs; i++) {
+		struct sched_job *j = s->jobs[i];
+		const struct deq_job *d = &s->deq[i];
 		Asteal__JobInfo *ji;
+
 		if (!sched_id_wanted(j->id, ids, n))
 			continue;
 		ji = sched_info_new(j->id, j->name, j->uid, j->pid, j->command,
@@ -659,17 +916,18 @@ int sched_jobs(struct sched *s, const uint64_t *ids, size_t n, Asteal__Jobs *out
 			sched_jobs_free(out);
 			return -1;
 		}
-		ji->desire = (uint32_t)j->desire;
-		ji->allotment = (uint32_t)j->allotment;
-		ji->availability = (uint32_t)j->availability;
-		ji->n_cpus = (size_t)slot_cpus(s, &j->deq.cpus, ji->cpus);
-		ji->efficiency = j->allotted ? (double)(j->work + j->mug) / (double)j->allotted : 0;
-		ji->work_ns = j->work;
-		ji->steal_ns = j->steal;
-		ji->mug_ns = j->mug;
-		ji->allotted_ns = j->allotted;
+		ji->desire = (uint32_t)d->desire;
+		ji->allotment = (uint32_t)d->allotment;
+		ji->availability = (uint32_t)d->availability;
+		ji->n_cpus = (size_t)slot_cpus(s, &d->cpus, ji->cpus);
+		ji->efficiency = j->tot[3] ? (double)(j->tot[0] + j->tot[2]) /
+		                             (double)j->tot[3] : 0;
+		ji->work_ns = j->tot[0];
+		ji->steal_ns = j->tot[1];
+		ji->mug_ns = j->tot[2];
+		ji->allotted_ns = j->tot[3];
 		ji->workers = (uint32_t)j->workers;
-		ji->quantum_class = j->klass;
+		ji->quantum_class = exchange_class_wire(j->cls);
 		out->jobs[k++] = ji;
 	}
 	out->n_jobs = k;
@@ -688,28 +946,39 @@ void sched_jobs_free(Asteal__Jobs *out)
 	out->n_jobs = 0;
 }
 
+/* The connected job with this id, or NULL (binary search: id order). */
+static struct sched_job *find(const struct sched *s, uint64_t id)
+{
+	int lo = 0, hi = s->njobs;
+
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (s->jobs[mid]->id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->njobs && s->jobs[lo]->id == id ? s->jobs[lo] : NULL;
+}
+
 /* Whether job id is connected, and its owner. */
 int sched_job_owner(const struct sched *s, uint64_t id, uid_t *uid)
 {
-	const struct sched_job *j;
+	const struct sched_job *j = find(s, id);
 
-	for (j = s->head; j != NULL; j = j->next)
-		if (j->id == id) {
-			if (uid != NULL)
-				*uid = j->uid;
-			return 0;
-		}
-	return -1;
+	if (j == NULL)
+		return -1;
+	if (uid != NULL)
+		*uid = j->uid;
+	return 0;
 }
 
 /* Signal a running job on behalf of uid. */
 int sched_cancel(struct sched *s, uint64_t id, uid_t uid, int sig)
 {
-	struct sched_job *j;
+	struct sched_job *j = find(s, id);
 
-	for (j = s->head; j != NULL; j = j->next)
-		if (j->id == id)
-			break;
 	if (j == NULL) {
 		errno = ESRCH;
 		return -1;

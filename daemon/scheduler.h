@@ -1,10 +1,17 @@
 /*
  * scheduler.h - asteald's job scheduler: the table of running jobs and the
- * quantum exchange.  Every quantum it sends Tick{q} to every job, collects
- * Feedback (desire and the last quantum's usage) until every job answered
- * or a deadline passed (a late job keeps its last desire), runs DEQ
- * (deq.c), sends each job Allot{q, allotment, availability, cpus} and
- * records the quantum in the history.
+ * quantum exchange (../shared/DESIGN.md, "One quantum, on the wire").
+ *
+ * Quanta are global: quantum q is [t0 + q L, t0 + (q+1) L) on
+ * CLOCK_MONOTONIC, t0 being when the scheduler was created; jobs learn t0
+ * and L in their Welcome (sched_quanta).  A job sends Feedback only when
+ * its rounded desire changes, and a heartbeat with its usage totals; a
+ * job silent for PROTO_SILENT_BEATS heartbeats counts as desiring nothing
+ * until it speaks again.  At t0 + q L + offset the scheduler runs DEQ
+ * (deq.c) over every job's last desire and sends Allot{q, allotment,
+ * availability, cpus} only to the jobs whose allotment, availability or
+ * CPUs changed, and to jobs that just joined; the history records each
+ * job's values from the quantum they changed on.
  */
 #ifndef ASTEAL_SCHEDULER_H
 #define ASTEAL_SCHEDULER_H
@@ -21,21 +28,25 @@ struct conn;
 struct sched;
 struct sched_job;
 
-/* Tick latency samples kept for the status (a ring). */
-#define SCHED_LATENCY_RING 4096
-
-/* Create the scheduler; it starts ticking at once. */
+/* Create the scheduler; its quanta start now (t0) and it ticks at once.
+ * NULL with a reason in why (out of memory, no timer). */
 struct sched *sched_create(struct event_base *base, const struct conf *c,
-                           struct history *h);
+                           struct history *h, char *why, size_t whylen);
 
 /* Stop ticking and free everything; running jobs' history rows stay open
  * (history_job_pause) for the next daemon they reconnect to. */
 void sched_free(struct sched *s);
 
+/* The quanta a Welcome gives a job: t0 (CLOCK_MONOTONIC ns), the heartbeat
+ * period and the offset of the ticks into each quantum. */
+void sched_quanta(const struct sched *s, uint64_t *t0_ns,
+                  uint32_t *heartbeat_ms, uint32_t *offset_us);
+
 /* Register a job that said Hello on conn (uid and pid from SO_PEERCRED),
  * under id_granted when its claim to an id was granted (its history row is
  * open and tracked already), else under a new id: the job, or NULL with a
- * reason in why (at the job limit, database error). */
+ * reason in why (at the job limit, database error).  Its first Allot comes
+ * at the next tick. */
 struct sched_job *sched_job_add(struct sched *s, struct conn *conn,
                                 const Asteal__Hello *hello, uid_t uid,
                                 pid_t pid, uint64_t id_granted, char *why,
@@ -44,15 +55,23 @@ struct sched_job *sched_job_add(struct sched *s, struct conn *conn,
 /* The job's id (also its history row). */
 uint64_t sched_job_id(const struct sched_job *j);
 
-/* A job's connection closed: its CPUs go back at the next tick and its
- * history row is closed. */
+/* A job's connection closed: its CPUs go to the others at the next tick
+ * and its history row is closed. */
 void sched_job_remove(struct sched *s, struct sched_job *j);
 
-/* A job's Feedback arrived. */
+/* A job's Feedback arrived: checked (a quantum that has not ended or ended
+ * long ago, a second Feedback for a quantum, a desire above the job's
+ * workers, a desire_real that is not a number in range, usage totals
+ * going back), refused or clamped with an Error to the job and a log
+ * line, never more; otherwise taken for the next tick. */
 void sched_feedback(struct sched *s, struct sched_job *j,
                     const Asteal__Feedback *fb);
 
-/* Fill a Status reply (its cpus array points into s). */
+/* A job's Released arrived: its leaving workers have parked. */
+void sched_released(struct sched *s, struct sched_job *j,
+                    const Asteal__Released *r);
+
+/* Fill a Status reply (its cpus array and strings point into s). */
 void sched_status(struct sched *s, Asteal__Status *st);
 
 /* Fill a Jobs reply for the given ids (all when n == 0); the arrays are

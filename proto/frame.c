@@ -338,8 +338,8 @@ void frame_hello(Asteal__Envelope *env, Asteal__Hello *hello,
 
 /* Fill a Welcome envelope in the caller's storage. */
 void frame_welcome(Asteal__Envelope *env, Asteal__Welcome *welcome,
-		   uint64_t job_id, uint32_t quantum_us, const uint32_t *cpus,
-		   size_t ncpus, const char *daemon_version)
+		   uint64_t job_id, uint32_t quantum_us, uint64_t t0_ns,
+		   const uint32_t *cpus, size_t ncpus, const char *daemon_version)
 {
 	asteal__envelope__init(env);
 	asteal__welcome__init(welcome);
@@ -348,6 +348,7 @@ void frame_welcome(Asteal__Envelope *env, Asteal__Welcome *welcome,
 		welcome->daemon_version = (char *)daemon_version;
 	welcome->job_id = job_id;
 	welcome->quantum_us = quantum_us;
+	welcome->t0_ns = t0_ns;
 	welcome->n_cpus = cpus != NULL ? ncpus : 0;
 	welcome->cpus = (uint32_t *)cpus;
 	env->msg_case = ASTEAL__ENVELOPE__MSG_WELCOME;

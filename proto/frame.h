@@ -91,11 +91,12 @@ void frame_hello(Asteal__Envelope *env, Asteal__Hello *hello,
 		 Asteal__Role role, const char *name, uint32_t workers,
 		 const char *command, const char *program_version);
 
-/* Fill env and welcome (the caller's storage) as the daemon's answer;
- * cpus (ncpus ids) and the string are borrowed. */
+/* Fill env and welcome (the caller's storage) as the daemon's answer, with
+ * the quanta's origin t0_ns (CLOCK_MONOTONIC) and length; cpus (ncpus ids)
+ * and the string are borrowed.  heartbeat_ms and offset_us are left 0. */
 void frame_welcome(Asteal__Envelope *env, Asteal__Welcome *welcome,
-		   uint64_t job_id, uint32_t quantum_us, const uint32_t *cpus,
-		   size_t ncpus, const char *daemon_version);
+		   uint64_t job_id, uint32_t quantum_us, uint64_t t0_ns,
+		   const uint32_t *cpus, size_t ncpus, const char *daemon_version);
 
 /* Fill env and err (the caller's storage) as an Error; text is borrowed. */
 void frame_error(Asteal__Envelope *env, Asteal__Error *err,

@@ -13,7 +13,17 @@
 
 /* The protocol version this build speaks; both sides must match exactly
  * (the handshake: Hello.version, Welcome.version). */
-#define PROTO_VERSION 1u
+#define PROTO_VERSION 2u
+
+/* The quantum exchange (../shared/DESIGN.md, "One quantum, on the wire").
+ * A job sends a Feedback when its rounded desire changes and at least every
+ * PROTO_HEARTBEAT_MS (the daemon may say another period in its Welcome);
+ * a job silent for PROTO_SILENT_BEATS periods counts as desiring nothing
+ * until it speaks again.  A Feedback closing a quantum that ended more than
+ * PROTO_FEEDBACK_PAST_MS ago, or one that has not ended, is refused. */
+#define PROTO_HEARTBEAT_MS 250u
+#define PROTO_SILENT_BEATS 4u
+#define PROTO_FEEDBACK_PAST_MS 10000u
 
 /* Bytes of the length prefix. */
 #define PROTO_HEADER_LEN 4u

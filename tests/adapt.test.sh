@@ -40,17 +40,25 @@ args() {
 }
 
 # Every trace row: allotment (col 6) = min(desire (3), availability (5)),
-# allotted (10) = work + steal + mug (7, 8, 9).
+# allotted (10) = work + steal + mug (7, 8, 9); quanta (1) rise from 1
+# (a boundary the link thread was late for is skipped, not queued), and
+# each row's clock time (12) is the start of its quantum on the grid:
+# the first row's plus L for each quantum since.
 check_trace() {
 	[ -s "$1" ] || fail "no trace $1"
-	head -1 "$1" | grep -q '^quantum,time_ns,desire,desire_real,availability,allotment,work_ns,steal_ns,mug_ns,allotted_ns,class$' ||
+	head -1 "$1" | grep -q '^quantum,time_ns,desire,desire_real,availability,allotment,work_ns,steal_ns,mug_ns,allotted_ns,class,clock_ns$' ||
 		fail "bad trace header in $1"
-	awk -F, 'NR > 1 {
+	awk -F, -v L="${2:-1000000}" 'NR > 1 {
 		m = ($3 < $5) ? $3 : $5
 		if ($6 != m) { print "row " $1 ": allotment " $6 " != min(" $3 ", " $5 ")"; bad = 1 }
 		if ($10 != $7 + $8 + $9) { print "row " $1 ": allotted != work+steal+mug"; bad = 1 }
-		if ($1 != NR - 1) { print "row " NR ": quantum " $1; bad = 1 }
-	} END { exit bad }' "$1" || fail "trace $1"
+		if (NR == 2 && $1 != 1) { print "first quantum " $1; bad = 1 }
+		if (NR > 2 && $1 <= q) { print "row " NR ": quantum " $1 " after " q; bad = 1 }
+		if (NR == 2) { c0 = $12; q0 = $1 }
+		else if ($12 - c0 != ($1 - q0) * L) { print "row " NR ": clock " $12 " off the grid"; bad = 1 }
+		if (NR > 2) skipped += $1 - q - 1
+		q = $1
+	} END { if (skipped) print skipped " boundaries skipped"; exit bad }' "$1" || fail "trace $1"
 }
 
 "$build/bin/asteal-profile" uniform --max 4 --quanta 100000 --seed 7 >"$tmp/uniform" ||

@@ -66,16 +66,24 @@ s = json.load(open(sys.argv[1]))
 P = int(sys.argv[2])
 for k in ("daemon_version", "protocol_version", "cpus", "quantum_us", "jobs",
           "clients", "ticks", "uptime_ns", "tick_p50_ns", "tick_p99_ns",
-          "tick_max_ns", "late_feedbacks"):
+          "tick_max_ns", "offset_us", "skipped_ticks", "quantum",
+          "deq_p50_ns", "deq_p99_ns", "deq_max_ns", "wake_p50_ns",
+          "wake_p99_ns", "wake_max_ns", "changes_per_tick", "sends_per_tick",
+          "feedbacks", "bad_feedbacks", "allots", "silent_jobs",
+          "revocations", "revoke_p50_ns", "revoke_p99_ns", "revoke_max_ns",
+          "handover"):
     assert k in s, "no " + k
 assert len(s["cpus"]) == P == s["ncpus"], (s["cpus"], P)
 assert s["quantum_us"] == 10000, s["quantum_us"]
-assert s["clients"] >= 1 and s["protocol_version"] >= 1
+assert s["offset_us"] == 1000, s["offset_us"]
+assert s["handover"] == "immediate", s["handover"]
+assert s["tick_p50_ns"] <= s["tick_p99_ns"] <= s["tick_max_ns"]
+assert s["clients"] >= 1 and s["protocol_version"] == 2
 ' "$tmp/status.json" "$P" || fail "status --json: $(cat "$tmp/status.json")"
 "$asteal" status >"$tmp/status.txt" || fail "status failed"
 grep -q "^quantum: *10 ms$" "$tmp/status.txt" || fail "status: $(cat "$tmp/status.txt")"
 grep -q "^cpus: .*($P)$" "$tmp/status.txt" || fail "status: $(cat "$tmp/status.txt")"
-grep -q "^tick latency: " "$tmp/status.txt" || fail "status: no tick latency"
+grep -q "^tick time: " "$tmp/status.txt" || fail "status: no tick time"
 
 # ---- 2. two running jobs ----
 ASTEAL_JOB_NAME=qa "$build/jobs/phases" 1000000 --w1 3000 --w2 1000 --h 4 \

@@ -9,6 +9,10 @@ build=${1:?usage: sh tests/fuzz.test.sh BUILD}
 n=200000
 [ -n "${ASTEAL_TEST_SAN:-}" ] && n=40000
 for seed in 1 2; do
-	"$build/tests/fuzz_frame" "$n" "$seed"
+	out=$("$build/tests/fuzz_frame" "$n" "$seed")
+	echo "$out"
+	# The hand decoder's oracle must have had bodies to compare.
+	hand=$(echo "$out" | sed -n 's/.*; \([0-9]*\) Feedbacks hand-decoded.*/\1/p')
+	[ "${hand:-0}" -gt 100 ] || { echo "too few hand-decoded Feedbacks: ${hand:-none}"; exit 1; }
 done
 echo ok

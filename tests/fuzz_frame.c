@@ -6,7 +6,9 @@
  *   1. as a stream, frame by frame with frame_peek() and frame_decode();
  *   2. as the same stream fed to a frame_reader in uneven chunks: the same
  *      frames must come out, accepted or refused alike;
- *   3. as one frame body for frame_decode(), whole and past 4 bytes.
+ *   3. as one frame body for frame_decode(), whole and past 4 bytes, and
+ *      for the daemon's hand decoder exchange_decode_feedback(): whenever
+ *      that takes a body, frame_decode must take it as the same Feedback.
  * Every decoded message is encoded again, decoded again and encoded a
  * third time: the last two encodings must be identical.
  *
@@ -26,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exchange.h"
 #include "frame.h"
 #include "qtime.h"
 
@@ -33,7 +36,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* What the inputs did (standalone statistics). */
 static struct {
-	unsigned long frames_ok, frames_bad, oversize, bodies_ok, bodies_bad;
+	unsigned long frames_ok, frames_bad, oversize, bodies_ok, bodies_bad,
+		hand_ok;
 } stats;
 
 /* The input being run (standalone: saved when an oracle fails). */
@@ -92,6 +96,28 @@ static void roundtrip(const Asteal__Envelope *m)
 	free(a);
 	free(b);
 	frame_free(again);
+}
+
+/* The hand decoder agrees with frame_decode on a body it takes. */
+static void hand_feedback(const uint8_t *body, size_t len)
+{
+	struct exchange_feedback fb, ref;
+	Asteal__Envelope *m;
+
+	if (!exchange_decode_feedback(body, len, &fb))
+		return;
+	m = frame_decode(body, len, NULL, 0);
+	if (m == NULL || m->msg_case != ASTEAL__ENVELOPE__MSG_FEEDBACK)
+		die("the hand decoder took a body frame_decode refuses");
+	exchange_feedback_from(&ref, m->feedback);
+	frame_free(m);
+	if (memcmp(&fb.desire_real, &ref.desire_real, sizeof(double)) != 0 ||
+	    fb.quantum != ref.quantum || fb.desire != ref.desire ||
+	    fb.work_ns != ref.work_ns || fb.steal_ns != ref.steal_ns ||
+	    fb.mug_ns != ref.mug_ns || fb.allotted_ns != ref.allotted_ns ||
+	    fb.cls != ref.cls)
+		die("the hand decoder reads a Feedback otherwise than frame_decode");
+	stats.hand_ok++;
 }
 
 /* What a path saw: per frame 1 decoded or 0 refused (the first 64 are
@@ -209,6 +235,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (size < skip)
 			break;
+		hand_feedback(data + skip, size - skip);
 		m = frame_decode(data + skip, size - skip, NULL, 0);
 		if (m != NULL) {
 			stats.bodies_ok++;
@@ -261,7 +288,7 @@ static void make_seeds(uint8_t seeds[][1024], size_t *lens)
 	Asteal__Hello hello;
 	Asteal__Welcome welcome;
 	Asteal__Error err;
-	Asteal__Tick tick = ASTEAL__TICK__INIT;
+	Asteal__Released rel = ASTEAL__RELEASED__INIT;
 	Asteal__Feedback fb = ASTEAL__FEEDBACK__INIT;
 	Asteal__Allot allot = ASTEAL__ALLOT__INIT;
 	Asteal__Status st = ASTEAL__STATUS__INIT;
@@ -278,13 +305,16 @@ static void make_seeds(uint8_t seeds[][1024], size_t *lens)
 
 	frame_hello(&env, &hello, ASTEAL__ROLE__JOB, "fib", 8, "fib -n 30", "fuzz");
 	add_seed(seeds, lens, 0, &env);
-	frame_welcome(&env, &welcome, 42, 10000, cpus, 8, "asteald fuzz");
+	frame_welcome(&env, &welcome, 42, 10000, 77000000000ull, cpus, 8,
+		      "asteald fuzz");
+	welcome.heartbeat_ms = 250;
 	add_seed(seeds, lens, 1, &env);
 	frame_error(&env, &err, ASTEAL__ERROR_CODE__BAD_VERSION, "protocol version 2");
 	add_seed(seeds, lens, 2, &env);
-	tick.quantum = 123456789;
-	env.msg_case = ASTEAL__ENVELOPE__MSG_TICK;
-	env.tick = &tick;
+	rel.quantum = 123456789;
+	rel.parked_ns = 77000123456ull;
+	env.msg_case = ASTEAL__ENVELOPE__MSG_RELEASED;
+	env.released = &rel;
 	add_seed(seeds, lens, 3, &env);
 	fb.quantum = 7;
 	fb.desire = 3;
@@ -302,11 +332,12 @@ static void make_seeds(uint8_t seeds[][1024], size_t *lens)
 	allot.availability = 4;
 	allot.n_cpus = 3;
 	allot.cpus = cpus;
+	allot.decided_ns = 77001000000ull;
 	env.msg_case = ASTEAL__ENVELOPE__MSG_ALLOT;
 	env.allot = &allot;
 	add_seed(seeds, lens, 5, &env);
 	st.daemon_version = "asteald";
-	st.protocol_version = 1;
+	st.protocol_version = PROTO_VERSION;
 	st.n_cpus = 8;
 	st.cpus = cpus;
 	st.ticks = 1000;
@@ -500,10 +531,10 @@ int main(int argc, char **argv)
 	t1 = qtime_now_ns();
 	printf("%lu inputs in %.2f s: frames %lu decoded, %lu refused, "
 	       "%lu oversize prefixes; as bodies %lu decoded, "
-	       "%lu refused\n", iters,
+	       "%lu refused; %lu Feedbacks hand-decoded\n", iters,
 	       (double)(t1 - t0) * 1e-9,
 	       stats.frames_ok, stats.frames_bad, stats.oversize,
-	       stats.bodies_ok, stats.bodies_bad);
+	       stats.bodies_ok, stats.bodies_bad, stats.hand_ok);
 	return 0;
 }
 

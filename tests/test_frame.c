@@ -35,7 +35,7 @@ struct store {
 	Asteal__Welcome welcome;
 	Asteal__Error error;
 	Asteal__Ok ok;
-	Asteal__Tick tick;
+	Asteal__Released released;
 	Asteal__Feedback feedback;
 	Asteal__Allot allot;
 	Asteal__StatusRequest status_request;
@@ -119,7 +119,10 @@ static int sample(Asteal__Envelope *env, struct store *s,
 		s->hello.job_id = 17;
 		return 0;
 	case ASTEAL__ENVELOPE__MSG_WELCOME:
-		frame_welcome(env, &s->welcome, 7, 10000, cpus, 5, "asteald test");
+		frame_welcome(env, &s->welcome, 7, 10000, 5000000000ull, cpus, 5,
+			      "asteald test");
+		s->welcome.heartbeat_ms = 250;
+		s->welcome.offset_us = 1000;
 		return 0;
 	case ASTEAL__ENVELOPE__MSG_ERROR:
 		frame_error(env, &s->error, ASTEAL__ERROR_CODE__NOT_FOUND, "no job 9");
@@ -128,10 +131,11 @@ static int sample(Asteal__Envelope *env, struct store *s,
 		asteal__ok__init(&s->ok);
 		env->ok = &s->ok;
 		break;
-	case ASTEAL__ENVELOPE__MSG_TICK:
-		asteal__tick__init(&s->tick);
-		s->tick.quantum = 12345678901ull;
-		env->tick = &s->tick;
+	case ASTEAL__ENVELOPE__MSG_RELEASED:
+		asteal__released__init(&s->released);
+		s->released.quantum = 12345678901ull;
+		s->released.parked_ns = 987654321012345ull;
+		env->released = &s->released;
 		break;
 	case ASTEAL__ENVELOPE__MSG_FEEDBACK: {
 		Asteal__Feedback *f = &s->feedback;
@@ -155,6 +159,7 @@ static int sample(Asteal__Envelope *env, struct store *s,
 		s->allot.availability = 4;
 		s->allot.n_cpus = 2;
 		s->allot.cpus = cpus + 3;
+		s->allot.decided_ns = 123456789012345ull;
 		env->allot = &s->allot;
 		break;
 	case ASTEAL__ENVELOPE__MSG_STATUS_REQUEST:
@@ -177,7 +182,27 @@ static int sample(Asteal__Envelope *env, struct store *s,
 		st->tick_p99_ns = 90000;
 		st->tick_max_ns = 2000000;
 		st->clients = 1;
-		st->late_feedbacks = 3;
+		st->t0_ns = 5000000000ull;
+		st->quantum = 77;
+		st->offset_us = 1000;
+		st->skipped_ticks = 3;
+		st->deq_p50_ns = 2000;
+		st->deq_p99_ns = 5000;
+		st->deq_max_ns = 9000;
+		st->changes_per_tick = 2.5;
+		st->sends_per_tick = 2.25;
+		st->wake_p50_ns = 40000;
+		st->wake_p99_ns = 80000;
+		st->wake_max_ns = 300000;
+		st->feedbacks = 1234;
+		st->bad_feedbacks = 2;
+		st->allots = 4321;
+		st->silent_jobs = 1;
+		st->revocations = 99;
+		st->revoke_p50_ns = 30000;
+		st->revoke_p99_ns = 700000;
+		st->revoke_max_ns = 900000;
+		st->handover = "release";
 		env->status = st;
 		break;
 	}
@@ -455,7 +480,7 @@ static void test_roundtrip_values(void **state)
 static void test_encode_errors(void **state)
 {
 	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
-	Asteal__Tick tick = ASTEAL__TICK__INIT;
+	Asteal__Released released = ASTEAL__RELEASED__INIT;
 	Asteal__Jobs jobs = ASTEAL__JOBS__INIT;
 	Asteal__JobInfo info, *infop = &info;
 	uint8_t buf[64];
@@ -468,18 +493,18 @@ static void test_encode_errors(void **state)
 	assert_int_equal(frame_size(&env), 0);
 	assert_int_equal(frame_encode(NULL, buf, sizeof(buf), &len), -1);
 	assert_int_equal(errno, EINVAL);
-	env.msg_case = ASTEAL__ENVELOPE__MSG_TICK;   /* no Tick behind it */
+	env.msg_case = ASTEAL__ENVELOPE__MSG_RELEASED;   /* nothing behind it */
 	assert_int_equal(frame_encode(&env, buf, sizeof(buf), &len), -1);
 	assert_int_equal(errno, EINVAL);
-	env.msg_case = ASTEAL__ENVELOPE__MSG_HELLO;  /* a Tick as a Hello */
-	env.tick = &tick;
+	env.msg_case = ASTEAL__ENVELOPE__MSG_HELLO;  /* a Released as a Hello */
+	env.released = &released;
 	assert_int_equal(frame_encode(&env, buf, sizeof(buf), &len), -1);
 	assert_int_equal(errno, EINVAL);
 	assert_null(frame_encode_alloc(&env, &len));
 	assert_int_equal(errno, EINVAL);
 
-	env.msg_case = ASTEAL__ENVELOPE__MSG_TICK;
-	tick.quantum = UINT64_MAX;
+	env.msg_case = ASTEAL__ENVELOPE__MSG_RELEASED;
+	released.quantum = UINT64_MAX;
 	assert_int_equal(frame_encode(&env, buf, 5, &len), -1);
 	assert_int_equal(errno, ENOBUFS);
 	assert_int_equal(len, frame_size(&env));
@@ -561,7 +586,7 @@ static void test_reader_byte_at_a_time(void **state)
 static void test_reader_splits(void **state)
 {
 	static const Asteal__Envelope__MsgCase order[3] = {
-		ASTEAL__ENVELOPE__MSG_TICK, ASTEAL__ENVELOPE__MSG_ALLOT,
+		ASTEAL__ENVELOPE__MSG_RELEASED, ASTEAL__ENVELOPE__MSG_ALLOT,
 		ASTEAL__ENVELOPE__MSG_WELCOME,
 	};
 	uint8_t buf[4096];
@@ -639,17 +664,17 @@ static void test_bad_bodies(void **state)
 		{ 0x0a, 0x02, 0x08, 0x80, 0, 0 },        /* hello with a cut varint */
 	};
 	static const size_t glen[] = { 6, 3, 6, 4 };
-	/* Field number 0 with a padded tag (80 00), beside a Tick and inside
-	 * one: protobuf-c accepts it, frame_decode must not. */
-	static const uint8_t field0[] = { 0x52, 0x02, 0x08, 0x05, 0x80, 0x00, 0x00 };
-	static const uint8_t field0_in[] = { 0x52, 0x05, 0x08, 0x05, 0x80, 0x00, 0x00 };
+	/* Field number 0 with a padded tag (80 00), beside a Released and
+	 * inside one: protobuf-c accepts it, frame_decode must not. */
+	static const uint8_t field0[] = { 0x6a, 0x02, 0x08, 0x05, 0x80, 0x00, 0x00 };
+	static const uint8_t field0_in[] = { 0x6a, 0x05, 0x08, 0x05, 0x80, 0x00, 0x00 };
 	/* Field 99, length-delimited and empty: a message from the future. */
 	static const uint8_t unknown[] = { 0x9a, 0x06, 0x00 };
-	/* A frame of it, an empty frame, then a good Tick{5}. */
+	/* A frame of it, an empty frame, then a good Released{5}. */
 	static const uint8_t stream[] = {
 		0, 0, 0, 3, 0x9a, 0x06, 0x00,
 		0, 0, 0, 0,
-		0, 0, 0, 4, 0x52, 0x02, 0x08, 0x05,
+		0, 0, 0, 4, 0x6a, 0x02, 0x08, 0x05,
 	};
 	struct frame_reader *r = frame_reader_new();
 	char why[FRAME_WHY_LEN];
@@ -683,8 +708,8 @@ static void test_bad_bodies(void **state)
 	assert_int_equal(frame_reader_next(r, &m), -1);
 	assert_int_equal(errno, ENOMSG);
 	assert_int_equal(frame_reader_next(r, &m), 1);
-	assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_TICK);
-	assert_int_equal(m->tick->quantum, 5);
+	assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_RELEASED);
+	assert_int_equal(m->released->quantum, 5);
 	frame_free(m);
 	frame_reader_free(r);
 }
@@ -692,12 +717,12 @@ static void test_bad_bodies(void **state)
 /* A known message next to an unknown field (a newer peer) is accepted. */
 static void test_unknown_field_beside_known(void **state)
 {
-	static const uint8_t body[] = { 0x52, 0x02, 0x08, 0x05, 0x9a, 0x06, 0x00 };
+	static const uint8_t body[] = { 0x6a, 0x02, 0x08, 0x05, 0x9a, 0x06, 0x00 };
 	Asteal__Envelope *m = frame_decode(body, sizeof(body), NULL, 0);
 
 	(void)state;
 	assert_non_null(m);
-	assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_TICK);
+	assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_RELEASED);
 	frame_free(m);
 }
 
@@ -712,9 +737,9 @@ static void test_version(void **state)
 
 	(void)state;
 	assert_int_equal(frame_check_version(PROTO_VERSION, why, sizeof(why)), 0);
-	assert_int_equal(frame_check_version(2, why, sizeof(why)), -1);
+	assert_int_equal(frame_check_version(1, why, sizeof(why)), -1);
 	assert_int_equal(errno, EPROTONOSUPPORT);
-	assert_string_equal(why, "protocol version 2, this side speaks 1");
+	assert_string_equal(why, "protocol version 1, this side speaks 2");
 	assert_int_equal(frame_error_code(errno), ASTEAL__ERROR_CODE__BAD_VERSION);
 	assert_int_equal(frame_check_version(0, why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "no protocol version"));
@@ -723,17 +748,17 @@ static void test_version(void **state)
 	sample(&env, &s, ASTEAL__ENVELOPE__MSG_HELLO);
 	assert_int_equal(frame_check_handshake(&env, ASTEAL__ENVELOPE__MSG_HELLO,
 					       why, sizeof(why)), 0);
-	s.hello.version = 2;
+	s.hello.version = 3;
 	assert_int_equal(frame_check_handshake(&env, ASTEAL__ENVELOPE__MSG_HELLO,
 					       why, sizeof(why)), -1);
-	assert_string_equal(why, "protocol version 2, this side speaks 1");
+	assert_string_equal(why, "protocol version 3, this side speaks 2");
 	assert_int_equal(frame_check_handshake(&env, ASTEAL__ENVELOPE__MSG_WELCOME,
 					       why, sizeof(why)), -1);
 	assert_int_equal(errno, EPROTO);
 	assert_string_equal(why, "expected welcome first, got hello");
 	assert_int_equal(frame_check_handshake(NULL, ASTEAL__ENVELOPE__MSG_HELLO,
 					       why, sizeof(why)), -1);
-	assert_int_equal(frame_check_handshake(&env, ASTEAL__ENVELOPE__MSG_TICK,
+	assert_int_equal(frame_check_handshake(&env, ASTEAL__ENVELOPE__MSG_RELEASED,
 					       why, sizeof(why)), -1);
 	assert_int_equal(errno, EINVAL);
 
@@ -747,11 +772,11 @@ static void test_version(void **state)
 
 /* -------------------------------------------------------------- fds -- */
 
-#define THREAD_TICKS 200
+#define THREAD_FRAMES 200
 
-/* The writer thread, on a nonblocking fd: Hello, THREAD_TICKS Ticks, a
+/* The writer thread, on a nonblocking fd: Hello, THREAD_FRAMES Released, a
  * History larger than a socket buffer (partial writes, EAGAIN and poll),
- * a final Tick; then it closes. */
+ * a final Released; then it closes. */
 static void *writer_main(void *arg)
 {
 	int fd = *(int *)arg;
@@ -763,9 +788,9 @@ static void *writer_main(void *arg)
 
 	sample(&env, &s, ASTEAL__ENVELOPE__MSG_HELLO);
 	ok &= frame_write_fd(fd, &env) == 0;
-	for (i = 1; i <= THREAD_TICKS; i++) {
-		sample(&env, &s, ASTEAL__ENVELOPE__MSG_TICK);
-		s.tick.quantum = i;
+	for (i = 1; i <= THREAD_FRAMES; i++) {
+		sample(&env, &s, ASTEAL__ENVELOPE__MSG_RELEASED);
+		s.released.quantum = i;
 		ok &= frame_write_fd(fd, &env) == 0;
 	}
 	sample(&env, &s, ASTEAL__ENVELOPE__MSG_HISTORY);
@@ -776,8 +801,8 @@ static void *writer_main(void *arg)
 	s.history.allotments = many;
 	ok &= many != NULL && frame_write_fd(fd, &env) == 0;
 	free(many);
-	sample(&env, &s, ASTEAL__ENVELOPE__MSG_TICK);
-	s.tick.quantum = 0;
+	sample(&env, &s, ASTEAL__ENVELOPE__MSG_RELEASED);
+	s.released.quantum = 0;
 	ok &= frame_write_fd(fd, &env) == 0;
 	close(fd);
 	return ok ? arg : NULL;
@@ -799,10 +824,10 @@ static void test_fd_thread(void **state)
 	assert_int_equal(frame_reader_read(r, sv[0], &m), 1);
 	assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_HELLO);
 	frame_free(m);
-	for (; want <= THREAD_TICKS; want++) {
+	for (; want <= THREAD_FRAMES; want++) {
 		assert_int_equal(frame_reader_read(r, sv[0], &m), 1);
-		assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_TICK);
-		assert_int_equal(m->tick->quantum, want);
+		assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_RELEASED);
+		assert_int_equal(m->released->quantum, want);
 		frame_free(m);
 	}
 	rc = frame_reader_read(r, sv[0], &m);
@@ -813,7 +838,7 @@ static void test_fd_thread(void **state)
 	assert_int_equal(m->history->allotments[14999]->last_quantum, 99);
 	frame_free(m);
 	assert_int_equal(frame_reader_read(r, sv[0], &m), 1);
-	assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_TICK);
+	assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_RELEASED);
 	frame_free(m);
 	assert_int_equal(frame_reader_read(r, sv[0], &m), 0);  /* clean EOF */
 	assert_int_equal(pthread_join(t, &ret), 0);

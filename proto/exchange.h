@@ -1,0 +1,81 @@
+/*
+ * exchange.h - the quantum exchange's messages as plain C, and the codecs
+ * that run for them on the daemon's busy path (see exchange.c).
+ *
+ * The quantum exchange is Feedback (job -> daemon, when a job's rounded
+ * desire changes, and as a heartbeat), Allot (daemon -> job, when a job's
+ * allotment changes) and Released (job -> daemon, when the workers an
+ * Allot took away have parked).  asteald encodes every Allot and decodes
+ * every Feedback by hand here, without allocating; the bytes are those
+ * protobuf-c writes and reads for the same messages (tests/test_frame.c
+ * checks both on random messages).  Everything else, and every input the
+ * hand decoder does not recognise, goes through frame.h's generic codec.
+ *
+ * The class of a quantum travels as asteal.QuantumClass; in memory it is
+ * an index 0..2 in the order of enum est_class and enum history_class
+ * (inefficient, satisfied, deprived), or -1 for none.  exchange_class_wire
+ * and exchange_class_index are the one mapping between the two.
+ */
+#ifndef ASTEAL_EXCHANGE_H
+#define ASTEAL_EXCHANGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "asteal.pb-c.h"
+#include "proto.h"
+
+/* CPU ids on the wire are below this (asteald's CPULIST_MAX). */
+#define EXCHANGE_MAX_CPUS 1024u
+
+/* The longest Allot frame: the prefix, the envelope's tag and length (5),
+ * four varint fields with their tags (4 x 11), the cpus' tag and length (6)
+ * and a varint of at most 2 bytes per CPU id below EXCHANGE_MAX_CPUS. */
+#define EXCHANGE_ALLOT_MAX (PROTO_HEADER_LEN + 6 + 4 * 11 + 6 + 2 * EXCHANGE_MAX_CPUS)
+
+/* A Feedback (asteal.proto has the meaning of each field). */
+struct exchange_feedback {
+	uint64_t quantum;
+	uint32_t desire;
+	double desire_real;
+	uint64_t work_ns, steal_ns, mug_ns, allotted_ns;
+	int cls;                   /* class index 0..2, -1 for none */
+};
+
+/* An Allot; cpus points at ncpus ids, each below EXCHANGE_MAX_CPUS. */
+struct exchange_allot {
+	uint64_t quantum;
+	uint32_t allotment, availability;
+	const uint32_t *cpus;
+	size_t ncpus;
+	uint64_t decided_ns;
+};
+
+/* Encode a as a whole frame into buf (EXCHANGE_ALLOT_MAX bytes of room):
+ * its length, or 0 when a has more than EXCHANGE_MAX_CPUS CPUs or an id
+ * not below EXCHANGE_MAX_CPUS. */
+size_t exchange_encode_allot(uint8_t *buf, const struct exchange_allot *a);
+
+/* Decode a frame body (after the prefix, len bytes) that is an Envelope
+ * holding a Feedback in the plain form a protobuf encoder writes: 1 with
+ * *fb filled, or 0 for any other body (another message, unknown fields,
+ * repeated or odd encodings, garbage), which the caller gives to
+ * frame_decode.  When it returns 1, frame_decode would return the same
+ * Feedback. */
+int exchange_decode_feedback(const uint8_t *body, size_t len,
+                             struct exchange_feedback *fb);
+
+/* Fill a Feedback message (the caller's storage) from fb. */
+void exchange_feedback_msg(Asteal__Feedback *m, const struct exchange_feedback *fb);
+
+/* Fill fb from a decoded Feedback message. */
+void exchange_feedback_from(struct exchange_feedback *fb, const Asteal__Feedback *m);
+
+/* The wire value of a class index (0..2; anything else is unspecified). */
+Asteal__QuantumClass exchange_class_wire(int cls);
+
+/* The class index of a wire value: 0..2, or -1 for unspecified or a value
+ * this side does not know. */
+int exchange_class_index(Asteal__QuantumClass c);
+
+#endif

@@ -1,0 +1,264 @@
+/*
+ * test_exchange.c - the quantum exchange's hand codecs (proto/exchange.c)
+ * against protobuf-c: Allot frames byte for byte on random messages, the
+ * Feedback decoder field for field on random messages and on the forms it
+ * must leave to frame_decode, and the class mapping.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "exchange.h"
+#include "frame.h"
+
+#define RUNS 20000
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+/* The next pseudo-random number (xorshift64*). */
+static uint64_t rnd(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 0x2545F4914F6CDD1Dull;
+}
+
+/* A random value of a random magnitude, zero often (zeros are left out on
+ * the wire, so they matter). */
+static uint64_t rnd_value(void)
+{
+	unsigned bits = (unsigned)(rnd() % 65);
+
+	if (rnd() % 4 == 0)
+		return 0;
+	return bits == 64 ? rnd() : rnd() & (((uint64_t)1 << bits) - 1);
+}
+
+/* Allot frames: the hand encoder writes exactly what protobuf-c writes. */
+static void test_allot_bytes(void **state)
+{
+	static uint32_t cpus[EXCHANGE_MAX_CPUS];
+	static uint8_t hand[EXCHANGE_ALLOT_MAX], ref[EXCHANGE_ALLOT_MAX + 64];
+	int run;
+
+	(void)state;
+	for (run = 0; run < RUNS; run++) {
+		Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
+		Asteal__Allot m = ASTEAL__ALLOT__INIT;
+		struct exchange_allot a;
+		size_t n, i, len = 0;
+
+		n = run < 10 ? (size_t)run * 113 % (EXCHANGE_MAX_CPUS + 1)
+		             : (size_t)(rnd() % 5 == 0 ? rnd() % (EXCHANGE_MAX_CPUS + 1)
+		                                       : rnd() % 9);
+		if (run == 0)
+			n = EXCHANGE_MAX_CPUS;          /* the longest frame */
+		for (i = 0; i < n; i++)
+			cpus[i] = (uint32_t)(run == 0 ? EXCHANGE_MAX_CPUS - 1
+			                     : rnd() % EXCHANGE_MAX_CPUS);
+		a.quantum = run == 0 ? UINT64_MAX : rnd_value();
+		a.allotment = run == 0 ? UINT32_MAX : (uint32_t)rnd_value();
+		a.availability = run == 0 ? UINT32_MAX : (uint32_t)rnd_value();
+		a.cpus = cpus;
+		a.ncpus = n;
+		a.decided_ns = run == 0 ? UINT64_MAX : rnd_value();
+		m.quantum = a.quantum;
+		m.allotment = a.allotment;
+		m.availability = a.availability;
+		m.n_cpus = n;
+		m.cpus = cpus;
+		m.decided_ns = a.decided_ns;
+		env.msg_case = ASTEAL__ENVELOPE__MSG_ALLOT;
+		env.allot = &m;
+		assert_int_equal(frame_encode(&env, ref, sizeof(ref), &len), 0);
+		assert_true(len <= EXCHANGE_ALLOT_MAX);
+		assert_int_equal(exchange_encode_allot(hand, &a), len);
+		assert_memory_equal(hand, ref, len);
+	}
+}
+
+/* The encoder refuses what the wire cannot say. */
+static void test_allot_refused(void **state)
+{
+	static uint32_t cpus[EXCHANGE_MAX_CPUS + 1];
+	uint8_t buf[EXCHANGE_ALLOT_MAX];
+	struct exchange_allot a = { 1, 1, 1, cpus, 1, 0 };
+
+	(void)state;
+	cpus[0] = EXCHANGE_MAX_CPUS;                 /* an id out of range */
+	assert_int_equal(exchange_encode_allot(buf, &a), 0);
+	cpus[0] = 0;
+	a.ncpus = EXCHANGE_MAX_CPUS + 1;             /* too many */
+	assert_int_equal(exchange_encode_allot(buf, &a), 0);
+}
+
+/* Compare a hand-decoded Feedback with protobuf-c's decoding. */
+static void assert_same(const struct exchange_feedback *fb, const Asteal__Feedback *m)
+{
+	struct exchange_feedback ref;
+
+	exchange_feedback_from(&ref, m);
+	assert_int_equal(fb->quantum, ref.quantum);
+	assert_int_equal(fb->desire, ref.desire);
+	assert_memory_equal(&fb->desire_real, &ref.desire_real, sizeof(double));
+	assert_int_equal(fb->work_ns, ref.work_ns);
+	assert_int_equal(fb->steal_ns, ref.steal_ns);
+	assert_int_equal(fb->mug_ns, ref.mug_ns);
+	assert_int_equal(fb->allotted_ns, ref.allotted_ns);
+	assert_int_equal(fb->cls, ref.cls);
+}
+
+/* A random double: ordinary, huge, tiny, negative, NaN or infinite. */
+static double rnd_double(void)
+{
+	uint64_t bits = rnd();
+	double d;
+
+	switch (rnd() % 6) {
+	case 0: return 0;
+	case 1: return NAN;
+	case 2: return -INFINITY;
+	case 3: memcpy(&d, &bits, sizeof(d)); return d;
+	default: return (double)(rnd() % 100000) / 1000.0;
+	}
+}
+
+/* Feedbacks protobuf-c wrote: the hand decoder takes each, with its values. */
+static void test_feedback_random(void **state)
+{
+	uint8_t buf[256];
+	int run;
+
+	(void)state;
+	for (run = 0; run < RUNS; run++) {
+		Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
+		Asteal__Feedback m = ASTEAL__FEEDBACK__INIT, *back;
+		Asteal__Envelope *dec;
+		struct exchange_feedback fb;
+		size_t len;
+
+		m.quantum = rnd_value();
+		m.desire = (uint32_t)rnd_value();
+		m.desire_real = rnd_double();
+		m.work_ns = rnd_value();
+		m.steal_ns = rnd_value();
+		m.mug_ns = rnd_value();
+		m.allotted_ns = rnd_value();
+		/* enums: the known values, unknown ones and negatives */
+		m.quantum_class = (Asteal__QuantumClass)(int32_t)(rnd() % 3 == 0
+		                  ? (uint32_t)rnd() : (uint32_t)(rnd() % 5));
+		env.msg_case = ASTEAL__ENVELOPE__MSG_FEEDBACK;
+		env.feedback = &m;
+		assert_int_equal(frame_encode(&env, buf, sizeof(buf), &len), 0);
+		assert_int_equal(exchange_decode_feedback(buf + PROTO_HEADER_LEN,
+		                                          len - PROTO_HEADER_LEN, &fb), 1);
+		dec = frame_decode(buf + PROTO_HEADER_LEN, len - PROTO_HEADER_LEN, NULL, 0);
+		assert_non_null(dec);
+		back = dec->feedback;
+		assert_same(&fb, back);
+		assert_int_equal(fb.quantum, m.quantum);
+		assert_int_equal(fb.work_ns, m.work_ns);
+		frame_free(dec);
+	}
+}
+
+/* Bodies in other forms are left to frame_decode (0), which still reads
+ * them; bodies that are not Feedbacks at all are left too. */
+static void test_feedback_other_forms(void **state)
+{
+	static const struct { uint8_t b[16]; size_t n; int generic_ok; } cases[] = {
+		/* Feedback{quantum 5} plain: taken (the control case) */
+		{ { 0x5a, 0x02, 0x08, 0x05 }, 4, 1 },
+		/* a padded varint (05 as 85 00) */
+		{ { 0x5a, 0x03, 0x08, 0x85, 0x00 }, 5, 1 },
+		/* fields out of order: desire, then quantum */
+		{ { 0x5a, 0x04, 0x10, 0x02, 0x08, 0x05 }, 6, 1 },
+		/* a field twice (protobuf-c keeps the last) */
+		{ { 0x5a, 0x04, 0x08, 0x05, 0x08, 0x06 }, 6, 1 },
+		/* an unknown field 9 */
+		{ { 0x5a, 0x04, 0x08, 0x05, 0x48, 0x01 }, 6, 1 },
+		/* quantum with the wrong wire type (fixed32) */
+		{ { 0x5a, 0x05, 0x0d, 1, 2, 3, 4 }, 7, 0 },
+		/* desire_real cut short */
+		{ { 0x5a, 0x05, 0x19, 1, 2, 3, 4 }, 7, 0 },
+		/* a length past the end */
+		{ { 0x5a, 0x09, 0x08, 0x05 }, 4, 0 },
+		/* an Allot, not a Feedback */
+		{ { 0x62, 0x02, 0x08, 0x05 }, 4, 1 },
+		/* Feedback, then an unknown envelope field */
+		{ { 0x5a, 0x02, 0x08, 0x05, 0x9a, 0x06, 0x00 }, 7, 1 },
+		/* a varint of 11 bytes */
+		{ { 0x5a, 0x0c, 0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		    0xff, 0xff, 0xff, 0x01 }, 14, 0 },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct exchange_feedback fb;
+		Asteal__Envelope *m = frame_decode(cases[i].b, cases[i].n, NULL, 0);
+		int taken = exchange_decode_feedback(cases[i].b, cases[i].n, &fb);
+
+		if (m == NULL && cases[i].generic_ok)
+			fail_msg("case %zu: frame_decode refuses it", i);
+		if (m != NULL && !cases[i].generic_ok)
+			fail_msg("case %zu: frame_decode takes it", i);
+		assert_int_equal(taken, i == 0);
+		if (taken) {
+			assert_int_equal(fb.quantum, 5);
+			assert_same(&fb, m->feedback);
+		}
+		frame_free(m);
+	}
+}
+
+/* Messages filled from plain C and back keep every field. */
+static void test_feedback_msg(void **state)
+{
+	struct exchange_feedback a = { 9, 3, 2.5, 10, 20, 30, 40, 2 }, b;
+	Asteal__Feedback m;
+
+	(void)state;
+	exchange_feedback_msg(&m, &a);
+	assert_int_equal(m.quantum_class, ASTEAL__QUANTUM_CLASS__DEPRIVED);
+	exchange_feedback_from(&b, &m);
+	assert_memory_equal(&a, &b, offsetof(struct exchange_feedback, cls));
+	assert_int_equal(b.cls, 2);
+}
+
+/* The class mapping: index + 1 on the wire, anything else unspecified. */
+static void test_classes(void **state)
+{
+	(void)state;
+	assert_int_equal(exchange_class_wire(0), ASTEAL__QUANTUM_CLASS__INEFFICIENT);
+	assert_int_equal(exchange_class_wire(1), ASTEAL__QUANTUM_CLASS__SATISFIED);
+	assert_int_equal(exchange_class_wire(2), ASTEAL__QUANTUM_CLASS__DEPRIVED);
+	assert_int_equal(exchange_class_wire(-1), ASTEAL__QUANTUM_CLASS__CLASS_UNSPECIFIED);
+	assert_int_equal(exchange_class_wire(3), ASTEAL__QUANTUM_CLASS__CLASS_UNSPECIFIED);
+	assert_int_equal(exchange_class_index(ASTEAL__QUANTUM_CLASS__INEFFICIENT), 0);
+	assert_int_equal(exchange_class_index(ASTEAL__QUANTUM_CLASS__DEPRIVED), 2);
+	assert_int_equal(exchange_class_index(ASTEAL__QUANTUM_CLASS__CLASS_UNSPECIFIED), -1);
+	assert_int_equal(exchange_class_index((Asteal__QuantumClass)4), -1);
+	assert_int_equal(exchange_class_index((Asteal__QuantumClass)-7), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_allot_bytes),
+		cmocka_unit_test(test_allot_refused),
+		cmocka_unit_test(test_feedback_random),
+		cmocka_unit_test(test_feedback_other_forms),
+		cmocka_unit_test(test_feedback_msg),
+		cmocka_unit_test(test_classes),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
