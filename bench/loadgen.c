@@ -1,49 +1,54 @@
 /*
  * loadgen.c - asteal-loadgen: a load generator for asteald.  One process
- * opens N protocol connections, each acting as a job, and answers every
- * Tick at once with a Feedback; one epoll loop serves them all, reading
- * whatever each readable socket holds in one read and answering every Tick
- * in it before the next socket.
+ * opens N protocol connections, each acting as a job that speaks the
+ * quantum exchange as libasteal does (../shared/DESIGN.md, "One quantum,
+ * on the wire"): quanta on the shared clock from the Welcome's t0 and L,
+ * a Feedback at a boundary only when the job's rounded desire changed or
+ * its heartbeat is due, Allots applied as they come.  One epoll loop
+ * serves them all.
  *
- * Desire.  Each job starts at desire 1; on each quantum, with probability
- * RATE (--change-rate, default 0.1), its desire takes one step up or down
- * (a random direction, the only one possible at 1 or W), so a job changes
- * its desire on a fraction RATE of the quanta, about every 1/RATE quanta.
- * RATE = 1 is the worst case: every job changes every quantum.  (A real
- * A-STEAL job keeps its desire while it is efficient and deprived, the
- * usual case when jobs outnumber processors, and changes it by a factor
- * when it is inefficient or satisfied; 0.1, a change every 100 ms at
- * L = 10 ms, is a busy machine.)
+ * Timers.  With --timers job (the default up to 1000 jobs) every job has
+ * its own absolute timerfd on the grid t0 + q L, as a job process would;
+ * with --timers shared (the default above) one timer serves them all,
+ * which costs the load generator one wake-up per quantum instead of N
+ * (at 10,000 jobs, a million timer reads a second would take the load
+ * generator's whole core).  Either way every job acts at every boundary,
+ * and a boundary the load generator was late for is skipped and counted.
  *
- * Checks, on every Allot: it is for the quantum of the job's last Tick (a
- * job that joined during a tick gets its first Allot without a Tick);
- * allotment = the number of CPUs <= availability, <= W and <= P; within a
- * quantum no CPU is given twice and the allotments sum to at most P.  Any
- * failure counts as a wrong allotment (exit status 1).  An allotment that
- * is not min(desire sent for that quantum, availability) is counted as
- * "stale": the daemon used an older desire because the Feedback was late,
- * so stale <= late_feedbacks.
+ * Desire.  Each job starts at desire 1 (A-STEAL's d_1, which the daemon
+ * assumes); on each quantum, with probability RATE (--change-rate,
+ * default 0.1) its desire takes one step up or down within [1, W], so RATE
+ * is the fraction of quanta on which a job has something to say.  Usage
+ * totals grow with the allotment (90% work, 10% steal of the allotted
+ * time).  Each job has its own random stream (--seed).
  *
- * At the end it prints, on one line: the daemon's tick latency (p50, p99,
- * max, from its Status: its last 4096 ticks), the daemon's CPU use over
- * the run (utime + stime from /proc/PID/stat, all threads, as a share of
- * one core), the load generator's own CPU use, the daemon's count of late
- * feedbacks, the load generator's own view of tick latency (lg_*: from
- * reading a quantum's first Tick to reading its last Allot, for the quanta
- * where all N Allots came before the next Tick), the largest lag of an
- * Allot behind the newest Tick (in quanta) and the history database's
- * size (the main file, WAL not included; stop the daemon first for the
- * final size).
+ * Checks.  Online: every Allot has allotment = number of CPUs <=
+ * availability, <= W, <= P, distinct known CPU ids, and a quantum not
+ * before the job's last; at every boundary the jobs' allotments hold no
+ * CPU twice and sum to at most P (a "conflict" otherwise).  After the
+ * run, against the daemon's own history (a History request over the
+ * protocol, which writes what is pending first): every Allot a job got
+ * equals the daemon's recorded allotment, availability and CPUs for that
+ * quantum (the last Allot of each quantum: with --handover release a job
+ * may get its CPUs in two steps), and every desire a job sent is the
+ * recorded desire from the next quantum on ("late" when it took one more
+ * quantum, a Feedback that missed its tick).  Any failure is "wrong"
+ * (exit status 1).  That DEQ's answers are exact is deq_replay's check,
+ * on the database, after the daemon stops (bench/daemon.sh).
+ *
+ * Output: one line of key=value (bench/daemon.sh reads it): the daemon's
+ * tick time, DEQ time and timer lateness (p50/p99/max, from its Status),
+ * changes and sends per tick, ticks and skipped ticks, its user and system
+ * CPU over the run (from /proc/PID/stat) as shares of one core, the load
+ * generator's own CPU, Feedbacks and Allots, the host's steal over the run
+ * (/proc/stat), the checks, and the history database's size.
  *
  *   asteal-loadgen --socket PATH --pid DAEMON_PID --jobs N --seconds S
- *                  [--workers W] [--change-rate RATE] [--db FILE]
- *                  [--cpu CPU] [--seed N]
- *
- * --workers W (default 8) is every job's largest desire; --cpu pins the
- * load generator to one CPU (to keep it off the daemon's); --seed (default
- * 1) picks the desire walks, one stream per job.
+ *                  [--workers W] [--change-rate RATE] [--timers job|shared]
+ *                  [--db FILE] [--cpu CPU] [--seed N]
  */
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <sched.h>
 #include <stdint.h>
@@ -54,29 +59,59 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/timerfd.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "exchange.h"
 #include "frame.h"
 #include "qtime.h"
 
-#define CPU_IDS 1024              /* CPU ids checked (asteald's CPULIST_MAX) */
-#define QRING 256                 /* quanta checked at once */
+#define CPU_IDS EXCHANGE_MAX_CPUS
+#define WORDS ((int)(CPU_IDS / 64))
 
-struct fake {
-	int fd;
-	struct frame_reader *r;
-	uint32_t desire;          /* sent with the last Feedback */
-	uint64_t tick_q;          /* the quantum of the last Tick */
-	uint64_t rng;             /* its own stream: its desires do not depend
-	                             on the order sockets are served in */
+/* What a job got: one Allot, for the check against the history. */
+struct got {
+	uint64_t q;
+	uint32_t allotment, availability;
+	uint64_t cpus;            /* a hash of the CPU ids */
 };
 
-/* What the Allots of one quantum added up to so far. */
-struct quantum_check {
+/* What a job said: a desire from quantum q on. */
+struct said {
 	uint64_t q;
-	uint64_t sum;
-	uint64_t cpus[CPU_IDS / 64];
+	uint32_t desire;
+};
+
+struct fake {
+	int fd, tfd;              /* its socket; its own timer, or -1 */
+	struct frame_reader *r;
+	uint64_t id;              /* from the Welcome */
+	int welcomed;
+	uint64_t q;               /* the quantum in progress */
+	uint32_t desire, sent;    /* now; what the daemon has */
+	uint64_t sent_at;
+	uint64_t closable;        /* its next Feedback closes this or later */
+	uint64_t tot[4];          /* work, steal, mug, allotted */
+	uint64_t rng;
+	uint32_t allotment, availability;
+	uint64_t cpus[WORDS];
+	uint64_t allot_q;
+	struct got *got;
+	size_t ngot, capgot;
+	struct said *said;
+	size_t nsaid, capsaid;
+};
+
+/* The whole run. */
+struct run {
+	struct fake *jobs;
+	int n, P;
+	uint32_t W;
+	double rate;
+	uint64_t t0, L, heartbeat;
+	uint64_t checked_q;       /* the last boundary whose state was checked */
+	uint64_t feedbacks, allots, wrong, conflicts, late_allots, skipped;
 };
 
 /* The next pseudo-random number of a stream (xorshift64; never 0). */
@@ -86,12 +121,6 @@ static uint64_t next_rand(uint64_t *rng)
 	*rng ^= *rng >> 7;
 	*rng ^= *rng << 17;
 	return *rng;
-}
-
-/* Seconds on the monotonic clock. */
-static double now_s(void)
-{
-	return (double)qtime_now_ns() * 1e-9;
 }
 
 /* Connect and say Hello with role and workers; -1 on failure. */
@@ -119,8 +148,8 @@ static int dial(const char *path, Asteal__Role role, uint32_t workers)
 	return fd;
 }
 
-/* The CPU time of process pid in seconds (utime + stime). */
-static double cpu_of(int pid)
+/* The user and system CPU seconds of process pid; -1 when unreadable. */
+static int cpu_of(int pid, double *user, double *sys)
 {
 	char path[64], buf[1024], *p;
 	unsigned long ut = 0, st = 0;
@@ -140,7 +169,9 @@ static double cpu_of(int pid)
 		p = strchr(p + 1, ' ');
 	if (p == NULL || sscanf(p + 1, "%lu %lu", &ut, &st) != 2)
 		return -1;
-	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+	*user = (double)ut / (double)sysconf(_SC_CLK_TCK);
+	*sys = (double)st / (double)sysconf(_SC_CLK_TCK);
+	return 0;
 }
 
 /* This process's CPU time in seconds. */
@@ -151,6 +182,24 @@ static double own_cpu(void)
 	getrusage(RUSAGE_SELF, &ru);
 	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
 	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+}
+
+/* The host's steal and total time so far (/proc/stat, all CPUs). */
+static void steal_now(double *steal, double *total)
+{
+	unsigned long long v[8] = { 0 };
+	FILE *f = fopen("/proc/stat", "r");
+
+	*steal = *total = 0;
+	if (f == NULL)
+		return;
+	if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1],
+	           &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) == 8) {
+		*steal = (double)v[7];
+		for (int i = 0; i < 8; i++)
+			*total += (double)v[i];
+	}
+	fclose(f);
 }
 
 /* Write all of buf to a nonblocking socket, waiting when it is full; 0 or
@@ -175,6 +224,24 @@ static int send_all(int fd, const uint8_t *buf, size_t len)
 	return 0;
 }
 
+/* Make room for one more element of a growing log: 0 or -1. */
+static int grow(void *arr, size_t elem, size_t n, size_t *cap)
+{
+	return frame_grow(arr, elem, n, cap, 16);
+}
+
+/* A hash of a set of CPU ids given in ascending order (FNV-1a). */
+static uint64_t cpus_hash(const uint32_t *ids, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= ids[i] + 1;
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
 /* The next desire of a job that changes it with probability rate: one
  * step up or down within [1, W]. */
 static uint32_t next_desire(uint64_t *rng, uint32_t d, uint32_t W, double rate)
@@ -190,68 +257,373 @@ static uint32_t next_desire(uint64_t *rng, uint32_t d, uint32_t W, double rate)
 	return x & 1 ? d + 1 : d - 1;
 }
 
-/* Answer Tick{q} for job j: its desire for q and a made-up usage. */
-static int answer_tick(struct fake *j, uint64_t q, uint32_t W, double rate)
+/* The jobs' allotments at a boundary: no CPU twice, at most P in all. */
+static void check_state(struct run *g)
 {
-	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
-	Asteal__Feedback fb = ASTEAL__FEEDBACK__INIT;
-	uint8_t buf[128];
-	size_t len;
+	uint64_t seen[WORDS] = { 0 };
+	uint64_t sum = 0;
+	int bad = 0;
 
-	j->tick_q = q;
-	j->desire = next_desire(&j->rng, j->desire, W, rate);
-	fb.quantum = q;
-	fb.desire = j->desire;
-	fb.desire_real = j->desire;
-	fb.work_ns = 1000000;
-	fb.allotted_ns = 1000000;
-	fb.quantum_class = ASTEAL__QUANTUM_CLASS__SATISFIED;
-	env.msg_case = ASTEAL__ENVELOPE__MSG_FEEDBACK;
-	env.feedback = &fb;
-	if (frame_encode(&env, buf, sizeof(buf), &len) < 0)
-		return -1;
-	return send_all(j->fd, buf, len);
+	for (int i = 0; i < g->n; i++) {
+		struct fake *j = &g->jobs[i];
+
+		sum += j->allotment;
+		for (int w = 0; w < WORDS; w++) {
+			if (seen[w] & j->cpus[w])
+				bad = 1;
+			seen[w] |= j->cpus[w];
+		}
+	}
+	if (sum > (uint64_t)g->P)
+		bad = 1;
+	if (bad && g->conflicts++ < 5)
+		fprintf(stderr, "loadgen: at boundary %llu the allotments overlap "
+		        "or sum to %llu > %d\n", (unsigned long long)g->checked_q,
+		        (unsigned long long)sum, g->P);
 }
 
-/* Compare two doubles, for qsort. */
-static int cmp_double(const void *a, const void *b)
+/* Job j reaches the boundary that starts quantum q: close the quantum in
+ * progress, maybe change desire, report when it changed or a heartbeat is
+ * due. */
+static int boundary(struct run *g, struct fake *j, uint64_t q, uint64_t now)
 {
-	double x = *(const double *)a, y = *(const double *)b;
+	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
+	Asteal__Feedback fb;
+	struct exchange_feedback x;
+	uint8_t buf[128];
+	size_t len;
+	uint64_t held = (uint64_t)j->allotment * g->L * (q - j->q);
 
-	return (x > y) - (x < y);
+	if (q <= j->q)
+		return 0;
+	if (q > g->checked_q) {         /* the first job here checks for all */
+		g->checked_q = q;
+		check_state(g);
+	}
+	g->skipped += q - j->q - 1;
+	j->tot[0] += held / 10 * 9;
+	j->tot[1] += held / 10;
+	j->tot[3] += held;
+	j->q = q;
+	j->desire = next_desire(&j->rng, j->desire, g->W, g->rate);
+	if (j->desire == j->sent && now - j->sent_at + g->L / 2 < g->heartbeat)
+		return 0;
+	if (q - 1 < j->closable)
+		return 0;
+	memset(&x, 0, sizeof(x));
+	x.quantum = q - 1;
+	x.desire = j->desire;
+	x.desire_real = j->desire;
+	x.work_ns = j->tot[0];
+	x.steal_ns = j->tot[1];
+	x.allotted_ns = j->tot[3];
+	x.cls = j->allotment == j->sent ? 1 : 2;
+	exchange_feedback_msg(&fb, &x);
+	env.msg_case = ASTEAL__ENVELOPE__MSG_FEEDBACK;
+	env.feedback = &fb;
+	if (frame_encode(&env, buf, sizeof(buf), &len) < 0 ||
+	    send_all(j->fd, buf, len) < 0)
+		return -1;
+	if (j->desire != j->sent) {
+		if (grow(&j->said, sizeof(*j->said), j->nsaid, &j->capsaid) < 0)
+			return -1;
+		j->said[j->nsaid].q = q;
+		j->said[j->nsaid++].desire = j->desire;
+	}
+	j->sent = j->desire;
+	j->sent_at = now;
+	j->closable = q;
+	g->feedbacks++;
+	return 0;
+}
+
+/* An Allot for job j: check it, apply it, log it. */
+static void take_allot(struct run *g, struct fake *j, const Asteal__Allot *a)
+{
+	uint64_t cpus[WORDS] = { 0 };
+	int wrong = a->allotment != a->n_cpus || a->allotment > a->availability ||
+	            a->allotment > g->W || a->allotment > (uint32_t)g->P ||
+	            (j->ngot > 0 && a->quantum < j->allot_q);
+
+	for (size_t c = 0; c < a->n_cpus; c++) {
+		uint32_t id = a->cpus[c];
+
+		if (id >= CPU_IDS || (cpus[id / 64] >> (id % 64) & 1) ||
+		    (c > 0 && id <= a->cpus[c - 1])) {
+			wrong = 1;
+			continue;
+		}
+		cpus[id / 64] |= (uint64_t)1 << (id % 64);
+	}
+	g->allots++;
+	if (a->quantum + 1 < g->checked_q)
+		g->late_allots++;
+	if (wrong && g->wrong++ < 10)
+		fprintf(stderr, "loadgen: job %llu: a wrong Allot: quantum %llu, "
+		        "allotment %u of %zu CPUs, availability %u\n",
+		        (unsigned long long)j->id, (unsigned long long)a->quantum,
+		        a->allotment, a->n_cpus, a->availability);
+	j->allotment = a->allotment;
+	j->availability = a->availability;
+	memcpy(j->cpus, cpus, sizeof(cpus));
+	j->allot_q = a->quantum;
+	if (j->ngot > 0 && j->got[j->ngot - 1].q == a->quantum)
+		j->ngot--;              /* only the last of a quantum counts */
+	if (grow(&j->got, sizeof(*j->got), j->ngot, &j->capgot) < 0)
+		return;
+	j->got[j->ngot].q = a->quantum;
+	j->got[j->ngot].allotment = a->allotment;
+	j->got[j->ngot].availability = a->availability;
+	j->got[j->ngot++].cpus = cpus_hash(a->cpus, a->n_cpus);
+}
+
+/* Read what job j's socket has: -1 when the daemon closed it. */
+static int take_input(struct run *g, struct fake *j)
+{
+	Asteal__Envelope *m;
+	ssize_t got = frame_reader_fill(j->r, j->fd);
+
+	if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR)) {
+		fprintf(stderr, "loadgen: job %llu: the daemon closed it (%s)\n",
+		        (unsigned long long)j->id, frame_reader_why(j->r));
+		return -1;
+	}
+	while (frame_reader_next(j->r, &m) == 1) {
+		switch (m->msg_case) {
+		case ASTEAL__ENVELOPE__MSG_WELCOME:
+			j->welcomed = 1;
+			j->id = m->welcome->job_id;
+			g->P = (int)m->welcome->n_cpus;
+			g->t0 = m->welcome->t0_ns;
+			g->L = (uint64_t)m->welcome->quantum_us * 1000u;
+			g->heartbeat = (uint64_t)(m->welcome->heartbeat_ms ?
+			               m->welcome->heartbeat_ms : PROTO_HEARTBEAT_MS) * 1000000u;
+			break;
+		case ASTEAL__ENVELOPE__MSG_ALLOT:
+			take_allot(g, j, m->allot);
+			break;
+		case ASTEAL__ENVELOPE__MSG_ERROR:
+			if (g->wrong++ < 10)
+				fprintf(stderr, "loadgen: job %llu: the daemon says: %s\n",
+				        (unsigned long long)j->id, m->error->message);
+			break;
+		default:
+			fprintf(stderr, "loadgen: unexpected %s\n", frame_name(m));
+			g->wrong++;
+			break;
+		}
+		frame_free(m);
+	}
+	return 0;
+}
+
+/* Arm an absolute timer on the grid, from the next boundary. */
+static int arm(int fd, const struct run *g, uint64_t now)
+{
+	struct itimerspec its;
+	uint64_t next = g->t0 + ((now - g->t0) / g->L + 1) * g->L;
+
+	its.it_value.tv_sec = (time_t)(next / 1000000000u);
+	its.it_value.tv_nsec = (long)(next % 1000000000u);
+	its.it_interval.tv_sec = (time_t)(g->L / 1000000000u);
+	its.it_interval.tv_nsec = (long)(g->L % 1000000000u);
+	return timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+/* Send a request on a client connection and read the reply; NULL on
+ * failure. */
+static Asteal__Envelope *ask(int fd, struct frame_reader *r, Asteal__Envelope *req)
+{
+	Asteal__Envelope *m = NULL;
+
+	if (frame_write_fd(fd, req) < 0 || frame_reader_read(r, fd, &m) != 1)
+		return NULL;
+	return m;
+}
+
+/* The job with this id, or NULL (ids grow with the index). */
+static struct fake *by_id(struct run *g, uint64_t id)
+{
+	int lo = 0, hi = g->n;
+
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (g->jobs[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < g->n && g->jobs[lo].id == id ? &g->jobs[lo] : NULL;
+}
+
+/* What the history check found. */
+struct verdict {
+	uint64_t runs, allots_checked, allots_bad, said_checked, said_late,
+	         said_bad;
+};
+
+/* Check one job's log against its runs (ordered by first quantum). */
+static void check_job(struct fake *j, Asteal__AllotmentRecord **runs, size_t n,
+                      struct verdict *v)
+{
+	size_t r = 0;
+
+	for (size_t k = 0; k < j->ngot; k++) {
+		const struct got *a = &j->got[k];
+
+		while (r < n && runs[r]->last_quantum < a->q)
+			r++;
+		if (r == n || runs[r]->first_quantum > a->q)
+			continue;       /* not recorded (yet): nothing to compare */
+		v->allots_checked++;
+		if (runs[r]->allotment != a->allotment ||
+		    runs[r]->availability != a->availability ||
+		    cpus_hash(runs[r]->cpus, runs[r]->n_cpus) != a->cpus) {
+			if (v->allots_bad++ < 5)
+				fprintf(stderr, "loadgen: job %llu got allotment %u "
+				        "(availability %u) for quantum %llu, the "
+				        "history says %u (%u)\n",
+				        (unsigned long long)j->id, a->allotment,
+				        a->availability, (unsigned long long)a->q,
+				        runs[r]->allotment, runs[r]->availability);
+		}
+	}
+	r = 0;
+	for (size_t k = 0; k < j->nsaid; k++) {
+		const struct said *s = &j->said[k];
+		uint64_t until = k + 1 < j->nsaid ? j->said[k + 1].q : UINT64_MAX;
+
+		while (r < n && runs[r]->last_quantum < s->q)
+			r++;
+		if (r == n || runs[r]->first_quantum > s->q)
+			continue;
+		v->said_checked++;
+		if (runs[r]->desire == s->desire)
+			continue;
+		/* Missed its tick: taken one quantum later. */
+		if (s->q + 1 < until && runs[r]->last_quantum == s->q &&
+		    r + 1 < n && runs[r + 1]->desire == s->desire) {
+			v->said_late++;
+			continue;
+		}
+		if (v->said_bad++ < 5)
+			fprintf(stderr, "loadgen: job %llu said desire %u from "
+			        "quantum %llu, the history says %u\n",
+			        (unsigned long long)j->id, s->desire,
+			        (unsigned long long)s->q, runs[r]->desire);
+	}
+}
+
+/* Page through the history of every job and check what the jobs got and
+ * said against it: 0, or -1 when the history cannot be read. */
+static int check_history(struct run *g, int fd, struct frame_reader *r,
+                         struct verdict *v)
+{
+	Asteal__Envelope req = ASTEAL__ENVELOPE__INIT, *m;
+	Asteal__HistoryRequest hr = ASTEAL__HISTORY_REQUEST__INIT;
+	Asteal__AllotmentRecord **runs = NULL;
+	size_t nruns = 0, cap = 0;
+	uint64_t cur = 0;
+	uint64_t *ids = calloc((size_t)g->n, sizeof(*ids));
+
+	if (ids == NULL)
+		return -1;
+	for (int i = 0; i < g->n; i++)
+		ids[i] = g->jobs[i].id;
+	hr.job_ids = ids;
+	hr.n_job_ids = (size_t)g->n;
+	req.msg_case = ASTEAL__ENVELOPE__MSG_HISTORY_REQUEST;
+	req.history_request = &hr;
+	/* Runs come by job, then time: check each job when its last is in.
+	 * Pages are kept until then (a job's runs may span pages). */
+	Asteal__Envelope **pages = NULL;
+	size_t npages = 0, cappages = 0;
+	int more = 1, rc = 0;
+
+	while (more) {
+		m = ask(fd, r, &req);
+		if (m == NULL || m->msg_case != ASTEAL__ENVELOPE__MSG_HISTORY) {
+			fprintf(stderr, "loadgen: no history from the daemon%s%s\n",
+			        m != NULL && m->msg_case == ASTEAL__ENVELOPE__MSG_ERROR ? ": " : "",
+			        m != NULL && m->msg_case == ASTEAL__ENVELOPE__MSG_ERROR
+			        ? m->error->message : "");
+			frame_free(m);
+			rc = -1;
+			break;
+		}
+		more = m->history->more;
+		hr.offset += m->history->n_allotments;
+		for (size_t k = 0; k < m->history->n_allotments; k++) {
+			Asteal__AllotmentRecord *a = m->history->allotments[k];
+
+			if (a->job_id != cur && nruns > 0) {
+				struct fake *j = by_id(g, cur);
+				if (j != NULL)
+					check_job(j, runs, nruns, v);
+				nruns = 0;
+			}
+			cur = a->job_id;
+			if (grow(&runs, sizeof(*runs), nruns, &cap) < 0) {
+				rc = -1;
+				break;
+			}
+			runs[nruns++] = a;
+			v->runs++;
+		}
+		if (grow(&pages, sizeof(*pages), npages, &cappages) < 0) {
+			frame_free(m);
+			rc = -1;
+			break;
+		}
+		pages[npages++] = m;
+		if (m->history->n_allotments == 0)
+			break;
+	}
+	if (rc == 0 && nruns > 0) {
+		struct fake *j = by_id(g, cur);
+		if (j != NULL)
+			check_job(j, runs, nruns, v);
+	}
+	for (size_t k = 0; k < npages; k++)
+		frame_free(pages[k]);
+	free(pages);
+	free(runs);
+	free(ids);
+	return rc;
 }
 
 /* Connect N fake jobs, serve them for S seconds, check and report. */
 int main(int argc, char **argv)
 {
-	const char *sock = NULL, *db = NULL;
-	int pid = 0, njobs = 100, i, P = 0, cpu = -1, ep, answered_hello = 0;
-	uint32_t W = 8;
-	uint64_t seed = 1;
-	double seconds = 10, rate = 0.1, t0, c0, c1, l0, l1, elapsed;
-	struct fake *jobs;
+	const char *sock = NULL, *db = NULL, *timers = NULL;
+	int pid = 0, n = 100, i, cpu = -1, ep, shared_fd = -1, welcomed = 0;
+	uint64_t seed = 1, start, end, q;
+	double seconds = 10, du0, ds0, du1, ds1, l0, l1, st0, tt0, st1, tt1, elapsed;
+	struct run g;
 	struct epoll_event *evs;
-	static struct quantum_check ring[QRING];
-	uint64_t allots = 0, ticks = 0, bad = 0, stale = 0, unchecked = 0;
-	uint64_t max_lag = 0;             /* quanta between the newest Tick and an Allot read */
-	/* The load generator's own view of tick latency: from the first Tick
-	 * of a quantum read to its last Allot read. */
-	double *lg_lat = NULL, q_first = 0;
-	uint64_t lg_n = 0, lg_cap = 0, lg_q = 0, lg_allots = 0;
+	struct rlimit rl;
+	struct verdict v;
 
+	memset(&g, 0, sizeof(g));
+	memset(&v, 0, sizeof(v));
+	g.W = 8;
+	g.rate = 0.1;
 	for (i = 1; i + 1 < argc; i += 2) {
 		if (strcmp(argv[i], "--socket") == 0)
 			sock = argv[i + 1];
 		else if (strcmp(argv[i], "--pid") == 0)
 			pid = atoi(argv[i + 1]);
 		else if (strcmp(argv[i], "--jobs") == 0)
-			njobs = atoi(argv[i + 1]);
+			n = atoi(argv[i + 1]);
 		else if (strcmp(argv[i], "--seconds") == 0)
 			seconds = atof(argv[i + 1]);
 		else if (strcmp(argv[i], "--workers") == 0)
-			W = (uint32_t)atoi(argv[i + 1]);
+			g.W = (uint32_t)atoi(argv[i + 1]);
 		else if (strcmp(argv[i], "--change-rate") == 0)
-			rate = atof(argv[i + 1]);
+			g.rate = atof(argv[i + 1]);
+		else if (strcmp(argv[i], "--timers") == 0)
+			timers = argv[i + 1];
 		else if (strcmp(argv[i], "--db") == 0)
 			db = argv[i + 1];
 		else if (strcmp(argv[i], "--cpu") == 0)
@@ -261,12 +633,25 @@ int main(int argc, char **argv)
 		else
 			break;
 	}
-	if (sock == NULL || pid <= 0 || njobs < 1 || njobs > 100000 || i != argc ||
-	    seconds <= 0 || W < 1 || rate < 0 || rate > 1) {
+	if (timers == NULL)
+		timers = n <= 1000 ? "job" : "shared";
+	if (sock == NULL || pid <= 0 || n < 1 || n > 100000 || i != argc ||
+	    seconds <= 0 || g.W < 1 || g.rate < 0 || g.rate > 1 ||
+	    (strcmp(timers, "job") != 0 && strcmp(timers, "shared") != 0)) {
 		fprintf(stderr, "usage: asteal-loadgen --socket PATH --pid PID --jobs N "
-		        "--seconds S [--workers W] [--change-rate 0..1] [--db FILE] "
-		        "[--cpu CPU] [--seed N]\n");
+		        "--seconds S [--workers W] [--change-rate 0..1] "
+		        "[--timers job|shared] [--db FILE] [--cpu CPU] [--seed N]\n");
 		return 2;
+	}
+	g.n = n;
+	/* Sockets, per-job timers, and a few more. */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (rlim_t)(2 * n + 64)) {
+		rl.rlim_cur = (rlim_t)(2 * n + 64);
+		if (rl.rlim_max < rl.rlim_cur || setrlimit(RLIMIT_NOFILE, &rl) < 0) {
+			fprintf(stderr, "loadgen: %d jobs need %d files; the limit is %llu\n",
+			        n, 2 * n + 64, (unsigned long long)rl.rlim_max);
+			return 1;
+		}
 	}
 	if (cpu >= 0) {
 		cpu_set_t set;
@@ -275,197 +660,201 @@ int main(int argc, char **argv)
 		if (sched_setaffinity(0, sizeof(set), &set) < 0)
 			perror("loadgen: --cpu");
 	}
-	jobs = calloc((size_t)njobs, sizeof(*jobs));
-	evs = calloc((size_t)njobs, sizeof(*evs));
+	g.jobs = calloc((size_t)n, sizeof(*g.jobs));
+	evs = calloc((size_t)(2 * n + 1), sizeof(*evs));
 	ep = epoll_create1(EPOLL_CLOEXEC);
-	if (jobs == NULL || evs == NULL || ep < 0)
+	if (g.jobs == NULL || evs == NULL || ep < 0)
 		return 1;
-	for (i = 0; i < njobs; i++) {
-		struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t)i };
+	for (i = 0; i < n; i++) {
+		struct fake *j = &g.jobs[i];
+		struct epoll_event ev = { .events = EPOLLIN, .data.u64 = (uint64_t)i };
 
-		jobs[i].fd = dial(sock, ASTEAL__ROLE__JOB, W);
-		jobs[i].r = frame_reader_new();
-		jobs[i].desire = 1;
+		j->fd = dial(sock, ASTEAL__ROLE__JOB, g.W);
+		j->tfd = -1;
+		j->r = frame_reader_new();
+		j->desire = j->sent = 1;
 		/* splitmix64 of (seed, job): distinct, nonzero streams */
-		jobs[i].rng = (seed + (uint64_t)(i + 1) * 0x9e3779b97f4a7c15ull);
-		jobs[i].rng = (jobs[i].rng ^ (jobs[i].rng >> 30)) * 0xbf58476d1ce4e5b9ull;
-		jobs[i].rng = (jobs[i].rng ^ (jobs[i].rng >> 27)) * 0x94d049bb133111ebull;
-		jobs[i].rng ^= jobs[i].rng >> 31;
-		if (jobs[i].rng == 0)
-			jobs[i].rng = 1;
-		if (jobs[i].fd < 0 || jobs[i].r == NULL)
+		j->rng = (seed + (uint64_t)(i + 1) * 0x9e3779b97f4a7c15ull);
+		j->rng = (j->rng ^ (j->rng >> 30)) * 0xbf58476d1ce4e5b9ull;
+		j->rng = (j->rng ^ (j->rng >> 27)) * 0x94d049bb133111ebull;
+		j->rng ^= j->rng >> 31;
+		if (j->rng == 0)
+			j->rng = 1;
+		if (j->fd < 0 || j->r == NULL)
 			return 1;
-		if (epoll_ctl(ep, EPOLL_CTL_ADD, jobs[i].fd, &ev) < 0) {
+		if (epoll_ctl(ep, EPOLL_CTL_ADD, j->fd, &ev) < 0) {
 			perror("loadgen: epoll_ctl");
 			return 1;
 		}
 	}
-	t0 = now_s();
-	c0 = cpu_of(pid);
-	l0 = own_cpu();
-	while (now_s() - t0 < seconds) {
-		int n = epoll_wait(ep, evs, njobs, 100), k;
+	/* Every Welcome first: the grid comes in them. */
+	while (welcomed < n) {
+		int k = epoll_wait(ep, evs, 2 * n + 1, 10000);
 
-		if (n < 0 && errno != EINTR) {
+		if (k <= 0) {
+			fprintf(stderr, "loadgen: only %d of %d jobs welcomed\n", welcomed, n);
+			return 1;
+		}
+		for (int e = 0; e < k; e++) {
+			struct fake *j = &g.jobs[evs[e].data.u64];
+			int was = j->welcomed;
+
+			if (take_input(&g, j) < 0)
+				return 1;
+			welcomed += j->welcomed && !was;
+		}
+	}
+	start = qtime_now_ns();
+	for (i = 0; i < n; i++) {
+		struct fake *j = &g.jobs[i];
+
+		j->q = (start - g.t0) / g.L;
+		j->sent_at = start;
+	}
+	g.checked_q = (start - g.t0) / g.L;
+	if (strcmp(timers, "job") == 0) {
+		for (i = 0; i < n; i++) {
+			struct epoll_event ev = { .events = EPOLLIN,
+			                          .data.u64 = (uint64_t)1 << 32 | (uint64_t)i };
+			g.jobs[i].tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+			if (g.jobs[i].tfd < 0 || arm(g.jobs[i].tfd, &g, start) < 0 ||
+			    epoll_ctl(ep, EPOLL_CTL_ADD, g.jobs[i].tfd, &ev) < 0) {
+				perror("loadgen: timer");
+				return 1;
+			}
+		}
+	} else {
+		struct epoll_event ev = { .events = EPOLLIN, .data.u64 = (uint64_t)2 << 32 };
+		shared_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+		if (shared_fd < 0 || arm(shared_fd, &g, start) < 0 ||
+		    epoll_ctl(ep, EPOLL_CTL_ADD, shared_fd, &ev) < 0) {
+			perror("loadgen: timer");
+			return 1;
+		}
+	}
+	if (cpu_of(pid, &du0, &ds0) < 0) {
+		fprintf(stderr, "loadgen: no process %d\n", pid);
+		return 1;
+	}
+	l0 = own_cpu();
+	steal_now(&st0, &tt0);
+	end = start + (uint64_t)(seconds * 1e9);
+	while (qtime_now_ns() < end) {
+		int k = epoll_wait(ep, evs, 2 * n + 1, 100);
+
+		if (k < 0 && errno != EINTR) {
 			perror("loadgen: epoll_wait");
 			return 1;
 		}
-		for (k = 0; k < n; k++) {
-			struct fake *j = &jobs[evs[k].data.u32];
-			Asteal__Envelope *m;
-			ssize_t got = frame_reader_fill(j->r, j->fd);
-
-			if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR)) {
-				fprintf(stderr, "loadgen: job %u: the daemon closed it\n",
-				        evs[k].data.u32);
+		/* Sockets first: Allots that came before a boundary apply
+		 * before it. */
+		for (int e = 0; e < k; e++)
+			if (evs[e].data.u64 >> 32 == 0 &&
+			    take_input(&g, &g.jobs[evs[e].data.u64]) < 0)
 				return 1;
-			}
-			while (frame_reader_next(j->r, &m) == 1) {
-				switch (m->msg_case) {
-				case ASTEAL__ENVELOPE__MSG_WELCOME:
-					if (m->welcome->n_cpus > 0)
-						P = (int)m->welcome->n_cpus;
-					answered_hello++;
-					break;
-				case ASTEAL__ENVELOPE__MSG_TICK:
-					if (m->tick->quantum != lg_q) {
-						lg_q = m->tick->quantum;
-						lg_allots = 0;
-						q_first = now_s();
-					}
-					if (answer_tick(j, m->tick->quantum, W, rate) < 0) {
-						perror("loadgen: feedback");
-						return 1;
-					}
-					if (j == jobs)
-						ticks++;
-					break;
-				case ASTEAL__ENVELOPE__MSG_ALLOT: {
-					Asteal__Allot *a = m->allot;
-					struct quantum_check *qc = &ring[a->quantum % QRING];
-					uint32_t want = j->desire < a->availability
-					                ? j->desire : a->availability;
-					int wrong = 0;
-					size_t c;
+		for (int e = 0; e < k; e++) {
+			uint64_t kind = evs[e].data.u64 >> 32, x, now;
+			int fd = kind == 1 ? g.jobs[evs[e].data.u64 & 0xffffffffu].tfd
+			                   : shared_fd;
 
-					allots++;
-					if (lg_q > a->quantum && lg_q - a->quantum > max_lag)
-						max_lag = lg_q - a->quantum;
-					if (a->quantum == lg_q && ++lg_allots == (uint64_t)njobs) {
-						if (lg_n == lg_cap) {
-							lg_cap = lg_cap ? 2 * lg_cap : 4096;
-							lg_lat = realloc(lg_lat, lg_cap * sizeof(*lg_lat));
-							if (lg_lat == NULL)
-								return 1;
-						}
-						lg_lat[lg_n++] = now_s() - q_first;
-					}
-					/* A job that joined during a tick gets that
-					 * quantum's Allot without its Tick. */
-					if ((j->tick_q != 0 && a->quantum != j->tick_q) ||
-					    a->allotment != a->n_cpus ||
-					    a->allotment > a->availability || a->allotment > W ||
-					    (P > 0 && a->allotment > (uint32_t)P))
-						wrong = 1;
-					if (a->allotment != want)
-						stale++;
-					if (qc->q != a->quantum) {
-						if (qc->q > a->quantum) {
-							unchecked++;      /* too late to check */
-							goto done;
-						}
-						memset(qc, 0, sizeof(*qc));
-						qc->q = a->quantum;
-					}
-					qc->sum += a->allotment;
-					if (P > 0 && qc->sum > (uint64_t)P)
-						wrong = 1;
-					for (c = 0; c < a->n_cpus; c++) {
-						uint32_t id = a->cpus[c];
-						if (id >= CPU_IDS ||
-						    (qc->cpus[id / 64] >> (id % 64) & 1)) {
-							wrong = 1;
-							continue;
-						}
-						qc->cpus[id / 64] |= (uint64_t)1 << (id % 64);
-					}
-				done:
-					if (wrong && bad++ < 10)
-						fprintf(stderr, "loadgen: wrong allot: quantum %llu "
-						        "(tick %llu) allotment %u of %zu cpus, "
-						        "availability %u\n",
-						        (unsigned long long)a->quantum,
-						        (unsigned long long)j->tick_q, a->allotment,
-						        a->n_cpus, a->availability);
-					break;
-				}
-				default:
-					fprintf(stderr, "loadgen: unexpected %s\n", frame_name(m));
-					bad++;
-					break;
-				}
-				frame_free(m);
+			if (kind == 0 || read(fd, &x, sizeof(x)) != (ssize_t)sizeof(x))
+				continue;
+			now = qtime_now_ns();
+			q = (now - g.t0) / g.L;
+			if (kind == 1) {
+				if (boundary(&g, &g.jobs[evs[e].data.u64 & 0xffffffffu], q, now) < 0)
+					return 1;
+			} else {
+				for (i = 0; i < n; i++)
+					if (boundary(&g, &g.jobs[i], q, now) < 0)
+						return 1;
 			}
 		}
 	}
-	c1 = cpu_of(pid);
+	if (cpu_of(pid, &du1, &ds1) < 0) {
+		fprintf(stderr, "loadgen: the daemon (pid %d) died\n", pid);
+		return 1;
+	}
 	l1 = own_cpu();
-	elapsed = now_s() - t0;
+	steal_now(&st1, &tt1);
+	elapsed = (double)(qtime_now_ns() - start) * 1e-9;
 	{
 		int fd = dial(sock, ASTEAL__ROLE__CLIENT, 0);
 		struct frame_reader *r = frame_reader_new();
 		Asteal__Envelope env = ASTEAL__ENVELOPE__INIT, *m = NULL;
 		Asteal__StatusRequest sr = ASTEAL__STATUS_REQUEST__INIT;
-		struct stat st;
+		const Asteal__Status *s;
+		struct stat sb;
 		long long dbsize = -1;
-		double p50 = 0, p99 = 0, mx = 0;
 
 		env.msg_case = ASTEAL__ENVELOPE__MSG_STATUS_REQUEST;
 		env.status_request = &sr;
-		if (fd < 0 || frame_reader_read(r, fd, &m) != 1 ||  /* Welcome */
-		    (frame_free(m), frame_write_fd(fd, &env)) < 0 ||
-		    frame_reader_read(r, fd, &m) != 1 ||
-		    m->msg_case != ASTEAL__ENVELOPE__MSG_STATUS) {
+		if (fd < 0 || frame_reader_read(r, fd, &m) != 1) {   /* Welcome */
+			fprintf(stderr, "loadgen: no welcome for the status\n");
+			return 1;
+		}
+		frame_free(m);
+		m = ask(fd, r, &env);
+		if (m == NULL || m->msg_case != ASTEAL__ENVELOPE__MSG_STATUS) {
 			fprintf(stderr, "loadgen: no status from the daemon\n");
 			return 1;
 		}
-		if (db != NULL && stat(db, &st) == 0)
-			dbsize = (long long)st.st_size;
-		if (lg_n > 0) {
-			qsort(lg_lat, lg_n, sizeof(*lg_lat), cmp_double);
-			p50 = lg_lat[(lg_n - 1) / 2];
-			p99 = lg_lat[(lg_n * 99 + 99) / 100 - 1];
-			mx = lg_lat[lg_n - 1];
-		}
-		printf("jobs=%d seconds=%.1f change_rate=%g ticks=%llu allots=%llu "
-		       "bad=%llu stale=%llu unchecked=%llu tick_p50_us=%.1f "
-		       "tick_p99_us=%.1f tick_max_us=%.1f daemon_cpu_pct=%.2f "
-		       "loadgen_cpu_pct=%.2f late_feedbacks=%llu lg_p50_us=%.1f "
-		       "lg_p99_us=%.1f lg_max_us=%.1f lg_complete=%llu max_lag=%llu "
-		       "db_bytes=%lld\n",
-		       njobs, elapsed, rate, (unsigned long long)ticks,
-		       (unsigned long long)allots, (unsigned long long)bad,
-		       (unsigned long long)stale, (unsigned long long)unchecked,
-		       m->status->tick_p50_ns * 1e-3, m->status->tick_p99_ns * 1e-3,
-		       m->status->tick_max_ns * 1e-3, 100.0 * (c1 - c0) / elapsed,
+		s = m->status;
+		if (check_history(&g, fd, r, &v) < 0)
+			g.wrong++;
+		if (db != NULL && stat(db, &sb) == 0)
+			dbsize = (long long)sb.st_size;
+		printf("jobs=%d seconds=%.1f change_rate=%g timers=%s P=%d ticks=%llu "
+		       "skipped_ticks=%llu tick_p50_us=%.1f tick_p99_us=%.1f "
+		       "tick_max_us=%.1f deq_p50_us=%.1f deq_p99_us=%.1f "
+		       "wake_p50_us=%.1f wake_p99_us=%.1f wake_max_us=%.1f "
+		       "changes_per_tick=%.2f sends_per_tick=%.2f "
+		       "daemon_user_pct=%.2f daemon_sys_pct=%.2f daemon_cpu_pct=%.2f "
+		       "loadgen_cpu_pct=%.2f steal_pct=%.1f feedbacks=%llu "
+		       "feedbacks_per_job_s=%.2f bad_feedbacks=%llu allots=%llu "
+		       "late_allots=%llu conflicts=%llu loadgen_skipped=%llu runs=%llu "
+		       "allots_checked=%llu allots_mismatched=%llu "
+		       "desires_checked=%llu desires_late=%llu desires_mismatched=%llu "
+		       "wrong=%llu db_bytes=%lld\n",
+		       n, elapsed, g.rate, timers, g.P, (unsigned long long)s->ticks,
+		       (unsigned long long)s->skipped_ticks,
+		       s->tick_p50_ns * 1e-3, s->tick_p99_ns * 1e-3, s->tick_max_ns * 1e-3,
+		       s->deq_p50_ns * 1e-3, s->deq_p99_ns * 1e-3,
+		       s->wake_p50_ns * 1e-3, s->wake_p99_ns * 1e-3, s->wake_max_ns * 1e-3,
+		       s->changes_per_tick, s->sends_per_tick,
+		       100.0 * (du1 - du0) / elapsed, 100.0 * (ds1 - ds0) / elapsed,
+		       100.0 * (du1 - du0 + ds1 - ds0) / elapsed,
 		       100.0 * (l1 - l0) / elapsed,
-		       (unsigned long long)m->status->late_feedbacks, p50 * 1e6,
-		       p99 * 1e6, mx * 1e6, (unsigned long long)lg_n,
-		       (unsigned long long)max_lag, dbsize);
+		       tt1 > tt0 ? 100.0 * (st1 - st0) / (tt1 - tt0) : 0.0,
+		       (unsigned long long)g.feedbacks,
+		       (double)g.feedbacks / n / elapsed,
+		       (unsigned long long)s->bad_feedbacks, (unsigned long long)g.allots,
+		       (unsigned long long)g.late_allots, (unsigned long long)g.conflicts,
+		       (unsigned long long)g.skipped, (unsigned long long)v.runs,
+		       (unsigned long long)v.allots_checked,
+		       (unsigned long long)v.allots_bad,
+		       (unsigned long long)v.said_checked,
+		       (unsigned long long)v.said_late, (unsigned long long)v.said_bad,
+		       (unsigned long long)(g.wrong + g.conflicts + v.allots_bad +
+		                            v.said_bad + s->bad_feedbacks),
+		       dbsize);
+		g.wrong += g.conflicts + v.allots_bad + v.said_bad + s->bad_feedbacks;
 		frame_free(m);
 		frame_reader_free(r);
 		close(fd);
 	}
-	if (answered_hello < njobs)
-		fprintf(stderr, "loadgen: only %d of %d jobs were welcomed\n",
-		        answered_hello, njobs);
-	for (i = 0; i < njobs; i++) {
-		close(jobs[i].fd);
-		frame_reader_free(jobs[i].r);
+	for (i = 0; i < n; i++) {
+		close(g.jobs[i].fd);
+		if (g.jobs[i].tfd >= 0)
+			close(g.jobs[i].tfd);
+		frame_reader_free(g.jobs[i].r);
+		free(g.jobs[i].got);
+		free(g.jobs[i].said);
 	}
-	free(jobs);
+	if (shared_fd >= 0)
+		close(shared_fd);
+	free(g.jobs);
 	free(evs);
-	free(lg_lat);
 	close(ep);
-	return bad || answered_hello < njobs ? 1 : 0;
+	return g.wrong ? 1 : 0;
 }
