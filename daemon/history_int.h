@@ -1,9 +1,9 @@
 /*
- * history_int.h - what the two files of asteald's history, history.c (the
- * store) and histquery.c (the read side), share; private to them
- * (history.h is the interface, and no other file includes this one): the
- * handle with its tracked jobs, their open runs and the queue of closed
- * runs, the prepared statements, and a few helpers, defined in history.c.
+ * history_int.h - what the files of asteald's history, history.c (the
+ * store), histjob.c (the job rows) and histquery.c (the read side), share;
+ * private to them (history.h is the interface, and no other file includes
+ * this one): the handle with its tracked jobs, their open runs and the
+ * queue of closed runs, the prepared statements, and a few helpers.
  */
 #ifndef ASTEAL_HISTORY_INT_H
 #define ASTEAL_HISTORY_INT_H
@@ -79,6 +79,8 @@ struct history {
 	char err[256];
 };
 
+/* Defined in history.c. */
+
 /* Set the error message (printf-like). */
 __attribute__((format(printf, 2, 3)))
 void hist_seterr(struct history *h, const char *fmt, ...);
@@ -94,12 +96,40 @@ int hist_step_done(struct history *h, sqlite3_stmt *s, const char *what);
  * returns s. */
 sqlite3_stmt *hist_bind(sqlite3_stmt *s, const char *fmt, ...);
 
+/* Put ids (n of them, or the tracked jobs' if ids is NULL) in the
+ * temporary table history_ids; 0 or -1. */
+int hist_fill_ids(struct history *h, const int64_t *ids, size_t n);
+
+/* Begin a write transaction; 0 or -1. */
+int hist_tx_begin(struct history *h);
+
+/* Commit; then the queue is written and the open runs written in the
+ * transaction are clean.  0, or -1 after rolling back. */
+int hist_tx_commit(struct history *h);
+
+/* Forget the row ids learnt in a transaction that failed, and roll back
+ * (keeping the error message that caused it). */
+void hist_tx_rollback(struct history *h);
+
+/* Write run r of job (an insert, or an update of its row), inside a
+ * transaction; the row id is kept in r->new_rowid until the commit;
+ * 0 or -1. */
+int hist_write_run(struct history *h, int64_t job, struct run *r);
+
+/* Bring an open run up to the quantum history_advance() last named: it
+ * has lasted until now, unchanged. */
+void hist_extend(struct history *h, struct run *r);
+
+/* Write the queue, inside a transaction; 0 or -1. */
+int hist_write_queue(struct history *h);
+
 /* Write the queue, and the dirty open runs if open_too, in one
  * transaction (none if there is nothing to write); 0 or -1. */
 int hist_write_pending(struct history *h, int open_too);
 
-/* Put ids (n of them, or the tracked jobs' if ids is NULL) in the
- * temporary table history_ids; 0 or -1. */
-int hist_fill_ids(struct history *h, const int64_t *ids, size_t n);
+/* Defined in histjob.c. */
+
+/* The tracked job `job`, or NULL. */
+struct live *hist_live_find(struct history *h, int64_t job);
 
 #endif

@@ -2,8 +2,9 @@
  * histquery.c - the read side of asteald's history: history_query reports
  * the selected jobs and runs to callbacks (after writing what is pending),
  * history_stats the sizes, and history_expire applies the retention.  The
- * format and the rules are described in history.h; the store (opening,
- * jobs, runs) is history.c, and what the two share is in history_int.h.
+ * format and the rules are described in history.h; the store is history.c
+ * (opening, runs) and histjob.c (the job rows), and what they share is in
+ * history_int.h.
  *
  * history_expire is here although it deletes: like the queries it works
  * on the rows on disk, by set (the jobs ended before a cutoff, and their
