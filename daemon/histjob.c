@@ -4,8 +4,8 @@
  * ends or pauses (its open run, the queue and its row in one transaction,
  * then it is no longer tracked), is taken back by the next daemon
  * (reopen), or, left open and taken back by nobody, is closed (stale).
- * The format and the rules are described in history.h; the handle and
- * the runs are history.c, and what they share is in history_int.h.
+ * The format and the rules are described in history.h; the handle is
+ * history.c, the runs histrun.c, and what they share is in history_int.h.
  *
  * In memory: an array of the jobs this handle tracks, sorted by id, each
  * with its open run.

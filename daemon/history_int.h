@@ -1,9 +1,10 @@
 /*
  * history_int.h - what the files of asteald's history, history.c (the
- * store), histjob.c (the job rows) and histquery.c (the read side), share;
- * private to them (history.h is the interface, and no other file includes
- * this one): the handle with its tracked jobs, their open runs and the
- * queue of closed runs, the prepared statements, and a few helpers.
+ * handle), histjob.c (the job rows), histrun.c (the runs) and histquery.c
+ * (the read side), share; private to them (history.h is the interface,
+ * and no other file includes this one): the handle with its tracked jobs,
+ * their open runs and the queue of closed runs, the prepared statements,
+ * and a few helpers.
  */
 #ifndef ASTEAL_HISTORY_INT_H
 #define ASTEAL_HISTORY_INT_H
@@ -111,6 +112,13 @@ int hist_tx_commit(struct history *h);
  * (keeping the error message that caused it). */
 void hist_tx_rollback(struct history *h);
 
+/* Defined in histjob.c. */
+
+/* The tracked job `job`, or NULL. */
+struct live *hist_live_find(struct history *h, int64_t job);
+
+/* Defined in histrun.c. */
+
 /* Write run r of job (an insert, or an update of its row), inside a
  * transaction; the row id is kept in r->new_rowid until the commit;
  * 0 or -1. */
@@ -126,10 +134,5 @@ int hist_write_queue(struct history *h);
 /* Write the queue, and the dirty open runs if open_too, in one
  * transaction (none if there is nothing to write); 0 or -1. */
 int hist_write_pending(struct history *h, int open_too);
-
-/* Defined in histjob.c. */
-
-/* The tracked job `job`, or NULL. */
-struct live *hist_live_find(struct history *h, int64_t job);
 
 #endif

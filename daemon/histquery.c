@@ -3,8 +3,8 @@
  * the selected jobs and runs to callbacks (after writing what is pending),
  * history_stats the sizes, and history_expire applies the retention.  The
  * format and the rules are described in history.h; the store is history.c
- * (opening, runs) and histjob.c (the job rows), and what they share is in
- * history_int.h.
+ * (the handle), histjob.c (the job rows) and histrun.c (the runs), and
+ * what they share is in history_int.h.
  *
  * history_expire is here although it deletes: like the queries it works
  * on the rows on disk, by set (the jobs ended before a cutoff, and their

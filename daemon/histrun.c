@@ -1,0 +1,330 @@
+/*
+ * histrun.c - asteald's history, its runs: the quanta of each tracked job
+ * (history_allot, history_usage, history_advance) make runs of unchanged
+ * values, kept open in memory until a change closes and queues them;
+ * history_flush writes the queue (and the open runs, when due) in one
+ * transaction per tick.  The format and the rules are described in
+ * history.h; the handle is history.c, the job rows histjob.c, and what
+ * they share is in history_int.h.
+ *
+ * A run remembers the row it was written to (rowid, 0 if never): writing
+ * it again updates that row in place.  Row ids learnt inside a transaction
+ * are applied only after COMMIT (hist_tx_commit), so a failed flush leaves
+ * everything as it was, to be retried at the next tick.
+ */
+#include "history_int.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
+
+#define CPUS_MAX 16384                  /* longest cpus string accepted */
+
+/* Write run r of job (an insert, or an update of its row), inside a
+ * transaction; the row id is kept in r->new_rowid until the commit. */
+int hist_write_run(struct history *h, int64_t job, struct run *r)
+{
+	sqlite3_stmt *s;
+
+	if (r->rowid != 0) {
+		s = hist_bind(h->st[ST_RUN_UPD], "LLLLLLL", r->rowid, r->last_q,
+			      r->end_ns, r->work_ns, r->steal_ns, r->mug_ns,
+			      r->allotted_ns);
+		if (hist_step_done(h, s, "update run") < 0)
+			return -1;
+		r->new_rowid = r->rowid;
+	} else {
+		s = hist_bind(h->st[ST_RUN_INS], "LLLLLdddsLLLdL", job,
+			      r->first_q, r->last_q, r->start_ns, r->end_ns,
+			      r->desire, r->availability, r->allotment,
+			      r->cpus, r->work_ns, r->steal_ns, r->mug_ns,
+			      r->cls, r->allotted_ns);
+		if (hist_step_done(h, s, "insert run") < 0)
+			return -1;
+		r->new_rowid = sqlite3_last_insert_rowid(h->db);
+	}
+	r->pending = 1;
+	return 0;
+}
+
+/* Bring an open run up to the quantum history_advance() last named: it
+ * has lasted until now, unchanged. */
+void hist_extend(struct history *h, struct run *r)
+{
+	if (h->now_q > r->last_q) {
+		r->last_q = h->now_q;
+		r->end_ns = h->now_q_end;
+		r->dirty = 1;
+	}
+}
+
+/* Write the queue, inside a transaction. */
+int hist_write_queue(struct history *h)
+{
+	for (size_t i = 0; i < h->qn; i++)
+		if (hist_write_run(h, h->q[i].job, &h->q[i].run) < 0)
+			return -1;
+	return 0;
+}
+
+/* Whether some tracked job's open run changed since it was written. */
+static int any_dirty_open(const struct history *h)
+{
+	for (size_t i = 0; i < h->n; i++)
+		if (h->live[i].has_run && (h->live[i].run.dirty ||
+					       h->now_q > h->live[i].run.last_q))
+			return 1;
+	return 0;
+}
+
+/* Write the queue, and the dirty open runs if open_too, in one
+ * transaction (none if there is nothing to write). */
+int hist_write_pending(struct history *h, int open_too)
+{
+	if (open_too && !any_dirty_open(h))
+		open_too = 0;
+	if (h->qn == 0 && !open_too)
+		return 0;
+	if (hist_tx_begin(h) < 0)
+		return -1;
+	if (hist_write_queue(h) < 0)
+		goto fail;
+	for (size_t i = 0; open_too && i < h->n; i++) {
+		struct live *l = &h->live[i];
+
+		if (!l->has_run)
+			continue;
+		hist_extend(h, &l->run);
+		if (l->run.dirty && hist_write_run(h, l->job, &l->run) < 0)
+			goto fail;
+	}
+	if (hist_tx_commit(h) < 0)
+		return -1;
+	if (open_too)
+		h->open_written_ns = h->now_ns;
+	return 0;
+fail:
+	hist_tx_rollback(h);
+	return -1;
+}
+
+/* Check one quantum's fields; 0, or -1 with the message set. */
+static int check_quantum(struct history *h, const struct history_quantum *q)
+{
+	const char *why = NULL;
+
+	if (q == NULL || q->cpus == NULL)
+		why = "NULL quantum or cpus";
+	else if (q->quantum < 0 || q->start_ns <= 0 || q->end_ns < q->start_ns)
+		why = "bad quantum number or times";
+	else if (q->desire < 0 || q->availability < 0 || q->allotment < 0)
+		why = "negative desire, availability or allotment";
+	else if (q->work_ns < 0 || q->steal_ns < 0 || q->mug_ns < 0 ||
+		 q->allotted_ns < 0)
+		why = "negative usage";
+	else if (q->cls < HISTORY_INEFFICIENT || q->cls > HISTORY_DEPRIVED)
+		why = "bad class";
+	else if (strnlen(q->cpus, CPUS_MAX) >= CPUS_MAX)
+		why = "cpus too long";
+	if (why != NULL) {
+		hist_seterr(h, "allot: %s", why);
+		return -1;
+	}
+	return 0;
+}
+
+/* Whether quantum q continues run r (a later quantum, the same values:
+ * the quanta between, of which nobody said anything, were the same). */
+static int continues(const struct run *r, const struct history_quantum *q)
+{
+	return q->quantum > r->last_q && q->desire == r->desire &&
+	       q->availability == r->availability &&
+	       q->allotment == r->allotment && q->cls == r->cls &&
+	       strcmp(q->cpus, r->cpus) == 0;
+}
+
+/* Queue closed run r of job (taking its cpus); -1 if the queue is full
+ * (the run is dropped). */
+static int enqueue(struct history *h, int64_t job, struct run *r)
+{
+	if (h->qn == h->qcap && h->qcap < h->qmax) {
+		size_t cap = h->qcap ? 2 * h->qcap : 64;
+		struct queued *bigger;
+
+		if (cap > h->qmax)
+			cap = h->qmax;
+		bigger = realloc(h->q, cap * sizeof(*h->q));
+		if (bigger != NULL) {
+			h->q = bigger;
+			h->qcap = cap;
+		}
+	}
+	if (h->qn == h->qcap) {
+		free(r->cpus);
+		h->dropped++;
+		hist_seterr(h, "allot: history queue full, a run was dropped");
+		return -1;
+	}
+	h->q[h->qn].job = job;
+	h->q[h->qn].run = *r;
+	h->q[h->qn].run.pending = 0;
+	h->qn++;
+	return 0;
+}
+
+/* Record one quantum of a tracked job. */
+int history_allot(struct history *h, int64_t job_id,
+		  const struct history_quantum *q)
+{
+	struct live *l;
+	struct run *r;
+	char *cpus;
+	int rc = 0;
+
+	if (h == NULL)
+		return -1;
+	if (check_quantum(h, q) < 0)
+		return -1;
+	l = hist_live_find(h, job_id);
+	if (l == NULL) {
+		hist_seterr(h, "allot: job %" PRId64 " is not running here",
+			    job_id);
+		return -1;
+	}
+	r = &l->run;
+	if (l->has_run && q->quantum <= r->last_q) {
+		hist_seterr(h, "allot: job %" PRId64 " quantum %" PRId64
+			    " is not after %" PRId64, job_id, q->quantum,
+			    r->last_q);
+		return -1;
+	}
+	if (h->open_written_ns == 0 || q->end_ns < h->open_written_ns)
+		h->open_written_ns = q->start_ns;
+	if (q->end_ns > h->now_ns)
+		h->now_ns = q->end_ns;
+	if (l->has_run && continues(r, q)) {
+		r->last_q = q->quantum;
+		r->end_ns = q->end_ns;
+		r->work_ns += q->work_ns;
+		r->steal_ns += q->steal_ns;
+		r->mug_ns += q->mug_ns;
+		r->allotted_ns += q->allotted_ns;
+		r->dirty = 1;
+		return 0;
+	}
+	cpus = strdup(q->cpus);
+	if (cpus == NULL) {
+		hist_seterr(h, "allot: out of memory");
+		return -1;
+	}
+	if (l->has_run) {
+		/* The run lasted until this quantum began. */
+		if (r->last_q < q->quantum - 1) {
+			r->last_q = q->quantum - 1;
+			r->end_ns = q->start_ns;
+			r->dirty = 1;
+		}
+		if (r->dirty)
+			rc = enqueue(h, job_id, r);
+		else
+			free(r->cpus);
+	}
+	memset(r, 0, sizeof(*r));
+	r->first_q = r->last_q = q->quantum;
+	r->start_ns = q->start_ns;
+	r->end_ns = q->end_ns;
+	r->desire = q->desire;
+	r->availability = q->availability;
+	r->allotment = q->allotment;
+	r->cls = q->cls;
+	r->cpus = cpus;
+	r->work_ns = q->work_ns + l->carry[0];
+	r->steal_ns = q->steal_ns + l->carry[1];
+	r->mug_ns = q->mug_ns + l->carry[2];
+	r->allotted_ns = q->allotted_ns + l->carry[3];
+	memset(l->carry, 0, sizeof(l->carry));
+	r->dirty = 1;
+	l->has_run = 1;
+	return rc;
+}
+
+/* Add usage to a tracked job's open run (or to its next one). */
+int history_usage(struct history *h, int64_t job_id, int64_t work_ns,
+		  int64_t steal_ns, int64_t mug_ns, int64_t allotted_ns)
+{
+	struct live *l;
+	int64_t *to;
+
+	if (h == NULL)
+		return -1;
+	if (work_ns < 0 || steal_ns < 0 || mug_ns < 0 || allotted_ns < 0) {
+		hist_seterr(h, "usage: negative usage");
+		return -1;
+	}
+	l = hist_live_find(h, job_id);
+	if (l == NULL) {
+		hist_seterr(h, "usage: job %" PRId64 " is not running here",
+			    job_id);
+		return -1;
+	}
+	if (l->has_run) {
+		l->run.work_ns += work_ns;
+		l->run.steal_ns += steal_ns;
+		l->run.mug_ns += mug_ns;
+		l->run.allotted_ns += allotted_ns;
+		l->run.dirty = 1;
+		return 0;
+	}
+	to = l->carry;
+	to[0] += work_ns;
+	to[1] += steal_ns;
+	to[2] += mug_ns;
+	to[3] += allotted_ns;
+	return 0;
+}
+
+/* The quantum that is over now: every open run lasted until its end. */
+int history_advance(struct history *h, int64_t quantum, int64_t end_ns)
+{
+	if (h == NULL)
+		return -1;
+	if (quantum < 0 || end_ns <= 0 || quantum < h->now_q) {
+		hist_seterr(h, "advance: quantum %" PRId64 " is before %" PRId64,
+			    quantum, h->now_q);
+		return -1;
+	}
+	h->now_q = quantum;
+	h->now_q_end = end_ns;
+	if (h->open_written_ns == 0)
+		h->open_written_ns = end_ns;
+	if (end_ns > h->now_ns)
+		h->now_ns = end_ns;
+	return 0;
+}
+
+/* The closed runs waiting for a flush. */
+size_t history_queued(const struct history *h)
+{
+	return h != NULL ? h->qn : 0;
+}
+
+/* Write the queue (and the open runs when due) in one transaction. */
+int history_flush(struct history *h)
+{
+	int open_due;
+
+	if (h == NULL)
+		return -1;
+	open_due = h->open_written_ns != 0 &&
+		   h->now_ns - h->open_written_ns >= h->flush_open_ns;
+	if (h->qn == 0 && !open_due)
+		return 0;
+	if (open_due && !any_dirty_open(h)) {
+		h->open_written_ns = h->now_ns;
+		open_due = 0;
+		if (h->qn == 0)
+			return 0;
+	}
+	return hist_write_pending(h, open_due);
+}
