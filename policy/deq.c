@@ -109,6 +109,23 @@ static int64_t clamp_credit(int64_t c)
 	return c > DEQ_CREDIT_MAX ? DEQ_CREDIT_MAX : c;
 }
 
+/* The words of a set that can hold slots below P. */
+static int words(int P)
+{
+	return (P + 63) / 64;
+}
+
+/* The slots of s in its first nw words. */
+static int count_in(const struct deq_set *s, int nw)
+{
+	int total = 0;
+
+	for (int w = 0; w < nw; w++)
+		if (s->w[w] != 0)
+			total += __builtin_popcountll(s->w[w]);
+	return total;
+}
+
 /* Whether the arguments are acceptable (nothing is modified). */
 static int args_ok(int P, const struct deq_job *jobs, int n)
 {
@@ -131,7 +148,7 @@ static void claim_slots(int P, const struct deq_job *jobs, int n,
 	for (int s = 0; s < P; s++)
 		owner[s] = -1;
 	for (int i = 0; i < n; i++) {
-		for (int w = 0; w < DEQ_WORDS; w++) {
+		for (int w = 0; w < words(P); w++) {
 			uint64_t bits = jobs[i].cpus.w[w];
 
 			while (bits != 0) {
@@ -308,7 +325,7 @@ static int next_free(const struct deq_set *taken, int P, int *w,
 	int s;
 
 	while (*bits == 0) {
-		if (++*w >= DEQ_WORDS)
+		if (++*w >= words(P))
 			return -1;
 		*bits = ~taken->w[*w] & word_mask(*w, P);
 	}
@@ -330,11 +347,11 @@ static void place_slots(int P, struct deq_job *jobs, int n,
 	deq_set_clear(&taken);
 	for (int i = 0; i < n; i++) {
 		struct deq_set old = jobs[i].cpus;
-		int keep = jobs[i].allotment, had = deq_set_count(&old);
+		int keep = jobs[i].allotment, had = count_in(&old, words(P));
 		int claimed = 0;
 
 		deq_set_clear(&jobs[i].cpus);
-		for (int v = 0; v < DEQ_WORDS && keep > 0; v++) {
+		for (int v = 0; v < words(P) && keep > 0; v++) {
 			uint64_t b = old.w[v];
 
 			while (b != 0 && keep > 0) {
@@ -370,7 +387,7 @@ static void place_slots(int P, struct deq_job *jobs, int n,
 	}
 	bits = ~taken.w[0] & word_mask(0, P);
 	for (int i = 0; i < n; i++) {
-		int need = jobs[i].allotment - deq_set_count(&jobs[i].cpus);
+		int need = jobs[i].allotment - count_in(&jobs[i].cpus, words(P));
 
 		if (need > 0 && (nsaved == 0 || !is_saved(saved, nsaved, i)))
 			mark_changed(wk, &jobs[i], i);  /* takes new slots */
@@ -462,12 +479,15 @@ int deq_set_has(const struct deq_set *s, int slot)
 	return (int)(s->w[slot / 64] >> (slot % 64) & 1);
 }
 
-/* The number of slots in the set. */
+/* The number of slots in the set (empty words, most of them when P is
+ * small, cost no popcount: without POPCNT in the baseline instruction set
+ * that is a call). */
 int deq_set_count(const struct deq_set *s)
 {
 	int total = 0;
 
 	for (int w = 0; w < DEQ_WORDS; w++)
-		total += __builtin_popcountll(s->w[w]);
+		if (s->w[w] != 0)
+			total += __builtin_popcountll(s->w[w]);
 	return total;
 }
