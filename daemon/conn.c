@@ -2,8 +2,11 @@
  * conn.c - a peer's connection to asteald's control socket (see conn.h).
  *
  * Bytes are framed on the connection's bufferevent, or, for a job past
- * its Hello, on a read event of its own (conn_use_job_reader); every
- * decoded message goes to the owner's handler.  A peer that sends garbage
+ * its Hello, read straight from its socket (conn_use_job_reader): with a
+ * read event of its own, or in a batch, an epoll set of jobs read all at
+ * once when the owner asks (conn_batch_read), so that the daemon wakes
+ * once per quantum however many jobs spoke in it.  Every decoded message
+ * goes to the owner's handler.  A peer that sends garbage
  * or an oversize frame gets an Error and is disconnected after it is
  * written; a peer that does not read its replies is dropped when
  * CONN_MAX_OUTPUT bytes wait for it.  Nothing here blocks: sends go
@@ -13,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
@@ -40,9 +45,21 @@ struct conn {
 	struct event *rd;              /* a job's read event
 	                                  (conn_use_job_reader), NULL while
 	                                  the bufferevent reads */
-	struct evbuffer *pend;         /* with rd: the start of a frame, kept
-	                                  until the rest comes (NULL: never) */
+	struct evbuffer *pend;         /* with rd or batch: the start of a
+	                                  frame, kept until the rest comes
+	                                  (NULL: never) */
+	struct conn_batch *batch;      /* a job read in a batch, or NULL */
 };
+
+/* Jobs' connections read together. */
+struct conn_batch {
+	int ep;                        /* epoll: the jobs' sockets */
+};
+
+/* Reads of a batch per conn_batch_read: each reads every job with input
+ * once (16 KiB each), so a job that floods cannot hold the loop. */
+#define BATCH_ROUNDS 4
+#define BATCH_EVENTS 256
 
 static void conn_close(struct conn *c);
 
@@ -142,6 +159,8 @@ int conn_send(struct conn *c, const Asteal__Envelope *m)
 void conn_free(struct conn *c)
 {
 	c->h->gone(c, c->arg);
+	if (c->batch != NULL && !c->closing)
+		epoll_ctl(c->batch->ep, EPOLL_CTL_DEL, c->fd, NULL);
 	if (c->rd != NULL)
 		event_free(c->rd);
 	if (c->pend != NULL)
@@ -170,6 +189,8 @@ static void conn_close(struct conn *c)
 		bufferevent_disable(c->bev, EV_READ);
 		if (c->rd != NULL)
 			event_del(c->rd);
+		if (c->batch != NULL)
+			epoll_ctl(c->batch->ep, EPOLL_CTL_DEL, c->fd, NULL);
 		bufferevent_set_timeouts(c->bev, NULL, &wt);
 	}
 	if (evbuffer_get_length(bufferevent_get_output(c->bev)) == 0)
@@ -352,10 +373,23 @@ static void on_job_readable(evutil_socket_t fd, short what, void *arg)
 /* A job's Feedbacks and Releaseds are the daemon's most frequent input
  * (every change and heartbeat of every job).  The bufferevent asks the
  * kernel how much is readable (an ioctl) before every read and copies
- * through its buffer chain; the job's own read event does one recv() into
- * the stack and decodes from there.  The bufferevent keeps writing. */
-void conn_use_job_reader(struct conn *c)
+ * through its buffer chain; a job's own reader does one recv() into the
+ * stack and decodes from there.  In a batch the loop does not even wake
+ * for it: its input waits in the socket until the batch is read.  The
+ * bufferevent keeps writing. */
+void conn_use_job_reader(struct conn *c, struct conn_batch *b)
 {
+	if (b != NULL) {
+		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = c };
+
+		if (epoll_ctl(b->ep, EPOLL_CTL_ADD, c->fd, &ev) == 0) {
+			c->batch = b;
+			bufferevent_disable(c->bev, EV_READ);
+			return;
+		}
+		log_warn("pid %d: epoll_ctl: %s; read on its own", (int)c->pid,
+		         strerror(errno));
+	}
 	c->rd = event_new(c->base, c->fd, EV_READ | EV_PERSIST,
 	                  on_job_readable, c);
 	if (c->rd == NULL || event_add(c->rd, NULL) < 0) {
@@ -365,6 +399,57 @@ void conn_use_job_reader(struct conn *c)
 		return;
 	}
 	bufferevent_disable(c->bev, EV_READ);
+}
+
+/* An empty batch; NULL (with errno) when epoll cannot be had. */
+struct conn_batch *conn_batch_create(void)
+{
+	struct conn_batch *b = calloc(1, sizeof(*b));
+
+	if (b == NULL)
+		return NULL;
+	b->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (b->ep < 0) {
+		int e = errno;
+
+		free(b);
+		errno = e;
+		return NULL;
+	}
+	return b;
+}
+
+/* Free a batch (its connections must be gone); NULL is fine. */
+void conn_batch_free(struct conn_batch *b)
+{
+	if (b == NULL)
+		return;
+	close(b->ep);
+	free(b);
+}
+
+/* The batch's fd: readable when one of its jobs has input. */
+int conn_batch_fd(const struct conn_batch *b)
+{
+	return b->ep;
+}
+
+/* Read every job of the batch that has input now, and take its frames. */
+void conn_batch_read(struct conn_batch *b)
+{
+	struct epoll_event evs[BATCH_EVENTS];
+
+	for (int round = 0; round < BATCH_ROUNDS; round++) {
+		int n = epoll_wait(b->ep, evs, BATCH_EVENTS, 0);
+
+		for (int i = 0; i < n; i++) {
+			struct conn *c = evs[i].data.ptr;
+
+			on_job_readable(c->fd, EV_READ, c);
+		}
+		if (n < BATCH_EVENTS)
+			return;
+	}
 }
 
 /* The peer closed, failed or timed out. */

@@ -25,6 +25,7 @@
 
 struct event_base;
 struct conn;
+struct conn_batch;
 
 /* What a connection's owner does with it; arg is the one given to
  * conn_create. */
@@ -57,10 +58,29 @@ void conn_fail(struct conn *c, Asteal__ErrorCode code, const char *why);
 /* The peer said Hello: no more deadline for its first message. */
 void conn_hello_done(struct conn *c);
 
-/* Read a job's socket with the connection's own read event instead of the
- * bufferevent (see conn.c); the bufferevent goes on reading if that
- * cannot be set up. */
-void conn_use_job_reader(struct conn *c);
+/* Read a job's socket straight instead of through the bufferevent: in
+ * batch b (conn_batch_read reads it), or with a read event of its own
+ * when b is NULL; the bufferevent goes on reading if neither can be set
+ * up. */
+void conn_use_job_reader(struct conn *c, struct conn_batch *b);
+
+/* A batch: jobs' connections read together, when the owner asks:
+ * asteald reads its jobs once per tick, just before DEQ wants their
+ * desires, so a quantum costs one wake-up however many jobs spoke. */
+
+/* An empty batch; NULL (with errno) when out of memory or epoll. */
+struct conn_batch *conn_batch_create(void);
+
+/* Free a batch whose connections are gone (NULL is fine). */
+void conn_batch_free(struct conn_batch *b);
+
+/* The batch's fd: readable when one of its jobs has input (to read the
+ * batch from the event loop as input comes, instead of at ticks). */
+int conn_batch_fd(const struct conn_batch *b);
+
+/* Read every job of the batch that has input now; their messages go to
+ * their handlers (which may close or free them) before this returns. */
+void conn_batch_read(struct conn_batch *b);
 
 /* Queue a message to a peer; -1 when the peer is going away. */
 int conn_send(struct conn *c, const Asteal__Envelope *m);

@@ -56,6 +56,9 @@ struct control {
 	struct peer *peers;
 	int nconns, nclients;
 	uint64_t serials;
+	struct conn_batch *jobs;       /* the jobs' connections past Hello */
+	struct event *jobs_ev;         /* reads them as input comes
+	                                  (--handover release), or NULL */
 };
 
 /* A job's connection is going: its CPUs go back at the next tick, and it
@@ -144,7 +147,7 @@ static void on_hello(struct peer *p, const Asteal__Envelope *m)
 		}
 		p->role = PEER_JOB;
 		id = sched_job_id(p->job);
-		conn_use_job_reader(c);
+		conn_use_job_reader(c, ctl->jobs);
 	} else if (h->role == ASTEAL__ROLE__CLIENT) {
 		if (ctl->nclients >= ctl->conf->max_clients) {
 			conn_fail(c, ASTEAL__ERROR_CODE__BUSY, "too many clients");
@@ -346,6 +349,20 @@ struct control *control_create(struct event_base *base, const struct conf *c,
 	return ctl;
 }
 
+/* Read what the jobs said (the scheduler's reader, at every tick). */
+static void read_jobs(void *arg)
+{
+	conn_batch_read(arg);
+}
+
+/* A job said something and the jobs are read as input comes. */
+static void on_jobs_input(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	conn_batch_read(arg);
+}
+
 /* Connect the control to the scheduler and history: -1 when out of
  * memory. */
 int control_attach(struct control *ctl, struct sched *s, struct history *h)
@@ -353,7 +370,20 @@ int control_attach(struct control *ctl, struct sched *s, struct history *h)
 	ctl->sched = s;
 	ctl->hist = h;
 	ctl->launch = launch_create(s, h);
-	return ctl->launch != NULL ? 0 : -1;
+	ctl->jobs = conn_batch_create();
+	if (ctl->launch == NULL || ctl->jobs == NULL)
+		return -1;
+	/* The jobs are read at every tick, just before DEQ: one wake-up a
+	 * quantum.  With --handover release their Released messages must be
+	 * taken as they come, so they are read from the loop too. */
+	sched_set_reader(s, read_jobs, ctl->jobs);
+	if (ctl->conf->handover == CONF_HANDOVER_RELEASE) {
+		ctl->jobs_ev = event_new(ctl->base, conn_batch_fd(ctl->jobs),
+		                         EV_READ | EV_PERSIST, on_jobs_input, ctl->jobs);
+		if (ctl->jobs_ev == NULL || event_add(ctl->jobs_ev, NULL) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 /* Close every connection and the listener. */
@@ -364,6 +394,9 @@ void control_free(struct control *ctl)
 	ctl->stopping = 1;
 	while (ctl->peers != NULL)
 		conn_free(ctl->peers->conn);
+	if (ctl->jobs_ev != NULL)
+		event_free(ctl->jobs_ev);
+	conn_batch_free(ctl->jobs);
 	launch_free(ctl->launch);
 	evconnlistener_free(ctl->listener);
 	if (ctl->bound)

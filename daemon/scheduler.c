@@ -98,6 +98,8 @@ struct sched {
 	const struct conf *conf;
 	struct history *hist;
 	struct handover *handover;     /* NULL unless --handover release */
+	void (*read)(void *);          /* reads the jobs, at every tick */
+	void *read_arg;
 	int timer_fd;                  /* fires at t0 + q L + offset */
 	struct event *timer_ev, *hold_ev;
 	int P;
@@ -108,6 +110,9 @@ struct sched {
 	struct sched_job **touched, **held;
 	int njobs, cap, ntouched, nheld, nsilent, clients;
 	struct sched_job *oldest, *newest;  /* by last heard */
+	struct sched_job *departed;    /* gone during a tick: their rows are
+	                                  closed after its Allots (older) */
+	int in_tick;
 	uint64_t t0, t0_wall, L, offset, silence, bound, past;  /* ns; past
 	                                  in quanta */
 	uint64_t q;                    /* the last quantum ticked */
@@ -115,6 +120,8 @@ struct sched {
 	uint64_t feedbacks, bad, allots, revocations, tick_sends;
 	struct samples tick, deq_time, wake, revoke, changes, sends;
 };
+
+static void bury(struct sched *s, struct sched_job *j);
 
 /* ------------------------------------------------------------ tables -- */
 
@@ -436,22 +443,22 @@ static void tick(struct sched *s, uint64_t start)
 		lost = set_and(s, &j->sent, &s->deq[j->index].cpus, 1);
 		handover_leave(s->handover, j, &lost, s->q, start);
 	}
-	for (k = 0; k < nc; k++) {
-		j = s->jobs[s->changed[k]];
-		deliver(s, j, start);
-		record(s, j);
-	}
-	for (k = 0; k < s->ntouched; k++) {
-		j = s->touched[k];
-		j->touched = 0;
-		if (j->fresh)
-			deliver(s, j, start);
-		record(s, j);
-	}
-	s->ntouched = 0;
+	for (k = 0; k < nc; k++)
+		deliver(s, s->jobs[s->changed[k]], start);
+	for (k = 0; k < s->ntouched; k++)
+		if (s->touched[k]->fresh)
+			deliver(s, s->touched[k], start);
 	if (s->nheld > 0)
 		retry_held(s, start);
 	end = qtime_now_ns();
+	/* The Allots are out: now the history. */
+	for (k = 0; k < nc; k++)
+		record(s, s->jobs[s->changed[k]]);
+	for (k = 0; k < s->ntouched; k++) {
+		s->touched[k]->touched = 0;
+		record(s, s->touched[k]);
+	}
+	s->ntouched = 0;
 	samples_add(&s->tick, end - start);
 	samples_add(&s->changes, (uint64_t)nc);
 	samples_add(&s->sends, s->tick_sends);
@@ -488,7 +495,19 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 	s->ticks++;
 	due = s->t0 + q * s->L + s->offset;
 	samples_add(&s->wake, now - due);
+	/* What the jobs said since the last tick (their desires, usage,
+	 * departures) is read now, in one go. */
+	s->in_tick = 1;
+	if (s->read != NULL)
+		s->read(s->read_arg);
 	tick(s, now);
+	s->in_tick = 0;
+	while (s->departed != NULL) {
+		struct sched_job *j = s->departed;
+
+		s->departed = j->older;
+		bury(s, j);
+	}
 }
 
 /* ----------------------------------------------------- life and death -- */
@@ -596,6 +615,13 @@ void sched_free(struct sched *s)
 	free(s);
 }
 
+/* Read the jobs at every tick with read(arg). */
+void sched_set_reader(struct sched *s, void (*read)(void *), void *arg)
+{
+	s->read = read;
+	s->read_arg = arg;
+}
+
 /* The quanta a Welcome gives a job. */
 void sched_quanta(const struct sched *s, uint64_t *t0_ns,
                   uint32_t *heartbeat_ms, uint32_t *offset_us)
@@ -675,6 +701,15 @@ uint64_t sched_job_id(const struct sched_job *j)
 	return j->id;
 }
 
+/* A job gone: close its row and free it. */
+static void bury(struct sched *s, struct sched_job *j)
+{
+	close_row(s, j);
+	if (history_flush(s->hist) < 0)
+		log_warn("history: %s", history_error(s->hist));
+	free(j);
+}
+
 /* Remove a job whose connection closed. */
 void sched_job_remove(struct sched *s, struct sched_job *j)
 {
@@ -687,15 +722,17 @@ void sched_job_remove(struct sched *s, struct sched_job *j)
 	if (j->held)
 		drop_from(s->held, &s->nheld, j);
 	remove_by_index(s, j);
-	close_row(s, j);
-	if (history_flush(s->hist) < 0)
-		log_warn("history: %s", history_error(s->hist));
-	log_info("job %llu '%s' left: its %d CPUs go back at the next tick",
-	         (unsigned long long)j->id, j->name,
-	         deq_set_count(&j->sent));
-	if (s->handover != NULL && handover_gone(s->handover, j) > 0)
+	log_info("job %llu '%s' left: its %d CPUs go back at the %s tick",
+	         (unsigned long long)j->id, j->name, deq_set_count(&j->sent),
+	         s->in_tick ? "this" : "next");
+	if (s->handover != NULL && handover_gone(s->handover, j) > 0 && !s->in_tick)
 		retry_held(s, qtime_now_ns());
-	free(j);
+	if (s->in_tick) {                /* its row waits for the Allots */
+		j->older = s->departed;
+		s->departed = j;
+		return;
+	}
+	bury(s, j);
 }
 
 /* ---------------------------------------------------------- messages -- */

@@ -37,6 +37,10 @@ struct sched *sched_create(struct event_base *base, const struct conf *c,
  * (history_job_pause) for the next daemon they reconnect to. */
 void sched_free(struct sched *s);
 
+/* Call read(arg) at the start of every tick, before DEQ: it reads what
+ * the jobs said since the last (control.c reads its batch of jobs). */
+void sched_set_reader(struct sched *s, void (*read)(void *), void *arg);
+
 /* The quanta a Welcome gives a job: t0 (CLOCK_MONOTONIC ns), the heartbeat
  * period and the offset of the ticks into each quantum. */
 void sched_quanta(const struct sched *s, uint64_t *t0_ns,
