@@ -259,7 +259,7 @@ $(BUILD)/bench/asteal-probe: $(BUILD)/obj/bench/probe.o
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^
 
-bench-bins: $(BENCH_OMP) $(BENCH_TBB) $(BUILD)/bench/asteal-loadgen \
+bench-bins: $(BENCH_OMP) $(BENCH_TBB) $(BUILD)/bench/asteal-loadgen $(BUILD)/tests/deq_replay \
             $(BUILD)/bench/asteal-wirefloor $(BUILD)/bench/asteal-dequebench \
             $(BUILD)/bench/asteal-probe
 

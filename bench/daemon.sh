@@ -1,78 +1,100 @@
 #!/bin/sh
-# daemon.sh BUILD [JOBS [SECONDS [ROUNDS]]] - asteald under load, beside the
-# floor of its exchange.  Each round runs, one after the other:
-#   floor   asteal-wirefloor: Tick, Feedback, Allot over Unix stream
-#           sockets with nothing behind them (no protobuf, DEQ, history);
-#   asteald a private daemon driven by asteal-loadgen (rate 0.1, W = 8);
-# and prints a row each: CPU of the daemon side as a share of one core
-# (user, system, total), tick latency p50/p99/max, and the host's steal
-# over the run (the `steal` column of /proc/stat, as a share of both
-# CPUs), which is what the p99 mostly follows on a shared VM.  Rows of one
-# round ran within a minute of each other: compare within a round.
+# daemon.sh BUILD [ROUNDS [SECONDS [CONFIGS]]] - asteald under load beside the
+# floor of its exchange, for the configurations of the quantum exchange's
+# figures (bench/README.md, "Daemon load"):
+#   100 jobs, desire change rate 0.1;  100 jobs, rate 1;
+#   1000 jobs, rate 0.1;               10000 jobs, rate 0.1
+# (CONFIGS picks some, e.g. "100:0.1 1000:0.1"). Each round runs, for every
+# configuration, one after the other:
+#   floor    asteal-wirefloor: the same exchange's system calls over Unix
+#            stream sockets with nothing behind them (no protobuf, DEQ,
+#            history, libevent);
+#   asteald  a private daemon (L = 10 ms, offset 1 ms) driven by
+#            asteal-loadgen (W = 8), which checks every allotment online
+#            and against the daemon's history; then tests/deq_replay
+#            replays every recorded quantum through DEQ on the database.
+# One row each: the daemon side's user, system and total CPU as a share of
+# one core, tick time p50/p99/max (timer fired to last Allot written),
+# timer lateness p99, DEQ p50, changes and Allots per tick, wrong
+# allotments (loadgen + replay), and the host's steal over the run (the
+# steal column of /proc/stat, as a share of both CPUs), which is what the
+# tails mostly follow on a shared VM. Compare rows of one round.
 set -u
 
 usage() {
-	echo "usage: bench/daemon.sh BUILD [JOBS [SECONDS [ROUNDS]]]" >&2
+	echo "usage: bench/daemon.sh BUILD [ROUNDS [SECONDS [CONFIGS]]]" >&2
 	exit 2
 }
 
 [ $# -ge 1 ] && [ $# -le 4 ] || usage
 build=$1
-jobs=${2:-100}
-secs=${3:-20}
-rounds=${4:-3}
-for v in "$jobs" "$secs" "$rounds"; do
+rounds=${2:-3}
+secs=${3:-10}
+configs=${4:-"100:0.1 100:1 1000:0.1 10000:0.1"}
+for v in "$rounds" "$secs"; do
 	case "$v" in ''|*[!0-9]*|0) usage ;; esac
 done
-for b in bin/asteald bench/asteal-loadgen bench/asteal-wirefloor; do
+for b in bin/asteald bench/asteal-loadgen bench/asteal-wirefloor tests/deq_replay; do
 	[ -x "$build/$b" ] || { echo "bench: no $build/$b (make bench-bins)" >&2; exit 2; }
 done
 . "$(dirname "$0")/../scripts/lib.sh"
 test_tmp bench-daemon
-hz=$(getconf CLK_TCK)
+# 10,000 jobs: a socket each in the daemon, and in the load generator.
+ulimit -n "$(ulimit -Hn)" 2>/dev/null
+cpus=$(taskset -pc $$ | sed 's/.*: *//')
 
-# steal_start / steal_end: the host's steal share between the two calls.
 steal_now() { awk '/^cpu /{print $9, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat; }
 steal_pct() {
 	echo "$1 $2" | awk '{ s = $3 - $1; t = $4 - $2; printf "%.1f%%", (t > 0 ? 100 * s / t : 0) }'
 }
 # field NAME LINE: the value of NAME=... in a key=value line.
 field() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+us() { printf '%s µs' "$1"; }
 
-printf '| round | what | jobs | quanta | user | system | CPU | p50 | p99 | max | steal |\n'
-printf '|---|---|---|---|---|---|---|---|---|---|---|\n'
+printf '| round | jobs | rate | what | user | system | CPU | tick p50 | tick p99 | tick max | late p99 | DEQ p50 | changes/tick | Allots/tick | wrong | steal |\n'
+printf '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n'
 r=1
 while [ "$r" -le "$rounds" ]; do
-	s0=$(steal_now)
-	out=$("$build/bench/asteal-wirefloor" --jobs "$jobs" --seconds "$secs") || exit 1
-	s1=$(steal_now)
-	printf '| %d | floor | %d | %s | %s%% | %s%% | %s%% | %s µs | %s µs | %s µs | %s |\n' \
-	    "$r" "$jobs" "$(field quanta "$out")" "$(field user_pct "$out")" \
-	    "$(field sys_pct "$out")" "$(field cpu_pct "$out")" \
-	    "$(field p50_us "$out")" "$(field p99_us "$out")" \
-	    "$(field max_us "$out")" "$(steal_pct "$s0" "$s1")"
+	for c in $configs; do
+		jobs=${c%%:*}
+		rate=${c#*:}
+		s0=$(steal_now)
+		out=$("$build/bench/asteal-wirefloor" --jobs "$jobs" --seconds "$secs" \
+		    --rate "$rate") || { echo "bench: wirefloor failed" >&2; exit 1; }
+		s1=$(steal_now)
+		printf '| %d | %d | %s | floor | %s%% | %s%% | %s%% | %s | %s | %s | %s | - | - | %s | - | %s |\n' \
+		    "$r" "$jobs" "$rate" "$(field user_pct "$out")" \
+		    "$(field sys_pct "$out")" "$(field cpu_pct "$out")" \
+		    "$(us "$(field tick_p50_us "$out")")" "$(us "$(field tick_p99_us "$out")")" \
+		    "$(us "$(field tick_max_us "$out")")" "$(us "$(field wake_p99_us "$out")")" \
+		    "$(field sends_per_tick "$out")" "$(steal_pct "$s0" "$s1")"
 
-	rm -f "$tmp/s" "$tmp/h.db"*
-	"$build/bin/asteald" --socket "$tmp/s" --db "$tmp/h.db" --foreground \
-	    --log-level warn --config /dev/null &
-	pid=$!
-	daemon_pid=$pid
-	wait_for 10 test -S "$tmp/s" || { echo "bench: asteald did not start" >&2; exit 1; }
-	s0=$(steal_now)
-	out=$("$build/bench/asteal-loadgen" --socket "$tmp/s" --pid "$pid" \
-	    --jobs "$jobs" --seconds "$secs" --change-rate 0.1 --db "$tmp/h.db")
-	rc=$?
-	s1=$(steal_now)
-	# user and system apart, from the daemon's own counters.
-	split=$(awk -v hz="$hz" -v s="$secs" '{ printf "%.2f %.2f", 100 * $14 / hz / s, 100 * $15 / hz / s }' "/proc/$pid/stat")
-	kill "$pid"
-	wait "$pid"
-	daemon_pid=""
-	[ "$rc" -eq 0 ] || { echo "bench: loadgen failed: $out" >&2; exit 1; }
-	printf '| %d | asteald | %d | %s | %s%% | %s%% | %s%% | %s µs | %s µs | %s µs | %s |\n' \
-	    "$r" "$jobs" "$(field ticks "$out")" "${split% *}" "${split#* }" \
-	    "$(field daemon_cpu_pct "$out")" "$(field tick_p50_us "$out")" \
-	    "$(field tick_p99_us "$out")" "$(field tick_max_us "$out")" \
-	    "$(steal_pct "$s0" "$s1")"
+		rm -f "$tmp/s" "$tmp/h.db"*
+		"$build/bin/asteald" --socket "$tmp/s" --db "$tmp/h.db" --foreground \
+		    --log-level warn --config /dev/null --max-jobs 20000 \
+		    >"$tmp/daemon.log" 2>&1 &
+		daemon_pid=$!
+		wait_for 10 test -S "$tmp/s" || { echo "bench: asteald did not start" >&2; exit 1; }
+		out=$("$build/bench/asteal-loadgen" --socket "$tmp/s" --pid "$daemon_pid" \
+		    --jobs "$jobs" --seconds "$secs" --change-rate "$rate" --db "$tmp/h.db")
+		rc=$?
+		kill "$daemon_pid"
+		wait "$daemon_pid"
+		daemon_pid=""
+		[ "$rc" -eq 0 ] || { echo "bench: loadgen failed: $out" >&2; cat "$tmp/daemon.log" >&2; exit 1; }
+		wrong=$(field wrong "$out")
+		replay=$("$build/tests/deq_replay" "$tmp/h.db" "$cpus" | tail -1)
+		case "$replay" in
+		*MISMATCH*) wrong="$wrong + replay MISMATCH" ;;
+		esac
+		printf '| %d | %d | %s | asteald | %s%% | %s%% | %s%% | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' \
+		    "$r" "$jobs" "$rate" "$(field daemon_user_pct "$out")" \
+		    "$(field daemon_sys_pct "$out")" "$(field daemon_cpu_pct "$out")" \
+		    "$(us "$(field tick_p50_us "$out")")" "$(us "$(field tick_p99_us "$out")")" \
+		    "$(us "$(field tick_max_us "$out")")" "$(us "$(field wake_p99_us "$out")")" \
+		    "$(us "$(field deq_p50_us "$out")")" "$(field changes_per_tick "$out")" \
+		    "$(field sends_per_tick "$out")" "$wrong" "$(field steal_pct "$out")%"
+		echo "$out" >>"${DAEMON_BENCH_LOG:-/dev/null}"
+	done
 	r=$((r + 1))
 done

@@ -459,6 +459,12 @@ static void tick(struct sched *s, uint64_t start)
 		record(s, s->touched[k]);
 	}
 	s->ntouched = 0;
+	/* Jobs gone as the tick read its jobs were not in this quantum:
+	 * their rows end with the last (before history_advance). */
+	while ((j = s->departed) != NULL) {
+		s->departed = j->older;
+		bury(s, j);
+	}
 	samples_add(&s->tick, end - start);
 	samples_add(&s->changes, (uint64_t)nc);
 	samples_add(&s->sends, s->tick_sends);
@@ -502,12 +508,6 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 		s->read(s->read_arg);
 	tick(s, now);
 	s->in_tick = 0;
-	while (s->departed != NULL) {
-		struct sched_job *j = s->departed;
-
-		s->departed = j->older;
-		bury(s, j);
-	}
 }
 
 /* ----------------------------------------------------- life and death -- */
@@ -722,9 +722,9 @@ void sched_job_remove(struct sched *s, struct sched_job *j)
 	if (j->held)
 		drop_from(s->held, &s->nheld, j);
 	remove_by_index(s, j);
-	log_info("job %llu '%s' left: its %d CPUs go back at the %s tick",
+	log_info("job %llu '%s' left: its %d CPUs go back at %s tick",
 	         (unsigned long long)j->id, j->name, deq_set_count(&j->sent),
-	         s->in_tick ? "this" : "next");
+	         s->in_tick ? "this" : "the next");
 	if (s->handover != NULL && handover_gone(s->handover, j) > 0 && !s->in_tick)
 		retry_held(s, qtime_now_ns());
 	if (s->in_tick) {                /* its row waits for the Allots */
