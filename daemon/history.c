@@ -22,8 +22,13 @@
 #define NS_PER_DAY (86400LL * 1000000000LL)
 #define RETENTION_MAX 36500             /* days, a century */
 
-/* The schema, version 2 (see history.h); version 1 lacked the columns
- * that MIGRATE_V2 adds. */
+/* The quanta without a tick (version 3). */
+#define SKIPPED_TABLE "CREATE TABLE skipped (" \
+	" first_quantum INTEGER NOT NULL, last_quantum INTEGER NOT NULL," \
+	" start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL)"
+
+/* The schema, version 3 (see history.h); version 1 lacked the columns
+ * that MIGRATE_V2 adds, version 2 the table MIGRATE_V3 adds. */
 static const char SCHEMA[] =
 	"CREATE TABLE jobs ("
 	" id INTEGER PRIMARY KEY AUTOINCREMENT,"
@@ -46,7 +51,11 @@ static const char SCHEMA[] =
 	" mug_ns INTEGER NOT NULL, class INTEGER NOT NULL,"
 	" allotted_ns INTEGER NOT NULL DEFAULT 0);"
 	"CREATE INDEX allotments_by_job ON allotments(job, start_ns);"
-	"CREATE INDEX allotments_by_end ON allotments(end_ns);";
+	"CREATE INDEX allotments_by_end ON allotments(end_ns);"
+	SKIPPED_TABLE;
+
+/* From version 2 to 3: the quanta without a tick. */
+static const char MIGRATE_V3[] = SKIPPED_TABLE "; PRAGMA user_version = 3";
 
 /* From version 1 to 2: the jobs' worker counts and allotted time. */
 static const char MIGRATE_V2[] =
@@ -98,6 +107,8 @@ static const char *const SQL[ST_QUERY] = {
 	[ST_RUN_UPD] = "UPDATE allotments SET last_quantum = ?2, end_ns = ?3,"
 		" work_ns = ?4, steal_ns = ?5, mug_ns = ?6, allotted_ns = ?7"
 		" WHERE id = ?1",
+	[ST_SKIP_INS] = "INSERT INTO skipped(first_quantum, last_quantum,"
+		" start_ns, end_ns) VALUES(?1, ?2, ?3, ?4)",
 	[ST_IDS_CLEAR] = "DELETE FROM temp.history_ids",
 	[ST_IDS_ADD] = "INSERT OR IGNORE INTO temp.history_ids(id) VALUES(?1)",
 };
@@ -212,6 +223,7 @@ int hist_tx_commit(struct history *h)
 	for (size_t i = 0; i < h->qn; i++)
 		free(h->q[i].run.cpus);
 	h->qn = 0;
+	h->nskips = 0;
 	for (size_t i = 0; i < h->n; i++) {
 		struct run *r = &h->live[i].run;
 
@@ -339,6 +351,9 @@ static int setup(struct history *h, const char *path, int busy_ms)
 	if (version == 1 &&
 	    schema_change(h, 1, MIGRATE_V2, NULL, "upgrade schema to version 2") < 0)
 		return -1;
+	if (version >= 1 && version <= 2 &&
+	    schema_change(h, 2, MIGRATE_V3, NULL, "upgrade schema to version 3") < 0)
+		return -1;
 	if (exec(h, "CREATE TEMP TABLE history_ids(id INTEGER PRIMARY KEY)",
 		 "create temporary table") < 0)
 		return -1;
@@ -361,6 +376,7 @@ static void free_memory(struct history *h)
 		free(h->q[i].run.cpus);
 	free(h->live);
 	free(h->q);
+	free(h->skips);
 }
 
 /* Close the connection (statements first) and free h. */

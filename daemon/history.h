@@ -2,9 +2,9 @@
  * history.h - asteald's allotment history in SQLite (see
  * ../shared/DESIGN.md, "asteald").
  *
- * Two tables (schema version 2, kept in PRAGMA user_version; the file is
- * marked with PRAGMA application_id 0x41535448, "ASTH"; a version 1 file
- * is upgraded in place when opened, its new columns 0):
+ * Three tables (schema version 3, kept in PRAGMA user_version; the file is
+ * marked with PRAGMA application_id 0x41535448, "ASTH"; a version 1 or 2
+ * file is upgraded in place when opened, its new columns 0):
  *
  *   jobs(id INTEGER PRIMARY KEY AUTOINCREMENT, name, uid, pid, command,
  *        start_ns, end_ns NULL while running, exit_status NULL if unknown,
@@ -13,6 +13,9 @@
  *        last_quantum, start_ns, end_ns, desire, availability, allotment,
  *        cpus TEXT in Linux list format "0-3,6", work_ns, steal_ns, mug_ns,
  *        class, allotted_ns)
+ *   skipped(first_quantum, last_quantum, start_ns, end_ns): quanta the
+ *        daemon had no tick for (it woke up later than a whole quantum):
+ *        nobody's allotment changed in them, DEQ did not run
  *
  * with indexes jobs(end_ns), allotments(job, start_ns), allotments(end_ns).
  * Times are nanoseconds since the Unix epoch (CLOCK_REALTIME).
@@ -69,7 +72,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HISTORY_SCHEMA_VERSION 2
+#define HISTORY_SCHEMA_VERSION 3
 
 /* Opening options; a NULL pointer or a field <= 0 means the default. */
 struct history_opts {
@@ -238,6 +241,12 @@ int history_allot(struct history *h, int64_t job_id,
  * opens next when it has none yet; -1 for an unknown job or bad usage. */
 int history_usage(struct history *h, int64_t job_id, int64_t work_ns,
 		  int64_t steal_ns, int64_t mug_ns, int64_t allotted_ns);
+
+/* Quanta first..last (from start_ns to end_ns) had no tick: queued like
+ * closed runs (ranges that follow each other merge); -1 on bad arguments
+ * or a full queue. */
+int history_skipped(struct history *h, int64_t first, int64_t last,
+		    int64_t start_ns, int64_t end_ns);
 
 /* Quantum `quantum`, ending at end_ns, is over: every open run has lasted
  * (unchanged) until then; written so when open runs are next written.

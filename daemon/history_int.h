@@ -23,11 +23,11 @@ enum {
 	ST_JOB_INS, ST_JOB_END, ST_JOB_PAUSE, ST_JOB_EXIT, ST_JOB_GET,
 	ST_JOB_WORKERS,
 	ST_STALE,
-	ST_RUN_INS, ST_RUN_UPD,
+	ST_RUN_INS, ST_RUN_UPD, ST_SKIP_INS,
 	ST_IDS_CLEAR, ST_IDS_ADD,
 	ST_QUERY,
 	ST_Q_JOBS = ST_QUERY, ST_Q_JOBS_IDS, ST_Q_RUNS, ST_Q_RUNS_IDS,
-	ST_EXP_RUNS, ST_EXP_JOBS,
+	ST_EXP_RUNS, ST_EXP_JOBS, ST_EXP_SKIPS,
 	ST_STATS,
 	ST_COUNT
 };
@@ -77,6 +77,10 @@ struct history {
 	int64_t now_q_end;      /* ... and its end */
 	int64_t open_written_ns;        /* when open runs were last written */
 	int64_t transactions, dropped;
+	struct skip {           /* quanta without a tick, to be written */
+		int64_t first, last, start_ns, end_ns;
+	} *skips;
+	size_t nskips, capskips;
 	char err[256];
 };
 

@@ -47,6 +47,7 @@ const char *const hist_query_sql[ST_COUNT - ST_QUERY] = {
 		" FROM jobs j JOIN allotments a ON a.job = j.id"
 		" WHERE j.end_ns < ?1 LIMIT ?2)",
 	[ST_EXP_JOBS - ST_QUERY] = "DELETE FROM jobs WHERE end_ns < ?1",
+	[ST_EXP_SKIPS - ST_QUERY] = "DELETE FROM skipped WHERE end_ns < ?1",
 	[ST_STATS - ST_QUERY] = "SELECT (SELECT count(*) FROM jobs),"
 		" (SELECT count(*) - count(end_ns) FROM jobs),"
 		" (SELECT count(*) FROM allotments),"
@@ -193,6 +194,10 @@ int64_t history_expire(struct history *h, int64_t now_ns)
 		if (n > 0)
 			h->transactions++;
 	} while (n == EXPIRE_BATCH);
+	if (hist_step_done(h, hist_bind(h->st[ST_EXP_SKIPS], "L", cutoff),
+			   "expire skipped quanta") < 0)
+		return -1;
+	deleted += sqlite3_changes(h->db);
 	if (hist_step_done(h, hist_bind(h->st[ST_EXP_JOBS], "L", cutoff),
 			   "expire jobs") < 0)
 		return -1;

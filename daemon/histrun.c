@@ -65,6 +65,14 @@ int hist_write_queue(struct history *h)
 	for (size_t i = 0; i < h->qn; i++)
 		if (hist_write_run(h, h->q[i].job, &h->q[i].run) < 0)
 			return -1;
+	for (size_t i = 0; i < h->nskips; i++) {
+		const struct skip *k = &h->skips[i];
+
+		if (hist_step_done(h, hist_bind(h->st[ST_SKIP_INS], "LLLL", k->first,
+						k->last, k->start_ns, k->end_ns),
+				   "insert skipped quanta") < 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -84,7 +92,7 @@ int hist_write_pending(struct history *h, int open_too)
 {
 	if (open_too && !any_dirty_open(h))
 		open_too = 0;
-	if (h->qn == 0 && !open_too)
+	if (h->qn == 0 && h->nskips == 0 && !open_too)
 		return 0;
 	if (hist_tx_begin(h) < 0)
 		return -1;
@@ -303,6 +311,49 @@ int history_advance(struct history *h, int64_t quantum, int64_t end_ns)
 	return 0;
 }
 
+/* Quanta first..last had no tick: queue them for the next write (the
+ * ranges of one late wake-up after another merge). */
+int history_skipped(struct history *h, int64_t first, int64_t last,
+		    int64_t start_ns, int64_t end_ns)
+{
+	struct skip *k;
+
+	if (h == NULL)
+		return -1;
+	if (first < 0 || last < first || start_ns <= 0 || end_ns < start_ns) {
+		hist_seterr(h, "skipped: bad quanta or times");
+		return -1;
+	}
+	if (h->nskips > 0 && h->skips[h->nskips - 1].last + 1 == first) {
+		h->skips[h->nskips - 1].last = last;
+		h->skips[h->nskips - 1].end_ns = end_ns;
+		return 0;
+	}
+	if (h->nskips == h->capskips) {
+		size_t cap = h->capskips ? 2 * h->capskips : 16;
+		struct skip *more;
+
+		if (cap > h->qmax) {
+			h->dropped++;
+			hist_seterr(h, "skipped: history queue full, dropped");
+			return -1;
+		}
+		more = realloc(h->skips, cap * sizeof(*more));
+		if (more == NULL) {
+			hist_seterr(h, "skipped: out of memory");
+			return -1;
+		}
+		h->skips = more;
+		h->capskips = cap;
+	}
+	k = &h->skips[h->nskips++];
+	k->first = first;
+	k->last = last;
+	k->start_ns = start_ns;
+	k->end_ns = end_ns;
+	return 0;
+}
+
 /* The closed runs waiting for a flush. */
 size_t history_queued(const struct history *h)
 {
@@ -318,12 +369,12 @@ int history_flush(struct history *h)
 		return -1;
 	open_due = h->open_written_ns != 0 &&
 		   h->now_ns - h->open_written_ns >= h->flush_open_ns;
-	if (h->qn == 0 && !open_due)
+	if (h->qn == 0 && h->nskips == 0 && !open_due)
 		return 0;
 	if (open_due && !any_dirty_open(h)) {
 		h->open_written_ns = h->now_ns;
 		open_due = 0;
-		if (h->qn == 0)
+		if (h->qn == 0 && h->nskips == 0)
 			return 0;
 	}
 	return hist_write_pending(h, open_due);

@@ -495,8 +495,14 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 	q = (now - s->t0 - s->offset) / s->L;
 	if (s->ticks > 0 && q <= s->q)
 		return;
-	if (s->ticks > 0)
+	if (s->ticks > 0 && q > s->q + 1) {
+		/* No tick in between: nobody's allotment changed there. */
 		s->skipped += q - s->q - 1;
+		if (history_skipped(s->hist, (int64_t)(s->q + 1), (int64_t)(q - 1),
+		                    (int64_t)(s->t0_wall + (s->q + 1) * s->L),
+		                    (int64_t)(s->t0_wall + q * s->L)) < 0)
+			log_warn("history: %s", history_error(s->hist));
+	}
 	s->q = q;
 	s->ticks++;
 	due = s->t0 + q * s->L + s->offset;

@@ -12,6 +12,8 @@
  *
  * The database must hold one daemon run (quantum numbers restart with each
  * daemon).  CPULIST is the daemon's CPUs, e.g. 0-1 (slot i is the i-th).
+ * A quantum the daemon had no tick for (table skipped: it woke up late) is
+ * not replayed: every job present keeps what it had, which is checked.
  * Runs are swept quantum by quantum with a cursor per job, so the cost is
  * quanta x jobs plus DEQ's own: 10,000 jobs over 1,000 quanta take seconds.
  */
@@ -47,6 +49,55 @@ static int by_job(const void *a, const void *b)
 	if (x->job != y->job)
 		return x->job < y->job ? -1 : 1;
 	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* The quanta without a tick: ranges, read from the table skipped. */
+struct skips {
+	long long (*r)[2];
+	size_t n;
+};
+
+/* Whether quantum q had no tick. */
+static int skipped(const struct skips *k, long long q)
+{
+	for (size_t i = 0; i < k->n; i++)
+		if (k->r[i][0] <= q && q <= k->r[i][1])
+			return 1;
+	return 0;
+}
+
+/* Read the skipped ranges (none in an old database); 0 or -1. */
+static int load_skips(const char *path, struct skips *k)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	size_t cap = 0;
+
+	k->r = NULL;
+	k->n = 0;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_prepare_v2(db, "SELECT first_quantum, last_quantum FROM skipped",
+	                       -1, &st, NULL) != SQLITE_OK) {
+		sqlite3_close(db);
+		return 0;               /* schema 2: no such table */
+	}
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		if (k->n == cap) {
+			long long (*more)[2];
+
+			cap = cap ? 2 * cap : 16;
+			more = realloc(k->r, cap * sizeof(*more));
+			if (more == NULL)
+				break;
+			k->r = more;
+		}
+		k->r[k->n][0] = sqlite3_column_int64(st, 0);
+		k->r[k->n++][1] = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return 0;
 }
 
 /* Read every run of the database into *out; their number, or -1. */
@@ -108,6 +159,8 @@ static long load(const char *path, struct run **out, long long *qmin,
 int main(int argc, char **argv)
 {
 	struct run *runs = NULL;
+	struct skips sk;
+	long long nskipped = 0;
 	struct job *jobs;
 	struct deq_job *in;
 	size_t *present;
@@ -127,7 +180,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	nruns = load(argv[1], &runs, &qmin, &qmax);
-	if (nruns < 0)
+	if (nruns < 0 || load_skips(argv[1], &sk) < 0)
 		return 2;
 	if (nruns == 0) {
 		fprintf(stderr, "deq_replay: no allotment records\n");
@@ -165,7 +218,11 @@ int main(int argc, char **argv)
 		}
 		if (n == 0)
 			continue;
-		if (deq_allot(P, in, (int)n, (uint64_t)q) < 0) {
+		if (skipped(&sk, q)) {
+			/* No tick: DEQ did not run, everyone kept what they
+			 * had (their state goes on, unchanged). */
+			nskipped++;
+		} else if (deq_allot(P, in, (int)n, (uint64_t)q) < 0) {
 			fprintf(stderr, "deq_replay: quantum %lld: deq_allot failed\n", q);
 			return 1;
 		}
@@ -194,9 +251,11 @@ int main(int argc, char **argv)
 		}
 		checked++;
 	}
-	printf("%lld quanta of %zu jobs replayed through DEQ: %s\n", checked, njobs,
+	printf("%lld quanta of %zu jobs replayed through DEQ (%lld without a "
+	       "tick): %s\n", checked, njobs, nskipped,
 	       bad ? "MISMATCH" : "every allotment, availability and CPU set equal");
 	free(runs);
+	free(sk.r);
 	free(jobs);
 	free(in);
 	free(present);

@@ -186,17 +186,17 @@ static int64_t peek(const char *path, const char *sql)
 }
 
 /* Open the fixture's database again: it must still hold that many jobs
- * and be at schema version 2. */
+ * and be at schema version 3. */
 static void reopen_unchanged(struct fixture *f, int64_t jobs)
 {
 	struct history *h = open_ok(f, NULL);
 
 	assert_int_equal(stats(h).jobs, jobs);
 	history_close(h);
-	assert_int_equal(peek(f->path, "PRAGMA user_version"), 2);
+	assert_int_equal(peek(f->path, "PRAGMA user_version"), 3);
 }
 
-/* A new database gets schema version 1, WAL mode and both tables. */
+/* A new database gets schema version 3, WAL mode and its three tables. */
 static void test_create(void **state)
 {
 	struct fixture *f = *state;
@@ -204,9 +204,9 @@ static void test_create(void **state)
 	sqlite3 *db;
 	sqlite3_stmt *s;
 
-	assert_int_equal(peek(f->path, "PRAGMA user_version"), 2);
+	assert_int_equal(peek(f->path, "PRAGMA user_version"), 3);
 	assert_int_equal(peek(f->path, "SELECT count(*) FROM sqlite_master"
-			      " WHERE name IN ('jobs', 'allotments')"), 2);
+			      " WHERE name IN ('jobs', 'allotments', 'skipped')"), 3);
 	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &s,
 					    NULL), SQLITE_OK);
@@ -316,7 +316,8 @@ static void test_upgrade_v1(void **state)
 	    " '0-1', 5, 0, 0, 1);", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	h = open_ok(f, NULL);
-	assert_int_equal(peek(f->path, "PRAGMA user_version"), 2);
+	assert_int_equal(peek(f->path, "PRAGMA user_version"), 3);
+	assert_int_equal(peek(f->path, "SELECT count(*) FROM skipped"), 0);
 	b = begin(h, "new", 4242, T0);
 	q = quantum(T0, 0, 1, 4, 1, "0", HISTORY_SATISFIED);
 	assert_int_equal(history_allot(h, b, &q), 0);
@@ -768,6 +769,42 @@ static void test_restart(void **state)
 	history_close(h);
 }
 
+/* A version 2 database gets the table of quanta without a tick, and the
+ * ranges given to history_skipped are written (ranges that follow each
+ * other merge), and expire with the retention. */
+static void test_skipped(void **state)
+{
+	struct fixture *f = *state;
+	struct history_opts o = { .retention_days = 1 };
+	struct history *h = open_ok(f, NULL);
+	sqlite3 *db;
+
+	history_close(h);
+	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "DROP TABLE skipped;"
+				      " PRAGMA user_version = 2", NULL, NULL,
+				      NULL), SQLITE_OK);
+	sqlite3_close(db);
+	h = open_ok(f, &o);
+	assert_int_equal(peek(f->path, "PRAGMA user_version"), 3);
+	assert_int_equal(history_skipped(h, 10, 11, T0 + 10 * QNS, T0 + 12 * QNS), 0);
+	assert_int_equal(history_skipped(h, 12, 12, T0 + 12 * QNS, T0 + 13 * QNS), 0);
+	assert_int_equal(history_skipped(h, 20, 25, T0 + 20 * QNS, T0 + 26 * QNS), 0);
+	assert_int_equal(history_skipped(h, 5, 4, T0, T0), -1);
+	assert_int_equal(history_skipped(h, 5, 6, T0, T0 - 1), -1);
+	assert_int_equal(peek(f->path, "SELECT count(*) FROM skipped"), 0);
+	assert_int_equal(history_flush(h), 0);
+	assert_int_equal(peek(f->path, "SELECT count(*) FROM skipped"), 2);
+	assert_int_equal(peek(f->path, "SELECT last_quantum FROM skipped"
+			      " WHERE first_quantum = 10"), 12);
+	assert_int_equal(peek(f->path, "SELECT sum(last_quantum - first_quantum"
+			      " + 1) FROM skipped"), 9);
+	/* Two days later the retention takes them. */
+	assert_true(history_expire(h, T0 + 2 * 86400LL * 1000000000LL) >= 2);
+	assert_int_equal(peek(f->path, "SELECT count(*) FROM skipped"), 0);
+	history_close(h);
+}
+
 /* A newer schema, another program's database and garbage are refused. */
 static void test_refused(void **state)
 {
@@ -777,12 +814,12 @@ static void test_refused(void **state)
 	FILE *fp;
 
 	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 3", NULL,
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 4", NULL,
 				      NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	assert_null(history_open(f->path, NULL, why, sizeof(why)));
-	assert_non_null(strstr(why, "database schema version 3 is newer than"
-			       " this asteald (2)"));
+	assert_non_null(strstr(why, "database schema version 4 is newer than"
+			       " this asteald (3)"));
 	unlink(f->path);
 
 	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
@@ -1145,6 +1182,7 @@ int main(void)
 		T(test_flush_locked),
 		T(test_pause),
 		T(test_restart),
+		T(test_skipped),
 		T(test_refused),
 		T(test_retention),
 		T(test_pagination),
