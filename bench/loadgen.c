@@ -522,24 +522,23 @@ static void check_job(struct fake *j, Asteal__AllotmentRecord **runs, size_t n,
 	}
 }
 
-/* Page through the history of every job and check what the jobs got and
- * said against it: 0, or -1 when the history cannot be read. */
-static int check_history(struct run *g, int fd, struct frame_reader *r,
-                         struct verdict *v)
+/* Page through the history of jobs[0..n) (at most PROTO_HISTORY_MAX_IDS)
+ * and check what they got and said against it: 0, or -1 when the history
+ * cannot be read. */
+static int check_history(struct run *g, const struct fake *jobs, int n,
+                         int fd, struct frame_reader *r, struct verdict *v)
 {
 	Asteal__Envelope req = ASTEAL__ENVELOPE__INIT, *m;
 	Asteal__HistoryRequest hr = ASTEAL__HISTORY_REQUEST__INIT;
 	Asteal__AllotmentRecord **runs = NULL;
 	size_t nruns = 0, cap = 0;
 	uint64_t cur = 0;
-	uint64_t *ids = calloc((size_t)g->n, sizeof(*ids));
+	uint64_t ids[PROTO_HISTORY_MAX_IDS];
 
-	if (ids == NULL)
-		return -1;
-	for (int i = 0; i < g->n; i++)
-		ids[i] = g->jobs[i].id;
+	for (int i = 0; i < n; i++)
+		ids[i] = jobs[i].id;
 	hr.job_ids = ids;
-	hr.n_job_ids = (size_t)g->n;
+	hr.n_job_ids = (size_t)n;
 	req.msg_case = ASTEAL__ENVELOPE__MSG_HISTORY_REQUEST;
 	req.history_request = &hr;
 	/* Runs come by job, then time: check each job when its last is in.
@@ -596,7 +595,6 @@ static int check_history(struct run *g, int fd, struct frame_reader *r,
 		frame_free(pages[k]);
 	free(pages);
 	free(runs);
-	free(ids);
 	return rc;
 }
 
@@ -807,8 +805,10 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		s = m->status;
-		if (check_history(&g, fd, r, &v) < 0)
-			g.wrong++;
+		for (i = 0; i < n; i += (int)PROTO_HISTORY_MAX_IDS)
+			if (check_history(&g, g.jobs + i, n - i < (int)PROTO_HISTORY_MAX_IDS
+			                  ? n - i : (int)PROTO_HISTORY_MAX_IDS, fd, r, &v) < 0)
+				g.wrong++;
 		if (db != NULL && stat(db, &sb) == 0)
 			dbsize = (long long)sb.st_size;
 		printf("jobs=%d seconds=%.1f change_rate=%g timers=%s P=%d ticks=%llu "

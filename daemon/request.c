@@ -218,12 +218,15 @@ void request_history(struct conn *c, struct history *hist,
 	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
 	struct history_filter f;
 	struct hist_page p;
-	int64_t ids[256];
+	int64_t ids[PROTO_HISTORY_MAX_IDS];
 	size_t i;
 	int64_t limit = r->limit ? r->limit : REQUEST_HISTORY_PAGE;
+	char why[64];
 
-	if (r->n_job_ids > 256) {
-		reply_error(c, ASTEAL__ERROR_CODE__INVALID, "at most 256 job ids");
+	if (r->n_job_ids > PROTO_HISTORY_MAX_IDS) {
+		snprintf(why, sizeof(why), "at most %u job ids",
+		         PROTO_HISTORY_MAX_IDS);
+		reply_error(c, ASTEAL__ERROR_CODE__INVALID, why);
 		return;
 	}
 	if (limit > 100000)

@@ -25,6 +25,9 @@
 #define PROTO_SILENT_BEATS 4u
 #define PROTO_FEEDBACK_PAST_MS 10000u
 
+/* The most job ids a HistoryRequest may name. */
+#define PROTO_HISTORY_MAX_IDS 256u
+
 /* Bytes of the length prefix. */
 #define PROTO_HEADER_LEN 4u
 
