@@ -35,7 +35,9 @@
  * quantum (the last Allot of each quantum: with --handover release a job
  * may get its CPUs in two steps), and every desire a job sent is the
  * recorded desire from the next quantum on ("late" when it took one more
- * quantum, a Feedback that missed its tick).  Any failure is "wrong"
+ * quantum, a Feedback that missed its tick).  A job that gives CPUs up
+ * says Released at once, as if its leaving workers had parked (so that
+ * asteald --handover release can be driven too).  Any failure is "wrong"
  * (exit status 1).  That DEQ's answers are exact is deq_replay's check,
  * on the database, after the daemon stops (bench/daemon.sh).
  *
@@ -115,6 +117,7 @@ struct run {
 	uint64_t t0, L, heartbeat;
 	uint64_t checked_q;       /* the last boundary whose state was checked */
 	uint64_t feedbacks, allots, wrong, conflicts, late_allots, skipped;
+	uint64_t releaseds;
 };
 
 /* The next pseudo-random number of a stream (xorshift64; never 0). */
@@ -340,6 +343,24 @@ static int boundary(struct run *g, struct fake *j, uint64_t q, uint64_t now)
 	return 0;
 }
 
+/* Say that job j's leaving workers have parked (a fake job's do at once),
+ * as libasteal does after an Allot that took CPUs away. */
+static void send_released(struct run *g, struct fake *j, uint64_t q)
+{
+	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
+	Asteal__Released rel = ASTEAL__RELEASED__INIT;
+	uint8_t buf[64];
+	size_t len;
+
+	rel.quantum = q;
+	rel.parked_ns = qtime_now_ns();
+	env.msg_case = ASTEAL__ENVELOPE__MSG_RELEASED;
+	env.released = &rel;
+	if (frame_encode(&env, buf, sizeof(buf), &len) == 0 &&
+	    send_all(j->fd, buf, len) == 0)
+		g->releaseds++;
+}
+
 /* An Allot for job j: check it, apply it, log it. */
 static void take_allot(struct run *g, struct fake *j, const Asteal__Allot *a)
 {
@@ -366,6 +387,11 @@ static void take_allot(struct run *g, struct fake *j, const Asteal__Allot *a)
 		        "allotment %u of %zu CPUs, availability %u\n",
 		        (unsigned long long)j->id, (unsigned long long)a->quantum,
 		        a->allotment, a->n_cpus, a->availability);
+	for (int w = 0; w < WORDS; w++)
+		if (j->cpus[w] & ~cpus[w]) {    /* it gave CPUs up */
+			send_released(g, j, a->quantum);
+			break;
+		}
 	j->allotment = a->allotment;
 	j->availability = a->availability;
 	memcpy(j->cpus, cpus, sizeof(cpus));
@@ -819,6 +845,7 @@ int main(int argc, char **argv)
 		       "daemon_user_pct=%.2f daemon_sys_pct=%.2f daemon_cpu_pct=%.2f "
 		       "loadgen_cpu_pct=%.2f steal_pct=%.1f feedbacks=%llu "
 		       "feedbacks_per_job_s=%.2f bad_feedbacks=%llu allots=%llu "
+		       "releaseds=%llu revoke_p50_us=%.1f revoke_p99_us=%.1f "
 		       "late_allots=%llu conflicts=%llu loadgen_skipped=%llu runs=%llu "
 		       "allots_checked=%llu allots_mismatched=%llu "
 		       "desires_checked=%llu desires_late=%llu desires_mismatched=%llu "
@@ -836,6 +863,8 @@ int main(int argc, char **argv)
 		       (unsigned long long)g.feedbacks,
 		       (double)g.feedbacks / n / elapsed,
 		       (unsigned long long)s->bad_feedbacks, (unsigned long long)g.allots,
+		       (unsigned long long)g.releaseds, s->revoke_p50_ns * 1e-3,
+		       s->revoke_p99_ns * 1e-3,
 		       (unsigned long long)g.late_allots, (unsigned long long)g.conflicts,
 		       (unsigned long long)g.skipped, (unsigned long long)v.runs,
 		       (unsigned long long)v.allots_checked,

@@ -57,8 +57,8 @@ struct control {
 	int nconns, nclients;
 	uint64_t serials;
 	struct conn_batch *jobs;       /* the jobs' connections past Hello */
-	struct event *jobs_ev;         /* reads them as input comes
-	                                  (--handover release), or NULL */
+	struct event *jobs_ev;         /* reads them as input comes, while a
+	                                  grant waits (--handover release) */
 };
 
 /* A job's connection is going: its CPUs go back at the next tick, and it
@@ -349,18 +349,34 @@ struct control *control_create(struct event_base *base, const struct conf *c,
 	return ctl;
 }
 
-/* Read what the jobs said (the scheduler's reader, at every tick). */
-static void read_jobs(void *arg)
-{
-	conn_batch_read(arg);
-}
-
 /* A job said something and the jobs are read as input comes. */
 static void on_jobs_input(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
 	conn_batch_read(arg);
+}
+
+/* Read the jobs as input comes (a grant waits for a Released), or only
+ * at ticks again. */
+static void jobs_urgent(void *arg, int on)
+{
+	struct control *ctl = arg;
+
+	if (ctl->jobs_ev == NULL)
+		return;
+	if (on)
+		event_add(ctl->jobs_ev, NULL);
+	else
+		event_del(ctl->jobs_ev);
+}
+
+/* The scheduler's reader: the batch of jobs. */
+static void read_ctl_jobs(void *arg)
+{
+	struct control *ctl = arg;
+
+	conn_batch_read(ctl->jobs);
 }
 
 /* Connect the control to the scheduler and history: -1 when out of
@@ -374,13 +390,13 @@ int control_attach(struct control *ctl, struct sched *s, struct history *h)
 	if (ctl->launch == NULL || ctl->jobs == NULL)
 		return -1;
 	/* The jobs are read at every tick, just before DEQ: one wake-up a
-	 * quantum.  With --handover release their Released messages must be
-	 * taken as they come, so they are read from the loop too. */
-	sched_set_reader(s, read_jobs, ctl->jobs);
+	 * quantum.  With --handover release, while a grant waits for a
+	 * Released, they are read as their input comes too. */
+	sched_set_reader(s, read_ctl_jobs, jobs_urgent, ctl);
 	if (ctl->conf->handover == CONF_HANDOVER_RELEASE) {
 		ctl->jobs_ev = event_new(ctl->base, conn_batch_fd(ctl->jobs),
 		                         EV_READ | EV_PERSIST, on_jobs_input, ctl->jobs);
-		if (ctl->jobs_ev == NULL || event_add(ctl->jobs_ev, NULL) < 0)
+		if (ctl->jobs_ev == NULL)
 			return -1;
 	}
 	return 0;

@@ -99,7 +99,9 @@ struct sched {
 	struct history *hist;
 	struct handover *handover;     /* NULL unless --handover release */
 	void (*read)(void *);          /* reads the jobs, at every tick */
+	void (*urgent)(void *, int);   /* ... and as input comes, or not */
 	void *read_arg;
+	int urgent_on;
 	int timer_fd;                  /* fires at t0 + q L + offset */
 	struct event *timer_ev, *hold_ev;
 	int P;
@@ -349,12 +351,17 @@ static void arm_hold(struct sched *s, uint64_t now)
 	event_add(s->hold_ev, &tv);
 }
 
-/* Give the held jobs what is free now. */
+/* Give the held jobs what is free now; while some still wait, their
+ * losers' Released messages are read as they come. */
 static void retry_held(struct sched *s, uint64_t now)
 {
 	for (int i = s->nheld - 1; i >= 0 && i < s->nheld; i--)
 		deliver(s, s->held[i], s->held[i]->decided);
 	arm_hold(s, now);
+	if (s->urgent != NULL && s->urgent_on != (s->nheld > 0)) {
+		s->urgent_on = s->nheld > 0;
+		s->urgent(s->read_arg, s->urgent_on);
+	}
 }
 
 /* CPUs held past the bound are free: grant them. */
@@ -448,7 +455,7 @@ static void tick(struct sched *s, uint64_t start)
 	for (k = 0; k < s->ntouched; k++)
 		if (s->touched[k]->fresh)
 			deliver(s, s->touched[k], start);
-	if (s->nheld > 0)
+	if (s->handover != NULL)
 		retry_held(s, start);
 	end = qtime_now_ns();
 	/* The Allots are out: now the history. */
@@ -622,9 +629,11 @@ void sched_free(struct sched *s)
 }
 
 /* Read the jobs at every tick with read(arg). */
-void sched_set_reader(struct sched *s, void (*read)(void *), void *arg)
+void sched_set_reader(struct sched *s, void (*read)(void *),
+                      void (*urgent)(void *, int), void *arg)
 {
 	s->read = read;
+	s->urgent = urgent;
 	s->read_arg = arg;
 }
 

@@ -38,8 +38,12 @@ struct sched *sched_create(struct event_base *base, const struct conf *c,
 void sched_free(struct sched *s);
 
 /* Call read(arg) at the start of every tick, before DEQ: it reads what
- * the jobs said since the last (control.c reads its batch of jobs). */
-void sched_set_reader(struct sched *s, void (*read)(void *), void *arg);
+ * the jobs said since the last (control.c reads its batch of jobs); and
+ * urgent(arg, 1) while a job waits for CPUs to be released (--handover
+ * release), when the jobs must be read as their input comes, then
+ * urgent(arg, 0). */
+void sched_set_reader(struct sched *s, void (*read)(void *),
+                      void (*urgent)(void *, int), void *arg);
 
 /* The quanta a Welcome gives a job: t0 (CLOCK_MONOTONIC ns), the heartbeat
  * period and the offset of the ticks into each quantum. */
