@@ -663,10 +663,20 @@ void quantum_stop(struct runtime *rt)
 	struct quantum *qt = rt->quantum;
 
 	if (qt != NULL && qt->running) {
+		struct link_feedback fb;
+		uint64_t now;
 		char c = 1;
+
 		while (write(qt->stop_pipe[1], &c, 1) < 0 && errno == EINTR)
 			;
 		pthread_join(qt->thread, NULL);
+		/* The quantum in progress ends with the runtime: closed, and
+		 * its usage told to the daemon before it closes our row. */
+		now = qtime_now_ns();
+		pthread_mutex_lock(&qt->lock);
+		quantum_close(rt, qt, now, &fb);
+		pthread_mutex_unlock(&qt->lock);
+		report(qt, &fb, qt->q, now, 1);
 		link_close(qt->link);           /* the daemon closes our row */
 		qt->link = NULL;
 		qt->running = 0;

@@ -797,7 +797,7 @@ void sched_feedback(struct sched *s, struct sched_job *j,
 	s->feedbacks++;
 	if (f.quantum > qnow) {
 		complain(s, j, BAD_FUTURE, "a Feedback for quantum %llu, which has "
-		         "not ended (quantum %llu runs): ignored",
+		         "not begun (quantum %llu runs): ignored",
 		         (unsigned long long)f.quantum, (unsigned long long)qnow);
 		return;
 	}

@@ -67,7 +67,7 @@ uint64_t sched_job_id(const struct sched_job *j);
  * and its history row is closed. */
 void sched_job_remove(struct sched *s, struct sched_job *j);
 
-/* A job's Feedback arrived: checked (a quantum that has not ended or ended
+/* A job's Feedback arrived: checked (a quantum that has not begun or ended
  * long ago, a second Feedback for a quantum, a desire above the job's
  * workers, a desire_real that is not a number in range, usage totals
  * going back), refused or clamped with an Error to the job and a log
