@@ -21,6 +21,8 @@
  * the gaining job an Allot of the CPUs it can have now (if it loses
  * some too) and the rest when they are free.
  */
+#include "scheduler_int.h"
+
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -63,66 +65,6 @@
 enum { BAD_FUTURE, BAD_PAST, BAD_REPEAT, BAD_DESIRE, BAD_REAL, BAD_USAGE,
        BAD_RELEASED };
 
-struct sched_job {
-	uint64_t id;
-	struct conn *conn;
-	char name[64];
-	char command[256];
-	uid_t uid;
-	pid_t pid;
-	int workers;
-	uint64_t start_ns;             /* wall clock */
-	int index;                     /* in s->jobs[] and s->deq[] */
-	int desire;                    /* last reported, in [0, workers] */
-	double desire_real;
-	int cls;                       /* class index reported last, -1 none */
-	uint64_t closable;             /* the next Feedback closes this
-	                                  quantum or a later one */
-	uint64_t heard;                /* its last Feedback, or its join */
-	int silent;                    /* counted as desiring nothing */
-	int touched, held, fresh;      /* in s->touched, in s->held; its
-	                                  first Allot is due */
-	uint64_t recorded;             /* the tick that last recorded it */
-	uint64_t tot[4];               /* usage totals it reported: work,
-	                                  steal, mug, allotted */
-	struct deq_set sent;           /* the CPUs of its last Allot */
-	uint64_t allot_q, decided;     /* its last Allot's quantum; when DEQ
-	                                  decided it */
-	unsigned logged;               /* kinds of bad input logged */
-	char cpus[CPULIST_MAX * 5];    /* its CPUs as a list, for the history */
-	struct sched_job *older, *newer;   /* by last heard (not if silent) */
-};
-
-struct sched {
-	struct event_base *base;
-	const struct conf *conf;
-	struct history *hist;
-	struct handover *handover;     /* NULL unless --handover release */
-	void (*read)(void *);          /* reads the jobs, at every tick */
-	void (*urgent)(void *, int);   /* ... and as input comes, or not */
-	void *read_arg;
-	int urgent_on;
-	int timer_fd;                  /* fires at t0 + q L + offset */
-	struct event *timer_ev, *hold_ev;
-	int P;
-	uint32_t cpus_u32[CPULIST_MAX];
-	struct sched_job **jobs;       /* in id order: DEQ's stable order */
-	struct deq_job *deq;           /* DEQ's state, as jobs[] */
-	int *changed;                  /* DEQ's list of changed jobs */
-	struct sched_job **touched, **held;
-	int njobs, cap, ntouched, nheld, nsilent, clients;
-	struct sched_job *oldest, *newest;  /* by last heard */
-	struct sched_job *departed;    /* gone during a tick: their rows are
-	                                  closed after its Allots (older) */
-	int in_tick;
-	uint64_t t0, t0_wall, L, offset, silence, bound, past;  /* ns; past
-	                                  in quanta */
-	uint64_t q;                    /* the last quantum ticked */
-	uint64_t ticks, skipped, flushed_q, flush_every, started;
-	uint64_t feedbacks, bad, allots, revocations, tick_sends;
-	struct samples tick, deq_time, wake, revoke, changes, sends;
-};
-
 static void bury(struct sched *s, struct sched_job *j);
 
 /* ------------------------------------------------------------ tables -- */
@@ -142,7 +84,7 @@ static void heard_unlink(struct sched *s, struct sched_job *j)
 }
 
 /* The job was heard now: it goes to the newest end. */
-static void heard_now(struct sched *s, struct sched_job *j, uint64_t now)
+void sched__heard_now(struct sched *s, struct sched_job *j, uint64_t now)
 {
 	heard_unlink(s, j);
 	j->heard = now;
@@ -155,7 +97,7 @@ static void heard_now(struct sched *s, struct sched_job *j, uint64_t now)
 }
 
 /* The job said something DEQ or the history must see at the next tick. */
-static void touch(struct sched *s, struct sched_job *j)
+void sched__touch(struct sched *s, struct sched_job *j)
 {
 	if (!j->touched) {
 		j->touched = 1;
@@ -240,10 +182,26 @@ static void remove_by_index(struct sched *s, struct sched_job *j)
 		s->jobs[i]->index = i;
 }
 
+/* The connected job with this id, or NULL (binary search: id order). */
+struct sched_job *sched__find(const struct sched *s, uint64_t id)
+{
+	int lo = 0, hi = s->njobs;
+
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (s->jobs[mid]->id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->njobs && s->jobs[lo]->id == id ? s->jobs[lo] : NULL;
+}
+
 /* ------------------------------------------------------------ allots -- */
 
 /* The Linux CPU ids of a set of slots, ascending: their count. */
-static int slot_cpus(const struct sched *s, const struct deq_set *set,
+int sched__slot_cpus(const struct sched *s, const struct deq_set *set,
                      uint32_t *ids)
 {
 	int n = 0, w;
@@ -289,7 +247,7 @@ static void send_allot(struct sched *s, struct sched_job *j,
 	size_t len;
 
 	a.quantum = s->q;
-	a.ncpus = (size_t)slot_cpus(s, set, ids);
+	a.ncpus = (size_t)sched__slot_cpus(s, set, ids);
 	a.cpus = ids;
 	a.allotment = (uint32_t)a.ncpus;
 	a.availability = (uint32_t)s->deq[j->index].availability;
@@ -353,7 +311,7 @@ static void arm_hold(struct sched *s, uint64_t now)
 
 /* Give the held jobs what is free now; while some still wait, their
  * losers' Released messages are read as they come. */
-static void retry_held(struct sched *s, uint64_t now)
+void sched__retry_held(struct sched *s, uint64_t now)
 {
 	for (int i = s->nheld - 1; i >= 0 && i < s->nheld; i--)
 		deliver(s, s->held[i], s->held[i]->decided);
@@ -373,7 +331,7 @@ static void on_hold(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	handover_expire(s->handover, now > s->bound ? now - s->bound + 1 : 0);
-	retry_held(s, now);
+	sched__retry_held(s, now);
 }
 
 /* ----------------------------------------------------------- history -- */
@@ -425,7 +383,7 @@ static void tick(struct sched *s, uint64_t start)
 		heard_unlink(s, j);
 		j->silent = 1;
 		s->nsilent++;
-		touch(s, j);
+		sched__touch(s, j);
 		log_info("job %llu '%s' silent for %llu ms: desires nothing until "
 		         "it speaks again", (unsigned long long)j->id, j->name,
 		         (unsigned long long)((start - j->heard) / 1000000u));
@@ -456,7 +414,7 @@ static void tick(struct sched *s, uint64_t start)
 		if (s->touched[k]->fresh)
 			deliver(s, s->touched[k], start);
 	if (s->handover != NULL)
-		retry_held(s, start);
+		sched__retry_held(s, start);
 	end = qtime_now_ns();
 	/* The Allots are out: now the history. */
 	for (k = 0; k < nc; k++)
@@ -701,9 +659,9 @@ struct sched_job *sched_job_add(struct sched *s, struct conn *conn,
 		         history_error(s->hist));
 	j->id = (uint64_t)id;
 	insert_by_id(s, j);
-	heard_now(s, j, qtime_now_ns());
+	sched__heard_now(s, j, qtime_now_ns());
 	j->fresh = 1;                   /* an Allot at the next tick */
-	touch(s, j);
+	sched__touch(s, j);
 	log_info("job %llu '%s' %s: uid %d pid %d, %d workers",
 	         (unsigned long long)j->id, j->name, id_granted ? "connected"
 	         : "registered", (int)uid, (int)pid, j->workers);
@@ -741,7 +699,7 @@ void sched_job_remove(struct sched *s, struct sched_job *j)
 	         (unsigned long long)j->id, j->name, deq_set_count(&j->sent),
 	         s->in_tick ? "this" : "the next");
 	if (s->handover != NULL && handover_gone(s->handover, j) > 0 && !s->in_tick)
-		retry_held(s, qtime_now_ns());
+		sched__retry_held(s, qtime_now_ns());
 	if (s->in_tick) {                /* its row waits for the Allots */
 		j->older = s->departed;
 		s->departed = j;
@@ -779,7 +737,7 @@ static void complain(struct sched *s, struct sched_job *j, int kind,
 }
 
 /* The quantum running now on the shared clock. */
-static uint64_t quantum_now(const struct sched *s, uint64_t now)
+uint64_t sched__quantum_now(const struct sched *s, uint64_t now)
 {
 	return now > s->t0 ? (now - s->t0) / s->L : 0;
 }
@@ -789,7 +747,7 @@ void sched_feedback(struct sched *s, struct sched_job *j,
                     const Asteal__Feedback *fb)
 {
 	struct exchange_feedback f;
-	uint64_t now = qtime_now_ns(), qnow = quantum_now(s, now);
+	uint64_t now = qtime_now_ns(), qnow = sched__quantum_now(s, now);
 	uint64_t tot[4];
 	int desire;
 
@@ -840,13 +798,13 @@ void sched_feedback(struct sched *s, struct sched_job *j,
 	if (j->silent) {
 		j->silent = 0;
 		s->nsilent--;
-		touch(s, j);
+		sched__touch(s, j);
 		log_info("job %llu '%s' speaks again", (unsigned long long)j->id,
 		         j->name);
 	}
-	heard_now(s, j, now);
+	sched__heard_now(s, j, now);
 	if (desire != j->desire || (f.cls >= 0 && f.cls != j->cls))
-		touch(s, j);
+		sched__touch(s, j);
 	j->desire = desire;
 	j->desire_real = f.desire_real;
 	if (f.cls >= 0)
@@ -872,7 +830,7 @@ void sched_released(struct sched *s, struct sched_job *j,
 		s->revocations++;
 	}
 	if (s->handover != NULL && handover_released(s->handover, j, r->quantum) > 0)
-		retry_held(s, now);
+		sched__retry_held(s, now);
 }
 
 /* ------------------------------------------------------------ replies -- */
@@ -891,7 +849,7 @@ void sched_status(struct sched *s, Asteal__Status *st)
 	st->uptime_ns = now - s->started;
 	st->clients = (uint32_t)s->clients;
 	st->t0_ns = s->t0;
-	st->quantum = quantum_now(s, now);
+	st->quantum = sched__quantum_now(s, now);
 	st->offset_us = (uint32_t)(s->offset / 1000u);
 	st->skipped_ticks = s->skipped;
 	samples_pct(&s->tick, &st->tick_p50_ns, &st->tick_p99_ns, &st->tick_max_ns);
@@ -971,7 +929,7 @@ int sched_jobs(struct sched *s, const uint64_t *ids, size_t n, Asteal__Jobs *out
 		ji->desire = (uint32_t)d->desire;
 		ji->allotment = (uint32_t)d->allotment;
 		ji->availability = (uint32_t)d->availability;
-		ji->n_cpus = (size_t)slot_cpus(s, &d->cpus, ji->cpus);
+		ji->n_cpus = (size_t)sched__slot_cpus(s, &d->cpus, ji->cpus);
 		ji->efficiency = j->tot[3] ? (double)(j->tot[0] + j->tot[2]) /
 		                             (double)j->tot[3] : 0;
 		ji->work_ns = j->tot[0];
@@ -998,26 +956,10 @@ void sched_jobs_free(Asteal__Jobs *out)
 	out->n_jobs = 0;
 }
 
-/* The connected job with this id, or NULL (binary search: id order). */
-static struct sched_job *find(const struct sched *s, uint64_t id)
-{
-	int lo = 0, hi = s->njobs;
-
-	while (lo < hi) {
-		int mid = lo + (hi - lo) / 2;
-
-		if (s->jobs[mid]->id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < s->njobs && s->jobs[lo]->id == id ? s->jobs[lo] : NULL;
-}
-
 /* Whether job id is connected, and its owner. */
 int sched_job_owner(const struct sched *s, uint64_t id, uid_t *uid)
 {
-	const struct sched_job *j = find(s, id);
+	const struct sched_job *j = sched__find(s, id);
 
 	if (j == NULL)
 		return -1;
@@ -1029,7 +971,7 @@ int sched_job_owner(const struct sched *s, uint64_t id, uid_t *uid)
 /* Signal a running job on behalf of uid. */
 int sched_cancel(struct sched *s, uint64_t id, uid_t uid, int sig)
 {
-	struct sched_job *j = find(s, id);
+	struct sched_job *j = sched__find(s, id);
 
 	if (j == NULL) {
 		errno = ESRCH;
