@@ -100,6 +100,8 @@ int sched__slot_cpus(const struct sched *s, const struct deq_set *set,
  * losers' Released messages are read as they come. */
 void sched__retry_held(struct sched *s, uint64_t now);
 
+/* Defined in schedinput.c. */
+
 /* The quantum running now on the shared clock. */
 uint64_t sched__quantum_now(const struct sched *s, uint64_t now);
 
