@@ -1,7 +1,10 @@
 /*
  * scheduler.c - asteald's job scheduler (see scheduler.h): the job table,
- * the ticks on the shared clock, Feedback taken as it comes, DEQ, Allot
- * messages to the jobs that changed, tick statistics and the history.
+ * the ticks on the shared clock, DEQ, Allot messages to the jobs that
+ * changed, tick statistics and the history, jobs joining and leaving.
+ * What the jobs say (Feedback, taken as it comes, and Released) is
+ * schedinput.c's, what the command line sees and does schedview.c's, and
+ * what the three files share is in scheduler_int.h.
  *
  * A tick's cost grows with what changed, not with the jobs: DEQ's own
  * pass over every job (deq_allot_changes, which also lists the jobs whose
@@ -21,10 +24,9 @@
  * the gaining job an Allot of the CPUs it can have now (if it loses
  * some too) and the rest when they are free.
  */
+#include "scheduler_int.h"
+
 #include <errno.h>
-#include <math.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +40,6 @@
 #include "cpulist.h"
 #include "deq.h"
 #include "exchange.h"
-#include "frame.h"
 #include "handover.h"
 #include "history.h"
 #include "log.h"
@@ -59,70 +60,6 @@
 #define SCHED_FLUSH_RUNS 512
 #endif
 
-/* Kinds of bad Feedback, each logged once per job (then only counted). */
-enum { BAD_FUTURE, BAD_PAST, BAD_REPEAT, BAD_DESIRE, BAD_REAL, BAD_USAGE,
-       BAD_RELEASED };
-
-struct sched_job {
-	uint64_t id;
-	struct conn *conn;
-	char name[64];
-	char command[256];
-	uid_t uid;
-	pid_t pid;
-	int workers;
-	uint64_t start_ns;             /* wall clock */
-	int index;                     /* in s->jobs[] and s->deq[] */
-	int desire;                    /* last reported, in [0, workers] */
-	double desire_real;
-	int cls;                       /* class index reported last, -1 none */
-	uint64_t closable;             /* the next Feedback closes this
-	                                  quantum or a later one */
-	uint64_t heard;                /* its last Feedback, or its join */
-	int silent;                    /* counted as desiring nothing */
-	int touched, held, fresh;      /* in s->touched, in s->held; its
-	                                  first Allot is due */
-	uint64_t recorded;             /* the tick that last recorded it */
-	uint64_t tot[4];               /* usage totals it reported: work,
-	                                  steal, mug, allotted */
-	struct deq_set sent;           /* the CPUs of its last Allot */
-	uint64_t allot_q, decided;     /* its last Allot's quantum; when DEQ
-	                                  decided it */
-	unsigned logged;               /* kinds of bad input logged */
-	char cpus[CPULIST_MAX * 5];    /* its CPUs as a list, for the history */
-	struct sched_job *older, *newer;   /* by last heard (not if silent) */
-};
-
-struct sched {
-	struct event_base *base;
-	const struct conf *conf;
-	struct history *hist;
-	struct handover *handover;     /* NULL unless --handover release */
-	void (*read)(void *);          /* reads the jobs, at every tick */
-	void (*urgent)(void *, int);   /* ... and as input comes, or not */
-	void *read_arg;
-	int urgent_on;
-	int timer_fd;                  /* fires at t0 + q L + offset */
-	struct event *timer_ev, *hold_ev;
-	int P;
-	uint32_t cpus_u32[CPULIST_MAX];
-	struct sched_job **jobs;       /* in id order: DEQ's stable order */
-	struct deq_job *deq;           /* DEQ's state, as jobs[] */
-	int *changed;                  /* DEQ's list of changed jobs */
-	struct sched_job **touched, **held;
-	int njobs, cap, ntouched, nheld, nsilent, clients;
-	struct sched_job *oldest, *newest;  /* by last heard */
-	struct sched_job *departed;    /* gone during a tick: their rows are
-	                                  closed after its Allots (older) */
-	int in_tick;
-	uint64_t t0, t0_wall, L, offset, silence, bound, past;  /* ns; past
-	                                  in quanta */
-	uint64_t q;                    /* the last quantum ticked */
-	uint64_t ticks, skipped, flushed_q, flush_every, started;
-	uint64_t feedbacks, bad, allots, revocations, tick_sends;
-	struct samples tick, deq_time, wake, revoke, changes, sends;
-};
-
 static void bury(struct sched *s, struct sched_job *j);
 
 /* ------------------------------------------------------------ tables -- */
@@ -142,7 +79,7 @@ static void heard_unlink(struct sched *s, struct sched_job *j)
 }
 
 /* The job was heard now: it goes to the newest end. */
-static void heard_now(struct sched *s, struct sched_job *j, uint64_t now)
+void sched__heard_now(struct sched *s, struct sched_job *j, uint64_t now)
 {
 	heard_unlink(s, j);
 	j->heard = now;
@@ -155,7 +92,7 @@ static void heard_now(struct sched *s, struct sched_job *j, uint64_t now)
 }
 
 /* The job said something DEQ or the history must see at the next tick. */
-static void touch(struct sched *s, struct sched_job *j)
+void sched__touch(struct sched *s, struct sched_job *j)
 {
 	if (!j->touched) {
 		j->touched = 1;
@@ -240,10 +177,26 @@ static void remove_by_index(struct sched *s, struct sched_job *j)
 		s->jobs[i]->index = i;
 }
 
+/* The connected job with this id, or NULL (binary search: id order). */
+struct sched_job *sched__find(const struct sched *s, uint64_t id)
+{
+	int lo = 0, hi = s->njobs;
+
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (s->jobs[mid]->id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->njobs && s->jobs[lo]->id == id ? s->jobs[lo] : NULL;
+}
+
 /* ------------------------------------------------------------ allots -- */
 
 /* The Linux CPU ids of a set of slots, ascending: their count. */
-static int slot_cpus(const struct sched *s, const struct deq_set *set,
+int sched__slot_cpus(const struct sched *s, const struct deq_set *set,
                      uint32_t *ids)
 {
 	int n = 0, w;
@@ -289,7 +242,7 @@ static void send_allot(struct sched *s, struct sched_job *j,
 	size_t len;
 
 	a.quantum = s->q;
-	a.ncpus = (size_t)slot_cpus(s, set, ids);
+	a.ncpus = (size_t)sched__slot_cpus(s, set, ids);
 	a.cpus = ids;
 	a.allotment = (uint32_t)a.ncpus;
 	a.availability = (uint32_t)s->deq[j->index].availability;
@@ -353,7 +306,7 @@ static void arm_hold(struct sched *s, uint64_t now)
 
 /* Give the held jobs what is free now; while some still wait, their
  * losers' Released messages are read as they come. */
-static void retry_held(struct sched *s, uint64_t now)
+void sched__retry_held(struct sched *s, uint64_t now)
 {
 	for (int i = s->nheld - 1; i >= 0 && i < s->nheld; i--)
 		deliver(s, s->held[i], s->held[i]->decided);
@@ -373,7 +326,7 @@ static void on_hold(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	handover_expire(s->handover, now > s->bound ? now - s->bound + 1 : 0);
-	retry_held(s, now);
+	sched__retry_held(s, now);
 }
 
 /* ----------------------------------------------------------- history -- */
@@ -425,7 +378,7 @@ static void tick(struct sched *s, uint64_t start)
 		heard_unlink(s, j);
 		j->silent = 1;
 		s->nsilent++;
-		touch(s, j);
+		sched__touch(s, j);
 		log_info("job %llu '%s' silent for %llu ms: desires nothing until "
 		         "it speaks again", (unsigned long long)j->id, j->name,
 		         (unsigned long long)((start - j->heard) / 1000000u));
@@ -456,7 +409,7 @@ static void tick(struct sched *s, uint64_t start)
 		if (s->touched[k]->fresh)
 			deliver(s, s->touched[k], start);
 	if (s->handover != NULL)
-		retry_held(s, start);
+		sched__retry_held(s, start);
 	end = qtime_now_ns();
 	/* The Allots are out: now the history. */
 	for (k = 0; k < nc; k++)
@@ -701,9 +654,9 @@ struct sched_job *sched_job_add(struct sched *s, struct conn *conn,
 		         history_error(s->hist));
 	j->id = (uint64_t)id;
 	insert_by_id(s, j);
-	heard_now(s, j, qtime_now_ns());
+	sched__heard_now(s, j, qtime_now_ns());
 	j->fresh = 1;                   /* an Allot at the next tick */
-	touch(s, j);
+	sched__touch(s, j);
 	log_info("job %llu '%s' %s: uid %d pid %d, %d workers",
 	         (unsigned long long)j->id, j->name, id_granted ? "connected"
 	         : "registered", (int)uid, (int)pid, j->workers);
@@ -741,319 +694,11 @@ void sched_job_remove(struct sched *s, struct sched_job *j)
 	         (unsigned long long)j->id, j->name, deq_set_count(&j->sent),
 	         s->in_tick ? "this" : "the next");
 	if (s->handover != NULL && handover_gone(s->handover, j) > 0 && !s->in_tick)
-		retry_held(s, qtime_now_ns());
+		sched__retry_held(s, qtime_now_ns());
 	if (s->in_tick) {                /* its row waits for the Allots */
 		j->older = s->departed;
 		s->departed = j;
 		return;
 	}
 	bury(s, j);
-}
-
-/* ---------------------------------------------------------- messages -- */
-
-/* Refuse or correct a job's input: an Error to it, a log line the first
- * time this kind happens for this job. */
-__attribute__((format(printf, 4, 5)))
-static void complain(struct sched *s, struct sched_job *j, int kind,
-                     const char *fmt, ...)
-{
-	Asteal__Envelope env;
-	Asteal__Error err;
-	char why[200];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, sizeof(why), fmt, ap);
-	va_end(ap);
-	s->bad++;
-	if (!(j->logged & 1u << kind)) {
-		j->logged |= 1u << kind;
-		log_warn("job %llu pid %d: %s (said once per job)",
-		         (unsigned long long)j->id, (int)j->pid, why);
-	} else {
-		log_debug("job %llu: %s", (unsigned long long)j->id, why);
-	}
-	frame_error(&env, &err, ASTEAL__ERROR_CODE__INVALID, why);
-	conn_send(j->conn, &env);
-}
-
-/* The quantum running now on the shared clock. */
-static uint64_t quantum_now(const struct sched *s, uint64_t now)
-{
-	return now > s->t0 ? (now - s->t0) / s->L : 0;
-}
-
-/* Take a job's Feedback. */
-void sched_feedback(struct sched *s, struct sched_job *j,
-                    const Asteal__Feedback *fb)
-{
-	struct exchange_feedback f;
-	uint64_t now = qtime_now_ns(), qnow = quantum_now(s, now);
-	uint64_t tot[4];
-	int desire;
-
-	exchange_feedback_from(&f, fb);
-	s->feedbacks++;
-	if (f.quantum > qnow) {
-		complain(s, j, BAD_FUTURE, "a Feedback for quantum %llu, which has "
-		         "not begun (quantum %llu runs): ignored",
-		         (unsigned long long)f.quantum, (unsigned long long)qnow);
-		return;
-	}
-	if (qnow - f.quantum > s->past) {
-		complain(s, j, BAD_PAST, "a Feedback for quantum %llu, which ended "
-		         "more than %u s ago: ignored", (unsigned long long)f.quantum,
-		         PROTO_FEEDBACK_PAST_MS / 1000);
-		return;
-	}
-	if (f.quantum < j->closable) {
-		complain(s, j, BAD_REPEAT, "a second Feedback for quantum %llu (one "
-		         "per quantum): ignored", (unsigned long long)f.quantum);
-		return;
-	}
-	j->closable = f.quantum + 1;
-	desire = f.desire > (uint32_t)j->workers ? j->workers : (int)f.desire;
-	if (desire != (int)f.desire)
-		complain(s, j, BAD_DESIRE, "desire %u is above the job's %d "
-		         "workers: taken as %d", f.desire, j->workers, desire);
-	if (!isfinite(f.desire_real) || f.desire_real < 0 ||
-	    f.desire_real > (double)j->workers) {
-		complain(s, j, BAD_REAL, "desire_real %g is not a number from 0 to "
-		         "%d: taken as %d", f.desire_real, j->workers, desire);
-		f.desire_real = desire;
-	}
-	tot[0] = f.work_ns;
-	tot[1] = f.steal_ns;
-	tot[2] = f.mug_ns;
-	tot[3] = f.allotted_ns;
-	if (tot[0] < j->tot[0] || tot[1] < j->tot[1] || tot[2] < j->tot[2] ||
-	    tot[3] < j->tot[3]) {
-		complain(s, j, BAD_USAGE, "usage totals went back: ignored");
-	} else {
-		if (history_usage(s->hist, (int64_t)j->id,
-		                  (int64_t)(tot[0] - j->tot[0]), (int64_t)(tot[1] - j->tot[1]),
-		                  (int64_t)(tot[2] - j->tot[2]), (int64_t)(tot[3] - j->tot[3])) < 0)
-			log_warn("history: %s", history_error(s->hist));
-		memcpy(j->tot, tot, sizeof(tot));
-	}
-	if (j->silent) {
-		j->silent = 0;
-		s->nsilent--;
-		touch(s, j);
-		log_info("job %llu '%s' speaks again", (unsigned long long)j->id,
-		         j->name);
-	}
-	heard_now(s, j, now);
-	if (desire != j->desire || (f.cls >= 0 && f.cls != j->cls))
-		touch(s, j);
-	j->desire = desire;
-	j->desire_real = f.desire_real;
-	if (f.cls >= 0)
-		j->cls = f.cls;
-}
-
-/* Take a job's Released: a revocation latency sample, and (handover
- * release) the CPUs it gave up are free. */
-void sched_released(struct sched *s, struct sched_job *j,
-                    const Asteal__Released *r)
-{
-	uint64_t now = qtime_now_ns();
-
-	if (r->quantum > s->q || r->parked_ns > now) {
-		complain(s, j, BAD_RELEASED, "a Released for quantum %llu at %llu, "
-		         "later than quantum %llu and now: ignored",
-		         (unsigned long long)r->quantum,
-		         (unsigned long long)r->parked_ns, (unsigned long long)s->q);
-		return;
-	}
-	if (r->quantum == j->allot_q && r->parked_ns >= j->decided) {
-		samples_add(&s->revoke, r->parked_ns - j->decided);
-		s->revocations++;
-	}
-	if (s->handover != NULL && handover_released(s->handover, j, r->quantum) > 0)
-		retry_held(s, now);
-}
-
-/* ------------------------------------------------------------ replies -- */
-
-/* Fill a Status reply. */
-void sched_status(struct sched *s, Asteal__Status *st)
-{
-	uint64_t now = qtime_now_ns();
-
-	st->protocol_version = PROTO_VERSION;
-	st->cpus = s->cpus_u32;
-	st->n_cpus = (size_t)s->P;
-	st->quantum_us = (uint32_t)s->conf->quantum_us;
-	st->jobs = (uint32_t)s->njobs;
-	st->ticks = s->ticks;
-	st->uptime_ns = now - s->started;
-	st->clients = (uint32_t)s->clients;
-	st->t0_ns = s->t0;
-	st->quantum = quantum_now(s, now);
-	st->offset_us = (uint32_t)(s->offset / 1000u);
-	st->skipped_ticks = s->skipped;
-	samples_pct(&s->tick, &st->tick_p50_ns, &st->tick_p99_ns, &st->tick_max_ns);
-	samples_pct(&s->deq_time, &st->deq_p50_ns, &st->deq_p99_ns, &st->deq_max_ns);
-	samples_pct(&s->wake, &st->wake_p50_ns, &st->wake_p99_ns, &st->wake_max_ns);
-	samples_pct(&s->revoke, &st->revoke_p50_ns, &st->revoke_p99_ns,
-	            &st->revoke_max_ns);
-	st->changes_per_tick = samples_mean(&s->changes);
-	st->sends_per_tick = samples_mean(&s->sends);
-	st->feedbacks = s->feedbacks;
-	st->bad_feedbacks = s->bad;
-	st->allots = s->allots;
-	st->silent_jobs = (uint32_t)s->nsilent;
-	st->revocations = s->revocations;
-	st->handover = (char *)conf_handover_name(s->conf->handover);
-}
-
-/* Whether id is among ids (all when n == 0). */
-int sched_id_wanted(uint64_t id, const uint64_t *ids, size_t n)
-{
-	size_t i;
-
-	if (n == 0)
-		return 1;
-	for (i = 0; i < n; i++)
-		if (ids[i] == id)
-			return 1;
-	return 0;
-}
-
-/* A JobInfo with its identity filled (the strings borrowed) and room for
- * ncpus CPU ids after it, freed with free(); NULL when out of memory. */
-Asteal__JobInfo *sched_info_new(uint64_t id, const char *name, uid_t uid,
-                                pid_t pid, const char *command,
-                                uint64_t start_ns, size_t ncpus)
-{
-	Asteal__JobInfo *ji = calloc(1, sizeof(*ji) + ncpus * sizeof(uint32_t));
-
-	if (ji == NULL)
-		return NULL;
-	asteal__job_info__init(ji);
-	ji->id = id;
-	ji->name = (char *)name;
-	ji->uid = (uint32_t)uid;
-	ji->pid = pid;
-	ji->command = (char *)command;
-	ji->start_ns = start_ns;
-	ji->cpus = (uint32_t *)(ji + 1);
-	return ji;
-}
-
-/* Fill a Jobs reply. */
-int sched_jobs(struct sched *s, const uint64_t *ids, size_t n, Asteal__Jobs *out)
-{
-	size_t k = 0;
-
-	asteal__jobs__init(out);
-	if (s->njobs == 0)
-		return 0;
-	out->jobs = calloc((size_t)s->njobs, sizeof(*out->jobs));
-	if (out->jobs == NULL)
-		return -1;
-	for (int i = 0; i < s->njobs; i++) {
-		struct sched_job *j = s->jobs[i];
-		const struct deq_job *d = &s->deq[i];
-		Asteal__JobInfo *ji;
-
-		if (!sched_id_wanted(j->id, ids, n))
-			continue;
-		ji = sched_info_new(j->id, j->name, j->uid, j->pid, j->command,
-		                    j->start_ns, CPULIST_MAX);
-		if (ji == NULL) {
-			out->n_jobs = k;
-			sched_jobs_free(out);
-			return -1;
-		}
-		ji->desire = (uint32_t)d->desire;
-		ji->allotment = (uint32_t)d->allotment;
-		ji->availability = (uint32_t)d->availability;
-		ji->n_cpus = (size_t)slot_cpus(s, &d->cpus, ji->cpus);
-		ji->efficiency = j->tot[3] ? (double)(j->tot[0] + j->tot[2]) /
-		                             (double)j->tot[3] : 0;
-		ji->work_ns = j->tot[0];
-		ji->steal_ns = j->tot[1];
-		ji->mug_ns = j->tot[2];
-		ji->allotted_ns = j->tot[3];
-		ji->workers = (uint32_t)j->workers;
-		ji->quantum_class = exchange_class_wire(j->cls);
-		out->jobs[k++] = ji;
-	}
-	out->n_jobs = k;
-	return 0;
-}
-
-/* Free what sched_jobs allocated. */
-void sched_jobs_free(Asteal__Jobs *out)
-{
-	size_t i;
-
-	for (i = 0; i < out->n_jobs; i++)
-		free(out->jobs[i]);
-	free(out->jobs);
-	out->jobs = NULL;
-	out->n_jobs = 0;
-}
-
-/* The connected job with this id, or NULL (binary search: id order). */
-static struct sched_job *find(const struct sched *s, uint64_t id)
-{
-	int lo = 0, hi = s->njobs;
-
-	while (lo < hi) {
-		int mid = lo + (hi - lo) / 2;
-
-		if (s->jobs[mid]->id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < s->njobs && s->jobs[lo]->id == id ? s->jobs[lo] : NULL;
-}
-
-/* Whether job id is connected, and its owner. */
-int sched_job_owner(const struct sched *s, uint64_t id, uid_t *uid)
-{
-	const struct sched_job *j = find(s, id);
-
-	if (j == NULL)
-		return -1;
-	if (uid != NULL)
-		*uid = j->uid;
-	return 0;
-}
-
-/* Signal a running job on behalf of uid. */
-int sched_cancel(struct sched *s, uint64_t id, uid_t uid, int sig)
-{
-	struct sched_job *j = find(s, id);
-
-	if (j == NULL) {
-		errno = ESRCH;
-		return -1;
-	}
-	if (uid != 0 && uid != j->uid) {
-		errno = EPERM;
-		return -1;
-	}
-	if (kill(j->pid, sig) < 0)
-		return -1;
-	log_info("job %llu: signal %d sent for uid %d", (unsigned long long)id,
-	         sig, (int)uid);
-	return 0;
-}
-
-/* Jobs connected now. */
-int sched_njobs(const struct sched *s)
-{
-	return s->njobs;
-}
-
-/* Command-line clients connected now. */
-void sched_set_clients(struct sched *s, int clients)
-{
-	s->clients = clients;
 }

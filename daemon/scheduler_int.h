@@ -1,0 +1,108 @@
+/*
+ * scheduler_int.h - what the files of asteald's job scheduler,
+ * scheduler.c (the job table, the tick, life and death), schedinput.c
+ * (what the jobs say) and schedview.c (what the command line sees and
+ * does), share; private to them (scheduler.h is the interface, and no
+ * other file includes this one): the scheduler and its jobs, and a few
+ * helpers, named sched__*.  The design is described at the top of
+ * scheduler.c.
+ */
+#ifndef ASTEAL_SCHEDULER_INT_H
+#define ASTEAL_SCHEDULER_INT_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "cpulist.h"
+#include "deq.h"
+#include "samples.h"
+#include "scheduler.h"
+
+struct event;
+struct handover;
+
+struct sched_job {
+	uint64_t id;
+	struct conn *conn;
+	char name[64];
+	char command[256];
+	uid_t uid;
+	pid_t pid;
+	int workers;
+	uint64_t start_ns;             /* wall clock */
+	int index;                     /* in s->jobs[] and s->deq[] */
+	int desire;                    /* last reported, in [0, workers] */
+	double desire_real;
+	int cls;                       /* class index reported last, -1 none */
+	uint64_t closable;             /* the next Feedback closes this
+	                                  quantum or a later one */
+	uint64_t heard;                /* its last Feedback, or its join */
+	int silent;                    /* counted as desiring nothing */
+	int touched, held, fresh;      /* in s->touched, in s->held; its
+	                                  first Allot is due */
+	uint64_t recorded;             /* the tick that last recorded it */
+	uint64_t tot[4];               /* usage totals it reported: work,
+	                                  steal, mug, allotted */
+	struct deq_set sent;           /* the CPUs of its last Allot */
+	uint64_t allot_q, decided;     /* its last Allot's quantum; when DEQ
+	                                  decided it */
+	unsigned logged;               /* kinds of bad input logged */
+	char cpus[CPULIST_MAX * 5];    /* its CPUs as a list, for the history */
+	struct sched_job *older, *newer;   /* by last heard (not if silent) */
+};
+
+struct sched {
+	struct event_base *base;
+	const struct conf *conf;
+	struct history *hist;
+	struct handover *handover;     /* NULL unless --handover release */
+	void (*read)(void *);          /* reads the jobs, at every tick */
+	void (*urgent)(void *, int);   /* ... and as input comes, or not */
+	void *read_arg;
+	int urgent_on;
+	int timer_fd;                  /* fires at t0 + q L + offset */
+	struct event *timer_ev, *hold_ev;
+	int P;
+	uint32_t cpus_u32[CPULIST_MAX];
+	struct sched_job **jobs;       /* in id order: DEQ's stable order */
+	struct deq_job *deq;           /* DEQ's state, as jobs[] */
+	int *changed;                  /* DEQ's list of changed jobs */
+	struct sched_job **touched, **held;
+	int njobs, cap, ntouched, nheld, nsilent, clients;
+	struct sched_job *oldest, *newest;  /* by last heard */
+	struct sched_job *departed;    /* gone during a tick: their rows are
+	                                  closed after its Allots (older) */
+	int in_tick;
+	uint64_t t0, t0_wall, L, offset, silence, bound, past;  /* ns; past
+	                                  in quanta */
+	uint64_t q;                    /* the last quantum ticked */
+	uint64_t ticks, skipped, flushed_q, flush_every, started;
+	uint64_t feedbacks, bad, allots, revocations, tick_sends;
+	struct samples tick, deq_time, wake, revoke, changes, sends;
+};
+
+/* Defined in scheduler.c. */
+
+/* The job was heard now: it goes to the newest end. */
+void sched__heard_now(struct sched *s, struct sched_job *j, uint64_t now);
+
+/* The job said something DEQ or the history must see at the next tick. */
+void sched__touch(struct sched *s, struct sched_job *j);
+
+/* The connected job with this id, or NULL (binary search: id order). */
+struct sched_job *sched__find(const struct sched *s, uint64_t id);
+
+/* The Linux CPU ids of a set of slots, ascending: their count. */
+int sched__slot_cpus(const struct sched *s, const struct deq_set *set,
+                     uint32_t *ids);
+
+/* Give the held jobs what is free now; while some still wait, their
+ * losers' Released messages are read as they come. */
+void sched__retry_held(struct sched *s, uint64_t now);
+
+/* Defined in schedinput.c. */
+
+/* The quantum running now on the shared clock. */
+uint64_t sched__quantum_now(const struct sched *s, uint64_t now);
+
+#endif

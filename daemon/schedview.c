@@ -1,0 +1,186 @@
+/*
+ * schedview.c - what the command line sees of asteald's job scheduler and
+ * does to it (see scheduler.h): the Status and Jobs replies, the owner of
+ * a running job, Cancel, the counts of jobs and clients.  The design is
+ * described at the top of scheduler.c; what the scheduler's files share
+ * is in scheduler_int.h.
+ */
+#include "scheduler_int.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+
+#include "conf.h"
+#include "cpulist.h"
+#include "deq.h"
+#include "exchange.h"
+#include "log.h"
+#include "proto.h"
+#include "qtime.h"
+#include "samples.h"
+
+/* Fill a Status reply. */
+void sched_status(struct sched *s, Asteal__Status *st)
+{
+	uint64_t now = qtime_now_ns();
+
+	st->protocol_version = PROTO_VERSION;
+	st->cpus = s->cpus_u32;
+	st->n_cpus = (size_t)s->P;
+	st->quantum_us = (uint32_t)s->conf->quantum_us;
+	st->jobs = (uint32_t)s->njobs;
+	st->ticks = s->ticks;
+	st->uptime_ns = now - s->started;
+	st->clients = (uint32_t)s->clients;
+	st->t0_ns = s->t0;
+	st->quantum = sched__quantum_now(s, now);
+	st->offset_us = (uint32_t)(s->offset / 1000u);
+	st->skipped_ticks = s->skipped;
+	samples_pct(&s->tick, &st->tick_p50_ns, &st->tick_p99_ns, &st->tick_max_ns);
+	samples_pct(&s->deq_time, &st->deq_p50_ns, &st->deq_p99_ns, &st->deq_max_ns);
+	samples_pct(&s->wake, &st->wake_p50_ns, &st->wake_p99_ns, &st->wake_max_ns);
+	samples_pct(&s->revoke, &st->revoke_p50_ns, &st->revoke_p99_ns,
+	            &st->revoke_max_ns);
+	st->changes_per_tick = samples_mean(&s->changes);
+	st->sends_per_tick = samples_mean(&s->sends);
+	st->feedbacks = s->feedbacks;
+	st->bad_feedbacks = s->bad;
+	st->allots = s->allots;
+	st->silent_jobs = (uint32_t)s->nsilent;
+	st->revocations = s->revocations;
+	st->handover = (char *)conf_handover_name(s->conf->handover);
+}
+
+/* Whether id is among ids (all when n == 0). */
+int sched_id_wanted(uint64_t id, const uint64_t *ids, size_t n)
+{
+	size_t i;
+
+	if (n == 0)
+		return 1;
+	for (i = 0; i < n; i++)
+		if (ids[i] == id)
+			return 1;
+	return 0;
+}
+
+/* A JobInfo with its identity filled (the strings borrowed) and room for
+ * ncpus CPU ids after it, freed with free(); NULL when out of memory. */
+Asteal__JobInfo *sched_info_new(uint64_t id, const char *name, uid_t uid,
+                                pid_t pid, const char *command,
+                                uint64_t start_ns, size_t ncpus)
+{
+	Asteal__JobInfo *ji = calloc(1, sizeof(*ji) + ncpus * sizeof(uint32_t));
+
+	if (ji == NULL)
+		return NULL;
+	asteal__job_info__init(ji);
+	ji->id = id;
+	ji->name = (char *)name;
+	ji->uid = (uint32_t)uid;
+	ji->pid = pid;
+	ji->command = (char *)command;
+	ji->start_ns = start_ns;
+	ji->cpus = (uint32_t *)(ji + 1);
+	return ji;
+}
+
+/* Fill a Jobs reply. */
+int sched_jobs(struct sched *s, const uint64_t *ids, size_t n, Asteal__Jobs *out)
+{
+	size_t k = 0;
+
+	asteal__jobs__init(out);
+	if (s->njobs == 0)
+		return 0;
+	out->jobs = calloc((size_t)s->njobs, sizeof(*out->jobs));
+	if (out->jobs == NULL)
+		return -1;
+	for (int i = 0; i < s->njobs; i++) {
+		struct sched_job *j = s->jobs[i];
+		const struct deq_job *d = &s->deq[i];
+		Asteal__JobInfo *ji;
+
+		if (!sched_id_wanted(j->id, ids, n))
+			continue;
+		ji = sched_info_new(j->id, j->name, j->uid, j->pid, j->command,
+		                    j->start_ns, CPULIST_MAX);
+		if (ji == NULL) {
+			out->n_jobs = k;
+			sched_jobs_free(out);
+			return -1;
+		}
+		ji->desire = (uint32_t)d->desire;
+		ji->allotment = (uint32_t)d->allotment;
+		ji->availability = (uint32_t)d->availability;
+		ji->n_cpus = (size_t)sched__slot_cpus(s, &d->cpus, ji->cpus);
+		ji->efficiency = j->tot[3] ? (double)(j->tot[0] + j->tot[2]) /
+		                             (double)j->tot[3] : 0;
+		ji->work_ns = j->tot[0];
+		ji->steal_ns = j->tot[1];
+		ji->mug_ns = j->tot[2];
+		ji->allotted_ns = j->tot[3];
+		ji->workers = (uint32_t)j->workers;
+		ji->quantum_class = exchange_class_wire(j->cls);
+		out->jobs[k++] = ji;
+	}
+	out->n_jobs = k;
+	return 0;
+}
+
+/* Free what sched_jobs allocated. */
+void sched_jobs_free(Asteal__Jobs *out)
+{
+	size_t i;
+
+	for (i = 0; i < out->n_jobs; i++)
+		free(out->jobs[i]);
+	free(out->jobs);
+	out->jobs = NULL;
+	out->n_jobs = 0;
+}
+
+/* Whether job id is connected, and its owner. */
+int sched_job_owner(const struct sched *s, uint64_t id, uid_t *uid)
+{
+	const struct sched_job *j = sched__find(s, id);
+
+	if (j == NULL)
+		return -1;
+	if (uid != NULL)
+		*uid = j->uid;
+	return 0;
+}
+
+/* Signal a running job on behalf of uid. */
+int sched_cancel(struct sched *s, uint64_t id, uid_t uid, int sig)
+{
+	struct sched_job *j = sched__find(s, id);
+
+	if (j == NULL) {
+		errno = ESRCH;
+		return -1;
+	}
+	if (uid != 0 && uid != j->uid) {
+		errno = EPERM;
+		return -1;
+	}
+	if (kill(j->pid, sig) < 0)
+		return -1;
+	log_info("job %llu: signal %d sent for uid %d", (unsigned long long)id,
+	         sig, (int)uid);
+	return 0;
+}
+
+/* Jobs connected now. */
+int sched_njobs(const struct sched *s)
+{
+	return s->njobs;
+}
+
+/* Command-line clients connected now. */
+void sched_set_clients(struct sched *s, int clients)
+{
+	s->clients = clients;
+}
