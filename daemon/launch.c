@@ -24,6 +24,7 @@
 #include "history.h"
 #include "launch.h"
 #include "log.h"
+#include "qtime.h"
 #include "scheduler.h"
 
 struct launch_job {
@@ -55,15 +56,6 @@ struct launch {
 	struct launch_wait *waits;
 	int njobs;
 };
-
-/* Wall-clock nanoseconds. */
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* The table. */
 struct launch *launch_create(struct sched *s, struct history *h)
@@ -208,7 +200,7 @@ static void maybe_end(struct launch *l, struct launch_job *j)
 	 * never did still has its row open. */
 	if (j->was_connected ? j->exited && history_job_set_exit(l->hist,
 	                           (int64_t)id, j->status) < 0
-	    : history_job_end(l->hist, (int64_t)id, (int64_t)now_ns(),
+	    : history_job_end(l->hist, (int64_t)id, (int64_t)qtime_wall_ns(),
 	                      j->exited ? &j->status : NULL, 0, 0, 0) < 0)
 		log_warn("history: job %llu: %s", (unsigned long long)id,
 		         history_error(l->hist));
@@ -250,7 +242,7 @@ Asteal__ErrorCode launch_begin(struct launch *l, struct conn *sup, uid_t uid,
 	j->uid = uid;
 	j->pid = m->pid;
 	j->sup = sup;
-	j->start_ns = now_ns();
+	j->start_ns = qtime_wall_ns();
 	if (m->job_id != 0) {
 		/* Resuming after a daemon restart: the row must be this
 		 * uid's and this child's, and not supervised already. */
@@ -400,7 +392,7 @@ Asteal__ErrorCode launch_exit(struct launch *l, struct conn *c, uid_t uid,
 	}
 	if (sched_job_owner(l->sched, m->job_id, NULL) != 0) {
 		if (r.info.end_ns == 0)
-			history_job_end(l->hist, (int64_t)m->job_id, (int64_t)now_ns(),
+			history_job_end(l->hist, (int64_t)m->job_id, (int64_t)qtime_wall_ns(),
 			                &m->wait_status, r.info.work_ns, r.info.steal_ns,
 			                r.info.mug_ns);
 		answer_waiters(l, m->job_id);
