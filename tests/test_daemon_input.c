@@ -10,7 +10,7 @@
  *   BAD_VERSION naming both versions ("protocol version 1, this side
  *   speaks 2"), then the end of the stream;
  * - bad quantum exchange from a job peer of 4 workers: a Feedback for a
- *   quantum that has not ended, for one that ended more than 10 s ago, a
+ *   quantum that has not begun, for one that ended more than 10 s ago, a
  *   second one for the same or an earlier quantum, a desire above the
  *   workers (also negative int32s sent as 10-byte varints), desire_real
  *   NaN, infinite, negative or above the workers, usage totals that go back,
@@ -1087,7 +1087,7 @@ static void misbehave(void)
 	switch (villain_turn++ % 4) {
 	case 0:
 		bad_fb(villain, qnow(villain) + 100000, 4, 4, villain->tot,
-		       "which has not ended");
+		       "which has not begun");
 		return;
 	case 1:
 		if (villain->has_q) {
@@ -1111,7 +1111,7 @@ static void misbehave(void)
 		taken(villain, q, villain->desire);
 		return;
 	}
-	bad_fb(villain, UINT64_MAX, 0, 0, villain->tot, "which has not ended");
+	bad_fb(villain, UINT64_MAX, 0, 0, villain->tot, "which has not begun");
 }
 
 /* Whether the well-behaved job has what it asked for, while the villain
@@ -1216,7 +1216,7 @@ static void test_others_served(void **state)
 	fb_sent += 1000;
 	bad_sent += 1000;
 	for (i = 0; i < 1000; i++)
-		expect_error(b, i % 2 ? "a second Feedback" : "which has not ended");
+		expect_error(b, i % 2 ? "a second Feedback" : "which has not begun");
 	status(c, &s);
 	assert_int_equal(kill(daemon_pid, 0), 0);
 	assert_false(b->eof);
@@ -1229,12 +1229,12 @@ static void test_others_served(void **state)
 	wait_job(c, b, 1, g->ncpus >= 2 ? 1 : -1);
 	check_counts(c, &s0);
 	/* Each kind is logged once for the villain, however often it came. */
-	assert_int_equal(log_lines(b->id, "which has not ended"), 1);
+	assert_int_equal(log_lines(b->id, "which has not begun"), 1);
 	assert_int_equal(log_lines(b->id, "a second Feedback"), 1);
 	assert_int_equal(log_lines(b->id, "desire_real"), 1);
 	assert_int_equal(log_lines(b->id, "usage totals went back"), 1);
 	assert_int_equal(log_lines(b->id, "is above the job's"), 1);
-	assert_int_equal(log_lines(g->id, "which has not ended"), 0);
+	assert_int_equal(log_lines(g->id, "which has not begun"), 0);
 }
 
 /* Whether the clock has reached the instant *arg (ns, CLOCK_MONOTONIC). */
@@ -1283,11 +1283,11 @@ static void test_bad_feedbacks(void **state)
 	taken(j, q, 1);
 	sync_job(j);
 
-	/* Quanta that have not ended. */
+	/* Quanta that have not begun. */
 	qn = qnow(j);
-	bad_fb(j, qn + 1000, 2, 2, j->tot, "which has not ended");
-	bad_fb(j, qn + 100000, 2, 2, j->tot, "which has not ended");
-	bad_fb(j, UINT64_MAX, 2, 2, j->tot, "which has not ended");
+	bad_fb(j, qn + 1000, 2, 2, j->tot, "which has not begun");
+	bad_fb(j, qn + 100000, 2, 2, j->tot, "which has not begun");
+	bad_fb(j, UINT64_MAX, 2, 2, j->tot, "which has not begun");
 	/* Quanta that ended more than 10 s ago. */
 	bad_fb(j, 0, 2, 2, j->tot, "which ended more than 10 s ago");
 	bad_fb(j, qnow(j) - past - 20, 2, 2, j->tot, "which ended more than 10 s ago");
@@ -1344,7 +1344,7 @@ static void test_bad_feedbacks(void **state)
 	assert_false(j->eof);
 	check_counts(c, &s0);
 
-	assert_int_equal(log_lines(j->id, "which has not ended"), 1);
+	assert_int_equal(log_lines(j->id, "which has not begun"), 1);
 	assert_int_equal(log_lines(j->id, "which ended more than 10 s ago"), 1);
 	assert_int_equal(log_lines(j->id, "a second Feedback"), 1);
 	assert_int_equal(log_lines(j->id, "is above the job's"), 1);
