@@ -305,20 +305,18 @@ static void on_read(struct bufferevent *bev, void *arg)
 	}
 }
 
-/* A job's socket is readable (the job's own read event, see
- * conn_use_job_reader): read what is there with one recv() and take every
- * whole frame straight from it. */
-static void on_job_readable(evutil_socket_t fd, short what, void *arg)
+/* Read what a job's socket has with one recv() and take every whole frame
+ * straight from it: 1 when bytes came (the connection may be closing
+ * now), 0 when none were there, -1 when the peer is gone and c freed. */
+static int read_job(struct conn *c)
 {
-	struct conn *c = arg;
 	uint8_t buf[16384];
 	size_t at = 0;
 	ssize_t n;
 
-	(void)what;
-	n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+	n = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT);
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
-		return;
+		return 0;
 	if (n <= 0) {
 		/* End of stream or an error: what the bufferevent reported
 		 * through on_event before. */
@@ -326,14 +324,14 @@ static void on_job_readable(evutil_socket_t fd, short what, void *arg)
 			log_info("peer pid %d: %s", (int)c->pid,
 			         evutil_socket_error_to_string(EVUTIL_SOCKET_ERROR()));
 		conn_free(c);
-		return;
+		return -1;
 	}
 	/* Bytes left from an earlier read (part of a frame) go first: then
 	 * the new ones join them. */
 	if (c->pend != NULL && evbuffer_get_length(c->pend) > 0) {
 		if (keep_partial(c, buf, (size_t)n) == 0)
 			take_frames(c, c->pend);
-		return;
+		return 1;
 	}
 	while (!c->closing) {
 		Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
@@ -344,12 +342,12 @@ static void on_job_readable(evutil_socket_t fd, short what, void *arg)
 
 		if (r < 0) {
 			fail_too_large(c, buf + at);
-			return;
+			return 1;
 		}
 		if (r == 0) {
 			if (at < (size_t)n)
 				keep_partial(c, buf + at, (size_t)n - at);
-			return;
+			return 1;
 		}
 		/* A Feedback is decoded by hand, without allocating
 		 * (exchange.c); anything else by protobuf-c. */
@@ -368,6 +366,15 @@ static void on_job_readable(evutil_socket_t fd, short what, void *arg)
 		}
 		at += flen;
 	}
+	return 1;
+}
+
+/* A job's socket is readable (its own read event). */
+static void on_job_readable(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	read_job(arg);
 }
 
 /* A job's Feedbacks and Releaseds are the daemon's most frequent input
@@ -380,7 +387,8 @@ static void on_job_readable(evutil_socket_t fd, short what, void *arg)
 void conn_use_job_reader(struct conn *c, struct conn_batch *b)
 {
 	if (b != NULL) {
-		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = c };
+		struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP,
+		                          .data.ptr = c };
 
 		if (epoll_ctl(b->ep, EPOLL_CTL_ADD, c->fd, &ev) == 0) {
 			c->batch = b;
@@ -445,7 +453,12 @@ void conn_batch_read(struct conn_batch *b)
 		for (int i = 0; i < n; i++) {
 			struct conn *c = evs[i].data.ptr;
 
-			on_job_readable(c->fd, EV_READ, c);
+			/* A job that spoke and then closed (it ended, or was
+			 * killed) leaves both in its socket: its end is read
+			 * now too, so that it leaves this tick's DEQ. */
+			if (read_job(c) > 0 && !c->closing &&
+			    (evs[i].events & (EPOLLHUP | EPOLLRDHUP)))
+				read_job(c);
 		}
 		if (n < BATCH_EVENTS)
 			return;
