@@ -1143,7 +1143,7 @@ int query_status(const struct cli *g, int argc, char **argv)
 		printf(",\"protocol_version\":%u,\"cpus\":", s->protocol_version);
 		json_u32s(stdout, s->cpus, s->n_cpus);
 		printf(",\"ncpus\":%zu,\"quantum_us\":%u,\"offset_us\":%u,"
-		       "\"jobs\":%u,\"clients\":%u,\"ticks\":%llu,"
+		       "\"t0_ns\":%llu,\"jobs\":%u,\"clients\":%u,\"ticks\":%llu,"
 		       "\"skipped_ticks\":%llu,\"quantum\":%llu,\"uptime_ns\":%llu,"
 		       "\"tick_p50_ns\":%llu,\"tick_p99_ns\":%llu,\"tick_max_ns\":%llu,"
 		       "\"deq_p50_ns\":%llu,\"deq_p99_ns\":%llu,\"deq_max_ns\":%llu,"
@@ -1152,7 +1152,8 @@ int query_status(const struct cli *g, int argc, char **argv)
 		       "\"feedbacks\":%llu,\"bad_feedbacks\":%llu,\"allots\":%llu,"
 		       "\"silent_jobs\":%u,\"revocations\":%llu,\"revoke_p50_ns\":%llu,"
 		       "\"revoke_p99_ns\":%llu,\"revoke_max_ns\":%llu,\"handover\":",
-		       s->n_cpus, s->quantum_us, s->offset_us, s->jobs, s->clients,
+		       s->n_cpus, s->quantum_us, s->offset_us,
+		       (unsigned long long)s->t0_ns, s->jobs, s->clients,
 		       (unsigned long long)s->ticks, (unsigned long long)s->skipped_ticks,
 		       (unsigned long long)s->quantum, (unsigned long long)s->uptime_ns,
 		       (unsigned long long)s->tick_p50_ns, (unsigned long long)s->tick_p99_ns,

@@ -65,7 +65,7 @@ import json, sys
 s = json.load(open(sys.argv[1]))
 P = int(sys.argv[2])
 for k in ("daemon_version", "protocol_version", "cpus", "quantum_us", "jobs",
-          "clients", "ticks", "uptime_ns", "tick_p50_ns", "tick_p99_ns",
+          "clients", "ticks", "uptime_ns", "t0_ns", "tick_p50_ns", "tick_p99_ns",
           "tick_max_ns", "offset_us", "skipped_ticks", "quantum",
           "deq_p50_ns", "deq_p99_ns", "deq_max_ns", "wake_p50_ns",
           "wake_p99_ns", "wake_max_ns", "changes_per_tick", "sends_per_tick",
