@@ -247,6 +247,12 @@ $(BUILD)/bench/asteal-wirefloor: $(BUILD)/obj/bench/wirefloor.o
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^
 
+# What asteald's history costs per change, the module alone.
+$(BUILD)/obj/bench/histbench.o: CPPFLAGS += -Idaemon
+$(BUILD)/bench/asteal-histbench: $(BUILD)/obj/bench/histbench.o $(DLIBA)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ -lsqlite3 $(LDLIBS)
+
 # The owner's cost of a public and a private deque entry (libasteal's
 # internal deque.h).
 $(BUILD)/obj/bench/deque.o: CPPFLAGS += -Iclient-lib
@@ -261,7 +267,7 @@ $(BUILD)/bench/asteal-probe: $(BUILD)/obj/bench/probe.o
 
 bench-bins: $(BENCH_OMP) $(BENCH_TBB) $(BUILD)/bench/asteal-loadgen $(BUILD)/tests/deq_replay \
             $(BUILD)/bench/asteal-wirefloor $(BUILD)/bench/asteal-dequebench \
-            $(BUILD)/bench/asteal-probe
+            $(BUILD)/bench/asteal-probe $(BUILD)/bench/asteal-histbench
 
 deps:
 	@scripts/deps.sh

@@ -94,7 +94,7 @@ int64_t history_job_begin(struct history *h, const struct history_job *j)
 		hist_seterr(h, "job begin: bad arguments");
 		return -1;
 	}
-	if (live_reserve(h) < 0)
+	if (live_reserve(h) < 0 || hist_settle(h) < 0)
 		return -1;
 	s = hist_bind(h->st[ST_JOB_INS], "sLLsLd", j->name, j->uid, j->pid,
 		      j->command ? j->command : "", j->start_ns, j->workers);
@@ -187,6 +187,8 @@ int history_job_workers(struct history *h, int64_t id, int workers)
 		hist_seterr(h, "job workers: bad arguments");
 		return -1;
 	}
+	if (hist_settle(h) < 0)
+		return -1;
 	s = hist_bind(h->st[ST_JOB_WORKERS], "Ld", id, workers);
 	if (hist_step_done(h, s, "job workers") < 0)
 		return -1;
@@ -200,6 +202,8 @@ int history_job_set_exit(struct history *h, int64_t id, int status)
 	sqlite3_stmt *s;
 
 	if (h == NULL)
+		return -1;
+	if (hist_settle(h) < 0)
 		return -1;
 	s = hist_bind(h->st[ST_JOB_EXIT], "Ld", id, status);
 	if (hist_step_done(h, s, "set exit status") < 0)
@@ -261,7 +265,7 @@ int history_close_stale(struct history *h, int64_t now_ns,
 		hist_seterr(h, "close stale: bad arguments");
 		return -1;
 	}
-	if (hist_fill_ids(h, NULL, 0) < 0 ||
+	if (hist_settle(h) < 0 || hist_fill_ids(h, NULL, 0) < 0 ||
 	    hist_step_done(h, hist_bind(h->st[ST_STALE], "LL",
 					now_ns - older_than_ns, now_ns),
 			   "close stale") < 0)

@@ -194,6 +194,8 @@ int hist_fill_ids(struct history *h, const int64_t *ids, size_t n)
 /* Begin a write transaction. */
 int hist_tx_begin(struct history *h)
 {
+	if (h->batch)
+		return 0;               /* join the batch of runs open */
 	return hist_step_done(h, h->st[ST_BEGIN], "begin");
 }
 
@@ -206,6 +208,9 @@ void hist_tx_rollback(struct history *h)
 	memcpy(keep, h->err, sizeof(keep));
 	for (size_t i = 0; i < h->n; i++)
 		h->live[i].run.pending = 0;
+	h->batch = 0;           /* its runs are all queued still */
+	h->qw = 0;
+	h->skips_written = 0;
 	if (!sqlite3_get_autocommit(h->db))
 		hist_step_done(h, h->st[ST_ROLLBACK], "rollback");
 	memcpy(h->err, keep, sizeof(keep));
@@ -222,8 +227,11 @@ int hist_tx_commit(struct history *h)
 	h->transactions++;
 	for (size_t i = 0; i < h->qn; i++)
 		free(h->q[i].run.cpus);
-	h->qn = 0;
+	h->qn = h->qw = 0;
 	h->nskips = 0;
+	h->skips_written = 0;
+	h->batch = 0;
+	h->committed_ns = h->now_ns;
 	for (size_t i = 0; i < h->n; i++) {
 		struct run *r = &h->live[i].run;
 
@@ -416,8 +424,14 @@ struct history *history_open(const char *path, const struct history_opts *o,
 	h->now_q = -1;
 	h->flush_open_ns = (int64_t)(o->flush_open_ms > 0 ? o->flush_open_ms
 							  : 5000) * 1000000;
+	h->flush_ns = (int64_t)(o->flush_ms > 0 ? o->flush_ms : 1000) * 1000000;
+	h->committed_ns = INT64_MIN / 2;        /* the first flush commits */
 	h->retention_ns = (int64_t)o->retention_days * NS_PER_DAY;
 	h->qmax = o->max_queue > 0 ? o->max_queue : (size_t)1 << 20;
+	/* No allocation statistics (nobody reads them, and keeping them
+	 * takes a global mutex for every malloc); refused, harmlessly, once
+	 * SQLite is initialised. */
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	rc = sqlite3_open_v2(path, &h->db, SQLITE_OPEN_READWRITE |
 			     SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK) {

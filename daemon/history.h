@@ -30,16 +30,21 @@
  * over now, so that every open run lasts until then.  The module keeps
  * each running job's open run in memory; a run closes when a value
  * changes, ending where the next begins, and the closed run is queued.
- * history_flush(), which the daemon calls after a tick (every second of
- * quanta, or sooner when history_queued() says many runs wait), writes
- * the queue in ONE short transaction and does nothing at all (no disk
- * access) when nothing is queued.  Open runs are also written (inserted
- * once, then updated in place) at most every flush_open_ms of quantum
- * time, when their job ends, before a query and at close, so a crash
- * loses at most flush_open_ms of history (the daemon's batching of closed
- * runs is shorter).  The "quantum time" is the end_ns of the latest
- * quantum given to history_allot(), so the module reads no clock of its
- * own.
+ * history_flush(), which the daemon calls after every tick, writes a
+ * share of the queue into a write transaction it keeps open between calls
+ * (a batch), so that no call takes long, and commits it once flush_ms of
+ * quantum time (a second) has passed since the last commit: a commit
+ * rewrites every page the batch touched, and the runs of many jobs fall
+ * on as many pages of the per-job index, so one commit a second costs far
+ * less than one per share.  It does nothing at all (no disk access) when
+ * nothing is queued or due.  Any other write (a job's row, a query's
+ * pending writes, the retention) commits the batch first or with it.
+ * Open runs are also written (inserted once, then updated in place) at
+ * most every flush_open_ms of quantum time, when their job ends, before a
+ * query and at close, so a crash loses at most flush_open_ms of history
+ * (flush_ms of closed runs).  The "quantum time" is the end_ns of the
+ * latest quantum given to history_allot() or history_advance(), so the
+ * module reads no clock of its own.
  *
  * Job ids are the jobs table's AUTOINCREMENT rowids: the daemon uses them
  * as its job ids, and they never repeat, across restarts and retention too.
@@ -81,6 +86,8 @@ struct history_opts {
 				  at most 36500 */
 	int flush_open_ms;     /* write open runs at most this often
 				  (quantum time); default 5000 */
+	int flush_ms;          /* commit closed runs at most this often
+				  (quantum time); default 1000 */
 	int busy_timeout_ms;   /* wait this long for another writer's lock;
 				  default 20 */
 	size_t max_queue;      /* closed runs waiting for a flush; beyond
@@ -256,9 +263,13 @@ int history_advance(struct history *h, int64_t quantum, int64_t end_ns);
 /* The closed runs waiting for a flush (0 for NULL); reads nothing. */
 size_t history_queued(const struct history *h);
 
-/* Write the queued runs, and the open runs if flush_open_ms has passed,
- * in one transaction; 0 without touching the disk when nothing is due.
- * On failure everything stays pending for the next call. */
+/* Write closed runs: a share of the queue (at most 1024) into a write
+ * transaction kept open between calls, committed (with the rest of the
+ * queue) once flush_ms of quantum time has passed since the last commit,
+ * when too many wait, or with the open runs when flush_open_ms has
+ * passed; 0 without touching the disk when nothing is queued or due.
+ * Meant to be called every tick, after the Allots.  On failure
+ * everything stays pending for the next call. */
 int history_flush(struct history *h);
 
 /* Report the selected jobs to jcb and runs to rcb (either may be NULL),

@@ -71,6 +71,14 @@ struct history {
 	struct queued *q;       /* closed runs, qn of qcap used */
 	size_t qn, qcap, qmax;
 	int64_t flush_open_ns;  /* write open runs this often */
+	int64_t flush_ns;       /* commit closed runs at most this often */
+	int64_t committed_ns;   /* quantum time of the last commit */
+	int batch;              /* a write transaction is open, holding the
+				   runs queue[0..qw) (history_flush writes
+				   closed runs a share at a time, and commits
+				   every flush_ns) */
+	size_t qw;
+	int skips_written;      /* the skips are in it */
 	int64_t retention_ns;   /* 0 = forever */
 	int64_t now_ns;         /* end of the latest quantum seen */
 	int64_t now_q;          /* the quantum history_advance() named, -1 */
@@ -136,7 +144,12 @@ void hist_extend(struct history *h, struct run *r);
 int hist_write_queue(struct history *h);
 
 /* Write the queue, and the dirty open runs if open_too, in one
- * transaction (none if there is nothing to write); 0 or -1. */
+ * transaction (joining the batch if one is open) and commit; nothing when
+ * there is nothing to write.  0 or -1. */
 int hist_write_pending(struct history *h, int open_too);
+
+/* Commit the open batch, if any, before a write of its own (job rows,
+ * retention); 0 or -1. */
+int hist_settle(struct history *h);
 
 #endif

@@ -184,6 +184,8 @@ int64_t history_expire(struct history *h, int64_t now_ns)
 	}
 	if (h->retention_ns == 0)
 		return 0;
+	if (hist_settle(h) < 0)
+		return -1;
 	cutoff = now_ns - h->retention_ns;
 	do {
 		s = hist_bind(h->st[ST_EXP_RUNS], "Ld", cutoff, EXPIRE_BATCH);

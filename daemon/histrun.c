@@ -20,6 +20,11 @@
 #include <sqlite3.h>
 
 #define CPUS_MAX 16384                  /* longest cpus string accepted */
+/* history_flush writes at most HIST_WRITE_STEP closed runs into the batch
+ * per call (a tick), and commits at once when more than HIST_BATCH_MAX
+ * wait to be written, so that no call takes long. */
+#define HIST_WRITE_STEP 1024
+#define HIST_BATCH_MAX 8192
 
 /* Write run r of job (an insert, or an update of its row), inside a
  * transaction; the row id is kept in r->new_rowid until the commit. */
@@ -62,10 +67,10 @@ void hist_extend(struct history *h, struct run *r)
 /* Write the queue, inside a transaction. */
 int hist_write_queue(struct history *h)
 {
-	for (size_t i = 0; i < h->qn; i++)
-		if (hist_write_run(h, h->q[i].job, &h->q[i].run) < 0)
+	for (; h->qw < h->qn; h->qw++)
+		if (hist_write_run(h, h->q[h->qw].job, &h->q[h->qw].run) < 0)
 			return -1;
-	for (size_t i = 0; i < h->nskips; i++) {
+	for (size_t i = 0; !h->skips_written && i < h->nskips; i++) {
 		const struct skip *k = &h->skips[i];
 
 		if (hist_step_done(h, hist_bind(h->st[ST_SKIP_INS], "LLLL", k->first,
@@ -73,9 +78,9 @@ int hist_write_queue(struct history *h)
 				   "insert skipped quanta") < 0)
 			return -1;
 	}
+	h->skips_written = 1;
 	return 0;
 }
-
 /* Whether some tracked job's open run changed since it was written. */
 static int any_dirty_open(const struct history *h)
 {
@@ -92,7 +97,7 @@ int hist_write_pending(struct history *h, int open_too)
 {
 	if (open_too && !any_dirty_open(h))
 		open_too = 0;
-	if (h->qn == 0 && h->nskips == 0 && !open_too)
+	if (h->qn == 0 && h->nskips == 0 && !open_too && !h->batch)
 		return 0;
 	if (hist_tx_begin(h) < 0)
 		return -1;
@@ -360,22 +365,50 @@ size_t history_queued(const struct history *h)
 	return h != NULL ? h->qn : 0;
 }
 
-/* Write the queue (and the open runs when due) in one transaction. */
+/* Commit the open batch before another write. */
+int hist_settle(struct history *h)
+{
+	return h->batch ? hist_write_pending(h, 0) : 0;
+}
+
+/* Write a share of the queue into the batch, and commit when due. */
 int history_flush(struct history *h)
 {
 	int open_due;
+	size_t end;
 
 	if (h == NULL)
 		return -1;
 	open_due = h->open_written_ns != 0 &&
 		   h->now_ns - h->open_written_ns >= h->flush_open_ns;
-	if (h->qn == 0 && h->nskips == 0 && !open_due)
+	if (h->qn == 0 && h->nskips == 0 && !open_due && !h->batch)
 		return 0;
 	if (open_due && !any_dirty_open(h)) {
 		h->open_written_ns = h->now_ns;
 		open_due = 0;
-		if (h->qn == 0 && h->nskips == 0)
+		if (h->qn == 0 && h->nskips == 0 && !h->batch)
 			return 0;
 	}
-	return hist_write_pending(h, open_due);
+	/* Commit what is due: a commit rewrites every page the batch
+	 * touched, so one a second costs far less than one per share. */
+	if (open_due || h->now_ns - h->committed_ns >= h->flush_ns ||
+	    h->qn - h->qw > HIST_BATCH_MAX)
+		return hist_write_pending(h, open_due);
+	if (h->qw == h->qn && (h->skips_written || h->nskips == 0))
+		return 0;
+	if (!h->batch) {
+		if (hist_tx_begin(h) < 0)
+			return -1;
+		h->batch = 1;
+	}
+	end = h->qn - h->qw > HIST_WRITE_STEP ? h->qw + HIST_WRITE_STEP : h->qn;
+	for (; h->qw < end; h->qw++)
+		if (hist_write_run(h, h->q[h->qw].job, &h->q[h->qw].run) < 0)
+			goto fail;
+	if (h->qw == h->qn && hist_write_queue(h) < 0)     /* the skips */
+		goto fail;
+	return 0;
+fail:
+	hist_tx_rollback(h);
+	return -1;
 }

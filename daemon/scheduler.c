@@ -15,8 +15,8 @@
  * looks only at the few oldest.  The history is told each job's values
  * from the quantum they changed on (history_allot), the usage as
  * Feedbacks report it (history_usage), and which quantum is over
- * (history_advance); closed runs are written in one short transaction
- * every SCHED_FLUSH_MS of quanta or SCHED_FLUSH_RUNS runs (history_flush).
+ * (history_advance); every tick ends with history_flush, which writes a
+ * share of the closed runs and commits them once a second (history.h).
  *
  * With --handover release a CPU DEQ moves from one job to another is
  * granted only once the job losing it said Released (handover.c), or
@@ -48,17 +48,6 @@
 #include "samples.h"
 #include "scheduler.h"
 
-/* Closed history runs are written at most every SCHED_FLUSH_MS of quanta
- * (at least every quantum), or as soon as SCHED_FLUSH_RUNS of them wait:
- * a commit rewrites every page it touched, so batching keeps the writes
- * per change small, and the cap keeps a transaction short.  A query, a
- * job's end and shutdown write everything pending anyway. */
-#ifndef SCHED_FLUSH_MS
-#define SCHED_FLUSH_MS 1000
-#endif
-#ifndef SCHED_FLUSH_RUNS
-#define SCHED_FLUSH_RUNS 512
-#endif
 
 static void bury(struct sched *s, struct sched_job *j);
 
@@ -431,12 +420,8 @@ static void tick(struct sched *s, uint64_t start)
 	if (history_advance(s->hist, (int64_t)s->q,
 	                    (int64_t)(s->t0_wall + (s->q + 1) * s->L)) < 0)
 		log_warn("history: %s", history_error(s->hist));
-	if (s->q - s->flushed_q >= s->flush_every ||
-	    history_queued(s->hist) >= SCHED_FLUSH_RUNS) {
-		s->flushed_q = s->q;
-		if (history_flush(s->hist) < 0)
-			log_warn("history: %s", history_error(s->hist));
-	}
+	if (history_flush(s->hist) < 0)
+		log_warn("history: %s", history_error(s->hist));
 }
 
 /* The tick timer fired: tick for the quantum now running (a tick the
@@ -501,9 +486,6 @@ struct sched *sched_create(struct event_base *base, const struct conf *c,
 	s->silence = (uint64_t)PROTO_SILENT_BEATS * PROTO_HEARTBEAT_MS * 1000000u;
 	s->bound = s->L / 4;
 	s->past = (uint64_t)PROTO_FEEDBACK_PAST_MS * 1000000u / s->L + 1;
-	s->flush_every = (uint64_t)SCHED_FLUSH_MS * 1000 / (uint64_t)c->quantum_us;
-	if (s->flush_every < 1)
-		s->flush_every = 1;
 	s->t0 = s->started = qtime_now_ns();
 	s->t0_wall = qtime_wall_ns();
 	s->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);

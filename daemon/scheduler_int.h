@@ -76,7 +76,7 @@ struct sched {
 	uint64_t t0, t0_wall, L, offset, silence, bound, past;  /* ns; past
 	                                  in quanta */
 	uint64_t q;                    /* the last quantum ticked */
-	uint64_t ticks, skipped, flushed_q, flush_every, started;
+	uint64_t ticks, skipped, started;
 	uint64_t feedbacks, bad, allots, revocations, tick_sends;
 	struct samples tick, deq_time, wake, revoke, changes, sends;
 };

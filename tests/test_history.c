@@ -769,6 +769,51 @@ static void test_restart(void **state)
 	history_close(h);
 }
 
+/* Closed runs are written a share per flush into a transaction kept open
+ * and committed once a second of quanta: 300 quanta in which 3 jobs
+ * change every quantum make about 4 commits, not 300; another connection
+ * sees the runs up to a second late, a query and a job's end see and
+ * commit everything, and nothing is lost. */
+static void test_flush_batch(void **state)
+{
+	struct fixture *f = *state;
+	struct history_opts o = { .flush_open_ms = 100000 };
+	struct history *h = open_ok(f, &o);
+	int64_t id[3];
+	int64_t t0, seen;
+	struct rows *rs;
+	int i;
+
+	for (int j = 0; j < 3; j++)
+		id[j] = begin(h, "job", 20 + j, T0);
+	t0 = stats(h).transactions;
+	for (i = 0; i < 300; i++) {
+		for (int j = 0; j < 3; j++) {
+			struct history_quantum q = quantum(T0, i, 1 + i % 2, 4, 1,
+							   "0", HISTORY_SATISFIED);
+
+			assert_int_equal(history_allot(h, id[j], &q), 0);
+		}
+		assert_int_equal(history_flush(h), 0);
+		/* On disk (another connection): at most a second behind. */
+		seen = peek(f->path, "SELECT count(*) FROM allotments");
+		assert_true(seen <= 3 * i);
+		assert_true(seen >= 3 * (i - 100 - 1));
+	}
+	assert_true(stats(h).transactions - t0 <= 5);
+	assert_true(stats(h).transactions - t0 >= 2);
+	/* A job's end commits the batch with it. */
+	assert_int_equal(history_job_end(h, id[0], T0 + 300 * QNS, NULL, 0, 0, 0), 0);
+	assert_int_equal(peek(f->path, "SELECT count(*) FROM allotments"
+			      " WHERE job = (SELECT min(id) FROM jobs)"), 300);
+	assert_int_equal(history_advance(h, 299, T0 + 300 * QNS), 0);
+	rs = query(h, NULL);
+	assert_int_equal(rs->nruns, 900);
+	free(rs);
+	history_close(h);
+	assert_int_equal(peek(f->path, "SELECT count(*) FROM allotments"), 900);
+}
+
 /* A version 2 database gets the table of quanta without a tick, and the
  * ranges given to history_skipped are written (ranges that follow each
  * other merge), and expire with the retention. */
@@ -1180,6 +1225,7 @@ int main(void)
 		T(test_storage_flat),
 		T(test_flush_writes),
 		T(test_flush_locked),
+		T(test_flush_batch),
 		T(test_pause),
 		T(test_restart),
 		T(test_skipped),
