@@ -34,8 +34,10 @@
  * equals the daemon's recorded allotment, availability and CPUs for that
  * quantum (the last Allot of each quantum: with --handover release a job
  * may get its CPUs in two steps), and every desire a job sent is the
- * recorded desire from the next quantum on ("late" when it took one more
- * quantum, a Feedback that missed its tick).  A job that gives CPUs up
+ * recorded desire from the next quantum on, or later (a Feedback that
+ * missed its tick leaves "stale" quanta, counted, with the longest
+ * stretch of them), and the recorded desires follow what was said in
+ * order.  A job that gives CPUs up
  * says Released at once, as if its leaving workers had parked (so that
  * asteald --handover release can be driven too).  Any failure is "wrong"
  * (exit status 1).  That DEQ's answers are exact is deq_replay's check,
@@ -489,8 +491,20 @@ static struct fake *by_id(struct run *g, uint64_t id)
 /* What the history check found. */
 struct verdict {
 	uint64_t runs, allots_checked, allots_bad, said_checked, said_late,
-	         said_bad;
+	         said_lag_max, said_bad;
 };
+
+/* The k-th desire job j said (0: the one it starts with). */
+static uint32_t said_desire(const struct fake *j, size_t k)
+{
+	return k == 0 ? 1 : j->said[k - 1].desire;
+}
+
+/* The quantum from which the k-th desire holds. */
+static uint64_t said_quantum(const struct fake *j, size_t k)
+{
+	return k == 0 ? 0 : j->said[k - 1].q;
+}
 
 /* Check one job's log against its runs (ordered by first quantum); the
  * desires said from quantum `last` on (the last boundary, whose tick may
@@ -520,35 +534,52 @@ static void check_job(struct fake *j, Asteal__AllotmentRecord **runs, size_t n,
 				        runs[r]->allotment, runs[r]->availability);
 		}
 	}
-	r = 0;
-	for (size_t k = 0; k < j->nsaid; k++) {
-		const struct said *s = &j->said[k];
-		uint64_t until = k + 1 < j->nsaid ? j->said[k + 1].q : UINT64_MAX;
+	/* Desires, quantum by quantum.  The daemon holds the last desire it
+	 * read, and reads a job's Feedbacks in order: so each run's desire is
+	 * one the job said between the one the run before took and the last
+	 * said by the run's first quantum (a desire superseded before any
+	 * tick read it may be skipped); anything else is a mismatch.  A
+	 * quantum whose recorded desire is not the last one said by then is
+	 * stale (a Feedback that missed its tick); the longest stretch of
+	 * stale quanta is reported.  Entry 0 is the desire a job starts with
+	 * (1).  Quanta from `last` on are not looked at. */
+	size_t p = 0, e = 0;
+	uint64_t streak = 0;
 
-		if (s->q >= last)
-			break;
-		while (r < n && runs[r]->last_quantum < s->q)
-			r++;
-		if (r == n || runs[r]->first_quantum > s->q)
-			continue;
-		v->said_checked++;
-		if (runs[r]->desire == s->desire)
-			continue;
-		/* Missed its tick (it came after the daemon read its jobs):
-		 * the daemon still had the desire said before, and takes
-		 * this one a quantum later, unless a newer one came by then. */
-		if (runs[r]->desire == (k > 0 ? j->said[k - 1].desire : 1) &&
-		    (s->q + 1 == until ||
-		     (runs[r]->last_quantum == s->q && r + 1 < n &&
-		      runs[r + 1]->desire == s->desire))) {
-			v->said_late++;
+	for (size_t x = 0; x < n && runs[x]->first_quantum < last; x++) {
+		uint64_t fq = runs[x]->first_quantum;
+		uint64_t lq = runs[x]->last_quantum < last ? runs[x]->last_quantum
+		                                           : last - 1;
+		uint32_t d = runs[x]->desire;
+		size_t k;
+
+		while (e < j->nsaid && said_quantum(j, e + 1) <= fq)
+			e++;
+		for (k = e; k > p && said_desire(j, k) != d; k--)
+			;
+		if (said_desire(j, k) != d) {
+			if (v->said_bad++ < 5)
+				fprintf(stderr, "loadgen: job %llu has desire %u "
+				        "recorded from quantum %llu, which it did "
+				        "not say then\n",
+				        (unsigned long long)j->id, d,
+				        (unsigned long long)fq);
+			streak = 0;
 			continue;
 		}
-		if (v->said_bad++ < 5)
-			fprintf(stderr, "loadgen: job %llu said desire %u from "
-			        "quantum %llu, the history says %u\n",
-			        (unsigned long long)j->id, s->desire,
-			        (unsigned long long)s->q, runs[r]->desire);
+		p = k;
+		for (uint64_t q = fq; q <= lq; q++) {
+			while (e < j->nsaid && said_quantum(j, e + 1) <= q)
+				e++;
+			v->said_checked++;
+			if (said_desire(j, e) == d) {
+				streak = 0;
+				continue;
+			}
+			v->said_late++;
+			if (++streak > v->said_lag_max)
+				v->said_lag_max = streak;
+		}
 	}
 }
 
@@ -560,6 +591,7 @@ static int check_history(struct run *g, const struct fake *jobs, int n,
 {
 	Asteal__Envelope req = ASTEAL__ENVELOPE__INIT, *m;
 	Asteal__HistoryRequest hr = ASTEAL__HISTORY_REQUEST__INIT;
+	Asteal__HistoryCursor after = ASTEAL__HISTORY_CURSOR__INIT;
 	Asteal__AllotmentRecord **runs = NULL;
 	size_t nruns = 0, cap = 0;
 	uint64_t cur = 0;
@@ -588,8 +620,7 @@ static int check_history(struct run *g, const struct fake *jobs, int n,
 			rc = -1;
 			break;
 		}
-		more = m->history->more;
-		hr.offset += m->history->n_allotments;
+		more = frame_history_after(&hr, &after, m->history);
 		for (size_t k = 0; k < m->history->n_allotments; k++) {
 			Asteal__AllotmentRecord *a = m->history->allotments[k];
 
@@ -852,7 +883,8 @@ int main(int argc, char **argv)
 		       "releaseds=%llu revoke_p50_us=%.1f revoke_p99_us=%.1f "
 		       "late_allots=%llu conflicts=%llu loadgen_skipped=%llu runs=%llu "
 		       "allots_checked=%llu allots_mismatched=%llu "
-		       "desires_checked=%llu desires_late=%llu desires_mismatched=%llu "
+		       "desire_quanta=%llu desire_stale_quanta=%llu desire_stale_max=%llu "
+		       "desires_mismatched=%llu "
 		       "wrong=%llu db_bytes=%lld\n",
 		       n, elapsed, g.rate, timers, g.P, (unsigned long long)s->ticks,
 		       (unsigned long long)s->skipped_ticks,
@@ -874,7 +906,9 @@ int main(int argc, char **argv)
 		       (unsigned long long)v.allots_checked,
 		       (unsigned long long)v.allots_bad,
 		       (unsigned long long)v.said_checked,
-		       (unsigned long long)v.said_late, (unsigned long long)v.said_bad,
+		       (unsigned long long)v.said_late,
+		       (unsigned long long)v.said_lag_max,
+		       (unsigned long long)v.said_bad,
 		       (unsigned long long)(g.wrong + v.allots_bad +
 		                            v.said_bad + s->bad_feedbacks),
 		       dbsize);

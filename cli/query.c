@@ -710,6 +710,7 @@ static int hist_fetch(struct client *c, const uint64_t *ids, size_t nids,
 {
 	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT, *m;
 	Asteal__HistoryRequest req = ASTEAL__HISTORY_REQUEST__INIT;
+	Asteal__HistoryCursor after = ASTEAL__HISTORY_CURSOR__INIT;
 	const Asteal__History *p;
 	size_t i, got, k;
 	int r;
@@ -744,11 +745,11 @@ static int hist_fetch(struct client *c, const uint64_t *ids, size_t nids,
 		got = jobs_only ? p->n_jobs : p->n_allotments;
 		if (!p->more)
 			break;
-		if (got == 0) {
-			cli_error("asteald sent an empty history page with more to follow");
+		if (got == 0 || !frame_history_after(&req, &after, p)) {
+			cli_error("asteald sent a history page with more to follow "
+			          "but %s", got == 0 ? "no records" : "no place to go on from");
 			return CLI_FAIL;
 		}
-		req.offset += got;
 	}
 	/* each page names the jobs of its records: keep one of each */
 	if (h->njobs > 1)

@@ -374,6 +374,7 @@ static void print_stats(const struct cli *g, struct client *c,
 {
 	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT, *rep = NULL;
 	Asteal__HistoryRequest hr = ASTEAL__HISTORY_REQUEST__INIT;
+	Asteal__HistoryCursor after = ASTEAL__HISTORY_CURSOR__INIT;
 	uint64_t id = sp->id, quanta = 0, cpuq = 0, work = 0, steal = 0, mug = 0;
 	double elapsed = (double)(qtime_now_ns() - sp->started_ns) / 1e9;
 	double mean, waste;
@@ -400,8 +401,7 @@ static void print_stats(const struct cli *g, struct client *c,
 				steal = rep->history->jobs[i]->steal_ns;
 				mug = rep->history->jobs[i]->mug_ns;
 			}
-		hr.offset += rep->history->n_allotments;
-		if (!rep->history->more || rep->history->n_allotments == 0) {
+		if (!frame_history_after(&hr, &after, rep->history)) {
 			frame_free(rep);
 			break;
 		}

@@ -140,6 +140,7 @@ struct history_job_info {
 
 /* A run of quanta as a query reports it (cpus valid during the callback). */
 struct history_run {
+	int64_t id;           /* the run's number (a place in the order) */
 	int64_t job;
 	int64_t first_quantum, last_quantum;
 	int64_t start_ns;     /* start of the first quantum */
@@ -154,16 +155,19 @@ struct history_run {
 /* What a query selects; a NULL filter selects everything.
  * Jobs: those whose lifetime [start_ns, end_ns or now] overlaps
  * [since_ns, until_ns], ordered by id.  Runs: those whose [start_ns,
- * end_ns] overlaps it, ordered by job, then start_ns (then row id: a total
- * order, so limit/offset pages are disjoint and cover everything).
- * limit and offset apply to jobs and to runs separately. */
+ * end_ns] overlaps it, ordered by job, then start_ns, then run id: a
+ * total order.  limit applies to jobs and to runs separately; a page
+ * starts after a place in the order (the last row of the one before), so
+ * pages are disjoint and cover everything even while runs are added. */
 struct history_filter {
 	const int64_t *jobs;  /* job ids; njobs == 0 = all jobs */
 	size_t njobs;
 	int64_t since_ns;     /* 0 = from the beginning */
 	int64_t until_ns;     /* 0 = open end */
 	int64_t limit;        /* 0 = no limit */
-	int64_t offset;
+	int64_t after_job;    /* jobs: ids above this; runs: after ... */
+	int64_t after_start_ns;  /* ... (after_job, after_start_ns, after_run) */
+	int64_t after_run;
 };
 
 /* Callbacks of history_query(): return 0 to go on, nonzero to stop. */

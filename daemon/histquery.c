@@ -22,12 +22,14 @@
 	" j.end_ns, j.exit_status, j.work_ns, j.steal_ns, j.mug_ns," \
 	" j.workers, j.allotted_ns"
 #define JOB_WHERE " (j.end_ns IS NULL OR j.end_ns >= ?1)" \
-	" AND (?2 = 0 OR j.start_ns <= ?2) ORDER BY j.id LIMIT ?3 OFFSET ?4"
+	" AND (?2 = 0 OR j.start_ns <= ?2) AND j.id > ?4" \
+	" ORDER BY j.id LIMIT ?3"
 #define RUN_COLS "a.job, a.first_quantum, a.last_quantum, a.start_ns," \
 	" a.end_ns, a.desire, a.availability, a.allotment, a.cpus," \
-	" a.work_ns, a.steal_ns, a.mug_ns, a.class, a.allotted_ns"
+	" a.work_ns, a.steal_ns, a.mug_ns, a.class, a.allotted_ns, a.id"
 #define RUN_WHERE " a.end_ns >= ?1 AND (?2 = 0 OR a.start_ns <= ?2)" \
-	" ORDER BY a.job, a.start_ns, a.id LIMIT ?3 OFFSET ?4"
+	" AND (a.job, a.start_ns, a.id) > (?4, ?5, ?6)" \
+	" ORDER BY a.job, a.start_ns, a.id LIMIT ?3"
 
 /* The read side's statements, ST_QUERY on (history.c prepares them at
  * open with the store's). */
@@ -55,12 +57,18 @@ const char *const hist_query_sql[ST_COUNT - ST_QUERY] = {
 		"  FROM pragma_page_count() p, pragma_page_size() s)",
 };
 
-/* Bind since, until, limit and offset to a query statement. */
+/* Bind since, until, limit and where to start to a query statement
+ * (jobs: after a job id; runs: after a place in the order). */
 static sqlite3_stmt *bind_window(sqlite3_stmt *s,
-				 const struct history_filter *f)
+				 const struct history_filter *f, int runs)
 {
-	return hist_bind(s, "LLLL", f->since_ns, f->until_ns,
-			 f->limit > 0 ? f->limit : (int64_t)-1, f->offset);
+	int64_t limit = f->limit > 0 ? f->limit : (int64_t)-1;
+
+	if (runs)
+		return hist_bind(s, "LLLLLL", f->since_ns, f->until_ns, limit,
+				 f->after_job, f->after_start_ns, f->after_run);
+	return hist_bind(s, "LLLL", f->since_ns, f->until_ns, limit,
+			 f->after_job);
 }
 
 /* Text column i, "" for NULL. */
@@ -77,7 +85,7 @@ static int query_jobs(struct history *h, const struct history_filter *f,
 		      history_job_cb jcb, void *arg, int *stop)
 {
 	sqlite3_stmt *s = bind_window(h->st[f->njobs ? ST_Q_JOBS_IDS
-							: ST_Q_JOBS], f);
+							: ST_Q_JOBS], f, 0);
 	int rc = SQLITE_DONE, n = 0;
 
 	while (!*stop && (rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -112,7 +120,7 @@ static int query_runs(struct history *h, const struct history_filter *f,
 		      history_run_cb rcb, void *arg)
 {
 	sqlite3_stmt *s = bind_window(h->st[f->njobs ? ST_Q_RUNS_IDS
-							: ST_Q_RUNS], f);
+							: ST_Q_RUNS], f, 1);
 	int rc = SQLITE_DONE, n = 0, stop = 0;
 
 	while (!stop && (rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -131,6 +139,7 @@ static int query_runs(struct history *h, const struct history_filter *f,
 			.mug_ns = sqlite3_column_int64(s, 11),
 			.cls = sqlite3_column_int(s, 12),
 			.allotted_ns = sqlite3_column_int64(s, 13),
+			.id = sqlite3_column_int64(s, 14),
 		};
 
 		n++;
@@ -154,7 +163,7 @@ int history_query(struct history *h, const struct history_filter *f,
 	if (f == NULL)
 		f = &all;
 	if ((f->njobs > 0 && f->jobs == NULL) || f->since_ns < 0 ||
-	    f->until_ns < 0 || f->limit < 0 || f->offset < 0) {
+	    f->until_ns < 0 || f->limit < 0) {
 		hist_seterr(h, "query: bad filter");
 		return -1;
 	}

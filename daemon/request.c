@@ -103,6 +103,8 @@ struct hist_page {
 	int full;
 	int64_t *ids;                  /* the jobs the page's runs name */
 	size_t nids, capi;
+	int64_t run[2];                /* the last two runs' numbers, last first */
+	Asteal__HistoryCursor next;
 };
 
 /* Duplicate a string for a reply (NULL when out of memory). */
@@ -190,6 +192,8 @@ static int hist_run(const struct history_run *a, void *arg)
 	r->allotted_ns = (uint64_t)a->allotted_ns;
 	r->quantum_class = (Asteal__QuantumClass)(a->cls + 1);
 	p->h.allotments[p->h.n_allotments++] = r;
+	p->run[1] = p->run[0];
+	p->run[0] = a->id;
 	p->bytes += 80 + 6 * (size_t)n;
 	return 0;
 }
@@ -240,11 +244,21 @@ void request_history(struct conn *c, struct history *hist,
 	f.until_ns = (int64_t)r->until_ns;
 	memset(&p, 0, sizeof(p));
 	asteal__history__init(&p.h);
+	asteal__history_cursor__init(&p.next);
 	/* jobs_only: a page of the jobs the filter selects; else a page of
 	 * runs (one more asked, to learn whether more follow) and the jobs
 	 * they name.  Either way limit + 1 asked, to learn about more. */
 	f.limit = limit + 1;
-	f.offset = (int64_t)r->offset;
+	if (r->after != NULL) {
+		f.after_job = (int64_t)r->after->job_id;
+		f.after_start_ns = (int64_t)r->after->start_ns;
+		f.after_run = (int64_t)r->after->run;
+		if (f.after_job < 0 || f.after_start_ns < 0 || f.after_run < 0) {
+			reply_error(c, ASTEAL__ERROR_CODE__INVALID,
+			            "history cursor out of range");
+			return;
+		}
+	}
 	if (r->jobs_only) {
 		if (history_query(hist, &f, hist_job, NULL, &p) < 0)
 			goto fail;
@@ -255,12 +269,15 @@ void request_history(struct conn *c, struct history *hist,
 			free(p.h.jobs[p.h.n_jobs]->command);
 			free(p.h.jobs[p.h.n_jobs]);
 		}
+		if (p.h.more)
+			p.next.job_id = p.h.jobs[p.h.n_jobs - 1]->id;
 	} else {
 		if (history_query(hist, &f, NULL, hist_run, &p) < 0)
 			goto fail;
 		if ((int64_t)p.h.n_allotments > limit) {
 			p.h.more = 1;
 			free(p.h.allotments[--p.h.n_allotments]);
+			p.run[0] = p.run[1];
 			if (p.h.n_allotments == 0 ||
 			    (int64_t)p.h.allotments[p.h.n_allotments - 1]->job_id !=
 			    p.ids[p.nids - 1])
@@ -268,6 +285,14 @@ void request_history(struct conn *c, struct history *hist,
 		}
 		if (p.full)
 			p.h.more = 1;
+		if (p.h.more && p.h.n_allotments > 0) {
+			const Asteal__AllotmentRecord *last =
+				p.h.allotments[p.h.n_allotments - 1];
+
+			p.next.job_id = last->job_id;
+			p.next.start_ns = last->start_ns;
+			p.next.run = (uint64_t)p.run[0];
+		}
 		if (p.nids > 0) {
 			struct history_filter fj;
 			memset(&fj, 0, sizeof(fj));
@@ -277,6 +302,8 @@ void request_history(struct conn *c, struct history *hist,
 				goto fail;
 		}
 	}
+	if (p.h.more)
+		p.h.next = &p.next;
 	env.msg_case = ASTEAL__ENVELOPE__MSG_HISTORY;
 	env.history = &p.h;
 	conn_send(c, &env);

@@ -399,6 +399,21 @@ int frame_check_handshake(const Asteal__Envelope *m,
 				   why, whylen);
 }
 
+/* Move a history request on to the page after this one. */
+int frame_history_after(Asteal__HistoryRequest *req,
+			Asteal__HistoryCursor *keep,
+			const Asteal__History *page)
+{
+	if (!page->more || page->next == NULL)
+		return 0;
+	asteal__history_cursor__init(keep);
+	keep->job_id = page->next->job_id;
+	keep->start_ns = page->next->start_ns;
+	keep->run = page->next->run;
+	req->after = keep;
+	return 1;
+}
+
 /* A new empty reader. */
 struct frame_reader *frame_reader_new(void)
 {

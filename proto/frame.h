@@ -113,6 +113,15 @@ int frame_check_handshake(const Asteal__Envelope *m,
 			  Asteal__Envelope__MsgCase want, char *why,
 			  size_t whylen);
 
+/* ---- history pages ---- */
+
+/* Point req at the page after page: 1 if there is one (page's cursor is
+ * copied into keep, the caller's storage, which req then points to), 0 if
+ * page was the last. */
+int frame_history_after(Asteal__HistoryRequest *req,
+			Asteal__HistoryCursor *keep,
+			const Asteal__History *page);
+
 /* ---- file descriptors ---- */
 
 struct frame_reader;

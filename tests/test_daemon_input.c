@@ -1030,6 +1030,72 @@ static void test_desire_zero(void **state)
 	assert_int_equal(bad_sent, 3);
 }
 
+/* History pages cut by a cursor, read while two jobs keep changing
+ * desire (a run more each quantum, between pages too): no run comes
+ * twice, each page goes on in the order (job, start) where the one before
+ * stopped, and a cursor out of range gets Error INVALID. */
+static void test_history_pages(void **state)
+{
+	struct peer *c = peer_open("client", 0), *a, *b;
+	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT, *m;
+	Asteal__HistoryRequest hr = ASTEAL__HISTORY_REQUEST__INIT;
+	Asteal__HistoryCursor after, bad = ASTEAL__HISTORY_CURSOR__INIT;
+	uint64_t ids[2], seen[512][2], job = 0, start = 0;
+	size_t nseen = 0, i, k;
+	int pages = 0, more = 1;
+
+	(void)state;
+	a = peer_open("pages-a", 4);
+	b = peer_open("pages-b", 4);
+	first_allot(a);
+	first_allot(b);
+	for (i = 0; i < 10; i++) {
+		good(a, 1 + i % 2);
+		good(b, 2 - i % 2);
+	}
+	ids[0] = a->id;
+	ids[1] = b->id;
+	hr.job_ids = ids;
+	hr.n_job_ids = 2;
+	hr.limit = 3;
+	env.msg_case = ASTEAL__ENVELOPE__MSG_HISTORY_REQUEST;
+	env.history_request = &hr;
+	while (more) {
+		m = request(c, &env);
+		assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_HISTORY);
+		assert_true(m->history->n_allotments <= 3);
+		for (i = 0; i < m->history->n_allotments; i++) {
+			const Asteal__AllotmentRecord *r = m->history->allotments[i];
+
+			assert_true(r->job_id > job ||
+			            (r->job_id == job && r->start_ns > start));
+			job = r->job_id;
+			start = r->start_ns;
+			for (k = 0; k < nseen; k++)
+				assert_false(seen[k][0] == r->job_id &&
+				             seen[k][1] == r->first_quantum);
+			assert_true(nseen < 512);
+			seen[nseen][0] = r->job_id;
+			seen[nseen++][1] = r->first_quantum;
+		}
+		more = frame_history_after(&hr, &after, m->history);
+		if (more)
+			assert_int_not_equal(m->history->n_allotments, 0);
+		frame_free(m);
+		assert_true(++pages < 200);
+		if (pages <= 8) {       /* both jobs: a run more each */
+			good(a, 1 + pages % 2);
+			good(b, 2 - pages % 2);
+		}
+	}
+	assert_true(pages > 5);
+	assert_true(nseen >= 20);
+	bad.job_id = UINT64_MAX;
+	hr.after = &bad;
+	assert_int_equal(frame_write_fd(c->fd, &env), 0);
+	expect_error(c, "cursor");
+}
+
 /* A Released for a quantum after the last tick, or parked in the future:
  * Error INVALID, ignored (no revocation sample); a good one later is
  * taken without an Error, on the same connection. */
@@ -1373,6 +1439,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_desire_clamped, reset, close_peers),
 		cmocka_unit_test_setup_teardown(test_desire_zero, reset, close_peers),
 		cmocka_unit_test_setup_teardown(test_bad_released, reset, close_peers),
+		cmocka_unit_test_setup_teardown(test_history_pages, reset, close_peers),
 		cmocka_unit_test_setup_teardown(test_others_served, reset, close_peers),
 		cmocka_unit_test_setup_teardown(test_bad_feedbacks, reset, close_peers),
 	};

@@ -45,6 +45,7 @@ struct store {
 	Asteal__JobInfo info[2];
 	Asteal__JobInfo *infop[2];
 	Asteal__HistoryRequest history_request;
+	Asteal__HistoryCursor cursor;
 	Asteal__History history;
 	Asteal__JobRecord rec;
 	Asteal__JobRecord *recp[1];
@@ -231,7 +232,11 @@ static int sample(Asteal__Envelope *env, struct store *s,
 		h->since_ns = 1;
 		h->until_ns = 2;
 		h->limit = 500;
-		h->offset = 1000;
+		asteal__history_cursor__init(&s->cursor);
+		s->cursor.job_id = 7;
+		s->cursor.start_ns = 1000;
+		s->cursor.run = 99;
+		h->after = &s->cursor;
 		h->jobs_only = 1;
 		env->history_request = h;
 		break;
@@ -265,6 +270,11 @@ static int sample(Asteal__Envelope *env, struct store *s,
 		s->history.n_allotments = 2;
 		s->history.allotments = s->arecp;
 		s->history.more = 1;
+		asteal__history_cursor__init(&s->cursor);
+		s->cursor.job_id = 3;
+		s->cursor.start_ns = 10;
+		s->cursor.run = 12;
+		s->history.next = &s->cursor;
 		env->history = &s->history;
 		break;
 	}

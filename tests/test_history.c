@@ -949,31 +949,43 @@ static struct history *fill(struct fixture *f, int64_t id[3])
 	return h;
 }
 
-/* Pages of 7 rows are disjoint, in order, and cover all 120. */
+/* The filter f moved on past the last run of page. */
+static void after_last(struct history_filter *f, const struct rows *page)
+{
+	const struct history_run *r = &page->run[page->nruns - 1];
+
+	f->after_job = r->job;
+	f->after_start_ns = r->start_ns;
+	f->after_run = r->id;
+}
+
+/* Pages of 7 runs, each after the last of the one before, are disjoint,
+ * in order, and cover all 120. */
 static void test_pagination(void **state)
 {
 	struct fixture *f = *state;
 	int64_t id[3];
 	struct history *h = fill(f, id);
 	struct rows *all = query(h, NULL), *page;
+	struct history_filter flt = { .limit = 7 };
 	int seen = 0;
 
 	assert_int_equal(all->nruns, 120);
-	for (int64_t off = 0;; off += 7) {
-		struct history_filter flt = { .limit = 7, .offset = off };
-
+	for (;;) {
 		page = query(h, &flt);
 		assert_true(page->nruns <= 7);
 		for (int r = 0; r < page->nruns; r++, seen++) {
+			assert_true(seen < 120);
+			assert_int_equal(page->run[r].id, all->run[seen].id);
 			assert_int_equal(page->run[r].job, all->run[seen].job);
 			assert_int_equal(page->run[r].first_quantum,
 					 all->run[seen].first_quantum);
 		}
 		if (page->nruns == 0) {
-			assert_int_equal(page->njobs, 0);
 			free(page);
 			break;
 		}
+		after_last(&flt, page);
 		free(page);
 	}
 	assert_int_equal(seen, 120);
@@ -983,10 +995,65 @@ static void test_pagination(void **state)
 			    (all->run[r].job == all->run[r - 1].job &&
 			     all->run[r].first_quantum ==
 			     all->run[r - 1].first_quantum + 1));
-	page = query(h, &(struct history_filter){ .limit = 2, .offset = 2 });
+	/* Jobs page by id: after the second job comes the third alone. */
+	page = query(h, &(struct history_filter){ .limit = 2,
+						  .after_job = id[1] });
 	assert_int_equal(page->njobs, 1);
 	assert_int_equal(page->job[0].id, id[2]);
 	free(page);
+	free(all);
+	history_close(h);
+}
+
+/* Runs added to a job already paged past, between two pages (a running
+ * job's new allotments), shift nothing: every run there was when paging
+ * began comes exactly once, and nothing twice. */
+static void test_pagination_growing(void **state)
+{
+	struct fixture *f = *state;
+	int64_t id[3];
+	struct history *h = fill(f, id);
+	struct rows *all = query(h, NULL), *page;
+	struct history_filter flt = { .limit = 7 };
+	int64_t seen_ids[400];
+	int seen = 0, orig = 0, q = 40, ahead = 0, behind = 0;
+
+	for (;;) {
+		page = query(h, &flt);
+		for (int r = 0; r < page->nruns; r++) {
+			for (int k = 0; k < seen; k++)
+				assert_true(seen_ids[k] != page->run[r].id);
+			assert_true(seen < 400);
+			seen_ids[seen++] = page->run[r].id;
+			if (orig < 120 && page->run[r].id == all->run[orig].id)
+				orig++;
+		}
+		if (page->nruns == 0) {
+			free(page);
+			break;
+		}
+		after_last(&flt, page);
+		free(page);
+		/* For the first fifteen pages, the first job (paged past
+		 * after six or seven) and the last both change desire: a run
+		 * more each, seen if the job is not behind the cursor. */
+		for (int k = 0; k < 3 && q < 55; k += 2) {
+			struct history_quantum hq = quantum(
+				T0 + k * 5 * QNS, q, 1 + q % 2, 4, 1, "0",
+				HISTORY_DEPRIVED);
+
+			assert_int_equal(history_allot(h, id[k], &hq), 0);
+			if (id[k] >= flt.after_job)
+				ahead++;
+			else
+				behind++;
+		}
+		q++;
+		assert_int_equal(history_flush(h), 0);
+	}
+	assert_int_equal(orig, 120);     /* all the first ones, in order */
+	assert_true(behind > 0);
+	assert_int_equal(seen, 120 + ahead);    /* and the new ones ahead */
 	free(all);
 	history_close(h);
 }
@@ -1232,6 +1299,7 @@ int main(void)
 		T(test_refused),
 		T(test_retention),
 		T(test_pagination),
+		T(test_pagination_growing),
 		T(test_filters),
 		T(test_many_jobs),
 		T(test_queue_full),
