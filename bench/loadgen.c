@@ -491,7 +491,7 @@ static struct fake *by_id(struct run *g, uint64_t id)
 /* What the history check found. */
 struct verdict {
 	uint64_t runs, allots_checked, allots_bad, said_checked, said_late,
-	         said_lag_max, said_bad;
+	         said_lag_max, said_early, said_bad;
 };
 
 /* The k-th desire job j said (0: the one it starts with). */
@@ -538,12 +538,14 @@ static void check_job(struct fake *j, Asteal__AllotmentRecord **runs, size_t n,
 	 * read, and reads a job's Feedbacks in order: so each run's desire is
 	 * one the job said between the one the run before took and the last
 	 * said by the run's first quantum (a desire superseded before any
-	 * tick read it may be skipped); anything else is a mismatch.  A
-	 * quantum whose recorded desire is not the last one said by then is
-	 * stale (a Feedback that missed its tick); the longest stretch of
-	 * stale quanta is reported.  Entry 0 is the desire a job starts with
-	 * (1).  Quanta from `last` on are not looked at. */
-	size_t p = 0, e = 0;
+	 * tick read it may be skipped), or by the quantum after it when the
+	 * tick ran after that boundary (a tick is late by up to a quantum;
+	 * counted as "early"); anything else is a mismatch.  A quantum whose
+	 * recorded desire is not the last one said by then is stale (a
+	 * Feedback that missed its tick); the longest stretch of stale quanta
+	 * is reported.  Entry 0 is the desire a job starts with (1).  Quanta
+	 * from `last` on are not looked at. */
+	size_t p = 0, e = 0, ahead;
 	uint64_t streak = 0;
 
 	for (size_t x = 0; x < n && runs[x]->first_quantum < last; x++) {
@@ -557,13 +559,24 @@ static void check_job(struct fake *j, Asteal__AllotmentRecord **runs, size_t n,
 			e++;
 		for (k = e; k > p && said_desire(j, k) != d; k--)
 			;
+		ahead = e + 1;
+		if (said_desire(j, k) != d && ahead <= j->nsaid &&
+		    said_quantum(j, ahead) == fq + 1 &&
+		    said_desire(j, ahead) == d) {
+			k = ahead;
+			v->said_early++;
+		}
 		if (said_desire(j, k) != d) {
 			if (v->said_bad++ < 5)
 				fprintf(stderr, "loadgen: job %llu has desire %u "
 				        "recorded from quantum %llu, which it did "
-				        "not say then\n",
+				        "not say then (it said %u from %llu, then "
+				        "%u from %llu)\n",
 				        (unsigned long long)j->id, d,
-				        (unsigned long long)fq);
+				        (unsigned long long)fq, said_desire(j, e),
+				        (unsigned long long)said_quantum(j, e),
+				        e < j->nsaid ? said_desire(j, e + 1) : 0,
+				        e < j->nsaid ? (unsigned long long)said_quantum(j, e + 1) : 0ULL);
 			streak = 0;
 			continue;
 		}
@@ -710,12 +723,13 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	g.n = n;
-	/* Sockets, per-job timers, and a few more. */
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (rlim_t)(2 * n + 64)) {
-		rl.rlim_cur = (rlim_t)(2 * n + 64);
+	/* Sockets, per-job timers (if any), and a few more. */
+	int files = (strcmp(timers, "job") == 0 ? 2 * n : n) + 64;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (rlim_t)files) {
+		rl.rlim_cur = (rlim_t)files;
 		if (rl.rlim_max < rl.rlim_cur || setrlimit(RLIMIT_NOFILE, &rl) < 0) {
 			fprintf(stderr, "loadgen: %d jobs need %d files; the limit is %llu\n",
-			        n, 2 * n + 64, (unsigned long long)rl.rlim_max);
+			        n, files, (unsigned long long)rl.rlim_max);
 			return 1;
 		}
 	}
@@ -884,6 +898,7 @@ int main(int argc, char **argv)
 		       "late_allots=%llu conflicts=%llu loadgen_skipped=%llu runs=%llu "
 		       "allots_checked=%llu allots_mismatched=%llu "
 		       "desire_quanta=%llu desire_stale_quanta=%llu desire_stale_max=%llu "
+		       "desires_early=%llu "
 		       "desires_mismatched=%llu "
 		       "wrong=%llu db_bytes=%lld\n",
 		       n, elapsed, g.rate, timers, g.P, (unsigned long long)s->ticks,
@@ -908,6 +923,7 @@ int main(int argc, char **argv)
 		       (unsigned long long)v.said_checked,
 		       (unsigned long long)v.said_late,
 		       (unsigned long long)v.said_lag_max,
+		       (unsigned long long)v.said_early,
 		       (unsigned long long)v.said_bad,
 		       (unsigned long long)(g.wrong + v.allots_bad +
 		                            v.said_bad + s->bad_feedbacks),

@@ -210,7 +210,7 @@ void hist_tx_rollback(struct history *h)
 		h->live[i].run.pending = 0;
 	h->batch = 0;           /* its runs are all queued still */
 	h->qw = 0;
-	h->skips_written = 0;
+	h->skips_w = 0;
 	if (!sqlite3_get_autocommit(h->db))
 		hist_step_done(h, h->st[ST_ROLLBACK], "rollback");
 	memcpy(h->err, keep, sizeof(keep));
@@ -229,7 +229,7 @@ int hist_tx_commit(struct history *h)
 		free(h->q[i].run.cpus);
 	h->qn = h->qw = 0;
 	h->nskips = 0;
-	h->skips_written = 0;
+	h->skips_w = 0;
 	h->batch = 0;
 	h->committed_ns = h->now_ns;
 	for (size_t i = 0; i < h->n; i++) {

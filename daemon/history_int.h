@@ -78,14 +78,14 @@ struct history {
 				   closed runs a share at a time, and commits
 				   every flush_ns) */
 	size_t qw;
-	int skips_written;      /* the skips are in it */
+	size_t skips_w;         /* skips[0..skips_w) are in it */
 	int64_t retention_ns;   /* 0 = forever */
 	int64_t now_ns;         /* end of the latest quantum seen */
 	int64_t now_q;          /* the quantum history_advance() named, -1 */
 	int64_t now_q_end;      /* ... and its end */
 	int64_t open_written_ns;        /* when open runs were last written */
 	int64_t transactions, dropped;
-	struct skip {           /* quanta without a tick, to be written */
+	struct skip {           /* quanta without a tick, to be committed */
 		int64_t first, last, start_ns, end_ns;
 	} *skips;
 	size_t nskips, capskips;

@@ -70,15 +70,14 @@ int hist_write_queue(struct history *h)
 	for (; h->qw < h->qn; h->qw++)
 		if (hist_write_run(h, h->q[h->qw].job, &h->q[h->qw].run) < 0)
 			return -1;
-	for (size_t i = 0; !h->skips_written && i < h->nskips; i++) {
-		const struct skip *k = &h->skips[i];
+	for (; h->skips_w < h->nskips; h->skips_w++) {
+		const struct skip *k = &h->skips[h->skips_w];
 
 		if (hist_step_done(h, hist_bind(h->st[ST_SKIP_INS], "LLLL", k->first,
 						k->last, k->start_ns, k->end_ns),
 				   "insert skipped quanta") < 0)
 			return -1;
 	}
-	h->skips_written = 1;
 	return 0;
 }
 /* Whether some tracked job's open run changed since it was written. */
@@ -329,7 +328,8 @@ int history_skipped(struct history *h, int64_t first, int64_t last,
 		hist_seterr(h, "skipped: bad quanta or times");
 		return -1;
 	}
-	if (h->nskips > 0 && h->skips[h->nskips - 1].last + 1 == first) {
+	/* One that follows the last not yet written extends it. */
+	if (h->nskips > h->skips_w && h->skips[h->nskips - 1].last + 1 == first) {
 		h->skips[h->nskips - 1].last = last;
 		h->skips[h->nskips - 1].end_ns = end_ns;
 		return 0;
@@ -394,7 +394,7 @@ int history_flush(struct history *h)
 	if (open_due || h->now_ns - h->committed_ns >= h->flush_ns ||
 	    h->qn - h->qw > HIST_BATCH_MAX)
 		return hist_write_pending(h, open_due);
-	if (h->qw == h->qn && (h->skips_written || h->nskips == 0))
+	if (h->qw == h->qn && h->skips_w == h->nskips)
 		return 0;
 	if (!h->batch) {
 		if (hist_tx_begin(h) < 0)

@@ -850,6 +850,38 @@ static void test_skipped(void **state)
 	history_close(h);
 }
 
+/* Quanta without a tick that come while a batch is open, after others
+ * were written into it, are written too (and one that follows a written
+ * range does not change it behind the batch's back). */
+static void test_skipped_batch(void **state)
+{
+	struct fixture *f = *state;
+	struct history_opts o = { .flush_open_ms = 100000 };
+	struct history *h = open_ok(f, &o);
+
+	assert_int_equal(history_skipped(h, 20, 20, T0 + 20 * QNS, T0 + 21 * QNS), 0);
+	assert_int_equal(history_advance(h, 29, T0 + 30 * QNS), 0);
+	assert_int_equal(history_flush(h), 0);          /* commits at once */
+	assert_int_equal(peek(f->path, "SELECT count(*) FROM skipped"), 1);
+	assert_int_equal(history_skipped(h, 31, 32, T0 + 31 * QNS, T0 + 33 * QNS), 0);
+	assert_int_equal(history_advance(h, 32, T0 + 33 * QNS), 0);
+	assert_int_equal(history_flush(h), 0);          /* into the batch */
+	assert_int_equal(history_skipped(h, 33, 35, T0 + 33 * QNS, T0 + 36 * QNS), 0);
+	assert_int_equal(history_skipped(h, 38, 38, T0 + 38 * QNS, T0 + 39 * QNS), 0);
+	assert_int_equal(history_advance(h, 39, T0 + 40 * QNS), 0);
+	assert_int_equal(history_flush(h), 0);
+	assert_int_equal(peek(f->path, "SELECT count(*) FROM skipped"), 1);
+	/* A second of quanta later the batch is committed, all of it. */
+	assert_int_equal(history_advance(h, 200, T0 + 201 * QNS), 0);
+	assert_int_equal(history_flush(h), 0);
+	assert_int_equal(peek(f->path, "SELECT sum(last_quantum - first_quantum"
+			      " + 1) FROM skipped"), 7);
+	assert_int_equal(peek(f->path, "SELECT count(*) FROM skipped"
+			      " WHERE first_quantum = 31 AND last_quantum = 32"), 1);
+	history_close(h);
+	assert_int_equal(peek(f->path, "SELECT count(*) FROM skipped"), 4);
+}
+
 /* A newer schema, another program's database and garbage are refused. */
 static void test_refused(void **state)
 {
@@ -1296,6 +1328,7 @@ int main(void)
 		T(test_pause),
 		T(test_restart),
 		T(test_skipped),
+		T(test_skipped_batch),
 		T(test_refused),
 		T(test_retention),
 		T(test_pagination),
