@@ -390,13 +390,14 @@ static void tick(struct sched *s, uint64_t start)
 
 		j = s->jobs[s->changed[k]];
 		lost = set_and(s, &j->sent, &s->deq[j->index].cpus, 1);
-		handover_leave(s->handover, j, &lost, s->q, start);
+		handover_leave(s->handover, j, &lost, s->q, t);
 	}
+	/* Decided when DEQ ran, on what the tick had read. */
 	for (k = 0; k < nc; k++)
-		deliver(s, s->jobs[s->changed[k]], start);
+		deliver(s, s->jobs[s->changed[k]], t);
 	for (k = 0; k < s->ntouched; k++)
 		if (s->touched[k]->fresh)
-			deliver(s, s->touched[k], start);
+			deliver(s, s->touched[k], t);
 	if (s->handover != NULL)
 		sched__retry_held(s, start);
 	end = qtime_now_ns();
