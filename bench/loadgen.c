@@ -87,6 +87,7 @@ struct got {
 /* What a job said: a desire from quantum q on. */
 struct said {
 	uint64_t q;
+	uint64_t sent_ns;         /* when its Feedback was sent */
 	uint32_t desire;
 };
 
@@ -120,6 +121,8 @@ struct run {
 	uint64_t checked_q;       /* the last boundary whose state was checked */
 	uint64_t feedbacks, allots, wrong, conflicts, late_allots, skipped;
 	uint64_t releaseds;
+	uint64_t *decided;        /* per quantum from q_base: when the daemon */
+	uint64_t q_base, nq;      /* decided it (an Allot's decided_ns), or 0 */
 };
 
 /* The next pseudo-random number of a stream (xorshift64; never 0). */
@@ -336,6 +339,7 @@ static int boundary(struct run *g, struct fake *j, uint64_t q, uint64_t now)
 		if (grow(&j->said, sizeof(*j->said), j->nsaid, &j->capsaid) < 0)
 			return -1;
 		j->said[j->nsaid].q = q;
+		j->said[j->nsaid].sent_ns = qtime_now_ns();
 		j->said[j->nsaid++].desire = j->desire;
 	}
 	j->sent = j->desire;
@@ -382,6 +386,12 @@ static void take_allot(struct run *g, struct fake *j, const Asteal__Allot *a)
 		cpus[id / 64] |= (uint64_t)1 << (id % 64);
 	}
 	g->allots++;
+	if (a->quantum >= g->q_base && a->quantum - g->q_base < g->nq) {
+		uint64_t *d = &g->decided[a->quantum - g->q_base];
+
+		if (*d == 0 || a->decided_ns < *d)
+			*d = a->decided_ns;
+	}
 	if (a->quantum < g->checked_q)  /* its boundary was checked already */
 		g->late_allots++;
 	if (wrong && g->wrong++ < 10)
@@ -509,8 +519,9 @@ static uint64_t said_quantum(const struct fake *j, size_t k)
 /* Check one job's log against its runs (ordered by first quantum); the
  * desires said from quantum `last` on (the last boundary, whose tick may
  * not have read them before the load generator stopped) are not. */
-static void check_job(struct fake *j, Asteal__AllotmentRecord **runs, size_t n,
-                      uint64_t last, struct verdict *v)
+static void check_job(const struct run *g, struct fake *j,
+                      Asteal__AllotmentRecord **runs, size_t n, uint64_t last,
+                      struct verdict *v)
 {
 	size_t r = 0;
 
@@ -538,9 +549,10 @@ static void check_job(struct fake *j, Asteal__AllotmentRecord **runs, size_t n,
 	 * read, and reads a job's Feedbacks in order: so each run's desire is
 	 * one the job said between the one the run before took and the last
 	 * said by the run's first quantum (a desire superseded before any
-	 * tick read it may be skipped), or by the quantum after it when the
-	 * tick ran after that boundary (a tick is late by up to a quantum;
-	 * counted as "early"); anything else is a mismatch.  A quantum whose
+	 * tick read it may be skipped), or one sent before the daemon
+	 * decided that quantum when its tick ran late, past the next
+	 * boundaries (as Allots tell, decided_ns; without one, up to the
+	 * next boundary; counted as "early"); anything else is a mismatch.  A quantum whose
 	 * recorded desire is not the last one said by then is stale (a
 	 * Feedback that missed its tick); the longest stretch of stale quanta
 	 * is reported.  Entry 0 is the desire a job starts with (1).  Quanta
@@ -559,12 +571,21 @@ static void check_job(struct fake *j, Asteal__AllotmentRecord **runs, size_t n,
 			e++;
 		for (k = e; k > p && said_desire(j, k) != d; k--)
 			;
-		ahead = e + 1;
-		if (said_desire(j, k) != d && ahead <= j->nsaid &&
-		    said_quantum(j, ahead) == fq + 1 &&
-		    said_desire(j, ahead) == d) {
-			k = ahead;
-			v->said_early++;
+		if (said_desire(j, k) != d) {
+			uint64_t dec = fq >= g->q_base && fq - g->q_base < g->nq
+			               ? g->decided[fq - g->q_base] : 0;
+
+			/* entry a + 1 is said[a] */
+			for (ahead = e; ahead < j->nsaid &&
+			     (dec ? j->said[ahead].sent_ns < dec
+			          : j->said[ahead].q <= fq + 1); ahead++)
+				;
+			for (k = ahead; k > e && said_desire(j, k) != d; k--)
+				;
+			if (k > e)
+				v->said_early++;
+			else
+				k = p;  /* not found: the mismatch below */
 		}
 		if (said_desire(j, k) != d) {
 			if (v->said_bad++ < 5)
@@ -640,7 +661,7 @@ static int check_history(struct run *g, const struct fake *jobs, int n,
 			if (a->job_id != cur && nruns > 0) {
 				struct fake *j = by_id(g, cur);
 				if (j != NULL)
-					check_job(j, runs, nruns, g->checked_q, v);
+					check_job(g, j, runs, nruns, g->checked_q, v);
 				nruns = 0;
 			}
 			cur = a->job_id;
@@ -663,7 +684,7 @@ static int check_history(struct run *g, const struct fake *jobs, int n,
 	if (rc == 0 && nruns > 0) {
 		struct fake *j = by_id(g, cur);
 		if (j != NULL)
-			check_job(j, runs, nruns, g->checked_q, v);
+			check_job(g, j, runs, nruns, g->checked_q, v);
 	}
 	for (size_t k = 0; k < npages; k++)
 		frame_free(pages[k]);
@@ -792,6 +813,13 @@ int main(int argc, char **argv)
 		j->sent_at = start;
 	}
 	g.checked_q = (start - g.t0) / g.L;
+	g.q_base = g.checked_q;
+	g.nq = (uint64_t)seconds * 1000000000u / g.L + 16;
+	g.decided = calloc(g.nq, sizeof(*g.decided));
+	if (g.decided == NULL) {
+		fprintf(stderr, "loadgen: out of memory\n");
+		return 1;
+	}
 	if (strcmp(timers, "job") == 0) {
 		for (i = 0; i < n; i++) {
 			struct epoll_event ev = { .events = EPOLLIN,
@@ -943,6 +971,7 @@ int main(int argc, char **argv)
 	}
 	if (shared_fd >= 0)
 		close(shared_fd);
+	free(g.decided);
 	free(g.jobs);
 	free(evs);
 	close(ep);

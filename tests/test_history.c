@@ -318,6 +318,11 @@ static void test_upgrade_v1(void **state)
 	h = open_ok(f, NULL);
 	assert_int_equal(peek(f->path, "PRAGMA user_version"), 3);
 	assert_int_equal(peek(f->path, "SELECT count(*) FROM skipped"), 0);
+	/* The index no query used is gone, the one by job stays. */
+	assert_int_equal(peek(f->path, "SELECT count(*) FROM sqlite_master"
+			      " WHERE name = 'allotments_by_end'"), 0);
+	assert_int_equal(peek(f->path, "SELECT count(*) FROM sqlite_master"
+			      " WHERE name = 'allotments_by_job'"), 1);
 	b = begin(h, "new", 4242, T0);
 	q = quantum(T0, 0, 1, 4, 1, "0", HISTORY_SATISFIED);
 	assert_int_equal(history_allot(h, b, &q), 0);
