@@ -574,7 +574,7 @@ int conf_load(struct conf *c, int argc, char **argv, char *why, size_t whylen)
 	snprintf(c->socket, sizeof(c->socket), "%s", PROTO_SOCKET_PATH);
 	snprintf(c->db, sizeof(c->db), "%s", CONF_DEFAULT_DB);
 	c->quantum_us = DEFAULT_QUANTUM_US;
-	c->handover = CONF_HANDOVER_IMMEDIATE;
+	c->handover = CONF_HANDOVER_RELEASE;
 	c->log_level = LOG_LEVEL_INFO;
 	c->retention_days = DEFAULT_RETENTION_DAYS;
 	c->max_jobs = DEFAULT_MAX_JOBS;
@@ -634,7 +634,7 @@ const char *conf_usage(void)
 	"  --handover MODE      immediate or release: when a CPU moves between\n"
 	"                       jobs, tell both at once, or grant it only once\n"
 	"                       the losing job has released it (default\n"
-	"                       immediate)\n"
+	"                       release)\n"
 	"  --foreground         log with timestamps; no sd_notify needed\n"
 	"                       (default off)\n"
 	"  --log-level L        error, warn, info or debug (default info)\n"

@@ -76,7 +76,7 @@ for k in ("daemon_version", "protocol_version", "cpus", "quantum_us", "jobs",
 assert len(s["cpus"]) == P == s["ncpus"], (s["cpus"], P)
 assert s["quantum_us"] == 10000, s["quantum_us"]
 assert s["offset_us"] == 1000, s["offset_us"]
-assert s["handover"] == "immediate", s["handover"]
+assert s["handover"] == "release", s["handover"]
 assert s["tick_p50_ns"] <= s["tick_p99_ns"] <= s["tick_max_ns"]
 assert s["clients"] >= 1 and s["protocol_version"] == 2
 ' "$tmp/status.json" "$P" || fail "status --json: $(cat "$tmp/status.json")"

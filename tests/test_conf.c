@@ -400,7 +400,7 @@ static void test_conf_defaults(void **state)
 	assert_memory_equal(c.cpus, cpus, (size_t)n * sizeof(int));
 	assert_int_equal(c.quantum_us, 10000);
 	assert_int_equal(c.offset_us, 1000);
-	assert_int_equal(c.handover, CONF_HANDOVER_IMMEDIATE);
+	assert_int_equal(c.handover, CONF_HANDOVER_RELEASE);
 	assert_int_equal(c.foreground, 0);
 	assert_int_equal(c.log_level, LOG_LEVEL_INFO);
 	assert_int_equal(c.retention_days, 30);
@@ -619,7 +619,7 @@ static void test_conf_offset(void **state)
 			    "quantum (10 ms)");
 }
 
-/* --handover: immediate by default, either mode by name, nothing else. */
+/* --handover: release by default, either mode by name, nothing else. */
 static void test_conf_handover(void **state)
 {
 	static const char *const bad[] = {
@@ -638,6 +638,8 @@ static void test_conf_handover(void **state)
 			    "?");
 
 	assert_int_equal(run_cfg(&c, why, NULL), 0);
+	assert_int_equal(c.handover, CONF_HANDOVER_RELEASE);
+	assert_int_equal(run_cfg(&c, why, "--handover", "immediate", NULL), 0);
 	assert_int_equal(c.handover, CONF_HANDOVER_IMMEDIATE);
 	assert_int_equal(run_cfg(&c, why, "--handover", "release", NULL), 0);
 	assert_int_equal(c.handover, CONF_HANDOVER_RELEASE);
