@@ -23,9 +23,10 @@
  * time).  Each job has its own random stream (--seed).
  *
  * Checks.  Online: every Allot has allotment = number of CPUs <=
- * availability, <= W, <= P, distinct known CPU ids, and a quantum not
- * before the job's last; at every boundary the jobs' allotments hold no
- * CPU twice and sum to at most P.  A "conflict" there is a delivery
+ * availability, <= W, <= P, distinct known CPU ids, a quantum not before
+ * the job's last, and the decided_ns of every other Allot of its quantum;
+ * at every boundary the jobs' allotments hold no CPU twice and sum to at
+ * most P.  A "conflict" there is a delivery
  * that came late, not a wrong allotment: an Allot of the last tick that
  * arrived after the boundary ("late_allots"; the daemon or the load
  * generator ran a quantum late); both are reported apart.  After the
@@ -33,7 +34,9 @@
  * protocol, which writes what is pending first): every Allot a job got
  * equals the daemon's recorded allotment, availability and CPUs for that
  * quantum (the last Allot of each quantum: with --handover release a job
- * may get its CPUs in two steps), and every desire a job sent is the
+ * may get its CPUs in two steps, and when the grant waited past the next
+ * tick, the quantum's last Allot had only the free part, counted as
+ * "held over"), and every desire a job sent is the
  * recorded desire from the next quantum on, or later (a Feedback that
  * missed its tick leaves "stale" quanta, counted, with the longest
  * stretch of them), and the recorded desires follow what was said in
@@ -82,6 +85,7 @@ struct got {
 	uint64_t q;
 	uint32_t allotment, availability;
 	uint64_t cpus;            /* a hash of the CPU ids */
+	uint64_t low;             /* the ids below 64, a bit each */
 };
 
 /* What a job said: a desire from quantum q on. */
@@ -253,6 +257,17 @@ static uint64_t cpus_hash(const uint32_t *ids, size_t n)
 	return h;
 }
 
+/* The CPU ids of a list as bits, if all are below 64; UINT64_MAX (taken
+ * as unknown) if some id is 64 or more. */
+static uint64_t cpus_low(const uint32_t *ids, size_t n)
+{
+	uint64_t m = 0;
+
+	for (size_t i = 0; i < n; i++)
+		m |= ids[i] < 64 ? (uint64_t)1 << ids[i] : UINT64_MAX;
+	return m;
+}
+
 /* The next desire of a job that changes it with probability rate: one
  * step up or down within [1, W]. */
 static uint32_t next_desire(uint64_t *rng, uint32_t d, uint32_t W, double rate)
@@ -389,6 +404,15 @@ static void take_allot(struct run *g, struct fake *j, const Asteal__Allot *a)
 	if (a->quantum >= g->q_base && a->quantum - g->q_base < g->nq) {
 		uint64_t *d = &g->decided[a->quantum - g->q_base];
 
+		if (*d != 0 && *d != a->decided_ns) {
+			wrong = 1;      /* one quantum, one DEQ */
+			fprintf(stderr, "loadgen: job %llu: an Allot of quantum "
+			        "%llu decided at %llu, another at %llu\n",
+			        (unsigned long long)j->id,
+			        (unsigned long long)a->quantum,
+			        (unsigned long long)a->decided_ns,
+			        (unsigned long long)*d);
+		}
 		if (*d == 0 || a->decided_ns < *d)
 			*d = a->decided_ns;
 	}
@@ -415,6 +439,7 @@ static void take_allot(struct run *g, struct fake *j, const Asteal__Allot *a)
 	j->got[j->ngot].q = a->quantum;
 	j->got[j->ngot].allotment = a->allotment;
 	j->got[j->ngot].availability = a->availability;
+	j->got[j->ngot].low = cpus_low(a->cpus, a->n_cpus);
 	j->got[j->ngot++].cpus = cpus_hash(a->cpus, a->n_cpus);
 }
 
@@ -500,7 +525,8 @@ static struct fake *by_id(struct run *g, uint64_t id)
 
 /* What the history check found. */
 struct verdict {
-	uint64_t runs, allots_checked, allots_bad, said_checked, said_late,
+	uint64_t runs, allots_checked, allots_bad, allots_held;
+	uint64_t said_checked, said_late,
 	         said_lag_max, said_early, said_bad;
 };
 
@@ -527,22 +553,44 @@ static void check_job(const struct run *g, struct fake *j,
 
 	for (size_t k = 0; k < j->ngot; k++) {
 		const struct got *a = &j->got[k];
+		const struct got *nx = k + 1 < j->ngot ? &j->got[k + 1] : NULL;
+		uint64_t want;
 
 		while (r < n && runs[r]->last_quantum < a->q)
 			r++;
 		if (r == n || runs[r]->first_quantum > a->q)
 			continue;       /* not recorded (yet): nothing to compare */
 		v->allots_checked++;
+		want = cpus_hash(runs[r]->cpus, runs[r]->n_cpus);
+
 		if (runs[r]->allotment != a->allotment ||
 		    runs[r]->availability != a->availability ||
-		    cpus_hash(runs[r]->cpus, runs[r]->n_cpus) != a->cpus) {
+		    want != a->cpus) {
+			/* --handover release: a grant held back past the next
+			 * tick (which may have decided otherwise) leaves this
+			 * quantum's last Allot with only the free part of the
+			 * recorded set. */
+			uint64_t rec = cpus_low(runs[r]->cpus, runs[r]->n_cpus);
+
+			if (a->allotment < runs[r]->allotment &&
+			    a->availability == runs[r]->availability &&
+			    a->low != UINT64_MAX && rec != UINT64_MAX &&
+			    (a->low & ~rec) == 0) {
+				v->allots_held++;
+				continue;
+			}
 			if (v->allots_bad++ < 5)
 				fprintf(stderr, "loadgen: job %llu got allotment %u "
 				        "(availability %u) for quantum %llu, the "
-				        "history says %u (%u)\n",
+				        "history says %u (%u) for quanta %llu-%llu; "
+				        "its next Allot: %u (%u) for quantum %lld\n",
 				        (unsigned long long)j->id, a->allotment,
 				        a->availability, (unsigned long long)a->q,
-				        runs[r]->allotment, runs[r]->availability);
+				        runs[r]->allotment, runs[r]->availability,
+				        (unsigned long long)runs[r]->first_quantum,
+				        (unsigned long long)runs[r]->last_quantum,
+				        nx ? nx->allotment : 0, nx ? nx->availability : 0,
+				        nx ? (long long)nx->q : -1LL);
 		}
 	}
 	/* Desires, quantum by quantum.  The daemon holds the last desire it
@@ -924,7 +972,7 @@ int main(int argc, char **argv)
 		       "feedbacks_per_job_s=%.2f bad_feedbacks=%llu allots=%llu "
 		       "releaseds=%llu revoke_p50_us=%.1f revoke_p99_us=%.1f "
 		       "late_allots=%llu conflicts=%llu loadgen_skipped=%llu runs=%llu "
-		       "allots_checked=%llu allots_mismatched=%llu "
+		       "allots_checked=%llu allots_mismatched=%llu allots_held_over=%llu "
 		       "desire_quanta=%llu desire_stale_quanta=%llu desire_stale_max=%llu "
 		       "desires_early=%llu "
 		       "desires_mismatched=%llu "
@@ -948,6 +996,7 @@ int main(int argc, char **argv)
 		       (unsigned long long)g.skipped, (unsigned long long)v.runs,
 		       (unsigned long long)v.allots_checked,
 		       (unsigned long long)v.allots_bad,
+		       (unsigned long long)v.allots_held,
 		       (unsigned long long)v.said_checked,
 		       (unsigned long long)v.said_late,
 		       (unsigned long long)v.said_lag_max,

@@ -147,6 +147,9 @@ void sched_released(struct sched *s, struct sched_job *j,
 		samples_add(&s->revoke, r->parked_ns - j->decided);
 		s->revocations++;
 	}
-	if (s->handover != NULL && handover_released(s->handover, j, r->quantum) > 0)
+	/* Read as a tick begins, the grant waits for its DEQ (an Allot of
+	 * quantum q carries tick q's decision). */
+	if (s->handover != NULL &&
+	    handover_released(s->handover, j, r->quantum) > 0 && !s->in_tick)
 		sched__retry_held(s, now);
 }

@@ -261,7 +261,7 @@ static void deliver(struct sched *s, struct sched_job *j, uint64_t decided)
 
 			if (!same_set(s, &keep, &j->sent) || j->fresh)
 				send_allot(s, j, &keep, decided);
-			j->decided = decided;
+			j->held_decided = decided;
 			if (!j->held) {
 				j->held = 1;
 				s->held[s->nheld++] = j;
@@ -298,7 +298,7 @@ static void arm_hold(struct sched *s, uint64_t now)
 void sched__retry_held(struct sched *s, uint64_t now)
 {
 	for (int i = s->nheld - 1; i >= 0 && i < s->nheld; i--)
-		deliver(s, s->held[i], s->held[i]->decided);
+		deliver(s, s->held[i], s->held[i]->held_decided);
 	arm_hold(s, now);
 	if (s->urgent != NULL && s->urgent_on != (s->nheld > 0)) {
 		s->urgent_on = s->nheld > 0;
@@ -398,6 +398,10 @@ static void tick(struct sched *s, uint64_t start)
 	for (k = 0; k < s->ntouched; k++)
 		if (s->touched[k]->fresh)
 			deliver(s, s->touched[k], t);
+	/* This DEQ decided the held jobs' sets again: a grant in this
+	 * quantum says so (an Allot of quantum q carries tick q's time). */
+	for (k = 0; k < s->nheld; k++)
+		s->held[k]->held_decided = t;
 	if (s->handover != NULL)
 		sched__retry_held(s, start);
 	end = qtime_now_ns();

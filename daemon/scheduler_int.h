@@ -46,6 +46,8 @@ struct sched_job {
 	struct deq_set sent;           /* the CPUs of its last Allot */
 	uint64_t allot_q, decided;     /* its last Allot's quantum; when DEQ
 	                                  decided it */
+	uint64_t held_decided;         /* held: when DEQ last decided the
+	                                  set it waits for */
 	unsigned logged;               /* kinds of bad input logged */
 	char cpus[CPULIST_MAX * 5];    /* its CPUs as a list, for the history */
 	struct sched_job *older, *newer;   /* by last heard (not if silent) */

@@ -23,6 +23,9 @@
  *   the last accepted, and a Feedback that ended less than 10 s ago is fine;
  * - desire 0 is valid: no Error, not counted as bad, the allotment drops to
  *   0 (Allot and Jobs) and a desire of 2 brings it back;
+ * - handover release: a joining job is not given a CPU another job may
+ *   still run on until that one says Released or a quarter quantum has
+ *   passed, and every Allot of one quantum carries the same decided_ns;
  * - service to others: while one job misbehaves, a well-behaved job's
  *   desire changes are honoured (its Allots and the Jobs reply) and a
  *   client's Status answers; after a burst of 1000 bad Feedbacks (all sent,
@@ -309,7 +312,8 @@ struct peer {
 	uint32_t desire;               /* repeated by heartbeats */
 	uint64_t tot[4];               /* work, steal, mug, allotted */
 	double beat;                   /* test_now() of the last Feedback taken */
-	/* The last Allot. */
+	/* The first Allot, and the last. */
+	uint32_t first_allotment, first_availability;
 	int allots;
 	uint32_t allotment, availability;
 	size_t allot_ncpus;
@@ -333,6 +337,27 @@ static uint64_t qnow(const struct peer *p)
 	return now > p->t0 ? (now - p->t0) / p->L : 0;
 }
 
+/* The decided_ns of the Allots of recent quanta, by quantum: every Allot
+ * of one quantum must carry that quantum's tick, a grant held back for a
+ * Released too. */
+static struct decided {
+	uint64_t t0, q, decided;
+} decided_seen[64];
+
+/* Check an Allot's decided_ns against the other Allots of its quantum. */
+static void check_decided(const struct peer *p, uint64_t q, uint64_t decided)
+{
+	struct decided *d = &decided_seen[q % 64];
+
+	if (d->t0 == p->t0 && d->q == q && d->decided != decided)
+		fail_msg("job %" PRIu64 ": an Allot of quantum %" PRIu64 " decided "
+		         "at %" PRIu64 ", another of it at %" PRIu64, p->id, q,
+		         decided, d->decided);
+	d->t0 = p->t0;
+	d->q = q;
+	d->decided = decided;
+}
+
 /* Take one message a peer received. */
 static void take(struct peer *p, Asteal__Envelope *m)
 {
@@ -351,12 +376,16 @@ static void take(struct peer *p, Asteal__Envelope *m)
 		return;
 	case ASTEAL__ENVELOPE__MSG_ALLOT:
 		assert_true(p->job);
-		p->allots++;
+		if (p->allots++ == 0) {
+			p->first_allotment = m->allot->allotment;
+			p->first_availability = m->allot->availability;
+		}
 		p->allotment = m->allot->allotment;
 		p->availability = m->allot->availability;
 		p->allot_ncpus = m->allot->n_cpus;
 		p->allot_q = m->allot->quantum;
 		p->decided_ns = m->allot->decided_ns;
+		check_decided(p, p->allot_q, p->decided_ns);
 		frame_free(m);
 		return;
 	case ASTEAL__ENVELOPE__MSG_ERROR:
@@ -1164,6 +1193,51 @@ static void test_bad_released(void **state)
 	assert_int_equal(log_lines(j->id, "a Released for quantum"), 1);
 }
 
+/* Wait until job p's last Allot gives it n CPUs. */
+static void wait_allot(struct peer *p, uint32_t n)
+{
+	double end = test_now() + bound();
+
+	while (p->allots == 0 || p->allotment != n) {
+		assert_false(p->eof);
+		if (test_now() > end)
+			fail_msg("job %" PRIu64 ": no Allot of %u CPUs within %.0f s "
+			         "(it has %u)", p->id, n, bound(), p->allotment);
+		pump(5);
+	}
+}
+
+/* --handover release (the default): a CPU that DEQ moves from job a to a
+ * joining job b is held back from b while a may still run on it, so b's
+ * first Allot gives none of a's CPUs (allotment 0 of availability 1); a,
+ * which never says Released, loses it in the same tick, and b gets it a
+ * quarter of a quantum later.  Every grant carries its quantum's
+ * decided_ns (take checks every Allot). */
+static void test_handover_release(void **state)
+{
+	struct peer *c = peer_open("client", 0), *a, *b;
+
+	(void)state;
+	assert_int_equal(wait_for(no_jobs, c, bound()), 0);
+	a = peer_open("holder", 4);
+	first_allot(a);
+	if (a->ncpus < 2) {
+		print_message("one CPU: nothing to hand over\n");
+		skip();
+	}
+	good(a, 2);
+	wait_allot(a, 2);
+	b = peer_open("gainer", 4);
+	first_allot(b);
+	assert_int_equal(b->first_allotment, 0);
+	assert_int_equal(b->first_availability, 1);
+	wait_allot(b, 1);
+	assert_int_equal(a->allotment, 1);
+	assert_int_equal(b->allots, 2);
+	print_message("a joining job got an Allot of 0 CPUs, then the CPU the "
+	              "other job lost\n");
+}
+
 /* What the bad job of test_others_served does at each check. */
 static struct peer *villain;
 static int villain_turn;
@@ -1464,6 +1538,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_desire_clamped, reset, close_peers),
 		cmocka_unit_test_setup_teardown(test_desire_zero, reset, close_peers),
 		cmocka_unit_test_setup_teardown(test_bad_released, reset, close_peers),
+		cmocka_unit_test_setup_teardown(test_handover_release, reset, close_peers),
 		cmocka_unit_test_setup_teardown(test_history_pages, reset, close_peers),
 		cmocka_unit_test_setup_teardown(test_others_served, reset, close_peers),
 		cmocka_unit_test_setup_teardown(test_bad_feedbacks, reset, close_peers),
