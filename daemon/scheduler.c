@@ -400,10 +400,11 @@ static void tick(struct sched *s, uint64_t start)
 			deliver(s, s->touched[k], t);
 	/* This DEQ decided the held jobs' sets again: a grant in this
 	 * quantum says so (an Allot of quantum q carries tick q's time). */
-	for (k = 0; k < s->nheld; k++)
-		s->held[k]->held_decided = t;
-	if (s->handover != NULL)
+	if (s->handover != NULL) {
+		for (k = 0; k < s->nheld; k++)
+			s->held[k]->held_decided = t;
 		sched__retry_held(s, start);
+	}
 	end = qtime_now_ns();
 	/* The Allots are out: now the history. */
 	for (k = 0; k < nc; k++)
