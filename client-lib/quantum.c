@@ -34,7 +34,9 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/eventfd.h>
+#include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
@@ -47,6 +49,8 @@
 #define Q_RETRY_MIN_NS 100000000ull     /* reconnect backoff: 0.1 s ... */
 #define Q_RETRY_MAX_NS 2000000000ull    /* ... doubling up to 2 s */
 #define Q_MAX_PROFILE (1 << 24)      /* lines of a profile file */
+#define Q_LINK_SLICE_NS 100000ull       /* the link thread's slice: the
+                                           kernel's least (short_slice) */
 
 struct quantum {
 	struct est_params est;
@@ -70,6 +74,8 @@ struct quantum {
 	uint64_t since[4];               /* work, steal, mug, allotted since the
 	                                    daemon's Welcome */
 	uint64_t errors;                 /* Errors the daemon sent */
+	int waiting;                     /* no allotment yet: joining the
+	                                    daemon, whose first Allot decides */
 
 	pthread_t thread;
 	int running;
@@ -324,8 +330,12 @@ int quantum_config(struct runtime *rt)
 	qt->q = 1;
 	qt->desire = rt->mode == RT_MODE_ABP ? rt->nworkers : est_initial();
 	qt->availability = availability(qt, rt, 1);
-	rt->allotment = allotment(qt, rt);
-	qt->allotment = rt->allotment;
+	/* With a daemon to join, no worker runs before its first Allot: a
+	 * worker started on a CPU DEQ gives another job would have to be
+	 * revoked there, among every other starting job's threads. */
+	qt->waiting = qt->socket[0] != '\0';
+	qt->allotment = qt->waiting ? 0 : allotment(qt, rt);
+	rt->allotment = qt->allotment;
 	return 0;
 fail:
 	{
@@ -476,12 +486,26 @@ static void boundary(struct runtime *rt, struct quantum *qt)
 	qt->skipped += q - qt->q - 1;
 	qt->q = q;
 	if (qt->link == NULL) {
+		qt->waiting = 0;
 		qt->availability = availability(qt, rt, q);
 		qt->allotment = allotment(qt, rt);
 		worker_allot(rt, qt->allotment, NULL, now, RT_NO_TAG);
 	}
 	pthread_mutex_unlock(&qt->lock);
 	report(qt, &fb, q - 1, now, 0);
+}
+
+/* Stop waiting for a first Allot that will not come (no daemon): the
+ * allotment without one, at once. */
+static void stop_waiting(struct runtime *rt, struct quantum *qt, uint64_t now)
+{
+	if (!qt->waiting)
+		return;
+	pthread_mutex_lock(&qt->lock);
+	qt->waiting = 0;
+	qt->allotment = allotment(qt, rt);
+	worker_allot(rt, qt->allotment, NULL, now, RT_NO_TAG);
+	pthread_mutex_unlock(&qt->lock);
 }
 
 /* Try the daemon when it is time to; on success take its quanta: its t0
@@ -496,6 +520,7 @@ static void try_connect(struct runtime *rt, struct quantum *qt, uint64_t now)
 		return;
 	qt->link = link_connect(qt->socket, rt->nworkers, qt->claim, why, sizeof(why));
 	if (qt->link == NULL) {
+		stop_waiting(rt, qt, now);
 		qt->retry_at = now + qt->retry_ns;
 		qt->retry_ns = qt->retry_ns * 2 > Q_RETRY_MAX_NS ? Q_RETRY_MAX_NS
 		                                                 : qt->retry_ns * 2;
@@ -514,6 +539,7 @@ static void try_connect(struct runtime *rt, struct quantum *qt, uint64_t now)
 		qt->retry_at = now + qt->retry_ns;
 		say(qt, "daemon unusable: running standalone",
 		    "its quanta start in the future");
+		stop_waiting(rt, qt, now);
 		return;
 	}
 	qt->retry_ns = Q_RETRY_MIN_NS;
@@ -576,6 +602,7 @@ static void from_daemon(struct runtime *rt, struct quantum *qt)
 			if (at == 0 || at > now || now - at > 1000000000u)
 				at = now;
 			pthread_mutex_lock(&qt->lock);
+			qt->waiting = 0;
 			qt->availability = m.availability;
 			qt->allotment = m.allotment < 0 ? 0 : m.allotment > rt->nworkers
 			                ? rt->nworkers : m.allotment;
@@ -594,6 +621,35 @@ static void from_daemon(struct runtime *rt, struct quantum *qt)
 		lost_daemon(qt, qtime_now_ns(), why);
 }
 
+/* Ask the kernel for a short time slice for the calling thread (Linux
+ * 6.12's EEVDF: a SCHED_OTHER thread's sched_runtime), keeping its policy
+ * and nice value.  A thread with a shorter slice than the one running
+ * preempts it when it wakes; with the default slice the link thread, woken
+ * by its boundary or an Allot, waited behind a worker for the next
+ * scheduler tick (4 ms at HZ=250), and the revocation it carried with it.
+ * Best effort: older kernels refuse or ignore it, and no privilege is
+ * needed where it works. */
+static void short_slice(void)
+{
+	struct {
+		uint32_t size, policy;
+		uint64_t flags;
+		int32_t nice;
+		uint32_t priority;
+		uint64_t runtime, deadline, period;
+	} a;
+
+	memset(&a, 0, sizeof(a));
+	if (syscall(SYS_sched_getattr, 0, &a, (unsigned)sizeof(a), 0) != 0 ||
+	    (a.policy != SCHED_OTHER && a.policy != SCHED_BATCH))
+		return;
+	a.size = sizeof(a);
+	a.flags = 0;
+	a.runtime = Q_LINK_SLICE_NS;
+	if (syscall(SYS_sched_setattr, 0, &a, 0) != 0)
+		return;         /* not this kernel's: the default slice */
+}
+
 /* The link thread: a boundary every L on the grid, the daemon's messages,
  * the workers' finished revocations; reconnects with backoff; ends when
  * the stop pipe is written. */
@@ -602,6 +658,7 @@ static void *quantum_thread(void *arg)
 	struct runtime *rt = arg;
 	struct quantum *qt = rt->quantum;
 
+	short_slice();
 	for (;;) {
 		uint64_t now = qtime_now_ns();
 		struct pollfd p[4];

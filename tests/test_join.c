@@ -1,0 +1,221 @@
+/*
+ * test_join.c - a job joining a daemon, against a stand-in daemon in the
+ * test that answers the Hello and holds its Allot back: libasteal runs no
+ * worker before the daemon's first Allot (a worker started on a CPU that
+ * DEQ gives another job would have to be revoked there), then runs the
+ * root task as soon as the Allot comes; a daemon that goes away before its
+ * first Allot leaves the job standalone, not stuck.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "asteal.h"
+#include "exchange.h"
+#include "frame.h"
+#include "testutil.h"
+
+#define JOB_ID 7
+#define QUANTUM_US 10000
+#define BOUND_S 20.0
+
+/* The stand-in daemon's state, shared with the test. */
+struct standin {
+	char path[108];
+	int listen_fd;
+	pthread_t thread;
+	atomic_int welcomed;           /* the Welcome went out */
+	atomic_int go;                 /* 1: send the Allot; 2: hang up */
+	atomic_int done;               /* the thread is finishing */
+};
+
+static atomic_int started;     /* the root task ran */
+
+/* The root task: say it ran. */
+static void root(void *arg)
+{
+	(void)arg;
+	atomic_store(&started, 1);
+}
+
+/* Run the root task (from a thread of the test, since it blocks). */
+static void *runner(void *arg)
+{
+	(void)arg;
+	return (void *)(intptr_t)asteal_run(root, NULL);
+}
+
+/* The stand-in: accept one job, answer its Hello with a Welcome on the
+ * shared clock, wait for go, then send the Allot (1 CPU) and read until
+ * the job hangs up, or hang up at once. */
+static void *standin_main(void *arg)
+{
+	struct standin *s = arg;
+	struct frame_reader *r = frame_reader_new();
+	Asteal__Envelope env, *m = NULL;
+	Asteal__Welcome w;
+	uint32_t cpu = 0;
+	int fd = accept(s->listen_fd, NULL, NULL);
+
+	if (fd < 0 || r == NULL || frame_reader_read(r, fd, &m) != 1 ||
+	    m->msg_case != ASTEAL__ENVELOPE__MSG_HELLO)
+		goto out;
+	frame_welcome(&env, &w, JOB_ID, QUANTUM_US,
+	              qtime_now_ns() - QUANTUM_US * 1000ull, &cpu, 1, "test");
+	w.heartbeat_ms = 250;
+	if (frame_write_fd(fd, &env) < 0)
+		goto out;
+	atomic_store(&s->welcomed, 1);
+	while (atomic_load(&s->go) == 0)
+		usleep(1000);
+	if (atomic_load(&s->go) == 1) {
+		uint8_t buf[EXCHANGE_ALLOT_MAX];
+		uint64_t now = qtime_now_ns();
+		struct exchange_allot a = {
+			.quantum = (now - w.t0_ns) / (QUANTUM_US * 1000ull),
+			.allotment = 1, .availability = 1, .cpus = &cpu, .ncpus = 1,
+			.decided_ns = now,
+		};
+		size_t len = exchange_encode_allot(buf, &a);
+		if (len == 0 || write(fd, buf, len) != (ssize_t)len)
+			goto out;
+		for (;;) {      /* Feedbacks and Releaseds until the job ends */
+			frame_free(m);
+			m = NULL;
+			if (frame_reader_read(r, fd, &m) != 1)
+				break;
+		}
+	}
+out:
+	frame_free(m);
+	frame_reader_free(r);
+	if (fd >= 0)
+		close(fd);
+	atomic_store(&s->done, 1);
+	return NULL;
+}
+
+/* Listen on a fresh socket path and start the stand-in behind it. */
+static void standin_start(struct standin *s)
+{
+	struct sockaddr_un sa;
+
+	memset(s, 0, sizeof(*s));
+	snprintf(s->path, sizeof(s->path), "/tmp/asteal-test-join.%d",
+	         (int)getpid());
+	unlink(s->path);
+	s->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(s->listen_fd >= 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	memcpy(sa.sun_path, s->path, strlen(s->path) + 1);
+	assert_int_equal(bind(s->listen_fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(s->listen_fd, 4), 0);
+	assert_int_equal(pthread_create(&s->thread, NULL, standin_main, s), 0);
+	setenv("ASTEAL_SOCKET", s->path, 1);
+	setenv("ASTEAL_WORKERS", "2", 1);
+	setenv("ASTEAL_QUIET", "1", 1);
+	atomic_store(&started, 0);
+}
+
+/* Stop the stand-in (it must have finished) and remove its socket. */
+static void standin_stop(struct standin *s)
+{
+	pthread_join(s->thread, NULL);
+	close(s->listen_fd);
+	unlink(s->path);
+	unsetenv("ASTEAL_SOCKET");
+	unsetenv("ASTEAL_WORKERS");
+	unsetenv("ASTEAL_QUIET");
+}
+
+static uint64_t quanta_seen;
+
+/* The job is the stand-in's and has closed 3 quanta since quanta_seen. */
+static int joined_for_a_while(void *arg)
+{
+	asteal_summary sum;
+
+	(void)arg;
+	if (asteal_summary_get(&sum) < 0 || sum.job_id != JOB_ID)
+		return 0;
+	if (quanta_seen == 0)
+		quanta_seen = sum.quanta + 1;
+	return sum.quanta >= quanta_seen + 3;
+}
+
+/* An int flag has become nonzero. */
+static int flag_set(void *arg)
+{
+	return atomic_load((atomic_int *)arg) != 0;
+}
+
+/* Joined, the job runs nothing until the first Allot, then at once. */
+static void test_waits_for_first_allot(void **state)
+{
+	struct standin s;
+	asteal_summary sum;
+	pthread_t t;
+	void *rc;
+
+	(void)state;
+	standin_start(&s);
+	assert_int_equal(asteal_start(NULL), 0);
+	assert_int_equal(test_wait(flag_set, &s.welcomed, BOUND_S), 0);
+	assert_int_equal(pthread_create(&t, NULL, runner, NULL), 0);
+	quanta_seen = 0;
+	assert_int_equal(test_wait(joined_for_a_while, NULL, BOUND_S), 0);
+	assert_int_equal(asteal_summary_get(&sum), 0);
+	assert_int_equal(sum.allotment, 0);
+	assert_int_equal(atomic_load(&started), 0);   /* no worker ran it */
+	atomic_store(&s.go, 1);
+	assert_int_equal(test_wait(flag_set, &started, BOUND_S), 0);
+	assert_int_equal(pthread_join(t, &rc), 0);
+	assert_int_equal((int)(intptr_t)rc, 0);
+	assert_int_equal(asteal_summary_get(&sum), 0);
+	assert_int_equal(sum.allotment, 1);
+	assert_int_equal(asteal_stop(), 0);
+	standin_stop(&s);
+}
+
+/* A daemon that hangs up before its first Allot leaves the job
+ * standalone: the root task runs. */
+static void test_daemon_gone_before_allot(void **state)
+{
+	struct standin s;
+	pthread_t t;
+	void *rc;
+
+	(void)state;
+	standin_start(&s);
+	assert_int_equal(asteal_start(NULL), 0);
+	assert_int_equal(test_wait(flag_set, &s.welcomed, BOUND_S), 0);
+	assert_int_equal(pthread_create(&t, NULL, runner, NULL), 0);
+	atomic_store(&s.go, 2);
+	assert_int_equal(test_wait(flag_set, &s.done, BOUND_S), 0);
+	assert_int_equal(test_wait(flag_set, &started, BOUND_S), 0);
+	assert_int_equal(pthread_join(t, &rc), 0);
+	assert_int_equal((int)(intptr_t)rc, 0);
+	assert_int_equal(asteal_stop(), 0);
+	standin_stop(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_waits_for_first_allot, test_stop_leftover),
+		cmocka_unit_test_teardown(test_daemon_gone_before_allot, test_stop_leftover),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
