@@ -53,13 +53,16 @@
 #define RETENTION_MAX 36500
 #define MAX_JOBS_MAX 1000000
 #define MAX_CLIENTS_MAX 65536
+#define DEFAULT_RT_PRIORITY 1
+#define RT_PRIORITY_MAX 99             /* SCHED_FIFO's highest */
 
 #define SUN_PATH_LEN (sizeof(((struct sockaddr_un *)0)->sun_path))
 
 enum opt_id {
 	OPT_SOCKET, OPT_DB, OPT_CPUS, OPT_QUANTUM, OPT_OFFSET, OPT_HANDOVER,
 	OPT_FOREGROUND, OPT_LOG_LEVEL, OPT_RETENTION, OPT_MAX_JOBS,
-	OPT_MAX_CLIENTS, OPT_SOCKET_MODE, OPT_CONFIG, OPT_HELP, OPT_VERSION,
+	OPT_MAX_CLIENTS, OPT_SOCKET_MODE, OPT_RT_PRIORITY, OPT_CONFIG, OPT_HELP,
+	OPT_VERSION,
 	OPT_GONE_DEADLINE,
 };
 
@@ -83,6 +86,7 @@ static const struct opt opts[] = {
 	{ "max-jobs", OPT_MAX_JOBS, 1, 1 },
 	{ "max-clients", OPT_MAX_CLIENTS, 1, 1 },
 	{ "socket-mode", OPT_SOCKET_MODE, 1, 1 },
+	{ "rt-priority", OPT_RT_PRIORITY, 1, 1 },
 	{ "config", OPT_CONFIG, 1, 0 },
 	{ "help", OPT_HELP, 0, 0 },
 	{ "version", OPT_VERSION, 0, 0 },
@@ -352,6 +356,9 @@ static int apply(struct load *ld, const struct opt *o, const char *value)
 			       &c->max_clients);
 	case OPT_SOCKET_MODE:
 		return set_int(ld, o, value, 8, 0, 0777, &c->socket_mode);
+	case OPT_RT_PRIORITY:
+		return set_int(ld, o, value, 10, 0, RT_PRIORITY_MAX,
+			       &c->rt_priority);
 	case OPT_CONFIG:
 		return set_path(ld, o, value, c->config, sizeof(c->config));
 	case OPT_HELP:
@@ -580,6 +587,7 @@ int conf_load(struct conf *c, int argc, char **argv, char *why, size_t whylen)
 	c->max_jobs = DEFAULT_MAX_JOBS;
 	c->max_clients = DEFAULT_MAX_CLIENTS;
 	c->socket_mode = DEFAULT_SOCKET_MODE;
+	c->rt_priority = DEFAULT_RT_PRIORITY;
 
 	ld->nallowed = cpulist_allowed(ld->allowed, CPULIST_MAX);
 	if (ld->nallowed < 0) {
@@ -645,6 +653,10 @@ const char *conf_usage(void)
 	"                       (default 256)\n"
 	"  --socket-mode OCTAL  the permissions of a socket asteald creates\n"
 	"                       (default 0666)\n"
+	"  --rt-priority N      run the scheduler as SCHED_FIFO priority N,\n"
+	"                       1 to 99, where allowed, so that jobs' threads do\n"
+	"                       not delay its ticks; 0 = an ordinary process\n"
+	"                       (default 1)\n"
 	"  --config FILE        read settings from FILE, which must exist\n"
 	"                       (default " CONF_DEFAULT_FILE " if it exists)\n"
 	"  -h, --help           show this help and exit\n"

@@ -5,6 +5,7 @@
  * hears READY, STATUS, WATCHDOG and STOPPING through sd_notify.
  */
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,36 @@ struct daemon {
 static int64_t wall_ns(void)
 {
 	return (int64_t)qtime_wall_ns();
+}
+
+/* Run as SCHED_FIFO at priority prio (0: leave the policy alone), reset on
+ * fork so that launched jobs start ordinary; describe the policy in force
+ * into what.  An ordinary daemon is preempted by the very threads its
+ * Allots wake and waits for a scheduler tick (4 ms at HZ=250) behind
+ * another, with the rest of the tick's Allots unsent (bench/README.md,
+ * "Hand-over").  Already real-time (systemd's CPUSchedulingPolicy=): kept. */
+static void realtime(int prio, char *what, size_t len)
+{
+	struct sched_param sp = { .sched_priority = prio };
+	int policy = sched_getscheduler(0) & ~SCHED_RESET_ON_FORK;
+
+	if (policy == SCHED_FIFO || policy == SCHED_RR) {
+		if (sched_getparam(0, &sp) < 0)
+			sp.sched_priority = 0;
+		snprintf(what, len, "%s %d (as started)",
+		         policy == SCHED_FIFO ? "fifo" : "rr", sp.sched_priority);
+		return;
+	}
+	if (prio == 0) {
+		snprintf(what, len, "ordinary (--rt-priority 0)");
+		return;
+	}
+	if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp) < 0) {
+		snprintf(what, len, "ordinary (fifo %d refused: %s; ticks may wait "
+		         "behind jobs' threads)", prio, strerror(errno));
+		return;
+	}
+	snprintf(what, len, "fifo %d", prio);
 }
 
 /* SIGTERM or SIGINT: leave the loop. */
@@ -111,7 +142,7 @@ int main(int argc, char **argv)
 	struct history_opts ho;
 	struct timeval second = { 1, 0 };
 	uint64_t wd_usec = 0;
-	char cpus[256];
+	char cpus[256], policy[160];
 
 	if (conf_load(&d.conf, argc, argv, why, sizeof(why)) < 0) {
 		fprintf(stderr, "asteald: %s\n(asteald --help lists the options)\n", why);
@@ -127,6 +158,7 @@ int main(int argc, char **argv)
 	}
 	log_init(d.conf.log_level, d.conf.foreground);
 	signal(SIGPIPE, SIG_IGN);
+	realtime(d.conf.rt_priority, policy, sizeof(policy));
 	{
 		/* Coalesce the add/del of write interest that every reply to
 		 * every job causes into one epoll_ctl per loop turn. */
@@ -187,9 +219,9 @@ int main(int argc, char **argv)
 	}
 	cpulist_format(d.conf.cpus, d.conf.ncpus, cpus, sizeof(cpus));
 	log_info("asteald %s: CPUs %s, quantum %.3g ms, ticks %.3g ms into it, "
-	         "handover %s, history %s", ASTEAL_VERSION, cpus,
+	         "handover %s, scheduling %s, history %s", ASTEAL_VERSION, cpus,
 	         d.conf.quantum_us / 1000.0, d.conf.offset_us / 1000.0,
-	         conf_handover_name(d.conf.handover), d.conf.db);
+	         conf_handover_name(d.conf.handover), policy, d.conf.db);
 	sd_notify(0, "READY=1\nSTATUS=0 jobs running");
 	event_base_dispatch(d.base);
 	daemon_free(&d);

@@ -164,6 +164,18 @@ if [ -n "$san" ]; then fibn=27; nq=9; ph=3; ph2=2; else fibn=36; nq=12; ph=4; ph
 
 # ---- 1. three jobs together ----
 start_daemon
+# The scheduler runs real-time where it may (--rt-priority, default 1):
+# its start-up line says which, and the kernel agrees.
+started() { grep -q 'scheduling .*, history' "$tmp/daemon.log"; }
+wait_for 10 started || fail "no start-up line: $(cat "$tmp/daemon.log")"
+policy=$(awk '/^policy/ { print $3 }' "/proc/$daemon_pid/sched")
+if chrt -f 1 true 2>/dev/null; then
+	grep -q 'scheduling fifo 1, history' "$tmp/daemon.log" && [ "$policy" = 1 ] ||
+		fail "asteald may run real-time but runs with policy $policy: $(grep scheduling "$tmp/daemon.log")"
+else
+	grep -q 'scheduling ordinary (fifo 1 refused' "$tmp/daemon.log" ||
+		fail "asteald does not say it runs without real-time: $(grep scheduling "$tmp/daemon.log")"
+fi
 "$build/jobs/fib" $fibn >"$tmp/fib.out" 2>&1 &
 p1=$!
 "$build/jobs/phases" $ph --w1 60000 --w2 20000 --h 8 >"$tmp/phases.out" 2>&1 &

@@ -407,6 +407,7 @@ static void test_conf_defaults(void **state)
 	assert_int_equal(c.max_jobs, 4096);
 	assert_int_equal(c.max_clients, 256);
 	assert_int_equal(c.socket_mode, 0666);
+	assert_int_equal(c.rt_priority, 1);
 	assert_string_equal(c.config, empty_conf);
 	assert_int_equal(c.show_help, 0);
 	assert_int_equal(c.show_version, 0);
@@ -451,7 +452,7 @@ static void test_conf_options(void **state)
 				 "--foreground", "--log-level", "debug",
 				 "--retention-days", "0", "--max-jobs", "7",
 				 "--max-clients=3", "--socket-mode", "600",
-				 NULL), 0);
+				 "--rt-priority", "0", NULL), 0);
 	assert_string_equal(c.socket, "/tmp/a.sock");
 	assert_string_equal(c.db, "/tmp/h.db");
 	assert_int_equal(c.ncpus, 1);
@@ -465,19 +466,22 @@ static void test_conf_options(void **state)
 	assert_int_equal(c.max_jobs, 7);
 	assert_int_equal(c.max_clients, 3);
 	assert_int_equal(c.socket_mode, 0600);
+	assert_int_equal(c.rt_priority, 0);
 	assert_int_equal(c.show_help, 0);
 
 	/* The other levels, an octal mode with its 0, limits at the top. */
 	assert_int_equal(run_cfg(&c, why, "--log-level=error",
 				 "--socket-mode=0660", "--max-jobs=1000000",
 				 "--max-clients", "65536", "--retention-days",
-				 "36500", "--quantum-ms", "10000", NULL), 0);
+				 "36500", "--quantum-ms", "10000",
+				 "--rt-priority=99", NULL), 0);
 	assert_int_equal(c.log_level, LOG_LEVEL_ERROR);
 	assert_int_equal(c.socket_mode, 0660);
 	assert_int_equal(c.max_jobs, 1000000);
 	assert_int_equal(c.max_clients, 65536);
 	assert_int_equal(c.retention_days, 36500);
 	assert_int_equal(c.quantum_us, 10000000);
+	assert_int_equal(c.rt_priority, 99);
 	assert_int_equal(run_cfg(&c, why, "--log-level", "warn", NULL), 0);
 	assert_int_equal(c.log_level, LOG_LEVEL_WARN);
 	assert_int_equal(run_cfg(&c, why, "--log-level", "info", NULL), 0);
@@ -770,6 +774,9 @@ static void test_conf_bad_numbers(void **state)
 		{ "--socket-mode", "rw", "0 to 777" },
 		{ "--socket-mode", "0x1ff", "0 to 777" },
 		{ "--socket-mode", "-1", "0 to 777" },
+		{ "--rt-priority", "100", "0 to 99" },
+		{ "--rt-priority", "-1", "0 to 99" },
+		{ "--rt-priority", "fifo", "0 to 99" },
 	};
 
 	(void)state;
