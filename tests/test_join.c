@@ -161,19 +161,34 @@ static int flag_set(void *arg)
 	return atomic_load((atomic_int *)arg) != 0;
 }
 
+/* Start the stand-in, then the runtime, which joins it; once welcomed,
+ * hand the root task to a thread of the test (*t). */
+static void join_and_run(struct standin *s, pthread_t *t)
+{
+	standin_start(s);
+	assert_int_equal(asteal_start(NULL), 0);
+	assert_int_equal(test_wait(flag_set, &s->welcomed, BOUND_S), 0);
+	assert_int_equal(pthread_create(t, NULL, runner, NULL), 0);
+}
+
+/* Join the test's thread that ran the root task: it ended well. */
+static void finish(pthread_t t)
+{
+	void *rc;
+
+	assert_int_equal(pthread_join(t, &rc), 0);
+	assert_int_equal((int)(intptr_t)rc, 0);
+}
+
 /* Joined, the job runs nothing until the first Allot, then at once. */
 static void test_waits_for_first_allot(void **state)
 {
 	struct standin s;
 	asteal_summary sum;
 	pthread_t t;
-	void *rc;
 
 	(void)state;
-	standin_start(&s);
-	assert_int_equal(asteal_start(NULL), 0);
-	assert_int_equal(test_wait(flag_set, &s.welcomed, BOUND_S), 0);
-	assert_int_equal(pthread_create(&t, NULL, runner, NULL), 0);
+	join_and_run(&s, &t);
 	quanta_seen = 0;
 	assert_int_equal(test_wait(joined_for_a_while, NULL, BOUND_S), 0);
 	assert_int_equal(asteal_summary_get(&sum), 0);
@@ -181,8 +196,7 @@ static void test_waits_for_first_allot(void **state)
 	assert_int_equal(atomic_load(&started), 0);   /* no worker ran it */
 	atomic_store(&s.go, 1);
 	assert_int_equal(test_wait(flag_set, &started, BOUND_S), 0);
-	assert_int_equal(pthread_join(t, &rc), 0);
-	assert_int_equal((int)(intptr_t)rc, 0);
+	finish(t);
 	assert_int_equal(asteal_summary_get(&sum), 0);
 	assert_int_equal(sum.allotment, 1);
 	assert_int_equal(asteal_stop(), 0);
@@ -195,18 +209,13 @@ static void test_daemon_gone_before_allot(void **state)
 {
 	struct standin s;
 	pthread_t t;
-	void *rc;
 
 	(void)state;
-	standin_start(&s);
-	assert_int_equal(asteal_start(NULL), 0);
-	assert_int_equal(test_wait(flag_set, &s.welcomed, BOUND_S), 0);
-	assert_int_equal(pthread_create(&t, NULL, runner, NULL), 0);
+	join_and_run(&s, &t);
 	atomic_store(&s.go, 2);
 	assert_int_equal(test_wait(flag_set, &s.done, BOUND_S), 0);
 	assert_int_equal(test_wait(flag_set, &started, BOUND_S), 0);
-	assert_int_equal(pthread_join(t, &rc), 0);
-	assert_int_equal((int)(intptr_t)rc, 0);
+	finish(t);
 	assert_int_equal(asteal_stop(), 0);
 	standin_stop(&s);
 }
