@@ -495,6 +495,8 @@ static void boundary(struct runtime *rt, struct quantum *qt)
 	report(qt, &fb, q - 1, now, 0);
 }
 
+static void from_daemon(struct runtime *rt, struct quantum *qt);
+
 /* Stop waiting for a first Allot that will not come (no daemon): the
  * allotment without one, at once. */
 static void stop_waiting(struct runtime *rt, struct quantum *qt, uint64_t now)
@@ -564,6 +566,10 @@ static void try_connect(struct runtime *rt, struct quantum *qt, uint64_t now)
 		report(qt, &fb, qt->q - 1, now, 1);
 	else
 		qt->sent_desire = 1, qt->sent_at = now;
+	/* An Allot that came with the Welcome is read already: the socket
+	 * will not say so again, and the daemon sends no other while
+	 * nothing changes (a job held this way never ran). */
+	from_daemon(rt, qt);
 }
 
 /* Tell the daemon about the revocations the workers finished. */

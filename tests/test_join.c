@@ -3,8 +3,9 @@
  * test that answers the Hello and holds its Allot back: libasteal runs no
  * worker before the daemon's first Allot (a worker started on a CPU that
  * DEQ gives another job would have to be revoked there), then runs the
- * root task as soon as the Allot comes; a daemon that goes away before its
- * first Allot leaves the job standalone, not stuck.
+ * root task as soon as the Allot comes, also when the Allot comes in the
+ * same read as the Welcome; a daemon that goes away before its first
+ * Allot leaves the job standalone, not stuck.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -36,6 +37,7 @@ struct standin {
 	int listen_fd;
 	pthread_t thread;
 	atomic_int welcomed;           /* the Welcome went out */
+	int with_welcome;              /* the Allot right behind the Welcome */
 	atomic_int go;                 /* 1: send the Allot; 2: hang up */
 	atomic_int done;               /* the thread is finishing */
 };
@@ -56,9 +58,23 @@ static void *runner(void *arg)
 	return (void *)(intptr_t)asteal_run(root, NULL);
 }
 
+/* Encode the Allot of the quantum now running (1 CPU: cpu) into buf. */
+static size_t allot_now(uint8_t *buf, uint64_t t0, const uint32_t *cpu)
+{
+	uint64_t now = qtime_now_ns();
+	struct exchange_allot a = {
+		.quantum = (now - t0) / (QUANTUM_US * 1000ull),
+		.allotment = 1, .availability = 1, .cpus = cpu, .ncpus = 1,
+		.decided_ns = now,
+	};
+
+	return exchange_encode_allot(buf, &a);
+}
+
 /* The stand-in: accept one job, answer its Hello with a Welcome on the
- * shared clock, wait for go, then send the Allot (1 CPU) and read until
- * the job hangs up, or hang up at once. */
+ * shared clock (and the Allot in the same write, with_welcome), wait for
+ * go, then send the Allot (1 CPU) and read until the job hangs up, or
+ * hang up at once. */
 static void *standin_main(void *arg)
 {
 	struct standin *s = arg;
@@ -74,21 +90,26 @@ static void *standin_main(void *arg)
 	frame_welcome(&env, &w, JOB_ID, QUANTUM_US,
 	              qtime_now_ns() - QUANTUM_US * 1000ull, &cpu, 1, "test");
 	w.heartbeat_ms = 250;
-	if (frame_write_fd(fd, &env) < 0)
+	if (s->with_welcome) {
+		uint8_t buf[4096];
+		size_t n, k;
+		if (frame_encode(&env, buf, sizeof(buf), &n) < 0)
+			goto out;
+		k = allot_now(buf + n, w.t0_ns, &cpu);
+		if (k == 0 || write(fd, buf, n + k) != (ssize_t)(n + k))
+			goto out;
+		atomic_store(&s->go, 1);
+	} else if (frame_write_fd(fd, &env) < 0) {
 		goto out;
+	}
 	atomic_store(&s->welcomed, 1);
 	while (atomic_load(&s->go) == 0)
 		usleep(1000);
 	if (atomic_load(&s->go) == 1) {
 		uint8_t buf[EXCHANGE_ALLOT_MAX];
-		uint64_t now = qtime_now_ns();
-		struct exchange_allot a = {
-			.quantum = (now - w.t0_ns) / (QUANTUM_US * 1000ull),
-			.allotment = 1, .availability = 1, .cpus = &cpu, .ncpus = 1,
-			.decided_ns = now,
-		};
-		size_t len = exchange_encode_allot(buf, &a);
-		if (len == 0 || write(fd, buf, len) != (ssize_t)len)
+		size_t len = s->with_welcome ? 0 : allot_now(buf, w.t0_ns, &cpu);
+		if (!s->with_welcome &&
+		    (len == 0 || write(fd, buf, len) != (ssize_t)len))
 			goto out;
 		for (;;) {      /* Feedbacks and Releaseds until the job ends */
 			frame_free(m);
@@ -107,11 +128,12 @@ out:
 }
 
 /* Listen on a fresh socket path and start the stand-in behind it. */
-static void standin_start(struct standin *s)
+static void standin_start(struct standin *s, int with_welcome)
 {
 	struct sockaddr_un sa;
 
 	memset(s, 0, sizeof(*s));
+	s->with_welcome = with_welcome;
 	snprintf(s->path, sizeof(s->path), "/tmp/asteal-test-join.%d",
 	         (int)getpid());
 	unlink(s->path);
@@ -163,9 +185,9 @@ static int flag_set(void *arg)
 
 /* Start the stand-in, then the runtime, which joins it; once welcomed,
  * hand the root task to a thread of the test (*t). */
-static void join_and_run(struct standin *s, pthread_t *t)
+static void join_and_run(struct standin *s, pthread_t *t, int with_welcome)
 {
-	standin_start(s);
+	standin_start(s, with_welcome);
 	assert_int_equal(asteal_start(NULL), 0);
 	assert_int_equal(test_wait(flag_set, &s->welcomed, BOUND_S), 0);
 	assert_int_equal(pthread_create(t, NULL, runner, NULL), 0);
@@ -188,13 +210,32 @@ static void test_waits_for_first_allot(void **state)
 	pthread_t t;
 
 	(void)state;
-	join_and_run(&s, &t);
+	join_and_run(&s, &t, 0);
 	quanta_seen = 0;
 	assert_int_equal(test_wait(joined_for_a_while, NULL, BOUND_S), 0);
 	assert_int_equal(asteal_summary_get(&sum), 0);
 	assert_int_equal(sum.allotment, 0);
 	assert_int_equal(atomic_load(&started), 0);   /* no worker ran it */
 	atomic_store(&s.go, 1);
+	assert_int_equal(test_wait(flag_set, &started, BOUND_S), 0);
+	finish(t);
+	assert_int_equal(asteal_summary_get(&sum), 0);
+	assert_int_equal(sum.allotment, 1);
+	assert_int_equal(asteal_stop(), 0);
+	standin_stop(&s);
+}
+
+/* An Allot that comes in the same read as the Welcome is applied (the
+ * socket does not say so again, and the daemon sends no other while
+ * nothing changes: such a job stayed parked for good). */
+static void test_allot_with_welcome(void **state)
+{
+	struct standin s;
+	asteal_summary sum;
+	pthread_t t;
+
+	(void)state;
+	join_and_run(&s, &t, 1);
 	assert_int_equal(test_wait(flag_set, &started, BOUND_S), 0);
 	finish(t);
 	assert_int_equal(asteal_summary_get(&sum), 0);
@@ -211,7 +252,7 @@ static void test_daemon_gone_before_allot(void **state)
 	pthread_t t;
 
 	(void)state;
-	join_and_run(&s, &t);
+	join_and_run(&s, &t, 0);
 	atomic_store(&s.go, 2);
 	assert_int_equal(test_wait(flag_set, &s.done, BOUND_S), 0);
 	assert_int_equal(test_wait(flag_set, &started, BOUND_S), 0);
@@ -224,6 +265,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_waits_for_first_allot, test_stop_leftover),
+		cmocka_unit_test_teardown(test_allot_with_welcome, test_stop_leftover),
 		cmocka_unit_test_teardown(test_daemon_gone_before_allot, test_stop_leftover),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
