@@ -193,13 +193,21 @@ static void join_and_run(struct standin *s, pthread_t *t, int with_welcome)
 	assert_int_equal(pthread_create(t, NULL, runner, NULL), 0);
 }
 
-/* Join the test's thread that ran the root task: it ended well. */
-static void finish(pthread_t t)
+/* The root task runs and ends well (on the test's thread t), with the
+ * given allotment in force after it (-1: any); stop everything. */
+static void finish(struct standin *s, pthread_t t, int allotment)
 {
+	asteal_summary sum;
 	void *rc;
 
+	assert_int_equal(test_wait(flag_set, &started, BOUND_S), 0);
 	assert_int_equal(pthread_join(t, &rc), 0);
 	assert_int_equal((int)(intptr_t)rc, 0);
+	assert_int_equal(asteal_summary_get(&sum), 0);
+	if (allotment >= 0)
+		assert_int_equal(sum.allotment, allotment);
+	assert_int_equal(asteal_stop(), 0);
+	standin_stop(s);
 }
 
 /* Joined, the job runs nothing until the first Allot, then at once. */
@@ -217,12 +225,7 @@ static void test_waits_for_first_allot(void **state)
 	assert_int_equal(sum.allotment, 0);
 	assert_int_equal(atomic_load(&started), 0);   /* no worker ran it */
 	atomic_store(&s.go, 1);
-	assert_int_equal(test_wait(flag_set, &started, BOUND_S), 0);
-	finish(t);
-	assert_int_equal(asteal_summary_get(&sum), 0);
-	assert_int_equal(sum.allotment, 1);
-	assert_int_equal(asteal_stop(), 0);
-	standin_stop(&s);
+	finish(&s, t, 1);
 }
 
 /* An Allot that comes in the same read as the Welcome is applied (the
@@ -231,17 +234,11 @@ static void test_waits_for_first_allot(void **state)
 static void test_allot_with_welcome(void **state)
 {
 	struct standin s;
-	asteal_summary sum;
 	pthread_t t;
 
 	(void)state;
 	join_and_run(&s, &t, 1);
-	assert_int_equal(test_wait(flag_set, &started, BOUND_S), 0);
-	finish(t);
-	assert_int_equal(asteal_summary_get(&sum), 0);
-	assert_int_equal(sum.allotment, 1);
-	assert_int_equal(asteal_stop(), 0);
-	standin_stop(&s);
+	finish(&s, t, 1);
 }
 
 /* A daemon that hangs up before its first Allot leaves the job
@@ -255,10 +252,7 @@ static void test_daemon_gone_before_allot(void **state)
 	join_and_run(&s, &t, 0);
 	atomic_store(&s.go, 2);
 	assert_int_equal(test_wait(flag_set, &s.done, BOUND_S), 0);
-	assert_int_equal(test_wait(flag_set, &started, BOUND_S), 0);
-	finish(t);
-	assert_int_equal(asteal_stop(), 0);
-	standin_stop(&s);
+	finish(&s, t, -1);
 }
 
 int main(void)
