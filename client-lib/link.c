@@ -335,13 +335,10 @@ int link_feedback(struct link *l, const struct link_feedback *f)
 /* Send a Released without blocking. */
 int link_released(struct link *l, uint64_t quantum, uint64_t parked_ns)
 {
-	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
-	Asteal__Released r = ASTEAL__RELEASED__INIT;
+	Asteal__Envelope env;
+	Asteal__Released r;
 
-	r.quantum = quantum;
-	r.parked_ns = parked_ns;
-	env.msg_case = ASTEAL__ENVELOPE__MSG_RELEASED;
-	env.released = &r;
+	frame_released(&env, &r, quantum, parked_ns);
 	return send_now(l, &env);
 }
 #endif

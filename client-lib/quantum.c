@@ -32,9 +32,9 @@
 #include <fcntl.h>
 #include <math.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sched.h>
 #include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
@@ -466,6 +466,16 @@ static void report(struct quantum *qt, struct link_feedback *fb,
 	qt->closable = closed + 1;
 }
 
+/* Without a daemon: the availability of the quantum in progress, and the
+ * allotment from it, applied at time now (under qt->lock). */
+static void allot_alone(struct runtime *rt, struct quantum *qt, uint64_t now)
+{
+	qt->waiting = 0;
+	qt->availability = availability(qt, rt, qt->q);
+	qt->allotment = allotment(qt, rt);
+	worker_allot(rt, qt->allotment, NULL, now, RT_NO_TAG);
+}
+
 /* A boundary passed (the timer fired): close the quantum in progress,
  * open the one now running, report. */
 static void boundary(struct runtime *rt, struct quantum *qt)
@@ -485,12 +495,8 @@ static void boundary(struct runtime *rt, struct quantum *qt)
 	quantum_close(rt, qt, now, &fb);
 	qt->skipped += q - qt->q - 1;
 	qt->q = q;
-	if (qt->link == NULL) {
-		qt->waiting = 0;
-		qt->availability = availability(qt, rt, q);
-		qt->allotment = allotment(qt, rt);
-		worker_allot(rt, qt->allotment, NULL, now, RT_NO_TAG);
-	}
+	if (qt->link == NULL)
+		allot_alone(rt, qt, now);
 	pthread_mutex_unlock(&qt->lock);
 	report(qt, &fb, q - 1, now, 0);
 }
@@ -504,9 +510,7 @@ static void stop_waiting(struct runtime *rt, struct quantum *qt, uint64_t now)
 	if (!qt->waiting)
 		return;
 	pthread_mutex_lock(&qt->lock);
-	qt->waiting = 0;
-	qt->allotment = allotment(qt, rt);
-	worker_allot(rt, qt->allotment, NULL, now, RT_NO_TAG);
+	allot_alone(rt, qt, now);
 	pthread_mutex_unlock(&qt->lock);
 }
 
@@ -652,8 +656,7 @@ static void short_slice(void)
 	a.size = sizeof(a);
 	a.flags = 0;
 	a.runtime = Q_LINK_SLICE_NS;
-	if (syscall(SYS_sched_setattr, 0, &a, 0) != 0)
-		return;         /* not this kernel's: the default slice */
+	(void)syscall(SYS_sched_setattr, 0, &a, 0);  /* refused: the default */
 }
 
 /* The link thread: a boundary every L on the grid, the daemon's messages,

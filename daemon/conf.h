@@ -6,8 +6,8 @@
  * Config file: "key = value" lines, '#' comment lines and blank lines
  * ignored; keys are the long options without the dashes (socket, db, cpus,
  * quantum-ms, offset-us, handover, log-level, retention-days, max-jobs,
- * max-clients, socket-mode, rt-priority).  The default file /etc/asteal/asteald.conf is
- * read when it exists; --config FILE must.  Errors name the file and line
+ * max-clients, socket-mode, rt-priority).  The default file
+ * /etc/asteal/asteald.conf is read when it exists; --config FILE must.  Errors name the file and line
  * ("asteald.conf:7: unknown key 'quantum'").  The option and key
  * deadline-ms, gone since protocol 2, are refused with a pointer to
  * offset-us.  conf.c has the details.

@@ -44,11 +44,34 @@ static size_t put_field(uint8_t *p, unsigned field, uint64_t v)
 	return 1 + put_varint(p + 1, v);
 }
 
+/* Append v as a varint at p, for hand-built frames elsewhere. */
+size_t exchange_put_varint(uint8_t *p, uint64_t v)
+{
+	return put_varint(p, v);
+}
+
+/* Wrap an Envelope field's body into a whole frame at buf. */
+size_t exchange_envelope(uint8_t *buf, unsigned field, const uint8_t *body,
+                         size_t len)
+{
+	size_t at = PROTO_HEADER_LEN;
+
+	buf[at++] = TAG(field, WT_LEN);
+	at += put_varint(buf + at, len);
+	memcpy(buf + at, body, len);
+	at += len;
+	buf[0] = (uint8_t)((at - PROTO_HEADER_LEN) >> 24);
+	buf[1] = (uint8_t)((at - PROTO_HEADER_LEN) >> 16);
+	buf[2] = (uint8_t)((at - PROTO_HEADER_LEN) >> 8);
+	buf[3] = (uint8_t)(at - PROTO_HEADER_LEN);
+	return at;
+}
+
 /* Encode an Allot frame by hand: the bytes protobuf-c writes. */
 size_t exchange_encode_allot(uint8_t *buf, const struct exchange_allot *a)
 {
 	uint8_t body[EXCHANGE_ALLOT_MAX], packed[2 * EXCHANGE_MAX_CPUS];
-	size_t bl = 0, pl = 0, at = PROTO_HEADER_LEN, i;
+	size_t bl = 0, pl = 0, i;
 
 	if (a->ncpus > EXCHANGE_MAX_CPUS)
 		return 0;
@@ -67,15 +90,7 @@ size_t exchange_encode_allot(uint8_t *buf, const struct exchange_allot *a)
 		bl += pl;
 	}
 	bl += put_field(body + bl, 5, a->decided_ns);
-	buf[at++] = TAG(ASTEAL__ENVELOPE__MSG_ALLOT, WT_LEN);
-	at += put_varint(buf + at, bl);
-	memcpy(buf + at, body, bl);
-	at += bl;
-	buf[0] = (uint8_t)((at - PROTO_HEADER_LEN) >> 24);
-	buf[1] = (uint8_t)((at - PROTO_HEADER_LEN) >> 16);
-	buf[2] = (uint8_t)((at - PROTO_HEADER_LEN) >> 8);
-	buf[3] = (uint8_t)(at - PROTO_HEADER_LEN);
-	return at;
+	return exchange_envelope(buf, ASTEAL__ENVELOPE__MSG_ALLOT, body, bl);
 }
 
 /* Read a varint at *p (before end) into *v, moving *p past it: 0, or -1

@@ -51,6 +51,16 @@ struct exchange_allot {
 	uint64_t decided_ns;
 };
 
+/* Append v as a protobuf varint at p (10 bytes of room): the bytes
+ * written. */
+size_t exchange_put_varint(uint8_t *p, uint64_t v);
+
+/* Write a whole frame at buf: the length prefix, then an Envelope whose
+ * field number field holds the len bytes of body (room: PROTO_HEADER_LEN +
+ * 11 + len).  Its length. */
+size_t exchange_envelope(uint8_t *buf, unsigned field, const uint8_t *body,
+                         size_t len);
+
 /* Encode a as a whole frame into buf (EXCHANGE_ALLOT_MAX bytes of room):
  * its length, or 0 when a has more than EXCHANGE_MAX_CPUS CPUs or an id
  * not below EXCHANGE_MAX_CPUS. */

@@ -355,6 +355,18 @@ void frame_welcome(Asteal__Envelope *env, Asteal__Welcome *welcome,
 	env->welcome = welcome;
 }
 
+/* Fill a Released envelope in the caller's storage. */
+void frame_released(Asteal__Envelope *env, Asteal__Released *r,
+		    uint64_t quantum, uint64_t parked_ns)
+{
+	asteal__envelope__init(env);
+	asteal__released__init(r);
+	r->quantum = quantum;
+	r->parked_ns = parked_ns;
+	env->msg_case = ASTEAL__ENVELOPE__MSG_RELEASED;
+	env->released = r;
+}
+
 /* Fill an Error envelope in the caller's storage. */
 void frame_error(Asteal__Envelope *env, Asteal__Error *err,
 		 Asteal__ErrorCode code, const char *text)

@@ -98,6 +98,11 @@ void frame_welcome(Asteal__Envelope *env, Asteal__Welcome *welcome,
 		   uint64_t job_id, uint32_t quantum_us, uint64_t t0_ns,
 		   const uint32_t *cpus, size_t ncpus, const char *daemon_version);
 
+/* Fill env and r (the caller's storage) as a Released: the leaving
+ * workers of the Allot of quantum parked, the last at parked_ns. */
+void frame_released(Asteal__Envelope *env, Asteal__Released *r,
+		    uint64_t quantum, uint64_t parked_ns);
+
 /* Fill env and err (the caller's storage) as an Error; text is borrowed. */
 void frame_error(Asteal__Envelope *env, Asteal__Error *err,
 		 Asteal__ErrorCode code, const char *text);

@@ -50,6 +50,7 @@
 #include <sys/un.h>
 #include <cmocka.h>
 
+#include "exchange.h"
 #include "frame.h"
 #include "qtime.h"
 #include "testutil.h"
@@ -456,19 +457,6 @@ static void send_fb(struct peer *p, uint64_t q, uint32_t desire, double real,
 	fb_sent++;
 }
 
-/* Append v at p as a varint: the bytes written. */
-static size_t put_varint(uint8_t *p, uint64_t v)
-{
-	size_t n = 0;
-
-	while (v >= 0x80) {
-		p[n++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	p[n++] = (uint8_t)v;
-	return n;
-}
-
 /* Send a Feedback built by hand whose desire is d written as an int32 is
  * (a negative one as a 10-byte varint, as a sender with an int32 field
  * would write it), with p's usage totals. */
@@ -481,26 +469,18 @@ static void send_fb_int32(struct peer *p, uint64_t q, int32_t d, double real)
 	int i;
 
 	body[n++] = 0x08;               /* quantum */
-	n += put_varint(body + n, q);
+	n += exchange_put_varint(body + n, q);
 	body[n++] = 0x10;               /* desire */
-	n += put_varint(body + n, (uint64_t)(int64_t)d);
+	n += exchange_put_varint(body + n, (uint64_t)(int64_t)d);
 	body[n++] = 0x19;               /* desire_real, fixed64 */
 	memcpy(&bits, &real, sizeof(bits));
 	for (i = 0; i < 8; i++)
 		body[n++] = (uint8_t)(bits >> (8 * i));
 	for (i = 0; i < 4; i++) {       /* work, steal, mug, allotted */
 		body[n++] = (uint8_t)((4 + i) << 3);
-		n += put_varint(body + n, p->tot[i]);
+		n += exchange_put_varint(body + n, p->tot[i]);
 	}
-	frame[PROTO_HEADER_LEN] = 0x5a; /* Envelope.feedback */
-	len = PROTO_HEADER_LEN + 1;
-	len += put_varint(frame + len, n);
-	memcpy(frame + len, body, n);
-	len += n;
-	frame[0] = (uint8_t)((len - PROTO_HEADER_LEN) >> 24);
-	frame[1] = (uint8_t)((len - PROTO_HEADER_LEN) >> 16);
-	frame[2] = (uint8_t)((len - PROTO_HEADER_LEN) >> 8);
-	frame[3] = (uint8_t)(len - PROTO_HEADER_LEN);
+	len = exchange_envelope(frame, ASTEAL__ENVELOPE__MSG_FEEDBACK, body, n);
 	/* The bytes say what we mean: protobuf-c reads that desire. */
 	m = frame_decode(frame + PROTO_HEADER_LEN, len - PROTO_HEADER_LEN, NULL, 0);
 	assert_non_null(m);
@@ -516,13 +496,10 @@ static void send_fb_int32(struct peer *p, uint64_t q, int32_t d, double real)
 /* Send a Released. */
 static void send_released(struct peer *p, uint64_t q, uint64_t parked_ns)
 {
-	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
-	Asteal__Released r = ASTEAL__RELEASED__INIT;
+	Asteal__Envelope env;
+	Asteal__Released r;
 
-	r.quantum = q;
-	r.parked_ns = parked_ns;
-	env.msg_case = ASTEAL__ENVELOPE__MSG_RELEASED;
-	env.released = &r;
+	frame_released(&env, &r, q, parked_ns);
 	assert_int_equal(frame_write_fd(p->fd, &env), 0);
 }
 
