@@ -10,19 +10,52 @@
  * local time with milliseconds.  errno is the same after a call as before
  * (and "%m" in a format sees the caller's errno).  The level and the
  * timestamp switch are atomics, so any thread may log.
+ *
+ * Repeated warnings and errors are rate-limited, so that a peer or a fault
+ * that repeats cannot fill the disk (a daemon out of descriptors once wrote
+ * 6.7 M lines in 15 s): lines alike but for their numbers share a key
+ * (information lines, one per job event, are not limited), and past
+ * LOG_BURST lines of one key in LOG_WINDOW_S seconds the rest of the
+ * window is counted, not written; the count comes out as one line when
+ * the key is next written or by log_flush (once a second from the
+ * daemon's housekeeping).  libevent's own messages come here too
+ * (log_route_libevent).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <event2/event.h>
+
 #include "log.h"
+#include "qtime.h"
 
 /* The longest line written, newline included (at most PIPE_BUF). */
 #define LOG_LINE_MAX 2048
+
+/* Rate limits: LOG_BURST lines per key per LOG_WINDOW_S, LOG_KEYS keys
+ * remembered (the least recently written one is forgotten). */
+#define LOG_BURST 20
+#define LOG_WINDOW_S 10
+#define LOG_KEYS 64
+#define LOG_SAMPLE 96
+
+/* One key's window. */
+struct log_key {
+	uint64_t key;                  /* 0: unused */
+	uint64_t start_ns, last_ns;    /* its window's start, its last line */
+	unsigned long lines, dropped;  /* in the window */
+	char sample[LOG_SAMPLE];       /* the first line dropped */
+};
+
+static struct log_key log_keys[LOG_KEYS];
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static atomic_int log_level = LOG_LEVEL_INFO;
 static atomic_int log_timestamps = 0;
@@ -115,6 +148,113 @@ static void write_all(const char *buf, size_t len)
 	}
 }
 
+/* A line's key: its text without digits (so "pid 12" and "pid 345" are
+ * alike), hashed (FNV-1a); never 0. */
+static uint64_t line_key(const char *p, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] >= '0' && p[i] <= '9')
+			continue;
+		h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
+	}
+	return h == 0 ? 1 : h;
+}
+
+/* Say how many lines like k's were dropped, and start its count again. */
+static void say_dropped(struct log_key *k)
+{
+	char line[LOG_SAMPLE + 96];
+	int m;
+
+	if (k->dropped == 0)
+		return;
+	m = snprintf(line, sizeof(line), "warning: %lu more line%s like "
+	             "\"%s\" not written in %d s\n", k->dropped,
+	             k->dropped == 1 ? "" : "s", k->sample, LOG_WINDOW_S);
+	if (m > 0)
+		write_all(line, (size_t)m < sizeof(line) ? (size_t)m : sizeof(line) - 1);
+	k->dropped = 0;
+}
+
+/* Whether a message (n bytes at p) may be written now; counts it when
+ * not.  Called with log_lock held. */
+static int allowed(const char *p, size_t n)
+{
+	uint64_t key = line_key(p, n), now = qtime_now_ns();
+	uint64_t window = (uint64_t)LOG_WINDOW_S * 1000000000u;
+	struct log_key *k = NULL, *oldest = &log_keys[0];
+
+	for (int i = 0; i < LOG_KEYS; i++) {
+		if (log_keys[i].key == key) {
+			k = &log_keys[i];
+			break;
+		}
+		if (log_keys[i].last_ns < oldest->last_ns)
+			oldest = &log_keys[i];
+	}
+	if (k == NULL) {
+		say_dropped(oldest);
+		k = oldest;
+		memset(k, 0, sizeof(*k));
+		k->key = key;
+		k->start_ns = now;
+	}
+	k->last_ns = now;
+	if (now - k->start_ns >= window) {
+		say_dropped(k);
+		k->start_ns = now;
+		k->lines = 0;
+	}
+	if (k->lines < LOG_BURST) {
+		k->lines++;
+		return 1;
+	}
+	if (k->dropped++ == 0)
+		snprintf(k->sample, sizeof(k->sample), "%.*s",
+		         (int)(n < LOG_SAMPLE - 1 ? n : LOG_SAMPLE - 1), p);
+	return 0;
+}
+
+/* Write out the counts of lines dropped in windows that have ended. */
+void log_flush(void)
+{
+	uint64_t now = qtime_now_ns();
+	uint64_t window = (uint64_t)LOG_WINDOW_S * 1000000000u;
+	int saved = errno;
+
+	pthread_mutex_lock(&log_lock);
+	for (int i = 0; i < LOG_KEYS; i++) {
+		struct log_key *k = &log_keys[i];
+
+		if (k->key != 0 && k->dropped > 0 && now - k->start_ns >= window) {
+			say_dropped(k);
+			k->start_ns = now;
+			k->lines = 0;
+		}
+	}
+	pthread_mutex_unlock(&log_lock);
+	errno = saved;
+}
+
+/* libevent's message: into our log, at the matching level. */
+static void from_libevent(int severity, const char *msg)
+{
+	enum log_level level = severity >= EVENT_LOG_ERR ? LOG_LEVEL_ERROR
+	                     : severity == EVENT_LOG_WARN ? LOG_LEVEL_WARN
+	                     : severity == EVENT_LOG_MSG ? LOG_LEVEL_INFO
+	                     : LOG_LEVEL_DEBUG;
+
+	log_msg(level, "libevent: %s", msg);
+}
+
+/* Send libevent's own messages through this log (rate-limited as ours). */
+void log_route_libevent(void)
+{
+	event_set_log_callback(from_libevent);
+}
+
 /* Write one line at the given level (printf format, no newline needed). */
 void log_msg(enum log_level level, const char *fmt, ...)
 {
@@ -167,6 +307,9 @@ void log_msg(enum log_level level, const char *fmt, ...)
 			line[i] = ' ';
 	line[n++] = '\n';
 
-	write_all(line, n);
+	pthread_mutex_lock(&log_lock);
+	if (level > LOG_LEVEL_WARN || allowed(line + start, n - 1 - start))
+		write_all(line, n);
+	pthread_mutex_unlock(&log_lock);
 	errno = saved;
 }

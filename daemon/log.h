@@ -1,7 +1,9 @@
 /*
  * log.h - asteald's log: one line per event on stderr (the journal captures
  * it under systemd), with a level, and a timestamp when in the foreground
- * on a terminal.  Lines below the configured level are dropped.
+ * on a terminal.  Lines below the configured level are dropped, and
+ * lines that repeat (alike but for their numbers) beyond a burst are
+ * counted instead of written (log.c).
  */
 #ifndef ASTEAL_LOG_H
 #define ASTEAL_LOG_H
@@ -20,6 +22,13 @@ void log_msg(enum log_level level, const char *fmt, ...)
 
 /* Whether a line at this level would be written. */
 int log_enabled(enum log_level level);
+
+/* Write the counts of repeated lines not written, for windows that have
+ * ended (call about once a second). */
+void log_flush(void);
+
+/* Send libevent's own messages through this log. */
+void log_route_libevent(void);
 
 #define log_error(...) log_msg(LOG_LEVEL_ERROR, __VA_ARGS__)
 #define log_warn(...) log_msg(LOG_LEVEL_WARN, __VA_ARGS__)

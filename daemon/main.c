@@ -86,7 +86,8 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 	event_base_loopbreak(d->base);
 }
 
-/* Once a second: tell systemd the job count when it changed; close rows
+/* Once a second: say what the log held back; tell systemd the job count
+ * when it changed; close rows
  * left by a previous run that nobody reclaimed; expire old history hourly. */
 static void on_housekeeping(evutil_socket_t fd, short what, void *arg)
 {
@@ -96,6 +97,7 @@ static void on_housekeeping(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
+	log_flush();
 	if (jobs != d->last_jobs) {
 		sd_notifyf(0, "STATUS=%d job%s running", jobs, jobs == 1 ? "" : "s");
 		d->last_jobs = jobs;
@@ -157,6 +159,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	log_init(d.conf.log_level, d.conf.foreground);
+	log_route_libevent();
 	signal(SIGPIPE, SIG_IGN);
 	realtime(d.conf.rt_priority, policy, sizeof(policy));
 	{
