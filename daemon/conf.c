@@ -31,6 +31,7 @@
  * refused, before its value is looked at, with a pointer to offset-us.
  */
 #include <errno.h>
+#include <grp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,11 @@
 #define DEFAULT_RETENTION_DAYS 30
 #define DEFAULT_MAX_JOBS 4096
 #define DEFAULT_MAX_CLIENTS 256
+#define DEFAULT_MAX_USER_CLIENTS 16
+#define DEFAULT_MAX_USER_JOBS 1024
+#define DEFAULT_HELLO_TIMEOUT_MS 5000
+#define HELLO_TIMEOUT_MIN_MS 100
+#define HELLO_TIMEOUT_MAX_MS 60000
 #define DEFAULT_SOCKET_MODE 0666
 #define DEFAULT_OFFSET_DIVISOR 10      /* a tenth of the quantum */
 
@@ -61,7 +67,9 @@
 enum opt_id {
 	OPT_SOCKET, OPT_DB, OPT_CPUS, OPT_QUANTUM, OPT_OFFSET, OPT_HANDOVER,
 	OPT_FOREGROUND, OPT_LOG_LEVEL, OPT_RETENTION, OPT_MAX_JOBS,
-	OPT_MAX_CLIENTS, OPT_SOCKET_MODE, OPT_RT_PRIORITY, OPT_CONFIG, OPT_HELP,
+	OPT_MAX_CLIENTS, OPT_MAX_USER_JOBS, OPT_MAX_USER_CLIENTS,
+	OPT_HELLO_TIMEOUT, OPT_ADMIN_GROUP,
+	OPT_SOCKET_MODE, OPT_RT_PRIORITY, OPT_CONFIG, OPT_HELP,
 	OPT_VERSION,
 	OPT_GONE_DEADLINE,
 };
@@ -85,6 +93,10 @@ static const struct opt opts[] = {
 	{ "retention-days", OPT_RETENTION, 1, 1 },
 	{ "max-jobs", OPT_MAX_JOBS, 1, 1 },
 	{ "max-clients", OPT_MAX_CLIENTS, 1, 1 },
+	{ "max-user-jobs", OPT_MAX_USER_JOBS, 1, 1 },
+	{ "max-user-clients", OPT_MAX_USER_CLIENTS, 1, 1 },
+	{ "hello-timeout-ms", OPT_HELLO_TIMEOUT, 1, 1 },
+	{ "admin-group", OPT_ADMIN_GROUP, 1, 1 },
 	{ "socket-mode", OPT_SOCKET_MODE, 1, 1 },
 	{ "rt-priority", OPT_RT_PRIORITY, 1, 1 },
 	{ "config", OPT_CONFIG, 1, 0 },
@@ -270,6 +282,29 @@ static int set_handover(struct load *ld, const struct opt *o,
 		    conf_handover_name(CONF_HANDOVER_RELEASE));
 }
 
+/* A group by name or number for --admin-group. */
+static int set_group(struct load *ld, const struct opt *o, const char *value)
+{
+	char name[32];
+	struct group *g;
+	long long v;
+
+	if (parse_whole(value, 10, &v) == 0 && v >= 0 && v < 0x7fffffff) {
+		ld->c->admin_gid = (int)v;
+	} else {
+		errno = 0;
+		g = getgrnam(value);
+		if (g == NULL)
+			return fail(ld, "%s: no group '%s'%s%s",
+				    shown(ld, o, name, sizeof(name)), value,
+				    errno != 0 ? ": " : "",
+				    errno != 0 ? strerror(errno) : "");
+		ld->c->admin_gid = (int)g->gr_gid;
+	}
+	snprintf(ld->c->admin_group, sizeof(ld->c->admin_group), "%s", value);
+	return 0;
+}
+
 /* Copy a path option into dst (len bytes with the NUL), checking it. */
 static int set_path(struct load *ld, const struct opt *o, const char *value,
 		    char *dst, size_t len)
@@ -354,6 +389,17 @@ static int apply(struct load *ld, const struct opt *o, const char *value)
 	case OPT_MAX_CLIENTS:
 		return set_int(ld, o, value, 10, 1, MAX_CLIENTS_MAX,
 			       &c->max_clients);
+	case OPT_MAX_USER_JOBS:
+		return set_int(ld, o, value, 10, 1, MAX_JOBS_MAX,
+			       &c->max_user_jobs);
+	case OPT_MAX_USER_CLIENTS:
+		return set_int(ld, o, value, 10, 1, MAX_CLIENTS_MAX,
+			       &c->max_user_clients);
+	case OPT_HELLO_TIMEOUT:
+		return set_int(ld, o, value, 10, HELLO_TIMEOUT_MIN_MS,
+			       HELLO_TIMEOUT_MAX_MS, &c->hello_timeout_ms);
+	case OPT_ADMIN_GROUP:
+		return set_group(ld, o, value);
 	case OPT_SOCKET_MODE:
 		return set_int(ld, o, value, 8, 0, 0777, &c->socket_mode);
 	case OPT_RT_PRIORITY:
@@ -586,6 +632,10 @@ int conf_load(struct conf *c, int argc, char **argv, char *why, size_t whylen)
 	c->retention_days = DEFAULT_RETENTION_DAYS;
 	c->max_jobs = DEFAULT_MAX_JOBS;
 	c->max_clients = DEFAULT_MAX_CLIENTS;
+	c->max_user_jobs = DEFAULT_MAX_USER_JOBS;
+	c->max_user_clients = DEFAULT_MAX_USER_CLIENTS;
+	c->hello_timeout_ms = DEFAULT_HELLO_TIMEOUT_MS;
+	c->admin_gid = -1;
 	c->socket_mode = DEFAULT_SOCKET_MODE;
 	c->rt_priority = DEFAULT_RT_PRIORITY;
 
@@ -651,6 +701,15 @@ const char *conf_usage(void)
 	"  --max-jobs N         the most jobs at once, 1 to 1000000 (default 4096)\n"
 	"  --max-clients N      the most connections at once, 1 to 65536\n"
 	"                       (default 256)\n"
+	"  --max-user-jobs N    the most jobs of one user at once, 1 to 1000000\n"
+	"                       (default 1024; root and --admin-group: no limit)\n"
+	"  --max-user-clients N the most command-line connections of one user,\n"
+	"                       1 to 65536 (default 16; root and --admin-group:\n"
+	"                       no limit, and room beyond --max-clients)\n"
+	"  --hello-timeout-ms N how long a new connection has to say Hello,\n"
+	"                       100 to 60000 (default 5000)\n"
+	"  --admin-group GROUP  members of GROUP are limited as root is, not as\n"
+	"                       users are (default none)\n"
 	"  --socket-mode OCTAL  the permissions of a socket asteald creates\n"
 	"                       (default 0666)\n"
 	"  --rt-priority N      run the scheduler as SCHED_FIFO priority N,\n"

@@ -6,7 +6,8 @@
  * Config file: "key = value" lines, '#' comment lines and blank lines
  * ignored; keys are the long options without the dashes (socket, db, cpus,
  * quantum-ms, offset-us, handover, log-level, retention-days, max-jobs,
- * max-clients, socket-mode, rt-priority).  The default file
+ * max-clients, max-user-jobs, max-user-clients, hello-timeout-ms,
+ * admin-group, socket-mode, rt-priority).  The default file
  * /etc/asteal/asteald.conf is read when it exists; --config FILE must.  Errors name the file and line
  * ("asteald.conf:7: unknown key 'quantum'").  The option and key
  * deadline-ms, gone since protocol 2, are refused with a pointer to
@@ -55,6 +56,17 @@ struct conf {
 	                              0 to 36500) */
 	int max_jobs;              /* --max-jobs N (default 4096; 1 to 1000000) */
 	int max_clients;           /* --max-clients N (default 256; 1 to 65536) */
+	int max_user_jobs;         /* --max-user-jobs N: jobs per uid (default
+	                              1024; 1 to 1000000) */
+	int max_user_clients;      /* --max-user-clients N: command-line
+	                              connections per uid (default 16; 1 to
+	                              65536) */
+	int hello_timeout_ms;      /* --hello-timeout-ms N: from connect to
+	                              Hello, whatever comes before (default
+	                              5000; 100 to 60000) */
+	int admin_gid;             /* --admin-group GROUP (name or number): its
+	                              members are limited as root is; -1: none */
+	char admin_group[64];
 	int rt_priority;           /* --rt-priority N: SCHED_FIFO priority, 0 for
 	                              SCHED_OTHER (default 1; 0 to 99) */
 	int socket_mode;           /* --socket-mode OCTAL (default 0666 for a private

@@ -16,8 +16,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
@@ -35,8 +37,9 @@ struct conn {
 	void *arg;                     /* the handler's */
 	struct bufferevent *bev;
 	evutil_socket_t fd;            /* the bufferevent's socket */
-	uid_t uid;
-	pid_t pid;
+	struct conn_peer peer;         /* who connected (its pidfd is ours) */
+	int hello;                     /* its Hello has not come yet */
+	struct event *hello_ev;        /* the Hello deadline, absolute */
 	int closing;                   /* flush, then free */
 	int backlog;                   /* bytes may wait in the output buffer
 	                                  (set whenever some are put there;
@@ -62,6 +65,7 @@ struct conn_batch {
 #define BATCH_EVENTS 256
 
 static void conn_close(struct conn *c);
+static void conn_drop(struct conn *c);
 
 /* Frames up to this size are encoded on the stack and may be written at
  * once (Tick, Allot, Welcome, small replies); larger ones (History pages,
@@ -69,17 +73,17 @@ static void conn_close(struct conn *c);
 #define SEND_STACK_FRAME 2048
 
 /* Whether len more bytes would put more than CONN_MAX_OUTPUT in wait
- * for a peer: then it is dropped (closed, its queue discarded). */
+ * for a peer: then it is dropped at once (its queue is discarded, not
+ * flushed: it does not read). */
 static int overflows(struct conn *c, struct evbuffer *out, size_t len)
 {
 	size_t queued = evbuffer_get_length(out);
 
 	if (queued + len <= CONN_MAX_OUTPUT)
 		return 0;
-	log_warn("peer pid %d (uid %d) does not read its replies: dropped",
-	         (int)c->pid, (int)c->uid);
-	evbuffer_drain(out, queued);
-	conn_close(c);
+	log_warn("peer pid %d (uid %d) does not read its replies (%zu bytes "
+	         "waiting): dropped", (int)c->peer.pid, (int)c->peer.uid, queued);
+	conn_drop(c);
 	return 1;
 }
 
@@ -117,7 +121,7 @@ int conn_send_frame(struct conn *c, const uint8_t *buf, size_t len)
 	out = bufferevent_get_output(c->bev);
 	if (evbuffer_add(out, buf + n, len - (size_t)n) < 0) {
 		log_error("out of memory queueing %zu bytes for pid %d", len,
-		          (int)c->pid);
+		          (int)c->peer.pid);
 		return -1;
 	}
 	return 0;
@@ -138,7 +142,7 @@ int conn_send(struct conn *c, const Asteal__Envelope *m)
 	if (frame_encode(m, small, sizeof(small), &len) == 0)
 		return conn_send_frame(c, small, len);
 	if (errno != ENOBUFS) {
-		log_error("cannot encode a %s for pid %d", frame_name(m), (int)c->pid);
+		log_error("cannot encode a %s for pid %d", frame_name(m), (int)c->peer.pid);
 		return -1;
 	}
 	out = bufferevent_get_output(c->bev);
@@ -147,7 +151,7 @@ int conn_send(struct conn *c, const Asteal__Envelope *m)
 	c->backlog = 1;
 	if (evbuffer_reserve_space(out, len, &v, 1) < 1 ||
 	    frame_encode(m, v.iov_base, v.iov_len, &len) < 0) {
-		log_error("cannot encode a %s for pid %d", frame_name(m), (int)c->pid);
+		log_error("cannot encode a %s for pid %d", frame_name(m), (int)c->peer.pid);
 		return -1;
 	}
 	v.iov_len = len;
@@ -167,6 +171,10 @@ void conn_free(struct conn *c)
 		evbuffer_free(c->pend);
 	bufferevent_free(c->bev);
 	event_free(c->free_ev);
+	if (c->hello_ev != NULL)
+		event_free(c->hello_ev);
+	if (c->peer.pidfd >= 0)
+		close(c->peer.pidfd);
 	free(c);
 }
 
@@ -197,6 +205,23 @@ static void conn_close(struct conn *c)
 		event_active(c->free_ev, EV_TIMEOUT, 0);
 }
 
+/* Drop a connection now, whatever waits to be written to it: freed on the
+ * next loop turn (callers may still look at it), its socket shut at once
+ * so that the peer sees the end. */
+static void conn_drop(struct conn *c)
+{
+	if (!c->closing) {
+		c->closing = 1;
+		bufferevent_disable(c->bev, EV_READ | EV_WRITE);
+		if (c->rd != NULL)
+			event_del(c->rd);
+		if (c->batch != NULL)
+			epoll_ctl(c->batch->ep, EPOLL_CTL_DEL, c->fd, NULL);
+	}
+	shutdown(c->fd, SHUT_RDWR);
+	event_active(c->free_ev, EV_TIMEOUT, 0);
+}
+
 /* The output drained: a closing connection goes now. */
 static void on_write(struct bufferevent *bev, void *arg)
 {
@@ -213,23 +238,25 @@ void conn_fail(struct conn *c, Asteal__ErrorCode code, const char *why)
 	Asteal__Envelope env;
 	Asteal__Error err;
 
-	log_warn("peer pid %d (uid %d): %s: disconnected", (int)c->pid,
-	         (int)c->uid, why);
+	log_warn("peer pid %d (uid %d): %s: disconnected", (int)c->peer.pid,
+	         (int)c->peer.uid, why);
 	frame_error(&env, &err, code, why);
 	conn_send(c, &env);
 	c->h->failed(c, c->arg);
 	conn_close(c);
 }
 
-/* The first bytes of a stream announce a frame over the limit: say so and
- * close. */
+/* The first bytes of a stream announce a frame over the limit (a smaller
+ * one before the Hello): say so and close. */
 static void fail_too_large(struct conn *c, const uint8_t *hdr)
 {
 	char why[FRAME_WHY_LEN];
 
 	snprintf(why, sizeof(why), "a frame of %lu bytes is over the "
-	         "limit of %u", (unsigned long)hdr[0] << 24 | (unsigned long)hdr[1] << 16 |
-	         (unsigned long)hdr[2] << 8 | hdr[3], PROTO_MAX_FRAME);
+	         "limit of %u%s", (unsigned long)hdr[0] << 24 | (unsigned long)hdr[1] << 16 |
+	         (unsigned long)hdr[2] << 8 | hdr[3],
+	         c->hello ? PROTO_MAX_HELLO_FRAME : PROTO_MAX_FRAME,
+	         c->hello ? " before the hello" : "");
 	conn_fail(c, ASTEAL__ERROR_CODE__TOO_LARGE, why);
 }
 
@@ -257,7 +284,8 @@ static void take_frames(struct conn *c, struct evbuffer *in)
 
 		evbuffer_copyout(in, hdr, avail < sizeof(hdr) ? avail : sizeof(hdr));
 		r = frame_peek(hdr, avail < sizeof(hdr) ? avail : sizeof(hdr), &flen);
-		if (r < 0) {
+		if (r < 0 || (c->hello && avail >= PROTO_HEADER_LEN &&
+		              flen > PROTO_HEADER_LEN + PROTO_MAX_HELLO_FRAME)) {
 			fail_too_large(c, hdr);
 			return;
 		}
@@ -276,7 +304,7 @@ static int keep_partial(struct conn *c, const void *p, size_t n)
 {
 	if ((c->pend == NULL && (c->pend = evbuffer_new()) == NULL) ||
 	    evbuffer_add(c->pend, p, n) < 0) {
-		log_error("out of memory reading from pid %d", (int)c->pid);
+		log_error("out of memory reading from pid %d", (int)c->peer.pid);
 		conn_fail(c, ASTEAL__ERROR_CODE__INTERNAL, "out of memory");
 		return -1;
 	}
@@ -299,7 +327,7 @@ static void on_read(struct bufferevent *bev, void *arg)
 	if (c->rd != NULL && !c->closing && left > 0) {
 		if ((c->pend == NULL && (c->pend = evbuffer_new()) == NULL) ||
 		    evbuffer_remove_buffer(in, c->pend, left) != (int)left) {
-			log_error("out of memory reading from pid %d", (int)c->pid);
+			log_error("out of memory reading from pid %d", (int)c->peer.pid);
 			conn_fail(c, ASTEAL__ERROR_CODE__INTERNAL, "out of memory");
 		}
 	}
@@ -321,7 +349,7 @@ static int read_job(struct conn *c)
 		/* End of stream or an error: what the bufferevent reported
 		 * through on_event before. */
 		if (n < 0 && !c->closing)
-			log_info("peer pid %d: %s", (int)c->pid,
+			log_info("peer pid %d: %s", (int)c->peer.pid,
 			         evutil_socket_error_to_string(EVUTIL_SOCKET_ERROR()));
 		conn_free(c);
 		return -1;
@@ -395,7 +423,7 @@ void conn_use_job_reader(struct conn *c, struct conn_batch *b)
 			bufferevent_disable(c->bev, EV_READ);
 			return;
 		}
-		log_warn("pid %d: epoll_ctl: %s; read on its own", (int)c->pid,
+		log_warn("pid %d: epoll_ctl: %s; read on its own", (int)c->peer.pid,
 		         strerror(errno));
 	}
 	c->rd = event_new(c->base, c->fd, EV_READ | EV_PERSIST,
@@ -472,27 +500,87 @@ static void on_event(struct bufferevent *bev, short what, void *arg)
 
 	(void)bev;
 	if (what & BEV_EVENT_TIMEOUT)
-		log_warn("peer pid %d (uid %d): %s", (int)c->pid, (int)c->uid,
-		         c->closing ? "does not read its error: dropped"
-		                    : "no hello in time: disconnected");
+		log_warn("peer pid %d (uid %d): does not read its error: dropped",
+		         (int)c->peer.pid, (int)c->peer.uid);
 	else if ((what & BEV_EVENT_ERROR) && !c->closing)
-		log_info("peer pid %d: %s", (int)c->pid,
+		log_info("peer pid %d: %s", (int)c->peer.pid,
 		         evutil_socket_error_to_string(EVUTIL_SOCKET_ERROR()));
 	conn_free(c);
 }
 
+/* The Hello deadline passed: the peer is disconnected, whatever it sent
+ * meanwhile (each byte does not buy it more time). */
+static void on_hello_late(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn *c = arg;
+
+	(void)fd;
+	(void)what;
+	if (!c->hello || c->closing)
+		return;
+	conn_fail(c, ASTEAL__ERROR_CODE__UNEXPECTED, "no hello in time");
+}
+
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77                /* Linux 6.5; older headers lack it */
+#endif
+
+/* Learn who is at the other end of fd, with a pidfd for its process. */
+int conn_peer_of(evutil_socket_t fd, struct conn_peer *p, char *why,
+                 size_t whylen)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	int pidfd = -1;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
+		snprintf(why, whylen, "SO_PEERCRED: %s", strerror(errno));
+		return -1;
+	}
+	p->uid = cred.uid;
+	p->gid = cred.gid;
+	p->pid = cred.pid;
+	/* The kernel's pidfd for the process that connected is the one that
+	 * cannot name another process; pidfd_open by pid (older kernels)
+	 * could, if the peer died and its pid was reused between connect
+	 * and here, a window of microseconds.  A peer gone already gets
+	 * none and is never signalled. */
+	len = sizeof(pidfd);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) < 0) {
+		pidfd = -1;
+		if (errno == ENOPROTOOPT || errno == EINVAL)
+			pidfd = (int)syscall(SYS_pidfd_open, cred.pid, 0);
+	}
+	if (pidfd < 0 && (errno == EMFILE || errno == ENFILE)) {
+		snprintf(why, whylen, "pidfd: %s", strerror(errno));
+		return -1;
+	}
+	p->pidfd = pidfd;               /* close-on-exec, as every pidfd */
+	return 0;
+}
+
 /* A new connection, waiting for its first message. */
 struct conn *conn_create(struct event_base *base, evutil_socket_t fd,
-                         uid_t uid, pid_t pid, int hello_s,
+                         const struct conn_peer *p, int hello_ms,
                          const struct conn_handler *h, void *arg)
 {
-	struct timeval hello = { hello_s, 0 };
+	struct timeval hello = { hello_ms / 1000, (hello_ms % 1000) * 1000 };
 	struct conn *c = calloc(1, sizeof(*c));
 
-	if (c == NULL ||
-	    (c->free_ev = event_new(base, -1, 0, on_free, c)) == NULL ||
-	    (c->bev = bufferevent_socket_new(base, fd, BEV_OPT_CLOSE_ON_FREE)) == NULL) {
-		if (c != NULL && c->free_ev != NULL)
+	if (c == NULL)
+		return NULL;
+	c->free_ev = event_new(base, -1, 0, on_free, c);
+	c->hello_ev = evtimer_new(base, on_hello_late, c);
+	c->bev = bufferevent_socket_new(base, fd, BEV_OPT_CLOSE_ON_FREE);
+	if (c->free_ev == NULL || c->hello_ev == NULL || c->bev == NULL ||
+	    evtimer_add(c->hello_ev, &hello) < 0) {
+		if (c->bev != NULL) {
+			bufferevent_setfd(c->bev, -1);  /* fd stays the caller's */
+			bufferevent_free(c->bev);
+		}
+		if (c->hello_ev != NULL)
+			event_free(c->hello_ev);
+		if (c->free_ev != NULL)
 			event_free(c->free_ev);
 		free(c);
 		return NULL;
@@ -501,28 +589,38 @@ struct conn *conn_create(struct event_base *base, evutil_socket_t fd,
 	c->h = h;
 	c->arg = arg;
 	c->fd = fd;
-	c->uid = uid;
-	c->pid = pid;
+	c->peer = *p;
+	c->hello = 1;
 	bufferevent_setcb(c->bev, on_read, on_write, on_event, c);
-	bufferevent_set_timeouts(c->bev, &hello, NULL);
 	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
 	return c;
 }
 
-/* The handshake is over: no more read deadline. */
+/* The handshake is over: no more deadline. */
 void conn_hello_done(struct conn *c)
 {
-	bufferevent_set_timeouts(c->bev, NULL, NULL);
+	c->hello = 0;
+	evtimer_del(c->hello_ev);
+}
+
+/* Signal the process that connected, through its pidfd. */
+int conn_signal(const struct conn *c, int sig)
+{
+	if (c->peer.pidfd < 0) {
+		errno = ESRCH;
+		return -1;
+	}
+	return (int)syscall(SYS_pidfd_send_signal, c->peer.pidfd, sig, NULL, 0);
 }
 
 /* The peer's uid. */
 uid_t conn_uid(const struct conn *c)
 {
-	return c->uid;
+	return c->peer.uid;
 }
 
 /* The peer's pid. */
 pid_t conn_pid(const struct conn *c)
 {
-	return c->pid;
+	return c->peer.pid;
 }

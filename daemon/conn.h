@@ -40,12 +40,30 @@ struct conn_handler {
 	void (*gone)(struct conn *c, void *arg);
 };
 
-/* A connection on the accepted socket fd from the peer (uid, pid) whose
- * first message must come within hello_s seconds (then conn_hello_done);
- * h and arg receive what it reads.  NULL when out of memory (fd is then
- * left to the caller). */
+/* Who is at the other end of a connection, as the kernel said at accept
+ * time (never from a message). */
+struct conn_peer {
+	uid_t uid;
+	gid_t gid;
+	pid_t pid;
+	int pidfd;         /* the connecting process, -1 when it had exited
+	                      before we could take one (then it is never
+	                      signalled) */
+};
+
+/* Learn who is at the other end of fd (SO_PEERCRED, and a pidfd from
+ * SO_PEERPIDFD, or pidfd_open on kernels without it): 0, or -1 with a
+ * reason. */
+int conn_peer_of(evutil_socket_t fd, struct conn_peer *p, char *why,
+                 size_t whylen);
+
+/* A connection on the accepted socket fd from the peer p (its pidfd is
+ * the connection's from now on) whose first message must come within
+ * hello_ms milliseconds of now, whatever it sends before (then
+ * conn_hello_done); h and arg receive what it reads.  NULL when out of
+ * memory (fd and the pidfd are then left to the caller). */
 struct conn *conn_create(struct event_base *base, evutil_socket_t fd,
-                         uid_t uid, pid_t pid, int hello_s,
+                         const struct conn_peer *p, int hello_ms,
                          const struct conn_handler *h, void *arg);
 
 /* Free a connection now (the handler's gone is called first). */
@@ -92,5 +110,10 @@ int conn_send_frame(struct conn *c, const uint8_t *buf, size_t len);
 /* The peer's uid and pid (from SO_PEERCRED, never from a message). */
 uid_t conn_uid(const struct conn *c);
 pid_t conn_pid(const struct conn *c);
+
+/* Send signal sig to the process that connected, through the pidfd taken
+ * at accept time (never by its pid, which may belong to another process
+ * by now): 0, or -1 with errno ESRCH when that process has exited. */
+int conn_signal(const struct conn *c, int sig);
 
 #endif

@@ -2,7 +2,7 @@
  * control.c - asteald's control socket (see control.h).
  *
  * Every connection starts in the handshake: the first frame must be a
- * Hello with our protocol version, within CONTROL_HELLO_TIMEOUT_S.  A JOB
+ * Hello with our protocol version, within --hello-timeout-ms.  A JOB
  * is then registered with the scheduler and answers ticks; a CLIENT sends
  * requests and gets one reply each.  A peer that sends an unknown or
  * unexpected message or a wrong version gets an Error and is disconnected
@@ -10,9 +10,11 @@
  * conn.c's: each connection hands its decoded messages to dispatch here.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -34,12 +36,24 @@
 
 enum peer_role { PEER_HELLO, PEER_JOB, PEER_CLIENT };
 
+/* What one uid holds now (only uids with a connection have one). */
+struct user {
+	uid_t uid;
+	int pending, clients, jobs;    /* connections before their Hello,
+	                                  command-line ones, jobs */
+	struct user *next;
+};
+
 /* What the control knows of a connection (its handler's argument). */
 struct peer {
 	struct control *ctl;
 	struct conn *conn;
 	int role;                      /* enum peer_role */
 	struct sched_job *job;         /* a JOB's, until it is dropped */
+	struct user *user;             /* its uid's counts */
+	int admin;                     /* root, our own uid or --admin-group:
+	                                  no per-uid limits, room beyond the
+	                                  total ones */
 	uint64_t serial;
 	struct peer *prev, *next;
 };
@@ -54,12 +68,157 @@ struct control {
 	int bound;                     /* we bound the path (unlink at exit) */
 	int stopping;                  /* control_free: jobs outlive us */
 	struct peer *peers;
+	struct user *users;
 	int nconns, nclients;
+	int conn_cap;                  /* connections our descriptors allow */
+	int admin_room;                /* of which only admins may take the
+	                                  last ones */
+	int spare_fd;                  /* closed to shed a connection when out
+	                                  of descriptors, then taken again */
+	int pause_ms;                  /* accepting paused that long after the
+	                                  last failure for lack of them */
+	struct event *resume_ev;       /* accepting again after a pause */
 	uint64_t serials;
 	struct conn_batch *jobs;       /* the jobs' connections past Hello */
 	struct event *jobs_ev;         /* reads them as input comes, while a
 	                                  grant waits (--handover release) */
 };
+
+/* The counts of uid, made when it has none; NULL when out of memory. */
+static struct user *user_get(struct control *ctl, uid_t uid)
+{
+	struct user *u;
+
+	for (u = ctl->users; u != NULL; u = u->next)
+		if (u->uid == uid)
+			return u;
+	u = calloc(1, sizeof(*u));
+	if (u == NULL)
+		return NULL;
+	u->uid = uid;
+	u->next = ctl->users;
+	ctl->users = u;
+	return u;
+}
+
+/* Forget a uid that holds nothing any more. */
+static void user_put(struct control *ctl, struct user *u)
+{
+	struct user **p;
+
+	if (u->pending > 0 || u->clients > 0 || u->jobs > 0)
+		return;
+	for (p = &ctl->users; *p != NULL; p = &(*p)->next) {
+		if (*p == u) {
+			*p = u->next;
+			free(u);
+			return;
+		}
+	}
+}
+
+/* The count a peer in its role takes from its uid's. */
+static int *user_count(struct user *u, int role)
+{
+	return role == PEER_HELLO ? &u->pending
+	     : role == PEER_JOB ? &u->jobs : &u->clients;
+}
+
+/* Refuse a connection we cannot or will not keep: an Error, written if
+ * the socket takes it at once, then close. */
+static void refuse(evutil_socket_t fd, Asteal__ErrorCode code, const char *why)
+{
+	Asteal__Envelope env;
+	Asteal__Error err;
+	uint8_t buf[512];
+	size_t len;
+	ssize_t n;
+
+	frame_error(&env, &err, code, why);
+	if (frame_encode(&env, buf, sizeof(buf), &len) == 0)
+		n = send(fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+	(void)n;
+	evutil_closesocket(fd);
+}
+
+/* Whether the peer on fd is limited as root is: root, the daemon's own
+ * uid, or a member of --admin-group (its groups as they were when it
+ * connected, SO_PEERGROUPS: no lookup that could block). */
+static int is_admin(const struct control *ctl, evutil_socket_t fd,
+                    const struct conn_peer *who)
+{
+	gid_t small[64], *g = small;
+	socklen_t len = sizeof(small);
+	int admin = 0;
+
+	if (who->uid == 0 || who->uid == geteuid())
+		return 1;
+	if (ctl->conf->admin_gid < 0)
+		return 0;
+	if ((gid_t)ctl->conf->admin_gid == who->gid)
+		return 1;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, g, &len) < 0) {
+		if (errno != ERANGE || (g = malloc(len)) == NULL ||
+		    getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, g, &len) < 0) {
+			if (g != small)
+				free(g);
+			return 0;
+		}
+	}
+	for (size_t i = 0; i < len / sizeof(*g); i++)
+		if (g[i] == (gid_t)ctl->conf->admin_gid)
+			admin = 1;
+	if (g != small)
+		free(g);
+	return admin;
+}
+
+/* Whether a peer may take one more of role's places (role PEER_HELLO: a
+ * new connection); when not, the reason in why. */
+static int room_for(const struct control *ctl, const struct peer *p,
+                    int role, char *why, size_t whylen)
+{
+	int extra = p->admin ? ctl->admin_room : 0;
+	const struct user *u = p->user;
+
+	if (role == PEER_HELLO) {
+		if (ctl->nconns >= ctl->conn_cap - ctl->admin_room + extra) {
+			snprintf(why, whylen, "asteald has %d connections, as many as "
+			         "it has room for", ctl->nconns);
+			return 0;
+		}
+		if (!p->admin && u->pending >= CONTROL_USER_PENDING) {
+			snprintf(why, whylen, "uid %d has %d connections that have "
+			         "not said hello", (int)u->uid, u->pending);
+			return 0;
+		}
+	} else if (role == PEER_CLIENT) {
+		if (ctl->nclients >= ctl->conf->max_clients +
+		                     (p->admin ? CONTROL_ADMIN_CLIENTS : 0)) {
+			snprintf(why, whylen, "too many clients (--max-clients %d)",
+			         ctl->conf->max_clients);
+			return 0;
+		}
+		if (!p->admin && u->clients >= ctl->conf->max_user_clients) {
+			snprintf(why, whylen, "uid %d has %d command-line connections "
+			         "(--max-user-clients)", (int)u->uid, u->clients);
+			return 0;
+		}
+	} else if (!p->admin && u->jobs >= ctl->conf->max_user_jobs) {
+		snprintf(why, whylen, "uid %d has %d jobs (--max-user-jobs)",
+		         (int)u->uid, u->jobs);
+		return 0;
+	}
+	return 1;
+}
+
+/* A peer takes its place in a new role (counts move with it). */
+static void peer_set_role(struct peer *p, int role)
+{
+	(*user_count(p->user, p->role))--;
+	p->role = role;
+	(*user_count(p->user, role))++;
+}
 
 /* A job's connection is going: its CPUs go back at the next tick, and it
  * ends unless its supervisor has yet to report. */
@@ -99,6 +258,8 @@ static void peer_gone(struct conn *c, void *arg)
 		ctl->nclients--;
 		sched_set_clients(ctl->sched, ctl->nclients);
 	}
+	(*user_count(p->user, p->role))--;
+	user_put(ctl, p->user);
 	if (p->prev != NULL)
 		p->prev->next = p->next;
 	else
@@ -130,6 +291,11 @@ static void on_hello(struct peer *p, const Asteal__Envelope *m)
 	}
 	if (h->role == ASTEAL__ROLE__JOB) {
 		uint64_t claim = h->job_id;
+
+		if (!room_for(ctl, p, PEER_JOB, why, sizeof(why))) {
+			conn_fail(c, ASTEAL__ERROR_CODE__BUSY, why);
+			return;
+		}
 		if (claim != 0 &&
 		    launch_claim(ctl->launch, claim, conn_uid(c), conn_pid(c), why,
 		                 sizeof(why)) < 0) {
@@ -145,15 +311,15 @@ static void on_hello(struct peer *p, const Asteal__Envelope *m)
 			conn_fail(c, ASTEAL__ERROR_CODE__BUSY, why);
 			return;
 		}
-		p->role = PEER_JOB;
+		peer_set_role(p, PEER_JOB);
 		id = sched_job_id(p->job);
 		conn_use_job_reader(c, ctl->jobs);
 	} else if (h->role == ASTEAL__ROLE__CLIENT) {
-		if (ctl->nclients >= ctl->conf->max_clients) {
-			conn_fail(c, ASTEAL__ERROR_CODE__BUSY, "too many clients");
+		if (!room_for(ctl, p, PEER_CLIENT, why, sizeof(why))) {
+			conn_fail(c, ASTEAL__ERROR_CODE__BUSY, why);
 			return;
 		}
-		p->role = PEER_CLIENT;
+		peer_set_role(p, PEER_CLIENT);
 		ctl->nclients++;
 		sched_set_clients(ctl->sched, ctl->nclients);
 	} else {
@@ -233,40 +399,130 @@ static void on_accept(struct evconnlistener *l, evutil_socket_t fd,
                       struct sockaddr *sa, int salen, void *arg)
 {
 	struct control *ctl = arg;
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
+	struct conn_peer who;
 	struct peer *p;
+	char why[160];
 
 	(void)l;
 	(void)sa;
 	(void)salen;
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
-		log_warn("accept: SO_PEERCRED: %s", strerror(errno));
-		evutil_closesocket(fd);
-		return;
-	}
-	if (ctl->nconns >= ctl->conf->max_jobs + ctl->conf->max_clients + 16) {
-		log_warn("accept: connection limit reached: pid %d refused", (int)cred.pid);
-		evutil_closesocket(fd);
+	ctl->pause_ms = 0;
+	if (conn_peer_of(fd, &who, why, sizeof(why)) < 0) {
+		log_warn("accept: %s", why);
+		refuse(fd, ASTEAL__ERROR_CODE__BUSY, why);
 		return;
 	}
 	p = calloc(1, sizeof(*p));
-	if (p == NULL ||
-	    (p->conn = conn_create(ctl->base, fd, cred.uid, cred.pid,
-	                           CONTROL_HELLO_TIMEOUT_S, &peer_handler, p)) == NULL) {
-		log_error("accept: out of memory");
+	if (p == NULL || (p->user = user_get(ctl, who.uid)) == NULL) {
 		free(p);
-		evutil_closesocket(fd);
-		return;
+		log_error("accept: out of memory");
+		refuse(fd, ASTEAL__ERROR_CODE__INTERNAL, "out of memory");
+		goto out;
 	}
+	p->admin = is_admin(ctl, fd, &who);
+	if (!room_for(ctl, p, PEER_HELLO, why, sizeof(why))) {
+		log_warn("accept: pid %d uid %d refused: %s", (int)who.pid,
+		         (int)who.uid, why);
+		user_put(ctl, p->user);
+		free(p);
+		refuse(fd, ASTEAL__ERROR_CODE__BUSY, why);
+		goto out;
+	}
+	p->conn = conn_create(ctl->base, fd, &who, ctl->conf->hello_timeout_ms,
+	                      &peer_handler, p);
+	if (p->conn == NULL) {
+		log_error("accept: out of memory");
+		user_put(ctl, p->user);
+		free(p);
+		refuse(fd, ASTEAL__ERROR_CODE__INTERNAL, "out of memory");
+		goto out;
+	}
+	who.pidfd = -1;                 /* the connection's now */
 	p->ctl = ctl;
+	p->role = PEER_HELLO;
+	p->user->pending++;
 	p->serial = ++ctl->serials;
 	p->next = ctl->peers;
 	if (ctl->peers != NULL)
 		ctl->peers->prev = p;
 	ctl->peers = p;
 	ctl->nconns++;
-	log_debug("connection from pid %d uid %d", (int)cred.pid, (int)cred.uid);
+	log_debug("connection from pid %d uid %d", (int)who.pid, (int)who.uid);
+out:
+	if (who.pidfd >= 0)
+		close(who.pidfd);
+}
+
+/* Accepting again after a pause for lack of descriptors. */
+static void on_resume(evutil_socket_t fd, short what, void *arg)
+{
+	struct control *ctl = arg;
+
+	(void)fd;
+	(void)what;
+	evconnlistener_enable(ctl->listener);
+}
+
+/* accept() failed.  Out of descriptors (or memory), the pending
+ * connection stays in the backlog and the listener would wake us for it
+ * again at once, forever: instead shed it (the spare descriptor makes
+ * room to accept and refuse it) and pause accepting, 10 ms, doubling up
+ * to 1 s while it lasts. */
+static void on_accept_error(struct evconnlistener *l, void *arg)
+{
+	struct control *ctl = arg;
+	int err = EVUTIL_SOCKET_ERROR();
+	struct timeval tv;
+	evutil_socket_t fd;
+	int shed = 0;
+
+	if (err != EMFILE && err != ENFILE && err != ENOBUFS && err != ENOMEM) {
+		log_warn("accept: %s", strerror(err));
+		return;
+	}
+	evconnlistener_disable(l);
+	if (ctl->spare_fd < 0)
+		ctl->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (ctl->spare_fd >= 0) {
+		close(ctl->spare_fd);
+		fd = accept(evconnlistener_get_fd(l), NULL, NULL);
+		if (fd >= 0)
+			refuse(fd, ASTEAL__ERROR_CODE__BUSY,
+			       "asteald is out of file descriptors");
+		ctl->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		shed = fd >= 0;
+	}
+	ctl->pause_ms = ctl->pause_ms == 0 ? 10
+	              : ctl->pause_ms >= 500 ? 1000 : 2 * ctl->pause_ms;
+	log_warn("accept: %s: %saccepting paused for %d ms", strerror(err),
+	         shed ? "a connection refused, " : "", ctl->pause_ms);
+	tv.tv_sec = ctl->pause_ms / 1000;
+	tv.tv_usec = (ctl->pause_ms % 1000) * 1000;
+	evtimer_add(ctl->resume_ev, &tv);
+}
+
+/* How many connections our descriptors allow (each takes its socket and
+ * a pidfd), and the last of them kept for admins. */
+static void size_conn_cap(struct control *ctl)
+{
+	struct rlimit rl;
+	long fds = 1L << 20;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur < (rlim_t)fds)
+		fds = (long)rl.rlim_cur;
+	fds = (fds - CONTROL_FD_RESERVE) / 2;
+	if (fds > (long)ctl->conf->max_jobs + ctl->conf->max_clients +
+	          CONTROL_ADMIN_CLIENTS + 16)
+		fds = (long)ctl->conf->max_jobs + ctl->conf->max_clients +
+		      CONTROL_ADMIN_CLIENTS + 16;
+	ctl->conn_cap = fds < 2 ? 2 : (int)fds;
+	ctl->admin_room = ctl->conn_cap / 4 < CONTROL_ADMIN_CLIENTS
+	                ? ctl->conn_cap / 4 : CONTROL_ADMIN_CLIENTS;
+	if (fds < 64)
+		log_warn("room for %d connections only (%ld descriptors): raise "
+		         "the limit (ulimit -n, LimitNOFILE=)", ctl->conn_cap,
+		         2 * fds + CONTROL_FD_RESERVE);
 }
 
 /* Bind our own socket at path, refusing a live daemon's and replacing a
@@ -340,12 +596,23 @@ struct control *control_create(struct event_base *base, const struct conf *c,
 	}
 	ctl->listener = evconnlistener_new(base, on_accept, ctl,
 	                                   LEV_OPT_CLOSE_ON_FREE, -1, fd);
-	if (ctl->listener == NULL) {
+	ctl->resume_ev = evtimer_new(base, on_resume, ctl);
+	ctl->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (ctl->listener == NULL || ctl->resume_ev == NULL) {
 		snprintf(why, whylen, "cannot listen: %s", strerror(errno));
-		close(fd);
+		if (ctl->listener != NULL)
+			evconnlistener_free(ctl->listener);
+		else
+			close(fd);
+		if (ctl->resume_ev != NULL)
+			event_free(ctl->resume_ev);
+		if (ctl->spare_fd >= 0)
+			close(ctl->spare_fd);
 		free(ctl);
 		return NULL;
 	}
+	evconnlistener_set_error_cb(ctl->listener, on_accept_error);
+	size_conn_cap(ctl);
 	return ctl;
 }
 
@@ -415,6 +682,9 @@ void control_free(struct control *ctl)
 	conn_batch_free(ctl->jobs);
 	launch_free(ctl->launch);
 	evconnlistener_free(ctl->listener);
+	event_free(ctl->resume_ev);
+	if (ctl->spare_fd >= 0)
+		close(ctl->spare_fd);
 	if (ctl->bound)
 		unlink(ctl->conf->socket);
 	free(ctl);

@@ -81,13 +81,10 @@ void request_cancel(struct conn *c, struct sched *s, struct launch *l,
 		reply_error(c, (Asteal__ErrorCode)r2, why);
 		return;
 	}
-	if (r2 == 0 && sched_cancel(s, r->job_id, conn_uid(c), sig) < 0) {
-		snprintf(why, sizeof(why), "job %llu: %s", (unsigned long long)r->job_id,
-		         errno == EPERM ? "not yours (only its owner or root may cancel it)"
-		         : errno == ESRCH ? "no such running job" : strerror(errno));
-		reply_error(c, errno == EPERM ? ASTEAL__ERROR_CODE__PERMISSION
-		               : errno == ESRCH ? ASTEAL__ERROR_CODE__NOT_FOUND
-		               : ASTEAL__ERROR_CODE__INTERNAL, why);
+	if (r2 == 0)
+		r2 = sched_cancel(s, r->job_id, conn_uid(c), sig, why, sizeof(why));
+	if (r2 > 1) {
+		reply_error(c, (Asteal__ErrorCode)r2, why);
 		return;
 	}
 	env.msg_case = ASTEAL__ENVELOPE__MSG_CANCEL_REPLY;

@@ -102,9 +102,13 @@ void sched_jobs_free(Asteal__Jobs *out);
 /* 0 when job id is connected (its owner in *uid, if not NULL), else -1. */
 int sched_job_owner(const struct sched *s, uint64_t id, uid_t *uid);
 
-/* Signal a running job on behalf of uid: 0, or -1 with errno ESRCH (no
- * such running job), EPERM (not its owner nor root) or what kill says. */
-int sched_cancel(struct sched *s, uint64_t id, uid_t uid, int sig);
+/* Signal a running job on behalf of uid, through the pidfd its connection
+ * took at accept time: 0, or an Asteal__ErrorCode with the reason in why
+ * (NOT_FOUND: no such running job, or the process that connected has
+ * exited (another may hold its connection, and is not signalled);
+ * PERMISSION: not its owner nor root). */
+int sched_cancel(struct sched *s, uint64_t id, uid_t uid, int sig,
+                 char *why, size_t whylen);
 
 /* Jobs connected now, and command-line clients (control.c counts them). */
 int sched_njobs(const struct sched *s);

@@ -9,9 +9,12 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "conf.h"
+#include "conn.h"
 #include "cpulist.h"
 #include "deq.h"
 #include "exchange.h"
@@ -153,21 +156,35 @@ int sched_job_owner(const struct sched *s, uint64_t id, uid_t *uid)
 	return 0;
 }
 
-/* Signal a running job on behalf of uid. */
-int sched_cancel(struct sched *s, uint64_t id, uid_t uid, int sig)
+/* Signal a running job on behalf of uid, never by a bare pid. */
+int sched_cancel(struct sched *s, uint64_t id, uid_t uid, int sig,
+                 char *why, size_t whylen)
 {
 	struct sched_job *j = sched__find(s, id);
 
 	if (j == NULL) {
-		errno = ESRCH;
-		return -1;
+		snprintf(why, whylen, "job %llu: no such running job",
+		         (unsigned long long)id);
+		return ASTEAL__ERROR_CODE__NOT_FOUND;
 	}
 	if (uid != 0 && uid != j->uid) {
-		errno = EPERM;
-		return -1;
+		snprintf(why, whylen, "job %llu: not yours (only its owner or "
+		         "root may cancel it)", (unsigned long long)id);
+		return ASTEAL__ERROR_CODE__PERMISSION;
 	}
-	if (kill(j->pid, sig) < 0)
-		return -1;
+	if (conn_signal(j->conn, sig) < 0) {
+		if (errno != ESRCH) {
+			snprintf(why, whylen, "job %llu: %s", (unsigned long long)id,
+			         strerror(errno));
+			return ASTEAL__ERROR_CODE__INTERNAL;
+		}
+		snprintf(why, whylen, "job %llu: its process (pid %d) has exited; "
+		         "whatever still holds its connection is not signalled",
+		         (unsigned long long)id, (int)j->pid);
+		log_warn("job %llu: cancel for uid %d: pid %d has exited, no signal "
+		         "sent", (unsigned long long)id, (int)uid, (int)j->pid);
+		return ASTEAL__ERROR_CODE__NOT_FOUND;
+	}
 	log_info("job %llu: signal %d sent for uid %d", (unsigned long long)id,
 	         sig, (int)uid);
 	return 0;

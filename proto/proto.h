@@ -37,6 +37,11 @@
  * jobs fits. */
 #define PROTO_MAX_FRAME (1024u * 1024u)
 
+/* The largest frame a peer may send before its handshake is done: a Hello
+ * is a few hundred bytes, so a peer that has not said who it is cannot
+ * make the daemon hold more than this for it. */
+#define PROTO_MAX_HELLO_FRAME 4096u
+
 /* The daemon's socket when it runs as the system service. */
 #define PROTO_SOCKET_PATH "/run/asteal/asteald.sock"
 

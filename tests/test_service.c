@@ -1,0 +1,616 @@
+/*
+ * test_service.c - asteald as a service shared by users who may be
+ * hostile (issue: "a trusted multi-user service"), on a real daemon over
+ * the raw protocol:
+ * - cancel signals the job's process through the pidfd taken when it
+ *   connected: a job whose process exited, leaving a child holding its
+ *   connection, is not signalled even when its pid now belongs to another
+ *   process (made so with ns_last_pid, as root), and the request says so;
+ *   a live job is signalled;
+ * - the Hello deadline is absolute: a peer trickling a byte at a time is
+ *   cut off when it ends, and a frame above PROTO_MAX_HELLO_FRAME before
+ *   the Hello is refused at once;
+ * - per-uid limits (as root, with uids made up for children that
+ *   setuid to them): a user's command-line connections, its connections
+ *   before Hello, and the total are bounded with a BUSY Error that names
+ *   the limit, while root's Status is always served;
+ * - descriptor exhaustion: with 64 descriptors and 100 connections the
+ *   daemon refuses the ones it has no room for (BUSY), and when accept
+ *   itself fails (its limit lowered under it with prlimit) it pauses
+ *   instead of spinning, its log stays short, and it serves again once
+ *   descriptors come back;
+ * - a client that does not read its replies is dropped as soon as they
+ *   pass CONN_MAX_OUTPUT, not after a write timeout.
+ * Every wait is on a condition with a deadline.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <cmocka.h>
+
+#include "control.h"
+#include "daemonutil.h"
+
+static struct tdaemon d;
+
+/* Stop the daemon a test started: it must exit 0. */
+static int stop(void **state)
+{
+	(void)state;
+	return tdaemon_stop(&d);
+}
+
+/* Start the daemon with extra arguments (NULL-terminated). */
+static void start(long nofile, ...)
+{
+	const char *args[32];
+	va_list ap;
+	int n = 0;
+
+	va_start(ap, nofile);
+	while (n < 31 && (args[n] = va_arg(ap, const char *)) != NULL)
+		n++;
+	va_end(ap);
+	args[n] = NULL;
+	assert_int_equal(tdaemon_start(&d, args, nofile), 0);
+}
+
+/* Expect an Error of code whose message contains text, then the end of
+ * the stream; closes fd. */
+static void expect_refused(int fd, Asteal__ErrorCode code, const char *text)
+{
+	struct frame_reader *r = frame_reader_new();
+	Asteal__Envelope *m = tdaemon_next(fd, r, tdaemon_bound());
+
+	assert_non_null(m);
+	assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_ERROR);
+	assert_int_equal(m->error->code, code);
+	if (strstr(m->error->message, text) == NULL)
+		fail_msg("error '%s' does not say '%s'", m->error->message, text);
+	frame_free(m);
+	assert_null(tdaemon_next(fd, r, tdaemon_bound()));
+	frame_reader_free(r);
+	close(fd);
+}
+
+/* Expect the reply in m to be a Welcome (and free it). */
+static void expect_welcome(Asteal__Envelope *m)
+{
+	assert_non_null(m);
+	if (m->msg_case == ASTEAL__ENVELOPE__MSG_ERROR)
+		fail_msg("refused: %s", m->error->message);
+	assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_WELCOME);
+	frame_free(m);
+}
+
+/* A client connection that has its Welcome. */
+static int client(void)
+{
+	Asteal__Envelope *m = NULL;
+	int fd = tdaemon_connect(&d, 0, &m);
+
+	assert_true(fd >= 0);
+	expect_welcome(m);
+	return fd;
+}
+
+/* Send a request on a fresh reader and return the reply (caller frees). */
+static Asteal__Envelope *ask(int fd, Asteal__Envelope *req)
+{
+	struct frame_reader *r = frame_reader_new();
+	Asteal__Envelope *m;
+
+	assert_int_equal(frame_write_fd(fd, req), 0);
+	m = tdaemon_next(fd, r, tdaemon_bound());
+	frame_reader_free(r);
+	assert_non_null(m);
+	return m;
+}
+
+/* A client's Status is served. */
+static void status_served(int fd)
+{
+	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT, *m;
+	Asteal__StatusRequest sr = ASTEAL__STATUS_REQUEST__INIT;
+
+	env.msg_case = ASTEAL__ENVELOPE__MSG_STATUS_REQUEST;
+	env.status_request = &sr;
+	m = ask(fd, &env);
+	assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_STATUS);
+	frame_free(m);
+}
+
+/* Cancel job id from client fd: the reply (caller frees). */
+static Asteal__Envelope *cancel(int fd, uint64_t id)
+{
+	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
+	Asteal__CancelRequest cr = ASTEAL__CANCEL_REQUEST__INIT;
+
+	cr.job_id = id;
+	cr.signal = SIGTERM;
+	env.msg_case = ASTEAL__ENVELOPE__MSG_CANCEL_REQUEST;
+	env.cancel_request = &cr;
+	return ask(fd, &env);
+}
+
+/* A forked job peer: connects, says Hello as a job, writes its job id to
+ * the pipe, then (holder) forks a child that keeps the connection and
+ * exits at once, or (not holder) waits for a signal. */
+static pid_t fork_job(int holder, uint64_t *id, pid_t *kept)
+{
+	int p[2];
+	uint64_t got[2] = { 0, 0 };
+	pid_t pid;
+
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		Asteal__Envelope *m = NULL;
+		int fd = tdaemon_connect(&d, 2, &m);
+		uint64_t out[2] = { 0, 0 };
+
+		if (fd < 0 || m == NULL || m->msg_case != ASTEAL__ENVELOPE__MSG_WELCOME)
+			_exit(1);
+		out[0] = m->welcome->job_id;
+		if (holder) {
+			pid_t c = fork();
+
+			if (c == 0) {           /* holds the connection */
+				close(p[1]);
+				pause();
+				_exit(0);
+			}
+			out[1] = (uint64_t)c;
+		}
+		if (write(p[1], out, sizeof(out)) != sizeof(out))
+			_exit(1);
+		if (holder)
+			_exit(0);
+		pause();
+		_exit(0);
+	}
+	close(p[1]);
+	assert_int_equal(read(p[0], got, sizeof(got)), sizeof(got));
+	close(p[0]);
+	*id = got[0];
+	if (kept != NULL)
+		*kept = (pid_t)got[1];
+	return pid;
+}
+
+/* Fork a process that waits, hoping it gets pid want (ns_last_pid was set
+ * just before); its pid. */
+static pid_t fork_waiter(void)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		pause();
+		_exit(0);
+	}
+	return pid;
+}
+
+/* Put the next pid the kernel hands out at want: 0, -1 when not allowed. */
+static int next_pid(pid_t want)
+{
+	FILE *f = fopen("/proc/sys/kernel/ns_last_pid", "w");
+	int ok;
+
+	if (f == NULL)
+		return -1;
+	ok = fprintf(f, "%d", (int)want - 1) > 0;
+	return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+/* No signal to a recycled pid; a live job is signalled. */
+static void test_cancel_by_pidfd(void **state)
+{
+	uint64_t id, live_id;
+	pid_t job, held, other = -1, live;
+	int fd, status;
+	Asteal__Envelope *m;
+
+	(void)state;
+	start(0, (const char *)NULL);
+	fd = client();
+	/* Children of our children come back to us when those exit. */
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	job = fork_job(1, &id, &held);
+	assert_int_equal(waitpid(job, &status, 0), job);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* The job's pid is free: give it to a process of ours (root may set
+	 * the next pid; a few tries, as others may take it first). */
+	for (int i = 0; i < 50 && other != job; i++) {
+		if (next_pid(job) < 0)
+			break;
+		other = fork_waiter();
+		if (other != job) {
+			kill(other, SIGKILL);
+			waitpid(other, NULL, 0);
+		}
+	}
+	if (other != job) {
+		print_message("pid %d not reused (ns_last_pid needs root): "
+		              "checking only that the exited job is not "
+		              "signalled\n", (int)job);
+		other = fork_waiter();
+	}
+	m = cancel(fd, id);
+	assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_ERROR);
+	assert_int_equal(m->error->code, ASTEAL__ERROR_CODE__NOT_FOUND);
+	assert_non_null(strstr(m->error->message, "has exited"));
+	frame_free(m);
+	/* Neither the process now at that pid nor the one holding the
+	 * connection got anything. */
+	assert_int_equal(waitpid(other, &status, WNOHANG), 0);
+	assert_int_equal(waitpid(held, &status, WNOHANG), 0);
+	kill(other, SIGKILL);
+	kill(held, SIGKILL);
+	waitpid(other, NULL, 0);
+	waitpid(held, NULL, 0);
+
+	live = fork_job(0, &live_id, NULL);
+	m = cancel(fd, live_id);
+	assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_CANCEL_REPLY);
+	frame_free(m);
+	assert_int_equal(waitpid(live, &status, 0), live);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+	close(fd);
+}
+
+/* Whether fd has been closed by the daemon (end of stream or reset). */
+static int closed_now(int fd)
+{
+	char buf[4096];
+	ssize_t n;
+
+	for (;;) {
+		n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n > 0)
+			continue;       /* an Error before the end */
+		return n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK);
+	}
+}
+
+/* The Hello deadline counts from the connect, however bytes trickle. */
+static void test_hello_deadline(void **state)
+{
+	const uint8_t big[4] = { 0, 0, 0x40, 0 };   /* 16 KiB announced */
+	const uint8_t slow[4] = { 0, 0, 0, 200 };   /* 200 bytes announced */
+	const uint8_t zero = 0;
+	double t0, end;
+	int fd, cut = 0, sent = 0;
+
+	(void)state;
+	start(0, "--hello-timeout-ms", "600", (const char *)NULL);
+	fd = tdaemon_dial(&d);
+	assert_true(fd >= 0);
+	t0 = test_now();
+	end = t0 + tdaemon_bound();
+	/* A byte every 100 ms, never a whole frame: a deadline renewed by
+	 * each byte would never come. */
+	while (!cut && test_now() < end) {
+		struct pollfd pf = { .fd = fd, .events = POLLIN };
+		const uint8_t *b = sent < 4 ? &slow[sent] : &zero;
+
+		sent++;
+		if (send(fd, b, 1, MSG_NOSIGNAL) < 0)
+			cut = 1;
+		else if (poll(&pf, 1, 100) > 0 && closed_now(fd))
+			cut = 1;
+	}
+	assert_true(cut);
+	assert_true(test_now() - t0 >= 0.55);
+	close(fd);
+	assert_true(tdaemon_log_count(&d, "no hello in time") >= 1);
+
+	fd = tdaemon_dial(&d);
+	assert_true(fd >= 0);
+	assert_int_equal(send(fd, big, sizeof(big), MSG_NOSIGNAL), (ssize_t)sizeof(big));
+	expect_refused(fd, ASTEAL__ERROR_CODE__TOO_LARGE, "before the hello");
+	status_served(client());
+}
+
+/* Run fn as uid in a forked child; the child writes one byte to ready
+ * when set up, then waits for a byte on go (not its end: later children
+ * hold copies of the pipe).  The child's exit status is fn's result. */
+static pid_t as_uid(uid_t uid, int (*fn)(int arg), int arg, int *go)
+{
+	int ready[2], gop[2];
+	char b;
+	pid_t pid;
+
+	assert_int_equal(pipe(ready), 0);
+	assert_int_equal(pipe(gop), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int rc;
+
+		close(ready[0]);
+		close(gop[1]);
+		if (setgid((gid_t)uid) < 0 || setuid(uid) < 0)
+			_exit(100);
+		rc = fn(arg);
+		if (write(ready[1], "x", 1) != 1)
+			_exit(101);
+		if (read(gop[0], &b, 1) != 1)
+			_exit(102);
+		_exit(rc);
+	}
+	close(ready[1]);
+	close(gop[0]);
+	if (read(ready[0], &b, 1) != 1) {
+		int status;
+
+		waitpid(pid, &status, 0);
+		fail_msg("the child of uid %d failed: status %d", (int)uid, status);
+	}
+	close(ready[0]);
+	*go = gop[1];
+	return pid;
+}
+
+/* Let a child of as_uid end: its fn's result. */
+static int finish_uid(pid_t pid, int go)
+{
+	int status;
+
+	assert_int_equal(write(go, "x", 1), 1);
+	close(go);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+/* As another uid: n clients are welcomed and the next is refused naming
+ * the per-user limit (0 when so); the connections stay open until the
+ * process ends. */
+static int user_clients(int n)
+{
+	Asteal__Envelope *m = NULL;
+	int fd;
+
+	for (int i = 0; i < n; i++) {
+		fd = tdaemon_connect(&d, 0, &m);
+		if (fd < 0 || m == NULL || m->msg_case != ASTEAL__ENVELOPE__MSG_WELCOME)
+			return 10 + i;
+		frame_free(m);
+	}
+	fd = tdaemon_connect(&d, 0, &m);
+	if (fd < 0 || m == NULL || m->msg_case != ASTEAL__ENVELOPE__MSG_ERROR ||
+	    m->error->code != ASTEAL__ERROR_CODE__BUSY ||
+	    strstr(m->error->message, "--max-user-clients") == NULL)
+		return 2;
+	frame_free(m);
+	close(fd);
+	return 0;
+}
+
+/* As another uid: n connections that never say Hello, then one more
+ * that is refused for it (0 when so). */
+static int user_silent(int n)
+{
+	struct frame_reader *r = frame_reader_new();
+	Asteal__Envelope *m;
+	int fd;
+
+	for (int i = 0; i < n; i++)
+		if (tdaemon_dial(&d) < 0)
+			return 10;
+	fd = tdaemon_dial(&d);
+	if (fd < 0)
+		return 3;
+	m = tdaemon_next(fd, r, tdaemon_bound());
+	if (m == NULL || m->msg_case != ASTEAL__ENVELOPE__MSG_ERROR ||
+	    strstr(m->error->message, "not said hello") == NULL)
+		return 4;
+	frame_free(m);
+	frame_reader_free(r);
+	return 0;
+}
+
+/* A user's connections are bounded; root always has room. */
+static void test_user_limits(void **state)
+{
+	pid_t a, b, c;
+	int ga, gb, gc, fd;
+
+	(void)state;
+	if (geteuid() != 0) {
+		print_message("skipped: per-user limits need root to connect as "
+		              "other uids (setuid)\n");
+		skip();
+	}
+	start(0, "--max-user-clients", "3", "--max-clients", "5",
+	      (const char *)NULL);
+	a = as_uid(64991, user_clients, 3, &ga);   /* 3 of 5, the 4th refused */
+	/* The second user has room for 2 more of the total: the next one
+	 * is refused for the total. */
+	b = as_uid(64992, user_clients, 2, &gb);
+	assert_int_equal(finish_uid(b, gb), 2);
+	fd = client();                          /* root: beyond the total */
+	status_served(fd);
+	c = as_uid(64993, user_silent, CONTROL_USER_PENDING, &gc);
+	status_served(client());                /* root still */
+	assert_int_equal(finish_uid(a, ga), 0);
+	assert_int_equal(finish_uid(c, gc), 0);
+	close(fd);
+	assert_true(tdaemon_log_count(&d, "--max-user-clients") >= 1);
+}
+
+/* The daemon's CPU time so far, in clock ticks (utime + stime). */
+static long cpu_ticks(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long ut = 0, st = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	p = strrchr(buf, ')');
+	assert_non_null(p);
+	/* after ")": state ppid pgrp session tty tpgid flags minflt cminflt
+	 * majflt cmajflt utime stime */
+	assert_int_equal(sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u "
+	                        "%*u %*u %lu %lu", &ut, &st), 2);
+	return (long)(ut + st);
+}
+
+/* Set the daemon's soft descriptor limit (prlimit; the hard one stays,
+ * so that no privilege is needed to raise it again). */
+static void daemon_nofile(long n)
+{
+	struct rlimit rl;
+
+	assert_int_equal(prlimit(d.pid, RLIMIT_NOFILE, NULL, &rl), 0);
+	rl.rlim_cur = (rlim_t)n;
+	assert_int_equal(prlimit(d.pid, RLIMIT_NOFILE, &rl, NULL), 0);
+}
+
+/* Whether a fresh client gets a Status, without failing the test. */
+static int serves(void *arg)
+{
+	Asteal__Envelope *m = NULL;
+	int fd = tdaemon_connect(&d, 0, &m), ok;
+
+	(void)arg;
+	ok = fd >= 0 && m != NULL && m->msg_case == ASTEAL__ENVELOPE__MSG_WELCOME;
+	frame_free(m);
+	if (ok)
+		status_served(fd);
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/* Out of descriptors, the daemon refuses clearly, pauses, and recovers. */
+static void test_descriptors(void **state)
+{
+	enum { N = 100 };
+	int fds[N], refused = 0, welcomed = 0, lines;
+	long hz = sysconf(_SC_CLK_TCK), t0;
+	double w0;
+
+	(void)state;
+	start(64, (const char *)NULL);
+	for (int i = 0; i < N; i++) {
+		Asteal__Envelope *m = NULL;
+
+		fds[i] = tdaemon_connect(&d, 0, &m);
+		assert_true(fds[i] >= 0);
+		assert_non_null(m);
+		if (m->msg_case == ASTEAL__ENVELOPE__MSG_WELCOME) {
+			welcomed++;
+		} else {
+			assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_ERROR);
+			assert_int_equal(m->error->code, ASTEAL__ERROR_CODE__BUSY);
+			refused++;
+		}
+		frame_free(m);
+	}
+	print_message("64 descriptors: %d connections welcomed, %d refused\n",
+	              welcomed, refused);
+	assert_true(welcomed >= 8 && refused >= N - 20);
+	for (int i = 0; i < N; i++)
+		close(fds[i]);
+	assert_int_equal(test_wait(serves, NULL, tdaemon_bound()), 0);
+
+	/* accept() itself failing: the limit lowered under the daemon. */
+	daemon_nofile(8);
+	for (int i = 0; i < 20; i++)
+		fds[i] = tdaemon_dial(&d);
+	t0 = cpu_ticks(d.pid);
+	w0 = test_now();
+	while (test_now() - w0 < 1.0)
+		poll(NULL, 0, 50);
+	lines = tdaemon_log_count(&d, "accept");
+	print_message("out of descriptors: %.0f%% of a CPU for 1 s, %d log "
+	              "lines on accept\n",
+	              100.0 * (double)(cpu_ticks(d.pid) - t0) / (double)hz, lines);
+	assert_true(cpu_ticks(d.pid) - t0 <= hz / 5);
+	assert_true(lines >= 1 && lines <= 40);
+	daemon_nofile(64);
+	for (int i = 0; i < 20; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	assert_int_equal(test_wait(serves, NULL, tdaemon_bound()), 0);
+}
+
+/* A client that stops reading is dropped when its replies pass the
+ * output limit, at once. */
+static void test_slow_reader_dropped(void **state)
+{
+	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
+	Asteal__StatusRequest sr = ASTEAL__STATUS_REQUEST__INIT;
+	uint8_t frame[64];
+	size_t len = 0;
+	double t0, end;
+	int fd, dropped = 0;
+
+	(void)state;
+	start(0, (const char *)NULL);
+	fd = client();
+	env.msg_case = ASTEAL__ENVELOPE__MSG_STATUS_REQUEST;
+	env.status_request = &sr;
+	assert_int_equal(frame_encode(&env, frame, sizeof(frame), &len), 0);
+	/* Ask and never read: its replies pile up in the daemon until it
+	 * says it drops us; the end must come at once then, not after a
+	 * write timeout (2 s). */
+	end = test_now() + tdaemon_bound();
+	while (tdaemon_log_count(&d, "does not read its replies") == 0) {
+		struct pollfd pf = { .fd = fd, .events = POLLOUT };
+
+		assert_true(test_now() < end);
+		if (poll(&pf, 1, 20) > 0 && !(pf.revents & (POLLHUP | POLLERR)))
+			for (int i = 0; i < 256; i++)
+				if (send(fd, frame, len, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+					break;
+	}
+	t0 = test_now();
+	end = t0 + (test_sanitized() ? 1.5 : 1.0);
+	while (!dropped && test_now() < end) {
+		struct pollfd pf = { .fd = fd, .events = POLLOUT };
+
+		if (poll(&pf, 1, 20) > 0 &&
+		    ((pf.revents & (POLLHUP | POLLERR)) ||
+		     (send(fd, frame, len, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 &&
+		      errno != EAGAIN)))
+			dropped = 1;
+	}
+	print_message("the end came %.3f s after the daemon said it drops us\n",
+	              test_now() - t0);
+	assert_true(dropped);
+	assert_int_equal(tdaemon_log_count(&d, "does not read its replies"), 1);
+	close(fd);
+	status_served(client());
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_cancel_by_pidfd, stop),
+		cmocka_unit_test_teardown(test_hello_deadline, stop),
+		cmocka_unit_test_teardown(test_user_limits, stop),
+		cmocka_unit_test_teardown(test_descriptors, stop),
+		cmocka_unit_test_teardown(test_slow_reader_dropped, stop),
+	};
+
+	signal(SIGPIPE, SIG_IGN);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
