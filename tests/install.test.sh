@@ -85,7 +85,7 @@ soname=$(readelf -d "$lib/libasteal.so.$version" | sed -n 's/.*(SONAME).*\[\(.*\
 cmp -s "$d/usr/include/asteal.h" client-lib/asteal.h || fail "the installed asteal.h is not client-lib/asteal.h"
 grep -qx "Version: $version" "$lib/pkgconfig/asteal.pc" || fail "asteal.pc is not version $version"
 grep -qx "prefix=/usr" "$lib/pkgconfig/asteal.pc" || fail "asteal.pc: prefix is not /usr"
-grep -qx "ExecStart=/usr/sbin/asteald" "$lib/systemd/system/asteald.service" ||
+grep -qx "ExecStart=/usr/sbin/asteald --admin-group asteal" "$lib/systemd/system/asteald.service" ||
 	fail "asteald.service: $(grep ExecStart "$lib/systemd/system/asteald.service")"
 cmp -s "$lib/systemd/system/asteald.socket" systemd/asteald.socket || fail "asteald.socket differs from systemd/"
 cmp -s "$lib/sysusers.d/asteal.conf" systemd/asteal.sysusers || fail "sysusers.d/asteal.conf differs"
@@ -209,7 +209,7 @@ done
 d2="$tmp/dest-default"
 mk install DESTDIR="$d2"
 [ -x "$d2/usr/local/sbin/asteald" ] || fail "the default PREFIX is not /usr/local"
-grep -qx "ExecStart=/usr/local/sbin/asteald" "$d2/usr/local/lib/systemd/system/asteald.service" ||
+grep -qx "ExecStart=/usr/local/sbin/asteald --admin-group asteal" "$d2/usr/local/lib/systemd/system/asteald.service" ||
 	fail "default PREFIX: $(grep ExecStart "$d2/usr/local/lib/systemd/system/asteald.service")"
 grep -qx "prefix=/usr/local" "$d2/usr/local/lib/pkgconfig/asteal.pc" || fail "default PREFIX: asteal.pc"
 echo "default PREFIX /usr/local: ExecStart=/usr/local/sbin/asteald"

@@ -63,8 +63,8 @@ user=$(awk '$1 == "u" { print $2 }' "$sysusers")
 [ "$(key AmbientCapabilities "$svc_in")" = CAP_KILL ] &&
 	[ "$(key CapabilityBoundingSet "$svc_in")" = CAP_KILL ] ||
 	fail "asteald.service must have exactly CAP_KILL (ambient and bounding)"
-[ "$(key ExecStart "$svc_in")" = "@sbindir@/asteald" ] ||
-	fail "ExecStart is not the @sbindir@/asteald that make install fills in"
+[ "$(key ExecStart "$svc_in")" = "@sbindir@/asteald --admin-group asteal" ] ||
+	fail "ExecStart is not the @sbindir@/asteald that make install fills in, with --admin-group asteal"
 case $(key PrivateUsers "$svc_in") in
 "" | no | false) ;;
 *) fail "PrivateUsers= would hide other users' uids from SO_PEERCRED and CAP_KILL" ;;
