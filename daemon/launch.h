@@ -55,8 +55,12 @@ int launch_claim(struct launch *l, uint64_t id, uid_t uid, pid_t pid,
 Asteal__ErrorCode launch_exit(struct launch *l, struct conn *c, uid_t uid,
                               const Asteal__JobExit *m, char *why, size_t whylen);
 
+/* The most WaitRequests one connection may have waiting at once. */
+#define LAUNCH_CONN_WAITS 64
+
 /* A WaitRequest: the reply is sent now or when the job ends; 0, or an
- * error code (no such job, out of memory) with a reason. */
+ * error code (no such job, BUSY past LAUNCH_CONN_WAITS, out of memory)
+ * with a reason. */
 Asteal__ErrorCode launch_wait(struct launch *l, struct conn *c, uint64_t id,
                               char *why, size_t whylen);
 

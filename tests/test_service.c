@@ -20,7 +20,9 @@
  *   instead of spinning, its log stays short, and it serves again once
  *   descriptors come back;
  * - a client that does not read its replies is dropped as soon as they
- *   pass CONN_MAX_OUTPUT, not after a write timeout.
+ *   pass CONN_MAX_OUTPUT, not after a write timeout;
+ * - waits are bounded per connection (LAUNCH_CONN_WAITS, then BUSY), and
+ *   each job's end answers its own waits, all of them, and no other.
  * Every wait is on a condition with a deadline.
  */
 #include <errno.h>
@@ -39,6 +41,7 @@
 
 #include "control.h"
 #include "daemonutil.h"
+#include "launch.h"
 
 static struct tdaemon d;
 
@@ -601,6 +604,71 @@ static void test_slow_reader_dropped(void **state)
 	status_served(client());
 }
 
+/* Send a WaitRequest for job id. */
+static void send_wait(int fd, uint64_t id)
+{
+	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
+	Asteal__WaitRequest wr = ASTEAL__WAIT_REQUEST__INIT;
+
+	wr.job_id = id;
+	env.msg_case = ASTEAL__ENVELOPE__MSG_WAIT_REQUEST;
+	env.wait_request = &wr;
+	assert_int_equal(frame_write_fd(fd, &env), 0);
+}
+
+/* Waits are bounded per connection and answered by job. */
+static void test_waits(void **state)
+{
+	enum { PER = LAUNCH_CONN_WAITS / 2 };
+	struct frame_reader *r;
+	Asteal__Envelope *m;
+	uint64_t a, b;
+	pid_t ja, jb;
+	int fd, status, got_a = 0;
+
+	(void)state;
+	start(0, (const char *)NULL);
+	ja = fork_job(0, &a, NULL);
+	jb = fork_job(0, &b, NULL);
+	fd = client();
+	r = frame_reader_new();
+	for (int i = 0; i < PER; i++) {
+		send_wait(fd, a);
+		send_wait(fd, b);
+	}
+	send_wait(fd, a);               /* one over the bound */
+	m = tdaemon_next(fd, r, tdaemon_bound());
+	assert_non_null(m);
+	assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_ERROR);
+	assert_int_equal(m->error->code, ASTEAL__ERROR_CODE__BUSY);
+	frame_free(m);
+	/* Job a ends: its PER waits are answered, b's are not. */
+	kill(ja, SIGKILL);
+	assert_int_equal(waitpid(ja, &status, 0), ja);
+	while (got_a < PER) {
+		m = tdaemon_next(fd, r, tdaemon_bound());
+		assert_non_null(m);
+		assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_WAIT_REPLY);
+		assert_int_equal(m->wait_reply->job_id, a);
+		got_a++;
+		frame_free(m);
+	}
+	/* There is room again: one more wait, for b. */
+	send_wait(fd, b);
+	kill(jb, SIGKILL);
+	assert_int_equal(waitpid(jb, &status, 0), jb);
+	for (int i = 0; i < PER + 1; i++) {
+		m = tdaemon_next(fd, r, tdaemon_bound());
+		assert_non_null(m);
+		assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_WAIT_REPLY);
+		assert_int_equal(m->wait_reply->job_id, b);
+		frame_free(m);
+	}
+	frame_reader_free(r);
+	status_served(fd);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -609,6 +677,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_user_limits, stop),
 		cmocka_unit_test_teardown(test_descriptors, stop),
 		cmocka_unit_test_teardown(test_slow_reader_dropped, stop),
+		cmocka_unit_test_teardown(test_waits, stop),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
