@@ -53,6 +53,15 @@ struct sched_job {
 	struct sched_job *older, *newer;   /* by last heard (not if silent) */
 };
 
+/* A user with connected jobs (--share user): DEQ's fairness state for
+ * it lives in the same place of sched.udeq. */
+struct sched_user {
+	uid_t uid;
+	int njobs;                     /* its jobs connected now */
+	int to;                        /* its place once the users without
+	                                  jobs are gone (users_prune) */
+};
+
 struct sched {
 	struct event_base *base;
 	const struct conf *conf;
@@ -69,6 +78,11 @@ struct sched {
 	struct sched_job **jobs;       /* in id order: DEQ's stable order */
 	struct deq_job *deq;           /* DEQ's state, as jobs[] */
 	int *changed;                  /* DEQ's list of changed jobs */
+	struct sched_user *users;      /* by uid: the users with jobs, and
+	                                  those whose last job left since
+	                                  the last tick */
+	struct deq_user *udeq;         /* DEQ's state, as users[] */
+	int nusers, ucap, users_gone;  /* users_gone: some have no job */
 	struct sched_job **touched, **held;
 	int njobs, cap, ntouched, nheld, nsilent, clients;
 	struct sched_job *oldest, *newest;  /* by last heard */
