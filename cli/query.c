@@ -1200,7 +1200,7 @@ int query_status(const struct cli *g, int argc, char **argv)
 		          s->wake_max_ns);
 		printf("%-16s%.2f changed, %.2f Allots sent\n", "per tick:",
 		       s->changes_per_tick, s->sends_per_tick);
-		printf("%-16s%llu (%llu refused or clamped); %u jobs silent\n",
+		printf("%-16s%llu (%llu refused); %u jobs silent\n",
 		       "feedbacks:", (unsigned long long)s->feedbacks,
 		       (unsigned long long)s->bad_feedbacks, s->silent_jobs);
 		printf("%-16s%llu, handover %s\n", "revocations:",

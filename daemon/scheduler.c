@@ -748,7 +748,8 @@ struct sched_job *sched_job_add(struct sched *s, struct conn *conn,
 	j->id = (uint64_t)id;
 	insert_by_id(s, j);
 	s->deq[j->index].user = u;
-	sched__heard_now(s, j, qtime_now_ns());
+	j->joined = qtime_now_ns();
+	sched__heard_now(s, j, j->joined);
 	j->fresh = 1;                   /* an Allot at the next tick */
 	sched__touch(s, j);
 	log_info("job %llu '%s' %s: uid %d pid %d, %d workers",

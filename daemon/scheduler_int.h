@@ -37,6 +37,8 @@ struct sched_job {
 	uint64_t closable;             /* the next Feedback closes this
 	                                  quantum or a later one */
 	uint64_t heard;                /* its last Feedback, or its join */
+	uint64_t joined;               /* when it joined: its usage totals
+	                                  count from about then */
 	int silent;                    /* counted as desiring nothing */
 	int touched, held, fresh;      /* in s->touched, in s->held; its
 	                                  first Allot is due */

@@ -360,9 +360,9 @@ int main(int argc, char **argv)
 		}
 		checked++;
 	}
-	printf("%lld quanta of %zu jobs of %zu users replayed through DEQ, %s "
+	printf("%lld quanta of %zu jobs of %zu user%s replayed through DEQ, %s "
 	       "(%lld without a tick): %s\n", checked, njobs, nusers,
-	       by_user ? "users first" : "flat", nskipped,
+	       nusers == 1 ? "" : "s", by_user ? "users first" : "flat", nskipped,
 	       bad ? "MISMATCH" : "every allotment, availability and CPU set equal");
 	free(runs);
 	free(sk.r);
