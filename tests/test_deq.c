@@ -94,6 +94,14 @@ static int subset(const struct deq_set *a, const struct deq_set *b)
 #define assert_same_set(a, b) \
 	assert_memory_equal((a), (b), sizeof(struct deq_set))
 
+/* Whether a job's allotment, availability or slots differ from before. */
+static int differs(const struct deq_job *a, const struct deq_job *before)
+{
+	return a->allotment != before->allotment ||
+	       a->availability != before->availability ||
+	       memcmp(&a->cpus, &before->cpus, sizeof(a->cpus)) != 0;
+}
+
 /* Check every invariant of one call: `before` is the input, `after` the
  * output of deq_allot(P, ., n, .). */
 static void check_call(int P, const struct deq_job *before,
@@ -524,6 +532,20 @@ static void test_bad_args(void **state)
 	assert_int_equal(deq_allot(1, jobs, 0, 0), 0);
 }
 
+/* Between quanta: a tenth of the desires move (up to P + 3), a hundredth
+ * of the credits become garbage. */
+static void stir(struct deq_job *jobs, int n, int P, uint64_t *rng)
+{
+	for (int i = 0; i < n; i++) {
+		int r = rnd_int(rng, 0, 99);
+
+		if (r < 10)
+			jobs[i].desire = rnd_int(rng, 0, P + 3);
+		else if (r == 10)
+			jobs[i].credit = (int64_t)rnd_next(rng);
+	}
+}
+
 /* Random scenarios fed back quantum after quantum, with churn, garbage
  * credits and overlapping input sets: every invariant, every call. */
 static void test_random(void **state)
@@ -549,14 +571,7 @@ static void test_random(void **state)
 		}
 		for (int t = 0; t < 30; t++, q++) {
 			step(P, jobs, n, q, &rng, n <= 12 ? 12 : 2);
-			for (int i = 0; i < n; i++) {
-				int r = rnd_int(&rng, 0, 99);
-
-				if (r < 10)
-					jobs[i].desire = rnd_int(&rng, 0, P + 3);
-				else if (r == 10)
-					jobs[i].credit = (int64_t)rnd_next(&rng);
-			}
+			stir(jobs, n, P, &rng);
 			if (n > 0 && rnd_int(&rng, 0, 3) == 0)
 				remove_job(jobs, NULL, &n,
 					   rnd_int(&rng, 0, n - 1));
@@ -611,10 +626,7 @@ static void test_changes_listed(void **state)
 			}
 			listed += nc;
 			for (int i = 0; i < n; i++) {
-				int diff = jobs[i].allotment != before[i].allotment ||
-					   jobs[i].availability != before[i].availability ||
-					   memcmp(&jobs[i].cpus, &before[i].cpus,
-						  sizeof(jobs[i].cpus)) != 0;
+				int diff = differs(&jobs[i], &before[i]);
 
 				assert_int_equal(jobs[i].changed, diff);
 				assert_int_equal(seen[i], diff);
@@ -787,10 +799,7 @@ static void ustep(int P, struct deq_job *jobs, int n, struct deq_user *users,
 					 &nc), 0);
 	check_call(P, before, jobs, n);
 	for (int i = 0; i < n; i++) {
-		int diff = jobs[i].allotment != before[i].allotment ||
-			   jobs[i].availability != before[i].availability ||
-			   memcmp(&jobs[i].cpus, &before[i].cpus,
-				  sizeof(jobs[i].cpus)) != 0;
+		int diff = differs(&jobs[i], &before[i]);
 
 		assert_int_equal(jobs[i].changed, diff);
 		listed += diff;
@@ -961,14 +970,7 @@ static void test_users_random(void **state)
 		}
 		for (int t = 0; t < 20; t++, q++) {
 			ustep(P, jobs, n, users, nusers, q, &rng, n <= 12 ? 12 : 3);
-			for (int i = 0; i < n; i++) {
-				int r = rnd_int(&rng, 0, 99);
-
-				if (r < 10)
-					jobs[i].desire = rnd_int(&rng, 0, P + 3);
-				else if (r == 10)
-					jobs[i].credit = (int64_t)rnd_next(&rng);
-			}
+			stir(jobs, n, P, &rng);
 			if (rnd_int(&rng, 0, 19) == 0)
 				users[rnd_int(&rng, 0, nusers - 1)].credit =
 					(int64_t)rnd_next(&rng);
