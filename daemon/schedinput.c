@@ -35,12 +35,6 @@
  * dropped. */
 enum { BAD_PAST, BAD_REPEAT, BAD_RELEASED, BAD_DROP };
 
-/* What a job's usage totals may exceed its workers' wall time since it
- * joined by: its first totals may count from its last quantum before it
- * connected (up to the longest quantum, 10 s, on a grid of its own or of
- * a daemon before) and its handshake (libasteal waits 1 s). */
-#define USAGE_SLACK_NS (12ull * 1000000000u)
-
 /* Refuse a job's input: an Error to it and a log line the first time this
  * kind happens for this job; for BAD_DROP, the Error ends the connection
  * (conn_fail, which logs it: the job leaves the scheduler, its history
@@ -87,7 +81,7 @@ static int fields_ok(const struct sched_job *j, const Asteal__Feedback *fb,
 {
 	static const char *const names[4] = { "work_ns", "steal_ns", "mug_ns",
 	                                      "allotted_ns" };
-	uint64_t span = now - j->joined + USAGE_SLACK_NS;
+	uint64_t span = now - j->joined + PROTO_USAGE_SLACK_MS * 1000000ull;
 	uint64_t most = span > UINT64_MAX / (uint64_t)j->workers
 	                ? UINT64_MAX : span * (uint64_t)j->workers;
 

@@ -1166,10 +1166,10 @@ static void send_refused(struct peer *p, const struct refusal *r)
 		break;
 	case F_BEYOND:
 		/* past what 4 workers could use since before it connected,
-		 * with the daemon's 12 s and 5 s more for the daemon to read
-		 * it */
+		 * with the slack and 5 s more for the daemon to read it */
 		now = qtime_now_ns();
-		tot[r->k] = r->u ? r->u : p->workers * (now - p->opened_ns + 17000000000ull);
+		tot[r->k] = r->u ? r->u : p->workers * (now - p->opened_ns +
+		            PROTO_USAGE_SLACK_MS * 1000000ull + 5000000000ull);
 		break;
 	}
 	send_fb(p, q, r->kind == F_DESIRE ? (uint32_t)r->u : 1, r->d, tot);
@@ -1237,7 +1237,7 @@ static void test_refused_fields(void **state)
 	q = next_q(j);                  /* usage just within the bound */
 	memcpy(tot, j->tot, sizeof(tot));
 	tot[0] = tot[3] = j->workers * (qtime_now_ns() - j->welcomed_ns +
-	                                11000000000ull);
+	                                (PROTO_USAGE_SLACK_MS - 1000) * 1000000ull);
 	send_fb(j, q, 4, 4, tot);
 	memcpy(j->tot, tot, sizeof(tot));
 	taken(j, q, 4);
