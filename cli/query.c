@@ -1171,6 +1171,8 @@ int query_status(const struct cli *g, int argc, char **argv)
 		       (unsigned long long)s->revoke_p99_ns,
 		       (unsigned long long)s->revoke_max_ns);
 		json_string(stdout, s->handover);
+		fputs(",\"share\":", stdout);
+		json_string(stdout, s->share);
 		fputs("}\n", stdout);
 	} else {
 		printf("%-16s%s\n", "daemon:", s->daemon_version);
@@ -1181,7 +1183,10 @@ int query_status(const struct cli *g, int argc, char **argv)
 			printf("%-16s%u ms\n", "quantum:", s->quantum_us / 1000);
 		else
 			printf("%-16s%u us\n", "quantum:", s->quantum_us);
-		printf("%-16s%u\n", "jobs:", s->jobs);
+		printf("%-16s%u, CPUs shared among %s\n", "jobs:", s->jobs,
+		       strcmp(s->share, "job") == 0 ? "the jobs"
+		       : strcmp(s->share, "user") == 0 ? "the users, then their jobs"
+		       : s->share);
 		printf("%-16s%u\n", "clients:", s->clients);
 		printf("%-16s%llu (%llu skipped), %u us into each quantum\n", "ticks:",
 		       (unsigned long long)s->ticks,
@@ -1195,7 +1200,7 @@ int query_status(const struct cli *g, int argc, char **argv)
 		          s->wake_max_ns);
 		printf("%-16s%.2f changed, %.2f Allots sent\n", "per tick:",
 		       s->changes_per_tick, s->sends_per_tick);
-		printf("%-16s%llu (%llu refused or clamped); %u jobs silent\n",
+		printf("%-16s%llu (%llu refused); %u jobs silent\n",
 		       "feedbacks:", (unsigned long long)s->feedbacks,
 		       (unsigned long long)s->bad_feedbacks, s->silent_jobs);
 		printf("%-16s%llu, handover %s\n", "revocations:",

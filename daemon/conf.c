@@ -23,7 +23,8 @@
  * StateDirectory=), else CONF_DEFAULT_DB.  The offset defaults to a
  * tenth of the quantum (integer division); an offset that is set must be
  * below the quantum, whichever of the file and the command line set
- * either.  --handover takes a mode's exact name (conf_handover_name).
+ * either.  --handover and --share take a mode's exact name
+ * (conf_handover_name, conf_share_name).
  * --cpus may only name CPUs this process may run on.
  *
  * deadline-ms (the feedback deadline after a Tick) is gone since protocol
@@ -66,7 +67,7 @@
 
 enum opt_id {
 	OPT_SOCKET, OPT_DB, OPT_CPUS, OPT_QUANTUM, OPT_OFFSET, OPT_HANDOVER,
-	OPT_FOREGROUND, OPT_LOG_LEVEL, OPT_RETENTION, OPT_MAX_JOBS,
+	OPT_SHARE, OPT_FOREGROUND, OPT_LOG_LEVEL, OPT_RETENTION, OPT_MAX_JOBS,
 	OPT_MAX_CLIENTS, OPT_MAX_USER_JOBS, OPT_MAX_USER_CLIENTS,
 	OPT_HELLO_TIMEOUT, OPT_ADMIN_GROUP,
 	OPT_SOCKET_MODE, OPT_RT_PRIORITY, OPT_CONFIG, OPT_HELP,
@@ -88,6 +89,7 @@ static const struct opt opts[] = {
 	{ "quantum-ms", OPT_QUANTUM, 1, 1 },
 	{ "offset-us", OPT_OFFSET, 1, 1 },
 	{ "handover", OPT_HANDOVER, 1, 1 },
+	{ "share", OPT_SHARE, 1, 1 },
 	{ "foreground", OPT_FOREGROUND, 0, 0 },
 	{ "log-level", OPT_LOG_LEVEL, 1, 1 },
 	{ "retention-days", OPT_RETENTION, 1, 1 },
@@ -265,21 +267,21 @@ static int set_ms(struct load *ld, const struct opt *o, const char *value,
 	return 0;
 }
 
-/* Set the handover mode from its name. */
-static int set_handover(struct load *ld, const struct opt *o,
-			const char *value, int *dst)
+/* Set a mode from its name: one of the two values first and first + 1,
+ * named by name(). */
+static int set_mode(struct load *ld, const struct opt *o, const char *value,
+		    const char *(*name)(int), int first, int *dst)
 {
-	char name[32];
+	char shown_as[32];
 
-	for (int h = CONF_HANDOVER_IMMEDIATE; h <= CONF_HANDOVER_RELEASE; h++)
-		if (strcmp(value, conf_handover_name(h)) == 0) {
-			*dst = h;
+	for (int m = first; m <= first + 1; m++)
+		if (strcmp(value, name(m)) == 0) {
+			*dst = m;
 			return 0;
 		}
 	return fail(ld, "%s: '%s' is not one of %s, %s",
-		    shown(ld, o, name, sizeof(name)), value,
-		    conf_handover_name(CONF_HANDOVER_IMMEDIATE),
-		    conf_handover_name(CONF_HANDOVER_RELEASE));
+		    shown(ld, o, shown_as, sizeof(shown_as)), value,
+		    name(first), name(first + 1));
 }
 
 /* A group by name or number for --admin-group. */
@@ -371,7 +373,11 @@ static int apply(struct load *ld, const struct opt *o, const char *value)
 		return set_int(ld, o, value, 10, 0, OFFSET_MAX_US,
 			       &c->offset_us);
 	case OPT_HANDOVER:
-		return set_handover(ld, o, value, &c->handover);
+		return set_mode(ld, o, value, conf_handover_name,
+				CONF_HANDOVER_IMMEDIATE, &c->handover);
+	case OPT_SHARE:
+		return set_mode(ld, o, value, conf_share_name, CONF_SHARE_USER,
+				&c->share);
 	case OPT_FOREGROUND:
 		c->foreground = 1;
 		return 0;
@@ -628,6 +634,7 @@ int conf_load(struct conf *c, int argc, char **argv, char *why, size_t whylen)
 	snprintf(c->db, sizeof(c->db), "%s", CONF_DEFAULT_DB);
 	c->quantum_us = DEFAULT_QUANTUM_US;
 	c->handover = CONF_HANDOVER_RELEASE;
+	c->share = CONF_SHARE_USER;
 	c->log_level = LOG_LEVEL_INFO;
 	c->retention_days = DEFAULT_RETENTION_DAYS;
 	c->max_jobs = DEFAULT_MAX_JOBS;
@@ -693,6 +700,10 @@ const char *conf_usage(void)
 	"                       jobs, tell both at once, or grant it only once\n"
 	"                       the losing job has released it (default\n"
 	"                       release)\n"
+	"  --share MODE         user or job: share the CPUs equally among the\n"
+	"                       users with demand first, then among each\n"
+	"                       user's jobs; or among the jobs alone, as the\n"
+	"                       paper's DEQ (default user)\n"
 	"  --foreground         log with timestamps; no sd_notify needed\n"
 	"                       (default off)\n"
 	"  --log-level L        error, warn, info or debug (default info)\n"
@@ -724,6 +735,18 @@ const char *conf_usage(void)
 	"Settings come from the defaults, then the config file (\"key = value\"\n"
 	"lines, '#' comments; keys are the options above that take a value,\n"
 	"without the dashes, except config), then the command line.\n";
+}
+
+/* The name of a share mode, as --share takes it. */
+const char *conf_share_name(int share)
+{
+	switch (share) {
+	case CONF_SHARE_USER:
+		return "user";
+	case CONF_SHARE_JOB:
+		return "job";
+	}
+	return "?";
 }
 
 /* The name of a handover mode, as --handover takes it. */

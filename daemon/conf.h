@@ -5,8 +5,8 @@
  *
  * Config file: "key = value" lines, '#' comment lines and blank lines
  * ignored; keys are the long options without the dashes (socket, db, cpus,
- * quantum-ms, offset-us, handover, log-level, retention-days, max-jobs,
- * max-clients, max-user-jobs, max-user-clients, hello-timeout-ms,
+ * quantum-ms, offset-us, handover, share, log-level, retention-days,
+ * max-jobs, max-clients, max-user-jobs, max-user-clients, hello-timeout-ms,
  * admin-group, socket-mode, rt-priority).  The default file
  * /etc/asteal/asteald.conf is read when it exists; --config FILE must.  Errors name the file and line
  * ("asteald.conf:7: unknown key 'quantum'").  The option and key
@@ -34,6 +34,15 @@ enum conf_handover {
 	CONF_HANDOVER_RELEASE,
 };
 
+/* --share: what DEQ equipartitions.  USER: among the users with demand
+ * first, then among each user's jobs (the default: a user's many jobs
+ * cannot crowd out another user); JOB: among the jobs (the paper's flat
+ * DEQ, which the simulator uses). */
+enum conf_share {
+	CONF_SHARE_USER,
+	CONF_SHARE_JOB,
+};
+
 struct conf {
 	char socket[108];          /* --socket PATH (default $ASTEAL_SOCKET when set
 	                              and not empty, else PROTO_SOCKET_PATH) */
@@ -49,7 +58,9 @@ struct conf {
 	                              (default: a tenth of the quantum; 0 to less
 	                              than the quantum) */
 	int handover;              /* --handover immediate|release: enum
-	                              conf_handover (default immediate) */
+	                              conf_handover (default release) */
+	int share;                 /* --share user|job: enum conf_share
+	                              (default user) */
 	int foreground;            /* --foreground: log timestamps, no sd_notify needed */
 	enum log_level log_level;  /* --log-level error|warn|info|debug (default info) */
 	int retention_days;        /* --retention-days N (default 30, 0 = forever;
@@ -89,5 +100,9 @@ const char *conf_usage(void);
 /* The name of a handover mode ("immediate", "release"; "?" for any other
  * value), as --handover takes it. */
 const char *conf_handover_name(int handover);
+
+/* The name of a share mode ("user", "job"; "?" for any other value), as
+ * --share takes it. */
+const char *conf_share_name(int share);
 
 #endif

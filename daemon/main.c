@@ -222,9 +222,10 @@ int main(int argc, char **argv)
 	}
 	cpulist_format(d.conf.cpus, d.conf.ncpus, cpus, sizeof(cpus));
 	log_info("asteald %s: CPUs %s, quantum %.3g ms, ticks %.3g ms into it, "
-	         "handover %s, scheduling %s, history %s", ASTEAL_VERSION, cpus,
-	         d.conf.quantum_us / 1000.0, d.conf.offset_us / 1000.0,
-	         conf_handover_name(d.conf.handover), policy, d.conf.db);
+	         "share %s, handover %s, scheduling %s, history %s", ASTEAL_VERSION,
+	         cpus, d.conf.quantum_us / 1000.0, d.conf.offset_us / 1000.0,
+	         conf_share_name(d.conf.share), conf_handover_name(d.conf.handover),
+	         policy, d.conf.db);
 	sd_notify(0, "READY=1\nSTATUS=0 jobs running");
 	event_base_dispatch(d.base);
 	daemon_free(&d);

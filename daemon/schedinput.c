@@ -2,9 +2,15 @@
  * schedinput.c - what the jobs say to asteald's job scheduler (see
  * scheduler.h): Feedback, taken as it comes for the next tick, and
  * Released, a revocation latency sample and (--handover release) CPUs
- * free at once.  Both are checked first: bad input is refused or clamped,
- * with an Error to the job and a log line the first time per job and
- * kind.  The design is described at the top of scheduler.c; what the
+ * free at once.  Both are checked first.  A field no job could send (a
+ * quantum that has not begun, a desire beyond the job's workers, a
+ * desire_real out of range, an unknown class, usage totals that go back or
+ * beyond what the job's workers could have used) drops the job: an Error
+ * INVALID naming the field, then the connection ends, and with it the
+ * job's history row.  What a job that was merely late or stopped could
+ * send (a Feedback for a quantum that ended long ago, a second one for a
+ * quantum) and a bad Released are refused and ignored, with an Error to
+ * the job and a log line the first time per job and kind.  The design is described at the top of scheduler.c; what the
  * scheduler's files share is in scheduler_int.h.
  */
 #include "scheduler_int.h"
@@ -24,12 +30,15 @@
 #include "qtime.h"
 #include "samples.h"
 
-/* Kinds of bad Feedback, each logged once per job (then only counted). */
-enum { BAD_FUTURE, BAD_PAST, BAD_REPEAT, BAD_DESIRE, BAD_REAL, BAD_USAGE,
-       BAD_RELEASED };
+/* Kinds of bad input refused and ignored, each logged once per job (then
+ * only counted); and DROP: a field no job could send, whose job is
+ * dropped. */
+enum { BAD_PAST, BAD_REPEAT, BAD_RELEASED, BAD_DROP };
 
-/* Refuse or correct a job's input: an Error to it, a log line the first
- * time this kind happens for this job. */
+/* Refuse a job's input: an Error to it and a log line the first time this
+ * kind happens for this job; for BAD_DROP, the Error ends the connection
+ * (conn_fail, which logs it: the job leaves the scheduler, its history
+ * row ends). */
 __attribute__((format(printf, 4, 5)))
 static void complain(struct sched *s, struct sched_job *j, int kind,
                      const char *fmt, ...)
@@ -43,6 +52,10 @@ static void complain(struct sched *s, struct sched_job *j, int kind,
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
 	s->bad++;
+	if (kind == BAD_DROP) {
+		conn_fail(j->conn, ASTEAL__ERROR_CODE__INVALID, why);
+		return;
+	}
 	if (!(j->logged & 1u << kind)) {
 		j->logged |= 1u << kind;
 		log_warn("job %llu pid %d: %s (said once per job)",
@@ -60,6 +73,54 @@ uint64_t sched__quantum_now(const struct sched *s, uint64_t now)
 	return now > s->t0 ? (now - s->t0) / s->L : 0;
 }
 
+/* Whether a Feedback's fields are all ones a job could send at `now`;
+ * otherwise 0 with the first that is not, named, in why. */
+static int fields_ok(const struct sched_job *j, const Asteal__Feedback *fb,
+                     const uint64_t tot[4], uint64_t now, char *why,
+                     size_t len)
+{
+	static const char *const names[4] = { "work_ns", "steal_ns", "mug_ns",
+	                                      "allotted_ns" };
+	uint64_t span = now - j->joined + PROTO_USAGE_SLACK_MS * 1000000ull;
+	uint64_t most = span > UINT64_MAX / (uint64_t)j->workers
+	                ? UINT64_MAX : span * (uint64_t)j->workers;
+
+	if (fb->desire > (uint32_t)j->workers) {
+		snprintf(why, len, "Feedback.desire %u is above the job's %d workers",
+		         fb->desire, j->workers);
+		return 0;
+	}
+	if (!isfinite(fb->desire_real) || fb->desire_real < 0 ||
+	    fb->desire_real > (double)j->workers) {
+		snprintf(why, len, "Feedback.desire_real %g is not a number from 0 "
+		         "to the job's %d workers", fb->desire_real, j->workers);
+		return 0;
+	}
+	if ((int)fb->quantum_class < ASTEAL__QUANTUM_CLASS__CLASS_UNSPECIFIED ||
+	    (int)fb->quantum_class > ASTEAL__QUANTUM_CLASS__DEPRIVED) {
+		snprintf(why, len, "Feedback.quantum_class %d is not a class",
+		         (int)fb->quantum_class);
+		return 0;
+	}
+	for (int k = 0; k < 4; k++) {
+		if (tot[k] < j->tot[k]) {
+			snprintf(why, len, "Feedback.%s went back, from %llu to %llu "
+			         "(totals since the Welcome only grow)", names[k],
+			         (unsigned long long)j->tot[k],
+			         (unsigned long long)tot[k]);
+			return 0;
+		}
+		if (tot[k] > most) {
+			snprintf(why, len, "Feedback.%s %llu is more than the job's %d "
+			         "workers could use in the %.3f s since it joined",
+			         names[k], (unsigned long long)tot[k], j->workers,
+			         (double)(now - j->joined) * 1e-9);
+			return 0;
+		}
+	}
+	return 1;
+}
+
 /* Take a job's Feedback. */
 void sched_feedback(struct sched *s, struct sched_job *j,
                     const Asteal__Feedback *fb)
@@ -67,14 +128,14 @@ void sched_feedback(struct sched *s, struct sched_job *j,
 	struct exchange_feedback f;
 	uint64_t now = qtime_now_ns(), qnow = sched__quantum_now(s, now);
 	uint64_t tot[4];
-	int desire;
+	char why[200];
 
 	exchange_feedback_from(&f, fb);
 	s->feedbacks++;
 	if (f.quantum > qnow) {
-		complain(s, j, BAD_FUTURE, "a Feedback for quantum %llu, which has "
-		         "not begun (quantum %llu runs): ignored",
-		         (unsigned long long)f.quantum, (unsigned long long)qnow);
+		complain(s, j, BAD_DROP, "Feedback.quantum %llu has not begun "
+		         "(quantum %llu runs)", (unsigned long long)f.quantum,
+		         (unsigned long long)qnow);
 		return;
 	}
 	if (qnow - f.quantum > s->past) {
@@ -88,31 +149,20 @@ void sched_feedback(struct sched *s, struct sched_job *j,
 		         "per quantum): ignored", (unsigned long long)f.quantum);
 		return;
 	}
-	j->closable = f.quantum + 1;
-	desire = f.desire > (uint32_t)j->workers ? j->workers : (int)f.desire;
-	if (desire != (int)f.desire)
-		complain(s, j, BAD_DESIRE, "desire %u is above the job's %d "
-		         "workers: taken as %d", f.desire, j->workers, desire);
-	if (!isfinite(f.desire_real) || f.desire_real < 0 ||
-	    f.desire_real > (double)j->workers) {
-		complain(s, j, BAD_REAL, "desire_real %g is not a number from 0 to "
-		         "%d: taken as %d", f.desire_real, j->workers, desire);
-		f.desire_real = desire;
-	}
 	tot[0] = f.work_ns;
 	tot[1] = f.steal_ns;
 	tot[2] = f.mug_ns;
 	tot[3] = f.allotted_ns;
-	if (tot[0] < j->tot[0] || tot[1] < j->tot[1] || tot[2] < j->tot[2] ||
-	    tot[3] < j->tot[3]) {
-		complain(s, j, BAD_USAGE, "usage totals went back: ignored");
-	} else {
-		if (history_usage(s->hist, (int64_t)j->id,
-		                  (int64_t)(tot[0] - j->tot[0]), (int64_t)(tot[1] - j->tot[1]),
-		                  (int64_t)(tot[2] - j->tot[2]), (int64_t)(tot[3] - j->tot[3])) < 0)
-			log_warn("history: %s", history_error(s->hist));
-		memcpy(j->tot, tot, sizeof(tot));
+	if (!fields_ok(j, fb, tot, now, why, sizeof(why))) {
+		complain(s, j, BAD_DROP, "%s", why);
+		return;                 /* j is leaving: touch nothing */
 	}
+	j->closable = f.quantum + 1;
+	if (history_usage(s->hist, (int64_t)j->id,
+	                  (int64_t)(tot[0] - j->tot[0]), (int64_t)(tot[1] - j->tot[1]),
+	                  (int64_t)(tot[2] - j->tot[2]), (int64_t)(tot[3] - j->tot[3])) < 0)
+		log_warn("history: %s", history_error(s->hist));
+	memcpy(j->tot, tot, sizeof(tot));
 	if (j->silent) {
 		j->silent = 0;
 		s->nsilent--;
@@ -121,9 +171,9 @@ void sched_feedback(struct sched *s, struct sched_job *j,
 		         j->name);
 	}
 	sched__heard_now(s, j, now);
-	if (desire != j->desire || (f.cls >= 0 && f.cls != j->cls))
+	if ((int)f.desire != j->desire || (f.cls >= 0 && f.cls != j->cls))
 		sched__touch(s, j);
-	j->desire = desire;
+	j->desire = (int)f.desire;
 	j->desire_real = f.desire_real;
 	if (f.cls >= 0)
 		j->cls = f.cls;

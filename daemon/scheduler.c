@@ -18,6 +18,14 @@
  * (history_advance); every tick ends with history_flush, which writes a
  * share of the closed runs and commits them once a second (history.h).
  *
+ * DEQ shares the CPUs among the users first (--share user, the
+ * default: deq_allot_users) or among the jobs (--share job:
+ * deq_allot_changes).  The users are a small table by uid, each job's DEQ
+ * state naming its user's place there (deq_job.user); a user joins with
+ * its first job, and leaves at the first tick after its last job left, so
+ * that a user whose job is replaced between two ticks keeps its place in
+ * the turns; places are renumbered only when users come and go.
+ *
  * With --handover release a CPU DEQ moves from one job to another is
  * granted only once the job losing it said Released (handover.c), or
  * after a quarter of a quantum: the losing job gets its Allot at once,
@@ -164,6 +172,94 @@ static void remove_by_index(struct sched *s, struct sched_job *j)
 	s->njobs--;
 	for (int i = at; i < s->njobs; i++)
 		s->jobs[i]->index = i;
+}
+
+/* users[]'s place for uid: where it is, or where it would go. */
+static int user_place(const struct sched *s, uid_t uid)
+{
+	int lo = 0, hi = s->nusers;
+
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (s->users[mid].uid < uid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* One more job of uid: the user's place in users[] (a new user is put
+ * there, and the jobs' places after it move up), or -1 when out of
+ * memory. */
+static int user_join(struct sched *s, uid_t uid)
+{
+	int at = user_place(s, uid);
+
+	if (at < s->nusers && s->users[at].uid == uid) {
+		s->users[at].njobs++;
+		return at;
+	}
+	if (s->nusers == s->ucap) {
+		int cap = s->ucap ? 2 * s->ucap : 8;
+		struct sched_user *users = realloc(s->users, (size_t)cap * sizeof(*users));
+		struct deq_user *udeq;
+
+		if (users == NULL)
+			return -1;
+		s->users = users;
+		udeq = realloc(s->udeq, (size_t)cap * sizeof(*udeq));
+		if (udeq == NULL)
+			return -1;
+		s->udeq = udeq;
+		s->ucap = cap;
+	}
+	memmove(&s->users[at + 1], &s->users[at],
+	        (size_t)(s->nusers - at) * sizeof(s->users[0]));
+	memmove(&s->udeq[at + 1], &s->udeq[at],
+	        (size_t)(s->nusers - at) * sizeof(s->udeq[0]));
+	s->users[at].uid = uid;
+	s->users[at].njobs = 1;
+	memset(&s->udeq[at], 0, sizeof(s->udeq[at]));
+	s->nusers++;
+	for (int i = 0; i < s->njobs; i++)
+		if (s->deq[i].user >= at)
+			s->deq[i].user++;
+	return at;
+}
+
+/* Drop the users whose last job left (at a tick, before DEQ), and move
+ * the jobs' places down to match. */
+static void users_prune(struct sched *s)
+{
+	int n = 0;
+
+	if (!s->users_gone)
+		return;
+	s->users_gone = 0;
+	for (int u = 0; u < s->nusers; u++) {
+		s->users[u].to = n;
+		n += s->users[u].njobs > 0;
+	}
+	for (int i = 0; i < s->njobs; i++)
+		s->deq[i].user = s->users[s->deq[i].user].to;
+	n = 0;
+	for (int u = 0; u < s->nusers; u++) {
+		if (s->users[u].njobs == 0)
+			continue;
+		s->users[n] = s->users[u];
+		s->udeq[n++] = s->udeq[u];
+	}
+	s->nusers = n;
+}
+
+/* One job of the user at place u left: the user goes at the next tick if
+ * that was its last. */
+static void user_leave(struct sched *s, int u)
+{
+	if (--s->users[u].njobs == 0)
+		s->users_gone = 1;
 }
 
 /* The connected job with this id, or NULL (binary search: id order). */
@@ -376,9 +472,14 @@ static void tick(struct sched *s, uint64_t start)
 		j = s->touched[k];
 		s->deq[j->index].desire = j->silent ? 0 : j->desire;
 	}
+	users_prune(s);
 	t = qtime_now_ns();
 	if (s->njobs > 0 &&
-	    deq_allot_changes(s->P, s->deq, s->njobs, s->q, s->changed, &nc) < 0) {
+	    (s->conf->share == CONF_SHARE_USER
+	     ? deq_allot_users(s->P, s->deq, s->njobs, s->udeq, s->nusers, s->q,
+	                       s->changed, &nc)
+	     : deq_allot_changes(s->P, s->deq, s->njobs, s->q, s->changed,
+	                         &nc)) < 0) {
 		log_error("DEQ failed for quantum %llu: %s", (unsigned long long)s->q,
 		          strerror(errno));
 		nc = 0;
@@ -564,6 +665,8 @@ void sched_free(struct sched *s)
 	free(s->jobs);
 	free(s->deq);
 	free(s->changed);
+	free(s->users);
+	free(s->udeq);
 	free(s->touched);
 	free(s->held);
 	free(s);
@@ -596,6 +699,7 @@ struct sched_job *sched_job_add(struct sched *s, struct conn *conn,
 	struct sched_job *j;
 	struct history_job hj;
 	int64_t id;
+	int u;
 
 	if (s->njobs >= s->conf->max_jobs) {
 		snprintf(why, whylen, "at the limit of %d jobs", s->conf->max_jobs);
@@ -607,7 +711,7 @@ struct sched_job *sched_job_add(struct sched *s, struct conn *conn,
 		return NULL;
 	}
 	j = calloc(1, sizeof(*j));
-	if (j == NULL || reserve(s) < 0) {
+	if (j == NULL || reserve(s) < 0 || (u = user_join(s, uid)) < 0) {
 		free(j);
 		snprintf(why, whylen, "out of memory");
 		return NULL;
@@ -633,6 +737,7 @@ struct sched_job *sched_job_add(struct sched *s, struct conn *conn,
 	id = id_granted ? (int64_t)id_granted : history_job_begin(s->hist, &hj);
 	if (id <= 0) {
 		snprintf(why, whylen, "history: %s", history_error(s->hist));
+		user_leave(s, u);
 		free(j);
 		return NULL;
 	}
@@ -642,7 +747,9 @@ struct sched_job *sched_job_add(struct sched *s, struct conn *conn,
 		         history_error(s->hist));
 	j->id = (uint64_t)id;
 	insert_by_id(s, j);
-	sched__heard_now(s, j, qtime_now_ns());
+	s->deq[j->index].user = u;
+	j->joined = qtime_now_ns();
+	sched__heard_now(s, j, j->joined);
 	j->fresh = 1;                   /* an Allot at the next tick */
 	sched__touch(s, j);
 	log_info("job %llu '%s' %s: uid %d pid %d, %d workers",
@@ -677,6 +784,7 @@ void sched_job_remove(struct sched *s, struct sched_job *j)
 		drop_from(s->touched, &s->ntouched, j);
 	if (j->held)
 		drop_from(s->held, &s->nheld, j);
+	user_leave(s, s->deq[j->index].user);
 	remove_by_index(s, j);
 	log_info("job %llu '%s' left: its %d CPUs go back at %s tick",
 	         (unsigned long long)j->id, j->name, deq_set_count(&j->sent),

@@ -67,11 +67,14 @@ uint64_t sched_job_id(const struct sched_job *j);
  * and its history row is closed. */
 void sched_job_remove(struct sched *s, struct sched_job *j);
 
-/* A job's Feedback arrived: checked (a quantum that has not begun or ended
- * long ago, a second Feedback for a quantum, a desire above the job's
- * workers, a desire_real that is not a number in range, usage totals
- * going back), refused or clamped with an Error to the job and a log
- * line, never more; otherwise taken for the next tick. */
+/* A job's Feedback arrived: checked, and taken for the next tick.  A
+ * field no job could send (a quantum that has not begun, a desire above
+ * the job's workers, a desire_real that is not a number in range, an
+ * unknown class, usage totals going back or beyond what its workers could
+ * use) drops the job (an Error naming the field, then conn_fail: j is
+ * gone or going when this returns); a Feedback for a quantum that ended
+ * long ago or a second one for a quantum is refused with an Error and
+ * ignored. */
 void sched_feedback(struct sched *s, struct sched_job *j,
                     const Asteal__Feedback *fb);
 

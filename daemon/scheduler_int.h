@@ -37,6 +37,8 @@ struct sched_job {
 	uint64_t closable;             /* the next Feedback closes this
 	                                  quantum or a later one */
 	uint64_t heard;                /* its last Feedback, or its join */
+	uint64_t joined;               /* when it joined: its usage totals
+	                                  count from about then */
 	int silent;                    /* counted as desiring nothing */
 	int touched, held, fresh;      /* in s->touched, in s->held; its
 	                                  first Allot is due */
@@ -51,6 +53,15 @@ struct sched_job {
 	unsigned logged;               /* kinds of bad input logged */
 	char cpus[CPULIST_MAX * 5];    /* its CPUs as a list, for the history */
 	struct sched_job *older, *newer;   /* by last heard (not if silent) */
+};
+
+/* A user with connected jobs (--share user): DEQ's fairness state for
+ * it lives in the same place of sched.udeq. */
+struct sched_user {
+	uid_t uid;
+	int njobs;                     /* its jobs connected now */
+	int to;                        /* its place once the users without
+	                                  jobs are gone (users_prune) */
 };
 
 struct sched {
@@ -69,6 +80,11 @@ struct sched {
 	struct sched_job **jobs;       /* in id order: DEQ's stable order */
 	struct deq_job *deq;           /* DEQ's state, as jobs[] */
 	int *changed;                  /* DEQ's list of changed jobs */
+	struct sched_user *users;      /* by uid: the users with jobs, and
+	                                  those whose last job left since
+	                                  the last tick */
+	struct deq_user *udeq;         /* DEQ's state, as users[] */
+	int nusers, ucap, users_gone;  /* users_gone: some have no job */
 	struct sched_job **touched, **held;
 	int njobs, cap, ntouched, nheld, nsilent, clients;
 	struct sched_job *oldest, *newest;  /* by last heard */

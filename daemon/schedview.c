@@ -53,6 +53,7 @@ void sched_status(struct sched *s, Asteal__Status *st)
 	st->silent_jobs = (uint32_t)s->nsilent;
 	st->revocations = s->revocations;
 	st->handover = (char *)conf_handover_name(s->conf->handover);
+	st->share = (char *)conf_share_name(s->conf->share);
 }
 
 /* Whether id is among ids (all when n == 0). */

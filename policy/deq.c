@@ -35,6 +35,34 @@
  * would be among the first r' deprived jobs in turn order at that level.
  * So allotment = min(desire, availability) for every job.
  *
+ * Users first (deq_allot_users).  Each job names its user.  A user's
+ * desire D_u is min(P, sum of c_j over its jobs), and the users are
+ * water-filled among the P processors exactly as jobs are above, with
+ * credits of their own: user u is allotted a_u = min(D_u, A_u), A_u being
+ * its exact availability among users, and the a_u sum to
+ * min(P, sum_u D_u) = min(P, sum_j c_j).  Then each user's jobs are
+ * water-filled, by the same rules and with the jobs' own credits, among
+ * A_u processors, not a_u, with desires capped at min(P, A_u + 1) (which
+ * changes no result: a job asking more than A_u is deprived at every
+ * level up to A_u either way, and the cap keeps a pass's cost to its jobs
+ * and A_u; a user with A_u = 0 leaves its jobs deprived at level 0, so
+ * they keep their places in its queue).  A_u gives the same allotments
+ * as a_u: if u is deprived, a_u = A_u; if it is satisfied, D_u <= A_u,
+ * and D_u < P or A_u = P, so D_u = sum c_j and every job of u is
+ * satisfied among A_u processors as among a_u, with the same allotments
+ * (c_j) and credits (0).  So u's jobs get a_u in all, none more than it
+ * asked, and the sum over all jobs is min(P, sum_j c_j).  And A_u keeps
+ * availability exact: raising job j's desire to P raises D_u to P and
+ * leaves every other input of the users' pass as it was, so u then gets
+ * exactly A_u; among A_u processors, with j asking for P, j gets what the
+ * pass among A_u computes as j's availability.  Hence allotment =
+ * min(desire, availability) for every job here too.  Fairness: the users
+ * take turns for leftovers as jobs do above, so users whose demand stays
+ * unmet are within one processor-quantum of each other over any window,
+ * however many jobs each runs; within a user, its deprived jobs take the
+ * user's share in a round robin the same way, their order kept through
+ * quanta in which the user gets nothing.
+ *
  * Slots.  Input slots claimed by two jobs stay with the lower-indexed job
  * (the later claims are dropped).  A job whose allotment does not grow
  * keeps its lowest-numbered old slots; one that grows keeps them all and
@@ -51,7 +79,15 @@
  * this).
  *
  * Cost: O(n log n + P + 16 n) time; about 33 KiB of stack, and no
- * allocation unless n > DEQ_STACK_JOBS.
+ * allocation unless n > DEQ_STACK_JOBS.  Users first adds
+ * O(U log U + sum_u A_u) for U users, about 18 KiB more stack, and
+ * allocates only beyond DEQ_STACK_JOBS jobs or DEQ_STACK_USERS users.
+ *
+ * Every pass above (all jobs, the users, one user's jobs) is the same
+ * code: share() on a struct deq_pass, which names the jobs taking part
+ * (an index list into jobs[], or all of them), the processors they share
+ * and the cap on their desires; the users' pass runs on a scratch array
+ * of jobs standing for the users.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -62,6 +98,7 @@
 #define DEQ_WORDS (DEQ_MAX_PROCS / 64)
 #define DEQ_CREDIT_MAX ((int64_t)0x7fffffff)
 #define DEQ_STACK_JOBS 2048
+#define DEQ_STACK_USERS 64
 
 /* The per-call scratch space that depends only on P, and the list of
  * changed jobs being made (NULL when nobody asked). */
@@ -71,6 +108,15 @@ struct deq_work {
 	int32_t tree[DEQ_MAX_PROCS + 2];       /* histogram, then Fenwick */
 	int *changed;
 	int nchanged;
+};
+
+/* One water-filling pass: jobs[idx[k]] for k < n (jobs[k] when idx is
+ * NULL) share procs processors, their desires capped at cap (P, or less
+ * within a user's share: see the top of file). */
+struct deq_pass {
+	struct deq_job *jobs;
+	const int32_t *idx;
+	int n, procs, cap;
 };
 
 /* Job i changed: mark it, and list it the first time. */
@@ -95,10 +141,17 @@ static uint64_t word_mask(int w, int P)
 	return ((uint64_t)1 << (P - lo)) - 1;
 }
 
-/* A job's desire capped at P. */
-static int capped(const struct deq_job *j, int P)
+/* A job's desire capped. */
+static int capped(const struct deq_job *j, int cap)
 {
-	return j->desire < P ? j->desire : P;
+	return j->desire < cap ? j->desire : cap;
+}
+
+/* The k-th job of a pass, its index in jobs[] in *i. */
+static struct deq_job *pass_job(const struct deq_pass *p, int k, int *i)
+{
+	*i = p->idx != NULL ? p->idx[k] : k;
+	return &p->jobs[*i];
 }
 
 /* A credit brought into the range the turn order uses. */
@@ -162,21 +215,22 @@ static void claim_slots(int P, const struct deq_job *jobs, int n,
 	}
 }
 
-/* The water level L; fills sum[0..L] with S(l), using tree as histogram,
- * and *deprived with the number of jobs whose capped desire exceeds L. */
-static int water_level(int P, const struct deq_job *jobs, int n,
-		       struct deq_work *wk, int *deprived)
+/* The pass's water level L; fills sum[0..L] with S(l), using tree as
+ * histogram, and *deprived with the number of jobs whose capped desire
+ * exceeds L. */
+static int water_level(const struct deq_pass *p, struct deq_work *wk,
+		       int *deprived)
 {
 	int32_t *hist = wk->tree;
 	int64_t above;
-	int l = 0;
+	int l = 0, i;
 
-	memset(hist, 0, (size_t)(P + 1) * sizeof(*hist));
-	for (int i = 0; i < n; i++)
-		hist[capped(&jobs[i], P)]++;
+	memset(hist, 0, (size_t)(p->cap + 1) * sizeof(*hist));
+	for (int k = 0; k < p->n; k++)
+		hist[capped(pass_job(p, k, &i), p->cap)]++;
 	wk->sum[0] = 0;
-	above = n - hist[0];                   /* jobs with c > l */
-	while (l < P && wk->sum[l] + above <= P) {
+	above = p->n - hist[0];                /* jobs with c > l */
+	while (l < p->procs && wk->sum[l] + above <= p->procs) {
 		wk->sum[l + 1] = wk->sum[l] + above;
 		l++;
 		above -= hist[l];
@@ -227,17 +281,18 @@ static int key_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Fill keys with the turn order: larger credit first, then index order
- * from q mod n; the low 32 bits are the rotated index. */
-static void turn_order(const struct deq_job *jobs, int n, int qm,
-		       uint64_t *keys)
+/* Fill keys with the pass's turn order: larger credit first, then pass
+ * order from q mod n; the low 32 bits are the rotated place in the pass. */
+static void turn_order(const struct deq_pass *p, int qm, uint64_t *keys)
 {
-	for (int i = 0; i < n; i++) {
-		uint64_t rot = (uint64_t)(i >= qm ? i - qm : i - qm + n);
-		uint64_t behind = (uint64_t)(DEQ_CREDIT_MAX -
-					     clamp_credit(jobs[i].credit));
+	int n = p->n, i;
 
-		keys[i] = behind << 32 | rot;
+	for (int k = 0; k < n; k++) {
+		uint64_t rot = (uint64_t)(k >= qm ? k - qm : k - qm + n);
+		uint64_t behind = (uint64_t)(DEQ_CREDIT_MAX -
+					     clamp_credit(pass_job(p, k, &i)->credit));
+
+		keys[k] = behind << 32 | rot;
 	}
 	qsort(keys, (size_t)n, sizeof(*keys), key_cmp);
 }
@@ -245,23 +300,24 @@ static void turn_order(const struct deq_job *jobs, int n, int qm,
 /* Set every job's allotment, availability and credit, walking jobs in turn
  * order: leftovers to the first r of the m deprived ones, which then move
  * to the back of the queue. */
-static void allot_counts(int P, struct deq_job *jobs, int n, int qm, int L,
-			 int m, const uint64_t *keys, struct deq_work *wk)
+static void allot_counts(const struct deq_pass *p, int qm, int L, int m,
+			 const uint64_t *keys, struct deq_work *wk)
 {
+	int P = p->procs;
 	int64_t r = P - wk->sum[L];
 	int64_t k = 0;                         /* deprived jobs seen */
 	int counted = 0;
 
-	memset(wk->tree, 0, (size_t)(P + 2) * sizeof(wk->tree[0]));
-	for (int t = 0; t < n; t++) {
-		int i = (int)(keys[t] & 0xffffffffu) + qm;
+	memset(wk->tree, 0, (size_t)(p->cap + 2) * sizeof(wk->tree[0]));
+	for (int t = 0; t < p->n; t++) {
+		int at = (int)(keys[t] & 0xffffffffu) + qm, i;
 		struct deq_job *j;
 		int c, old_allot, old_avail;
 
-		if (i >= n)
-			i -= n;
-		j = &jobs[i];
-		c = capped(j, P);
+		if (at >= p->n)
+			at -= p->n;
+		j = pass_job(p, at, &i);
+		c = capped(j, p->cap);
 		old_allot = j->allotment;
 		old_avail = j->availability;
 		j->changed = 0;
@@ -291,9 +347,23 @@ static void allot_counts(int P, struct deq_job *jobs, int n, int qm, int L,
 		}
 		if (j->allotment != old_allot || j->availability != old_avail)
 			mark_changed(wk, j, i);
-		tree_add(wk->tree, P, c);
+		tree_add(wk->tree, p->cap, c);
 		counted++;
 	}
+}
+
+/* Water-fill one pass: every job's allotment, availability and credit. */
+static void share(const struct deq_pass *p, uint64_t q, uint64_t *keys,
+		  struct deq_work *wk)
+{
+	int L, m, qm;
+
+	if (p->n == 0)
+		return;
+	qm = (int)(q % (uint64_t)p->n);
+	L = water_level(p, wk, &m);
+	turn_order(p, qm, keys);
+	allot_counts(p, qm, L, m, keys, wk);
 }
 
 /* The old slots of jobs that lost one to another job's claim. */
@@ -418,8 +488,8 @@ int deq_allot_changes(int P, struct deq_job *jobs, int n, uint64_t q,
 {
 	uint64_t stack_keys[DEQ_STACK_JOBS];
 	struct deq_work wk;
+	struct deq_pass all = { jobs, NULL, n, P, P };
 	uint64_t *keys = stack_keys;
-	int L, m, qm;
 
 	if (nchanged != NULL)
 		*nchanged = 0;
@@ -438,14 +508,133 @@ int deq_allot_changes(int P, struct deq_job *jobs, int n, uint64_t q,
 			return -1;
 		}
 	}
-	qm = (int)(q % (uint64_t)n);
 	claim_slots(P, jobs, n, wk.owner);
-	L = water_level(P, jobs, n, &wk, &m);
-	turn_order(jobs, n, qm, keys);
-	allot_counts(P, jobs, n, qm, L, m, keys, &wk);
+	share(&all, q, keys, &wk);
 	place_slots(P, jobs, n, wk.owner, &wk);
 	if (keys != stack_keys)
 		free(keys);
+	if (nchanged != NULL)
+		*nchanged = wk.nchanged;
+	return 0;
+}
+
+/* Whether the users and the jobs' users are acceptable. */
+static int users_ok(const struct deq_job *jobs, int n,
+		    const struct deq_user *users, int nusers)
+{
+	if (nusers < 0 || (nusers > 0 && users == NULL))
+		return 0;
+	for (int i = 0; i < n; i++)
+		if (jobs[i].user < 0 || jobs[i].user >= nusers)
+			return 0;
+	return 1;
+}
+
+/* deq_allot_users' scratch space: on the stack up to DEQ_STACK_JOBS jobs
+ * and DEQ_STACK_USERS users, else on the heap (heap != NULL). */
+struct deq_scratch {
+	uint64_t *keys;            /* turn order, max(n, nusers) */
+	int32_t *order;            /* job indices grouped by user, n */
+	int32_t *start;            /* user u's jobs: order[start[u]..start[u+1]) */
+	struct deq_job *ujobs;     /* the users as the jobs of the first pass */
+	void *heap;
+};
+
+/* Point sc at the stack arrays, or at one allocation when they are too
+ * small: 0, or -1 (ENOMEM). */
+static int scratch_get(struct deq_scratch *sc, int n, int nusers)
+{
+	size_t nk = (size_t)(n > nusers ? n : nusers), nu = (size_t)nusers;
+	char *m;
+
+	sc->heap = NULL;
+	if (n <= DEQ_STACK_JOBS && nusers <= DEQ_STACK_USERS)
+		return 0;
+	m = malloc(nu * sizeof(*sc->ujobs) + nk * sizeof(*sc->keys) +
+		   ((size_t)n + nu + 1) * sizeof(*sc->order));
+	if (m == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	sc->heap = m;
+	sc->ujobs = (struct deq_job *)(void *)m;
+	sc->keys = (uint64_t *)(void *)(m + nu * sizeof(*sc->ujobs));
+	sc->order = (int32_t *)(void *)(sc->keys + nk);
+	sc->start = sc->order + n;
+	return 0;
+}
+
+/* The users' desires into ujobs[] (credits from users[]), and the jobs
+ * grouped by user in index order into order[] and start[]. */
+static void group_users(int P, const struct deq_job *jobs, int n,
+			const struct deq_user *users, int nusers,
+			struct deq_scratch *sc)
+{
+	for (int u = 0; u < nusers; u++) {
+		memset(&sc->ujobs[u], 0, sizeof(sc->ujobs[u]));
+		sc->ujobs[u].credit = users[u].credit;
+		sc->start[u + 1] = 0;
+	}
+	sc->start[0] = 0;
+	for (int i = 0; i < n; i++) {
+		struct deq_job *uj = &sc->ujobs[jobs[i].user];
+		int c = capped(&jobs[i], P);
+
+		uj->desire = c < P - uj->desire ? uj->desire + c : P;
+		sc->start[jobs[i].user + 1]++;
+	}
+	for (int u = 0; u < nusers; u++)
+		sc->start[u + 1] += sc->start[u];
+	for (int i = 0; i < n; i++)
+		sc->order[sc->start[jobs[i].user]++] = i;
+	for (int u = nusers; u > 0; u--)       /* back to the starts */
+		sc->start[u] = sc->start[u - 1];
+	sc->start[0] = 0;
+}
+
+/* DEQ among the users, then among each user's jobs (see the top of file). */
+int deq_allot_users(int P, struct deq_job *jobs, int n, struct deq_user *users,
+		    int nusers, uint64_t q, int *changed, int *nchanged)
+{
+	uint64_t stack_keys[DEQ_STACK_JOBS];
+	int32_t stack_order[DEQ_STACK_JOBS], stack_start[DEQ_STACK_USERS + 1];
+	struct deq_job stack_ujobs[DEQ_STACK_USERS];
+	struct deq_scratch sc = { stack_keys, stack_order, stack_start,
+				  stack_ujobs, NULL };
+	struct deq_pass among = { NULL, NULL, nusers, P, P };
+	struct deq_work wk;
+
+	if (nchanged != NULL)
+		*nchanged = 0;
+	if (!args_ok(P, jobs, n) || !users_ok(jobs, n, users, nusers)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (scratch_get(&sc, n, nusers) < 0)
+		return -1;
+	wk.changed = NULL;              /* the users' pass lists nothing */
+	wk.nchanged = 0;
+	group_users(P, jobs, n, users, nusers, &sc);
+	among.jobs = sc.ujobs;
+	share(&among, q, sc.keys, &wk);
+	for (int u = 0; u < nusers; u++) {
+		users[u].desire = sc.ujobs[u].desire;
+		users[u].allotment = sc.ujobs[u].allotment;
+		users[u].availability = sc.ujobs[u].availability;
+		users[u].credit = sc.ujobs[u].credit;
+	}
+	wk.changed = nchanged != NULL ? changed : NULL;
+	claim_slots(P, jobs, n, wk.owner);
+	for (int u = 0; u < nusers; u++) {
+		int a = sc.ujobs[u].availability;
+		struct deq_pass mine = { jobs, sc.order + sc.start[u],
+					 sc.start[u + 1] - sc.start[u], a,
+					 a < P ? a + 1 : P };
+
+		share(&mine, q, sc.keys, &wk);
+	}
+	place_slots(P, jobs, n, wk.owner, &wk);
+	free(sc.heap);
 	if (nchanged != NULL)
 		*nchanged = wk.nchanged;
 	return 0;

@@ -133,8 +133,8 @@ int exchange_decode_feedback(const uint8_t *p, size_t len,
 		unsigned field = tag >> 3;
 
 		/* One-byte tags of Feedback's own fields, each once, in order:
-		 * anything else (unknown or repeated fields, other wire types)
-		 * is protobuf-c's to judge. */
+		 * anything else (unknown or repeated fields, other wire types,
+		 * a class this side does not know) is protobuf-c's to judge. */
 		if (tag & 0x80 || field <= last || field < 1 || field > 8)
 			return 0;
 		last = field;
@@ -159,7 +159,11 @@ int exchange_decode_feedback(const uint8_t *p, size_t len,
 		case 5: m.steal_ns = v; break;
 		case 6: m.mug_ns = v; break;
 		case 7: m.allotted_ns = v; break;
-		default: m.quantum_class = (Asteal__QuantumClass)(int32_t)(uint32_t)v; break;
+		default:
+			if (v > ASTEAL__QUANTUM_CLASS__DEPRIVED)
+				return 0;
+			m.quantum_class = (Asteal__QuantumClass)v;
+			break;
 		}
 	}
 	exchange_feedback_from(fb, &m);

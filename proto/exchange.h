@@ -69,7 +69,8 @@ size_t exchange_encode_allot(uint8_t *buf, const struct exchange_allot *a);
 /* Decode a frame body (after the prefix, len bytes) that is an Envelope
  * holding a Feedback in the plain form a protobuf encoder writes: 1 with
  * *fb filled, or 0 for any other body (another message, unknown fields,
- * repeated or odd encodings, garbage), which the caller gives to
+ * repeated or odd encodings, a quantum_class that is not one of
+ * QuantumClass's values, garbage), which the caller gives to
  * frame_decode.  When it returns 1, frame_decode would return the same
  * Feedback. */
 int exchange_decode_feedback(const uint8_t *body, size_t len,

@@ -20,10 +20,16 @@
  * PROTO_HEARTBEAT_MS (the daemon may say another period in its Welcome);
  * a job silent for PROTO_SILENT_BEATS periods counts as desiring nothing
  * until it speaks again.  A Feedback closing a quantum that ended more than
- * PROTO_FEEDBACK_PAST_MS ago, or one that has not ended, is refused. */
+ * PROTO_FEEDBACK_PAST_MS ago is refused; one closing a quantum that has
+ * not begun drops its job.  A job's usage totals, cumulative since its
+ * Welcome, never exceed its workers times the time since then plus
+ * PROTO_USAGE_SLACK_MS (its first totals may count from its last quantum
+ * before it connected, up to libasteal's longest, 60 s, and its
+ * handshake, 1 s): a Feedback beyond drops its job. */
 #define PROTO_HEARTBEAT_MS 250u
 #define PROTO_SILENT_BEATS 4u
 #define PROTO_FEEDBACK_PAST_MS 10000u
+#define PROTO_USAGE_SLACK_MS 62000u
 
 /* The most job ids a HistoryRequest may name. */
 #define PROTO_HISTORY_MAX_IDS 256u

@@ -71,12 +71,13 @@ for k in ("daemon_version", "protocol_version", "cpus", "quantum_us", "jobs",
           "wake_p99_ns", "wake_max_ns", "changes_per_tick", "sends_per_tick",
           "feedbacks", "bad_feedbacks", "allots", "silent_jobs",
           "revocations", "revoke_p50_ns", "revoke_p99_ns", "revoke_max_ns",
-          "handover"):
+          "handover", "share"):
     assert k in s, "no " + k
 assert len(s["cpus"]) == P == s["ncpus"], (s["cpus"], P)
 assert s["quantum_us"] == 10000, s["quantum_us"]
 assert s["offset_us"] == 1000, s["offset_us"]
 assert s["handover"] == "release", s["handover"]
+assert s["share"] == "user", s["share"]
 assert s["tick_p50_ns"] <= s["tick_p99_ns"] <= s["tick_max_ns"]
 assert s["clients"] >= 1 and s["protocol_version"] == 2
 ' "$tmp/status.json" "$P" || fail "status --json: $(cat "$tmp/status.json")"

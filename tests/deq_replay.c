@@ -1,14 +1,17 @@
 /*
  * deq_replay.c - check that what asteald recorded is exactly DEQ's answer:
- * replay the recorded desires of every quantum through deq_allot (the same
- * module, fed as the scheduler feeds it: the jobs present in that quantum,
- * in id order, each with the state DEQ returned for it the quantum before,
- * a fresh state for a job new to the scheduler or back after an absence)
- * and compare the allotment, availability and CPU set of every job with
- * the history's.
+ * replay the recorded desires of every quantum through deq_allot_users,
+ * or deq_allot for a daemon run with --share job (the same module, fed as
+ * the scheduler feeds it: the jobs present in that quantum, in id order,
+ * each with the state DEQ returned for it the quantum before, a fresh
+ * state for a job new to the scheduler or back after an absence; their
+ * users, by uid, likewise) and compare the allotment, availability and
+ * CPU set of every job with the history's.
  *
- *   deq_replay DB CPULIST      exit 0 when every quantum matches; 1 with
- *                              the first mismatches; 2 on bad use
+ *   deq_replay DB CPULIST [user|job]
+ *                              the daemon's --share (default user); exit 0
+ *                              when every quantum matches; 1 with the
+ *                              first mismatches; 2 on bad use
  *
  * The database must hold one daemon run (quantum numbers restart with each
  * daemon).  CPULIST is the daemon's CPUs, e.g. 0-1 (slot i is the i-th).
@@ -30,6 +33,7 @@
 struct run {
 	long long job, first, last;
 	int desire, availability, allotment;
+	long long uid;
 	char cpus[64];
 };
 
@@ -38,7 +42,16 @@ struct run {
 struct job {
 	size_t run, end;        /* runs[run .. end) are this job's, cursor at run */
 	long long last_q;       /* the last quantum it was present in */
+	size_t user;            /* its user in users[] */
 	struct deq_job d;
+};
+
+/* One user (uid): DEQ's state for it after the quantum it last had a job
+ * present in, and its place among the users of the quantum replayed. */
+struct user {
+	long long uid, last_q;
+	int at;                 /* -1: no job in this quantum */
+	struct deq_user d;
 };
 
 /* Order runs by job, then first quantum. */
@@ -110,8 +123,9 @@ static long load(const char *path, struct run **out, long long *qmin,
 	size_t n = 0, cap = 0;
 
 	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db, "SELECT job, first_quantum, last_quantum, desire,"
-	                       " availability, allotment, cpus FROM allotments",
+	    sqlite3_prepare_v2(db, "SELECT a.job, a.first_quantum, a.last_quantum,"
+	                       " a.desire, a.availability, a.allotment, a.cpus, j.uid"
+	                       " FROM allotments a JOIN jobs j ON j.id = a.job",
 	                       -1, &st, NULL) != SQLITE_OK) {
 		fprintf(stderr, "deq_replay: %s: %s\n", path, sqlite3_errmsg(db));
 		sqlite3_close(db);
@@ -144,6 +158,7 @@ static long load(const char *path, struct run **out, long long *qmin,
 		r->allotment = sqlite3_column_int(st, 5);
 		snprintf(r->cpus, sizeof(r->cpus), "%s",
 		         (const char *)sqlite3_column_text(st, 6));
+		r->uid = sqlite3_column_int64(st, 7);
 		if (*qmin < 0 || r->first < *qmin)
 			*qmin = r->first;
 		if (r->last > *qmax)
@@ -156,24 +171,106 @@ static long load(const char *path, struct run **out, long long *qmin,
 	return (long)n;
 }
 
+/* Order users by uid. */
+static int by_uid(const void *a, const void *b)
+{
+	const struct user *x = a, *y = b;
+
+	return (x->uid > y->uid) - (x->uid < y->uid);
+}
+
+/* The distinct uids of the jobs into users[] (sorted, fresh states), each
+ * job's place there in its user: their number. */
+static size_t users_of(struct job *jobs, size_t njobs, const struct run *runs,
+                       struct user *users)
+{
+	size_t n = 0, i, k;
+
+	for (i = 0; i < njobs; i++) {
+		memset(&users[n], 0, sizeof(users[n]));
+		users[n].uid = runs[jobs[i].run].uid;
+		users[n++].last_q = -2;
+	}
+	qsort(users, n, sizeof(*users), by_uid);
+	for (i = k = 0; i < n; i++)
+		if (k == 0 || users[i].uid != users[k - 1].uid)
+			users[k++] = users[i];
+	for (i = 0; i < njobs; i++) {
+		size_t lo = 0, hi = k;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (users[mid].uid < runs[jobs[i].run].uid)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		jobs[i].user = lo;
+	}
+	return k;
+}
+
+/* The users of quantum q's jobs (present[0..n-1]), in uid order, into
+ * uin[] with their states (fresh for a user absent at q - 1), and each
+ * job's user index into in[]: their number. */
+static int users_in(struct user *users, size_t nusers, struct job *jobs,
+                    const size_t *present, size_t n, struct deq_job *in,
+                    struct deq_user *uin, long long q)
+{
+	size_t k, u;
+	int nu = 0;
+
+	for (u = 0; u < nusers; u++)
+		users[u].at = -1;
+	for (k = 0; k < n; k++)
+		users[jobs[present[k]].user].at = 0;
+	for (u = 0; u < nusers; u++) {
+		if (users[u].at < 0)
+			continue;
+		if (users[u].last_q != q - 1)
+			memset(&users[u].d, 0, sizeof(users[u].d));
+		users[u].at = nu;
+		uin[nu++] = users[u].d;
+	}
+	for (k = 0; k < n; k++)
+		in[k].user = users[jobs[present[k]].user].at;
+	return nu;
+}
+
+/* Keep the users' states after quantum q (uin from users_in). */
+static void users_keep(struct user *users, size_t nusers,
+                       const struct deq_user *uin, long long q)
+{
+	for (size_t u = 0; u < nusers; u++)
+		if (users[u].at >= 0) {
+			users[u].d = uin[users[u].at];
+			users[u].last_q = q;
+		}
+}
+
 int main(int argc, char **argv)
 {
 	struct run *runs = NULL;
 	struct skips sk;
 	long long nskipped = 0;
 	struct job *jobs;
+	struct user *users;
 	struct deq_job *in;
-	size_t *present;
+	struct deq_user *uin;
+	size_t *present, nusers;
 	long nruns;
 	size_t njobs = 0, i;
-	int cpus[CPULIST_MAX], P, bad = 0;
+	int cpus[CPULIST_MAX], P, bad = 0, by_user;
 	long long qmin, qmax, q, checked = 0;
 	char why[128];
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: deq_replay DB CPULIST\n");
+	if (argc < 3 || argc > 4 ||
+	    (argc == 4 && strcmp(argv[3], "user") != 0 && strcmp(argv[3], "job") != 0)) {
+		fprintf(stderr, "usage: deq_replay DB CPULIST [user|job]\n");
 		return 2;
 	}
+	by_user = argc < 4 || strcmp(argv[3], "user") == 0;
 	P = cpulist_parse(argv[2], cpus, CPULIST_MAX, why, sizeof(why));
 	if (P <= 0) {
 		fprintf(stderr, "deq_replay: %s: %s\n", argv[2], why);
@@ -187,9 +284,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	jobs = calloc((size_t)nruns, sizeof(*jobs));
+	users = calloc((size_t)nruns, sizeof(*users));
 	in = calloc((size_t)nruns, sizeof(*in));
+	uin = calloc((size_t)nruns, sizeof(*uin));
 	present = calloc((size_t)nruns, sizeof(*present));
-	if (jobs == NULL || in == NULL || present == NULL)
+	if (jobs == NULL || users == NULL || in == NULL || uin == NULL ||
+	    present == NULL)
 		return 2;
 	for (i = 0; i < (size_t)nruns; i++) {
 		if (i == 0 || runs[i].job != runs[i - 1].job) {
@@ -199,8 +299,10 @@ int main(int argc, char **argv)
 		}
 		jobs[njobs - 1].end = i + 1;
 	}
+	nusers = users_of(jobs, njobs, runs, users);
 	for (q = qmin; q <= qmax && bad < 10; q++) {
 		size_t n = 0, k;
+		int nu, rc;
 
 		/* The jobs present in quantum q, in id order. */
 		for (i = 0; i < njobs; i++) {
@@ -218,14 +320,21 @@ int main(int argc, char **argv)
 		}
 		if (n == 0)
 			continue;
+		nu = users_in(users, nusers, jobs, present, n, in, uin, q);
 		if (skipped(&sk, q)) {
 			/* No tick: DEQ did not run, everyone kept what they
 			 * had (their state goes on, unchanged). */
 			nskipped++;
-		} else if (deq_allot(P, in, (int)n, (uint64_t)q) < 0) {
-			fprintf(stderr, "deq_replay: quantum %lld: deq_allot failed\n", q);
-			return 1;
+		} else {
+			rc = by_user ? deq_allot_users(P, in, (int)n, uin, nu,
+			                               (uint64_t)q, NULL, NULL)
+			             : deq_allot(P, in, (int)n, (uint64_t)q);
+			if (rc < 0) {
+				fprintf(stderr, "deq_replay: quantum %lld: DEQ failed\n", q);
+				return 1;
+			}
 		}
+		users_keep(users, nusers, uin, q);
 		for (k = 0; k < n; k++) {
 			struct job *j = &jobs[present[k]];
 			const struct run *r = &runs[j->run];
@@ -251,13 +360,16 @@ int main(int argc, char **argv)
 		}
 		checked++;
 	}
-	printf("%lld quanta of %zu jobs replayed through DEQ (%lld without a "
-	       "tick): %s\n", checked, njobs, nskipped,
+	printf("%lld quanta of %zu jobs of %zu user%s replayed through DEQ, %s "
+	       "(%lld without a tick): %s\n", checked, njobs, nusers,
+	       nusers == 1 ? "" : "s", by_user ? "users first" : "flat", nskipped,
 	       bad ? "MISMATCH" : "every allotment, availability and CPU set equal");
 	free(runs);
 	free(sk.r);
 	free(jobs);
+	free(users);
 	free(in);
+	free(uin);
 	free(present);
 	return bad ? 1 : 0;
 }

@@ -1,7 +1,7 @@
 /*
  * test_conf.c - asteald's small modules: CPU lists (parse and format round
  * trips, every rejection, the allowed set), settings (defaults, every
- * option, the offset's default and bound, the handover modes, the gone
+ * option, the offset's default and bound, the handover and share modes, the gone
  * deadline-ms, the config file and its error lines, precedence, the
  * environment's defaults, bad values for every numeric option, long
  * paths, bad command lines, --help) and the log (level filtering, line
@@ -623,63 +623,116 @@ static void test_conf_offset(void **state)
 			    "quantum (10 ms)");
 }
 
+/* An option that takes one of two modes by name. */
+struct mode_opt {
+	const char *opt;                   /* its name, without dashes */
+	const char *names[2];              /* its modes, first and second */
+	int first, dflt;                   /* their values; the default's */
+	const char *(*name)(int);          /* conf_*_name */
+	int (*get)(const struct conf *);   /* the mode conf_load set */
+};
+
+/* The mode of --handover. */
+static int get_handover(const struct conf *c)
+{
+	return c->handover;
+}
+
+/* The mode of --share. */
+static int get_share(const struct conf *c)
+{
+	return c->share;
+}
+
+/* A mode option: its default, either mode by name on the command line
+ * (the last one wins) and in a file (the command line over it), nothing
+ * else, each refusal naming the two modes. */
+static void check_mode(const struct mode_opt *m)
+{
+	static const char *const bad[] = {
+		"x", "Release", "IMMEDIATE", "USER", "", "release ", "rel",
+		"jobs", "0", "1",
+	};
+	static struct conf c;
+	char path[PATH_MAX], want[PATH_MAX + 128], why[WHY], dashed[32],
+	     eq[2][48], modes[64], text[96];
+	int v0 = m->first, v1 = m->first + 1;
+
+	snprintf(dashed, sizeof(dashed), "--%s", m->opt);
+	snprintf(modes, sizeof(modes), "is not one of %s, %s", m->names[0],
+		 m->names[1]);
+	for (int i = 0; i < 2; i++) {
+		assert_string_equal(m->name(m->first + i), m->names[i]);
+		snprintf(eq[i], sizeof(eq[i]), "%s=%s", dashed, m->names[i]);
+	}
+	assert_string_equal(m->name(-1), "?");
+	assert_string_equal(m->name(v1 + 1), "?");
+
+	assert_int_equal(run_cfg(&c, why, NULL), 0);
+	assert_int_equal(m->get(&c), m->dflt);
+	assert_int_equal(run_cfg(&c, why, dashed, m->names[0], NULL), 0);
+	assert_int_equal(m->get(&c), v0);
+	assert_int_equal(run_cfg(&c, why, dashed, m->names[1], NULL), 0);
+	assert_int_equal(m->get(&c), v1);
+	assert_int_equal(run_cfg(&c, why, eq[0], NULL), 0);
+	assert_int_equal(m->get(&c), v0);
+	assert_int_equal(run_cfg(&c, why, eq[1], dashed, m->names[0], NULL), 0);
+	assert_int_equal(m->get(&c), v0);
+
+	assert_int_equal(run_cfg(&c, why, dashed, "x", NULL), -1);
+	snprintf(want, sizeof(want), "%s: 'x' %s", dashed, modes);
+	assert_string_equal(why, want);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *args[] = { dashed, bad[i], NULL };
+		const char *msg[] = { want, modes, NULL };
+
+		if (strcmp(bad[i], m->names[0]) == 0 ||
+		    strcmp(bad[i], m->names[1]) == 0)
+			continue;
+		snprintf(want, sizeof(want), "%s: '", dashed);
+		expect_error(args, msg);
+	}
+	assert_int_equal(run_cfg(&c, why, dashed, NULL), -1);
+	snprintf(want, sizeof(want), "%s needs a value", dashed);
+	assert_contains(why, want);
+
+	/* From a file, and the command line over it. */
+	snprintf(text, sizeof(text), "# mode\n%s = %s\n", m->opt, m->names[1]);
+	write_file("mode.conf", text, path, sizeof(path));
+	assert_int_equal(run(&c, why, "--config", path, NULL), 0);
+	assert_int_equal(m->get(&c), v1);
+	assert_int_equal(run(&c, why, "--config", path, dashed, m->names[0],
+			     NULL), 0);
+	assert_int_equal(m->get(&c), v0);
+	snprintf(text, sizeof(text), "\n%s = x\n", m->opt);
+	write_file("mode.conf", text, path, sizeof(path));
+	assert_int_equal(run(&c, why, "--config", path, NULL), -1);
+	snprintf(want, sizeof(want), "%s:2: %s: 'x' %s", path, m->opt, modes);
+	assert_string_equal(why, want);
+}
+
 /* --handover: release by default, either mode by name, nothing else. */
 static void test_conf_handover(void **state)
 {
-	static const char *const bad[] = {
-		"x", "Release", "IMMEDIATE", "", "release ", "rel", "0", "1",
+	static const struct mode_opt m = {
+		"handover", { "immediate", "release" }, CONF_HANDOVER_IMMEDIATE,
+		CONF_HANDOVER_RELEASE, conf_handover_name, get_handover,
 	};
-	static struct conf c;
-	char path[PATH_MAX], want[PATH_MAX + 128], why[WHY];
 
 	(void)state;
-	assert_string_equal(conf_handover_name(CONF_HANDOVER_IMMEDIATE),
-			    "immediate");
-	assert_string_equal(conf_handover_name(CONF_HANDOVER_RELEASE),
-			    "release");
-	assert_string_equal(conf_handover_name(-1), "?");
-	assert_string_equal(conf_handover_name(CONF_HANDOVER_RELEASE + 1),
-			    "?");
+	check_mode(&m);
+}
 
-	assert_int_equal(run_cfg(&c, why, NULL), 0);
-	assert_int_equal(c.handover, CONF_HANDOVER_RELEASE);
-	assert_int_equal(run_cfg(&c, why, "--handover", "immediate", NULL), 0);
-	assert_int_equal(c.handover, CONF_HANDOVER_IMMEDIATE);
-	assert_int_equal(run_cfg(&c, why, "--handover", "release", NULL), 0);
-	assert_int_equal(c.handover, CONF_HANDOVER_RELEASE);
-	assert_int_equal(run_cfg(&c, why, "--handover=immediate", NULL), 0);
-	assert_int_equal(c.handover, CONF_HANDOVER_IMMEDIATE);
-	assert_int_equal(run_cfg(&c, why, "--handover=release", "--handover",
-				 "immediate", NULL), 0);
-	assert_int_equal(c.handover, CONF_HANDOVER_IMMEDIATE);
+/* --share: user by default, either mode by name, nothing else. */
+static void test_conf_share(void **state)
+{
+	static const struct mode_opt m = {
+		"share", { "user", "job" }, CONF_SHARE_USER, CONF_SHARE_USER,
+		conf_share_name, get_share,
+	};
 
-	assert_int_equal(run_cfg(&c, why, "--handover", "x", NULL), -1);
-	assert_string_equal(why, "--handover: 'x' is not one of immediate, "
-			    "release");
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		const char *args[] = { "--handover", bad[i], NULL };
-		const char *msg[] = { "--handover: '",
-					"is not one of immediate, release",
-					NULL };
-
-		expect_error(args, msg);
-	}
-	assert_int_equal(run_cfg(&c, why, "--handover", NULL), -1);
-	assert_contains(why, "--handover needs a value");
-
-	/* From a file, and the command line over it. */
-	write_file("handover.conf", "# mode\nhandover = release\n", path,
-		   sizeof(path));
-	assert_int_equal(run(&c, why, "--config", path, NULL), 0);
-	assert_int_equal(c.handover, CONF_HANDOVER_RELEASE);
-	assert_int_equal(run(&c, why, "--config", path, "--handover",
-			     "immediate", NULL), 0);
-	assert_int_equal(c.handover, CONF_HANDOVER_IMMEDIATE);
-	write_file("handover.conf", "\nhandover = x\n", path, sizeof(path));
-	assert_int_equal(run(&c, why, "--config", path, NULL), -1);
-	snprintf(want, sizeof(want), "%s:2: handover: 'x' is not one of "
-		 "immediate, release", path);
-	assert_string_equal(why, want);
+	(void)state;
+	check_mode(&m);
 }
 
 /* deadline-ms, gone since protocol 2, is refused as an option (with or
@@ -1439,6 +1492,7 @@ int main(void)
 		cmocka_unit_test_setup(test_conf_options, clean_env),
 		cmocka_unit_test_setup(test_conf_offset, clean_env),
 		cmocka_unit_test_setup(test_conf_handover, clean_env),
+		cmocka_unit_test_setup(test_conf_share, clean_env),
 		cmocka_unit_test_setup(test_conf_deadline_gone, clean_env),
 		cmocka_unit_test_setup(test_conf_bad_numbers, clean_env),
 		cmocka_unit_test_setup(test_conf_bad_values, clean_env),

@@ -3,7 +3,11 @@
  * in turns (also with more jobs than processors, and by new arrivals),
  * stable CPU sets, jobs leaving and arriving, duplicate claims, bad
  * arguments, a randomized check of every invariant (availability against a
- * rerun with the desire raised to P), fairness under churn, and speed.
+ * rerun with the desire raised to P), fairness under churn, and speed;
+ * then DEQ users first (deq_allot_users): a user's many jobs against one
+ * job of another user, one job per user is flat DEQ, the invariants and
+ * exact availability on random inputs, turns among users over windows,
+ * bad users.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -89,6 +93,14 @@ static int subset(const struct deq_set *a, const struct deq_set *b)
 /* Assert that two sets are equal. */
 #define assert_same_set(a, b) \
 	assert_memory_equal((a), (b), sizeof(struct deq_set))
+
+/* Whether a job's allotment, availability or slots differ from before. */
+static int differs(const struct deq_job *a, const struct deq_job *before)
+{
+	return a->allotment != before->allotment ||
+	       a->availability != before->availability ||
+	       memcmp(&a->cpus, &before->cpus, sizeof(a->cpus)) != 0;
+}
 
 /* Check every invariant of one call: `before` is the input, `after` the
  * output of deq_allot(P, ., n, .). */
@@ -520,6 +532,20 @@ static void test_bad_args(void **state)
 	assert_int_equal(deq_allot(1, jobs, 0, 0), 0);
 }
 
+/* Between quanta: a tenth of the desires move (up to P + 3), a hundredth
+ * of the credits become garbage. */
+static void stir(struct deq_job *jobs, int n, int P, uint64_t *rng)
+{
+	for (int i = 0; i < n; i++) {
+		int r = rnd_int(rng, 0, 99);
+
+		if (r < 10)
+			jobs[i].desire = rnd_int(rng, 0, P + 3);
+		else if (r == 10)
+			jobs[i].credit = (int64_t)rnd_next(rng);
+	}
+}
+
 /* Random scenarios fed back quantum after quantum, with churn, garbage
  * credits and overlapping input sets: every invariant, every call. */
 static void test_random(void **state)
@@ -545,14 +571,7 @@ static void test_random(void **state)
 		}
 		for (int t = 0; t < 30; t++, q++) {
 			step(P, jobs, n, q, &rng, n <= 12 ? 12 : 2);
-			for (int i = 0; i < n; i++) {
-				int r = rnd_int(&rng, 0, 99);
-
-				if (r < 10)
-					jobs[i].desire = rnd_int(&rng, 0, P + 3);
-				else if (r == 10)
-					jobs[i].credit = (int64_t)rnd_next(&rng);
-			}
+			stir(jobs, n, P, &rng);
 			if (n > 0 && rnd_int(&rng, 0, 3) == 0)
 				remove_job(jobs, NULL, &n,
 					   rnd_int(&rng, 0, n - 1));
@@ -607,10 +626,7 @@ static void test_changes_listed(void **state)
 			}
 			listed += nc;
 			for (int i = 0; i < n; i++) {
-				int diff = jobs[i].allotment != before[i].allotment ||
-					   jobs[i].availability != before[i].availability ||
-					   memcmp(&jobs[i].cpus, &before[i].cpus,
-						  sizeof(jobs[i].cpus)) != 0;
+				int diff = differs(&jobs[i], &before[i]);
 
 				assert_int_equal(jobs[i].changed, diff);
 				assert_int_equal(seen[i], diff);
@@ -731,6 +747,376 @@ static void test_speed(void **state)
 	free(jobs);
 }
 
+/* ------------------------------------------------------ users first -- */
+
+/* Users on the heap (credit 0: new users). */
+static struct deq_user *users_new(int n)
+{
+	struct deq_user *u = calloc((size_t)(n > 0 ? n : 1), sizeof(*u));
+
+	assert_non_null(u);
+	return u;
+}
+
+/* Check availability against its definition for users first: rerun with
+ * job j's desire raised to P (same users' and jobs' credits, same q). */
+static void check_user_availability(int P, const struct deq_job *before,
+				    const struct deq_user *ubefore,
+				    const struct deq_job *after, int n,
+				    int nusers, uint64_t q, int j)
+{
+	struct deq_job *copy = jobs_new(n);
+	struct deq_user *ucopy = users_new(nusers);
+
+	memcpy(copy, before, (size_t)n * sizeof(*copy));
+	memcpy(ucopy, ubefore, (size_t)nusers * sizeof(*ucopy));
+	copy[j].desire = P;
+	assert_int_equal(deq_allot_users(P, copy, n, ucopy, nusers, q, NULL,
+					 NULL), 0);
+	assert_int_equal(copy[j].allotment, after[j].availability);
+	free(ucopy);
+	free(copy);
+}
+
+/* One checked users-first call: run (listing the changes), check every
+ * job invariant as for flat DEQ, the users' outputs, the list of changed
+ * jobs, and the availability of all jobs (n <= sample) or of `sample`
+ * random ones by brute force. */
+static void ustep(int P, struct deq_job *jobs, int n, struct deq_user *users,
+		  int nusers, uint64_t q, uint64_t *rng, int sample)
+{
+	struct deq_job *before = jobs_new(n);
+	struct deq_user *ubefore = users_new(nusers);
+	long *sum = calloc((size_t)(nusers > 0 ? nusers : 1), sizeof(long));
+	int *changed = calloc((size_t)(n > 0 ? n : 1), sizeof(int));
+	int nc = -1, listed = 0;
+
+	assert_non_null(sum);
+	assert_non_null(changed);
+	memcpy(before, jobs, (size_t)n * sizeof(*before));
+	memcpy(ubefore, users, (size_t)nusers * sizeof(*ubefore));
+	assert_int_equal(deq_allot_users(P, jobs, n, users, nusers, q, changed,
+					 &nc), 0);
+	check_call(P, before, jobs, n);
+	for (int i = 0; i < n; i++) {
+		int diff = differs(&jobs[i], &before[i]);
+
+		assert_int_equal(jobs[i].changed, diff);
+		listed += diff;
+		assert_int_equal(jobs[i].user, before[i].user);
+		sum[jobs[i].user] += before[i].desire < P ? before[i].desire : P;
+	}
+	assert_int_equal(nc, listed);
+	for (int k = 0; k < nc; k++)
+		assert_true(jobs[changed[k]].changed);
+	for (int u = 0; u < nusers; u++) {
+		long got = 0;
+
+		for (int i = 0; i < n; i++)
+			if (jobs[i].user == u)
+				got += jobs[i].allotment;
+		assert_int_equal(users[u].desire, sum[u] < P ? sum[u] : P);
+		assert_int_equal(users[u].allotment, got);
+		assert_int_equal(users[u].allotment,
+				 users[u].desire < users[u].availability ?
+				 users[u].desire : users[u].availability);
+		assert_true(users[u].credit >= 0);
+	}
+	if (n > 0 && n <= sample) {
+		for (int j = 0; j < n; j++)
+			check_user_availability(P, before, ubefore, jobs, n,
+						nusers, q, j);
+	} else if (n > 0) {
+		for (int k = 0; k < sample; k++)
+			check_user_availability(P, before, ubefore, jobs, n,
+						nusers, q, rnd_int(rng, 0, n - 1));
+	}
+	free(changed);
+	free(sum);
+	free(ubefore);
+	free(before);
+}
+
+/* Jobs of desire `many_d` for user 0 (`many` of them) and one job of
+ * desire `one_d` for user 1, on P processors for `quanta` quanta: user 1
+ * gets `want` every quantum, and user 0's jobs take turns (totals within
+ * one of each other over the whole run). */
+static void many_against_one(int P, int many, int many_d, int one_d,
+			     int want, int quanta)
+{
+	struct deq_job *jobs = jobs_new(many + 1);
+	struct deq_user users[2];
+	long total[64] = { 0 }, lo = 0, hi = 0;
+	uint64_t rng = 12;
+
+	assert_true(many < 64);
+	memset(users, 0, sizeof(users));
+	for (int i = 0; i < many; i++)
+		jobs[i].desire = many_d;
+	jobs[many].desire = one_d;
+	jobs[many].user = 1;
+	for (int q = 0; q < quanta; q++) {
+		ustep(P, jobs, many + 1, users, 2, (uint64_t)q, &rng, 4);
+		assert_int_equal(jobs[many].allotment, want);
+		assert_int_equal(users[1].allotment, want);
+		assert_int_equal(users[0].allotment, P - want);
+		for (int i = 0; i < many; i++)
+			total[i] += jobs[i].allotment;
+	}
+	for (int i = 0; i < many; i++) {
+		lo = i == 0 || total[i] < lo ? total[i] : lo;
+		hi = i == 0 || total[i] > hi ? total[i] : hi;
+	}
+	assert_true(hi - lo <= 1);
+	free(jobs);
+}
+
+/* A user's many jobs take no more than an equal user share: 30 jobs of
+ * desire 1 against one job of desire 2 on 2 processors leave that job 1
+ * every quantum (flat DEQ gives it about 2 in 31); against desire 8 on 8,
+ * 4. */
+static void test_users_many_jobs(void **state)
+{
+	struct deq_job jobs[31];
+	long flat = 0;
+
+	(void)state;
+	many_against_one(2, 30, 1, 2, 1, 300);
+	many_against_one(8, 30, 1, 8, 4, 300);
+	many_against_one(8, 30, 3, 2, 2, 100);  /* asks less than its share */
+	/* the same jobs under flat DEQ, for contrast */
+	memset(jobs, 0, sizeof(jobs));
+	for (int i = 0; i < 30; i++)
+		jobs[i].desire = 1;
+	jobs[30].desire = 2;
+	for (int q = 0; q < 310; q++) {
+		assert_int_equal(deq_allot(2, jobs, 31, (uint64_t)q), 0);
+		flat += jobs[30].allotment;
+	}
+	printf("30 jobs of one user against 1 of another on P=2, 310 quanta: "
+	       "the lone job gets 1 every quantum users first, %ld in all "
+	       "flat\n", flat);
+	assert_true(flat <= 40);
+}
+
+/* With one job per user, users first is flat DEQ: the same allotments,
+ * availabilities and slots, quantum after quantum, with churn. */
+static void test_users_one_job_each(void **state)
+{
+	struct deq_job *jobs = jobs_new(200), *flat = jobs_new(200);
+	struct deq_user *users = users_new(200);
+	uint64_t rng = 13;
+
+	(void)state;
+	for (int sc = 0; sc < 100; sc++) {
+		int P = rnd_int(&rng, 1, sc % 5 == 0 ? 200 : 16);
+		int n = rnd_int(&rng, 0, 3 * P < 200 ? 3 * P : 200);
+
+		for (int i = 0; i < n; i++) {
+			memset(&jobs[i], 0, sizeof(jobs[i]));
+			memset(&users[i], 0, sizeof(users[i]));
+			jobs[i].desire = rnd_int(&rng, 0, P + 2);
+			jobs[i].user = i;
+		}
+		memcpy(flat, jobs, (size_t)n * sizeof(*jobs));
+		for (int t = 0; t < 30; t++) {
+			uint64_t q = (uint64_t)(sc * 30 + t);
+
+			assert_int_equal(deq_allot_users(P, jobs, n, users, n, q,
+							 NULL, NULL), 0);
+			assert_int_equal(deq_allot(P, flat, n, q), 0);
+			for (int i = 0; i < n; i++) {
+				assert_int_equal(jobs[i].allotment, flat[i].allotment);
+				assert_int_equal(jobs[i].availability,
+						 flat[i].availability);
+				assert_same_set(&jobs[i].cpus, &flat[i].cpus);
+				assert_int_equal(users[i].credit, flat[i].credit);
+			}
+			for (int i = 0; i < n; i++)
+				if (rnd_int(&rng, 0, 4) == 0)
+					flat[i].desire = jobs[i].desire =
+						rnd_int(&rng, 0, P + 2);
+		}
+	}
+	free(users);
+	free(flat);
+	free(jobs);
+}
+
+/* Random users and jobs fed back quantum after quantum, with churn and
+ * garbage credits: every invariant and exact availability, every call. */
+static void test_users_random(void **state)
+{
+	struct deq_job *jobs = jobs_new(400);
+	struct deq_user *users = users_new(80);
+	int scenarios = (int)test_scale(300, 3, 10);
+	uint64_t rng = 14;
+
+	(void)state;
+	for (int sc = 0; sc < scenarios; sc++) {
+		int P = rnd_int(&rng, 1, sc % 4 == 0 ? 300 : 16);
+		int nusers = rnd_int(&rng, 1, sc % 3 == 0 ? 80 : 6);
+		int nmax = 3 * P + 3 < 400 ? 3 * P + 3 : 400;
+		int n = rnd_int(&rng, 0, nmax);
+		uint64_t q = rnd_next(&rng) % 1000;
+
+		memset(users, 0, (size_t)nusers * sizeof(*users));
+		for (int i = 0; i < n; i++) {
+			memset(&jobs[i], 0, sizeof(jobs[i]));
+			jobs[i].desire = rnd_int(&rng, 0, P + 3);
+			jobs[i].user = rnd_int(&rng, 0, nusers - 1);
+			if (rnd_int(&rng, 0, 9) == 0)   /* stray claims */
+				deq_set_add(&jobs[i].cpus, rnd_int(&rng, 0, P - 1));
+		}
+		for (int t = 0; t < 20; t++, q++) {
+			ustep(P, jobs, n, users, nusers, q, &rng, n <= 12 ? 12 : 3);
+			stir(jobs, n, P, &rng);
+			if (rnd_int(&rng, 0, 19) == 0)
+				users[rnd_int(&rng, 0, nusers - 1)].credit =
+					(int64_t)rnd_next(&rng);
+			if (n > 0 && rnd_int(&rng, 0, 3) == 0)
+				remove_job(jobs, NULL, &n, rnd_int(&rng, 0, n - 1));
+			if (n < nmax && rnd_int(&rng, 0, 3) == 0) {
+				int at = rnd_int(&rng, 0, n);
+
+				insert_job(jobs, NULL, &n, at,
+					   rnd_int(&rng, 0, P + 3), 0);
+				jobs[at].user = rnd_int(&rng, 0, nusers - 1);
+			}
+		}
+	}
+	free(users);
+	free(jobs);
+}
+
+/* More users than processors, each wanting more than it gets (its jobs'
+ * desires change, its demand stays unmet), beside users that come and go
+ * with small demands: the hungry users' totals stay within one
+ * processor-quantum of each other over every window, and so do the
+ * totals of each hungry user's jobs (their turns survive the quanta
+ * their user gets nothing). */
+static void test_users_take_turns(void **state)
+{
+	struct deq_job *jobs = jobs_new(64);
+	struct deq_user users[12];
+	int runs = (int)test_scale(40, 3, 10);
+	uint64_t rng = 15;
+
+	(void)state;
+	for (int run = 0; run < runs; run++) {
+		int P = rnd_int(&rng, 1, 5), g = rnd_int(&rng, P + 1, 8);
+		int n = 0, a[32], first[9];
+		struct fair f, fj[8];
+
+		memset(users, 0, sizeof(users));
+		for (int u = 0; u < g; u++) {           /* the hungry users */
+			int k = rnd_int(&rng, 1, 5);
+
+			first[u] = n;
+			first[u + 1] = n + k;
+
+			for (int i = 0; i < k; i++, n++) {
+				memset(&jobs[n], 0, sizeof(jobs[n]));
+				jobs[n].user = u;
+				jobs[n].desire = rnd_int(&rng, 1, 2);
+			}
+		}
+		for (; n < 40; n++) {                   /* the others */
+			memset(&jobs[n], 0, sizeof(jobs[n]));
+			jobs[n].user = rnd_int(&rng, g, 11);
+		}
+		fair_init(&f, g);
+		for (int u = 0; u < g; u++)
+			fair_init(&fj[u], first[u + 1] - first[u]);
+		for (int q = 0; q < 300; q++) {
+			ustep(P, jobs, n, users, 12, (uint64_t)q, &rng, 0);
+			for (int u = 0; u < g; u++) {
+				assert_true(users[u].allotment <= 1);
+				a[u] = users[u].allotment;
+				for (int i = first[u]; i < first[u + 1]; i++)
+					a[16 + i - first[u]] = jobs[i].allotment;
+				fair_add(&fj[u], a + 16);
+			}
+			fair_add(&f, a);
+			for (int i = 0; i < n; i++) {
+				if (jobs[i].user < g)   /* unmet: >= 1 each */
+					jobs[i].desire = rnd_int(&rng, 1, 2);
+				else if (rnd_int(&rng, 0, 5) == 0)
+					jobs[i].desire = rnd_int(&rng, 0, 1);
+			}
+		}
+	}
+	free(jobs);
+}
+
+/* Bad users fail with EINVAL and change nothing. */
+static void test_users_bad_args(void **state)
+{
+	struct deq_job jobs[2], copy[2];
+	struct deq_user users[2], ucopy[2];
+
+	(void)state;
+	set_desires(jobs, 2, (int[]){ 1, 1 });
+	memset(users, 0, sizeof(users));
+	for (int k = 0; k < 5; k++) {
+		int n = 2, nusers = 2;
+		struct deq_user *u = users;
+
+		switch (k) {
+		case 0: jobs[1].user = 2; break;        /* beyond nusers */
+		case 1: jobs[1].user = -1; break;
+		case 2: nusers = -1; break;
+		case 3: u = NULL; break;
+		case 4: nusers = 0; break;              /* jobs, no users */
+		}
+		memcpy(copy, jobs, sizeof(jobs));
+		memcpy(ucopy, users, sizeof(users));
+		errno = 0;
+		assert_int_equal(deq_allot_users(4, jobs, n, u, nusers, 0, NULL,
+						 NULL), -1);
+		assert_int_equal(errno, EINVAL);
+		assert_memory_equal(copy, jobs, sizeof(jobs));
+		assert_memory_equal(ucopy, users, sizeof(users));
+		jobs[1].user = 0;
+	}
+	jobs[0].desire = -1;                    /* deq_allot's cases too */
+	errno = 0;
+	assert_int_equal(deq_allot_users(4, jobs, 2, users, 2, 0, NULL, NULL), -1);
+	assert_int_equal(errno, EINVAL);
+	/* the edges that are fine: no jobs, users without jobs */
+	assert_int_equal(deq_allot_users(4, NULL, 0, NULL, 0, 0, NULL, NULL), 0);
+	assert_int_equal(deq_allot_users(4, NULL, 0, users, 2, 0, NULL, NULL), 0);
+	assert_int_equal(users[0].allotment, 0);
+	assert_int_equal(users[0].availability, 4);
+}
+
+/* Many users and jobs: the heap path (beyond 64 users, 2048 jobs). */
+static void test_users_large(void **state)
+{
+	int n = 3000, nusers = 100, P = 256;
+	struct deq_job *jobs = jobs_new(n);
+	struct deq_user *users = users_new(nusers);
+	long total = 0;
+
+	(void)state;
+	for (int i = 0; i < n; i++) {
+		jobs[i].desire = 1 + i % 3;
+		jobs[i].user = i % nusers;
+	}
+	for (int q = 0; q < 10; q++) {
+		assert_int_equal(deq_allot_users(P, jobs, n, users, nusers,
+						 (uint64_t)q, NULL, NULL), 0);
+		for (int u = 0; u < nusers; u++)
+			assert_true(users[u].allotment == P / nusers ||
+				    users[u].allotment == P / nusers + 1);
+	}
+	for (int i = 0; i < n; i++)
+		total += jobs[i].allotment;
+	assert_int_equal(total, P);
+	free(users);
+	free(jobs);
+}
+
 /* Run the tests. */
 int main(void)
 {
@@ -748,6 +1134,12 @@ int main(void)
 		cmocka_unit_test(test_changes_listed),
 		cmocka_unit_test(test_fairness_under_churn),
 		cmocka_unit_test(test_speed),
+		cmocka_unit_test(test_users_many_jobs),
+		cmocka_unit_test(test_users_one_job_each),
+		cmocka_unit_test(test_users_random),
+		cmocka_unit_test(test_users_take_turns),
+		cmocka_unit_test(test_users_bad_args),
+		cmocka_unit_test(test_users_large),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

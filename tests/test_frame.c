@@ -204,6 +204,7 @@ static int sample(Asteal__Envelope *env, struct store *s,
 		st->revoke_p99_ns = 700000;
 		st->revoke_max_ns = 900000;
 		st->handover = "release";
+		st->share = "user";
 		env->status = st;
 		break;
 	}
