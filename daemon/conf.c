@@ -69,7 +69,7 @@ enum opt_id {
 	OPT_SOCKET, OPT_DB, OPT_CPUS, OPT_QUANTUM, OPT_OFFSET, OPT_HANDOVER,
 	OPT_SHARE, OPT_FOREGROUND, OPT_LOG_LEVEL, OPT_RETENTION, OPT_MAX_JOBS,
 	OPT_MAX_CLIENTS, OPT_MAX_USER_JOBS, OPT_MAX_USER_CLIENTS,
-	OPT_HELLO_TIMEOUT, OPT_ADMIN_GROUP,
+	OPT_HELLO_TIMEOUT, OPT_ADMIN_GROUP, OPT_PRIVATE_HISTORY,
 	OPT_SOCKET_MODE, OPT_RT_PRIORITY, OPT_CONFIG, OPT_HELP,
 	OPT_VERSION,
 	OPT_GONE_DEADLINE,
@@ -99,6 +99,7 @@ static const struct opt opts[] = {
 	{ "max-user-clients", OPT_MAX_USER_CLIENTS, 1, 1 },
 	{ "hello-timeout-ms", OPT_HELLO_TIMEOUT, 1, 1 },
 	{ "admin-group", OPT_ADMIN_GROUP, 1, 1 },
+	{ "private-history", OPT_PRIVATE_HISTORY, 0, 1 },
 	{ "socket-mode", OPT_SOCKET_MODE, 1, 1 },
 	{ "rt-priority", OPT_RT_PRIORITY, 1, 1 },
 	{ "config", OPT_CONFIG, 1, 0 },
@@ -406,6 +407,18 @@ static int apply(struct load *ld, const struct opt *o, const char *value)
 			       HELLO_TIMEOUT_MAX_MS, &c->hello_timeout_ms);
 	case OPT_ADMIN_GROUP:
 		return set_group(ld, o, value);
+	case OPT_PRIVATE_HISTORY:
+		/* a switch on the command line, yes or no in the file */
+		if (value == NULL || strcmp(value, "yes") == 0) {
+			c->private_history = 1;
+			return 0;
+		}
+		if (strcmp(value, "no") == 0) {
+			c->private_history = 0;
+			return 0;
+		}
+		return fail(ld, "%s: '%s' is not yes or no",
+			    shown(ld, o, name, sizeof(name)), value);
 	case OPT_SOCKET_MODE:
 		return set_int(ld, o, value, 8, 0, 0777, &c->socket_mode);
 	case OPT_RT_PRIORITY:
@@ -721,6 +734,9 @@ const char *conf_usage(void)
 	"                       100 to 60000 (default 5000)\n"
 	"  --admin-group GROUP  members of GROUP are limited as root is, not as\n"
 	"                       users are (default none)\n"
+	"  --private-history    show users only their own jobs and history\n"
+	"                       (config: private-history = yes); without it\n"
+	"                       they see others' jobs without command lines\n"
 	"  --socket-mode OCTAL  the permissions of a socket asteald creates\n"
 	"                       (default 0666)\n"
 	"  --rt-priority N      run the scheduler as SCHED_FIFO priority N,\n"

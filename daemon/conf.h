@@ -7,7 +7,8 @@
  * ignored; keys are the long options without the dashes (socket, db, cpus,
  * quantum-ms, offset-us, handover, share, log-level, retention-days,
  * max-jobs, max-clients, max-user-jobs, max-user-clients, hello-timeout-ms,
- * admin-group, socket-mode, rt-priority).  The default file
+ * admin-group, private-history, socket-mode, rt-priority).  The switch
+ * private-history takes yes or no there.  The default file
  * /etc/asteal/asteald.conf is read when it exists; --config FILE must.  Errors name the file and line
  * ("asteald.conf:7: unknown key 'quantum'").  The option and key
  * deadline-ms, gone since protocol 2, are refused with a pointer to
@@ -78,6 +79,9 @@ struct conf {
 	int admin_gid;             /* --admin-group GROUP (name or number): its
 	                              members are limited as root is; -1: none */
 	char admin_group[64];
+	int private_history;       /* --private-history: a user sees only their
+	                              own jobs and history (default: others'
+	                              too, without their command lines) */
 	int rt_priority;           /* --rt-priority N: SCHED_FIFO priority, 0 for
 	                              SCHED_OTHER (default 1; 0 to 99) */
 	int socket_mode;           /* --socket-mode OCTAL (default 0666 for a private

@@ -361,10 +361,12 @@ static void dispatch(struct conn *c, const Asteal__Envelope *m, void *arg)
 			request_status(c, ctl->sched);
 			return;
 		case ASTEAL__ENVELOPE__MSG_JOBS_REQUEST:
-			request_jobs(c, ctl->sched, ctl->launch, m->jobs_request);
+			request_jobs(c, ctl->sched, ctl->launch, m->jobs_request,
+			             ctl->conf->private_history);
 			return;
 		case ASTEAL__ENVELOPE__MSG_HISTORY_REQUEST:
-			request_history(c, ctl->hist, m->history_request);
+			request_history(c, ctl->hist, m->history_request,
+			                ctl->conf->private_history);
 			return;
 		case ASTEAL__ENVELOPE__MSG_CANCEL_REQUEST:
 			request_cancel(c, ctl->sched, ctl->launch, m->cancel_request);
@@ -376,7 +378,8 @@ static void dispatch(struct conn *c, const Asteal__Envelope *m, void *arg)
 			request_job_exit(c, ctl->launch, m->job_exit);
 			return;
 		case ASTEAL__ENVELOPE__MSG_WAIT_REQUEST:
-			request_wait(c, ctl->launch, m->wait_request);
+			request_wait(c, ctl->launch, m->wait_request,
+			             ctl->conf->private_history);
 			return;
 		default:
 			break;
@@ -531,7 +534,7 @@ static int bind_socket(const char *path, int mode, char *why, size_t whylen)
 {
 	struct sockaddr_un sa;
 	struct stat st;
-	int fd;
+	int fd, bound = -1;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sun_family = AF_UNIX;
@@ -552,9 +555,18 @@ static int bind_socket(const char *path, int mode, char *why, size_t whylen)
 		log_info("replacing the stale socket %s", path);
 		unlink(path);
 	}
+	/* The mode is the socket's before bind (fchmod), so that the path
+	 * never exists with another one, and no chmod by path follows that
+	 * someone could point elsewhere; the umask is out of the way just
+	 * for the bind (the daemon has no other thread yet). */
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    chmod(path, (mode_t)mode) < 0 || listen(fd, 128) < 0) {
+	if (fd >= 0 && fchmod(fd, (mode_t)mode) == 0) {
+		mode_t old = umask(0);
+
+		bound = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+		umask(old);
+	}
+	if (fd < 0 || bound < 0 || listen(fd, 128) < 0) {
 		snprintf(why, whylen, "%s: %s", path, strerror(errno));
 		if (fd >= 0)
 			close(fd);

@@ -11,11 +11,15 @@
  */
 #include "history_int.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <sqlite3.h>
 
 #define APP_ID 0x41535448               /* "ASTH" */
@@ -404,6 +408,37 @@ static void destroy(struct history *h)
 	free(h);
 }
 
+/* Give the database file at path (created if missing; never through a
+ * symbolic link) and any -wal and -shm beside it their owner group and
+ * mode: 0, or -1 with errno. */
+static int set_modes(const char *path, int gid)
+{
+	static const char *const suffix[] = { "", "-wal", "-shm" };
+	mode_t mode = gid > 0 ? 0640 : 0600;
+	char p[4200];
+
+	for (size_t i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
+		int fd;
+
+		snprintf(p, sizeof(p), "%s%s", path, suffix[i]);
+		fd = open(p, O_RDWR | O_CLOEXEC | O_NOFOLLOW | (i == 0 ? O_CREAT : 0),
+		          mode);
+		if (fd < 0 && i > 0 && errno == ENOENT)
+			continue;
+		if (fd < 0 || (gid > 0 && fchown(fd, (uid_t)-1, (gid_t)gid) < 0) ||
+		    fchmod(fd, mode) < 0) {
+			int e = errno;
+
+			if (fd >= 0)
+				close(fd);
+			errno = e;
+			return -1;
+		}
+		close(fd);
+	}
+	return 0;
+}
+
 /* Open (creating if new) the history database at path. */
 struct history *history_open(const char *path, const struct history_opts *o,
 			     char *why, size_t whylen)
@@ -439,6 +474,13 @@ struct history *history_open(const char *path, const struct history_opts *o,
 	 * takes a global mutex for every malloc); refused, harmlessly, once
 	 * SQLite is initialised. */
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	if (strcmp(path, ":memory:") != 0 && set_modes(path, o->group_gid) < 0) {
+		if (why != NULL && whylen > 0)
+			snprintf(why, whylen, "history %s: cannot open: %s", path,
+			         strerror(errno));
+		free(h);
+		return NULL;
+	}
 	rc = sqlite3_open_v2(path, &h->db, SQLITE_OPEN_READWRITE |
 			     SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK) {

@@ -96,6 +96,10 @@ struct history_opts {
 	size_t max_queue;      /* closed runs waiting for a flush; beyond
 				  this they are dropped (counted); default
 				  1048576 */
+	int group_gid;         /* > 0: the files are this group's and it
+				  may read them (0640); else 0600; whatever
+				  the umask, and SQLite gives the -wal and
+				  -shm files the database's */
 };
 
 /* The quality of a quantum for its job (A-STEAL's feedback). */
@@ -171,6 +175,9 @@ struct history_filter {
 	int64_t after_job;    /* jobs: ids above this; runs: after ... */
 	int64_t after_start_ns;  /* ... (after_job, after_start_ns, after_run) */
 	int64_t after_run;
+	int by_uid;           /* only uid's jobs and their runs (memset 0:
+	                         every user's) */
+	int64_t uid;
 };
 
 /* Callbacks of history_query(): return 0 to go on, nonzero to stop. */

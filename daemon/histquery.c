@@ -23,12 +23,14 @@
 	" j.workers, j.allotted_ns"
 #define JOB_WHERE " (j.end_ns IS NULL OR j.end_ns >= ?1)" \
 	" AND (?2 = 0 OR j.start_ns <= ?2) AND j.id > ?4" \
+	" AND (?9 IS NULL OR j.uid = ?9)" \
 	" ORDER BY j.id LIMIT ?3"
 #define RUN_COLS "a.job, a.first_quantum, a.last_quantum, a.start_ns," \
 	" a.end_ns, a.desire, a.availability, a.allotment, a.cpus," \
 	" a.work_ns, a.steal_ns, a.mug_ns, a.class, a.allotted_ns, a.id"
 #define RUN_WHERE " a.end_ns >= ?1 AND (?2 = 0 OR a.start_ns <= ?2)" \
 	" AND (a.job, a.start_ns, a.id) > (?4, ?5, ?6)" \
+	" AND (?9 IS NULL OR a.job IN (SELECT id FROM jobs WHERE uid = ?9))" \
 	" ORDER BY a.job, a.start_ns, a.id LIMIT ?3"
 
 /* The read side's statements, ST_QUERY on (history.c prepares them at
@@ -57,13 +59,17 @@ const char *const hist_query_sql[ST_COUNT - ST_QUERY] = {
 		"  FROM pragma_page_count() p, pragma_page_size() s)",
 };
 
-/* Bind since, until, limit and where to start to a query statement
- * (jobs: after a job id; runs: after a place in the order). */
+/* Bind since, until, limit, where to start (jobs: after a job id; runs:
+ * after a place in the order) and whose jobs (?9) to a query statement. */
 static sqlite3_stmt *bind_window(sqlite3_stmt *s,
 				 const struct history_filter *f, int runs)
 {
 	int64_t limit = f->limit > 0 ? f->limit : (int64_t)-1;
 
+	if (f->by_uid)
+		sqlite3_bind_int64(s, 9, f->uid);
+	else
+		sqlite3_bind_null(s, 9);
 	if (runs)
 		return hist_bind(s, "LLLLLL", f->since_ns, f->until_ns, limit,
 				 f->after_job, f->after_start_ns, f->after_run);

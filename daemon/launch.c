@@ -562,21 +562,28 @@ Asteal__ErrorCode launch_exit(struct launch *l, struct conn *c, uid_t uid,
 
 /* A WaitRequest. */
 Asteal__ErrorCode launch_wait(struct launch *l, struct conn *c, uint64_t id,
-                              char *why, size_t whylen)
+                              int64_t only_uid, char *why, size_t whylen)
 {
+	struct launch_job *j = find(l, id);
 	struct launch_waiter *o;
 	struct launch_wait *w, **head;
 	struct row r;
-	int have;
+	uid_t owner = 0;
+	int have = 1;
 
-	if (find(l, id) == NULL && sched_job_owner(l->sched, id, NULL) != 0) {
+	if (j != NULL)
+		owner = j->uid;
+	else if (sched_job_owner(l->sched, id, &owner) != 0) {
 		have = row_get(l, id, &r);
-		if (have != 1) {
-			snprintf(why, whylen, "job %llu: %s", (unsigned long long)id,
-			         have < 0 ? history_error(l->hist) : "no such job");
-			return have < 0 ? ASTEAL__ERROR_CODE__INTERNAL
-			                : ASTEAL__ERROR_CODE__NOT_FOUND;
-		}
+		owner = (uid_t)r.info.uid;
+	}
+	if (have == 1 && only_uid >= 0 && (int64_t)owner != only_uid)
+		have = 0;               /* not shown to this user: not there */
+	if (have != 1) {
+		snprintf(why, whylen, "job %llu: %s", (unsigned long long)id,
+		         have < 0 ? history_error(l->hist) : "no such job");
+		return have < 0 ? ASTEAL__ERROR_CODE__INTERNAL
+		                : ASTEAL__ERROR_CODE__NOT_FOUND;
 	}
 	o = waiter_of(l, c, 1);
 	if (o != NULL && o->nwaits >= LAUNCH_CONN_WAITS) {
@@ -606,7 +613,7 @@ Asteal__ErrorCode launch_wait(struct launch *l, struct conn *c, uint64_t id,
 	l->waits.count++;
 	/* A job that is neither launched nor connected has ended (a row a
 	 * previous daemon left open counts as ended: nobody runs it now). */
-	if (find(l, id) == NULL && sched_job_owner(l->sched, id, NULL) != 0)
+	if (j == NULL && sched_job_owner(l->sched, id, NULL) != 0)
 		answer_waiters(l, id);
 	return 0;
 }

@@ -59,10 +59,10 @@ Asteal__ErrorCode launch_exit(struct launch *l, struct conn *c, uid_t uid,
 #define LAUNCH_CONN_WAITS 64
 
 /* A WaitRequest: the reply is sent now or when the job ends; 0, or an
- * error code (no such job, BUSY past LAUNCH_CONN_WAITS, out of memory)
- * with a reason. */
+ * error code (no such job, or not one of only_uid's when only_uid >= 0;
+ * BUSY past LAUNCH_CONN_WAITS; out of memory) with a reason. */
 Asteal__ErrorCode launch_wait(struct launch *l, struct conn *c, uint64_t id,
-                              char *why, size_t whylen);
+                              int64_t only_uid, char *why, size_t whylen);
 
 /* A cancel of job id by uid: 1 when passed to the job's supervisor, 0 when
  * the job is not supervised (the scheduler signals it), or an error code

@@ -178,6 +178,7 @@ int main(int argc, char **argv)
 	}
 	memset(&ho, 0, sizeof(ho));
 	ho.retention_days = d.conf.retention_days;
+	ho.group_gid = d.conf.admin_gid;
 	d.hist = history_open(d.conf.db, &ho, why, sizeof(why));
 	if (d.hist == NULL) {
 		log_error("history database %s: %s", d.conf.db, why);

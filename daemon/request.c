@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "asteal.h"
 #include "conn.h"
@@ -44,18 +45,40 @@ void request_status(struct conn *c, struct sched *s)
 	conn_send(c, &env);
 }
 
+/* Whether the peer sees every user's jobs whole: root, or the daemon's
+ * own uid. */
+static int sees_all(const struct conn *c)
+{
+	return conn_uid(c) == 0 || conn_uid(c) == geteuid();
+}
+
 /* A Jobs request. */
 void request_jobs(struct conn *c, struct sched *s, struct launch *l,
-                  const Asteal__JobsRequest *r)
+                  const Asteal__JobsRequest *r, int priv)
 {
 	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
 	Asteal__Jobs jobs;
+	size_t k = 0;
 
 	if (sched_jobs(s, r->ids, r->n_ids, &jobs) < 0 ||
 	    launch_jobs(l, r->ids, r->n_ids, &jobs) < 0) {
 		reply_error(c, ASTEAL__ERROR_CODE__INTERNAL, "out of memory");
 		return;
 	}
+	/* Others' jobs: without their command lines, or not at all. */
+	for (size_t i = 0; i < jobs.n_jobs; i++) {
+		Asteal__JobInfo *ji = jobs.jobs[i];
+
+		if (!sees_all(c) && ji->uid != (uint32_t)conn_uid(c)) {
+			if (priv) {
+				free(ji);
+				continue;
+			}
+			ji->command = (char *)"";
+		}
+		jobs.jobs[k++] = ji;
+	}
+	jobs.n_jobs = k;
 	env.msg_case = ASTEAL__ENVELOPE__MSG_JOBS;
 	env.jobs = &jobs;
 	conn_send(c, &env);
@@ -102,6 +125,8 @@ struct hist_page {
 	size_t nids, capi;
 	int64_t run[2];                /* the last two runs' numbers, last first */
 	Asteal__HistoryCursor next;
+	int64_t viewer;                /* whose command lines it shows; -1:
+	                                  everyone's */
 };
 
 /* Duplicate a string for a reply (NULL when out of memory). */
@@ -124,7 +149,7 @@ static int hist_job(const struct history_job_info *j, void *arg)
 	asteal__job_record__init(r);
 	r->id = (uint64_t)j->id;
 	r->name = dup_str(j->name);
-	r->command = dup_str(j->command);
+	r->command = dup_str(p->viewer < 0 || j->uid == p->viewer ? j->command : "");
 	r->uid = (uint32_t)j->uid;
 	r->pid = (int32_t)j->pid;
 	r->start_ns = (uint64_t)j->start_ns;
@@ -214,7 +239,7 @@ static void hist_free(struct hist_page *p)
 
 /* A History request: one page of jobs and allotment runs. */
 void request_history(struct conn *c, struct history *hist,
-                     const Asteal__HistoryRequest *r)
+                     const Asteal__HistoryRequest *r, int priv)
 {
 	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
 	struct history_filter f;
@@ -239,7 +264,10 @@ void request_history(struct conn *c, struct history *hist,
 	f.njobs = r->n_job_ids;
 	f.since_ns = (int64_t)r->since_ns;
 	f.until_ns = (int64_t)r->until_ns;
+	f.by_uid = priv && !sees_all(c);
+	f.uid = (int64_t)conn_uid(c);
 	memset(&p, 0, sizeof(p));
+	p.viewer = sees_all(c) ? -1 : (int64_t)conn_uid(c);
 	asteal__history__init(&p.h);
 	asteal__history_cursor__init(&p.next);
 	/* jobs_only: a page of the jobs the filter selects; else a page of
@@ -295,6 +323,8 @@ void request_history(struct conn *c, struct history *hist,
 			memset(&fj, 0, sizeof(fj));
 			fj.jobs = p.ids;
 			fj.njobs = p.nids;
+			fj.by_uid = f.by_uid;
+			fj.uid = f.uid;
 			if (history_query(hist, &fj, hist_job, NULL, &p) < 0)
 				goto fail;
 		}
@@ -343,12 +373,13 @@ void request_job_exit(struct conn *c, struct launch *l,
 
 /* A WaitRequest: answered when the job ends. */
 void request_wait(struct conn *c, struct launch *l,
-                  const Asteal__WaitRequest *m)
+                  const Asteal__WaitRequest *m, int priv)
 {
 	Asteal__ErrorCode e;
 	char why[160];
 
-	e = launch_wait(l, c, m->job_id, why, sizeof(why));
+	e = launch_wait(l, c, m->job_id, priv && !sees_all(c)
+	                ? (int64_t)conn_uid(c) : -1, why, sizeof(why));
 	if (e != 0)
 		reply_error(c, e, why);
 }

@@ -24,9 +24,14 @@ struct history;
 /* A Status request. */
 void request_status(struct conn *c, struct sched *s);
 
+/* Who may see what (docs/security.md): root and the daemon's own uid see
+ * everything; another user sees others' jobs without their command
+ * lines, or, with --private-history (priv set), only their own jobs,
+ * history and waits. */
+
 /* A Jobs request: the connected jobs and the unmanaged launched ones. */
 void request_jobs(struct conn *c, struct sched *s, struct launch *l,
-                  const Asteal__JobsRequest *r);
+                  const Asteal__JobsRequest *r, int priv);
 
 /* A Cancel request: only the job's owner or root. */
 void request_cancel(struct conn *c, struct sched *s, struct launch *l,
@@ -34,7 +39,7 @@ void request_cancel(struct conn *c, struct sched *s, struct launch *l,
 
 /* A History request: one page of jobs and allotment runs. */
 void request_history(struct conn *c, struct history *hist,
-                     const Asteal__HistoryRequest *r);
+                     const Asteal__HistoryRequest *r, int priv);
 
 /* A Launch: the job's id, at once. */
 void request_launch(struct conn *c, struct launch *l, const Asteal__Launch *m);
@@ -45,6 +50,6 @@ void request_job_exit(struct conn *c, struct launch *l,
 
 /* A WaitRequest: answered when the job ends. */
 void request_wait(struct conn *c, struct launch *l,
-                  const Asteal__WaitRequest *m);
+                  const Asteal__WaitRequest *m, int priv);
 
 #endif

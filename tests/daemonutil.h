@@ -143,6 +143,9 @@ static inline int tdaemon_log_count(const struct tdaemon *d, const char *text)
 	return n;
 }
 
+/* The command line the peers of tdaemon_connect give in their Hello. */
+static const char *tdaemon_command = "test";
+
 /* Send a Hello: a CLIENT's, or a JOB's of `workers` workers. */
 static inline int tdaemon_hello(int fd, uint32_t workers)
 {
@@ -150,7 +153,7 @@ static inline int tdaemon_hello(int fd, uint32_t workers)
 	Asteal__Hello h;
 
 	frame_hello(&env, &h, workers > 0 ? ASTEAL__ROLE__JOB : ASTEAL__ROLE__CLIENT,
-	            "test", workers, "test", "test");
+	            "test", workers, tdaemon_command, "test");
 	return frame_write_fd(fd, &env);
 }
 

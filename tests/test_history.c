@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -1316,6 +1317,56 @@ static void test_bad_args(void **state)
 	history_close(h);
 }
 
+/* The mode and group of a file. */
+static void file_mode(const char *path, mode_t *mode, gid_t *gid)
+{
+	struct stat st;
+
+	assert_int_equal(stat(path, &st), 0);
+	*mode = st.st_mode & 07777;
+	*gid = st.st_gid;
+}
+
+/* The database and its -wal and -shm get their modes whatever the umask:
+ * 0600, or 0640 to a group; an old file's lax mode is tightened. */
+static void test_file_modes(void **state)
+{
+	struct fixture *f = *state;
+	struct history_opts o = { .group_gid = 0 };
+	struct history *h;
+	char wal[160], shm[160];
+	mode_t old = umask(0), m;
+	gid_t g;
+	int fd;
+
+	snprintf(wal, sizeof(wal), "%s-wal", f->path);
+	snprintf(shm, sizeof(shm), "%s-shm", f->path);
+	fd = open(f->path, O_CREAT | O_WRONLY, 0666);  /* as an old daemon left it */
+	assert_true(fd >= 0);
+	close(fd);
+	h = history_open(f->path, &o, NULL, 0);
+	assert_non_null(h);
+	file_mode(f->path, &m, &g);
+	assert_int_equal(m, 0600);
+	file_mode(wal, &m, &g);
+	assert_int_equal(m, 0600);
+	file_mode(shm, &m, &g);
+	assert_int_equal(m, 0600);
+	history_close(h);
+	if (geteuid() == 0) {
+		o.group_gid = 64990;    /* root may give files to any group */
+		h = history_open(f->path, &o, NULL, 0);
+		assert_non_null(h);
+		file_mode(f->path, &m, &g);
+		assert_int_equal(m, 0640);
+		assert_int_equal(g, 64990);
+		history_close(h);
+	} else {
+		print_message("not root: the group case is not checked\n");
+	}
+	umask(old);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1342,6 +1393,7 @@ int main(void)
 		T(test_many_jobs),
 		T(test_queue_full),
 		T(test_bad_args),
+		T(test_file_modes),
 #undef T
 	};
 

@@ -21,6 +21,10 @@
  *   descriptors come back;
  * - a client that does not read its replies is dropped as soon as they
  *   pass CONN_MAX_OUTPUT, not after a write timeout;
+ * - private data (as root, a client of another uid): others' jobs show
+ *   without their command lines in Jobs and History; with
+ *   --private-history they do not show at all, and waiting for one is
+ *   refused as for a job that does not exist;
  * - waits are bounded per connection (LAUNCH_CONN_WAITS, then BUSY), and
  *   each job's end answers its own waits, all of them, and no other.
  * Every wait is on a condition with a deadline.
@@ -44,6 +48,7 @@
 #include "launch.h"
 
 static struct tdaemon d;
+static uint64_t secret_job;          /* root's job, for user_view */
 
 /* Stop the daemon a test started: it must exit 0. */
 static int stop(void **state)
@@ -669,6 +674,96 @@ static void test_waits(void **state)
 	close(fd);
 }
 
+/* As another uid: what it sees of root's job secret_job: 0 when it does
+ * not show at all, 10 + the number of views (Jobs, History) that show it
+ * without its command line, or 1..9 for a failure (6: a wait for it was
+ * not refused though it does not show). */
+static int user_view(int wait_refused)
+{
+	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT, *m = NULL;
+	Asteal__JobsRequest jr = ASTEAL__JOBS_REQUEST__INIT;
+	Asteal__HistoryRequest hr = ASTEAL__HISTORY_REQUEST__INIT;
+	Asteal__WaitRequest wr = ASTEAL__WAIT_REQUEST__INIT;
+	struct frame_reader *r = frame_reader_new();
+	int fd = tdaemon_connect(&d, 0, &m), shown = 0;
+
+	if (fd < 0 || m == NULL || m->msg_case != ASTEAL__ENVELOPE__MSG_WELCOME)
+		return 1;
+	frame_free(m);
+	env.msg_case = ASTEAL__ENVELOPE__MSG_JOBS_REQUEST;
+	env.jobs_request = &jr;
+	if (frame_write_fd(fd, &env) < 0 || (m = tdaemon_next(fd, r, 10)) == NULL ||
+	    m->msg_case != ASTEAL__ENVELOPE__MSG_JOBS)
+		return 2;
+	for (size_t i = 0; i < m->jobs->n_jobs; i++) {
+		if (m->jobs->jobs[i]->id != secret_job)
+			continue;
+		shown++;
+		if (strstr(m->jobs->jobs[i]->command, "hunter2") != NULL)
+			return 3;
+	}
+	frame_free(m);
+	hr.jobs_only = 1;
+	env.msg_case = ASTEAL__ENVELOPE__MSG_HISTORY_REQUEST;
+	env.history_request = &hr;
+	if (frame_write_fd(fd, &env) < 0 || (m = tdaemon_next(fd, r, 10)) == NULL ||
+	    m->msg_case != ASTEAL__ENVELOPE__MSG_HISTORY)
+		return 4;
+	for (size_t i = 0; i < m->history->n_jobs; i++) {
+		if (m->history->jobs[i]->id != secret_job)
+			continue;
+		shown++;
+		if (strstr(m->history->jobs[i]->command, "hunter2") != NULL)
+			return 5;
+	}
+	frame_free(m);
+	if (wait_refused) {
+		wr.job_id = secret_job;
+		env.msg_case = ASTEAL__ENVELOPE__MSG_WAIT_REQUEST;
+		env.wait_request = &wr;
+		if (frame_write_fd(fd, &env) < 0 ||
+		    (m = tdaemon_next(fd, r, 10)) == NULL ||
+		    m->msg_case != ASTEAL__ENVELOPE__MSG_ERROR ||
+		    m->error->code != ASTEAL__ERROR_CODE__NOT_FOUND)
+			return 6;
+		frame_free(m);
+	}
+	frame_reader_free(r);
+	close(fd);
+	return shown > 0 ? 10 + shown : 0;
+}
+
+/* Others' command lines never show; --private-history hides their jobs. */
+static void test_private_data(void **state)
+{
+	const char *const modes[2][2] = {
+		{ NULL, NULL }, { "--private-history", NULL },
+	};
+	pid_t job, u;
+	int go, status;
+
+	(void)state;
+	if (geteuid() != 0) {
+		print_message("skipped: private data needs root to connect as "
+		              "another uid (setuid)\n");
+		skip();
+	}
+	for (int priv = 0; priv < 2; priv++) {
+		assert_int_equal(tdaemon_start(&d, modes[priv], 0), 0);
+		tdaemon_command = "job --password=hunter2";
+		job = fork_job(0, &secret_job, NULL);
+		tdaemon_command = "test";
+		u = as_uid(64994, user_view, priv, &go);
+		/* Without --private-history the job shows in Jobs and in
+		 * History, without its command; with it, nowhere. */
+		assert_int_equal(finish_uid(u, go), priv ? 0 : 12);
+		kill(job, SIGKILL);
+		assert_int_equal(waitpid(job, &status, 0), job);
+		if (priv == 0)
+			assert_int_equal(tdaemon_stop(&d), 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -678,6 +773,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_descriptors, stop),
 		cmocka_unit_test_teardown(test_slow_reader_dropped, stop),
 		cmocka_unit_test_teardown(test_waits, stop),
+		cmocka_unit_test_teardown(test_private_data, stop),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
