@@ -31,6 +31,7 @@
 #include "frame.h"
 #include "launch.h"
 #include "log.h"
+#include "qtime.h"
 #include "request.h"
 #include "scheduler.h"
 
@@ -41,6 +42,8 @@ struct user {
 	uid_t uid;
 	int pending, clients, jobs;    /* connections before their Hello,
 	                                  command-line ones, jobs */
+	double tokens;                 /* new job rows it may make now */
+	uint64_t refill_ns;            /* when tokens were last topped up */
 	struct user *next;
 };
 
@@ -99,6 +102,34 @@ static struct user *user_get(struct control *ctl, uid_t uid)
 	u->next = ctl->users;
 	ctl->users = u;
 	return u;
+}
+
+/* Whether the peer's uid may make one more job row now (a token bucket:
+ * CONTROL_USER_JOB_RATE a second after a burst of CONTROL_USER_JOB_BURST;
+ * admins always may); takes it when so, else says why.  A uid's bucket
+ * lasts while it has a connection, which the per-uid limits bound. */
+static int may_make_job(const struct peer *p, char *why, size_t whylen)
+{
+	struct user *u = p->user;
+	uint64_t now = qtime_now_ns();
+
+	if (p->admin)
+		return 1;
+	if (u->refill_ns == 0)
+		u->tokens = CONTROL_USER_JOB_BURST;
+	else
+		u->tokens += (double)(now - u->refill_ns) * 1e-9 *
+		             CONTROL_USER_JOB_RATE;
+	if (u->tokens > CONTROL_USER_JOB_BURST)
+		u->tokens = CONTROL_USER_JOB_BURST;
+	u->refill_ns = now;
+	if (u->tokens < 1) {
+		snprintf(why, whylen, "uid %d starts jobs faster than %d a second",
+		         (int)u->uid, CONTROL_USER_JOB_RATE);
+		return 0;
+	}
+	u->tokens -= 1;
+	return 1;
 }
 
 /* Forget a uid that holds nothing any more. */
@@ -292,7 +323,8 @@ static void on_hello(struct peer *p, const Asteal__Envelope *m)
 	if (h->role == ASTEAL__ROLE__JOB) {
 		uint64_t claim = h->job_id;
 
-		if (!room_for(ctl, p, PEER_JOB, why, sizeof(why))) {
+		if (!room_for(ctl, p, PEER_JOB, why, sizeof(why)) ||
+		    (h->job_id == 0 && !may_make_job(p, why, sizeof(why)))) {
 			conn_fail(c, ASTEAL__ERROR_CODE__BUSY, why);
 			return;
 		}
@@ -372,6 +404,10 @@ static void dispatch(struct conn *c, const Asteal__Envelope *m, void *arg)
 			request_cancel(c, ctl->sched, ctl->launch, m->cancel_request);
 			return;
 		case ASTEAL__ENVELOPE__MSG_LAUNCH:
+			if (!may_make_job(p, why, sizeof(why))) {
+				request_error(c, ASTEAL__ERROR_CODE__BUSY, why);
+				return;
+			}
 			request_launch(c, ctl->launch, m->launch);
 			return;
 		case ASTEAL__ENVELOPE__MSG_JOB_EXIT:

@@ -20,6 +20,9 @@
                                           not said Hello yet */
 #define CONTROL_ADMIN_CLIENTS 16       /* command-line connections admins
                                           may have beyond --max-clients */
+#define CONTROL_USER_JOB_RATE 100      /* new job rows (jobs joining,
+                                          launches) per second per uid, */
+#define CONTROL_USER_JOB_BURST 200     /* ... after a burst of this many */
 #define CONTROL_FD_RESERVE 32          /* descriptors not used for
                                           connections (history, log, ...) */
 

@@ -23,7 +23,7 @@
 #include "scheduler.h"
 
 /* Send an Error reply and keep the connection (a request that failed). */
-static void reply_error(struct conn *c, Asteal__ErrorCode code, const char *why)
+void request_error(struct conn *c, Asteal__ErrorCode code, const char *why)
 {
 	Asteal__Envelope env;
 	Asteal__Error err;
@@ -62,7 +62,7 @@ void request_jobs(struct conn *c, struct sched *s, struct launch *l,
 
 	if (sched_jobs(s, r->ids, r->n_ids, &jobs) < 0 ||
 	    launch_jobs(l, r->ids, r->n_ids, &jobs) < 0) {
-		reply_error(c, ASTEAL__ERROR_CODE__INTERNAL, "out of memory");
+		request_error(c, ASTEAL__ERROR_CODE__INTERNAL, "out of memory");
 		return;
 	}
 	/* Others' jobs: without their command lines, or not at all. */
@@ -96,18 +96,18 @@ void request_cancel(struct conn *c, struct sched *s, struct launch *l,
 	int r2;
 
 	if (sig < 1 || sig > 64) {
-		reply_error(c, ASTEAL__ERROR_CODE__INVALID, "no such signal");
+		request_error(c, ASTEAL__ERROR_CODE__INVALID, "no such signal");
 		return;
 	}
 	r2 = launch_cancel(l, r->job_id, conn_uid(c), sig, why, sizeof(why));
 	if (r2 > 1) {
-		reply_error(c, (Asteal__ErrorCode)r2, why);
+		request_error(c, (Asteal__ErrorCode)r2, why);
 		return;
 	}
 	if (r2 == 0)
 		r2 = sched_cancel(s, r->job_id, conn_uid(c), sig, why, sizeof(why));
 	if (r2 > 1) {
-		reply_error(c, (Asteal__ErrorCode)r2, why);
+		request_error(c, (Asteal__ErrorCode)r2, why);
 		return;
 	}
 	env.msg_case = ASTEAL__ENVELOPE__MSG_CANCEL_REPLY;
@@ -252,7 +252,7 @@ void request_history(struct conn *c, struct history *hist,
 	if (r->n_job_ids > PROTO_HISTORY_MAX_IDS) {
 		snprintf(why, sizeof(why), "at most %u job ids",
 		         PROTO_HISTORY_MAX_IDS);
-		reply_error(c, ASTEAL__ERROR_CODE__INVALID, why);
+		request_error(c, ASTEAL__ERROR_CODE__INVALID, why);
 		return;
 	}
 	if (limit > 100000)
@@ -279,7 +279,7 @@ void request_history(struct conn *c, struct history *hist,
 		f.after_start_ns = (int64_t)r->after->start_ns;
 		f.after_run = (int64_t)r->after->run;
 		if (f.after_job < 0 || f.after_start_ns < 0 || f.after_run < 0) {
-			reply_error(c, ASTEAL__ERROR_CODE__INVALID,
+			request_error(c, ASTEAL__ERROR_CODE__INVALID,
 			            "history cursor out of range");
 			return;
 		}
@@ -338,7 +338,7 @@ void request_history(struct conn *c, struct history *hist,
 	return;
 fail:
 	hist_free(&p);
-	reply_error(c, ASTEAL__ERROR_CODE__INTERNAL, history_error(hist));
+	request_error(c, ASTEAL__ERROR_CODE__INTERNAL, history_error(hist));
 }
 
 /* A Launch: the job's id, at once. */
@@ -351,7 +351,7 @@ void request_launch(struct conn *c, struct launch *l, const Asteal__Launch *m)
 
 	e = launch_begin(l, c, conn_uid(c), m, &rep.job_id, why, sizeof(why));
 	if (e != 0) {
-		reply_error(c, e, why);
+		request_error(c, e, why);
 		return;
 	}
 	env.msg_case = ASTEAL__ENVELOPE__MSG_LAUNCHED;
@@ -368,7 +368,7 @@ void request_job_exit(struct conn *c, struct launch *l,
 
 	e = launch_exit(l, c, conn_uid(c), m, why, sizeof(why));
 	if (e != 0)
-		reply_error(c, e, why);
+		request_error(c, e, why);
 }
 
 /* A WaitRequest: answered when the job ends. */
@@ -381,5 +381,5 @@ void request_wait(struct conn *c, struct launch *l,
 	e = launch_wait(l, c, m->job_id, priv && !sees_all(c)
 	                ? (int64_t)conn_uid(c) : -1, why, sizeof(why));
 	if (e != 0)
-		reply_error(c, e, why);
+		request_error(c, e, why);
 }

@@ -21,6 +21,9 @@ struct sched;
 struct launch;
 struct history;
 
+/* Send an Error for a request that failed, keeping the connection. */
+void request_error(struct conn *c, Asteal__ErrorCode code, const char *why);
+
 /* A Status request. */
 void request_status(struct conn *c, struct sched *s);
 

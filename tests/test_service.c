@@ -25,6 +25,8 @@
  *   without their command lines in Jobs and History; with
  *   --private-history they do not show at all, and waiting for one is
  *   refused as for a job that does not exist;
+ * - a user who starts jobs faster than CONTROL_USER_JOB_RATE a second
+ *   (after a burst) is refused, root is not;
  * - waits are bounded per connection (LAUNCH_CONN_WAITS, then BUSY), and
  *   each job's end answers its own waits, all of them, and no other.
  * Every wait is on a condition with a deadline.
@@ -764,6 +766,57 @@ static void test_private_data(void **state)
 	}
 }
 
+/* As another uid: job registrations until one is refused for the rate;
+ * 0 when one was, and no more were welcomed than the bucket allows. */
+static int user_spam(int most)
+{
+	double t0 = test_now();
+	int welcomed = 0;
+
+	for (int i = 0; i < most; i++) {
+		Asteal__Envelope *m = NULL;
+		int fd = tdaemon_connect(&d, 1, &m), refused;
+
+		if (fd < 0 || m == NULL)
+			return 1;
+		refused = m->msg_case == ASTEAL__ENVELOPE__MSG_ERROR &&
+		          strstr(m->error->message, "faster than") != NULL;
+		welcomed += m->msg_case == ASTEAL__ENVELOPE__MSG_WELCOME;
+		frame_free(m);
+		close(fd);
+		if (refused)
+			return welcomed <= CONTROL_USER_JOB_BURST + 1 +
+			       (test_now() - t0) * CONTROL_USER_JOB_RATE ? 0 : 2;
+	}
+	return 3;
+}
+
+/* A user who starts jobs too fast is refused; root is not. */
+static void test_job_rate(void **state)
+{
+	pid_t u;
+	int go;
+
+	(void)state;
+	if (geteuid() != 0) {
+		print_message("skipped: the job rate needs root to connect as "
+		              "another uid (setuid)\n");
+		skip();
+	}
+	start(0, (const char *)NULL);
+	u = as_uid(64995, user_spam, 20 * CONTROL_USER_JOB_BURST, &go);
+	assert_int_equal(finish_uid(u, go), 0);
+	for (int i = 0; i < CONTROL_USER_JOB_BURST + 50; i++) {
+		Asteal__Envelope *m = NULL;
+		int fd = tdaemon_connect(&d, 1, &m);
+
+		assert_true(fd >= 0);
+		expect_welcome(m);
+		close(fd);
+	}
+	assert_true(tdaemon_log_count(&d, "faster than") >= 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -774,6 +827,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_slow_reader_dropped, stop),
 		cmocka_unit_test_teardown(test_waits, stop),
 		cmocka_unit_test_teardown(test_private_data, stop),
+		cmocka_unit_test_teardown(test_job_rate, stop),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
