@@ -16,7 +16,7 @@
 /* Limits on peers beside conf's (docs/security.md has the table).  Root,
  * the daemon's own uid and --admin-group are "admins": no per-uid limit,
  * and room beyond the total ones, so that they can always connect. */
-#define CONTROL_USER_PENDING 64        /* connections of one uid that have
+#define CONTROL_USER_PENDING 128       /* connections of one uid that have
                                           not said Hello yet */
 #define CONTROL_ADMIN_CLIENTS 16       /* command-line connections admins
                                           may have beyond --max-clients */
