@@ -87,14 +87,46 @@ struct control {
 	                                  grant waits (--handover release) */
 };
 
+/* Top up a uid's bucket of new job rows to now. */
+static void refill(struct user *u, uint64_t now)
+{
+	if (u->refill_ns == 0)
+		u->tokens = CONTROL_USER_JOB_BURST;
+	else
+		u->tokens += (double)(now - u->refill_ns) * 1e-9 *
+		             CONTROL_USER_JOB_RATE;
+	if (u->tokens > CONTROL_USER_JOB_BURST)
+		u->tokens = CONTROL_USER_JOB_BURST;
+	u->refill_ns = now;
+}
+
+/* Whether a uid holds nothing, and its bucket is full: it may go. */
+static int idle(struct user *u)
+{
+	if (u->pending > 0 || u->clients > 0 || u->jobs > 0)
+		return 0;
+	refill(u, qtime_now_ns());
+	return u->tokens >= CONTROL_USER_JOB_BURST;
+}
+
 /* The counts of uid, made when it has none; NULL when out of memory. */
 static struct user *user_get(struct control *ctl, uid_t uid)
 {
-	struct user *u;
+	struct user *u, **p = &ctl->users;
 
-	for (u = ctl->users; u != NULL; u = u->next)
+	/* Forget, on the way, the uids that hold nothing and whose bucket
+	 * is full again (kept until then, so that connecting one job at a
+	 * time does not start a fresh bucket each time). */
+	while ((u = *p) != NULL) {
 		if (u->uid == uid)
 			return u;
+		if (idle(u)) {
+			*p = u->next;
+			free(u);
+		} else {
+			p = &u->next;
+		}
+	}
 	u = calloc(1, sizeof(*u));
 	if (u == NULL)
 		return NULL;
@@ -107,22 +139,14 @@ static struct user *user_get(struct control *ctl, uid_t uid)
 /* Whether the peer's uid may make one more job row now (a token bucket:
  * CONTROL_USER_JOB_RATE a second after a burst of CONTROL_USER_JOB_BURST;
  * admins always may); takes it when so, else says why.  A uid's bucket
- * lasts while it has a connection, which the per-uid limits bound. */
+ * lasts until it holds no connection and is full again. */
 static int may_make_job(const struct peer *p, char *why, size_t whylen)
 {
 	struct user *u = p->user;
-	uint64_t now = qtime_now_ns();
 
 	if (p->admin)
 		return 1;
-	if (u->refill_ns == 0)
-		u->tokens = CONTROL_USER_JOB_BURST;
-	else
-		u->tokens += (double)(now - u->refill_ns) * 1e-9 *
-		             CONTROL_USER_JOB_RATE;
-	if (u->tokens > CONTROL_USER_JOB_BURST)
-		u->tokens = CONTROL_USER_JOB_BURST;
-	u->refill_ns = now;
+	refill(u, qtime_now_ns());
 	if (u->tokens < 1) {
 		snprintf(why, whylen, "uid %d starts jobs faster than %d a second",
 		         (int)u->uid, CONTROL_USER_JOB_RATE);
@@ -132,12 +156,12 @@ static int may_make_job(const struct peer *p, char *why, size_t whylen)
 	return 1;
 }
 
-/* Forget a uid that holds nothing any more. */
+/* Forget a uid that holds nothing any more, once its bucket is full. */
 static void user_put(struct control *ctl, struct user *u)
 {
 	struct user **p;
 
-	if (u->pending > 0 || u->clients > 0 || u->jobs > 0)
+	if (!idle(u))
 		return;
 	for (p = &ctl->users; *p != NULL; p = &(*p)->next) {
 		if (*p == u) {
@@ -733,6 +757,12 @@ void control_free(struct control *ctl)
 	event_free(ctl->resume_ev);
 	if (ctl->spare_fd >= 0)
 		close(ctl->spare_fd);
+	while (ctl->users != NULL) {    /* the ones whose buckets refill */
+		struct user *u = ctl->users;
+
+		ctl->users = u->next;
+		free(u);
+	}
 	if (ctl->bound)
 		unlink(ctl->conf->socket);
 	free(ctl);
