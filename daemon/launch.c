@@ -46,36 +46,44 @@ struct launch_job {
 	struct launch_job *next;
 };
 
-/* A client's waits (one per connection that waits). */
+/* A node of a hash table (first in the structs the tables hold), chained
+ * both ways so that it leaves in O(1). */
+struct hnode {
+	uint64_t key;
+	struct hnode *next, **pprev;
+};
+
+/* A hash table's chains (a power of two of them, or none yet). */
+struct launch_hash {
+	struct hnode **b;
+	size_t n, count;
+};
+
+/* A client's waits (one per connection that waits), by connection. */
 struct launch_waiter {
+	struct hnode node;             /* key: the connection */
 	struct conn *conn;
 	struct launch_wait *waits;     /* its own, through next_own */
 	int nwaits;
-	struct launch_waiter *next;    /* in its hash chain */
 };
 
-/* One wait: in the chain of its job id's bucket and in its waiter's list. */
+/* One wait, by job id, and in its waiter's list. */
 struct launch_wait {
+	struct hnode node;             /* key: the job id */
 	struct launch_waiter *owner;
-	uint64_t id;
-	struct launch_wait *next, **pprev;     /* the id chain */
 	struct launch_wait *next_own;
-};
-
-/* A hash table's buckets (a power of two of them, or none yet). */
-struct launch_hash {
-	void **b;
-	size_t n, count;
 };
 
 struct launch {
 	struct sched *sched;
 	struct history *hist;
 	struct launch_job *jobs;
-	struct launch_hash waits;      /* struct launch_wait by id */
+	struct launch_hash waits;      /* struct launch_wait by job id */
 	struct launch_hash waiters;    /* struct launch_waiter by conn */
 	int njobs;
 };
+
+static void waiter_drop(struct launch *l, struct launch_waiter *o);
 
 /* The table. */
 struct launch *launch_create(struct sched *s, struct history *h)
@@ -100,18 +108,8 @@ void launch_free(struct launch *l)
 		free(j);
 	}
 	for (size_t i = 0; i < l->waiters.n; i++)
-		while (l->waiters.b[i] != NULL) {
-			struct launch_waiter *o = l->waiters.b[i];
-
-			l->waiters.b[i] = o->next;
-			while (o->waits != NULL) {
-				struct launch_wait *w = o->waits;
-
-				o->waits = w->next_own;
-				free(w);
-			}
-			free(o);
-		}
+		while (l->waiters.b[i] != NULL)
+			waiter_drop(l, (struct launch_waiter *)l->waiters.b[i]);
 	free(l->waits.b);
 	free(l->waiters.b);
 	free(l);
@@ -175,115 +173,91 @@ static int row_get(struct launch *l, uint64_t id, struct row *r)
 	return r->found;
 }
 
-/* The bucket of key in a table of n buckets (n a power of two, > 0). */
+/* The chain of key in a table of n chains (n a power of two, > 0). */
 static size_t bucket(uint64_t key, size_t n)
 {
 	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & (n - 1);
 }
 
-/* A waiter's key: its connection. */
-static uint64_t conn_key(const struct conn *c)
+/* Put node x at the head of chain *head. */
+static void chain_add(struct hnode **head, struct hnode *x)
 {
-	return (uint64_t)(uintptr_t)c;
+	x->next = *head;
+	if (*head != NULL)
+		(*head)->pprev = &x->next;
+	*head = x;
+	x->pprev = head;
 }
 
-/* Make room for one more entry in the waits table (doubling it when it
- * is as full as it has buckets): -1 when out of memory. */
-static int waits_grow(struct launch_hash *h)
+/* Add x to h, doubling h when it is as full as it has chains: -1 when
+ * out of memory (x is then not added). */
+static int hash_add(struct launch_hash *h, struct hnode *x)
 {
-	size_t n = h->n == 0 ? 64 : 2 * h->n;
-	void **b;
+	if (h->count >= h->n) {
+		size_t n = h->n == 0 ? 64 : 2 * h->n;
+		struct hnode **b = calloc(n, sizeof(*b));
 
-	if (h->count < h->n)
-		return 0;
-	b = calloc(n, sizeof(*b));
-	if (b == NULL)
-		return -1;
-	for (size_t i = 0; i < h->n; i++) {
-		struct launch_wait *w = h->b[i], *next;
+		if (b == NULL)
+			return -1;
+		for (size_t i = 0; i < h->n; i++)
+			while (h->b[i] != NULL) {
+				struct hnode *y = h->b[i];
 
-		for (; w != NULL; w = next) {
-			struct launch_wait **head = (struct launch_wait **)&b[bucket(w->id, n)];
-
-			next = w->next;
-			w->next = *head;
-			if (*head != NULL)
-				(*head)->pprev = &w->next;
-			*head = w;
-			w->pprev = head;
-		}
+				h->b[i] = y->next;
+				chain_add(&b[bucket(y->key, n)], y);
+			}
+		free(h->b);
+		h->b = b;
+		h->n = n;
 	}
-	free(h->b);
-	h->b = b;
-	h->n = n;
+	chain_add(&h->b[bucket(x->key, h->n)], x);
+	h->count++;
 	return 0;
 }
 
-/* Make room for one more waiter (doubling the table when it is as full as
- * it has buckets): -1 when out of memory. */
-static int waiters_grow(struct launch_hash *h)
+/* Take x out of h. */
+static void hash_del(struct launch_hash *h, struct hnode *x)
 {
-	size_t n = h->n == 0 ? 64 : 2 * h->n;
-	void **b;
+	*x->pprev = x->next;
+	if (x->next != NULL)
+		x->next->pprev = x->pprev;
+	h->count--;
+}
 
-	if (h->count < h->n)
-		return 0;
-	b = calloc(n, sizeof(*b));
-	if (b == NULL)
-		return -1;
-	for (size_t i = 0; i < h->n; i++) {
-		struct launch_waiter *o = h->b[i], *next;
-
-		for (; o != NULL; o = next) {
-			size_t k = bucket(conn_key(o->conn), n);
-
-			next = o->next;
-			o->next = b[k];
-			b[k] = o;
-		}
-	}
-	free(h->b);
-	h->b = b;
-	h->n = n;
-	return 0;
+/* The first node of key's chain in h (the caller checks the keys). */
+static struct hnode *hash_chain(const struct launch_hash *h, uint64_t key)
+{
+	return h->n > 0 ? h->b[bucket(key, h->n)] : NULL;
 }
 
 /* The waiter of connection c, made when make is set (NULL when it has
  * none, or out of memory). */
 static struct launch_waiter *waiter_of(struct launch *l, struct conn *c, int make)
 {
-	struct launch_waiter *o = NULL;
-	size_t k;
+	uint64_t key = (uint64_t)(uintptr_t)c;
+	struct launch_waiter *o;
+	struct hnode *x;
 
-	if (l->waiters.n > 0)
-		for (o = l->waiters.b[bucket(conn_key(c), l->waiters.n)];
-		     o != NULL && o->conn != c; o = o->next)
-			;
-	if (o != NULL || !make)
-		return o;
-	if (waiters_grow(&l->waiters) < 0 || (o = calloc(1, sizeof(*o))) == NULL)
+	for (x = hash_chain(&l->waiters, key); x != NULL; x = x->next)
+		if (((struct launch_waiter *)x)->conn == c)
+			return (struct launch_waiter *)x;
+	if (!make || (o = calloc(1, sizeof(*o))) == NULL)
 		return NULL;
 	o->conn = c;
-	k = bucket(conn_key(c), l->waiters.n);
-	o->next = l->waiters.b[k];
-	l->waiters.b[k] = o;
-	l->waiters.count++;
+	o->node.key = key;
+	if (hash_add(&l->waiters, &o->node) < 0) {
+		free(o);
+		return NULL;
+	}
 	return o;
 }
 
 /* Forget a waiter that has no wait left. */
 static void waiter_put(struct launch *l, struct launch_waiter *o)
 {
-	struct launch_waiter **p;
-
 	if (o->nwaits > 0)
 		return;
-	for (p = (struct launch_waiter **)&l->waiters.b[bucket(conn_key(o->conn),
-	                                                       l->waiters.n)];
-	     *p != o; p = &(*p)->next)
-		;
-	*p = o->next;
-	l->waiters.count--;
+	hash_del(&l->waiters, &o->node);
 	free(o);
 }
 
@@ -292,33 +266,37 @@ static void wait_drop(struct launch *l, struct launch_wait *w)
 {
 	struct launch_wait **p;
 
-	*w->pprev = w->next;
-	if (w->next != NULL)
-		w->next->pprev = w->pprev;
+	hash_del(&l->waits, &w->node);
 	for (p = &w->owner->waits; *p != w; p = &(*p)->next_own)
 		;
 	*p = w->next_own;
 	w->owner->nwaits--;
-	l->waits.count--;
 	free(w);
+}
+
+/* Drop a waiter and all its waits (its connection went). */
+static void waiter_drop(struct launch *l, struct launch_waiter *o)
+{
+	while (o->waits != NULL)
+		wait_drop(l, o->waits);
+	waiter_put(l, o);
 }
 
 /* Answer everyone waiting for job id, from its history row. */
 static void answer_waiters(struct launch *l, uint64_t id)
 {
-	struct launch_wait *w, *next;
+	struct hnode *x, *next;
 	struct row r;
 	int have = -2;
 
-	if (l->waits.n == 0)
-		return;
-	for (w = l->waits.b[bucket(id, l->waits.n)]; w != NULL; w = next) {
+	for (x = hash_chain(&l->waits, id); x != NULL; x = next) {
 		Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
 		Asteal__WaitReply rep = ASTEAL__WAIT_REPLY__INIT;
+		struct launch_wait *w = (struct launch_wait *)x;
 		struct launch_waiter *o = w->owner;
 
-		next = w->next;
-		if (w->id != id)
+		next = x->next;
+		if (x->key != id)
 			continue;
 		if (have == -2)
 			have = row_get(l, id, &r);
@@ -566,7 +544,7 @@ Asteal__ErrorCode launch_wait(struct launch *l, struct conn *c, uint64_t id,
 {
 	struct launch_job *j = find(l, id);
 	struct launch_waiter *o;
-	struct launch_wait *w, **head;
+	struct launch_wait *w;
 	struct row r;
 	uid_t owner = 0;
 	int have = 1;
@@ -592,25 +570,23 @@ Asteal__ErrorCode launch_wait(struct launch *l, struct conn *c, uint64_t id,
 		         LAUNCH_CONN_WAITS);
 		return ASTEAL__ERROR_CODE__BUSY;
 	}
-	if (o == NULL || waits_grow(&l->waits) < 0 ||
-	    (w = calloc(1, sizeof(*w))) == NULL) {
+	if (o == NULL || (w = calloc(1, sizeof(*w))) == NULL) {
 		if (o != NULL)
 			waiter_put(l, o);
 		snprintf(why, whylen, "out of memory");
 		return ASTEAL__ERROR_CODE__INTERNAL;
 	}
 	w->owner = o;
-	w->id = id;
-	head = (struct launch_wait **)&l->waits.b[bucket(id, l->waits.n)];
-	w->next = *head;
-	if (*head != NULL)
-		(*head)->pprev = &w->next;
-	*head = w;
-	w->pprev = head;
+	w->node.key = id;
+	if (hash_add(&l->waits, &w->node) < 0) {
+		free(w);
+		waiter_put(l, o);
+		snprintf(why, whylen, "out of memory");
+		return ASTEAL__ERROR_CODE__INTERNAL;
+	}
 	w->next_own = o->waits;
 	o->waits = w;
 	o->nwaits++;
-	l->waits.count++;
 	/* A job that is neither launched nor connected has ended (a row a
 	 * previous daemon left open counts as ended: nobody runs it now). */
 	if (j == NULL && sched_job_owner(l->sched, id, NULL) != 0)
@@ -653,11 +629,8 @@ void launch_conn_gone(struct launch *l, struct conn *c)
 	struct launch_waiter *o = waiter_of(l, c, 0);
 	struct launch_job *j, *next;
 
-	if (o != NULL) {
-		while (o->waits != NULL)
-			wait_drop(l, o->waits);
-		waiter_put(l, o);
-	}
+	if (o != NULL)
+		waiter_drop(l, o);
 	for (j = l->jobs; j != NULL; j = next) {
 		next = j->next;
 		if (j->reporter == c)

@@ -69,6 +69,7 @@
 #include "exchange.h"
 #include "frame.h"
 #include "qtime.h"
+#include "daemonutil.h"
 #include "testutil.h"
 
 /* A daemon of this test: its folder, socket, database and log, and pid. */
@@ -201,26 +202,7 @@ static void hello(int fd, uint32_t version)
  * comes within bound() seconds. */
 static Asteal__Envelope *next(int fd, struct frame_reader *r)
 {
-	double end = test_now() + bound();
-	Asteal__Envelope *m = NULL;
-
-	for (;;) {
-		struct pollfd pf = { .fd = fd, .events = POLLIN };
-		int got = frame_reader_next(r, &m);
-		double left = end - test_now();
-		ssize_t n;
-
-		if (got == 1)
-			return m;
-		assert_int_equal(got, 0);
-		if (left <= 0)
-			fail_msg("no message nor end of stream within %.0f s", bound());
-		if (poll(&pf, 1, (int)(left * 1000) + 1) <= 0)
-			continue;
-		n = frame_reader_fill(r, fd);
-		if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
-			return NULL;
-	}
+	return tdaemon_next(fd, r, bound());
 }
 
 /* Expect an Error of the given code, then the end of the stream. */
