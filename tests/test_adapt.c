@@ -22,8 +22,8 @@
 static char profile_path[64];
 static char trace_path[64];
 
-/* Write a profile file with the given availabilities. */
-static void write_profile(const int *p, int n)
+/* Write a profile file of `lines` availabilities: the n of p, repeated. */
+static void write_profile(const int *p, int n, int lines)
 {
 	FILE *f;
 	int i;
@@ -32,8 +32,8 @@ static void write_profile(const int *p, int n)
 	         (int)getpid());
 	f = fopen(profile_path, "w");
 	assert_non_null(f);
-	for (i = 0; i < n; i++)
-		fprintf(f, "%d\n", p[i]);
+	for (i = 0; i < lines; i++)
+		fprintf(f, "%d\n", p[i % n]);
 	assert_int_equal(fclose(f), 0);
 }
 
@@ -141,21 +141,20 @@ static void run_once_each(long n, int spin)
 
 /* With availability swinging between 4 and 1 every 2 ms, workers leave
  * in the middle of tasks; every task still runs exactly once, and (run
- * until it is seen, within a bound) deques get mugged. */
+ * until both are seen, within a bound) deques get mugged and revocations
+ * are carried out and measured. */
 static void test_exactly_once_with_mugs(void **state)
 {
-	int prof[] = { 4, 4, 1, 1 }, i;
+	int prof[] = { 4, 4, 1, 1 };
 	asteal_summary s;
-	double end = test_now() + (test_sanitized() ? 60.0 : 20.0);
+	double bound = test_sanitized() ? 60.0 : 20.0, end = test_now() + bound;
 	long n = test_scale(200000, 3, 10);
 
 	(void)state;
-	{
-		int p[4000];    /* 4 s of swings; then 1 repeats */
-		for (i = 0; i < 4000; i++)
-			p[i] = prof[i % 4];
-		write_profile(p, 4000);
-	}
+	/* The swings last as long as the loop below may (1 ms quanta, from
+	 * the runtime's start): after the profile's end its last line
+	 * repeats, and nothing would change any more. */
+	write_profile(prof, 4, (int)(bound * 1000.0) + 1000);
 	adaptive_env("asteal");
 	start(4);
 	do {
@@ -185,7 +184,7 @@ static void test_abp_exactly_once(void **state)
 	(void)state;
 	for (i = 0; i < 400; i++)
 		p[i] = (i / 2) % 2 ? 1 : 4;
-	write_profile(p, 400);
+	write_profile(p, 400, 400);
 	adaptive_env("abp");
 	start(4);
 	run_once_each(test_scale(100000, 3, 10), 200);
@@ -204,7 +203,7 @@ static void test_zero_availability(void **state)
 	asteal_summary s;
 
 	(void)state;
-	write_profile(p, 6);
+	write_profile(p, 6, 6);
 	adaptive_env("asteal");
 	start(2);
 	run_once_each(1000, 10);
@@ -251,7 +250,7 @@ static void test_trace(void **state)
 	asteal_summary s;
 
 	(void)state;
-	write_profile(p, 7);
+	write_profile(p, 7, 7);
 	snprintf(trace_path, sizeof(trace_path), "/tmp/asteal-test-trace.%d",
 	         (int)getpid());
 	setenv("ASTEAL_TRACE", trace_path, 1);
