@@ -7,8 +7,10 @@
  * same read as the Welcome; a daemon that goes away before its first
  * Allot leaves the job standalone, not stuck.  With the stand-in scripted
  * by the test (it reads the job's Feedbacks and Releaseds and sends
- * Allots): a revocation that reaches a worker a recall has not yet woken
- * is released.
+ * Allots): a job with no root task in flight asks for nothing (desire 0)
+ * and starts again from desire 1, and runs nothing while its allotment is
+ * 0; a revocation that reaches a worker a recall has not yet woken is
+ * released.
  */
 #include <errno.h>
 #include <poll.h>
@@ -326,6 +328,32 @@ static int next_feedback(struct script *sc, struct exchange_feedback *fb,
 	return -1;
 }
 
+/* The first Feedback whose desire is not `skip`, within BOUND_S: 0 with
+ * *fb, -1 when none came. */
+static int feedback_not(struct script *sc, uint32_t skip,
+                        struct exchange_feedback *fb)
+{
+	double end = test_now() + BOUND_S;
+
+	while (next_feedback(sc, fb, end) == 0)
+		if (fb->desire != skip)
+			return 0;
+	return -1;
+}
+
+/* The first Feedback with the desire want, within BOUND_S: 0 with *fb,
+ * -1 when none came. */
+static int feedback_is(struct script *sc, uint32_t want,
+                       struct exchange_feedback *fb)
+{
+	double end = test_now() + BOUND_S;
+
+	while (next_feedback(sc, fb, end) == 0)
+		if (fb->desire == want)
+			return 0;
+	return -1;
+}
+
 /* Whether a Released for the Allot of quantum q came within BOUND_S
  * (reading what the job sends, Feedbacks included). */
 static int released(struct script *sc, uint64_t q)
@@ -386,6 +414,24 @@ static void script_stop(struct script *sc)
 	frame_reader_free(sc->r);
 }
 
+static atomic_int hold;        /* the held root spins while this is 1 */
+
+/* A root task that says it ran, then spins (polling) while hold is 1. */
+static void held_root(void *arg)
+{
+	(void)arg;
+	atomic_store(&started, 1);
+	while (atomic_load(&hold))
+		asteal_poll();
+}
+
+/* Run held_root (from a thread of the test). */
+static void *held_runner(void *arg)
+{
+	(void)arg;
+	return (void *)(intptr_t)asteal_run(held_root, NULL);
+}
+
 /* The job's worker 1 has parked at least once. */
 static int worker1_parked(void *arg)
 {
@@ -393,6 +439,68 @@ static int worker1_parked(void *arg)
 
 	(void)arg;
 	return asteal_stats(st, 2) == 2 && st[1].leaves > 0;
+}
+
+/* A job with no root task in flight asks for nothing: desire 0 before its
+ * first asteal_run and after it; a root task makes it ask for 1 again (not
+ * the desire its last one reached), and while its allotment is 0 no worker
+ * runs it. */
+static void test_nothing_to_run(void **state)
+{
+	static const uint32_t zero = 0, one = 1, two = 2;
+	struct exchange_feedback fb;
+	struct script sc;
+	asteal_summary sum;
+	uint64_t q;
+	pthread_t t;
+	void *rc;
+
+	(void)state;
+	script_start(&sc);
+	/* Joined with nothing to run: desire 0, and the daemon allots 0. */
+	assert_int_equal(next_feedback(&sc, &fb, test_now() + BOUND_S), 0);
+	assert_int_equal(fb.desire, 0);
+	send_allots(&sc, &zero, 1);
+	/* A root task: desire 1, and nothing runs it while the allotment is 0. */
+	atomic_store(&started, 0);
+	atomic_store(&hold, 1);
+	assert_int_equal(pthread_create(&t, NULL, held_runner, NULL), 0);
+	assert_int_equal(feedback_not(&sc, 0, &fb), 0);
+	assert_int_equal(fb.desire, 1);
+	assert_int_equal(atomic_load(&started), 0);
+	/* Allotted 1, it runs, efficient and satisfied: its desire rises. */
+	send_allots(&sc, &one, 1);
+	assert_int_equal(test_wait(flag_set, &started, BOUND_S), 0);
+	assert_int_equal(feedback_not(&sc, 1, &fb), 0);
+	assert_int_equal(fb.desire, 2);
+	send_allots(&sc, &two, 1);
+	/* The root task ends: desire 0. */
+	atomic_store(&hold, 0);
+	assert_int_equal(pthread_join(t, &rc), 0);
+	assert_int_equal((int)(intptr_t)rc, 0);
+	assert_int_equal(feedback_is(&sc, 0, &fb), 0);
+	assert_true(fb.desire_real == 0.0);
+	/* Allotted 0: both workers park (the Released says the last did). */
+	q = send_allots(&sc, &zero, 1);
+	assert_true(released(&sc, q));
+	assert_int_equal(asteal_summary_get(&sum), 0);
+	assert_int_equal(sum.allotment, 0);
+	assert_true(sum.desire == 0.0);
+	/* Another root task: desire 1 again (d_1), not the 2 of the last. */
+	atomic_store(&started, 0);
+	assert_int_equal(pthread_create(&t, NULL, runner, NULL), 0);
+	assert_int_equal(feedback_not(&sc, 0, &fb), 0);
+	assert_int_equal(fb.desire, 1);
+	/* Parked, no worker runs it, for quanta on end. */
+	quanta_seen = 0;
+	assert_int_equal(test_wait(joined_for_a_while, NULL, BOUND_S), 0);
+	assert_int_equal(atomic_load(&started), 0);
+	/* Allotted 1: it runs. */
+	send_allots(&sc, &one, 1);
+	assert_int_equal(test_wait(flag_set, &started, BOUND_S), 0);
+	assert_int_equal(pthread_join(t, &rc), 0);
+	assert_int_equal((int)(intptr_t)rc, 0);
+	script_stop(&sc);
 }
 
 /* A worker that a recall woke but that has not run yet (still parked) is
@@ -423,6 +531,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_waits_for_first_allot, test_stop_leftover),
 		cmocka_unit_test_teardown(test_allot_with_welcome, test_stop_leftover),
 		cmocka_unit_test_teardown(test_daemon_gone_before_allot, test_stop_leftover),
+		cmocka_unit_test_teardown(test_nothing_to_run, test_stop_leftover),
 		cmocka_unit_test_teardown(test_revoke_before_woken, test_stop_leftover),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
