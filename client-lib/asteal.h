@@ -117,8 +117,8 @@ typedef struct asteal_summary {
 	int allotment;            /* the current allotment */
 	uint64_t work_ns, steal_ns, mug_ns, allotted_ns;
 	uint64_t inefficient, satisfied, deprived;  /* quanta of each class
-	                             (a quantum with no root task in flight
-	                             at any time has none) */
+	                             (a quantum the job spent idle all
+	                             through, desire 0, has none) */
 	uint64_t mugs, leaves;    /* deques mugged; workers that left */
 	uint64_t revocations;     /* allotment losses carried out */
 	uint64_t latency_p50_ns, latency_p99_ns, latency_max_ns;

@@ -87,8 +87,6 @@ struct quantum {
 	uint64_t errors;                 /* Errors the daemon sent */
 	int waiting;                     /* no allotment yet: joining the
 	                                    daemon, whose first Allot decides */
-	uint64_t roots_seen;             /* rt->roots_started at the last
-	                                    boundary */
 
 	pthread_t thread;
 	int running;
@@ -370,14 +368,13 @@ fail:
 }
 
 /* Close the quantum in progress at time now: account, estimate (the next
- * desire becomes current) unless no root task was in flight in it, write
+ * desire becomes current) unless the job was idle all through it, write
  * the trace row and add to the totals; idle from now on when no root task
  * is in flight; what to report in *fb (under qt->lock). */
 static void quantum_close(struct runtime *rt, struct quantum *qt, uint64_t now,
                           struct link_feedback *fb)
 {
 	uint64_t work = 0, steal = 0, mug = 0, allotted, qstart;
-	uint64_t started = atomic_load(&rt->roots_started);
 	struct est_quantum m;
 	enum est_class cls = EST_NCLASSES;
 	double next = qt->desire;
@@ -395,10 +392,11 @@ static void quantum_close(struct runtime *rt, struct quantum *qt, uint64_t now,
 		mug += d[WS_MUG];
 	}
 	allotted = work + steal + mug;
-	/* Idle all along (no root task in flight at its start, none started
-	 * since): nothing to judge, no estimate. */
-	busy = !qt->idle || started != qt->roots_seen;
-	qt->roots_seen = started;
+	/* Idle all through (it goes idle only here, and a root task it
+	 * sees wakes it): desire 0 throughout, nothing to judge.  (A root
+	 * task that ran and ended on workers not yet parked, before the
+	 * thread saw it, leaves its quantum idle.) */
+	busy = !qt->idle;
 	if (busy) {
 		m.desire = qt->desire;
 		m.allotment = qt->allotment;

@@ -388,10 +388,8 @@ int asteal_run(void (*fn)(void *), void *arg)
 	}
 	pthread_mutex_lock(&start_lock);
 	rt = atomic_load(&the_rt);
-	if (rt != NULL) {
-		atomic_fetch_add(&rt->roots_started, 1);
+	if (rt != NULL)
 		first = atomic_fetch_add(&rt->running_roots, 1) == 0;
-	}
 	pthread_mutex_unlock(&start_lock);
 	if (rt == NULL)
 		return worker_report_misuse("asteal_run", "no runtime is running "

@@ -151,7 +151,6 @@ struct runtime {
 	struct root *roots;
 	_Atomic int nroots;            /* roots not yet picked up */
 	_Atomic int running_roots;     /* asteal_run calls in progress */
-	_Atomic uint64_t roots_started; /* asteal_run calls ever made */
 	int roots_fd;                  /* eventfd: running_roots left 0 (for
 	                                  the link thread; -1 without one) */
 

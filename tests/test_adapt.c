@@ -385,19 +385,19 @@ static void test_idle_between_runs(void **state)
 		                        "%llu,%31[a-z],%llu", &q, &t, &d, &dr, &av, &a,
 		                        &w, &st, &mg, &al, cls, &clk), 12);
 		rows++;
-		assert_int_equal(av, 2);
+		if (av != 2)
+			fail_msg("trace row %s", line);
 		if (strcmp(cls, "idle") == 0) {
 			idle++;
-			assert_int_equal(d, 0);
-			assert_true(dr == 0.0);
-			assert_int_equal(a, 0);
+			if (d != 0 || dr != 0.0 || a != 0)
+				fail_msg("idle trace row %s", line);
 		} else {
-			assert_true(d >= 1 && d <= 2);
-			assert_int_equal(a, d);
+			if (d < 1 || d > 2 || a != d)
+				fail_msg("trace row %s", line);
 			if (strcmp(prev, "idle") == 0) {
 				starts++;
-				assert_int_equal(d, 1);
-				assert_true(dr == 1.0);
+				if (d != 1 || dr != 1.0)
+					fail_msg("trace row after idle ones %s", line);
 			}
 		}
 		snprintf(prev, sizeof(prev), "%s", cls);
