@@ -112,10 +112,13 @@ typedef struct asteal_summary {
 	int workers;
 	uint64_t quanta;          /* quanta finished (0 in static mode) */
 	double mean_allotment;    /* over the finished quanta */
-	double desire;            /* the current desire, real */
+	double desire;            /* the current desire, real (0 while no
+	                             root task is in flight) */
 	int allotment;            /* the current allotment */
 	uint64_t work_ns, steal_ns, mug_ns, allotted_ns;
-	uint64_t inefficient, satisfied, deprived;  /* quanta of each class */
+	uint64_t inefficient, satisfied, deprived;  /* quanta of each class
+	                             (a quantum the job spent idle all
+	                             through, desire 0, has none) */
 	uint64_t mugs, leaves;    /* deques mugged; workers that left */
 	uint64_t revocations;     /* allotment losses carried out */
 	uint64_t latency_p50_ns, latency_p99_ns, latency_max_ns;

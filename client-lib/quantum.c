@@ -25,6 +25,17 @@
  * When the workers an Allot took away have all parked, the workers say so
  * through an eventfd (runtime.h, released) and the thread sends Released,
  * with which the daemon measures revocation latency on the shared clock.
+ *
+ * A job with nothing to run (no root task in flight: before its first
+ * asteal_run, or between calls) is idle (../shared/DESIGN.md, "DEQ,
+ * exactly"): the boundary that finds no root task makes its desire 0 (a
+ * Feedback, since it changed; without a daemon, allotment 0), and the
+ * quanta it spends idle feed no estimate and have no class (their trace
+ * rows say "idle").  The asteal_run that starts a root task while the job
+ * has none writes an eventfd (runtime.h, roots_fd); the thread then starts
+ * the job again from d_1 = 1 and says so at once, not at the next
+ * boundary (without a daemon, it applies the allotment at once).  ABP
+ * mode keeps its constant desire.
  */
 #include "runtime.h"
 
@@ -85,7 +96,8 @@ struct quantum {
 	uint64_t t0, length;             /* the grid: quantum q starts at t0 + q L */
 	uint64_t q;                      /* the quantum in progress */
 	uint64_t job_id;                 /* the daemon's id for us, 0 if none */
-	double desire;                   /* d_q, real */
+	double desire;                   /* d_q, real (0 when idle) */
+	int idle;                        /* no root task in flight: desire 0 */
 	int availability, allotment;     /* p_q, a_q */
 	uint64_t (*last)[WS_COUNT];      /* each worker's accounting so far */
 	/* Totals over finished quanta. */
@@ -193,6 +205,10 @@ void quantum_free(struct runtime *rt)
 		close(rt->released_fd);
 		rt->released_fd = -1;
 	}
+	if (rt->roots_fd >= 0) {
+		close(rt->roots_fd);
+		rt->roots_fd = -1;
+	}
 	pthread_mutex_destroy(&qt->lock);
 	free(qt->profile);
 	free(qt->last);
@@ -212,11 +228,13 @@ static int availability(const struct quantum *qt, const struct runtime *rt,
 	return qt->profile[q - 1 < qt->nprofile ? q - 1 : qt->nprofile - 1];
 }
 
-/* The desire the job reports: rounded up (the worker count in ABP mode). */
+/* The desire the job reports: rounded up (the worker count in ABP mode,
+ * 0 when idle). */
 static int reported(const struct quantum *qt, const struct runtime *rt)
 {
-	return rt->mode == RT_MODE_ABP ? rt->nworkers
-	                               : est_report(&qt->est, qt->desire);
+	if (rt->mode == RT_MODE_ABP)
+		return rt->nworkers;
+	return qt->idle ? 0 : est_report(&qt->est, qt->desire);
 }
 
 /* The allotment without a daemon, from desire and availability. */
@@ -268,7 +286,8 @@ int quantum_config(struct runtime *rt)
 	pthread_mutex_init(&qt->lock, NULL);
 	qt->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	rt->released_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (qt->timer_fd < 0 || rt->released_fd < 0 ||
+	rt->roots_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (qt->timer_fd < 0 || rt->released_fd < 0 || rt->roots_fd < 0 ||
 	    pipe2(qt->stop_pipe, O_CLOEXEC) < 0) {
 		qt->stop_pipe[0] = qt->stop_pipe[1] = -1;
 		goto fail;
@@ -328,7 +347,9 @@ int quantum_config(struct runtime *rt)
 		        "allotment,work_ns,steal_ns,mug_ns,allotted_ns,class,clock_ns\n");
 	}
 	qt->q = 1;
-	qt->desire = rt->mode == RT_MODE_ABP ? rt->nworkers : est_initial();
+	/* No root task yet: idle (desire 0) until asteal_run starts one. */
+	qt->idle = rt->mode == RT_MODE_ASTEAL;
+	qt->desire = rt->mode == RT_MODE_ABP ? rt->nworkers : 0.0;
 	qt->availability = availability(qt, rt, 1);
 	/* With a daemon to join, no worker runs before its first Allot: a
 	 * worker started on a CPU DEQ gives another job would have to be
@@ -347,16 +368,17 @@ fail:
 }
 
 /* Close the quantum in progress at time now: account, estimate (the next
- * desire becomes current), write the trace row and add to the totals; what
- * to report in *fb (under qt->lock). */
+ * desire becomes current) unless the job was idle all through it, write
+ * the trace row and add to the totals; idle from now on when no root task
+ * is in flight; what to report in *fb (under qt->lock). */
 static void quantum_close(struct runtime *rt, struct quantum *qt, uint64_t now,
                           struct link_feedback *fb)
 {
 	uint64_t work = 0, steal = 0, mug = 0, allotted, qstart;
 	struct est_quantum m;
-	enum est_class cls;
-	double next;
-	int i, k;
+	enum est_class cls = EST_NCLASSES;
+	double next = qt->desire;
+	int i, k, busy;
 
 	for (i = 0; i < rt->nworkers; i++) {
 		uint64_t ns[WS_COUNT], d[WS_COUNT];
@@ -370,11 +392,18 @@ static void quantum_close(struct runtime *rt, struct quantum *qt, uint64_t now,
 		mug += d[WS_MUG];
 	}
 	allotted = work + steal + mug;
-	m.desire = qt->desire;
-	m.allotment = qt->allotment;
-	m.nonsteal = (double)(work + mug);
-	m.allotted = (double)allotted;
-	next = est_next(&qt->est, &m, &cls);
+	/* Idle all through (it goes idle only here, and a root task it
+	 * sees wakes it): desire 0 throughout, nothing to judge.  (A root
+	 * task that ran and ended on workers not yet parked, before the
+	 * thread saw it, leaves its quantum idle.) */
+	busy = !qt->idle;
+	if (busy) {
+		m.desire = qt->desire;
+		m.allotment = qt->allotment;
+		m.nonsteal = (double)(work + mug);
+		m.allotted = (double)allotted;
+		next = est_next(&qt->est, &m, &cls);
+	}
 	qstart = qt->t0 + qt->q * qt->length;
 	if (qt->trace != NULL)
 		fprintf(qt->trace, "%llu,%lld,%d,%.4f,%d,%d,%llu,%llu,%llu,%llu,%s,%llu\n",
@@ -382,27 +411,33 @@ static void quantum_close(struct runtime *rt, struct quantum *qt, uint64_t now,
 		        reported(qt, rt), qt->desire, qt->availability, qt->allotment,
 		        (unsigned long long)work, (unsigned long long)steal,
 		        (unsigned long long)mug, (unsigned long long)allotted,
-		        est_class_name(cls), (unsigned long long)qstart);
+		        busy ? est_class_name(cls) : "idle", (unsigned long long)qstart);
 	qt->quanta++;
 	qt->sum_allotment += (uint64_t)qt->allotment;
 	qt->work += work;
 	qt->steal += steal;
 	qt->mug += mug;
 	qt->allotted += allotted;
-	qt->classes[cls]++;
+	if (busy)
+		qt->classes[cls]++;
 	qt->since[0] += work;
 	qt->since[1] += steal;
 	qt->since[2] += mug;
 	qt->since[3] += allotted;
 	if (rt->mode != RT_MODE_ABP)
 		qt->desire = next;
+	/* Nothing left to run: desire 0 until a root task starts. */
+	if (rt->mode == RT_MODE_ASTEAL && atomic_load(&rt->running_roots) == 0) {
+		qt->idle = 1;
+		qt->desire = 0.0;
+	}
 	fb->desire = reported(qt, rt);
 	fb->desire_real = qt->desire;
 	fb->work_ns = qt->since[0];
 	fb->steal_ns = qt->since[1];
 	fb->mug_ns = qt->since[2];
 	fb->allotted_ns = qt->since[3];
-	fb->klass = cls;
+	fb->klass = busy ? (int)cls : -1;
 }
 
 /* Arm the timer on the grid (t0, L) for the first boundary after now;
@@ -476,6 +511,20 @@ static void allot_alone(struct runtime *rt, struct quantum *qt, uint64_t now)
 	worker_allot(rt, qt->allotment, NULL, now, RT_NO_TAG);
 }
 
+/* A root task is in flight while the job is idle: start again from
+ * d_1 = 1 (and, without a daemon, take the allotment for it now).  1 when
+ * it did (under qt->lock). */
+static int wake_up(struct runtime *rt, struct quantum *qt, uint64_t now)
+{
+	if (!qt->idle || atomic_load(&rt->running_roots) == 0)
+		return 0;
+	qt->idle = 0;
+	qt->desire = est_initial();
+	if (qt->link == NULL)
+		allot_alone(rt, qt, now);
+	return 1;
+}
+
 /* A boundary passed (the timer fired): close the quantum in progress,
  * open the one now running, report. */
 static void boundary(struct runtime *rt, struct quantum *qt)
@@ -492,6 +541,7 @@ static void boundary(struct runtime *rt, struct quantum *qt)
 		pthread_mutex_unlock(&qt->lock);
 		return;         /* the grid moved back: nothing ended */
 	}
+	wake_up(rt, qt, now);   /* a root task the thread has not seen yet */
 	quantum_close(rt, qt, now, &fb);
 	qt->skipped += q - qt->q - 1;
 	qt->q = q;
@@ -595,6 +645,36 @@ static void send_released(struct runtime *rt, struct quantum *qt)
 			lost_daemon(qt, qtime_now_ns(), "it does not read");
 }
 
+/* A root task started while the job had none (roots_fd): start again
+ * from d_1 = 1 and tell the daemon at once, closing the quantum before
+ * this one, or this one when a Feedback closed that already (the daemon
+ * takes one for the quantum in progress; at most one per quantum, so when
+ * this one is closed too, the next boundary's report says it). */
+static void roots_changed(struct runtime *rt, struct quantum *qt)
+{
+	struct link_feedback fb;
+	uint64_t n, now, q;
+	int woke;
+
+	if (read(rt->roots_fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+		return;
+	now = qtime_now_ns();
+	pthread_mutex_lock(&qt->lock);
+	woke = wake_up(rt, qt, now);
+	q = qt->q;
+	fb.desire = reported(qt, rt);
+	fb.desire_real = qt->desire;
+	pthread_mutex_unlock(&qt->lock);
+	if (!woke)
+		return;
+	fb.work_ns = qt->since[0];
+	fb.steal_ns = qt->since[1];
+	fb.mug_ns = qt->since[2];
+	fb.allotted_ns = qt->since[3];
+	fb.klass = -1;  /* no quantum ended */
+	report(qt, &fb, q > 0 && qt->closable < q ? q - 1 : q, now, 0);
+}
+
 /* Handle what the daemon sent: an Allot changes the allotment at once
  * (revocation latency counted from when the daemon decided it); an Error
  * is said once in a while. */
@@ -670,13 +750,14 @@ static void *quantum_thread(void *arg)
 	short_slice();
 	for (;;) {
 		uint64_t now = qtime_now_ns();
-		struct pollfd p[4];
-		int n = 3, timeout = -1;
+		struct pollfd p[5];
+		int n = 4, timeout = -1;
 
 		try_connect(rt, qt, now);
 		p[0].fd = qt->stop_pipe[0];
 		p[1].fd = qt->timer_fd;
 		p[2].fd = rt->released_fd;
+		p[3].fd = rt->roots_fd;
 		if (qt->link != NULL)
 			p[n++].fd = link_fd(qt->link);
 		else if (qt->socket[0] != '\0')
@@ -692,7 +773,9 @@ static void *quantum_thread(void *arg)
 			break;
 		if (p[1].revents)
 			boundary(rt, qt);
-		if (n == 4 && p[3].revents && qt->link != NULL)
+		if (p[3].revents)
+			roots_changed(rt, qt);
+		if (n == 5 && p[4].revents && qt->link != NULL)
 			from_daemon(rt, qt);
 		if (p[2].revents)
 			send_released(rt, qt);
@@ -720,6 +803,16 @@ int quantum_start(struct runtime *rt)
 	}
 	qt->running = 1;
 	return 0;
+}
+
+/* asteal_run started a root task while none was in flight: wake the link
+ * thread (nothing to do without one). */
+void quantum_root_started(struct runtime *rt)
+{
+	uint64_t one = 1;
+
+	if (rt->roots_fd >= 0 && write(rt->roots_fd, &one, sizeof(one)) < 0)
+		return;         /* the counter is full: a wake-up is pending */
 }
 
 /* Stop the link thread and give every worker back (they must see the
@@ -828,11 +921,14 @@ void quantum_print_summary(struct runtime *rt)
 	if (e == NULL || *e == '\0' || strcmp(e, "0") == 0)
 		return;
 	quantum_summary(rt, &s);
-	fprintf(stderr, "asteal: mode=%s workers=%d quanta=%llu mean_allotment=%.2f "
+	fprintf(stderr, "asteal: mode=%s workers=%d quanta=%llu idle=%llu "
+	        "mean_allotment=%.2f "
 	        "work_s=%.3f waste=%.1f%% (steal %.3f s, mug %.3f s) mugs=%llu "
 	        "revocations=%llu latency_us p50=%.1f p99=%.1f max=%.1f "
 	        "skipped=%llu\n",
-	        s.mode, s.workers, (unsigned long long)s.quanta, s.mean_allotment,
+	        s.mode, s.workers, (unsigned long long)s.quanta,
+	        (unsigned long long)(s.quanta - s.inefficient - s.satisfied -
+	                             s.deprived), s.mean_allotment,
 	        s.work_ns * 1e-9,
 	        s.work_ns ? 100.0 * (double)(s.steal_ns + s.mug_ns) / (double)s.work_ns : 0.0,
 	        s.steal_ns * 1e-9, s.mug_ns * 1e-9, (unsigned long long)s.mugs,

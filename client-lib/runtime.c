@@ -203,7 +203,8 @@ static struct runtime *rt_create(int nworkers, size_t stack, int64_t limit)
 		return NULL;
 	pthread_mutex_init(&rt->lock, NULL);
 	pthread_mutex_init(&rt->park_lock, NULL);
-	rt->released_fd = -1;           /* quantum_config makes it */
+	rt->released_fd = -1;           /* quantum_config makes them */
+	rt->roots_fd = -1;
 	rt->stack_size = stack;
 	rt->ready_limit = limit;
 	rt->deques = calloc(RT_MAX_DEQUES, sizeof(deque *));
@@ -375,6 +376,7 @@ int asteal_run(void (*fn)(void *), void *arg)
 {
 	struct runtime *rt;
 	struct root r;
+	int first = 0;
 
 	if (fn == NULL) {
 		errno = EINVAL;
@@ -387,7 +389,7 @@ int asteal_run(void (*fn)(void *), void *arg)
 	pthread_mutex_lock(&start_lock);
 	rt = atomic_load(&the_rt);
 	if (rt != NULL)
-		atomic_fetch_add(&rt->running_roots, 1);
+		first = atomic_fetch_add(&rt->running_roots, 1) == 0;
 	pthread_mutex_unlock(&start_lock);
 	if (rt == NULL)
 		return worker_report_misuse("asteal_run", "no runtime is running "
@@ -403,6 +405,8 @@ int asteal_run(void (*fn)(void *), void *arg)
 	atomic_fetch_add(&rt->nroots, 1);
 	pthread_mutex_unlock(&rt->lock);
 	worker_notify(rt);
+	if (first)      /* the job had nothing to run: it wants a processor */
+		quantum_root_started(rt);
 	while (atomic_load_explicit(&r.done, memory_order_acquire) == 0)
 		syscall(SYS_futex, (uint32_t *)&r.done, FUTEX_WAIT_PRIVATE, 0,
 		        NULL, NULL, 0);

@@ -151,6 +151,8 @@ struct runtime {
 	struct root *roots;
 	_Atomic int nroots;            /* roots not yet picked up */
 	_Atomic int running_roots;     /* asteal_run calls in progress */
+	int roots_fd;                  /* eventfd: running_roots left 0 (for
+	                                  the link thread; -1 without one) */
 
 	_Atomic uint32_t epoch;        /* futex word idle workers sleep on */
 	_Atomic int sleepers;
@@ -221,5 +223,6 @@ void quantum_stop(struct runtime *rt);
 void quantum_summary(struct runtime *rt, asteal_summary *s);
 void quantum_print_summary(struct runtime *rt);
 void quantum_free(struct runtime *rt);
+void quantum_root_started(struct runtime *rt);
 
 #endif

@@ -570,6 +570,14 @@ void worker_allot(struct runtime *rt, int allotment, const int *cpus,
 			leaving++;
 		}
 	}
+	/* A worker still in park() (a recall cleared its flag, but it has not
+	 * woken to see that) is flagged again above without having run: it
+	 * stays parked and will not call worker_revoke_done again, so its part
+	 * ends here, now.  After the loop: the revocation must not close while
+	 * workers are still being added to it. */
+	for (i = allotment; ev >= 0 && i < rt->nworkers; i++)
+		if (rt->workers[i].leave_ev == ev && rt->workers[i].parked)
+			worker_revoke_done(rt, &rt->workers[i], now);
 	rt->allotment = allotment;
 	pthread_mutex_unlock(&rt->park_lock);
 	if (leaving > 0)

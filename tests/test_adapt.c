@@ -3,8 +3,9 @@
  * scripted profile with 1 ms quanta.  Every task runs exactly once while
  * workers leave at safe points and their deques are mugged; mugs and
  * revocations are seen and measured; an allotment of zero stalls the job
- * without losing it; static mode has no quanta; bad settings are refused
- * with a clear error.
+ * without losing it; a job with no root task in flight has desire and
+ * allotment 0, and its idle quanta are judged in no class; static mode has
+ * no quanta; bad settings are refused with a clear error.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "asteal.h"
@@ -22,8 +24,8 @@
 static char profile_path[64];
 static char trace_path[64];
 
-/* Write a profile file with the given availabilities. */
-static void write_profile(const int *p, int n)
+/* Write a profile file of `lines` availabilities: the n of p, repeated. */
+static void write_profile(const int *p, int n, int lines)
 {
 	FILE *f;
 	int i;
@@ -32,8 +34,8 @@ static void write_profile(const int *p, int n)
 	         (int)getpid());
 	f = fopen(profile_path, "w");
 	assert_non_null(f);
-	for (i = 0; i < n; i++)
-		fprintf(f, "%d\n", p[i]);
+	for (i = 0; i < lines; i++)
+		fprintf(f, "%d\n", p[i % n]);
 	assert_int_equal(fclose(f), 0);
 }
 
@@ -56,6 +58,7 @@ static int clear_env(void **state)
 	unsetenv("ASTEAL_TRACE");
 	unsetenv("ASTEAL_DELTA");
 	unsetenv("ASTEAL_RHO");
+	unsetenv("ASTEAL_STATS");
 	if (profile_path[0])
 		unlink(profile_path);
 	if (trace_path[0])
@@ -141,21 +144,20 @@ static void run_once_each(long n, int spin)
 
 /* With availability swinging between 4 and 1 every 2 ms, workers leave
  * in the middle of tasks; every task still runs exactly once, and (run
- * until it is seen, within a bound) deques get mugged. */
+ * until both are seen, within a bound) deques get mugged and revocations
+ * are carried out and measured. */
 static void test_exactly_once_with_mugs(void **state)
 {
-	int prof[] = { 4, 4, 1, 1 }, i;
+	int prof[] = { 4, 4, 1, 1 };
 	asteal_summary s;
-	double end = test_now() + (test_sanitized() ? 60.0 : 20.0);
+	double bound = test_sanitized() ? 60.0 : 20.0, end = test_now() + bound;
 	long n = test_scale(200000, 3, 10);
 
 	(void)state;
-	{
-		int p[4000];    /* 4 s of swings; then 1 repeats */
-		for (i = 0; i < 4000; i++)
-			p[i] = prof[i % 4];
-		write_profile(p, 4000);
-	}
+	/* The swings last as long as the loop below may (1 ms quanta, from
+	 * the runtime's start): after the profile's end its last line
+	 * repeats, and nothing would change any more. */
+	write_profile(prof, 4, (int)(bound * 1000.0) + 1000);
 	adaptive_env("asteal");
 	start(4);
 	do {
@@ -185,7 +187,7 @@ static void test_abp_exactly_once(void **state)
 	(void)state;
 	for (i = 0; i < 400; i++)
 		p[i] = (i / 2) % 2 ? 1 : 4;
-	write_profile(p, 400);
+	write_profile(p, 400, 400);
 	adaptive_env("abp");
 	start(4);
 	run_once_each(test_scale(100000, 3, 10), 200);
@@ -204,7 +206,7 @@ static void test_zero_availability(void **state)
 	asteal_summary s;
 
 	(void)state;
-	write_profile(p, 6);
+	write_profile(p, 6, 6);
 	adaptive_env("asteal");
 	start(2);
 	run_once_each(1000, 10);
@@ -251,7 +253,7 @@ static void test_trace(void **state)
 	asteal_summary s;
 
 	(void)state;
-	write_profile(p, 7);
+	write_profile(p, 7, 7);
 	snprintf(trace_path, sizeof(trace_path), "/tmp/asteal-test-trace.%d",
 	         (int)getpid());
 	setenv("ASTEAL_TRACE", trace_path, 1);
@@ -287,12 +289,169 @@ static void test_trace(void **state)
 		prev_clk = clk;
 		assert_int_equal(av, p[q - 1 < 7 ? q - 1 : 6]);
 		assert_int_equal(a, d < av ? d : av);
-		assert_true(d >= 1 && d <= 3);
-		assert_true(dr >= 1.0 && dr <= 3.0 && d == (int)dr + (dr > (int)dr));
+		if (strcmp(cls, "idle") == 0) {
+			/* no root task in flight (after the run): nothing asked */
+			assert_int_equal(d, 0);
+			assert_true(dr == 0.0);
+		} else {
+			assert_true(d >= 1 && d <= 3);
+			assert_true(dr >= 1.0 && dr <= 3.0 &&
+			            d == (int)dr + (dr > (int)dr));
+		}
 		assert_int_equal(al, w + st + mg);
 	}
 	fclose(f);
 	assert_true(rows >= (long)s.quanta && rows > 0);
+}
+
+/* The summary's quanta have reached *(uint64_t *)arg. */
+static int quanta_reached(void *arg)
+{
+	asteal_summary s;
+
+	return asteal_summary_get(&s) == 0 && s.quanta >= *(uint64_t *)arg;
+}
+
+/* The job is idle: desire 0, allotment 0. */
+static int idle_now(void *arg)
+{
+	asteal_summary s;
+
+	(void)arg;
+	return asteal_summary_get(&s) == 0 && s.desire == 0.0 && s.allotment == 0;
+}
+
+/* The quanta the summary gives a class. */
+static uint64_t judged(const asteal_summary *s)
+{
+	return s->inefficient + s->satisfied + s->deprived;
+}
+
+/* Without a daemon, a job with no root task in flight (before its first
+ * asteal_run, between calls) has desire 0 and allotment 0, whatever the
+ * profile offers; its idle quanta are judged in no class (not
+ * inefficient) and its trace rows say "idle"; a root task starts it
+ * again from desire 1, at once. */
+static void test_idle_between_runs(void **state)
+{
+	int prof[] = { 2 };
+	double bound = test_sanitized() ? 60.0 : 20.0;
+	long n = test_scale(100000, 3, 10), rows = 0, idle = 0, starts = 0;
+	asteal_summary s;
+	uint64_t want, before;
+	char line[512], prev[32] = "idle";
+	FILE *f;
+
+	(void)state;
+	write_profile(prof, 1, 1);
+	snprintf(trace_path, sizeof(trace_path), "/tmp/asteal-test-trace.%d",
+	         (int)getpid());
+	setenv("ASTEAL_TRACE", trace_path, 1);
+	adaptive_env("asteal");
+	start(2);
+	/* Before the first asteal_run. */
+	want = 3;
+	assert_int_equal(test_wait(quanta_reached, &want, bound), 0);
+	assert_int_equal(asteal_summary_get(&s), 0);
+	assert_true(s.desire == 0.0);
+	assert_int_equal(s.allotment, 0);
+	assert_int_equal(judged(&s), 0);
+	run_once_each(n, 50);
+	/* After it: idle at a boundary, and idle quanta judged in no class. */
+	assert_int_equal(test_wait(idle_now, NULL, bound), 0);
+	assert_int_equal(asteal_summary_get(&s), 0);
+	before = judged(&s);
+	assert_true(before > 0);
+	want = s.quanta + 3;
+	assert_int_equal(test_wait(quanta_reached, &want, bound), 0);
+	assert_int_equal(asteal_summary_get(&s), 0);
+	assert_int_equal(judged(&s), before);
+	assert_true(s.desire == 0.0);
+	assert_int_equal(s.allotment, 0);
+	run_once_each(n, 50);
+	assert_int_equal(asteal_stop(), 0);
+	/* The trace: idle rows ask for nothing and get nothing; the row of
+	 * a quantum a root task started in, after idle ones, says 1 (d_1). */
+	f = fopen(trace_path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	while (fgets(line, sizeof(line), f) != NULL) {
+		unsigned long long q, w, st, mg, al, clk;
+		long long t;
+		int d, av, a;
+		double dr;
+		char cls[32];
+		assert_int_equal(sscanf(line, "%llu,%lld,%d,%lf,%d,%d,%llu,%llu,%llu,"
+		                        "%llu,%31[a-z],%llu", &q, &t, &d, &dr, &av, &a,
+		                        &w, &st, &mg, &al, cls, &clk), 12);
+		rows++;
+		if (av != 2)
+			fail_msg("trace row %s", line);
+		if (strcmp(cls, "idle") == 0) {
+			idle++;
+			if (d != 0 || dr != 0.0 || a != 0)
+				fail_msg("idle trace row %s", line);
+		} else {
+			if (d < 1 || d > 2 || a != d)
+				fail_msg("trace row %s", line);
+			if (strcmp(prev, "idle") == 0) {
+				starts++;
+				if (d != 1 || dr != 1.0)
+					fail_msg("trace row after idle ones %s", line);
+			}
+		}
+		snprintf(prev, sizeof(prev), "%s", cls);
+	}
+	fclose(f);
+	assert_true(idle >= 6);         /* 3 before the first run, 3 between */
+	assert_int_equal(starts, 2);
+	assert_true(rows > idle);
+}
+
+/* A root task with nothing to do. */
+static void nothing(void *arg)
+{
+	(void)arg;
+}
+
+/* In a child (no cmocka asserts here: exit codes), with the parent's
+ * environment: start, wait for idle quanta, run, stop. */
+static void stats_child(void)
+{
+	asteal_options o;
+	uint64_t want = 3;
+
+	asteal_options_init(&o);
+	o.workers = 2;
+	if (asteal_start(&o) < 0)
+		exit(2);
+	if (test_wait(quanta_reached, &want, 60.0) < 0 ||
+	    asteal_run(nothing, NULL) < 0)
+		exit(3);
+	exit(asteal_stop() == 0 ? 0 : 4);
+}
+
+/* ASTEAL_STATS says how many quanta the job spent idle (in no class). */
+static void test_stats_idle(void **state)
+{
+	char buf[8192];
+	const char *l;
+	unsigned long long quanta = 0, idle = 0;
+	int prof[] = { 2 }, status;
+
+	(void)state;
+	write_profile(prof, 1, 1);
+	adaptive_env("asteal");
+	setenv("ASTEAL_STATS", "1", 1);
+	status = test_in_child(stats_child, buf, sizeof(buf));
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	l = strstr(buf, "asteal: mode=asteal");
+	assert_non_null(l);
+	l = strstr(l, " quanta=");
+	assert_non_null(l);
+	assert_int_equal(sscanf(l, " quanta=%llu idle=%llu", &quanta, &idle), 2);
+	assert_true(idle >= 3 && idle < quanta);
 }
 
 /* Bad settings: asteal_start fails with EINVAL, nothing keeps running. */
@@ -344,6 +503,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_zero_availability, clear_env),
 		cmocka_unit_test_teardown(test_static, clear_env),
 		cmocka_unit_test_teardown(test_trace, clear_env),
+		cmocka_unit_test_teardown(test_idle_between_runs, clear_env),
+		cmocka_unit_test_teardown(test_stats_idle, clear_env),
 		cmocka_unit_test_teardown(test_bad_settings, clear_env),
 	};
 

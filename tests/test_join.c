@@ -5,9 +5,15 @@
  * DEQ gives another job would have to be revoked there), then runs the
  * root task as soon as the Allot comes, also when the Allot comes in the
  * same read as the Welcome; a daemon that goes away before its first
- * Allot leaves the job standalone, not stuck.
+ * Allot leaves the job standalone, not stuck.  With the stand-in scripted
+ * by the test (it reads the job's Feedbacks and Releaseds and sends
+ * Allots): a job with no root task in flight asks for nothing (desire 0)
+ * and starts again from desire 1, and runs nothing while its allotment is
+ * 0; a revocation that reaches a worker a recall has not yet woken is
+ * released.
  */
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -38,6 +44,9 @@ struct standin {
 	pthread_t thread;
 	atomic_int welcomed;           /* the Welcome went out */
 	int with_welcome;              /* the Allot right behind the Welcome */
+	int scripted;                  /* after the Welcome, the test talks */
+	int fd;                        /* the job's connection (scripted) */
+	uint64_t t0;                   /* the Welcome's t0 */
 	atomic_int go;                 /* 1: send the Allot; 2: hang up */
 	atomic_int done;               /* the thread is finishing */
 };
@@ -90,6 +99,16 @@ static void *standin_main(void *arg)
 	frame_welcome(&env, &w, JOB_ID, QUANTUM_US,
 	              qtime_now_ns() - QUANTUM_US * 1000ull, &cpu, 1, "test");
 	w.heartbeat_ms = 250;
+	if (s->scripted) {
+		/* The job waits for the Welcome: nothing else was read. */
+		if (frame_write_fd(fd, &env) < 0)
+			goto out;
+		s->fd = fd;
+		s->t0 = w.t0_ns;
+		fd = -1;        /* the test's now */
+		atomic_store(&s->welcomed, 1);
+		goto out;
+	}
 	if (s->with_welcome) {
 		uint8_t buf[4096];
 		size_t n, k;
@@ -127,13 +146,16 @@ out:
 	return NULL;
 }
 
-/* Listen on a fresh socket path and start the stand-in behind it. */
-static void standin_start(struct standin *s, int with_welcome)
+/* Listen on a fresh socket path and start the stand-in behind it
+ * (scripted: it hands the connection to the test after the Welcome). */
+static void standin_start(struct standin *s, int with_welcome, int scripted)
 {
 	struct sockaddr_un sa;
 
 	memset(s, 0, sizeof(*s));
 	s->with_welcome = with_welcome;
+	s->scripted = scripted;
+	s->fd = -1;
 	snprintf(s->path, sizeof(s->path), "/tmp/asteal-test-join.%d",
 	         (int)getpid());
 	unlink(s->path);
@@ -155,6 +177,8 @@ static void standin_start(struct standin *s, int with_welcome)
 static void standin_stop(struct standin *s)
 {
 	pthread_join(s->thread, NULL);
+	if (s->fd >= 0)
+		close(s->fd);
 	close(s->listen_fd);
 	unlink(s->path);
 	unsetenv("ASTEAL_SOCKET");
@@ -187,7 +211,7 @@ static int flag_set(void *arg)
  * hand the root task to a thread of the test (*t). */
 static void join_and_run(struct standin *s, pthread_t *t, int with_welcome)
 {
-	standin_start(s, with_welcome);
+	standin_start(s, with_welcome, 0);
 	assert_int_equal(asteal_start(NULL), 0);
 	assert_int_equal(test_wait(flag_set, &s->welcomed, BOUND_S), 0);
 	assert_int_equal(pthread_create(t, NULL, runner, NULL), 0);
@@ -255,12 +279,260 @@ static void test_daemon_gone_before_allot(void **state)
 	finish(&s, t, -1);
 }
 
+/* ---- the stand-in scripted by the test ---- */
+
+/* The test's side of a scripted stand-in: the job's connection, what the
+ * job sent that the test looked past. */
+struct script {
+	struct standin s;
+	struct frame_reader *r;
+	uint64_t released[64];         /* the quanta of the Releaseds read */
+	int nreleased;
+};
+
+/* The next message from the job, before the time end (test_now): 1 with
+ * *m (frame_free it), 0 when none came or the job hung up. */
+static int script_next(struct script *sc, Asteal__Envelope **m, double end)
+{
+	for (;;) {
+		struct pollfd p = { .fd = sc->s.fd, .events = POLLIN };
+		double left = end - test_now();
+		int rc = frame_reader_next(sc->r, m);
+
+		if (rc != 0)
+			return rc > 0;
+		if (left <= 0 || poll(&p, 1, (int)(left * 1000) + 1) <= 0 ||
+		    frame_reader_fill(sc->r, sc->s.fd) <= 0)
+			return 0;
+	}
+}
+
+/* The next Feedback from the job (Releaseds before it are kept in sc):
+ * 0 with *fb, -1 when none came before the time end. */
+static int next_feedback(struct script *sc, struct exchange_feedback *fb,
+                         double end)
+{
+	Asteal__Envelope *m;
+
+	while (script_next(sc, &m, end)) {
+		int kind = m->msg_case;
+		if (kind == ASTEAL__ENVELOPE__MSG_FEEDBACK)
+			exchange_feedback_from(fb, m->feedback);
+		else if (kind == ASTEAL__ENVELOPE__MSG_RELEASED &&
+		         sc->nreleased < 64)
+			sc->released[sc->nreleased++] = m->released->quantum;
+		frame_free(m);
+		if (kind == ASTEAL__ENVELOPE__MSG_FEEDBACK)
+			return 0;
+	}
+	return -1;
+}
+
+/* The first Feedback whose desire is not `skip`, within BOUND_S: 0 with
+ * *fb, -1 when none came. */
+static int feedback_not(struct script *sc, uint32_t skip,
+                        struct exchange_feedback *fb)
+{
+	double end = test_now() + BOUND_S;
+
+	while (next_feedback(sc, fb, end) == 0)
+		if (fb->desire != skip)
+			return 0;
+	return -1;
+}
+
+/* The first Feedback with the desire want, within BOUND_S: 0 with *fb,
+ * -1 when none came. */
+static int feedback_is(struct script *sc, uint32_t want,
+                       struct exchange_feedback *fb)
+{
+	double end = test_now() + BOUND_S;
+
+	while (next_feedback(sc, fb, end) == 0)
+		if (fb->desire == want)
+			return 0;
+	return -1;
+}
+
+/* Whether a Released for the Allot of quantum q came within BOUND_S
+ * (reading what the job sends, Feedbacks included). */
+static int released(struct script *sc, uint64_t q)
+{
+	struct exchange_feedback fb;
+	double end = test_now() + BOUND_S;
+	int i;
+
+	do {
+		for (i = 0; i < sc->nreleased; i++)
+			if (sc->released[i] == q)
+				return 1;
+	} while (next_feedback(sc, &fb, end) == 0);
+	return 0;
+}
+
+/* Send the job n Allots (allotment a[i] of its 2 workers, on CPU 0) in
+ * one write, all of the quantum now running; returns that quantum. */
+static uint64_t send_allots(struct script *sc, const uint32_t *a, int n)
+{
+	static const uint32_t cpus[2] = { 0, 0 };
+	uint8_t buf[4 * EXCHANGE_ALLOT_MAX];
+	uint64_t now = qtime_now_ns(), q = (now - sc->s.t0) / (QUANTUM_US * 1000ull);
+	size_t len = 0;
+	int i;
+
+	assert_true(n <= 4);
+	for (i = 0; i < n; i++) {
+		struct exchange_allot x = {
+			.quantum = q, .allotment = a[i], .availability = a[i],
+			.cpus = cpus, .ncpus = a[i], .decided_ns = now,
+		};
+		size_t k = exchange_encode_allot(buf + len, &x);
+		assert_true(k > 0);
+		len += k;
+	}
+	assert_int_equal(write(sc->s.fd, buf, len), (ssize_t)len);
+	return q;
+}
+
+/* Start a scripted stand-in, then the runtime (2 workers), which joins it. */
+static void script_start(struct script *sc)
+{
+	memset(sc, 0, sizeof(*sc));
+	sc->r = frame_reader_new();
+	assert_non_null(sc->r);
+	standin_start(&sc->s, 0, 1);
+	assert_int_equal(asteal_start(NULL), 0);
+	assert_int_equal(test_wait(flag_set, &sc->s.welcomed, BOUND_S), 0);
+	assert_true(sc->s.fd >= 0);
+}
+
+/* Stop the runtime and the scripted stand-in. */
+static void script_stop(struct script *sc)
+{
+	assert_int_equal(asteal_stop(), 0);
+	standin_stop(&sc->s);
+	frame_reader_free(sc->r);
+}
+
+static atomic_int hold;        /* the held root spins while this is 1 */
+
+/* A root task that says it ran, then spins (polling) while hold is 1. */
+static void held_root(void *arg)
+{
+	(void)arg;
+	atomic_store(&started, 1);
+	while (atomic_load(&hold))
+		asteal_poll();
+}
+
+/* Run held_root (from a thread of the test). */
+static void *held_runner(void *arg)
+{
+	(void)arg;
+	return (void *)(intptr_t)asteal_run(held_root, NULL);
+}
+
+/* The job's worker 1 has parked at least once. */
+static int worker1_parked(void *arg)
+{
+	asteal_worker_stats st[2];
+
+	(void)arg;
+	return asteal_stats(st, 2) == 2 && st[1].leaves > 0;
+}
+
+/* A job with no root task in flight asks for nothing: desire 0 before its
+ * first asteal_run and after it; a root task makes it ask for 1 again (not
+ * the desire its last one reached), and while its allotment is 0 no worker
+ * runs it. */
+static void test_nothing_to_run(void **state)
+{
+	static const uint32_t zero = 0, one = 1, two = 2;
+	struct exchange_feedback fb;
+	struct script sc;
+	asteal_summary sum;
+	uint64_t q;
+	pthread_t t;
+	void *rc;
+
+	(void)state;
+	script_start(&sc);
+	/* Joined with nothing to run: desire 0, and the daemon allots 0. */
+	assert_int_equal(next_feedback(&sc, &fb, test_now() + BOUND_S), 0);
+	assert_int_equal(fb.desire, 0);
+	send_allots(&sc, &zero, 1);
+	/* A root task: desire 1, and nothing runs it while the allotment is 0. */
+	atomic_store(&started, 0);
+	atomic_store(&hold, 1);
+	assert_int_equal(pthread_create(&t, NULL, held_runner, NULL), 0);
+	assert_int_equal(feedback_not(&sc, 0, &fb), 0);
+	assert_int_equal(fb.desire, 1);
+	assert_int_equal(atomic_load(&started), 0);
+	/* Allotted 1, it runs, efficient and satisfied: its desire rises. */
+	send_allots(&sc, &one, 1);
+	assert_int_equal(test_wait(flag_set, &started, BOUND_S), 0);
+	assert_int_equal(feedback_not(&sc, 1, &fb), 0);
+	assert_int_equal(fb.desire, 2);
+	send_allots(&sc, &two, 1);
+	/* The root task ends: desire 0. */
+	atomic_store(&hold, 0);
+	assert_int_equal(pthread_join(t, &rc), 0);
+	assert_int_equal((int)(intptr_t)rc, 0);
+	assert_int_equal(feedback_is(&sc, 0, &fb), 0);
+	assert_true(fb.desire_real == 0.0);
+	/* Allotted 0: both workers park (the Released says the last did). */
+	q = send_allots(&sc, &zero, 1);
+	assert_true(released(&sc, q));
+	assert_int_equal(asteal_summary_get(&sum), 0);
+	assert_int_equal(sum.allotment, 0);
+	assert_true(sum.desire == 0.0);
+	/* Another root task: desire 1 again (d_1), not the 2 of the last. */
+	atomic_store(&started, 0);
+	assert_int_equal(pthread_create(&t, NULL, runner, NULL), 0);
+	assert_int_equal(feedback_not(&sc, 0, &fb), 0);
+	assert_int_equal(fb.desire, 1);
+	/* Parked, no worker runs it, for quanta on end. */
+	quanta_seen = 0;
+	assert_int_equal(test_wait(joined_for_a_while, NULL, BOUND_S), 0);
+	assert_int_equal(atomic_load(&started), 0);
+	/* Allotted 1: it runs. */
+	send_allots(&sc, &one, 1);
+	assert_int_equal(test_wait(flag_set, &started, BOUND_S), 0);
+	assert_int_equal(pthread_join(t, &rc), 0);
+	assert_int_equal((int)(intptr_t)rc, 0);
+	script_stop(&sc);
+}
+
+/* A worker that a recall woke but that has not run yet (still parked) is
+ * taken away again by the next Allot: that revocation ends (the daemon
+ * gets its Released), it does not wait for a departure that already
+ * happened. */
+static void test_revoke_before_woken(void **state)
+{
+	static const uint32_t one = 1, up_down[2] = { 2, 1 };
+	struct script sc;
+	uint64_t q;
+
+	(void)state;
+	script_start(&sc);
+	send_allots(&sc, &one, 1);
+	/* Worker 1, outside the allotment from the start, has parked. */
+	assert_int_equal(test_wait(worker1_parked, NULL, BOUND_S), 0);
+	/* Recalled and taken away again in the same read: the link thread
+	 * applies both before worker 1 can wake. */
+	q = send_allots(&sc, up_down, 2);
+	assert_true(released(&sc, q));
+	script_stop(&sc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_waits_for_first_allot, test_stop_leftover),
 		cmocka_unit_test_teardown(test_allot_with_welcome, test_stop_leftover),
 		cmocka_unit_test_teardown(test_daemon_gone_before_allot, test_stop_leftover),
+		cmocka_unit_test_teardown(test_nothing_to_run, test_stop_leftover),
+		cmocka_unit_test_teardown(test_revoke_before_woken, test_stop_leftover),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
