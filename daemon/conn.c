@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <signal.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -171,8 +170,7 @@ void conn_free(struct conn *c)
 		evbuffer_free(c->pend);
 	bufferevent_free(c->bev);
 	event_free(c->free_ev);
-	if (c->hello_ev != NULL)
-		event_free(c->hello_ev);
+	event_free(c->hello_ev);
 	if (c->peer.pidfd >= 0)
 		close(c->peer.pidfd);
 	free(c);
@@ -186,21 +184,30 @@ static void on_free(evutil_socket_t fd, short what, void *arg)
 	conn_free(arg);
 }
 
+/* Mark a connection closing, the first time: it reads no more (nor does
+ * what in `events`, EV_READ and maybe EV_WRITE, of its bufferevent); 1 when
+ * it was not closing before. */
+static int start_closing(struct conn *c, short events)
+{
+	if (c->closing)
+		return 0;
+	c->closing = 1;
+	bufferevent_disable(c->bev, events);
+	if (c->rd != NULL)
+		event_del(c->rd);
+	if (c->batch != NULL)
+		epoll_ctl(c->batch->ep, EPOLL_CTL_DEL, c->fd, NULL);
+	return 1;
+}
+
 /* Close a connection once what is queued to it is written (within 2 s):
  * never frees it at once, so callers may still look at it. */
 static void conn_close(struct conn *c)
 {
 	struct timeval wt = { 2, 0 };
 
-	if (!c->closing) {
-		c->closing = 1;
-		bufferevent_disable(c->bev, EV_READ);
-		if (c->rd != NULL)
-			event_del(c->rd);
-		if (c->batch != NULL)
-			epoll_ctl(c->batch->ep, EPOLL_CTL_DEL, c->fd, NULL);
+	if (start_closing(c, EV_READ))
 		bufferevent_set_timeouts(c->bev, NULL, &wt);
-	}
 	if (evbuffer_get_length(bufferevent_get_output(c->bev)) == 0)
 		event_active(c->free_ev, EV_TIMEOUT, 0);
 }
@@ -210,14 +217,7 @@ static void conn_close(struct conn *c)
  * so that the peer sees the end. */
 static void conn_drop(struct conn *c)
 {
-	if (!c->closing) {
-		c->closing = 1;
-		bufferevent_disable(c->bev, EV_READ | EV_WRITE);
-		if (c->rd != NULL)
-			event_del(c->rd);
-		if (c->batch != NULL)
-			epoll_ctl(c->batch->ep, EPOLL_CTL_DEL, c->fd, NULL);
-	}
+	start_closing(c, EV_READ | EV_WRITE);
 	shutdown(c->fd, SHUT_RDWR);
 	event_active(c->free_ev, EV_TIMEOUT, 0);
 }

@@ -109,7 +109,9 @@ static int idle(struct user *u)
 	return u->tokens >= CONTROL_USER_JOB_BURST;
 }
 
-/* The counts of uid, made when it has none; NULL when out of memory. */
+/* The counts of uid, made when it has none; NULL when out of memory.
+ * The only place that forgets a uid: the list holds the uids with a
+ * connection, and idle ones until the next accept passes them. */
 static struct user *user_get(struct control *ctl, uid_t uid)
 {
 	struct user *u, **p = &ctl->users;
@@ -156,22 +158,6 @@ static int may_make_job(const struct peer *p, char *why, size_t whylen)
 	return 1;
 }
 
-/* Forget a uid that holds nothing any more, once its bucket is full. */
-static void user_put(struct control *ctl, struct user *u)
-{
-	struct user **p;
-
-	if (!idle(u))
-		return;
-	for (p = &ctl->users; *p != NULL; p = &(*p)->next) {
-		if (*p == u) {
-			*p = u->next;
-			free(u);
-			return;
-		}
-	}
-}
-
 /* The count a peer in its role takes from its uid's. */
 static int *user_count(struct user *u, int role)
 {
@@ -187,12 +173,11 @@ static void refuse(evutil_socket_t fd, Asteal__ErrorCode code, const char *why)
 	Asteal__Error err;
 	uint8_t buf[512];
 	size_t len;
-	ssize_t n;
 
 	frame_error(&env, &err, code, why);
-	if (frame_encode(&env, buf, sizeof(buf), &len) == 0)
-		n = send(fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
-	(void)n;
+	if (frame_encode(&env, buf, sizeof(buf), &len) == 0 &&
+	    send(fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+		log_debug("refused peer: %s", strerror(errno));
 	evutil_closesocket(fd);
 }
 
@@ -313,8 +298,7 @@ static void peer_gone(struct conn *c, void *arg)
 		ctl->nclients--;
 		sched_set_clients(ctl->sched, ctl->nclients);
 	}
-	(*user_count(p->user, p->role))--;
-	user_put(ctl, p->user);
+	(*user_count(p->user, p->role))--;     /* user_get forgets it when idle */
 	if (p->prev != NULL)
 		p->prev->next = p->next;
 	else
@@ -464,6 +448,7 @@ static void on_accept(struct evconnlistener *l, evutil_socket_t fd,
 	struct control *ctl = arg;
 	struct conn_peer who;
 	struct peer *p;
+	Asteal__ErrorCode code;
 	char why[160];
 
 	(void)l;
@@ -475,32 +460,20 @@ static void on_accept(struct evconnlistener *l, evutil_socket_t fd,
 		refuse(fd, ASTEAL__ERROR_CODE__BUSY, why);
 		return;
 	}
+	code = ASTEAL__ERROR_CODE__INTERNAL;
+	snprintf(why, sizeof(why), "out of memory");
 	p = calloc(1, sizeof(*p));
-	if (p == NULL || (p->user = user_get(ctl, who.uid)) == NULL) {
-		free(p);
-		log_error("accept: out of memory");
-		refuse(fd, ASTEAL__ERROR_CODE__INTERNAL, "out of memory");
-		goto out;
-	}
+	if (p == NULL || (p->user = user_get(ctl, who.uid)) == NULL)
+		goto refused;
 	p->admin = is_admin(ctl, fd, &who);
 	if (!room_for(ctl, p, PEER_HELLO, why, sizeof(why))) {
-		log_warn("accept: pid %d uid %d refused: %s", (int)who.pid,
-		         (int)who.uid, why);
-		user_put(ctl, p->user);
-		free(p);
-		refuse(fd, ASTEAL__ERROR_CODE__BUSY, why);
-		goto out;
+		code = ASTEAL__ERROR_CODE__BUSY;
+		goto refused;
 	}
 	p->conn = conn_create(ctl->base, fd, &who, ctl->conf->hello_timeout_ms,
 	                      &peer_handler, p);
-	if (p->conn == NULL) {
-		log_error("accept: out of memory");
-		user_put(ctl, p->user);
-		free(p);
-		refuse(fd, ASTEAL__ERROR_CODE__INTERNAL, "out of memory");
-		goto out;
-	}
-	who.pidfd = -1;                 /* the connection's now */
+	if (p->conn == NULL)
+		goto refused;
 	p->ctl = ctl;
 	p->role = PEER_HELLO;
 	p->user->pending++;
@@ -511,7 +484,12 @@ static void on_accept(struct evconnlistener *l, evutil_socket_t fd,
 	ctl->peers = p;
 	ctl->nconns++;
 	log_debug("connection from pid %d uid %d", (int)who.pid, (int)who.uid);
-out:
+	return;
+refused:
+	log_warn("accept: pid %d uid %d refused: %s", (int)who.pid, (int)who.uid,
+	         why);
+	free(p);
+	refuse(fd, code, why);
 	if (who.pidfd >= 0)
 		close(who.pidfd);
 }
@@ -568,6 +546,8 @@ static void on_accept_error(struct evconnlistener *l, void *arg)
  * a pidfd), and the last of them kept for admins. */
 static void size_conn_cap(struct control *ctl)
 {
+	long most = (long)ctl->conf->max_jobs + ctl->conf->max_clients +
+	            CONTROL_ADMIN_CLIENTS + 16;
 	struct rlimit rl;
 	long fds = 1L << 20;
 
@@ -575,10 +555,8 @@ static void size_conn_cap(struct control *ctl)
 	    rl.rlim_cur < (rlim_t)fds)
 		fds = (long)rl.rlim_cur;
 	fds = (fds - CONTROL_FD_RESERVE) / 2;
-	if (fds > (long)ctl->conf->max_jobs + ctl->conf->max_clients +
-	          CONTROL_ADMIN_CLIENTS + 16)
-		fds = (long)ctl->conf->max_jobs + ctl->conf->max_clients +
-		      CONTROL_ADMIN_CLIENTS + 16;
+	if (fds > most)
+		fds = most;
 	ctl->conn_cap = fds < 2 ? 2 : (int)fds;
 	ctl->admin_room = ctl->conn_cap / 4 < CONTROL_ADMIN_CLIENTS
 	                ? ctl->conn_cap / 4 : CONTROL_ADMIN_CLIENTS;

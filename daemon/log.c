@@ -43,6 +43,7 @@
  * remembered (the least recently written one is forgotten). */
 #define LOG_BURST 20
 #define LOG_WINDOW_S 10
+#define LOG_WINDOW_NS ((uint64_t)LOG_WINDOW_S * 1000000000u)
 #define LOG_KEYS 64
 #define LOG_SAMPLE 96
 
@@ -178,12 +179,20 @@ static void say_dropped(struct log_key *k)
 	k->dropped = 0;
 }
 
+/* Start a new window for k at now, after saying what the last one
+ * dropped. */
+static void new_window(struct log_key *k, uint64_t now)
+{
+	say_dropped(k);
+	k->start_ns = now;
+	k->lines = 0;
+}
+
 /* Whether a message (n bytes at p) may be written now; counts it when
  * not.  Called with log_lock held. */
 static int allowed(const char *p, size_t n)
 {
 	uint64_t key = line_key(p, n), now = qtime_now_ns();
-	uint64_t window = (uint64_t)LOG_WINDOW_S * 1000000000u;
 	struct log_key *k = NULL, *oldest = &log_keys[0];
 
 	for (int i = 0; i < LOG_KEYS; i++) {
@@ -202,11 +211,8 @@ static int allowed(const char *p, size_t n)
 		k->start_ns = now;
 	}
 	k->last_ns = now;
-	if (now - k->start_ns >= window) {
-		say_dropped(k);
-		k->start_ns = now;
-		k->lines = 0;
-	}
+	if (now - k->start_ns >= LOG_WINDOW_NS)
+		new_window(k, now);
 	if (k->lines < LOG_BURST) {
 		k->lines++;
 		return 1;
@@ -221,18 +227,14 @@ static int allowed(const char *p, size_t n)
 void log_flush(void)
 {
 	uint64_t now = qtime_now_ns();
-	uint64_t window = (uint64_t)LOG_WINDOW_S * 1000000000u;
 	int saved = errno;
 
 	pthread_mutex_lock(&log_lock);
 	for (int i = 0; i < LOG_KEYS; i++) {
 		struct log_key *k = &log_keys[i];
 
-		if (k->key != 0 && k->dropped > 0 && now - k->start_ns >= window) {
-			say_dropped(k);
-			k->start_ns = now;
-			k->lines = 0;
-		}
+		if (k->key != 0 && k->dropped > 0 && now - k->start_ns >= LOG_WINDOW_NS)
+			new_window(k, now);
 	}
 	pthread_mutex_unlock(&log_lock);
 	errno = saved;

@@ -58,6 +58,8 @@ void request_jobs(struct conn *c, struct sched *s, struct launch *l,
 {
 	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
 	Asteal__Jobs jobs;
+	uint32_t viewer = (uint32_t)conn_uid(c);
+	int all = sees_all(c);
 	size_t k = 0;
 
 	if (sched_jobs(s, r->ids, r->n_ids, &jobs) < 0 ||
@@ -69,7 +71,7 @@ void request_jobs(struct conn *c, struct sched *s, struct launch *l,
 	for (size_t i = 0; i < jobs.n_jobs; i++) {
 		Asteal__JobInfo *ji = jobs.jobs[i];
 
-		if (!sees_all(c) && ji->uid != (uint32_t)conn_uid(c)) {
+		if (!all && ji->uid != viewer) {
 			if (priv) {
 				free(ji);
 				continue;
@@ -264,10 +266,10 @@ void request_history(struct conn *c, struct history *hist,
 	f.njobs = r->n_job_ids;
 	f.since_ns = (int64_t)r->since_ns;
 	f.until_ns = (int64_t)r->until_ns;
-	f.by_uid = priv && !sees_all(c);
 	f.uid = (int64_t)conn_uid(c);
+	f.by_uid = priv && !sees_all(c);
 	memset(&p, 0, sizeof(p));
-	p.viewer = sees_all(c) ? -1 : (int64_t)conn_uid(c);
+	p.viewer = sees_all(c) ? -1 : f.uid;
 	asteal__history__init(&p.h);
 	asteal__history_cursor__init(&p.next);
 	/* jobs_only: a page of the jobs the filter selects; else a page of
