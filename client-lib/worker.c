@@ -612,12 +612,17 @@ static void park(struct worker *w)
 	set_state_at(w, WS_PARK, now);
 	stat_add(&w->st.leaves, 1);
 	worker_revoke_done(rt, w, now);
-	pthread_mutex_unlock(&rt->park_lock);
+	/* The flag is read under park_lock before parked is cleared: a
+	 * recall that cleared it and a revocation that set it again before
+	 * we woke (worker_allot, under the same lock) then leave us parked,
+	 * as worker_allot, seeing parked set, has already told the daemon. */
 	while ((atomic_load(&w->hot.flags) & RT_LEAVE) &&
-	       !atomic_load_explicit(&rt->stopping, memory_order_relaxed))
+	       !atomic_load_explicit(&rt->stopping, memory_order_relaxed)) {
+		pthread_mutex_unlock(&rt->park_lock);
 		syscall(SYS_futex, (uint32_t *)&w->hot.flags, FUTEX_WAIT_PRIVATE,
 		        RT_LEAVE, NULL, NULL, 0);
-	pthread_mutex_lock(&rt->park_lock);
+		pthread_mutex_lock(&rt->park_lock);
+	}
 	w->parked = 0;
 	pthread_mutex_unlock(&rt->park_lock);
 	set_state(w, WS_STEAL);
