@@ -237,6 +237,20 @@ static int reported(const struct quantum *qt, const struct runtime *rt)
 	return qt->idle ? 0 : est_report(&qt->est, qt->desire);
 }
 
+/* Fill a Feedback with the desire to report and the totals since the
+ * Welcome; klass is the closed quantum's class, -1 for none. */
+static void feedback_fill(const struct runtime *rt, const struct quantum *qt,
+                          struct link_feedback *fb, int klass)
+{
+	fb->desire = reported(qt, rt);
+	fb->desire_real = qt->desire;
+	fb->work_ns = qt->since[0];
+	fb->steal_ns = qt->since[1];
+	fb->mug_ns = qt->since[2];
+	fb->allotted_ns = qt->since[3];
+	fb->klass = klass;
+}
+
 /* The allotment without a daemon, from desire and availability. */
 static int allotment(const struct quantum *qt, const struct runtime *rt)
 {
@@ -431,13 +445,7 @@ static void quantum_close(struct runtime *rt, struct quantum *qt, uint64_t now,
 		qt->idle = 1;
 		qt->desire = 0.0;
 	}
-	fb->desire = reported(qt, rt);
-	fb->desire_real = qt->desire;
-	fb->work_ns = qt->since[0];
-	fb->steal_ns = qt->since[1];
-	fb->mug_ns = qt->since[2];
-	fb->allotted_ns = qt->since[3];
-	fb->klass = busy ? (int)cls : -1;
+	feedback_fill(rt, qt, fb, busy ? (int)cls : -1);
 }
 
 /* Arm the timer on the grid (t0, L) for the first boundary after now;
@@ -609,13 +617,10 @@ static void try_connect(struct runtime *rt, struct quantum *qt, uint64_t now)
 	qt->t0 = lq.t0_ns;
 	qt->length = lq.length_ns;
 	qt->q = arm(qt, now);
-	fb.desire = reported(qt, rt);
-	fb.desire_real = qt->desire;
+	feedback_fill(rt, qt, &fb, -1);         /* totals 0: just set */
 	pthread_mutex_unlock(&qt->lock);
 	/* The daemon starts every job at d_1 = 1: say ours if it differs
 	 * (closing the quantum before this one, which has ended). */
-	fb.work_ns = fb.steal_ns = fb.mug_ns = fb.allotted_ns = 0;
-	fb.klass = -1;
 	if (fb.desire != 1 && qt->q > 0)
 		report(qt, &fb, qt->q - 1, now, 1);
 	else
@@ -662,16 +667,10 @@ static void roots_changed(struct runtime *rt, struct quantum *qt)
 	pthread_mutex_lock(&qt->lock);
 	woke = wake_up(rt, qt, now);
 	q = qt->q;
-	fb.desire = reported(qt, rt);
-	fb.desire_real = qt->desire;
+	feedback_fill(rt, qt, &fb, -1);         /* no quantum ended */
 	pthread_mutex_unlock(&qt->lock);
 	if (!woke)
 		return;
-	fb.work_ns = qt->since[0];
-	fb.steal_ns = qt->since[1];
-	fb.mug_ns = qt->since[2];
-	fb.allotted_ns = qt->since[3];
-	fb.klass = -1;  /* no quantum ended */
 	report(qt, &fb, q > 0 && qt->closable < q ? q - 1 : q, now, 0);
 }
 
@@ -680,7 +679,9 @@ static void roots_changed(struct runtime *rt, struct quantum *qt)
  * is said once in a while. */
 static void from_daemon(struct runtime *rt, struct quantum *qt)
 {
-	static struct link_msg m;       /* only the link thread is here */
+	static struct link_msg m;       /* one thread at a time: the link
+	                                   thread, or quantum_start's caller
+	                                   before the link thread exists */
 	char why[160];
 	int r;
 

@@ -240,12 +240,56 @@ static void test_static(void **state)
 	assert_int_equal(asteal_stop(), 0);
 }
 
+/* One row of the ASTEAL_TRACE file. */
+struct trace_row {
+	unsigned long long q, w, st, mg, al, clk;
+	long long t;
+	int d, av, a;
+	double dr;
+	char cls[32];
+};
+
+/* Have the runtime started next write its trace to trace_path. */
+static void trace_env(void)
+{
+	snprintf(trace_path, sizeof(trace_path), "/tmp/asteal-test-trace.%d",
+	         (int)getpid());
+	setenv("ASTEAL_TRACE", trace_path, 1);
+}
+
+/* Open the trace written, past its header (checked). */
+static FILE *trace_open(void)
+{
+	char line[512];
+	FILE *f = fopen(trace_path, "r");
+
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_string_equal(line, "quantum,time_ns,desire,desire_real,availability,"
+	                    "allotment,work_ns,steal_ns,mug_ns,allotted_ns,class,"
+	                    "clock_ns\n");
+	return f;
+}
+
+/* Read the next row into r, its text into line: 0 at the end. */
+static int trace_next(FILE *f, char *line, size_t len, struct trace_row *r)
+{
+	if (fgets(line, (int)len, f) == NULL)
+		return 0;
+	assert_int_equal(sscanf(line, "%llu,%lld,%d,%lf,%d,%d,%llu,%llu,%llu,"
+	                        "%llu,%31[a-z],%llu", &r->q, &r->t, &r->d, &r->dr,
+	                        &r->av, &r->a, &r->w, &r->st, &r->mg, &r->al,
+	                        r->cls, &r->clk), 12);
+	return 1;
+}
+
 /* The trace has the header and one row per finished quantum, whose
  * allotment is min(desire, availability). */
 static void test_trace(void **state)
 {
 	int p[] = { 3, 1, 2, 3, 0, 3, 2 };
 	char line[512];
+	struct trace_row r;
 	FILE *f;
 	long rows = 0;
 	unsigned long long prev_q = 0, prev_clk = 0;
@@ -254,51 +298,37 @@ static void test_trace(void **state)
 
 	(void)state;
 	write_profile(p, 7, 7);
-	snprintf(trace_path, sizeof(trace_path), "/tmp/asteal-test-trace.%d",
-	         (int)getpid());
-	setenv("ASTEAL_TRACE", trace_path, 1);
+	trace_env();
 	adaptive_env("asteal");
 	start(3);
 	run_once_each(test_scale(100000, 3, 10), 300);
 	assert_int_equal(asteal_summary_get(&s), 0);
 	assert_int_equal(asteal_stop(), 0);
-	f = fopen(trace_path, "r");
-	assert_non_null(f);
-	assert_non_null(fgets(line, sizeof(line), f));
-	assert_string_equal(line, "quantum,time_ns,desire,desire_real,availability,"
-	                    "allotment,work_ns,steal_ns,mug_ns,allotted_ns,class,"
-	                    "clock_ns\n");
-	while (fgets(line, sizeof(line), f) != NULL) {
-		unsigned long long q, w, st, mg, al, clk;
-		long long t;
-		int d, av, a;
-		double dr;
-		char cls[32];
-		assert_int_equal(sscanf(line, "%llu,%lld,%d,%lf,%d,%d,%llu,%llu,%llu,"
-		                        "%llu,%31[a-z],%llu", &q, &t, &d, &dr, &av, &a,
-		                        &w, &st, &mg, &al, cls, &clk), 12);
+	f = trace_open();
+	while (trace_next(f, line, sizeof(line), &r)) {
 		rows++;
 		/* Quanta rise from 1 (a boundary the link thread was late
 		 * for is skipped), on the grid of the runtime's start. */
-		assert_true(rows == 1 ? q == 1 : q > prev_q);
-		assert_true(rows == 1 ? t == 0 : t > prev_t);
+		assert_true(rows == 1 ? r.q == 1 : r.q > prev_q);
+		assert_true(rows == 1 ? r.t == 0 : r.t > prev_t);
 		if (rows > 1)
-			assert_int_equal(clk - prev_clk, (unsigned long long)(t - prev_t));
-		prev_q = q;
-		prev_t = t;
-		prev_clk = clk;
-		assert_int_equal(av, p[q - 1 < 7 ? q - 1 : 6]);
-		assert_int_equal(a, d < av ? d : av);
-		if (strcmp(cls, "idle") == 0) {
+			assert_int_equal(r.clk - prev_clk,
+			                 (unsigned long long)(r.t - prev_t));
+		prev_q = r.q;
+		prev_t = r.t;
+		prev_clk = r.clk;
+		assert_int_equal(r.av, p[r.q - 1 < 7 ? r.q - 1 : 6]);
+		assert_int_equal(r.a, r.d < r.av ? r.d : r.av);
+		if (strcmp(r.cls, "idle") == 0) {
 			/* no root task in flight (after the run): nothing asked */
-			assert_int_equal(d, 0);
-			assert_true(dr == 0.0);
+			assert_int_equal(r.d, 0);
+			assert_true(r.dr == 0.0);
 		} else {
-			assert_true(d >= 1 && d <= 3);
-			assert_true(dr >= 1.0 && dr <= 3.0 &&
-			            d == (int)dr + (dr > (int)dr));
+			assert_true(r.d >= 1 && r.d <= 3);
+			assert_true(r.dr >= 1.0 && r.dr <= 3.0 &&
+			            r.d == (int)r.dr + (r.dr > (int)r.dr));
 		}
-		assert_int_equal(al, w + st + mg);
+		assert_int_equal(r.al, r.w + r.st + r.mg);
 	}
 	fclose(f);
 	assert_true(rows >= (long)s.quanta && rows > 0);
@@ -340,13 +370,12 @@ static void test_idle_between_runs(void **state)
 	asteal_summary s;
 	uint64_t want, before;
 	char line[512], prev[32] = "idle";
+	struct trace_row r;
 	FILE *f;
 
 	(void)state;
 	write_profile(prof, 1, 1);
-	snprintf(trace_path, sizeof(trace_path), "/tmp/asteal-test-trace.%d",
-	         (int)getpid());
-	setenv("ASTEAL_TRACE", trace_path, 1);
+	trace_env();
 	adaptive_env("asteal");
 	start(2);
 	/* Before the first asteal_run. */
@@ -372,35 +401,25 @@ static void test_idle_between_runs(void **state)
 	assert_int_equal(asteal_stop(), 0);
 	/* The trace: idle rows ask for nothing and get nothing; the row of
 	 * a quantum a root task started in, after idle ones, says 1 (d_1). */
-	f = fopen(trace_path, "r");
-	assert_non_null(f);
-	assert_non_null(fgets(line, sizeof(line), f));
-	while (fgets(line, sizeof(line), f) != NULL) {
-		unsigned long long q, w, st, mg, al, clk;
-		long long t;
-		int d, av, a;
-		double dr;
-		char cls[32];
-		assert_int_equal(sscanf(line, "%llu,%lld,%d,%lf,%d,%d,%llu,%llu,%llu,"
-		                        "%llu,%31[a-z],%llu", &q, &t, &d, &dr, &av, &a,
-		                        &w, &st, &mg, &al, cls, &clk), 12);
+	f = trace_open();
+	while (trace_next(f, line, sizeof(line), &r)) {
 		rows++;
-		if (av != 2)
+		if (r.av != 2)
 			fail_msg("trace row %s", line);
-		if (strcmp(cls, "idle") == 0) {
+		if (strcmp(r.cls, "idle") == 0) {
 			idle++;
-			if (d != 0 || dr != 0.0 || a != 0)
+			if (r.d != 0 || r.dr != 0.0 || r.a != 0)
 				fail_msg("idle trace row %s", line);
 		} else {
-			if (d < 1 || d > 2 || a != d)
+			if (r.d < 1 || r.d > 2 || r.a != r.d)
 				fail_msg("trace row %s", line);
 			if (strcmp(prev, "idle") == 0) {
 				starts++;
-				if (d != 1 || dr != 1.0)
+				if (r.d != 1 || r.dr != 1.0)
 					fail_msg("trace row after idle ones %s", line);
 			}
 		}
-		snprintf(prev, sizeof(prev), "%s", cls);
+		snprintf(prev, sizeof(prev), "%s", r.cls);
 	}
 	fclose(f);
 	assert_true(idle >= 6);         /* 3 before the first run, 3 between */

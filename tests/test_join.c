@@ -328,28 +328,15 @@ static int next_feedback(struct script *sc, struct exchange_feedback *fb,
 	return -1;
 }
 
-/* The first Feedback whose desire is not `skip`, within BOUND_S: 0 with
- * *fb, -1 when none came. */
-static int feedback_not(struct script *sc, uint32_t skip,
-                        struct exchange_feedback *fb)
+/* The first Feedback whose desire is (equal) or is not (!equal) `desire`,
+ * within BOUND_S: 0 with *fb, -1 when none came. */
+static int feedback_where(struct script *sc, uint32_t desire, int equal,
+                          struct exchange_feedback *fb)
 {
 	double end = test_now() + BOUND_S;
 
 	while (next_feedback(sc, fb, end) == 0)
-		if (fb->desire != skip)
-			return 0;
-	return -1;
-}
-
-/* The first Feedback with the desire want, within BOUND_S: 0 with *fb,
- * -1 when none came. */
-static int feedback_is(struct script *sc, uint32_t want,
-                       struct exchange_feedback *fb)
-{
-	double end = test_now() + BOUND_S;
-
-	while (next_feedback(sc, fb, end) == 0)
-		if (fb->desire == want)
+		if ((fb->desire == desire) == equal)
 			return 0;
 	return -1;
 }
@@ -465,20 +452,20 @@ static void test_nothing_to_run(void **state)
 	atomic_store(&started, 0);
 	atomic_store(&hold, 1);
 	assert_int_equal(pthread_create(&t, NULL, held_runner, NULL), 0);
-	assert_int_equal(feedback_not(&sc, 0, &fb), 0);
+	assert_int_equal(feedback_where(&sc, 0, 0, &fb), 0);
 	assert_int_equal(fb.desire, 1);
 	assert_int_equal(atomic_load(&started), 0);
 	/* Allotted 1, it runs, efficient and satisfied: its desire rises. */
 	send_allots(&sc, &one, 1);
 	assert_int_equal(test_wait(flag_set, &started, BOUND_S), 0);
-	assert_int_equal(feedback_not(&sc, 1, &fb), 0);
+	assert_int_equal(feedback_where(&sc, 1, 0, &fb), 0);
 	assert_int_equal(fb.desire, 2);
 	send_allots(&sc, &two, 1);
 	/* The root task ends: desire 0. */
 	atomic_store(&hold, 0);
 	assert_int_equal(pthread_join(t, &rc), 0);
 	assert_int_equal((int)(intptr_t)rc, 0);
-	assert_int_equal(feedback_is(&sc, 0, &fb), 0);
+	assert_int_equal(feedback_where(&sc, 0, 1, &fb), 0);
 	assert_true(fb.desire_real == 0.0);
 	/* Allotted 0: both workers park (the Released says the last did). */
 	q = send_allots(&sc, &zero, 1);
@@ -489,7 +476,7 @@ static void test_nothing_to_run(void **state)
 	/* Another root task: desire 1 again (d_1), not the 2 of the last. */
 	atomic_store(&started, 0);
 	assert_int_equal(pthread_create(&t, NULL, runner, NULL), 0);
-	assert_int_equal(feedback_not(&sc, 0, &fb), 0);
+	assert_int_equal(feedback_where(&sc, 0, 0, &fb), 0);
 	assert_int_equal(fb.desire, 1);
 	/* Parked, no worker runs it, for quanta on end. */
 	quanta_seen = 0;

@@ -465,11 +465,11 @@ static long half_serial(uint64_t id, int depth)
  * passed; at least a tenth of those must have suspended (a host whose
  * other CPU is busy gives the workers few chances to steal: 10,000 took
  * 10-30 s there, against 1 s quiet, and with both CPUs busy 30 s saw only
- * 714, so the bound is 120 s: it only ends a run that cannot go on).  A suspended fiber must come back
- * to a deque that holds nothing of other tasks: a batch landing on the
- * deque it left was popped by its outer group's sync (a fatal "child of
- * another group") before suspend gave every suspended fiber a deque of
- * its own. */
+ * 714, so the bound is 120 s: it only ends a run that cannot go on).
+ * A suspended fiber must come back to a deque that holds nothing of other
+ * tasks: a batch landing on the deque it left was popped by its outer
+ * group's sync (a fatal "child of another group") before suspend gave
+ * every suspended fiber a deque of its own. */
 static void test_steal_half(void **state)
 {
 	long want = half_serial(1, 0);
@@ -478,7 +478,7 @@ static void test_steal_half(void **state)
 
 	(void)state;
 	for (i = 1; i < NCOUNTS; i++) {
-		double end = test_now() + 120.0;
+		double bound = 120.0, end = test_now() + bound;
 		int round = 0;
 		start(worker_counts[i], -1);
 		/* On until batches were taken and many syncs suspended (each
@@ -495,7 +495,7 @@ static void test_steal_half(void **state)
 		printf("%d workers: %d rounds, %" PRIu64 " suspends, %.1f s\n",
 		       worker_counts[i], round,
 		       stat_sum(offsetof(asteal_worker_stats, suspends)),
-		       120.0 - (end - test_now()));
+		       bound - (end - test_now()));
 		assert_true(stat_sum(offsetof(asteal_worker_stats, stolen)) >
 		            stat_sum(offsetof(asteal_worker_stats, steals)));
 		assert_true(stat_sum(offsetof(asteal_worker_stats, suspends)) >=
