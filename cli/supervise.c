@@ -380,6 +380,7 @@ static void print_stats(const struct cli *g, struct client *c,
 	double mean, waste;
 	char d1[32], d2[32];
 	size_t i;
+	int more;
 
 	hr.job_ids = &id;
 	hr.n_job_ids = 1;
@@ -401,11 +402,10 @@ static void print_stats(const struct cli *g, struct client *c,
 				steal = rep->history->jobs[i]->steal_ns;
 				mug = rep->history->jobs[i]->mug_ns;
 			}
-		if (!frame_history_after(&hr, &after, rep->history)) {
-			frame_free(rep);
-			break;
-		}
+		more = frame_history_after(&hr, &after, rep->history);
 		frame_free(rep);
+		if (!more)
+			break;
 	}
 	mean = quanta ? (double)cpuq / (double)quanta : 0;
 	waste = work + steal + mug ? 100.0 * (double)(steal + mug) / (double)(work + steal + mug) : 0;

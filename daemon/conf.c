@@ -304,7 +304,6 @@ static int set_group(struct load *ld, const struct opt *o, const char *value)
 				    errno != 0 ? strerror(errno) : "");
 		ld->c->admin_gid = (int)g->gr_gid;
 	}
-	snprintf(ld->c->admin_group, sizeof(ld->c->admin_group), "%s", value);
 	return 0;
 }
 

@@ -78,7 +78,6 @@ struct conf {
 	                              5000; 100 to 60000) */
 	int admin_gid;             /* --admin-group GROUP (name or number): its
 	                              members are limited as root is; -1: none */
-	char admin_group[64];
 	int private_history;       /* --private-history: a user sees only their
 	                              own jobs and history (default: others'
 	                              too, without their command lines) */

@@ -31,14 +31,20 @@
 #include "samples.h"
 
 /* Kinds of bad input refused and ignored, each logged once per job (then
- * only counted); and DROP: a field no job could send, whose job is
- * dropped. */
-enum { BAD_PAST, BAD_REPEAT, BAD_RELEASED, BAD_DROP };
+ * only counted). */
+enum { BAD_PAST, BAD_REPEAT, BAD_RELEASED };
 
-/* Refuse a job's input: an Error to it and a log line the first time this
- * kind happens for this job; for BAD_DROP, the Error ends the connection
- * (conn_fail, which logs it: the job leaves the scheduler, its history
- * row ends). */
+/* A field no job could send: count it, and drop the job with an Error
+ * naming it (conn_fail, which logs it: the job leaves the scheduler, its
+ * history row ends). */
+static void drop(struct sched *s, struct sched_job *j, const char *why)
+{
+	s->bad++;
+	conn_fail(j->conn, ASTEAL__ERROR_CODE__INVALID, why);
+}
+
+/* Refuse a job's input and ignore it: an Error to it and a log line the
+ * first time this kind happens for this job. */
 __attribute__((format(printf, 4, 5)))
 static void complain(struct sched *s, struct sched_job *j, int kind,
                      const char *fmt, ...)
@@ -52,10 +58,6 @@ static void complain(struct sched *s, struct sched_job *j, int kind,
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
 	s->bad++;
-	if (kind == BAD_DROP) {
-		conn_fail(j->conn, ASTEAL__ERROR_CODE__INVALID, why);
-		return;
-	}
 	if (!(j->logged & 1u << kind)) {
 		j->logged |= 1u << kind;
 		log_warn("job %llu pid %d: %s (said once per job)",
@@ -82,8 +84,10 @@ static int fields_ok(const struct sched_job *j, const Asteal__Feedback *fb,
 	static const char *const names[4] = { "work_ns", "steal_ns", "mug_ns",
 	                                      "allotted_ns" };
 	uint64_t span = now - j->joined + PROTO_USAGE_SLACK_MS * 1000000ull;
-	uint64_t most = span > UINT64_MAX / (uint64_t)j->workers
-	                ? UINT64_MAX : span * (uint64_t)j->workers;
+	uint64_t most;
+
+	if (__builtin_mul_overflow(span, (uint64_t)j->workers, &most))
+		most = UINT64_MAX;
 
 	if (fb->desire > (uint32_t)j->workers) {
 		snprintf(why, len, "Feedback.desire %u is above the job's %d workers",
@@ -133,9 +137,10 @@ void sched_feedback(struct sched *s, struct sched_job *j,
 	exchange_feedback_from(&f, fb);
 	s->feedbacks++;
 	if (f.quantum > qnow) {
-		complain(s, j, BAD_DROP, "Feedback.quantum %llu has not begun "
+		snprintf(why, sizeof(why), "Feedback.quantum %llu has not begun "
 		         "(quantum %llu runs)", (unsigned long long)f.quantum,
 		         (unsigned long long)qnow);
+		drop(s, j, why);
 		return;
 	}
 	if (qnow - f.quantum > s->past) {
@@ -154,7 +159,7 @@ void sched_feedback(struct sched *s, struct sched_job *j,
 	tot[2] = f.mug_ns;
 	tot[3] = f.allotted_ns;
 	if (!fields_ok(j, fb, tot, now, why, sizeof(why))) {
-		complain(s, j, BAD_DROP, "%s", why);
+		drop(s, j, why);
 		return;                 /* j is leaving: touch nothing */
 	}
 	j->closable = f.quantum + 1;
@@ -200,6 +205,6 @@ void sched_released(struct sched *s, struct sched_job *j,
 	/* Read as a tick begins, the grant waits for its DEQ (an Allot of
 	 * quantum q carries tick q's decision). */
 	if (s->handover != NULL &&
-	    handover_released(s->handover, j, r->quantum) > 0 && !s->in_tick)
+	    handover_released(s->handover, j, r->quantum) > 0)
 		sched__retry_held(s, now);
 }

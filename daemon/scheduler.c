@@ -357,7 +357,6 @@ static void deliver(struct sched *s, struct sched_job *j, uint64_t decided)
 
 			if (!same_set(s, &keep, &j->sent) || j->fresh)
 				send_allot(s, j, &keep, decided);
-			j->held_decided = decided;
 			if (!j->held) {
 				j->held = 1;
 				s->held[s->nheld++] = j;
@@ -389,12 +388,13 @@ static void arm_hold(struct sched *s, uint64_t now)
 	event_add(s->hold_ev, &tv);
 }
 
-/* Give the held jobs what is free now; while some still wait, their
- * losers' Released messages are read as they come. */
-void sched__retry_held(struct sched *s, uint64_t now)
+/* Give the held jobs what is free now (the sets the last tick's DEQ
+ * decided); while some still wait, their losers' Released messages are
+ * read as they come. */
+static void retry_held(struct sched *s, uint64_t now)
 {
 	for (int i = s->nheld - 1; i >= 0 && i < s->nheld; i--)
-		deliver(s, s->held[i], s->held[i]->held_decided);
+		deliver(s, s->held[i], s->decided);
 	arm_hold(s, now);
 	if (s->urgent != NULL && s->urgent_on != (s->nheld > 0)) {
 		s->urgent_on = s->nheld > 0;
@@ -411,7 +411,15 @@ static void on_hold(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	handover_expire(s->handover, now > s->bound ? now - s->bound + 1 : 0);
-	sched__retry_held(s, now);
+	retry_held(s, now);
+}
+
+/* retry_held, unless a tick is under way: it retries once its DEQ has
+ * run (a Released read as a tick begins waits for that). */
+void sched__retry_held(struct sched *s, uint64_t now)
+{
+	if (!s->in_tick)
+		retry_held(s, now);
 }
 
 /* ----------------------------------------------------------- history -- */
@@ -473,7 +481,7 @@ static void tick(struct sched *s, uint64_t start)
 		s->deq[j->index].desire = j->silent ? 0 : j->desire;
 	}
 	users_prune(s);
-	t = qtime_now_ns();
+	t = s->decided = qtime_now_ns();
 	if (s->njobs > 0 &&
 	    (s->conf->share == CONF_SHARE_USER
 	     ? deq_allot_users(s->P, s->deq, s->njobs, s->udeq, s->nusers, s->q,
@@ -501,11 +509,8 @@ static void tick(struct sched *s, uint64_t start)
 			deliver(s, s->touched[k], t);
 	/* This DEQ decided the held jobs' sets again: a grant in this
 	 * quantum says so (an Allot of quantum q carries tick q's time). */
-	if (s->handover != NULL) {
-		for (k = 0; k < s->nheld; k++)
-			s->held[k]->held_decided = t;
-		sched__retry_held(s, start);
-	}
+	if (s->handover != NULL)
+		retry_held(s, start);
 	end = qtime_now_ns();
 	/* The Allots are out: now the history. */
 	for (k = 0; k < nc; k++)
@@ -789,7 +794,7 @@ void sched_job_remove(struct sched *s, struct sched_job *j)
 	log_info("job %llu '%s' left: its %d CPUs go back at %s tick",
 	         (unsigned long long)j->id, j->name, deq_set_count(&j->sent),
 	         s->in_tick ? "this" : "the next");
-	if (s->handover != NULL && handover_gone(s->handover, j) > 0 && !s->in_tick)
+	if (s->handover != NULL && handover_gone(s->handover, j) > 0)
 		sched__retry_held(s, qtime_now_ns());
 	if (s->in_tick) {                /* its row waits for the Allots */
 		j->older = s->departed;

@@ -48,8 +48,6 @@ struct sched_job {
 	struct deq_set sent;           /* the CPUs of its last Allot */
 	uint64_t allot_q, decided;     /* its last Allot's quantum; when DEQ
 	                                  decided it */
-	uint64_t held_decided;         /* held: when DEQ last decided the
-	                                  set it waits for */
 	unsigned logged;               /* kinds of bad input logged */
 	char cpus[CPULIST_MAX * 5];    /* its CPUs as a list, for the history */
 	struct sched_job *older, *newer;   /* by last heard (not if silent) */
@@ -69,6 +67,8 @@ struct sched {
 	const struct conf *conf;
 	struct history *hist;
 	struct handover *handover;     /* NULL unless --handover release */
+	uint64_t decided;              /* when the last tick's DEQ ran: the
+	                                  held jobs wait for its sets */
 	void (*read)(void *);          /* reads the jobs, at every tick */
 	void (*urgent)(void *, int);   /* ... and as input comes, or not */
 	void *read_arg;
@@ -115,7 +115,8 @@ int sched__slot_cpus(const struct sched *s, const struct deq_set *set,
                      uint32_t *ids);
 
 /* Give the held jobs what is free now; while some still wait, their
- * losers' Released messages are read as they come. */
+ * losers' Released messages are read as they come.  Nothing during a
+ * tick: the tick retries once its DEQ has run. */
 void sched__retry_held(struct sched *s, uint64_t now);
 
 /* Defined in schedinput.c. */

@@ -8,7 +8,6 @@
 #include "scheduler_int.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

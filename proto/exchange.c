@@ -11,6 +11,7 @@
  * and the values read, are the generic decoder's.
  */
 #include "exchange.h"
+#include "frame.h"
 
 #include <string.h>
 
@@ -23,7 +24,7 @@
 #define TAG(field, wt) ((uint8_t)((field) << 3 | (wt)))
 
 /* Append v as a varint at p: the bytes written (at most 10). */
-static size_t put_varint(uint8_t *p, uint64_t v)
+size_t exchange_put_varint(uint8_t *p, uint64_t v)
 {
 	size_t n = 0;
 
@@ -41,13 +42,7 @@ static size_t put_field(uint8_t *p, unsigned field, uint64_t v)
 	if (v == 0)
 		return 0;
 	p[0] = TAG(field, WT_VARINT);
-	return 1 + put_varint(p + 1, v);
-}
-
-/* Append v as a varint at p, for hand-built frames elsewhere. */
-size_t exchange_put_varint(uint8_t *p, uint64_t v)
-{
-	return put_varint(p, v);
+	return 1 + exchange_put_varint(p + 1, v);
 }
 
 /* Wrap an Envelope field's body into a whole frame at buf. */
@@ -57,13 +52,10 @@ size_t exchange_envelope(uint8_t *buf, unsigned field, const uint8_t *body,
 	size_t at = PROTO_HEADER_LEN;
 
 	buf[at++] = TAG(field, WT_LEN);
-	at += put_varint(buf + at, len);
+	at += exchange_put_varint(buf + at, len);
 	memcpy(buf + at, body, len);
 	at += len;
-	buf[0] = (uint8_t)((at - PROTO_HEADER_LEN) >> 24);
-	buf[1] = (uint8_t)((at - PROTO_HEADER_LEN) >> 16);
-	buf[2] = (uint8_t)((at - PROTO_HEADER_LEN) >> 8);
-	buf[3] = (uint8_t)(at - PROTO_HEADER_LEN);
+	frame_put_header(buf, (uint32_t)(at - PROTO_HEADER_LEN));
 	return at;
 }
 
@@ -78,14 +70,14 @@ size_t exchange_encode_allot(uint8_t *buf, const struct exchange_allot *a)
 	for (i = 0; i < a->ncpus; i++) {
 		if (a->cpus[i] >= EXCHANGE_MAX_CPUS)
 			return 0;
-		pl += put_varint(packed + pl, a->cpus[i]);
+		pl += exchange_put_varint(packed + pl, a->cpus[i]);
 	}
 	bl += put_field(body + bl, 1, a->quantum);
 	bl += put_field(body + bl, 2, a->allotment);
 	bl += put_field(body + bl, 3, a->availability);
 	if (pl > 0) {
 		body[bl++] = TAG(4, WT_LEN);
-		bl += put_varint(body + bl, pl);
+		bl += exchange_put_varint(body + bl, pl);
 		memcpy(body + bl, packed, pl);
 		bl += pl;
 	}

@@ -57,8 +57,8 @@ static uint32_t get_be32(const uint8_t *p)
 	       (uint32_t)p[2] << 8 | (uint32_t)p[3];
 }
 
-/* Write a big-endian 32-bit length. */
-static void put_be32(uint8_t *p, uint32_t v)
+/* Write a frame's length prefix: body_len, big-endian. */
+void frame_put_header(uint8_t *p, uint32_t v)
 {
 	p[0] = (uint8_t)(v >> 24);
 	p[1] = (uint8_t)(v >> 16);
@@ -123,7 +123,7 @@ int frame_encode(const Asteal__Envelope *m, uint8_t *buf, size_t cap,
 	*len = PROTO_HEADER_LEN + n;
 	if (buf == NULL || cap < *len)
 		return fail(ENOBUFS, NULL, 0, "buffer too small");
-	put_be32(buf, (uint32_t)n);
+	frame_put_header(buf, (uint32_t)n);
 	if (protobuf_c_message_pack(&m->base, buf + PROTO_HEADER_LEN) != n)
 		return fail(EINVAL, NULL, 0, "pack size mismatch");
 	return 0;
@@ -416,7 +416,10 @@ int frame_history_after(Asteal__HistoryRequest *req,
 			Asteal__HistoryCursor *keep,
 			const Asteal__History *page)
 {
-	if (!page->more || page->next == NULL)
+	/* A page with no records cannot move the cursor: going on from it
+	 * could ask for the same page for ever. */
+	if (!page->more || page->next == NULL ||
+	    (req->jobs_only ? page->n_jobs : page->n_allotments) == 0)
 		return 0;
 	asteal__history_cursor__init(keep);
 	keep->job_id = page->next->job_id;

@@ -49,6 +49,10 @@ int frame_encode(const Asteal__Envelope *m, uint8_t *buf, size_t cap,
  * as frame_encode. */
 uint8_t *frame_encode_alloc(const Asteal__Envelope *m, size_t *len);
 
+/* Write a frame's PROTO_HEADER_LEN-byte length prefix at p, for a body
+ * of v bytes (for frames encoded by hand, exchange.c). */
+void frame_put_header(uint8_t *p, uint32_t v);
+
 /* ---- decoding ---- */
 
 /* Look at the start of a byte stream (avail bytes there, of which only the
@@ -122,7 +126,7 @@ int frame_check_handshake(const Asteal__Envelope *m,
 
 /* Point req at the page after page: 1 if there is one (page's cursor is
  * copied into keep, the caller's storage, which req then points to), 0 if
- * page was the last. */
+ * page was the last, or holds no record to go on from. */
 int frame_history_after(Asteal__HistoryRequest *req,
 			Asteal__HistoryCursor *keep,
 			const Asteal__History *page);

@@ -109,26 +109,43 @@ static inline int tdaemon_start(struct tdaemon *d, const char *const *args,
 	return test_wait(tdaemon_up, d, tdaemon_bound());
 }
 
-/* Stop the daemon: 0 when it exits 0 on SIGTERM (it did not crash); its
- * log goes to our stderr and its folder away. */
-static inline int tdaemon_stop(struct tdaemon *d)
+/* Stop the daemon: 0 when it exits 0 on SIGTERM (it did not crash). */
+static inline int tdaemon_halt(struct tdaemon *d)
 {
 	int status = 0;
-	char cmd[160];
 
 	if (d->pid <= 0)
 		return 0;
 	kill(d->pid, SIGTERM);
 	waitpid(d->pid, &status, 0);
 	d->pid = 0;
-	snprintf(cmd, sizeof(cmd), "cat %s >&2; rm -rf %s", d->log, d->dir);
-	if (system(cmd) != 0)
-		return -1;
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
-/* The lines of the daemon's log that contain text. */
-static inline int tdaemon_log_count(const struct tdaemon *d, const char *text)
+/* Show a stopped daemon's log on our stderr and remove its folder. */
+static inline int tdaemon_clean(const struct tdaemon *d)
+{
+	char cmd[160];
+
+	snprintf(cmd, sizeof(cmd), "cat %s >&2; rm -rf %s", d->log, d->dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Stop the daemon and clean up after it: 0 when it exited 0 on SIGTERM. */
+static inline int tdaemon_stop(struct tdaemon *d)
+{
+	int halted;
+
+	if (d->pid <= 0)
+		return 0;
+	halted = tdaemon_halt(d);
+	return tdaemon_clean(d) == 0 && halted == 0 ? 0 : -1;
+}
+
+/* The lines of the daemon's log that contain text, and also `also`
+ * unless it is NULL. */
+static inline int tdaemon_log_count(const struct tdaemon *d, const char *text,
+                                    const char *also)
 {
 	char line[4096];
 	FILE *f = fopen(d->log, "r");
@@ -137,7 +154,8 @@ static inline int tdaemon_log_count(const struct tdaemon *d, const char *text)
 	if (f == NULL)
 		return -1;
 	while (fgets(line, sizeof(line), f) != NULL)
-		if (strstr(line, text) != NULL)
+		if (strstr(line, text) != NULL &&
+		    (also == NULL || strstr(line, also) != NULL))
 			n++;
 	fclose(f);
 	return n;

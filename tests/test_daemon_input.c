@@ -72,97 +72,29 @@
 #include "daemonutil.h"
 #include "testutil.h"
 
-/* A daemon of this test: its folder, socket, database and log, and pid. */
-struct daemon {
-	char dir[32], sock[64], db[64], log[64];
-	pid_t pid;
-};
-
-static struct daemon main_daemon, other_daemon;   /* the tests' and a
+static struct tdaemon main_daemon, other_daemon;  /* the tests' and a
                                                      test's own */
-static struct daemon *dm = &main_daemon;   /* the one peers dial */
+static struct tdaemon *dm = &main_daemon;  /* the one peers dial */
 
-/* Connect to the daemon's socket (-1 if not there yet). */
+/* Connect to the daemon peers dial (-1 if not there yet). */
 static int dial(void)
 {
-	struct sockaddr_un sa;
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", dm->sock);
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		close(fd);
-		return -1;
-	}
-	return fd;
+	return tdaemon_dial(dm);
 }
 
-/* Whether the daemon accepts connections. */
-static int up(void *arg)
+/* Start an asteald (its log at warn) with the options in extra
+ * (NULL-terminated, or NULL), and make it the one peers dial: 0 once it
+ * accepts connections, else -1. */
+static int daemon_start(struct tdaemon *d, const char *const *extra)
 {
-	int fd = dial();
+	const char *args[24] = { "--log-level", "warn" };
+	int n = 2;
 
-	(void)arg;
-	if (fd < 0)
-		return 0;
-	close(fd);
-	return 1;
-}
-
-/* Start an asteald in a temporary folder, its log in a file there, with
- * the options in extra (NULL-terminated, or NULL), and make it the one
- * peers dial: 0 once it accepts connections, else -1. */
-static int daemon_start(struct daemon *d, const char *const *extra)
-{
-	const char *b = getenv("ASTEAL_TEST_BUILD");
-	const char *argv[24] = { "asteald", "--foreground", "--log-level", "warn",
-	                         "--socket", d->sock, "--db", d->db };
-	char bin[256];
-	int argc = 8;
-
-	snprintf(bin, sizeof(bin), "%s/bin/asteald", b ? b : "build");
-	snprintf(d->dir, sizeof(d->dir), "/tmp/asteal-input.XXXXXX");
-	if (mkdtemp(d->dir) == NULL)
-		return -1;
-	snprintf(d->sock, sizeof(d->sock), "%s/s", d->dir);
-	snprintf(d->db, sizeof(d->db), "%s/h.db", d->dir);
-	snprintf(d->log, sizeof(d->log), "%s/log", d->dir);
-	while (extra != NULL && *extra != NULL && argc < 23)
-		argv[argc++] = *extra++;
-	argv[argc] = NULL;
-	d->pid = fork();
-	if (d->pid == 0) {
-		int fd = open(d->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-
-		if (fd < 0 || dup2(fd, 2) < 0)
-			_exit(126);
-		execv(bin, (char *const *)argv);
-		_exit(127);
-	}
+	while (extra != NULL && *extra != NULL && n < 23)
+		args[n++] = *extra++;
+	args[n] = NULL;
 	dm = d;
-	return d->pid > 0 ? test_wait(up, NULL, 10.0) : -1;
-}
-
-/* Stop a daemon: 0 when it exits 0 on SIGTERM (it did not crash). */
-static int daemon_stop(struct daemon *d)
-{
-	int status = 0;
-
-	if (d->pid <= 0)
-		return -1;
-	kill(d->pid, SIGTERM);
-	waitpid(d->pid, &status, 0);
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
-}
-
-/* Show a stopped daemon's log on our stderr and remove its folder. */
-static int daemon_clean(const struct daemon *d)
-{
-	char cmd[160];
-
-	snprintf(cmd, sizeof(cmd), "cat %s >&2; rm -rf %s", d->log, d->dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return tdaemon_start(d, args, 0);
 }
 
 /* Start the daemon of the tests. */
@@ -175,16 +107,14 @@ static int setup(void **state)
 /* Stop it: it must exit 0 on SIGTERM; its log goes to our stderr. */
 static int teardown(void **state)
 {
-	int stopped = daemon_stop(&main_daemon);
-
 	(void)state;
-	return daemon_clean(&main_daemon) == 0 && stopped == 0 ? 0 : -1;
+	return tdaemon_stop(&main_daemon);
 }
 
 /* How long a wait may take before the test fails (sanitizers are slower). */
 static double bound(void)
 {
-	return test_sanitized() ? 30.0 : 10.0;
+	return tdaemon_bound();
 }
 
 /* Send a Hello as a client with the given version. */
@@ -774,11 +704,8 @@ static int close_peers(void **state)
 	(void)state;
 	peers_close();
 	dm = &main_daemon;
-	if (other_daemon.pid > 0) {
-		daemon_stop(&other_daemon);
-		other_daemon.pid = 0;
-		daemon_clean(&other_daemon);
-	}
+	if (other_daemon.pid > 0)
+		tdaemon_stop(&other_daemon);
 	return 0;
 }
 
@@ -1012,28 +939,13 @@ static int no_jobs(void *arg)
 	return s.jobs == 0;
 }
 
-/* The daemon's log lines that contain both who and text. */
-static int log_count(const char *who, const char *text)
-{
-	FILE *f = fopen(dm->log, "r");
-	char line[1024];
-	int n = 0;
-
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f) != NULL)
-		if (strstr(line, who) != NULL && strstr(line, text) != NULL)
-			n++;
-	fclose(f);
-	return n;
-}
-
 /* The daemon's log lines about job id that contain text. */
 static int log_lines(uint64_t id, const char *text)
 {
 	char who[48];
 
 	snprintf(who, sizeof(who), "job %" PRIu64 " pid ", id);
-	return log_count(who, text);
+	return tdaemon_log_count(dm, who, text);
 }
 
 /* Stop heartbeats, prove every job's input was read (sync_job), then
@@ -1230,7 +1142,7 @@ static void test_refused_fields(void **state)
 
 	for (i = 0; i < sizeof(refusals) / sizeof(refusals[0]); i++) {
 		const struct refusal *rf = &refusals[i];
-		int logged = log_count(rf->text, "disconnected");
+		int logged = tdaemon_log_count(dm, rf->text, "disconnected");
 
 		j = peer_open("refused", 4);
 		send_refused(j, rf);
@@ -1243,7 +1155,7 @@ static void test_refused_fields(void **state)
 		pair[1] = j;
 		assert_int_equal(wait_for(row_ended, pair, bound()), 0);
 		assert_int_equal(job_row(c, j->id, &r), 0);
-		assert_int_equal(log_count(rf->text, "disconnected"), logged + 1);
+		assert_int_equal(tdaemon_log_count(dm, rf->text, "disconnected"), logged + 1);
 		peer_close(j);
 	}
 	status(c, &s1);
@@ -1738,7 +1650,7 @@ static int desires_in(void *arg)
 }
 
 /* Run deq_replay over a stopped daemon's history: its exit status. */
-static int replay(const struct daemon *d, const char *cpus, const char *share)
+static int replay(const struct tdaemon *d, const char *cpus, const char *share)
 {
 	const char *b = getenv("ASTEAL_TEST_BUILD");
 	char cmd[512];
@@ -1760,7 +1672,7 @@ static int replay(const struct daemon *d, const char *cpus, const char *share)
 static void test_share_users(void **state)
 {
 	static const char *const modes[] = { "user", "job" };
-	struct daemon *d = &other_daemon;
+	struct tdaemon *d = &other_daemon;
 	char cpus[32];
 	double got[2];
 
@@ -1781,7 +1693,6 @@ static void test_share_users(void **state)
 		uint64_t qa, qb, xa, allots;
 
 		assert_int_equal(daemon_start(d, extra), 0);
-		assert_int_equal(chmod(d->dir, 0711), 0);  /* for uid 64999 */
 		c = peer_open("client", 0);
 		status(c, &s);
 		assert_string_equal(s.share, modes[m]);
@@ -1814,12 +1725,11 @@ static void test_share_users(void **state)
 		}
 		peers_close();
 		dm = &main_daemon;
-		assert_int_equal(daemon_stop(d), 0);
-		d->pid = 0;
+		assert_int_equal(tdaemon_halt(d), 0);
 		assert_int_equal(replay(d, cpus, modes[m]), 0);
 		if (m == 1)             /* not what users first gives */
 			assert_int_equal(replay(d, cpus, "user"), 1);
-		assert_int_equal(daemon_clean(d), 0);
+		assert_int_equal(tdaemon_clean(d), 0);
 	}
 	assert_true(got[0] == 1.0);
 	assert_true(got[1] < 0.5);

@@ -324,7 +324,7 @@ static void test_hello_deadline(void **state)
 	assert_true(cut);
 	assert_true(test_now() - t0 >= 0.55);
 	close(fd);
-	assert_true(tdaemon_log_count(&d, "no hello in time") >= 1);
+	assert_true(tdaemon_log_count(&d, "no hello in time", NULL) >= 1);
 
 	fd = tdaemon_dial(&d);
 	assert_true(fd >= 0);
@@ -458,7 +458,7 @@ static void test_user_limits(void **state)
 	assert_int_equal(finish_uid(a, ga), 0);
 	assert_int_equal(finish_uid(c, gc), 0);
 	close(fd);
-	assert_true(tdaemon_log_count(&d, "--max-user-clients") >= 1);
+	assert_true(tdaemon_log_count(&d, "--max-user-clients", NULL) >= 1);
 }
 
 /* The daemon's CPU time so far, in clock ticks (utime + stime). */
@@ -549,7 +549,7 @@ static void test_descriptors(void **state)
 	w0 = test_now();
 	while (test_now() - w0 < 1.0)
 		poll(NULL, 0, 50);
-	lines = tdaemon_log_count(&d, "accept");
+	lines = tdaemon_log_count(&d, "accept", NULL);
 	print_message("out of descriptors: %.0f%% of a CPU for 1 s, %d log "
 	              "lines on accept\n",
 	              100.0 * (double)(cpu_ticks(d.pid) - t0) / (double)hz, lines);
@@ -583,7 +583,7 @@ static void test_slow_reader_dropped(void **state)
 	 * says it drops us; the end must come at once then, not after a
 	 * write timeout (2 s). */
 	end = test_now() + tdaemon_bound();
-	while (tdaemon_log_count(&d, "does not read its replies") == 0) {
+	while (tdaemon_log_count(&d, "does not read its replies", NULL) == 0) {
 		struct pollfd pf = { .fd = fd, .events = POLLOUT };
 
 		assert_true(test_now() < end);
@@ -606,7 +606,7 @@ static void test_slow_reader_dropped(void **state)
 	print_message("the end came %.3f s after the daemon said it drops us\n",
 	              test_now() - t0);
 	assert_true(dropped);
-	assert_int_equal(tdaemon_log_count(&d, "does not read its replies"), 1);
+	assert_int_equal(tdaemon_log_count(&d, "does not read its replies", NULL), 1);
 	close(fd);
 	status_served(client());
 }
@@ -829,7 +829,7 @@ static void test_job_rate(void **state)
 		expect_welcome(m);
 		close(fd);
 	}
-	assert_true(tdaemon_log_count(&d, "faster than") >= 1);
+	assert_true(tdaemon_log_count(&d, "faster than", NULL) >= 1);
 }
 
 int main(void)
