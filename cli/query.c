@@ -712,7 +712,7 @@ static int hist_fetch(struct client *c, const uint64_t *ids, size_t nids,
 	Asteal__HistoryRequest req = ASTEAL__HISTORY_REQUEST__INIT;
 	Asteal__HistoryCursor after = ASTEAL__HISTORY_CURSOR__INIT;
 	const Asteal__History *p;
-	size_t i, got, k;
+	size_t i, k;
 	int r;
 
 	req.job_ids = (uint64_t *)ids;
@@ -742,12 +742,11 @@ static int hist_fetch(struct client *c, const uint64_t *ids, size_t nids,
 				goto oom;
 			h->recs[h->nrecs++] = p->allotments[i];
 		}
-		got = jobs_only ? p->n_jobs : p->n_allotments;
 		if (!p->more)
 			break;
-		if (got == 0 || !frame_history_after(&req, &after, p)) {
+		if (!frame_history_after(&req, &after, p)) {
 			cli_error("asteald sent a history page with more to follow "
-			          "but %s", got == 0 ? "no records" : "no place to go on from");
+			          "but no place after this one to go on from");
 			return CLI_FAIL;
 		}
 	}

@@ -159,13 +159,26 @@ struct history_run {
 	int64_t allotted_ns;  /* sum over the run */
 };
 
+/* A place in a query's order: after job `job` (jobs), or after the run
+ * (job, start_ns, run) (runs); stopped says a query ended there because
+ * it had looked at max_scan rows. */
+struct history_place {
+	int stopped;
+	int64_t job, start_ns, run;
+};
+
 /* What a query selects; a NULL filter selects everything.
  * Jobs: those whose lifetime [start_ns, end_ns or now] overlaps
  * [since_ns, until_ns], ordered by id.  Runs: those whose [start_ns,
  * end_ns] overlaps it, ordered by job, then start_ns, then run id: a
  * total order.  limit applies to jobs and to runs separately; a page
  * starts after a place in the order (the last row of the one before), so
- * pages are disjoint and cover everything even while runs are added. */
+ * pages are disjoint and cover everything even while runs are added.
+ * The rows are read in that order and the filter applied to each, so a
+ * query can stop after any row, selected or not (max_scan), and a later
+ * one go on from there: the event loop is never held longer than that
+ * however few rows a filter selects (a job it does not select costs one
+ * seek, not a read of each of its runs). */
 struct history_filter {
 	const int64_t *jobs;  /* job ids; njobs == 0 = all jobs */
 	size_t njobs;
@@ -178,6 +191,13 @@ struct history_filter {
 	int by_uid;           /* only uid's jobs and their runs (memset 0:
 	                         every user's) */
 	int64_t uid;
+	int64_t max_scan;     /* look at no more than about this many rows
+				 (and seeks), selected or not, then stop
+				 (0 = no bound): a query's time is bounded
+				 whatever it selects */
+	struct history_place *stopped_at;  /* if not NULL: where the query
+				 stopped for max_scan (stopped = 1; go on
+				 after it), or stopped = 0 */
 };
 
 /* Callbacks of history_query(): return 0 to go on, nonzero to stop. */

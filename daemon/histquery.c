@@ -13,6 +13,7 @@
  */
 #include "history_int.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <sqlite3.h>
 
@@ -21,31 +22,24 @@
 #define JOB_COLS "j.id, j.name, j.uid, j.pid, j.command, j.start_ns," \
 	" j.end_ns, j.exit_status, j.work_ns, j.steal_ns, j.mug_ns," \
 	" j.workers, j.allotted_ns"
-#define JOB_WHERE " (j.end_ns IS NULL OR j.end_ns >= ?1)" \
-	" AND (?2 = 0 OR j.start_ns <= ?2) AND j.id > ?4" \
-	" AND (?9 IS NULL OR j.uid = ?9)" \
-	" ORDER BY j.id LIMIT ?3"
 #define RUN_COLS "a.job, a.first_quantum, a.last_quantum, a.start_ns," \
 	" a.end_ns, a.desire, a.availability, a.allotment, a.cpus," \
-	" a.work_ns, a.steal_ns, a.mug_ns, a.class, a.allotted_ns, a.id"
-#define RUN_WHERE " a.end_ns >= ?1 AND (?2 = 0 OR a.start_ns <= ?2)" \
-	" AND (a.job, a.start_ns, a.id) > (?4, ?5, ?6)" \
-	" AND (?9 IS NULL OR a.job IN (SELECT id FROM jobs WHERE uid = ?9))" \
-	" ORDER BY a.job, a.start_ns, a.id LIMIT ?3"
+	" a.work_ns, a.steal_ns, a.mug_ns, a.class, a.allotted_ns, a.id," \
+	" j.uid, j.start_ns, j.end_ns"
 
 /* The read side's statements, ST_QUERY on (history.c prepares them at
- * open with the store's). */
+ * open with the store's).  The queries select by position alone, in the
+ * order of an index (jobs by id; runs by job, start and number), so that
+ * SQLite never looks at a row it does not return: the filter is applied
+ * here, row by row, and a query can stop after any row and say where. */
 const char *const hist_query_sql[ST_COUNT - ST_QUERY] = {
 	[ST_Q_JOBS - ST_QUERY] =
-		"SELECT " JOB_COLS " FROM jobs j WHERE" JOB_WHERE,
-	[ST_Q_JOBS_IDS - ST_QUERY] =
-		"SELECT " JOB_COLS " FROM temp.history_ids q"
-		" JOIN jobs j ON j.id = q.id WHERE" JOB_WHERE,
+		"SELECT " JOB_COLS " FROM jobs j WHERE j.id > ?1 ORDER BY j.id",
 	[ST_Q_RUNS - ST_QUERY] =
-		"SELECT " RUN_COLS " FROM allotments a WHERE" RUN_WHERE,
-	[ST_Q_RUNS_IDS - ST_QUERY] =
-		"SELECT " RUN_COLS " FROM temp.history_ids q"
-		" JOIN allotments a ON a.job = q.id WHERE" RUN_WHERE,
+		"SELECT " RUN_COLS " FROM allotments a"
+		" CROSS JOIN jobs j ON j.id = a.job"
+		" WHERE (a.job, a.start_ns, a.id) > (?1, ?2, ?3)"
+		" ORDER BY a.job, a.start_ns, a.id",
 	[ST_EXP_RUNS - ST_QUERY] =
 		"DELETE FROM allotments WHERE id IN (SELECT a.id"
 		" FROM jobs j JOIN allotments a ON a.job = j.id"
@@ -59,22 +53,24 @@ const char *const hist_query_sql[ST_COUNT - ST_QUERY] = {
 		"  FROM pragma_page_count() p, pragma_page_size() s)",
 };
 
-/* Bind since, until, limit, where to start (jobs: after a job id; runs:
- * after a place in the order) and whose jobs (?9) to a query statement. */
-static sqlite3_stmt *bind_window(sqlite3_stmt *s,
-				 const struct history_filter *f, int runs)
-{
-	int64_t limit = f->limit > 0 ? f->limit : (int64_t)-1;
+/* A query under way: where it is, what it has looked at, and the job
+ * ids it wants (sorted; all when nids is 0). */
+struct scan {
+	struct history *h;
+	const struct history_filter *f;
+	int64_t *ids;
+	size_t nids, next;      /* ids[next] is the next wanted id */
+	int64_t looked;         /* rows looked at and seeks made */
+	struct history_place pos;       /* the last place looked at */
+	sqlite3_stmt *s;
+};
 
-	if (f->by_uid)
-		sqlite3_bind_int64(s, 9, f->uid);
-	else
-		sqlite3_bind_null(s, 9);
-	if (runs)
-		return hist_bind(s, "LLLLLL", f->since_ns, f->until_ns, limit,
-				 f->after_job, f->after_start_ns, f->after_run);
-	return hist_bind(s, "LLLL", f->since_ns, f->until_ns, limit,
-			 f->after_job);
+/* Compare two job ids (qsort). */
+static int cmp_id(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
 }
 
 /* Text column i, "" for NULL. */
@@ -85,15 +81,71 @@ static const char *text(sqlite3_stmt *s, int i)
 	return t != NULL ? (const char *)t : "";
 }
 
-/* Report the selected jobs; rows reported, or -1; *stop set if jcb
- * asked to stop. */
-static int query_jobs(struct history *h, const struct history_filter *f,
-		      history_job_cb jcb, void *arg, int *stop)
+/* (Re)start the scan's statement after its place: jobs after pos.job, runs
+ * after (pos.job, pos.start_ns, pos.run).  One seek: counted as a row. */
+static void scan_seek(struct scan *sc, int runs)
 {
-	sqlite3_stmt *s = bind_window(h->st[f->njobs ? ST_Q_JOBS_IDS
-							: ST_Q_JOBS], f, 0);
-	int rc = SQLITE_DONE, n = 0;
+	sqlite3_reset(sc->s);
+	if (runs)
+		hist_bind(sc->s, "LLL", sc->pos.job, sc->pos.start_ns,
+			  sc->pos.run);
+	else
+		hist_bind(sc->s, "L", sc->pos.job);
+	sc->looked++;
+}
 
+/* Whether job is one the query wants: 1; 0 when it is not, after moving
+ * the place to just before the next wanted job; -1 when no wanted job is
+ * left. */
+static int scan_want(struct scan *sc, int64_t job)
+{
+	if (sc->nids == 0)
+		return 1;
+	while (sc->next < sc->nids && sc->ids[sc->next] < job)
+		sc->next++;
+	if (sc->next == sc->nids)
+		return -1;
+	if (sc->ids[sc->next] == job)
+		return 1;
+	sc->pos.job = sc->ids[sc->next] - 1;
+	sc->pos.start_ns = sc->pos.run = INT64_MAX;
+	return 0;
+}
+
+/* Whether the scan has looked at all the filter allows it to this time;
+ * then the filter's stopped_at says where to go on. */
+static int scan_spent(struct scan *sc)
+{
+	if (sc->f->max_scan <= 0 || sc->looked < sc->f->max_scan)
+		return 0;
+	if (sc->f->stopped_at != NULL) {
+		*sc->f->stopped_at = sc->pos;
+		sc->f->stopped_at->stopped = 1;
+	}
+	return 1;
+}
+
+/* Whether a job (its uid and lifetime, end_ns NULL while running) is in
+ * the filter's window and visible to it. */
+static int job_selected(const struct history_filter *f, int64_t uid,
+			int64_t start_ns, int running, int64_t end_ns)
+{
+	return (!f->by_uid || uid == f->uid) &&
+		(running || end_ns >= f->since_ns) &&
+		(f->until_ns == 0 || start_ns <= f->until_ns);
+}
+
+/* Report the selected jobs; rows reported, or -1; *stop set if jcb asked
+ * to stop or the scan is spent. */
+static int query_jobs(struct scan *sc, history_job_cb jcb, void *arg,
+		      int *stop)
+{
+	const struct history_filter *f = sc->f;
+	sqlite3_stmt *s = sc->s = sc->h->st[ST_Q_JOBS];
+	int rc = SQLITE_DONE, n = 0, w;
+
+	sc->pos.job = f->after_job;
+	scan_seek(sc, 0);
 	while (!*stop && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct history_job_info j = {
 			.id = sqlite3_column_int64(s, 0),
@@ -112,23 +164,39 @@ static int query_jobs(struct history *h, const struct history_filter *f,
 			.allotted_ns = sqlite3_column_int64(s, 12),
 		};
 
-		n++;
-		*stop = jcb(&j, arg) != 0;
+		sc->looked++;
+		sc->pos.job = j.id;
+		if ((w = scan_want(sc, j.id)) < 0)
+			break;
+		if (w == 0)
+			scan_seek(sc, 0);
+		else if (job_selected(f, j.uid, j.start_ns,
+				      sqlite3_column_type(s, 6) == SQLITE_NULL,
+				      j.end_ns)) {
+			n++;
+			*stop = jcb(&j, arg) != 0 || n == f->limit;
+		}
+		*stop = *stop || scan_spent(sc);
 	}
-	if (!*stop && rc != SQLITE_DONE)
-		n = hist_sqlerr(h, "query jobs");
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		n = hist_sqlerr(sc->h, "query jobs");
 	sqlite3_reset(s);
 	return n;
 }
 
-/* Report the selected runs; rows reported, or -1. */
-static int query_runs(struct history *h, const struct history_filter *f,
-		      history_run_cb rcb, void *arg)
+/* Report the selected runs; rows reported, or -1.  A job the filter does
+ * not select, or whose runs start past its window, is passed over with
+ * one seek. */
+static int query_runs(struct scan *sc, history_run_cb rcb, void *arg)
 {
-	sqlite3_stmt *s = bind_window(h->st[f->njobs ? ST_Q_RUNS_IDS
-							: ST_Q_RUNS], f, 1);
-	int rc = SQLITE_DONE, n = 0, stop = 0;
+	const struct history_filter *f = sc->f;
+	sqlite3_stmt *s = sc->s = sc->h->st[ST_Q_RUNS];
+	int rc = SQLITE_DONE, n = 0, stop = 0, w;
 
+	sc->pos.job = f->after_job;
+	sc->pos.start_ns = f->after_start_ns;
+	sc->pos.run = f->after_run;
+	scan_seek(sc, 1);
 	while (!stop && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct history_run r = {
 			.job = sqlite3_column_int64(s, 0),
@@ -148,11 +216,29 @@ static int query_runs(struct history *h, const struct history_filter *f,
 			.id = sqlite3_column_int64(s, 14),
 		};
 
-		n++;
-		stop = rcb(&r, arg) != 0;
+		sc->looked++;
+		sc->pos.job = r.job;
+		sc->pos.start_ns = r.start_ns;
+		sc->pos.run = r.id;
+		if ((w = scan_want(sc, r.job)) < 0)
+			break;
+		if (w == 0) {
+			scan_seek(sc, 1);
+		} else if (!job_selected(f, sqlite3_column_int64(s, 15),
+					 sqlite3_column_int64(s, 16),
+					 sqlite3_column_type(s, 17) == SQLITE_NULL,
+					 sqlite3_column_int64(s, 17)) ||
+			   (f->until_ns != 0 && r.start_ns > f->until_ns)) {
+			sc->pos.start_ns = sc->pos.run = INT64_MAX;
+			scan_seek(sc, 1);
+		} else if (r.end_ns >= f->since_ns) {
+			n++;
+			stop = rcb(&r, arg) != 0 || n == f->limit;
+		}
+		stop = stop || scan_spent(sc);
 	}
-	if (!stop && rc != SQLITE_DONE)
-		n = hist_sqlerr(h, "query runs");
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		n = hist_sqlerr(sc->h, "query runs");
 	sqlite3_reset(s);
 	return n;
 }
@@ -162,6 +248,8 @@ int history_query(struct history *h, const struct history_filter *f,
 		  history_job_cb jcb, history_run_cb rcb, void *arg)
 {
 	static const struct history_filter all;
+	struct scan sc;
+	size_t first;
 	int nj = 0, nr = 0, stop = 0;
 
 	if (h == NULL)
@@ -169,17 +257,38 @@ int history_query(struct history *h, const struct history_filter *f,
 	if (f == NULL)
 		f = &all;
 	if ((f->njobs > 0 && f->jobs == NULL) || f->since_ns < 0 ||
-	    f->until_ns < 0 || f->limit < 0) {
+	    f->until_ns < 0 || f->limit < 0 || f->max_scan < 0) {
 		hist_seterr(h, "query: bad filter");
 		return -1;
 	}
+	if (f->stopped_at != NULL)
+		memset(f->stopped_at, 0, sizeof(*f->stopped_at));
 	if (hist_write_pending(h, 1) < 0)
 		return -1;
-	if (f->njobs > 0 && hist_fill_ids(h, f->jobs, f->njobs) < 0)
-		return -1;
-	if (jcb != NULL && (nj = query_jobs(h, f, jcb, arg, &stop)) < 0)
-		return -1;
-	if (rcb != NULL && !stop && (nr = query_runs(h, f, rcb, arg)) < 0)
+	memset(&sc, 0, sizeof(sc));
+	sc.h = h;
+	sc.f = f;
+	if (f->njobs > 0) {
+		sc.ids = malloc(f->njobs * sizeof(*sc.ids));
+		if (sc.ids == NULL) {
+			hist_seterr(h, "query: out of memory");
+			return -1;
+		}
+		memcpy(sc.ids, f->jobs, f->njobs * sizeof(*sc.ids));
+		qsort(sc.ids, f->njobs, sizeof(*sc.ids), cmp_id);
+		sc.nids = f->njobs;
+		/* Ids are positive: others select nothing. */
+		while (sc.next < sc.nids && sc.ids[sc.next] <= 0)
+			sc.next++;
+	}
+	first = sc.next;
+	if (jcb != NULL)
+		nj = query_jobs(&sc, jcb, arg, &stop);
+	sc.next = first;
+	if (rcb != NULL && nj >= 0 && !stop)
+		nr = query_runs(&sc, rcb, arg);
+	free(sc.ids);
+	if (nj < 0 || nr < 0)
 		return -1;
 	return nj + nr;
 }

@@ -245,6 +245,7 @@ void request_history(struct conn *c, struct history *hist,
 {
 	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
 	struct history_filter f;
+	struct history_place stopped;
 	struct hist_page p;
 	int64_t ids[PROTO_HISTORY_MAX_IDS];
 	size_t i;
@@ -268,6 +269,8 @@ void request_history(struct conn *c, struct history *hist,
 	f.until_ns = (int64_t)r->until_ns;
 	f.uid = (int64_t)conn_uid(c);
 	f.by_uid = priv && !sees_all(c);
+	f.max_scan = REQUEST_HISTORY_SCAN;
+	f.stopped_at = &stopped;
 	memset(&p, 0, sizeof(p));
 	p.viewer = sees_all(c) ? -1 : f.uid;
 	asteal__history__init(&p.h);
@@ -298,6 +301,10 @@ void request_history(struct conn *c, struct history *hist,
 		}
 		if (p.h.more)
 			p.next.job_id = p.h.jobs[p.h.n_jobs - 1]->id;
+		else if (stopped.stopped) {
+			p.h.more = 1;
+			p.next.job_id = (uint64_t)stopped.job;
+		}
 	} else {
 		if (history_query(hist, &f, NULL, hist_run, &p) < 0)
 			goto fail;
@@ -319,6 +326,13 @@ void request_history(struct conn *c, struct history *hist,
 			p.next.job_id = last->job_id;
 			p.next.start_ns = last->start_ns;
 			p.next.run = (uint64_t)p.run[0];
+		} else if (stopped.stopped) {
+			/* Looked at its share of rows: go on after the last,
+			 * whether the page holds any or not. */
+			p.h.more = 1;
+			p.next.job_id = (uint64_t)stopped.job;
+			p.next.start_ns = (uint64_t)stopped.start_ns;
+			p.next.run = (uint64_t)stopped.run;
 		}
 		if (p.nids > 0) {
 			struct history_filter fj;

@@ -416,10 +416,17 @@ int frame_history_after(Asteal__HistoryRequest *req,
 			Asteal__HistoryCursor *keep,
 			const Asteal__History *page)
 {
-	/* A page with no records cannot move the cursor: going on from it
+	const Asteal__HistoryCursor *n = page->next, *a = req->after;
+
+	/* A page may hold no records (the daemon looks at a bounded number
+	 * of rows per page), but its `next` must move on: one that does not
 	 * could ask for the same page for ever. */
-	if (!page->more || page->next == NULL ||
-	    (req->jobs_only ? page->n_jobs : page->n_allotments) == 0)
+	if (!page->more || n == NULL)
+		return 0;
+	if (a != NULL && (req->jobs_only ? n->job_id <= a->job_id :
+			  n->job_id < a->job_id || (n->job_id == a->job_id &&
+			  (n->start_ns < a->start_ns || (n->start_ns == a->start_ns
+			  && n->run <= a->run)))))
 		return 0;
 	asteal__history_cursor__init(keep);
 	keep->job_id = page->next->job_id;

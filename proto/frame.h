@@ -126,7 +126,8 @@ int frame_check_handshake(const Asteal__Envelope *m,
 
 /* Point req at the page after page: 1 if there is one (page's cursor is
  * copied into keep, the caller's storage, which req then points to), 0 if
- * page was the last, or holds no record to go on from. */
+ * page was the last, or its cursor does not move on from req's (a page may
+ * hold no records and still have more after it). */
 int frame_history_after(Asteal__HistoryRequest *req,
 			Asteal__HistoryCursor *keep,
 			const Asteal__History *page);

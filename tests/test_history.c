@@ -1154,6 +1154,97 @@ static void test_filters(void **state)
 	history_close(h);
 }
 
+/* Query f a max_scan at a time, going on from where each stopped, into
+ * one rows struct: the jobs (runs == 0) or the runs; *pages counts the
+ * calls.  Each call reports no more than it may look at, and each stops
+ * at a place after the one it started from. */
+static struct rows *query_bounded(struct history *h,
+				  const struct history_filter *f, int64_t max,
+				  int runs, int *pages)
+{
+	struct rows *rs = calloc(1, sizeof(*rs));
+	struct history_filter g = *f;
+	struct history_place at;
+	int before, n;
+
+	assert_non_null(rs);
+	g.max_scan = max;
+	g.stopped_at = &at;
+	*pages = 0;
+	do {
+		before = runs ? rs->nruns : rs->njobs;
+		n = history_query(h, &g, runs ? NULL : keep_job,
+				  runs ? keep_run : NULL, rs);
+		assert_int_equal(n, (runs ? rs->nruns : rs->njobs) - before);
+		assert_true(n <= max);
+		(*pages)++;
+		assert_true(*pages < 1000);
+		if (!at.stopped)
+			break;
+		assert_true(at.job > g.after_job ||
+			    (runs && at.job == g.after_job &&
+			     (at.start_ns > g.after_start_ns ||
+			      (at.start_ns == g.after_start_ns &&
+			       at.run > g.after_run))));
+		g.after_job = at.job;
+		g.after_start_ns = at.start_ns;
+		g.after_run = at.run;
+	} while (1);
+	return rs;
+}
+
+/* A query that may look at a few rows at a time, taken up where it
+ * stopped, selects exactly what one unbounded query does, for every kind
+ * of filter; one that selects nothing still stops after a few rows. */
+static void test_bounded_scan(void **state)
+{
+	struct fixture *f = *state;
+	int64_t id[3], pick[3];
+	struct history *h = fill(f, id);
+	struct history_filter flts[6];
+	int pages;
+
+	pick[0] = id[2];
+	pick[1] = 0;                    /* no such job */
+	pick[2] = id[0];
+	flts[0] = (struct history_filter){ 0 };
+	flts[1] = (struct history_filter){ .since_ns = T0 + 12 * QNS,
+					   .until_ns = T0 + 20 * QNS };
+	flts[2] = (struct history_filter){ .jobs = pick, .njobs = 3 };
+	flts[3] = (struct history_filter){ .by_uid = 1, .uid = 1000 };
+	flts[4] = (struct history_filter){ .by_uid = 1, .uid = 1001 };
+	flts[5] = (struct history_filter){ .since_ns = T0 + 1000 * QNS };
+	for (size_t i = 0; i < sizeof(flts) / sizeof(flts[0]); i++)
+		for (int64_t max = 1; max <= 13; max += 6)
+			for (int runs = 0; runs < 2; runs++) {
+				struct rows *all = query(h, &flts[i]);
+				struct rows *rs = query_bounded(h, &flts[i],
+								max, runs,
+								&pages);
+				int n = runs ? all->nruns : all->njobs;
+
+				assert_int_equal(runs ? rs->nruns : rs->njobs,
+						 n);
+				for (int r = 0; r < n; r++)
+					if (runs)
+						assert_int_equal(rs->run[r].id,
+								 all->run[r].id);
+					else
+						assert_int_equal(rs->job[r].id,
+								 all->job[r].id);
+				/* Nothing selected, yet looked at a max at a
+				 * time: as many pages as it takes; a user's
+				 * jobs passed over with a seek each. */
+				if (i == 5 && runs)
+					assert_true(pages >= 120 / (max + 1));
+				if (i == 4)
+					assert_true(pages <= 4);
+				free(all);
+				free(rs);
+			}
+	history_close(h);
+}
+
 /* Many jobs: tracked, ended in a scattered order, left running across a
  * restart and taken back in reverse order; each keeps its own runs. */
 static void test_many_jobs(void **state)
@@ -1390,6 +1481,7 @@ int main(void)
 		T(test_pagination),
 		T(test_pagination_growing),
 		T(test_filters),
+		T(test_bounded_scan),
 		T(test_many_jobs),
 		T(test_queue_full),
 		T(test_bad_args),

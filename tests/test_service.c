@@ -28,7 +28,9 @@
  * - a user who starts jobs faster than CONTROL_USER_JOB_RATE a second
  *   (after a burst) is refused, root is not;
  * - waits are bounded per connection (LAUNCH_CONN_WAITS, then BUSY), and
- *   each job's end answers its own waits, all of them, and no other.
+ *   each job's end answers its own waits, all of them, and no other;
+ * - a History request looks at no more than REQUEST_HISTORY_SCAN rows,
+ *   however few it selects: it answers in pages, empty ones too.
  * Every wait is on a condition with a deadline.
  */
 #include <errno.h>
@@ -47,7 +49,9 @@
 
 #include "control.h"
 #include "daemonutil.h"
+#include "history.h"
 #include "launch.h"
+#include "request.h"
 
 static struct tdaemon d;
 static uint64_t secret_job;          /* root's job, for user_view */
@@ -766,6 +770,107 @@ static void test_private_data(void **state)
 	}
 }
 
+/* A History request with the filter `since` on a connection: the reply
+ * (the test fails without one). */
+static Asteal__Envelope *history_page(int fd, struct frame_reader *r,
+                                      Asteal__HistoryRequest *hr)
+{
+	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT, *m;
+
+	env.msg_case = ASTEAL__ENVELOPE__MSG_HISTORY_REQUEST;
+	env.history_request = hr;
+	assert_int_equal(frame_write_fd(fd, &env), 0);
+	m = tdaemon_next(fd, r, tdaemon_bound());
+	assert_non_null(m);
+	if (m->msg_case == ASTEAL__ENVELOPE__MSG_ERROR)
+		fail_msg("History refused: %s", m->error->message);
+	assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_HISTORY);
+	return m;
+}
+
+/* Page through a history query from the start: the records it returned
+ * in *records and the pages it took; each page holds at most the records
+ * the daemon may look at for one, and every page of a query that selects
+ * nothing is empty yet moves on. */
+static int history_pages(int fd, uint64_t since_ns, int *records)
+{
+	struct frame_reader *r = frame_reader_new();
+	Asteal__HistoryRequest hr = ASTEAL__HISTORY_REQUEST__INIT;
+	Asteal__HistoryCursor after;
+	int pages = 0, more = 1;
+
+	hr.since_ns = since_ns;
+	*records = 0;
+	while (more) {
+		Asteal__Envelope *m = history_page(fd, r, &hr);
+
+		assert_true(m->history->n_allotments <= REQUEST_HISTORY_SCAN);
+		*records += (int)m->history->n_allotments;
+		more = m->history->more;
+		assert_int_equal(frame_history_after(&hr, &after, m->history), more);
+		frame_free(m);
+		assert_true(++pages < 1000);
+	}
+	frame_reader_free(r);
+	return pages;
+}
+
+/* A history query's time on the event loop is bounded whatever it
+ * selects: over 6,000 runs of one running job, a filter that selects none
+ * of them is answered in pages, each empty, each having looked at no more
+ * than REQUEST_HISTORY_SCAN rows (so at least 6000 / REQUEST_HISTORY_SCAN
+ * of them), and going on from where the last stopped; the whole history
+ * still comes, each run once. */
+static void test_history_bounded(void **state)
+{
+	enum { RUNS = 6000 };
+	const int64_t t0 = 1700000000000000000LL, qns = 10000000;
+	char db[64];
+	struct history *h;
+	struct history_job hj = { .name = "big", .uid = 0, .pid = 1,
+	                          .command = "big", .start_ns = t0, .workers = 2 };
+	int64_t job;
+	int fd, n, pages;
+	Asteal__Envelope *m = NULL;
+
+	(void)state;
+	snprintf(db, sizeof(db), "/tmp/asteal-hb.XXXXXX");
+	assert_non_null(mkdtemp(db));
+	strcat(db, "/h.db");
+	h = history_open(db, NULL, NULL, 0);
+	assert_non_null(h);
+	job = history_job_begin(h, &hj);
+	assert_true(job > 0);
+	for (int q = 0; q < RUNS; q++) {
+		struct history_quantum hq = {
+			.quantum = q, .start_ns = t0 + q * qns,
+			.end_ns = t0 + (q + 1) * qns, .desire = 1 + q % 2,
+			.availability = 2, .allotment = 1 + q % 2, .cpus = "0",
+		};
+
+		assert_int_equal(history_allot(h, job, &hq), 0);
+	}
+	history_close(h);
+	start(0, "--db", db, NULL);
+	fd = tdaemon_connect(&d, 0, &m);
+	expect_welcome(m);
+	pages = history_pages(fd, (uint64_t)(t0 + 2 * RUNS * qns), &n);
+	assert_int_equal(n, 0);
+	assert_true(pages >= RUNS / REQUEST_HISTORY_SCAN);
+	pages = history_pages(fd, 0, &n);
+	assert_int_equal(n, RUNS);
+	close(fd);
+	assert_int_equal(tdaemon_stop(&d), 0);
+	unlink(db);
+	strcat(db, "-wal");
+	unlink(db);
+	db[strlen(db) - 4] = '\0';
+	strcat(db, "-shm");
+	unlink(db);
+	*strrchr(db, '/') = '\0';
+	assert_int_equal(rmdir(db), 0);
+}
+
 /* As another uid: job registrations, 50 at a time (Hellos all sent, then
  * the replies read, so that the rate the daemon sees does not depend on
  * how fast this machine turns a connection round), until one is refused
@@ -843,6 +948,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_waits, stop),
 		cmocka_unit_test_teardown(test_private_data, stop),
 		cmocka_unit_test_teardown(test_job_rate, stop),
+		cmocka_unit_test_teardown(test_history_bounded, stop),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
