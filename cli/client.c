@@ -24,6 +24,7 @@ struct client {
 	const char *path;
 	unsigned quantum_us;
 	int ncpus;
+	uint64_t last_id;       /* the request_id of the last request sent */
 };
 
 /* Milliseconds on the monotonic clock. */
@@ -136,10 +137,13 @@ int client_ncpus(const struct client *c)
 	return c->ncpus;
 }
 
-/* Send one message. */
+/* Send one message, numbered. */
 int client_send(struct client *c, const Asteal__Envelope *m)
 {
-	if (frame_write_fd(c->fd, m) < 0) {
+	Asteal__Envelope numbered = *m;
+
+	numbered.request_id = ++c->last_id;
+	if (frame_write_fd(c->fd, &numbered) < 0) {
 		cli_error("asteald at %s: sending a %s: %s", c->path, frame_name(m),
 		          errno == EPIPE || errno == ECONNRESET ? "the daemon went away"
 		          : strerror(errno));
@@ -187,6 +191,31 @@ int client_recv(struct client *c, Asteal__Envelope **m, int timeout_ms)
 	}
 }
 
+/* The reply to the last request sent within a bound. */
+int client_reply(struct client *c, Asteal__Envelope **m, int timeout_ms)
+{
+	long long deadline = timeout_ms < 0 ? 0 : mono_ms() + timeout_ms;
+	long long left;
+	int r;
+
+	for (;;) {
+		left = deadline - mono_ms();
+		r = client_recv(c, m, timeout_ms < 0 ? -1 : left > 0 ? (int)left : 0);
+		if (r != 1)
+			return r;
+		/* The answer, or an Error about the whole connection (the
+		 * daemon stopping, refusing the connection). */
+		if ((*m)->request_id == c->last_id ||
+		    ((*m)->request_id == 0 &&
+		     (*m)->msg_case == ASTEAL__ENVELOPE__MSG_ERROR))
+			return 1;
+		/* A late answer to a request given up on, or a message that
+		 * answers nothing. */
+		frame_free(*m);
+		*m = NULL;
+	}
+}
+
 /* Say an Error. */
 int client_error(const Asteal__Error *e)
 {
@@ -221,7 +250,7 @@ int client_call(struct client *c, const Asteal__Envelope *req,
 	if ((r = client_send(c, req)) != 0)
 		return r;
 	for (;;) {
-		r = client_recv(c, &m, timeout_ms);
+		r = client_reply(c, &m, timeout_ms);
 		if (r == 0) {
 			cli_error("asteald at %s did not answer a %s within %d s", c->path,
 			          frame_name(req), timeout_ms / 1000);

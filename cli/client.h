@@ -28,17 +28,25 @@ int client_fd(const struct client *c);
 unsigned client_quantum_us(const struct client *c);
 int client_ncpus(const struct client *c);
 
-/* Send one message: 0, or an exit code after a message. */
+/* Send one message, numbered as the connection's next request
+ * (Envelope.request_id; m's own is ignored): 0, or an exit code after a
+ * message. */
 int client_send(struct client *c, const Asteal__Envelope *m);
+
+/* The reply to the last message sent, within timeout_ms (-1: no bound):
+ * as client_recv, but passing over messages that answer another request
+ * (a late reply to one given up on) or none; an Error that names no
+ * request (about the whole connection) is returned. */
+int client_reply(struct client *c, Asteal__Envelope **m, int timeout_ms);
 
 /* The next message within timeout_ms (-1: no bound): 1 with *m (free it
  * with frame_free), 0 when the time passed, or an exit code (> 1) after
  * a message when the daemon went away or spoke nonsense. */
 int client_recv(struct client *c, Asteal__Envelope **m, int timeout_ms);
 
-/* Send req and read its reply, which must be a `want` (an Error reply is
- * said and mapped to an exit code, PERMISSION to CLI_NOPERM): 0 with
- * *reply (frame_free it), or an exit code. */
+/* Send req and read its reply (client_reply), which must be a `want` (an
+ * Error reply is said and mapped to an exit code, PERMISSION to
+ * CLI_NOPERM): 0 with *reply (frame_free it), or an exit code. */
 int client_call(struct client *c, const Asteal__Envelope *req,
                 Asteal__Envelope__MsgCase want, Asteal__Envelope **reply,
                 int timeout_ms);

@@ -256,13 +256,18 @@ static int cmp_jobinfo(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* Ask for the running jobs (ids: only these): 0 with *reply (its jobs
- * sorted by id), or an exit code. */
+/* Ask for the running jobs (ids: only these), page after page: 0 with
+ * *reply (all its pages' jobs, sorted by id), or an exit code.  The
+ * pages after the first give their jobs to the first one's array (each
+ * decoded message is plain malloc'd memory, frame_free frees the
+ * elements it finds in the array). */
 static int jobs_fetch(struct client *c, const uint64_t *ids, size_t nids,
                       Asteal__Envelope **reply)
 {
-	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
+	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT, *m;
 	Asteal__JobsRequest req = ASTEAL__JOBS_REQUEST__INIT;
+	Asteal__Jobs *all;
+	size_t cap;
 	int r;
 
 	req.ids = (uint64_t *)ids;
@@ -270,10 +275,49 @@ static int jobs_fetch(struct client *c, const uint64_t *ids, size_t nids,
 	env.msg_case = ASTEAL__ENVELOPE__MSG_JOBS_REQUEST;
 	env.jobs_request = &req;
 	r = client_call(c, &env, ASTEAL__ENVELOPE__MSG_JOBS, reply, CLIENT_REPLY_MS);
-	if (r == 0 && (*reply)->jobs->n_jobs > 1)
-		qsort((*reply)->jobs->jobs, (*reply)->jobs->n_jobs,
-		      sizeof(*(*reply)->jobs->jobs), cmp_jobinfo);
-	return r;
+	if (r != 0)
+		return r;
+	all = (*reply)->jobs;
+	cap = all->n_jobs;
+	while (all->more) {
+		if (all->n_jobs == 0 || all->jobs[all->n_jobs - 1]->id <= req.after) {
+			cli_error("asteald sent a jobs page with more to follow "
+			          "but no place after this one to go on from");
+			r = CLI_FAIL;
+			break;
+		}
+		req.after = all->jobs[all->n_jobs - 1]->id;
+		if ((r = client_call(c, &env, ASTEAL__ENVELOPE__MSG_JOBS, &m,
+		                     CLIENT_REPLY_MS)) != 0)
+			break;
+		for (size_t i = 0; i < m->jobs->n_jobs && r == 0; i++) {
+			if (frame_grow(&all->jobs, sizeof(*all->jobs), all->n_jobs,
+			               &cap, 64) < 0) {
+				cli_error("out of memory");
+				r = CLI_FAIL;
+				/* the rest stay in m, which frees them */
+				memmove(m->jobs->jobs, m->jobs->jobs + i,
+				        (m->jobs->n_jobs - i) * sizeof(*m->jobs->jobs));
+				m->jobs->n_jobs -= i;
+				break;
+			}
+			all->jobs[all->n_jobs++] = m->jobs->jobs[i];
+		}
+		if (r == 0)
+			m->jobs->n_jobs = 0;
+		all->more = m->jobs->more;
+		frame_free(m);
+		if (r != 0)
+			break;
+	}
+	if (r != 0) {
+		frame_free(*reply);
+		*reply = NULL;
+		return r;
+	}
+	if (all->n_jobs > 1)
+		qsort(all->jobs, all->n_jobs, sizeof(*all->jobs), cmp_jobinfo);
+	return 0;
 }
 
 /* Print the jobs as an aligned table: 0, or -1 when out of memory. */

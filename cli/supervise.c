@@ -575,7 +575,7 @@ int supervise_wait(const struct cli *g, int argc, char **argv)
 		client_close(c);
 		return code;
 	}
-	r = client_recv(c, &rep, timeout < 0 ? -1 : (int)(timeout * 1000));
+	r = client_reply(c, &rep, timeout < 0 ? -1 : (int)(timeout * 1000));
 	client_close(c);
 	if (r == 0) {
 		cli_error("job %llu: still running after %g s", id, timeout);

@@ -51,6 +51,8 @@ struct conn {
 	                                  frame, kept until the rest comes
 	                                  (NULL: never) */
 	struct conn_batch *batch;      /* a job read in a batch, or NULL */
+	uint64_t reply_id;             /* the request being answered (its
+	                                  Envelope.request_id), 0 between */
 };
 
 /* Jobs' connections read together. */
@@ -126,22 +128,46 @@ int conn_send_frame(struct conn *c, const uint8_t *buf, size_t len)
 	return 0;
 }
 
-/* Queue a message to a peer; -1 when the peer is going away. */
+/* Say which request the messages sent from now on answer (0: none). */
+void conn_set_reply(struct conn *c, uint64_t request_id)
+{
+	c->reply_id = request_id;
+}
+
+/* The request being answered now, 0 if none. */
+uint64_t conn_reply_id(const struct conn *c)
+{
+	return c->reply_id;
+}
+
+/* Queue a message to a peer; -1 when the peer is going away, or with
+ * errno EMSGSIZE (and nothing sent) when it is too large for a frame. */
 int conn_send(struct conn *c, const Asteal__Envelope *m)
 {
+	Asteal__Envelope stamped;
 	struct evbuffer *out;
 	struct evbuffer_iovec v;
 	uint8_t small[SEND_STACK_FRAME];
 	size_t len = 0;
+	int err;
 
 	if (c == NULL || c->closing)
 		return -1;
+	if (c->reply_id != 0 && m->request_id == 0) {
+		stamped = *m;
+		stamped.request_id = c->reply_id;
+		m = &stamped;
+	}
 	/* Encode on the stack first: one size computation for the common
 	 * small frame; ENOBUFS tells the size of a larger one. */
 	if (frame_encode(m, small, sizeof(small), &len) == 0)
 		return conn_send_frame(c, small, len);
 	if (errno != ENOBUFS) {
-		log_error("cannot encode a %s for pid %d", frame_name(m), (int)c->peer.pid);
+		err = errno;
+		if (err != EMSGSIZE)
+			log_error("cannot encode a %s for pid %d", frame_name(m),
+			          (int)c->peer.pid);
+		errno = err;
 		return -1;
 	}
 	out = bufferevent_get_output(c->bev);

@@ -100,8 +100,18 @@ int conn_batch_fd(const struct conn_batch *b);
  * their handlers (which may close or free them) before this returns. */
 void conn_batch_read(struct conn_batch *b);
 
-/* Queue a message to a peer; -1 when the peer is going away. */
+/* Queue a message to a peer; -1 when the peer is going away, or with
+ * errno EMSGSIZE (nothing sent) when it is too large for a frame. */
 int conn_send(struct conn *c, const Asteal__Envelope *m);
+
+/* Say which request (its Envelope.request_id) the messages sent from now
+ * on answer, 0 when they answer none: conn_send gives that id to every
+ * message that has none of its own.  control.c sets it around a
+ * request's dispatch. */
+void conn_set_reply(struct conn *c, uint64_t request_id);
+
+/* The request being answered now (conn_set_reply), 0 if none. */
+uint64_t conn_reply_id(const struct conn *c);
 
 /* Queue len bytes of whole, already encoded frames to a peer (the same
  * frame for many peers is encoded once); -1 when the peer is going away. */

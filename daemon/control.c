@@ -376,6 +376,47 @@ static void on_hello(struct peer *p, const Asteal__Envelope *m)
 	conn_send(c, &env);
 }
 
+/* A client's request: answered (1), or not a request (0). */
+static int client_request(struct peer *p, struct conn *c,
+                          const Asteal__Envelope *m)
+{
+	struct control *ctl = p->ctl;
+	char why[128];
+
+	switch (m->msg_case) {
+	case ASTEAL__ENVELOPE__MSG_STATUS_REQUEST:
+		request_status(c, ctl->sched);
+		return 1;
+	case ASTEAL__ENVELOPE__MSG_JOBS_REQUEST:
+		request_jobs(c, ctl->sched, ctl->launch, m->jobs_request,
+		             ctl->conf->private_history);
+		return 1;
+	case ASTEAL__ENVELOPE__MSG_HISTORY_REQUEST:
+		request_history(c, ctl->hist, m->history_request,
+		                ctl->conf->private_history);
+		return 1;
+	case ASTEAL__ENVELOPE__MSG_CANCEL_REQUEST:
+		request_cancel(c, ctl->sched, ctl->launch, m->cancel_request);
+		return 1;
+	case ASTEAL__ENVELOPE__MSG_LAUNCH:
+		if (!may_make_job(p, why, sizeof(why))) {
+			request_error(c, ASTEAL__ERROR_CODE__BUSY, why);
+			return 1;
+		}
+		request_launch(c, ctl->launch, m->launch);
+		return 1;
+	case ASTEAL__ENVELOPE__MSG_JOB_EXIT:
+		request_job_exit(c, ctl->launch, m->job_exit);
+		return 1;
+	case ASTEAL__ENVELOPE__MSG_WAIT_REQUEST:
+		request_wait(c, ctl->launch, m->wait_request,
+		             ctl->conf->private_history);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 /* One decoded message from a peer (conn's message handler). */
 static void dispatch(struct conn *c, const Asteal__Envelope *m, void *arg)
 {
@@ -396,37 +437,11 @@ static void dispatch(struct conn *c, const Asteal__Envelope *m, void *arg)
 		return;
 	}
 	if (p->role == PEER_CLIENT) {
-		switch (m->msg_case) {
-		case ASTEAL__ENVELOPE__MSG_STATUS_REQUEST:
-			request_status(c, ctl->sched);
+		/* Every reply, the answer or an Error, names the request. */
+		conn_set_reply(c, m->request_id);
+		if (client_request(p, c, m)) {
+			conn_set_reply(c, 0);
 			return;
-		case ASTEAL__ENVELOPE__MSG_JOBS_REQUEST:
-			request_jobs(c, ctl->sched, ctl->launch, m->jobs_request,
-			             ctl->conf->private_history);
-			return;
-		case ASTEAL__ENVELOPE__MSG_HISTORY_REQUEST:
-			request_history(c, ctl->hist, m->history_request,
-			                ctl->conf->private_history);
-			return;
-		case ASTEAL__ENVELOPE__MSG_CANCEL_REQUEST:
-			request_cancel(c, ctl->sched, ctl->launch, m->cancel_request);
-			return;
-		case ASTEAL__ENVELOPE__MSG_LAUNCH:
-			if (!may_make_job(p, why, sizeof(why))) {
-				request_error(c, ASTEAL__ERROR_CODE__BUSY, why);
-				return;
-			}
-			request_launch(c, ctl->launch, m->launch);
-			return;
-		case ASTEAL__ENVELOPE__MSG_JOB_EXIT:
-			request_job_exit(c, ctl->launch, m->job_exit);
-			return;
-		case ASTEAL__ENVELOPE__MSG_WAIT_REQUEST:
-			request_wait(c, ctl->launch, m->wait_request,
-			             ctl->conf->private_history);
-			return;
-		default:
-			break;
 		}
 	}
 	snprintf(why, sizeof(why), "unexpected %s from a %s", frame_name(m),

@@ -72,6 +72,7 @@ struct launch_wait {
 	struct hnode node;             /* key: the job id */
 	struct launch_waiter *owner;
 	struct launch_wait *next_own;
+	uint64_t request_id;           /* the WaitRequest's, for the reply */
 };
 
 struct launch {
@@ -308,6 +309,7 @@ static void answer_waiters(struct launch *l, uint64_t id)
 		}
 		env.msg_case = ASTEAL__ENVELOPE__MSG_WAIT_REPLY;
 		env.wait_reply = &rep;
+		env.request_id = w->request_id;
 		conn_send(o->conn, &env);
 		wait_drop(l, w);
 		waiter_put(l, o);
@@ -578,6 +580,7 @@ Asteal__ErrorCode launch_wait(struct launch *l, struct conn *c, uint64_t id,
 	}
 	w->owner = o;
 	w->node.key = id;
+	w->request_id = conn_reply_id(c);
 	if (hash_add(&l->waits, &w->node) < 0) {
 		free(w);
 		waiter_put(l, o);

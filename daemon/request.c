@@ -32,6 +32,20 @@ void request_error(struct conn *c, Asteal__ErrorCode code, const char *why)
 	conn_send(c, &env);
 }
 
+/* Send a reply; one too large for a frame becomes an Error for its
+ * request, so that the client is told, not left waiting. */
+void request_reply(struct conn *c, const Asteal__Envelope *env)
+{
+	char why[128];
+
+	if (conn_send(c, env) == 0 || errno != EMSGSIZE)
+		return;
+	snprintf(why, sizeof(why), "the %s reply would take %zu bytes, above "
+	         "the protocol's limit of %u: ask for less", frame_name(env),
+	         frame_size(env), PROTO_MAX_FRAME);
+	request_error(c, ASTEAL__ERROR_CODE__TOO_LARGE, why);
+}
+
 /* A Status request. */
 void request_status(struct conn *c, struct sched *s)
 {
@@ -42,7 +56,7 @@ void request_status(struct conn *c, struct sched *s)
 	st.daemon_version = (char *)REQUEST_DAEMON_VERSION;
 	env.msg_case = ASTEAL__ENVELOPE__MSG_STATUS;
 	env.status = &st;
-	conn_send(c, &env);
+	request_reply(c, &env);
 }
 
 /* Whether the peer sees every user's jobs whole: root, or the daemon's
@@ -52,7 +66,41 @@ static int sees_all(const struct conn *c)
 	return conn_uid(c) == 0 || conn_uid(c) == geteuid();
 }
 
-/* A Jobs request. */
+/* Order JobInfos by id (qsort). */
+static int cmp_info(const void *a, const void *b)
+{
+	const Asteal__JobInfo *x = *(Asteal__JobInfo *const *)a;
+	const Asteal__JobInfo *y = *(Asteal__JobInfo *const *)b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* Cut the jobs to one page: by id, those after `after`, as many as fit in
+ * half a frame (one at least); more says whether some were left out (the
+ * rest are freed). */
+static void jobs_page(Asteal__Jobs *jobs, uint64_t after)
+{
+	size_t i, k = 0, bytes = 0;
+
+	qsort(jobs->jobs, jobs->n_jobs, sizeof(*jobs->jobs), cmp_info);
+	for (i = 0; i < jobs->n_jobs; i++) {
+		Asteal__JobInfo *ji = jobs->jobs[i];
+
+		if (ji->id > after && !jobs->more) {
+			/* its field's tag and length: at most 6 bytes more */
+			bytes += asteal__job_info__get_packed_size(ji) + 6;
+			if (k == 0 || bytes <= PROTO_MAX_FRAME / 2) {
+				jobs->jobs[k++] = ji;
+				continue;
+			}
+			jobs->more = 1;
+		}
+		free(ji);
+	}
+	jobs->n_jobs = k;
+}
+
+/* A Jobs request: one page of them. */
 void request_jobs(struct conn *c, struct sched *s, struct launch *l,
                   const Asteal__JobsRequest *r, int priv)
 {
@@ -81,9 +129,10 @@ void request_jobs(struct conn *c, struct sched *s, struct launch *l,
 		jobs.jobs[k++] = ji;
 	}
 	jobs.n_jobs = k;
+	jobs_page(&jobs, r->after);
 	env.msg_case = ASTEAL__ENVELOPE__MSG_JOBS;
 	env.jobs = &jobs;
-	conn_send(c, &env);
+	request_reply(c, &env);
 	sched_jobs_free(&jobs);
 }
 
@@ -114,7 +163,7 @@ void request_cancel(struct conn *c, struct sched *s, struct launch *l,
 	}
 	env.msg_case = ASTEAL__ENVELOPE__MSG_CANCEL_REPLY;
 	env.cancel_reply = &rep;
-	conn_send(c, &env);
+	request_reply(c, &env);
 }
 
 /* What a History reply collects. */
@@ -122,7 +171,8 @@ struct hist_page {
 	Asteal__History h;
 	size_t capj, capa;
 	size_t bytes;                  /* a running estimate of the frame size */
-	int full;
+	int full;                      /* cut here: the frame is half full */
+	int jobs_only;                 /* a page of jobs (else of runs) */
 	int64_t *ids;                  /* the jobs the page's runs name */
 	size_t nids, capi;
 	int64_t run[2];                /* the last two runs' numbers, last first */
@@ -143,6 +193,10 @@ static int hist_job(const struct history_job_info *j, void *arg)
 	struct hist_page *p = arg;
 	Asteal__JobRecord *r;
 
+	if (p->jobs_only && p->bytes > PROTO_MAX_FRAME / 2) {
+		p->full = 1;
+		return 1;                /* the rest goes in the next page */
+	}
 	if (frame_grow(&p->h.jobs, sizeof(*p->h.jobs), p->h.n_jobs, &p->capj, 64) < 0)
 		return -1;
 	r = calloc(1, sizeof(*r));
@@ -184,12 +238,14 @@ static int hist_run(const struct history_run *a, void *arg)
 	               p->h.n_allotments, &p->capa, 256) < 0)
 		return -1;
 	/* Runs come ordered by job: a new job is a new id, whose record goes
-	 * in the page too (counted at its largest). */
+	 * in the page too (counted at its largest: a command line comes in a
+	 * Hello, so it is shorter than PROTO_MAX_HELLO_FRAME, or in a
+	 * Launch, cut to 255 bytes). */
 	if (p->nids == 0 || p->ids[p->nids - 1] != a->job) {
 		if (frame_grow(&p->ids, sizeof(*p->ids), p->nids, &p->capi, 64) < 0)
 			return -1;
 		p->ids[p->nids++] = a->job;
-		p->bytes += 64 + 64 + 256;
+		p->bytes += 128 + PROTO_MAX_HELLO_FRAME;
 	}
 	n = a->cpus[0] ? cpulist_parse(a->cpus, cpus, CPULIST_MAX, why, sizeof(why)) : 0;
 	if (n < 0)
@@ -290,8 +346,10 @@ void request_history(struct conn *c, struct history *hist,
 		}
 	}
 	if (r->jobs_only) {
+		p.jobs_only = 1;
 		if (history_query(hist, &f, hist_job, NULL, &p) < 0)
 			goto fail;
+		p.h.more = p.full;
 		if ((int64_t)p.h.n_jobs > limit) {
 			p.h.more = 1;
 			p.h.n_jobs--;
@@ -349,7 +407,7 @@ void request_history(struct conn *c, struct history *hist,
 		p.h.next = &p.next;
 	env.msg_case = ASTEAL__ENVELOPE__MSG_HISTORY;
 	env.history = &p.h;
-	conn_send(c, &env);
+	request_reply(c, &env);
 	hist_free(&p);
 	return;
 fail:
@@ -372,7 +430,7 @@ void request_launch(struct conn *c, struct launch *l, const Asteal__Launch *m)
 	}
 	env.msg_case = ASTEAL__ENVELOPE__MSG_LAUNCHED;
 	env.launched = &rep;
-	conn_send(c, &env);
+	request_reply(c, &env);
 }
 
 /* A JobExit from a supervisor: Ok comes when the job has ended. */

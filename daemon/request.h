@@ -28,6 +28,10 @@ struct history;
 /* Send an Error for a request that failed, keeping the connection. */
 void request_error(struct conn *c, Asteal__ErrorCode code, const char *why);
 
+/* Send the reply to a request; one that would be larger than a frame
+ * (PROTO_MAX_FRAME) is replaced by an Error{TOO_LARGE} that says so. */
+void request_reply(struct conn *c, const Asteal__Envelope *env);
+
 /* A Status request. */
 void request_status(struct conn *c, struct sched *s);
 

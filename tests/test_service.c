@@ -30,7 +30,10 @@
  * - waits are bounded per connection (LAUNCH_CONN_WAITS, then BUSY), and
  *   each job's end answers its own waits, all of them, and no other;
  * - a History request looks at no more than REQUEST_HISTORY_SCAN rows,
- *   however few it selects: it answers in pages, empty ones too.
+ *   however few it selects: it answers in pages, empty ones too;
+ * - every reply names its request (Envelope.request_id), a WaitReply that
+ *   comes later too, and Jobs and History replies too large for one frame
+ *   come in pages.
  * Every wait is on a condition with a deadline.
  */
 #include <errno.h>
@@ -770,6 +773,22 @@ static void test_private_data(void **state)
 	}
 }
 
+/* Remove a history database made in a folder of its own (db names the
+ * file in it; changed). */
+static void remove_db(char *db)
+{
+	size_t n = strlen(db);
+
+	unlink(db);
+	strcat(db, "-wal");
+	unlink(db);
+	db[n] = '\0';
+	strcat(db, "-shm");
+	unlink(db);
+	*strrchr(db, '/') = '\0';
+	assert_int_equal(rmdir(db), 0);
+}
+
 /* A History request with the filter `since` on a connection: the reply
  * (the test fails without one). */
 static Asteal__Envelope *history_page(int fd, struct frame_reader *r,
@@ -861,14 +880,193 @@ static void test_history_bounded(void **state)
 	assert_int_equal(n, RUNS);
 	close(fd);
 	assert_int_equal(tdaemon_stop(&d), 0);
-	unlink(db);
-	strcat(db, "-wal");
-	unlink(db);
-	db[strlen(db) - 4] = '\0';
-	strcat(db, "-shm");
-	unlink(db);
-	*strrchr(db, '/') = '\0';
-	assert_int_equal(rmdir(db), 0);
+	remove_db(db);
+}
+
+/* Send env as request `id`; its reply (the test fails without one),
+ * which must name that request. */
+static Asteal__Envelope *ask_as(int fd, struct frame_reader *r,
+                                Asteal__Envelope *env, uint64_t id)
+{
+	Asteal__Envelope *m;
+
+	env->request_id = id;
+	assert_int_equal(frame_write_fd(fd, env), 0);
+	m = tdaemon_next(fd, r, tdaemon_bound());
+	assert_non_null(m);
+	assert_int_equal(m->request_id, id);
+	return m;
+}
+
+/* Launch `n` jobs (unmanaged: no process connects) of this process's,
+ * with command line cmd, from supervisor connections of their own, which
+ * go in sup (LAUNCH_MAX_PER_CONN jobs each); the connections' count. */
+static int launch_many(int n, const char *cmd, int *sup)
+{
+	struct frame_reader *r = frame_reader_new();
+	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT, *m = NULL;
+	Asteal__Launch l = ASTEAL__LAUNCH__INIT;
+	int nsup = 0;
+
+	l.name = (char *)"j";
+	l.command = (char *)cmd;
+	l.pid = getpid();
+	env.msg_case = ASTEAL__ENVELOPE__MSG_LAUNCH;
+	env.launch = &l;
+	for (int k = 0; k < n; k++) {
+		if (k % LAUNCH_MAX_PER_CONN == 0) {
+			sup[nsup] = tdaemon_connect(&d, 0, &m);
+			expect_welcome(m);
+			frame_reader_free(r);
+			r = frame_reader_new();
+			nsup++;
+		}
+		m = ask_as(sup[nsup - 1], r, &env, (uint64_t)k + 1);
+		assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_LAUNCHED);
+		frame_free(m);
+	}
+	frame_reader_free(r);
+	return nsup;
+}
+
+/* Replies name their request and stay below a frame: with 2,048 jobs
+ * launched (255-byte command lines) and 600 in the history with 4,000-byte
+ * ones, so that one reply of each would pass PROTO_MAX_FRAME, Jobs and
+ * History come in pages that hold them all; a refused request's Error
+ * names it; and a WaitReply, which comes when its job ends, names the
+ * WaitRequest while a Status asked in between was answered under its own
+ * id. */
+static void test_reply_ids_and_sizes(void **state)
+{
+	enum { LIVE = 2048, PAST = 600 };
+	static char cmd[4001], cmd255[256];
+	const int64_t t0 = 1700000000000000000LL;
+	char db[64];
+	struct history *h;
+	struct frame_reader *r = frame_reader_new();
+	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT, *m = NULL;
+	Asteal__StatusRequest sr = ASTEAL__STATUS_REQUEST__INIT;
+	Asteal__JobsRequest jr = ASTEAL__JOBS_REQUEST__INIT;
+	Asteal__HistoryRequest hr = ASTEAL__HISTORY_REQUEST__INIT;
+	Asteal__WaitRequest wr = ASTEAL__WAIT_REQUEST__INIT;
+	Asteal__HistoryCursor after;
+	uint64_t ids[PROTO_HISTORY_MAX_IDS + 1] = { 0 }, last = 0;
+	int fd, job, sup[LIVE / LAUNCH_MAX_PER_CONN], nsup;
+	int pages = 0, runs = 0, records = 0, more = 1;
+	size_t seen = 0;
+
+	(void)state;
+	memset(cmd, 'x', sizeof(cmd) - 1);
+	memset(cmd255, 'y', sizeof(cmd255) - 1);
+	snprintf(db, sizeof(db), "/tmp/asteal-hr.XXXXXX");
+	assert_non_null(mkdtemp(db));
+	strcat(db, "/h.db");
+	h = history_open(db, NULL, NULL, 0);
+	assert_non_null(h);
+	for (int k = 0; k < PAST; k++) {
+		struct history_job hj = { .name = "old", .uid = 0, .pid = 1 + k,
+		                          .command = cmd, .start_ns = t0 + k,
+		                          .workers = 1 };
+		struct history_quantum hq = { .quantum = k, .start_ns = t0 + k,
+		                              .end_ns = t0 + k + 1, .desire = 1,
+		                              .availability = 1, .allotment = 1,
+		                              .cpus = "0" };
+		int64_t id = history_job_begin(h, &hj);
+
+		assert_true(id > 0);
+		assert_int_equal(history_allot(h, id, &hq), 0);
+		assert_int_equal(history_job_end(h, id, t0 + k + 1, NULL, 0, 0, 0), 0);
+	}
+	history_close(h);
+	start(0, "--db", db, "--retention-days", "0", NULL);
+	nsup = launch_many(LIVE, cmd255, sup);
+	job = tdaemon_connect(&d, 1, &m);
+	expect_welcome(m);
+	fd = tdaemon_connect(&d, 0, &m);
+	expect_welcome(m);
+
+	env.msg_case = ASTEAL__ENVELOPE__MSG_STATUS_REQUEST;
+	env.status_request = &sr;
+	m = ask_as(fd, r, &env, 41);
+	assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_STATUS);
+	frame_free(m);
+
+	/* Jobs: pages by id, each below a frame, together every job. */
+	env.msg_case = ASTEAL__ENVELOPE__MSG_JOBS_REQUEST;
+	env.jobs_request = &jr;
+	while (more) {
+		m = ask_as(fd, r, &env, 100 + (uint64_t)pages);
+		assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_JOBS);
+		assert_true(m->jobs->n_jobs > 0);
+		for (size_t i = 0; i < m->jobs->n_jobs; i++) {
+			assert_true(m->jobs->jobs[i]->id > last);
+			last = m->jobs->jobs[i]->id;
+		}
+		seen += m->jobs->n_jobs;
+		more = m->jobs->more;
+		jr.after = last;
+		frame_free(m);
+		assert_true(++pages < 100);
+	}
+	assert_int_equal(seen, LIVE + 1);
+	assert_true(pages > 1);
+
+	/* History: runs with their jobs, then the jobs alone. */
+	env.msg_case = ASTEAL__ENVELOPE__MSG_HISTORY_REQUEST;
+	env.history_request = &hr;
+	for (int jobs_only = 0; jobs_only < 2; jobs_only++) {
+		hr.jobs_only = jobs_only;
+		hr.after = NULL;
+		records = 0;
+		for (more = 1, pages = 0; more; pages++) {
+			m = ask_as(fd, r, &env, 200 + (uint64_t)pages);
+			assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_HISTORY);
+			for (size_t i = 0; i < m->history->n_allotments; i++)
+				runs += m->history->allotments[i]->job_id <= PAST;
+			for (size_t i = 0; i < m->history->n_jobs; i++)
+				records += strcmp(m->history->jobs[i]->name, "old") == 0;
+			more = frame_history_after(&hr, &after, m->history);
+			frame_free(m);
+			assert_true(pages < 1000);
+		}
+		assert_int_equal(records, PAST);
+		assert_true(pages > 4);
+	}
+	assert_int_equal(runs, PAST);
+
+	/* A refused request's Error names it. */
+	hr.after = NULL;
+	hr.job_ids = ids;
+	hr.n_job_ids = PROTO_HISTORY_MAX_IDS + 1;
+	m = ask_as(fd, r, &env, 43);
+	assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_ERROR);
+	assert_int_equal(m->error->code, ASTEAL__ERROR_CODE__INVALID);
+	frame_free(m);
+
+	/* A wait answered after a later request, each under its own id. */
+	wr.job_id = last;               /* the connected job: the last id */
+	env.msg_case = ASTEAL__ENVELOPE__MSG_WAIT_REQUEST;
+	env.wait_request = &wr;
+	env.request_id = 50;
+	assert_int_equal(frame_write_fd(fd, &env), 0);
+	env.msg_case = ASTEAL__ENVELOPE__MSG_STATUS_REQUEST;
+	env.status_request = &sr;
+	m = ask_as(fd, r, &env, 51);
+	assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_STATUS);
+	frame_free(m);
+	close(job);
+	m = tdaemon_next(fd, r, tdaemon_bound());
+	assert_non_null(m);
+	assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_WAIT_REPLY);
+	assert_int_equal(m->wait_reply->job_id, last);
+	assert_int_equal(m->request_id, 50);
+	frame_free(m);
+	frame_reader_free(r);
+	close(fd);
+	for (int k = 0; k < nsup; k++)
+		close(sup[k]);
+	assert_int_equal(tdaemon_stop(&d), 0);
+	remove_db(db);
 }
 
 /* As another uid: job registrations, 50 at a time (Hellos all sent, then
@@ -949,6 +1147,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_private_data, stop),
 		cmocka_unit_test_teardown(test_job_rate, stop),
 		cmocka_unit_test_teardown(test_history_bounded, stop),
+		cmocka_unit_test_teardown(test_reply_ids_and_sizes, stop),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
