@@ -173,7 +173,8 @@ int history_query(struct history *h, const struct history_filter *f,
 		hist_seterr(h, "query: bad filter");
 		return -1;
 	}
-	if (hist_write_pending(h, 1) < 0)
+	/* Degraded, it answers from what is on disk. */
+	if (!h->degraded && hist_write_pending(h, 1) < 0 && !h->degraded)
 		return -1;
 	if (f->njobs > 0 && hist_fill_ids(h, f->jobs, f->njobs) < 0)
 		return -1;
@@ -254,5 +255,9 @@ int history_stats(struct history *h, struct history_stats *st)
 	st->transactions = h->transactions;
 	st->changes = sqlite3_total_changes64(h->db);
 	st->dropped = h->dropped;
+	st->job_writes = (int64_t)h->nops;
+	st->job_writes_dropped = h->ops_dropped;
+	st->degraded = h->degraded;
+	st->quantum_base = h->qbase;
 	return 0;
 }
