@@ -266,8 +266,17 @@ const char *history_error(const struct history *h);
  * nothing): where it was moved. */
 const char *history_notice(const struct history *h);
 
-/* "ok", or "degraded: " and why, into buf; returns buf. */
-const char *history_state(const struct history *h, char *buf, size_t len);
+/* The history's health, from memory (no disk access): for the daemon's
+ * status and log. */
+struct history_health {
+	int degraded;
+	char state[300];        /* "ok", or "degraded: " and why */
+	int64_t pending;        /* job writes and closed runs waiting */
+	int64_t dropped;        /* closed runs and job writes lost */
+};
+
+/* Fill out (a NULL h is "degraded: no history"). */
+void history_health(const struct history *h, struct history_health *out);
 
 /* While degraded, try to write everything pending (meant to be called
  * about once a second): 0 when the history is not degraded (now), -1

@@ -504,14 +504,17 @@ int history_retry(struct history *h)
 	return 0;
 }
 
-/* "ok", or "degraded: " and why. */
-const char *history_state(const struct history *h, char *buf, size_t len)
+/* The history's health, from memory. */
+void history_health(const struct history *h, struct history_health *out)
 {
-	if (h == NULL)
-		snprintf(buf, len, "no history");
-	else if (h->degraded)
-		snprintf(buf, len, "degraded: %s", h->why);
-	else
-		snprintf(buf, len, "ok");
-	return buf;
+	memset(out, 0, sizeof(*out));
+	out->degraded = h == NULL || h->degraded;
+	if (h == NULL) {
+		snprintf(out->state, sizeof(out->state), "degraded: no history");
+		return;
+	}
+	snprintf(out->state, sizeof(out->state), "%s%s", h->degraded ?
+		 "degraded: " : "ok", h->degraded ? h->why : "");
+	out->pending = (int64_t)(h->nops + h->qn + h->nskips);
+	out->dropped = h->dropped + h->ops_dropped;
 }
