@@ -19,16 +19,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "histutil.h"
 #include "history.h"
 #include "testutil.h"
 
@@ -1487,53 +1485,20 @@ static void test_crash_totals(void **state)
 			      " AND a.first_quantum >= b.first_quantum"), 0);
 }
 
-/* The bytes of the file at path (caller frees); *len its size. */
-static char *slurp(const char *path, size_t *len)
-{
-	struct stat st;
-	char *buf;
-	int fd = open(path, O_RDONLY);
-
-	assert_true(fd >= 0);
-	assert_int_equal(fstat(fd, &st), 0);
-	buf = malloc((size_t)st.st_size + 1);
-	assert_non_null(buf);
-	assert_int_equal(read(fd, buf, (size_t)st.st_size), st.st_size);
-	close(fd);
-	*len = (size_t)st.st_size;
-	return buf;
-}
-
-/* The one file in dir whose name starts with prefix, into out. */
-static void find_aside(const char *dir, const char *prefix, char *out,
-		       size_t len)
-{
-	char cmd[256];
-	FILE *p;
-
-	snprintf(cmd, sizeof(cmd), "ls %s | grep '^%s' | grep -v -- '-wal$\\|-shm$'",
-		 dir, prefix);
-	p = popen(cmd, "r");
-	assert_non_null(p);
-	assert_non_null(fgets(out, (int)len, p));
-	out[strcspn(out, "\n")] = '\0';
-	pclose(p);
-}
-
 /* Open the fixture's damaged database: it is moved aside with the same
  * bytes, the notice names where, and a new, empty history works. */
 static void expect_moved_aside(struct fixture *f)
 {
 	char name[128], aside[256];
 	size_t n0, n1;
-	char *before = slurp(f->path, &n0), *after;
+	char *before = hist_slurp(f->path, &n0), *after;
 	struct history *h = open_ok(f, NULL);
 
 	assert_non_null(strstr(history_notice(h), "is damaged"));
-	find_aside(f->dir, "history.db.corrupt-", name, sizeof(name));
+	hist_find(f->dir, "history.db.corrupt-", name, sizeof(name));
 	snprintf(aside, sizeof(aside), "%s/%s", f->dir, name);
 	assert_non_null(strstr(history_notice(h), aside));
-	after = slurp(aside, &n1);
+	after = hist_slurp(aside, &n1);
 	assert_int_equal(n0, n1);
 	assert_memory_equal(before, after, n0);
 	free(before);
@@ -1553,10 +1518,7 @@ static void test_damaged(void **state)
 {
 	struct fixture *f = *state;
 	struct history *h;
-	unsigned char hdr[18];
-	char junk[65536];
 	int64_t id[20];
-	long page, pages;
 	FILE *fp;
 
 	fp = fopen(f->path, "w");
@@ -1578,54 +1540,8 @@ static void test_damaged(void **state)
 			assert_int_equal(history_allot(h, id[k], &q), 0);
 		}
 	history_close(h);
-	/* Garbage over the middle page (the page size is in the header). */
-	fp = fopen(f->path, "r+");
-	assert_non_null(fp);
-	assert_int_equal(fread(hdr, 1, sizeof(hdr), fp), sizeof(hdr));
-	page = hdr[16] << 8 | hdr[17];
-	if (page == 1)
-		page = 65536;
-	assert_int_equal(fseek(fp, 0, SEEK_END), 0);
-	pages = ftell(fp) / page;
-	assert_true(pages > 10);
-	memset(junk, 0x5a, sizeof(junk));
-	assert_int_equal(fseek(fp, pages / 2 * page, SEEK_SET), 0);
-	assert_int_equal(fwrite(junk, 1, (size_t)page, fp), (size_t)page);
-	fclose(fp);
+	hist_damage(f->path);
 	expect_moved_aside(f);
-}
-
-/* Mount a tmpfs of `kib` KiB on dir, in a mount namespace of this
- * process's own; 0, or -1 with why. */
-static int tiny_fs(const char *dir, int kib, char *why, size_t len)
-{
-	char opts[64];
-
-	snprintf(opts, sizeof(opts), "size=%dk,mode=0700", kib);
-	if (unshare(CLONE_NEWNS) < 0 ||
-	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
-	    mount("tmpfs", dir, "tmpfs", 0, opts) < 0) {
-		snprintf(why, len, "cannot mount a small tmpfs (%s): needs root"
-			 " (CAP_SYS_ADMIN)", strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-/* Fill the file system of path with the file path: its size. */
-static long fill_disk(const char *path)
-{
-	static char block[4096];
-	long n = 0;
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	ssize_t w;
-
-	assert_true(fd >= 0);
-	while ((w = write(fd, block, sizeof(block))) > 0)
-		n += w;
-	assert_int_equal(errno, ENOSPC);
-	close(fd);
-	return n;
 }
 
 /* Issue 16, item 6, the module's part: on a full file system (a small
@@ -1639,20 +1555,21 @@ static void test_full_disk(void **state)
 {
 	struct fixture *f = *state;
 	struct history_opts o = { .max_job_writes = 4 };
-	char why[256], state_[300], filler[128];
+	char why[256], filler[128];
+	struct history_health hh;
 	int64_t a, b, c, d, g, e, t;
 	struct history_stats st;
 	struct history *h;
 	struct rows *rs;
 
-	if (tiny_fs(f->dir, 512, why, sizeof(why)) < 0) {
+	if (hist_tiny_fs(f->dir, 512, why, sizeof(why)) < 0) {
 		printf("test_full_disk skipped: %s\n", why);
 		skip();
 	}
 	h = open_ok(f, &o);
 	a = begin(h, "a", 100, T0);
 	snprintf(filler, sizeof(filler), "%s/filler", f->dir);
-	assert_true(fill_disk(filler) > 0);
+	assert_true(hist_fill(filler) > 0);
 	b = begin(h, "b", 101, T0);
 	c = begin(h, "c", 102, T0);
 	d = begin(h, "d", 103, T0);
@@ -1667,9 +1584,10 @@ static void test_full_disk(void **state)
 		assert_int_equal(history_advance(h, i, T0 + (i + 1) * QNS), 0);
 		assert_int_equal(history_flush(h), 0);
 	}
-	history_state(h, state_, sizeof(state_));
-	if (strstr(state_, "degraded: ") != state_ || strstr(state_, "full") == NULL)
-		fail_msg("state: %s", state_);
+	history_health(h, &hh);
+	if (!hh.degraded || strstr(hh.state, "degraded: ") != hh.state ||
+	    strstr(hh.state, "full") == NULL)
+		fail_msg("state: %s", hh.state);
 	assert_int_equal(history_job_end(h, b, T0 + DAY, NULL), 0);
 	/* The fifth job write is past the bound: g is admitted all the same,
 	 * with its own id, and nothing of it is kept. */
@@ -1679,6 +1597,8 @@ static void test_full_disk(void **state)
 	assert_int_equal(st.degraded, 1);
 	assert_int_equal(st.job_writes, 4);
 	assert_int_equal(st.job_writes_dropped, 1);
+	history_health(h, &hh);
+	assert_true(hh.pending >= 4 + 18);          /* job writes, closed runs */
 	{
 		struct history_quantum q = quantum(T0, 40, 1, 4, 1, "0", 1);
 
@@ -1694,7 +1614,10 @@ static void test_full_disk(void **state)
 	/* Space returns. */
 	assert_int_equal(unlink(filler), 0);
 	assert_int_equal(history_retry(h), 0);
-	assert_string_equal(history_state(h, state_, sizeof(state_)), "ok");
+	history_health(h, &hh);
+	assert_string_equal(hh.state, "ok");
+	assert_int_equal(hh.pending, 0);
+	assert_int_equal(hh.dropped, 1);
 	st = stats(h);
 	assert_int_equal(st.job_writes, 0);
 	assert_int_equal(st.degraded, 0);
