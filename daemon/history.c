@@ -222,7 +222,8 @@ void hist_tx_rollback(struct history *h)
 		h->live[i].run.pending = 0;
 	for (size_t i = 0; i < h->qn; i++)
 		h->q[i].run.pending = 0;
-	h->acc_job = 0;
+	h->acc_job = 0;         /* what it would have added to totals */
+	memset(h->acc, 0, sizeof(h->acc));
 	h->opsw = 0;
 	h->batch = 0;           /* its runs are all queued still */
 	h->qw = 0;
