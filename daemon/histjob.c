@@ -123,6 +123,8 @@ static void op_free(struct jobop *op)
 /* Forget the job writes the transaction just committed held. */
 void hist_ops_done(struct history *h)
 {
+	if (h->opsw == 0)
+		return;
 	for (size_t i = 0; i < h->opsw; i++)
 		op_free(&h->ops[i]);
 	memmove(h->ops, h->ops + h->opsw, (h->nops - h->opsw) * sizeof(*h->ops));
