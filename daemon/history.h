@@ -84,7 +84,7 @@
  * another connection's lock (SQLITE_BUSY, which the next flush simply
  * retries), for instance SQLITE_FULL on a full disk or SQLITE_IOERR, the
  * transaction is rolled back, everything stays pending, and the handle is
- * *degraded* (history_state says why): then nothing tries to write (no
+ * *degraded* (history_health says why): then nothing tries to write (no
  * flush, no job write; history_close_stale and history_expire refuse with
  * -1) until history_retry, which the daemon calls once a second, writes
  * everything pending and the handle is "ok" again.  Meanwhile jobs begin
@@ -245,7 +245,7 @@ struct history_stats {
 	int64_t dropped;         /* closed runs lost to a full queue */
 	int64_t job_writes;      /* job rows' writes waiting for the disk */
 	int64_t job_writes_dropped;  /* ... lost to a full buffer */
-	int degraded;            /* writes fail (history_state says why) */
+	int degraded;            /* writes fail (history_health says why) */
 	int64_t quantum_base;    /* added to the daemon's quantum numbers */
 };
 
