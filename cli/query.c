@@ -1216,7 +1216,11 @@ int query_status(const struct cli *g, int argc, char **argv)
 		json_string(stdout, s->handover);
 		fputs(",\"share\":", stdout);
 		json_string(stdout, s->share);
-		fputs("}\n", stdout);
+		fputs(",\"history_state\":", stdout);
+		json_string(stdout, s->history_state);
+		printf(",\"history_pending\":%llu,\"history_dropped\":%llu}\n",
+		       (unsigned long long)s->history_pending,
+		       (unsigned long long)s->history_dropped);
 	} else {
 		printf("%-16s%s\n", "daemon:", s->daemon_version);
 		printf("%-16s%u\n", "protocol:", s->protocol_version);
@@ -1250,6 +1254,10 @@ int query_status(const struct cli *g, int argc, char **argv)
 		       (unsigned long long)s->revocations, s->handover);
 		print_pct("revoke time:", s->revocations, s->revoke_p50_ns,
 		          s->revoke_p99_ns, s->revoke_max_ns);
+		printf("%-16s%s; %llu waiting, %llu lost\n", "history:",
+		       *s->history_state ? s->history_state : "unknown",
+		       (unsigned long long)s->history_pending,
+		       (unsigned long long)s->history_dropped);
 	}
 	frame_free(m);
 	return flush_out();

@@ -8,7 +8,11 @@
  * history.c, the runs histrun.c, and what they share is in history_int.h.
  *
  * In memory: an array of the jobs this handle tracks, sorted by id, each
- * with its open run.
+ * with its open run; and the buffer of job rows' writes (begin, worker
+ * count, exit status, end) waiting for the next transaction, which writes
+ * them in order before the runs, so that a full disk delays them instead
+ * of refusing jobs (history.h, "Failures").  The ids are the handle's.
+ * The job totals are added to as runs are written (hist_acc_add).
  */
 #include "history_int.h"
 
@@ -81,10 +85,161 @@ static void live_remove(struct history *h, struct live *l)
 	h->n--;
 }
 
+/* Queue a job row's write (taking op's strings); 0, or -1 when the buffer
+ * is full (the write is lost, counted; its strings freed). */
+static int op_push(struct history *h, const struct jobop *op)
+{
+	if (h->nops == h->capops && h->capops < h->maxops) {
+		size_t cap = h->capops ? 2 * h->capops : 16;
+		struct jobop *bigger;
+
+		if (cap > h->maxops)
+			cap = h->maxops;
+		bigger = realloc(h->ops, cap * sizeof(*bigger));
+		if (bigger != NULL) {
+			h->ops = bigger;
+			h->capops = cap;
+		}
+	}
+	if (h->nops == h->capops) {
+		free(op->name);
+		free(op->command);
+		h->ops_dropped++;
+		hist_seterr(h, "job %" PRId64 ": the buffer of job writes is"
+			    " full (%zu), a write was lost", op->job, h->maxops);
+		return -1;
+	}
+	h->ops[h->nops++] = *op;
+	return 0;
+}
+
+/* Free op's strings. */
+static void op_free(struct jobop *op)
+{
+	free(op->name);
+	free(op->command);
+}
+
+/* Forget the job writes the transaction just committed held. */
+void hist_ops_done(struct history *h)
+{
+	if (h->opsw == 0)
+		return;
+	for (size_t i = 0; i < h->opsw; i++)
+		op_free(&h->ops[i]);
+	memmove(h->ops, h->ops + h->opsw, (h->nops - h->opsw) * sizeof(*h->ops));
+	h->nops -= h->opsw;
+	h->opsw = 0;
+}
+
+/* Free every pending job write (at close). */
+void hist_ops_free(struct history *h)
+{
+	for (size_t i = 0; i < h->nops; i++)
+		op_free(&h->ops[i]);
+	h->nops = h->opsw = 0;
+}
+
+/* Write the job rows' pending writes, inside a transaction. */
+int hist_write_ops(struct history *h)
+{
+	for (; h->opsw < h->nops; h->opsw++) {
+		const struct jobop *o = &h->ops[h->opsw];
+		sqlite3_stmt *s;
+
+		switch (o->kind) {
+		case OP_BEGIN:
+			s = hist_bind(h->st[ST_JOB_INS], "LsLLsLd", o->job,
+				      o->name, o->uid, o->pid, o->command,
+				      o->start_ns, o->value);
+			break;
+		case OP_WORKERS:
+			s = hist_bind(h->st[ST_JOB_WORKERS], "Ld", o->job,
+				      o->value);
+			break;
+		case OP_EXIT:
+			s = hist_bind(h->st[ST_JOB_EXIT], "Ld", o->job, o->value);
+			break;
+		default:
+			s = hist_bind(h->st[ST_JOB_END], "LLp", o->job,
+				      o->end_ns, o->has_value ? &o->value : NULL);
+		}
+		if (hist_step_done(h, s, "write a job row") < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Add usage written to a run of job to its totals, in the open
+ * transaction: kept while the runs written are the same job's (the queue
+ * is written sorted by job), added to the row when another's come or
+ * before the commit. */
+int hist_acc_add(struct history *h, int64_t job, const int64_t d[4])
+{
+	if (h->acc_job != job && hist_acc_flush(h) < 0)
+		return -1;
+	h->acc_job = job;
+	for (int k = 0; k < 4; k++)
+		h->acc[k] += d[k];
+	return 0;
+}
+
+/* Add the usage kept by hist_acc_add to its job's totals. */
+int hist_acc_flush(struct history *h)
+{
+	int64_t job = h->acc_job;
+
+	if (job == 0)
+		return 0;
+	h->acc_job = 0;
+	if (h->acc[0] == 0 && h->acc[1] == 0 && h->acc[2] == 0 && h->acc[3] == 0)
+		return 0;
+	if (hist_step_done(h, hist_bind(h->st[ST_JOB_ADD], "LLLLL", job,
+					h->acc[0], h->acc[1], h->acc[2],
+					h->acc[3]), "add to a job's totals") < 0)
+		return -1;
+	memset(h->acc, 0, sizeof(h->acc));
+	return 0;
+}
+
+/* Whether job id is running, as the pending writes and the row on disk
+ * say: 1, 0 (no such job, or ended), or -1 on a read error; *exists set
+ * if the job is known at all. */
+static int running(struct history *h, int64_t id, int *exists)
+{
+	sqlite3_stmt *s;
+	int rc, run = 0, seen = 0;
+
+	for (size_t i = h->nops; i > 0; i--) {
+		const struct jobop *o = &h->ops[i - 1];
+
+		if (o->job == id && o->kind == OP_END) {
+			*exists = 1;
+			return 0;
+		}
+		if (o->job == id && o->kind == OP_BEGIN) {
+			*exists = 1;
+			return 1;
+		}
+	}
+	s = hist_bind(h->st[ST_JOB_GET], "L", id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		seen = 1;
+		run = sqlite3_column_int(s, 1);
+	} else if (rc != SQLITE_DONE) {
+		hist_sqlerr(h, "read a job row");
+	}
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	*exists = seen;
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? run : -1;
+}
+
 /* Record a new job and track it; its id, or -1. */
 int64_t history_job_begin(struct history *h, const struct history_job *j)
 {
-	sqlite3_stmt *s;
+	struct jobop op;
 	int64_t id;
 
 	if (h == NULL)
@@ -94,126 +249,153 @@ int64_t history_job_begin(struct history *h, const struct history_job *j)
 		hist_seterr(h, "job begin: bad arguments");
 		return -1;
 	}
-	if (live_reserve(h) < 0 || hist_settle(h) < 0)
+	if (live_reserve(h) < 0)
 		return -1;
-	s = hist_bind(h->st[ST_JOB_INS], "sLLsLd", j->name, j->uid, j->pid,
-		      j->command ? j->command : "", j->start_ns, j->workers);
-	if (hist_step_done(h, s, "job begin") < 0)
+	memset(&op, 0, sizeof(op));
+	op.kind = OP_BEGIN;
+	op.name = strdup(j->name);
+	op.command = strdup(j->command ? j->command : "");
+	if (op.name == NULL || op.command == NULL) {
+		op_free(&op);
+		hist_seterr(h, "job begin: out of memory");
 		return -1;
-	h->transactions++;
-	id = sqlite3_last_insert_rowid(h->db);
+	}
+	id = op.job = h->next_id++;
+	op.uid = j->uid;
+	op.pid = j->pid;
+	op.start_ns = j->start_ns;
+	op.value = j->workers;
 	live_add(h, id);
+	/* Admitted all the same: its id is given, nothing of it kept. */
+	if (op_push(h, &op) < 0)
+		hist_live_find(h, id)->lost = 1;
+	else
+		hist_sync(h);
 	return id;
 }
 
-/* Write a job's open run and the queue, then run s, the bound update of
- * its row, which must change that one running row, in one transaction;
- * then stop tracking the job.  0, or -1 (what names the caller). */
-static int job_finish(struct history *h, int64_t id, sqlite3_stmt *s,
-		      const char *what)
+/* Stop tracking the tracked job l: its open run, brought up to now, goes
+ * to the queue. */
+static void job_untrack(struct history *h, struct live *l)
 {
-	struct live *l = hist_live_find(h, id);
+	int64_t id = l->job;
 
-	if (hist_tx_begin(h) < 0) {
-		sqlite3_reset(s);
-		sqlite3_clear_bindings(s);
-		return -1;
-	}
-	if (l != NULL && l->has_run)
+	if (l->has_run) {
 		hist_extend(h, &l->run);
-	if (hist_write_queue(h) < 0 ||
-	    (l != NULL && l->has_run && l->run.dirty &&
-	     hist_write_run(h, id, &l->run) < 0) ||
-	    hist_step_done(h, s, what) < 0)
-		goto fail;
-	if (sqlite3_changes(h->db) != 1) {
-		hist_seterr(h, "%s: no running job %" PRId64, what, id);
-		goto fail;
+		l->has_run = 0;
+		if (l->lost || !l->run.dirty)
+			free(l->run.cpus);
+		else
+			hist_enqueue(h, id, &l->run);   /* a full queue counts it */
 	}
-	if (hist_tx_commit(h) < 0)
-		return -1;
-	if (l != NULL)
-		live_remove(h, l);
-	return 0;
-fail:
-	sqlite3_reset(s);
-	sqlite3_clear_bindings(s);
-	hist_tx_rollback(h);
-	return -1;
+	live_remove(h, l);
 }
 
-/* End a job: its open run, the queue and its row in one transaction. */
+/* End a job: its open run goes to the queue, and the queue, its row's
+ * end and the pending job writes are written in one transaction. */
 int history_job_end(struct history *h, int64_t id, int64_t end_ns,
-		    const int *exit_status, int64_t work_ns, int64_t steal_ns,
-		    int64_t mug_ns)
+		    const int *exit_status)
 {
+	struct live *l;
+	struct jobop op;
+	int exists, lost = 0;
+
 	if (h == NULL)
 		return -1;
-	if (id <= 0 || end_ns <= 0 || work_ns < 0 || steal_ns < 0 ||
-	    mug_ns < 0) {
+	if (id <= 0 || end_ns <= 0) {
 		hist_seterr(h, "job end: bad arguments");
 		return -1;
 	}
-	return job_finish(h, id, hist_bind(h->st[ST_JOB_END], "LLpLLL", id,
-					   end_ns, exit_status, work_ns,
-					   steal_ns, mug_ns), "job end");
+	l = hist_live_find(h, id);
+	if (l == NULL) {
+		int run = running(h, id, &exists);
+
+		if (run == 0)
+			hist_seterr(h, "job end: no running job %" PRId64, id);
+		if (run != 1)
+			return -1;
+	}
+	if (l != NULL) {
+		lost = l->lost;
+		job_untrack(h, l);
+	}
+	memset(&op, 0, sizeof(op));
+	op.kind = OP_END;
+	op.job = id;
+	op.end_ns = end_ns;
+	op.has_value = exit_status != NULL;
+	op.value = exit_status ? *exit_status : 0;
+	if (!lost)
+		op_push(h, &op);        /* a full buffer counts it */
+	hist_sync(h);
+	return 0;
 }
 
 /* Stop tracking a job that is still running (the daemon stops): its open
- * run, the queue and its totals so far, in one transaction; the row stays
- * open for history_job_reopen(). */
-int history_job_pause(struct history *h, int64_t id, int64_t work_ns,
-		      int64_t steal_ns, int64_t mug_ns)
+ * run and the queue are written; the row stays open for
+ * history_job_reopen(). */
+int history_job_pause(struct history *h, int64_t id)
 {
+	struct live *l;
+
 	if (h == NULL)
 		return -1;
-	if (id <= 0 || work_ns < 0 || steal_ns < 0 || mug_ns < 0) {
-		hist_seterr(h, "job pause: bad arguments");
+	l = hist_live_find(h, id);
+	if (l == NULL) {
+		hist_seterr(h, "job pause: job %" PRId64 " is not running here",
+			    id);
 		return -1;
 	}
-	return job_finish(h, id, hist_bind(h->st[ST_JOB_PAUSE], "LLLL", id,
-					   work_ns, steal_ns, mug_ns),
-			  "job pause");
+	job_untrack(h, l);
+	hist_sync(h);
+	return 0;
+}
+
+/* Queue a write of a job's worker count or exit status (kind), if the job
+ * is known; 0 or -1. */
+static int job_set(struct history *h, int kind, int64_t id, int value,
+		   const char *what)
+{
+	struct live *l = hist_live_find(h, id);
+	struct jobop op;
+	int exists = 1;
+
+	if (l != NULL && l->lost)
+		return 0;
+	if (l == NULL && running(h, id, &exists) < 0)
+		return -1;
+	if (!exists) {
+		hist_seterr(h, "%s: no job %" PRId64, what, id);
+		return -1;
+	}
+	memset(&op, 0, sizeof(op));
+	op.kind = kind;
+	op.job = id;
+	op.value = value;
+	if (op_push(h, &op) < 0)
+		return -1;
+	hist_sync(h);
+	return 0;
 }
 
 /* Set a job's worker count (known once its library says hello). */
 int history_job_workers(struct history *h, int64_t id, int workers)
 {
-	sqlite3_stmt *s;
-
 	if (h == NULL)
 		return -1;
 	if (id <= 0 || workers < 0) {
 		hist_seterr(h, "job workers: bad arguments");
 		return -1;
 	}
-	if (hist_settle(h) < 0)
-		return -1;
-	s = hist_bind(h->st[ST_JOB_WORKERS], "Ld", id, workers);
-	if (hist_step_done(h, s, "job workers") < 0)
-		return -1;
-	h->transactions++;
-	return 0;
+	return job_set(h, OP_WORKERS, id, workers, "job workers");
 }
 
 /* Set a job's exit status. */
 int history_job_set_exit(struct history *h, int64_t id, int status)
 {
-	sqlite3_stmt *s;
-
 	if (h == NULL)
 		return -1;
-	if (hist_settle(h) < 0)
-		return -1;
-	s = hist_bind(h->st[ST_JOB_EXIT], "Ld", id, status);
-	if (hist_step_done(h, s, "set exit status") < 0)
-		return -1;
-	if (sqlite3_changes(h->db) != 1) {
-		hist_seterr(h, "set exit status: no job %" PRId64, id);
-		return -1;
-	}
-	h->transactions++;
-	return 0;
+	return job_set(h, OP_EXIT, id, status, "set exit status");
 }
 
 /* Take back a job left running by a previous daemon. */
@@ -265,6 +447,8 @@ int history_close_stale(struct history *h, int64_t now_ns,
 		hist_seterr(h, "close stale: bad arguments");
 		return -1;
 	}
+	/* Everything pending is written first: the rows ended in the
+	 * buffer are not stale. */
 	if (hist_settle(h) < 0 || hist_fill_ids(h, NULL, 0) < 0 ||
 	    hist_step_done(h, hist_bind(h->st[ST_STALE], "LL",
 					now_ns - older_than_ns, now_ns),

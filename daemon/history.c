@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <sqlite3.h>
 
@@ -73,28 +74,22 @@ static const char MIGRATE_V2[] =
 	" DEFAULT 0;"
 	"PRAGMA user_version = 2";
 
-/* A job's allotted time: the sum over its runs, which job_finish
- * (histjob.c) writes before it updates the job's row (so a job that
- * outlived a daemon counts the runs of both). */
-#define ALLOTTED_SUM " allotted_ns = (SELECT COALESCE(SUM(allotted_ns), 0)" \
-	" FROM allotments WHERE job = jobs.id)"
-
 /* The store's statements (the read side's are histquery.c's). */
 static const char *const SQL[ST_QUERY] = {
 	[ST_BEGIN] = "BEGIN IMMEDIATE",
 	[ST_COMMIT] = "COMMIT",
 	[ST_ROLLBACK] = "ROLLBACK",
-	[ST_JOB_INS] = "INSERT INTO jobs(name, uid, pid, command, start_ns,"
-		" workers) VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
-	/* Totals accumulate: a job that outlived a daemon adds what the next
-	 * one saw to what the last one wrote (history_job_pause). */
+	/* The id is the handle's (history.h, "Job ids"). */
+	[ST_JOB_INS] = "INSERT INTO jobs(id, name, uid, pid, command, start_ns,"
+		" workers) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[ST_JOB_END] = "UPDATE jobs SET end_ns = ?2,"
-		" exit_status = COALESCE(?3, exit_status), work_ns = work_ns + ?4,"
-		" steal_ns = steal_ns + ?5, mug_ns = mug_ns + ?6," ALLOTTED_SUM
+		" exit_status = COALESCE(?3, exit_status)"
 		" WHERE id = ?1 AND end_ns IS NULL",
-	[ST_JOB_PAUSE] = "UPDATE jobs SET work_ns = work_ns + ?2,"
-		" steal_ns = steal_ns + ?3, mug_ns = mug_ns + ?4," ALLOTTED_SUM
-		" WHERE id = ?1 AND end_ns IS NULL",
+	/* A job's totals are the sums of its runs: what a write of runs adds
+	 * to them is added in the same transaction (hist_acc_add). */
+	[ST_JOB_ADD] = "UPDATE jobs SET work_ns = work_ns + ?2,"
+		" steal_ns = steal_ns + ?3, mug_ns = mug_ns + ?4,"
+		" allotted_ns = allotted_ns + ?5 WHERE id = ?1",
 	[ST_JOB_EXIT] = "UPDATE jobs SET exit_status = ?2 WHERE id = ?1",
 	[ST_JOB_GET] = "SELECT pid, end_ns IS NULL FROM jobs WHERE id = ?1",
 	[ST_JOB_WORKERS] = "UPDATE jobs SET workers = ?2 WHERE id = ?1",
@@ -104,7 +99,9 @@ static const char *const SQL[ST_QUERY] = {
 		" steal_ns = (SELECT COALESCE(SUM(steal_ns), 0) FROM allotments"
 		"  WHERE job = jobs.id),"
 		" mug_ns = (SELECT COALESCE(SUM(mug_ns), 0) FROM allotments"
-		"  WHERE job = jobs.id)," ALLOTTED_SUM
+		"  WHERE job = jobs.id),"
+		" allotted_ns = (SELECT COALESCE(SUM(allotted_ns), 0)"
+		"  FROM allotments WHERE job = jobs.id)"
 		" WHERE end_ns IS NULL AND start_ns < ?1"
 		" AND id NOT IN (SELECT id FROM temp.history_ids)",
 	[ST_RUN_INS] = "INSERT INTO allotments(job, first_quantum,"
@@ -135,6 +132,7 @@ void hist_seterr(struct history *h, const char *fmt, ...)
 /* Set the error message to what SQLite said about `what`. */
 int hist_sqlerr(struct history *h, const char *what)
 {
+	h->rc = sqlite3_extended_errcode(h->db);
 	hist_seterr(h, "%s: %s", what, sqlite3_errmsg(h->db));
 	return -1;
 }
@@ -199,6 +197,12 @@ int hist_fill_ids(struct history *h, const int64_t *ids, size_t n)
 	return 0;
 }
 
+/* Whether the last error is one that trying again at once may mend. */
+int hist_transient(const struct history *h)
+{
+	return (h->rc & 0xff) == SQLITE_BUSY || (h->rc & 0xff) == SQLITE_LOCKED;
+}
+
 /* Begin a write transaction. */
 int hist_tx_begin(struct history *h)
 {
@@ -216,6 +220,11 @@ void hist_tx_rollback(struct history *h)
 	memcpy(keep, h->err, sizeof(keep));
 	for (size_t i = 0; i < h->n; i++)
 		h->live[i].run.pending = 0;
+	for (size_t i = 0; i < h->qn; i++)
+		h->q[i].run.pending = 0;
+	h->acc_job = 0;         /* what it would have added to totals */
+	memset(h->acc, 0, sizeof(h->acc));
+	h->opsw = 0;
 	h->batch = 0;           /* its runs are all queued still */
 	h->qw = 0;
 	h->skips_w = 0;
@@ -228,7 +237,8 @@ void hist_tx_rollback(struct history *h)
  * transaction are clean.  0, or -1 after rolling back. */
 int hist_tx_commit(struct history *h)
 {
-	if (hist_step_done(h, h->st[ST_COMMIT], "commit") < 0) {
+	if (hist_acc_flush(h) < 0 ||
+	    hist_step_done(h, h->st[ST_COMMIT], "commit") < 0) {
 		hist_tx_rollback(h);
 		return -1;
 	}
@@ -246,9 +256,11 @@ int hist_tx_commit(struct history *h)
 		if (!h->live[i].has_run || !r->pending)
 			continue;
 		r->rowid = r->new_rowid;
+		memcpy(r->w, r->wn, sizeof(r->w));
 		r->pending = 0;
 		r->dirty = 0;
 	}
+	hist_ops_done(h);
 	return 0;
 }
 
@@ -280,6 +292,7 @@ static int exec(struct history *h, const char *sql, const char *what)
 	char *msg = NULL;
 
 	if (sqlite3_exec(h->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		h->rc = sqlite3_extended_errcode(h->db);
 		hist_seterr(h, "%s: %s", what,
 			    msg ? msg : sqlite3_errmsg(h->db));
 		sqlite3_free(msg);
@@ -322,20 +335,103 @@ static int create_schema(struct history *h)
 	return schema_change(h, 0, SCHEMA, sql, "create schema");
 }
 
+/* Whether SQLite's last error says the file is damaged or no database. */
+static int damaged(const struct history *h)
+{
+	return (h->rc & 0xff) == SQLITE_CORRUPT || (h->rc & 0xff) == SQLITE_NOTADB;
+}
+
+/* Check that the file is intact (PRAGMA quick_check: every page of every
+ * table and index well formed, no page used twice; not the contents of
+ * indexes against their tables), before anything writes to it: 0, or -1
+ * with the message, and *broken set when the file is damaged (not when,
+ * say, it cannot be read at all). */
+static int check_intact(struct history *h, int *broken)
+{
+	sqlite3_stmt *s;
+	const char *res;
+	int rc, ok;
+
+	if (sqlite3_prepare_v2(h->db, "PRAGMA quick_check(1)", -1, &s,
+			       NULL) != SQLITE_OK) {
+		hist_sqlerr(h, "check the file");
+		*broken = damaged(h);
+		return -1;
+	}
+	rc = sqlite3_step(s);
+	res = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(s, 0) : NULL;
+	ok = res != NULL && strcmp(res, "ok") == 0;
+	if (rc != SQLITE_ROW) {
+		hist_sqlerr(h, "check the file");
+		*broken = damaged(h);
+	} else if (!ok) {
+		hist_seterr(h, "the file is damaged (quick_check: %s)",
+			    res ? res : "no answer");
+		*broken = 1;
+	}
+	sqlite3_finalize(s);
+	return ok ? 0 : -1;
+}
+
+/* Read a single integer, 0 if NULL; 0 or -1. */
+static int read_int(struct history *h, const char *sql, int64_t *v)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (sqlite3_prepare_v2(h->db, sql, -1, &s, NULL) != SQLITE_OK)
+		return hist_sqlerr(h, "read the history's extent");
+	rc = sqlite3_step(s);
+	*v = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+	if (rc != SQLITE_ROW)
+		hist_sqlerr(h, "read the history's extent");
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW ? 0 : -1;
+}
+
+/* Learn where the history's job ids and quantum numbers go on from: the
+ * next id comes after every id ever given (the AUTOINCREMENT sequence
+ * remembers those retention deleted), the first quantum after every
+ * quantum stored. */
+static int read_extent(struct history *h)
+{
+	int64_t last_id, last_q;
+
+	if (read_int(h, "SELECT max(COALESCE((SELECT seq FROM sqlite_sequence"
+		     " WHERE name = 'jobs'), 0), COALESCE((SELECT max(id)"
+		     " FROM jobs), 0))", &last_id) < 0 ||
+	    read_int(h, "SELECT max(COALESCE((SELECT max(last_quantum) FROM"
+		     " allotments), -1), COALESCE((SELECT max(last_quantum)"
+		     " FROM skipped), -1))", &last_q) < 0)
+		return -1;
+	h->next_id = last_id + 1;
+	h->qbase = last_q + 1;
+	return 0;
+}
+
 /* Set up the connection, check the database is ours (before changing it
  * to WAL) or create the schema, prepare the statements. */
-static int setup(struct history *h, const char *path, int busy_ms)
+static int setup(struct history *h, const char *path, int busy_ms,
+		 int *broken)
 {
 	int64_t v[3], version;
 	sqlite3_stmt *s;
-	int ok;
+	int ok, memory = strcmp(path, ":memory:") == 0;
 
 	sqlite3_extended_result_codes(h->db, 1);
 	sqlite3_busy_timeout(h->db, busy_ms);
 	if (exec(h, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;"
 		 " PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16384",
-		 "configure") < 0)
+		 "configure") < 0) {
+		*broken = damaged(h);
 		return -1;
+	}
+	/* A damaged file is kept as it is, with its WAL: no checkpoint when
+	 * this connection closes until it has been found intact. */
+	sqlite3_db_config(h->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
+	if (!memory && check_intact(h, broken) < 0)
+		return -1;
+	sqlite3_db_config(h->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, NULL);
 	if (probe(h, v) < 0)
 		return -1;
 	version = v[0];
@@ -357,7 +453,7 @@ static int setup(struct history *h, const char *path, int busy_ms)
 		return hist_sqlerr(h, "set WAL mode");
 	ok = sqlite3_step(s) == SQLITE_ROW &&
 	     (strcmp((const char *)sqlite3_column_text(s, 0), "wal") == 0 ||
-	      strcmp(path, ":memory:") == 0);
+	      memory);
 	if (!ok)
 		hist_sqlerr(h, "set WAL mode");
 	sqlite3_finalize(s);
@@ -382,7 +478,7 @@ static int setup(struct history *h, const char *path, int busy_ms)
 				       SQLITE_PREPARE_PERSISTENT, &h->st[i],
 				       NULL) != SQLITE_OK)
 			return hist_sqlerr(h, "prepare");
-	return 0;
+	return read_extent(h);
 }
 
 /* Free everything of h but the database connection. */
@@ -393,9 +489,11 @@ static void free_memory(struct history *h)
 			free(h->live[i].run.cpus);
 	for (size_t i = 0; i < h->qn; i++)
 		free(h->q[i].run.cpus);
+	hist_ops_free(h);
 	free(h->live);
 	free(h->q);
 	free(h->skips);
+	free(h->ops);
 }
 
 /* Close the connection (statements first) and free h. */
@@ -439,13 +537,60 @@ static int set_modes(const char *path, int gid)
 	return 0;
 }
 
-/* Open (creating if new) the history database at path. */
+/* Open the connection to path and set it up: 0, or -1 with the message
+ * and the connection closed, *broken set if the file is damaged. */
+static int connect_db(struct history *h, const char *path, int busy_ms,
+		      int *broken)
+{
+	int rc = sqlite3_open_v2(path, &h->db, SQLITE_OPEN_READWRITE |
+				 SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+
+	*broken = 0;
+	if (rc != SQLITE_OK)
+		hist_seterr(h, "cannot open: %s", h->db ? sqlite3_errmsg(h->db)
+						   : sqlite3_errstr(rc));
+	else if (setup(h, path, busy_ms, broken) == 0)
+		return 0;
+	for (int i = 0; i < ST_COUNT; i++) {
+		sqlite3_finalize(h->st[i]);
+		h->st[i] = NULL;
+	}
+	sqlite3_close(h->db);
+	h->db = NULL;
+	return -1;
+}
+
+/* Move the damaged database at path, with its -wal and -shm, aside to
+ * path.corrupt-<UTC time> (its name in aside): 0, or -1 with errno. */
+static int move_aside(const char *path, char *aside, size_t len)
+{
+	static const char *const suffix[] = { "", "-wal", "-shm" };
+	char stamp[32], from[4200], to[4200];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	snprintf(aside, len, "%s.corrupt-%s", path, stamp);
+	for (size_t i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
+		snprintf(from, sizeof(from), "%s%s", path, suffix[i]);
+		snprintf(to, sizeof(to), "%s%s", aside, suffix[i]);
+		if (rename(from, to) < 0 && (i == 0 || errno != ENOENT))
+			return -1;
+	}
+	return 0;
+}
+
+/* Open (creating if new) the history database at path; a damaged one is
+ * moved aside and a new one begun. */
 struct history *history_open(const char *path, const struct history_opts *o,
 			     char *why, size_t whylen)
 {
 	static const struct history_opts defaults;
+	int busy = o != NULL && o->busy_timeout_ms > 0 ? o->busy_timeout_ms : 20;
+	char aside[4200];
 	struct history *h;
-	int rc;
+	int broken;
 
 	if (o == NULL)
 		o = &defaults;
@@ -470,6 +615,7 @@ struct history *history_open(const char *path, const struct history_opts *o,
 	h->committed_ns = INT64_MIN / 2;        /* the first flush commits */
 	h->retention_ns = (int64_t)o->retention_days * NS_PER_DAY;
 	h->qmax = o->max_queue > 0 ? o->max_queue : (size_t)1 << 20;
+	h->maxops = o->max_job_writes > 0 ? o->max_job_writes : 65536;
 	/* No allocation statistics (nobody reads them, and keeping them
 	 * takes a global mutex for every malloc); refused, harmlessly, once
 	 * SQLite is initialised. */
@@ -481,14 +627,27 @@ struct history *history_open(const char *path, const struct history_opts *o,
 		free(h);
 		return NULL;
 	}
-	rc = sqlite3_open_v2(path, &h->db, SQLITE_OPEN_READWRITE |
-			     SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
-	if (rc != SQLITE_OK) {
-		hist_seterr(h, "cannot open: %s", h->db ? sqlite3_errmsg(h->db)
-						   : sqlite3_errstr(rc));
-	} else if (setup(h, path, o->busy_timeout_ms > 0 ? o->busy_timeout_ms
-							   : 20) == 0) {
+	if (connect_db(h, path, busy, &broken) == 0)
 		return h;
+	if (broken) {
+		/* Kept for whoever wants to look or repair, never written
+		 * again; the daemon goes on with a new history. */
+		snprintf(h->notice, sizeof(h->notice), "history %s is damaged"
+			 " (%s): ", path, h->err);
+		if (move_aside(path, aside, sizeof(aside)) < 0) {
+			hist_seterr(h, "damaged, and cannot be moved aside: %s",
+				    strerror(errno));
+		} else {
+			size_t n = strlen(h->notice);
+
+			snprintf(h->notice + n, sizeof(h->notice) - n, "moved"
+				 " aside to %s (with its -wal and -shm); a new"
+				 " history begins", aside);
+			if (set_modes(path, o->group_gid) < 0)
+				hist_seterr(h, "cannot open: %s", strerror(errno));
+			else if (connect_db(h, path, busy, &broken) == 0)
+				return h;
+		}
 	}
 	if (why != NULL && whylen > 0)
 		snprintf(why, whylen, "history %s: %s", path, h->err);
@@ -503,6 +662,12 @@ void history_close(struct history *h)
 		return;
 	hist_write_pending(h, 1);
 	destroy(h);
+}
+
+/* What history_open did to a damaged file ("" if nothing). */
+const char *history_notice(const struct history *h)
+{
+	return h != NULL ? h->notice : "";
 }
 
 /* The last error's message. */

@@ -46,20 +46,63 @@
  * latest quantum given to history_allot() or history_advance(), so the
  * module reads no clock of its own.
  *
- * Job ids are the jobs table's AUTOINCREMENT rowids: the daemon uses them
- * as its job ids, and they never repeat, across restarts and retention too.
- * A job row stays open (end_ns NULL) when the daemon stops; a job that
- * reconnects to the next daemon is taken back with history_job_reopen(),
- * and history_close_stale() closes the rows nobody reclaimed.
+ * Job ids are given by the handle: at open it reads the largest id ever
+ * given (the jobs table is AUTOINCREMENT, so sqlite_sequence remembers
+ * ids retention deleted) and counts on from there in memory, and rows are
+ * inserted with their ids; so a job gets its id even when its row cannot
+ * be written yet, and ids never repeat, across restarts and retention
+ * too (one handle writes a file at a time: the daemon's socket sees to
+ * it).  The daemon uses them as its job ids.  A job row stays open
+ * (end_ns NULL) when the daemon stops; a job that reconnects to the next
+ * daemon is taken back with history_job_reopen(), and
+ * history_close_stale() closes the rows nobody reclaimed.
  *
- * Writes, each one short transaction: history_flush() (at most one per
- * call), history_job_begin(), history_job_end() (which also writes the
- * queue and the job's open run), history_job_set_exit(),
- * history_close_stale(), history_query() (writes what is pending first),
- * history_expire() (one per 5000 runs deleted, one for the jobs).  The
- * rest (history_allot, history_stats, a flush with nothing due) does not
- * write.  SQLite's automatic WAL checkpoint (every 1000 WAL pages) runs
- * inside some commit and then syncs; at this write rate that is rare.
+ * A job's totals (work_ns, steal_ns, mug_ns, allotted_ns) are the sums of
+ * its runs: every write of a run adds what it changed of the run's usage
+ * to its job's totals in the same transaction, so after any commit, and
+ * after a crash (kill -9) at any point, the totals on disk agree with the
+ * runs on disk; a job that outlives a daemon and is reclaimed by the next
+ * adds that daemon's runs, and closing a stale row recomputes the sums
+ * (the same numbers), so nothing is counted twice.  Usage reported before
+ * a job's first run goes into that run.
+ *
+ * Quantum numbers in the history never go back across restarts, although
+ * every daemon numbers its quanta from 0 on its own CLOCK_MONOTONIC t0
+ * (the wire's, which a reboot resets): at open the handle reads the
+ * largest quantum stored (in allotments and skipped) and adds one more
+ * than it, the quantum base (history_stats), to every quantum number it is
+ * given; so the first quantum of this daemon is stored after every quantum
+ * of the ones before, and stored numbers still differ as the daemon's do.
+ * Only a history emptied by retention (no job ended within
+ * retention_days) starts from 0 again.  Quanta name an order and a
+ * length, not a time: start_ns and end_ns are the times.
+ *
+ * Failures.  Scheduling never waits for the history: a job's row writes
+ * (begin, worker count, exit status, end) go into a buffer of job writes,
+ * written in order, before the runs, in the next write transaction; the
+ * closed runs into the queue.  When a write fails for any reason but
+ * another connection's lock (SQLITE_BUSY, which the next flush simply
+ * retries), for instance SQLITE_FULL on a full disk or SQLITE_IOERR, the
+ * transaction is rolled back, everything stays pending, and the handle is
+ * *degraded* (history_health says why): then nothing tries to write (no
+ * flush, no job write; history_close_stale and history_expire refuse with
+ * -1) until history_retry, which the daemon calls once a second, writes
+ * everything pending and the handle is "ok" again.  Meanwhile jobs begin
+ * (with their ids), run, end and are recorded in memory, and queries
+ * answer from what is on disk.  Both buffers are bounded: closed runs
+ * beyond max_queue are dropped, job writes beyond max_job_writes are lost
+ * (a job whose row is lost is admitted all the same, and nothing of it is
+ * kept), all counted in history_stats.  What is still pending at
+ * history_close is lost when that last write fails.
+ *
+ * A damaged file is found at open: PRAGMA quick_check (every page of
+ * every table and index well formed; its cost grows with the file, see
+ * bench/README.md) runs before anything writes to the file; a file that
+ * fails it, or is not an SQLite database at all, is closed without a
+ * checkpoint and moved aside with its -wal and -shm, as they are, to
+ * <path>.corrupt-<UTC time like 20260101T120000Z> (kept for whoever wants
+ * to look; never written again), history_notice() says so, and a new,
+ * empty history begins at path.
  *
  * The database is opened in WAL mode with synchronous=NORMAL (a commit
  * does not fsync; a power loss may lose the last commits, never corrupt),
@@ -67,7 +110,7 @@
  * hundred changes a quantum fits; in the default 2 MiB the batch spilled
  * and pages were read back) and a small busy timeout.  A database of a
  * newer schema version, or a file that is another program's database, is
- * refused.
+ * refused (a damaged one is moved aside, above).
  *
  * Every fallible function returns -1 (NULL for history_open) and leaves a
  * message in history_error(); none aborts.  A handle is not thread-safe:
@@ -96,6 +139,9 @@ struct history_opts {
 	size_t max_queue;      /* closed runs waiting for a flush; beyond
 				  this they are dropped (counted); default
 				  1048576 */
+	size_t max_job_writes; /* job rows' writes waiting for the disk;
+				  beyond this they are lost (counted);
+				  default 65536 */
 	int group_gid;         /* > 0: the files are this group's and it
 				  may read them (0640); else 0600; whatever
 				  the umask, and SQLite gives the -wal and
@@ -142,7 +188,7 @@ struct history_job_info {
 	int exit_status;
 	int64_t work_ns, steal_ns, mug_ns;      /* totals */
 	int workers;          /* 0 = never known */
-	int64_t allotted_ns;  /* the sum over its runs, set when it ends */
+	int64_t allotted_ns;  /* the sum over its runs */
 };
 
 /* A run of quanta as a query reports it (cpus valid during the callback). */
@@ -217,6 +263,10 @@ struct history_stats {
 	int64_t transactions;    /* write transactions this handle made */
 	int64_t changes;         /* rows this connection changed in total */
 	int64_t dropped;         /* closed runs lost to a full queue */
+	int64_t job_writes;      /* job rows' writes waiting for the disk */
+	int64_t job_writes_dropped;  /* ... lost to a full buffer */
+	int degraded;            /* writes fail (history_health says why) */
+	int64_t quantum_base;    /* added to the daemon's quantum numbers */
 };
 
 struct history;
@@ -232,26 +282,48 @@ void history_close(struct history *h);
 /* The last error's message. */
 const char *history_error(const struct history *h);
 
-/* Record a new job now (its own short transaction) and start tracking it;
- * returns its id (> 0), or -1. */
+/* What history_open did to a damaged file, to be logged ("" if
+ * nothing): where it was moved. */
+const char *history_notice(const struct history *h);
+
+/* The history's health, from memory (no disk access): for the daemon's
+ * status and log. */
+struct history_health {
+	int degraded;
+	char state[300];        /* "ok", or "degraded: " and why */
+	int64_t pending;        /* job writes and closed runs waiting */
+	int64_t dropped;        /* closed runs and job writes lost */
+};
+
+/* Fill out (a NULL h is "degraded: no history"). */
+void history_health(const struct history *h, struct history_health *out);
+
+/* While degraded, try to write everything pending (meant to be called
+ * about once a second): 0 when the history is not degraded (now), -1
+ * while it still is. */
+int history_retry(struct history *h);
+
+/* Record a new job (its row written now in a short transaction with
+ * whatever is pending, or kept pending: see "Failures") and start
+ * tracking it; returns its id (> 0), or -1 on bad arguments or when out
+ * of memory. */
 int64_t history_job_begin(struct history *h, const struct history_job *j);
 
-/* End a running job: write its open run and the queue, and set end_ns,
- * the exit status (NULL: unknown, keeps one set earlier) and the totals
- * (added to those a history_job_pause wrote),
- * in one transaction; -1 if the job is unknown or already ended. */
+/* End a running job: its open run, the queue and its row's end_ns and
+ * exit status (NULL: unknown, keeps one set earlier) are written in one
+ * transaction (or kept pending, see "Failures"); -1 if the job is
+ * unknown or already ended. */
 int history_job_end(struct history *h, int64_t id, int64_t end_ns,
-		    const int *exit_status, int64_t work_ns, int64_t steal_ns,
-		    int64_t mug_ns);
+		    const int *exit_status);
 
-/* The daemon stops while job id runs: write its open run, the queue and
- * its totals so far (added to the row's, as history_job_end adds its),
- * stop tracking it, and leave the row open for history_job_reopen(). */
-int history_job_pause(struct history *h, int64_t id, int64_t work_ns,
-		      int64_t steal_ns, int64_t mug_ns);
+/* The daemon stops while job id runs: write its open run and the queue,
+ * stop tracking it, and leave the row open for history_job_reopen(); -1
+ * if it is not tracked. */
+int history_job_pause(struct history *h, int64_t id);
 
 /* Set a job's exit status (from a supervising command line, before or
- * after the end); -1 if there is no such job. */
+ * after the end; a job write); -1 if there is no such job, or the buffer
+ * of job writes is full. */
 int history_job_set_exit(struct history *h, int64_t id, int status);
 
 /* Take back a job left running by a previous daemon, which reconnects
@@ -260,12 +332,14 @@ int history_job_set_exit(struct history *h, int64_t id, int status);
 int history_job_reopen(struct history *h, int64_t id, int64_t pid);
 
 /* Set a job's worker count (a job the command line launched is recorded
- * before its library says how many workers it has). */
+ * before its library says how many workers it has; a job write); -1 if
+ * there is no such job, or the buffer of job writes is full. */
 int history_job_workers(struct history *h, int64_t id, int workers);
 
 /* Close the job rows left open that nobody reopened and that started
  * before now_ns - older_than_ns: end_ns = now_ns, exit status unknown,
- * totals summed from their runs.  Returns the number closed, or -1. */
+ * totals summed from their runs.  Returns the number closed, or -1 (also
+ * while degraded). */
 int history_close_stale(struct history *h, int64_t now_ns,
 			int64_t older_than_ns);
 
@@ -301,20 +375,24 @@ size_t history_queued(const struct history *h);
  * transaction kept open between calls, committed (with the rest of the
  * queue) once flush_ms of quantum time has passed since the last commit,
  * when too many wait, or with the open runs when flush_open_ms has
- * passed; 0 without touching the disk when nothing is queued or due.
- * Meant to be called every tick, after the Allots.  On failure
- * everything stays pending for the next call. */
+ * passed; pending job writes are written at once.  0 without touching
+ * the disk when nothing is queued or due, or while degraded.  Meant to be
+ * called every tick, after the Allots.  On failure everything stays
+ * pending: -1 if another connection's lock was to blame (the next call
+ * tries again), else 0 and the handle is degraded (see "Failures"). */
 int history_flush(struct history *h);
 
 /* Report the selected jobs to jcb and runs to rcb (either may be NULL),
- * after writing everything pending; returns the number of rows reported,
+ * after writing everything pending (while degraded: what is on disk
+ * already); returns the number of rows reported,
  * or -1. */
 int history_query(struct history *h, const struct history_filter *f,
 		  history_job_cb jcb, history_run_cb rcb, void *arg);
 
 /* Delete the jobs that ended more than retention_days before now_ns and
  * their runs (runs in batches of short transactions); returns the number
- * of rows deleted (jobs + runs), 0 when retention is off, or -1. */
+ * of rows deleted (jobs + runs), 0 when retention is off, or -1 (also
+ * while degraded). */
 int64_t history_expire(struct history *h, int64_t now_ns);
 
 /* Fill s (see struct history_stats; counting rows reads the tables). */

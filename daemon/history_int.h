@@ -20,7 +20,7 @@
  * hist_query_sql. */
 enum {
 	ST_BEGIN, ST_COMMIT, ST_ROLLBACK,
-	ST_JOB_INS, ST_JOB_END, ST_JOB_PAUSE, ST_JOB_EXIT, ST_JOB_GET,
+	ST_JOB_INS, ST_JOB_END, ST_JOB_ADD, ST_JOB_EXIT, ST_JOB_GET,
 	ST_JOB_WORKERS,
 	ST_STALE,
 	ST_RUN_INS, ST_RUN_UPD, ST_SKIP_INS,
@@ -46,6 +46,10 @@ struct run {
 	char *cpus;
 	int dirty;              /* changed since last written */
 	int pending;            /* written in the open transaction */
+	int64_t w[4];           /* its usage (work, steal, mug, allotted) in
+				   its row as committed: what its job's
+				   totals hold of it */
+	int64_t wn[4];          /* ... as written in the open transaction */
 };
 
 /* A tracked job. */
@@ -55,6 +59,21 @@ struct live {
 	struct run run;
 	int64_t carry[4];       /* usage before its first run: work, steal,
 				   mug, allotted */
+	int lost;               /* its row was dropped (the buffer of job
+				   writes was full): nothing of it is kept */
+};
+
+/* A job row's write waiting for the disk (in order; before the runs). */
+enum { OP_BEGIN, OP_WORKERS, OP_EXIT, OP_END };
+struct jobop {
+	int kind;
+	int64_t job;
+	int64_t uid, pid, start_ns;     /* OP_BEGIN */
+	int64_t end_ns;                 /* OP_END */
+	int value;              /* workers (OP_BEGIN, OP_WORKERS), exit
+				   status (OP_EXIT, OP_END) */
+	int has_value;          /* OP_END: whether the exit status is known */
+	char *name, *command;   /* OP_BEGIN */
 };
 
 /* A closed run waiting for a flush. */
@@ -85,6 +104,21 @@ struct history {
 	int64_t now_q_end;      /* ... and its end */
 	int64_t open_written_ns;        /* when open runs were last written */
 	int64_t transactions, dropped;
+	struct jobop *ops;      /* job rows' writes waiting, nops of capops,
+				   at most maxops */
+	size_t nops, capops, maxops;
+	size_t opsw;            /* ops[0..opsw) are in the open transaction */
+	int64_t ops_dropped;    /* job writes lost to a full buffer */
+	int64_t next_id;        /* the next job's id */
+	int64_t qbase;          /* added to every quantum number (history.h) */
+	int64_t acc_job;        /* usage written to runs in the open */
+	int64_t acc[4];         /* transaction, not yet added to the job's
+				   totals (acc_job 0: none) */
+	int rc;                 /* SQLite's code for the last error */
+	int degraded;           /* writes fail: keep everything pending and
+				   try again only in history_retry */
+	char why[256];          /* what made it degraded */
+	char notice[512];       /* what history_open did to a broken file */
 	struct skip {           /* quanta without a tick, to be committed */
 		int64_t first, last, start_ns, end_ns;
 	} *skips;
@@ -113,6 +147,10 @@ sqlite3_stmt *hist_bind(sqlite3_stmt *s, const char *fmt, ...);
  * temporary table history_ids; 0 or -1. */
 int hist_fill_ids(struct history *h, const int64_t *ids, size_t n);
 
+/* Whether the last error is one that trying again at once may mend
+ * (another connection holds the lock). */
+int hist_transient(const struct history *h);
+
 /* Begin a write transaction; 0 or -1. */
 int hist_tx_begin(struct history *h);
 
@@ -125,6 +163,23 @@ int hist_tx_commit(struct history *h);
 void hist_tx_rollback(struct history *h);
 
 /* Defined in histjob.c. */
+
+/* Write the job rows' pending writes, inside a transaction; 0 or -1. */
+int hist_write_ops(struct history *h);
+
+/* Add what the runs written in the open transaction added to a job's
+ * usage to its totals (before the commit); 0 or -1. */
+int hist_acc_flush(struct history *h);
+
+/* Add usage d (work, steal, mug, allotted) written to a run of job to its
+ * totals, in the open transaction; 0 or -1. */
+int hist_acc_add(struct history *h, int64_t job, const int64_t d[4]);
+
+/* Forget the job writes the transaction just committed held. */
+void hist_ops_done(struct history *h);
+
+/* Free every pending job write (at close). */
+void hist_ops_free(struct history *h);
 
 /* The tracked job `job`, or NULL. */
 struct live *hist_live_find(struct history *h, int64_t job);
@@ -143,13 +198,26 @@ void hist_extend(struct history *h, struct run *r);
 /* Write the queue, inside a transaction; 0 or -1. */
 int hist_write_queue(struct history *h);
 
-/* Write the queue, and the dirty open runs if open_too, in one
- * transaction (joining the batch if one is open) and commit; nothing when
- * there is nothing to write.  0 or -1. */
+/* Write the job writes, the queue, and the dirty open runs if open_too,
+ * in one transaction (joining the batch if one is open) and commit;
+ * nothing when there is nothing to write.  0, or -1 with everything still
+ * pending: unless the failure is transient (hist_transient), the handle
+ * is degraded then, with the reason. */
 int hist_write_pending(struct history *h, int open_too);
 
-/* Commit the open batch, if any, before a write of its own (job rows,
- * retention); 0 or -1. */
+/* Write everything pending (the job writes, the batch) before a write of
+ * its own (closing stale rows, retention); 0, or -1 (also while degraded,
+ * when it tries nothing). */
 int hist_settle(struct history *h);
+
+/* Write the job writes and the queue now, unless degraded (then nothing
+ * is tried: history_retry does); a failure is kept in the state (see
+ * hist_write_pending).  0, or -1 when a transient failure left them
+ * pending for the next flush. */
+int hist_sync(struct history *h);
+
+/* Queue closed run r of job (taking its cpus); -1 if the queue is full
+ * (the run is dropped, counted). */
+int hist_enqueue(struct history *h, int64_t job, struct run *r);
 
 #endif

@@ -263,7 +263,8 @@ int history_query(struct history *h, const struct history_filter *f,
 	}
 	if (f->stopped_at != NULL)
 		memset(f->stopped_at, 0, sizeof(*f->stopped_at));
-	if (hist_write_pending(h, 1) < 0)
+	/* Degraded, it answers from what is on disk. */
+	if (!h->degraded && hist_write_pending(h, 1) < 0 && !h->degraded)
 		return -1;
 	memset(&sc, 0, sizeof(sc));
 	sc.h = h;
@@ -363,5 +364,9 @@ int history_stats(struct history *h, struct history_stats *st)
 	st->transactions = h->transactions;
 	st->changes = sqlite3_total_changes64(h->db);
 	st->dropped = h->dropped;
+	st->job_writes = (int64_t)h->nops;
+	st->job_writes_dropped = h->ops_dropped;
+	st->degraded = h->degraded;
+	st->quantum_base = h->qbase;
 	return 0;
 }

@@ -10,11 +10,14 @@
  * A run remembers the row it was written to (rowid, 0 if never): writing
  * it again updates that row in place.  Row ids learnt inside a transaction
  * are applied only after COMMIT (hist_tx_commit), so a failed flush leaves
- * everything as it was, to be retried at the next tick.
+ * everything as it was, to be retried at the next tick, or, when the
+ * failure was not another connection's lock, the handle degraded until
+ * history_retry catches up.
  */
 #include "history_int.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sqlite3.h>
@@ -49,9 +52,14 @@ static void sort_unwritten(struct history *h)
 }
 
 /* Write run r of job (an insert, or an update of its row), inside a
- * transaction; the row id is kept in r->new_rowid until the commit. */
+ * transaction; the row id is kept in r->new_rowid until the commit, and
+ * what the write adds to the job's usage is added to its totals. */
 int hist_write_run(struct history *h, int64_t job, struct run *r)
 {
+	const int64_t now[4] = { r->work_ns, r->steal_ns, r->mug_ns,
+				 r->allotted_ns };
+	const int64_t *was = r->pending ? r->wn : r->w;
+	int64_t d[4];
 	sqlite3_stmt *s;
 
 	if (r->rowid != 0) {
@@ -71,6 +79,11 @@ int hist_write_run(struct history *h, int64_t job, struct run *r)
 			return -1;
 		r->new_rowid = sqlite3_last_insert_rowid(h->db);
 	}
+	for (int k = 0; k < 4; k++)
+		d[k] = now[k] - was[k];
+	if (hist_acc_add(h, job, d) < 0)
+		return -1;
+	memcpy(r->wn, now, sizeof(now));
 	r->pending = 1;
 	return 0;
 }
@@ -103,6 +116,18 @@ int hist_write_queue(struct history *h)
 	}
 	return 0;
 }
+/* A write failed (the message is set): unless another connection's lock
+ * is to blame, the handle is degraded, with everything kept pending.
+ * Returns -1. */
+static int degrade(struct history *h)
+{
+	if (!hist_transient(h) && !h->degraded) {
+		h->degraded = 1;
+		snprintf(h->why, sizeof(h->why), "%s", h->err);
+	}
+	return -1;
+}
+
 /* Whether some tracked job's open run changed since it was written. */
 static int any_dirty_open(const struct history *h)
 {
@@ -119,11 +144,12 @@ int hist_write_pending(struct history *h, int open_too)
 {
 	if (open_too && !any_dirty_open(h))
 		open_too = 0;
-	if (h->qn == 0 && h->nskips == 0 && !open_too && !h->batch)
+	if (h->qn == 0 && h->nskips == 0 && h->nops == 0 && !open_too &&
+	    !h->batch)
 		return 0;
 	if (hist_tx_begin(h) < 0)
-		return -1;
-	if (hist_write_queue(h) < 0)
+		goto fail;
+	if (hist_write_ops(h) < 0 || hist_write_queue(h) < 0)
 		goto fail;
 	for (size_t i = 0; open_too && i < h->n; i++) {
 		struct live *l = &h->live[i];
@@ -135,13 +161,21 @@ int hist_write_pending(struct history *h, int open_too)
 			goto fail;
 	}
 	if (hist_tx_commit(h) < 0)
-		return -1;
+		return degrade(h);
 	if (open_too)
 		h->open_written_ns = h->now_ns;
 	return 0;
 fail:
 	hist_tx_rollback(h);
-	return -1;
+	return degrade(h);
+}
+
+/* Write the job writes and the queue now, unless degraded. */
+int hist_sync(struct history *h)
+{
+	if (h->degraded || hist_write_pending(h, 0) == 0)
+		return 0;
+	return h->degraded ? 0 : -1;
 }
 
 /* Check one quantum's fields; 0, or -1 with the message set. */
@@ -171,17 +205,18 @@ static int check_quantum(struct history *h, const struct history_quantum *q)
 
 /* Whether quantum q continues run r (a later quantum, the same values:
  * the quanta between, of which nobody said anything, were the same). */
-static int continues(const struct run *r, const struct history_quantum *q)
+static int continues(const struct run *r, const struct history_quantum *q,
+		     int64_t qn)
 {
-	return q->quantum > r->last_q && q->desire == r->desire &&
+	return qn > r->last_q && q->desire == r->desire &&
 	       q->availability == r->availability &&
 	       q->allotment == r->allotment && q->cls == r->cls &&
 	       strcmp(q->cpus, r->cpus) == 0;
 }
 
 /* Queue closed run r of job (taking its cpus); -1 if the queue is full
- * (the run is dropped). */
-static int enqueue(struct history *h, int64_t job, struct run *r)
+ * (the run is dropped, counted). */
+int hist_enqueue(struct history *h, int64_t job, struct run *r)
 {
 	if (h->qn == h->qcap && h->qcap < h->qmax) {
 		size_t cap = h->qcap ? 2 * h->qcap : 64;
@@ -214,6 +249,7 @@ int history_allot(struct history *h, int64_t job_id,
 {
 	struct live *l;
 	struct run *r;
+	int64_t qn;
 	char *cpus;
 	int rc = 0;
 
@@ -227,19 +263,22 @@ int history_allot(struct history *h, int64_t job_id,
 			    job_id);
 		return -1;
 	}
+	if (l->lost)
+		return 0;
 	r = &l->run;
-	if (l->has_run && q->quantum <= r->last_q) {
+	qn = q->quantum + h->qbase;
+	if (l->has_run && qn <= r->last_q) {
 		hist_seterr(h, "allot: job %" PRId64 " quantum %" PRId64
 			    " is not after %" PRId64, job_id, q->quantum,
-			    r->last_q);
+			    r->last_q - h->qbase);
 		return -1;
 	}
 	if (h->open_written_ns == 0 || q->end_ns < h->open_written_ns)
 		h->open_written_ns = q->start_ns;
 	if (q->end_ns > h->now_ns)
 		h->now_ns = q->end_ns;
-	if (l->has_run && continues(r, q)) {
-		r->last_q = q->quantum;
+	if (l->has_run && continues(r, q, qn)) {
+		r->last_q = qn;
 		r->end_ns = q->end_ns;
 		r->work_ns += q->work_ns;
 		r->steal_ns += q->steal_ns;
@@ -255,18 +294,18 @@ int history_allot(struct history *h, int64_t job_id,
 	}
 	if (l->has_run) {
 		/* The run lasted until this quantum began. */
-		if (r->last_q < q->quantum - 1) {
-			r->last_q = q->quantum - 1;
+		if (r->last_q < qn - 1) {
+			r->last_q = qn - 1;
 			r->end_ns = q->start_ns;
 			r->dirty = 1;
 		}
 		if (r->dirty)
-			rc = enqueue(h, job_id, r);
+			rc = hist_enqueue(h, job_id, r);
 		else
 			free(r->cpus);
 	}
 	memset(r, 0, sizeof(*r));
-	r->first_q = r->last_q = q->quantum;
+	r->first_q = r->last_q = qn;
 	r->start_ns = q->start_ns;
 	r->end_ns = q->end_ns;
 	r->desire = q->desire;
@@ -303,6 +342,8 @@ int history_usage(struct history *h, int64_t job_id, int64_t work_ns,
 			    job_id);
 		return -1;
 	}
+	if (l->lost)
+		return 0;
 	if (l->has_run) {
 		l->run.work_ns += work_ns;
 		l->run.steal_ns += steal_ns;
@@ -324,12 +365,12 @@ int history_advance(struct history *h, int64_t quantum, int64_t end_ns)
 {
 	if (h == NULL)
 		return -1;
-	if (quantum < 0 || end_ns <= 0 || quantum < h->now_q) {
+	if (quantum < 0 || end_ns <= 0 || quantum + h->qbase < h->now_q) {
 		hist_seterr(h, "advance: quantum %" PRId64 " is before %" PRId64,
-			    quantum, h->now_q);
+			    quantum, h->now_q - h->qbase);
 		return -1;
 	}
-	h->now_q = quantum;
+	h->now_q = quantum + h->qbase;
 	h->now_q_end = end_ns;
 	if (h->open_written_ns == 0)
 		h->open_written_ns = end_ns;
@@ -351,6 +392,8 @@ int history_skipped(struct history *h, int64_t first, int64_t last,
 		hist_seterr(h, "skipped: bad quanta or times");
 		return -1;
 	}
+	first += h->qbase;
+	last += h->qbase;
 	/* One that follows the last not yet written extends it. */
 	if (h->nskips > h->skips_w && h->skips[h->nskips - 1].last + 1 == first) {
 		h->skips[h->nskips - 1].last = last;
@@ -388,10 +431,14 @@ size_t history_queued(const struct history *h)
 	return h != NULL ? h->qn : 0;
 }
 
-/* Commit the open batch before another write. */
+/* Write everything pending before a write of its own. */
 int hist_settle(struct history *h)
 {
-	return h->batch ? hist_write_pending(h, 0) : 0;
+	if (h->degraded) {
+		hist_seterr(h, "history degraded: %s", h->why);
+		return -1;
+	}
+	return h->batch || h->nops ? hist_write_pending(h, 0) : 0;
 }
 
 /* Write a share of the queue into the batch, and commit when due. */
@@ -402,6 +449,10 @@ int history_flush(struct history *h)
 
 	if (h == NULL)
 		return -1;
+	if (h->degraded)
+		return 0;               /* history_retry tries again */
+	if (h->nops > 0)
+		return hist_write_pending(h, 0) == 0 || h->degraded ? 0 : -1;
 	open_due = h->open_written_ns != 0 &&
 		   h->now_ns - h->open_written_ns >= h->flush_open_ns;
 	if (h->qn == 0 && h->nskips == 0 && !open_due && !h->batch)
@@ -416,12 +467,12 @@ int history_flush(struct history *h)
 	 * touched, so one a second costs far less than one per share. */
 	if (open_due || h->now_ns - h->committed_ns >= h->flush_ns ||
 	    h->qn - h->qw > HIST_BATCH_MAX)
-		return hist_write_pending(h, open_due);
+		return hist_write_pending(h, open_due) == 0 || h->degraded ? 0 : -1;
 	if (h->qn - h->qw < HIST_BURST && h->skips_w == h->nskips)
 		return 0;
 	if (!h->batch) {
 		if (hist_tx_begin(h) < 0)
-			return -1;
+			goto fail;
 		h->batch = 1;
 	}
 	sort_unwritten(h);
@@ -434,5 +485,36 @@ int history_flush(struct history *h)
 	return 0;
 fail:
 	hist_tx_rollback(h);
-	return -1;
+	return degrade(h) == 0 || h->degraded ? 0 : -1;
+}
+
+/* While degraded, try to write everything pending. */
+int history_retry(struct history *h)
+{
+	if (h == NULL)
+		return -1;
+	if (!h->degraded)
+		return 0;
+	h->degraded = 0;
+	if (hist_write_pending(h, 1) < 0) {
+		h->degraded = 1;        /* with the reason it has now */
+		snprintf(h->why, sizeof(h->why), "%s", h->err);
+		return -1;
+	}
+	return 0;
+}
+
+/* The history's health, from memory. */
+void history_health(const struct history *h, struct history_health *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->degraded = h == NULL || h->degraded;
+	if (h == NULL) {
+		snprintf(out->state, sizeof(out->state), "degraded: no history");
+		return;
+	}
+	snprintf(out->state, sizeof(out->state), "%s%s", h->degraded ?
+		 "degraded: " : "ok", h->degraded ? h->why : "");
+	out->pending = (int64_t)(h->nops + h->qn + h->nskips);
+	out->dropped = h->dropped + h->ops_dropped;
 }

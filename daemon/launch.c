@@ -340,7 +340,7 @@ static void maybe_end(struct launch *l, struct launch_job *j)
 	if (j->was_connected ? j->exited && history_job_set_exit(l->hist,
 	                           (int64_t)id, j->status) < 0
 	    : history_job_end(l->hist, (int64_t)id, (int64_t)qtime_wall_ns(),
-	                      j->exited ? &j->status : NULL, 0, 0, 0) < 0)
+	                      j->exited ? &j->status : NULL) < 0)
 		log_warn("history: job %llu: %s", (unsigned long long)id,
 		         history_error(l->hist));
 	log_info("job %llu '%s' ended%s", (unsigned long long)id, j->name,
@@ -532,8 +532,7 @@ Asteal__ErrorCode launch_exit(struct launch *l, struct conn *c, uid_t uid,
 	if (sched_job_owner(l->sched, m->job_id, NULL) != 0) {
 		if (r.info.end_ns == 0)
 			history_job_end(l->hist, (int64_t)m->job_id, (int64_t)qtime_wall_ns(),
-			                &m->wait_status, r.info.work_ns, r.info.steal_ns,
-			                r.info.mug_ns);
+			                &m->wait_status);
 		answer_waiters(l, m->job_id);
 	}
 	send_ok(c);

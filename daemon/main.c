@@ -37,6 +37,9 @@ struct daemon {
 	struct event *sigterm, *sigint, *housekeeping, *watchdog;
 	int last_jobs;
 	time_t started;
+	int degraded;                  /* the history was, at the last look */
+	int64_t dropped;               /* history writes lost, at the last look */
+	int stale_done;                /* rows of a previous run closed */
 };
 
 /* Nanoseconds on the wall clock, signed as the history takes them. */
@@ -86,6 +89,28 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 	event_base_loopbreak(d->base);
 }
 
+/* Once a second: while the history is degraded, try to write what waits;
+ * say when it became degraded, and why, when it caught up, and when
+ * writes were lost to its full buffers (each once, not every tick). */
+static void history_check(struct daemon *d)
+{
+	struct history_health hh;
+
+	history_retry(d->hist);
+	history_health(d->hist, &hh);
+	if (hh.degraded && !d->degraded)
+		log_error("history %s (%lld writes wait; scheduling goes on, "
+		          "retrying every second)", hh.state, (long long)hh.pending);
+	else if (!hh.degraded && d->degraded)
+		log_info("history caught up");
+	if (hh.dropped > d->dropped)
+		log_warn("history: %lld more writes lost to a full buffer (%lld "
+		          "in all)", (long long)(hh.dropped - d->dropped),
+		          (long long)hh.dropped);
+	d->degraded = hh.degraded;
+	d->dropped = hh.dropped;
+}
+
 /* Once a second: say what the log held back; tell systemd the job count
  * when it changed; close rows
  * left by a previous run that nobody reclaimed; expire old history hourly. */
@@ -103,9 +128,15 @@ static void on_housekeeping(evutil_socket_t fd, short what, void *arg)
 		d->last_jobs = jobs;
 	}
 	ticks++;
-	if (ticks == STALE_AFTER_S && history_close_stale(d->hist, wall_ns(),
-	        (int64_t)STALE_AFTER_S * 1000000000) < 0)
-		log_warn("history: %s", history_error(d->hist));
+	history_check(d);
+	if (d->degraded)
+		return;                 /* what writes waits for the catch-up */
+	if (!d->stale_done && ticks >= STALE_AFTER_S) {
+		d->stale_done = 1;
+		if (history_close_stale(d->hist, wall_ns(),
+		                        (int64_t)STALE_AFTER_S * 1000000000) < 0)
+			log_warn("history: %s", history_error(d->hist));
+	}
 	if (ticks % EXPIRE_INTERVAL_S == 0 && history_expire(d->hist, wall_ns()) < 0)
 		log_warn("history: %s", history_error(d->hist));
 }
@@ -124,6 +155,13 @@ static void daemon_free(struct daemon *d)
 {
 	control_free(d->ctl);
 	sched_free(d->sched);
+	if (d->hist != NULL && history_retry(d->hist) < 0) {
+		struct history_health hh;
+
+		history_health(d->hist, &hh);
+		log_error("history %s: %lld writes waiting are lost", hh.state,
+		          (long long)hh.pending);
+	}
 	history_close(d->hist);
 	if (d->sigterm != NULL)
 		event_free(d->sigterm);
@@ -161,6 +199,9 @@ int main(int argc, char **argv)
 	log_init(d.conf.log_level, d.conf.foreground);
 	log_route_libevent();
 	signal(SIGPIPE, SIG_IGN);
+	/* A file size limit fails the history's writes (EFBIG), which the
+	 * history survives (degraded), rather than killing the daemon. */
+	signal(SIGXFSZ, SIG_IGN);
 	realtime(d.conf.rt_priority, policy, sizeof(policy));
 	{
 		/* Coalesce the add/del of write interest that every reply to
@@ -185,6 +226,8 @@ int main(int argc, char **argv)
 		daemon_free(&d);
 		return 1;
 	}
+	if (*history_notice(d.hist) != '\0')
+		log_error("%s", history_notice(d.hist));
 	if (history_expire(d.hist, wall_ns()) < 0)
 		log_warn("history: %s", history_error(d.hist));
 	d.ctl = control_create(d.base, &d.conf, why, sizeof(why));

@@ -632,12 +632,11 @@ nomem:
 	return NULL;
 }
 
-/* Close a job's history row with its totals. */
+/* Close a job's history row (its totals are its runs', written with them). */
 static void close_row(struct sched *s, struct sched_job *j)
 {
 	if (history_job_end(s->hist, (int64_t)j->id, (int64_t)qtime_wall_ns(),
-	                    NULL, (int64_t)j->tot[0], (int64_t)j->tot[1],
-	                    (int64_t)j->tot[2]) < 0)
+	                    NULL) < 0)
 		log_warn("history: closing job %llu: %s", (unsigned long long)j->id,
 		         history_error(s->hist));
 }
@@ -652,8 +651,7 @@ void sched_free(struct sched *s)
 	for (int i = 0; i < s->njobs; i++) {
 		struct sched_job *j = s->jobs[i];
 
-		if (history_job_pause(s->hist, (int64_t)j->id, (int64_t)j->tot[0],
-		                      (int64_t)j->tot[1], (int64_t)j->tot[2]) < 0)
+		if (history_job_pause(s->hist, (int64_t)j->id) < 0)
 			log_warn("history: job %llu: %s", (unsigned long long)j->id,
 			         history_error(s->hist));
 		free(j);

@@ -15,6 +15,7 @@
 
 #include "cpulist.h"
 #include "deq.h"
+#include "history.h"
 #include "samples.h"
 #include "scheduler.h"
 
@@ -66,6 +67,7 @@ struct sched {
 	struct event_base *base;
 	const struct conf *conf;
 	struct history *hist;
+	struct history_health health;   /* the last Status's (its text is sent) */
 	struct handover *handover;     /* NULL unless --handover release */
 	uint64_t decided;              /* when the last tick's DEQ ran: the
 	                                  held jobs wait for its sets */

@@ -53,6 +53,10 @@ void sched_status(struct sched *s, Asteal__Status *st)
 	st->revocations = s->revocations;
 	st->handover = (char *)conf_handover_name(s->conf->handover);
 	st->share = (char *)conf_share_name(s->conf->share);
+	history_health(s->hist, &s->health);    /* kept until the reply is sent */
+	st->history_state = s->health.state;
+	st->history_pending = (uint64_t)s->health.pending;
+	st->history_dropped = (uint64_t)s->health.dropped;
 }
 
 /* Whether id is among ids (all when n == 0). */

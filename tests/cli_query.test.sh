@@ -71,13 +71,16 @@ for k in ("daemon_version", "protocol_version", "cpus", "quantum_us", "jobs",
           "wake_p99_ns", "wake_max_ns", "changes_per_tick", "sends_per_tick",
           "feedbacks", "bad_feedbacks", "allots", "silent_jobs",
           "revocations", "revoke_p50_ns", "revoke_p99_ns", "revoke_max_ns",
-          "handover", "share"):
+          "handover", "share", "history_state", "history_pending",
+          "history_dropped"):
     assert k in s, "no " + k
 assert len(s["cpus"]) == P == s["ncpus"], (s["cpus"], P)
 assert s["quantum_us"] == 10000, s["quantum_us"]
 assert s["offset_us"] == 1000, s["offset_us"]
 assert s["handover"] == "release", s["handover"]
 assert s["share"] == "user", s["share"]
+assert s["history_state"] == "ok", s["history_state"]
+assert s["history_dropped"] == 0, s["history_dropped"]
 assert s["tick_p50_ns"] <= s["tick_p99_ns"] <= s["tick_max_ns"]
 assert s["clients"] >= 1 and s["protocol_version"] == 2
 ' "$tmp/status.json" "$P" || fail "status --json: $(cat "$tmp/status.json")"
@@ -85,6 +88,8 @@ assert s["clients"] >= 1 and s["protocol_version"] == 2
 grep -q "^quantum: *10 ms$" "$tmp/status.txt" || fail "status: $(cat "$tmp/status.txt")"
 grep -q "^cpus: .*($P)$" "$tmp/status.txt" || fail "status: $(cat "$tmp/status.txt")"
 grep -q "^tick time: " "$tmp/status.txt" || fail "status: no tick time"
+grep -q "^history: *ok; [0-9]* waiting, 0 lost$" "$tmp/status.txt" ||
+	fail "status: no history line: $(cat "$tmp/status.txt")"
 
 # ---- 2. two running jobs ----
 ASTEAL_JOB_NAME=qa "$build/jobs/phases" 1000000 --w1 3000 --w2 1000 --h 4 \

@@ -62,26 +62,34 @@ static inline double tdaemon_bound(void)
 	return test_sanitized() ? 30.0 : 10.0;
 }
 
-/* Start asteald with the extra arguments args (NULL-terminated, may be
- * NULL) and, when nofile > 0, that descriptor limit; its folder is
- * readable by everyone (tests connect as other uids too).  0 once it
- * accepts connections, -1 otherwise. */
-static inline int tdaemon_start(struct tdaemon *d, const char *const *args,
-                                long nofile)
+/* Make the daemon's folder (readable by everyone: tests connect as other
+ * uids too) and name its socket, database and log in it; 0 or -1. */
+static inline int tdaemon_prepare(struct tdaemon *d)
 {
-	const char *b = getenv("ASTEAL_TEST_BUILD");
-	const char *argv[64];
-	char bin[256];
-	int n = 0;
-
 	memset(d, 0, sizeof(*d));
-	snprintf(bin, sizeof(bin), "%s/bin/asteald", b ? b : "build");
 	snprintf(d->dir, sizeof(d->dir), "/tmp/asteal-t.XXXXXX");
 	if (mkdtemp(d->dir) == NULL || chmod(d->dir, 0755) < 0)
 		return -1;
 	snprintf(d->sock, sizeof(d->sock), "%s/s", d->dir);
 	snprintf(d->db, sizeof(d->db), "%s/h.db", d->dir);
 	snprintf(d->log, sizeof(d->log), "%s/log", d->dir);
+	return 0;
+}
+
+/* Start asteald (ASTEAL_TEST_BUILD's) in a prepared folder, with the
+ * extra arguments args (NULL-terminated, may be NULL) and, when nofile >
+ * 0, that descriptor limit; its log is appended to.  Again after it
+ * stopped or was killed, it is a restart on the same database.  0 once
+ * it accepts connections, -1 otherwise. */
+static inline int tdaemon_launch(struct tdaemon *d, const char *const *args,
+                                 long nofile)
+{
+	const char *b = getenv("ASTEAL_TEST_BUILD");
+	const char *argv[64];
+	char bin[256];
+	int n = 0;
+
+	snprintf(bin, sizeof(bin), "%s/bin/asteald", b ? b : "build");
 	argv[n++] = "asteald";
 	argv[n++] = "--foreground";
 	argv[n++] = "--log-level";
@@ -107,6 +115,16 @@ static inline int tdaemon_start(struct tdaemon *d, const char *const *args,
 		_exit(127);
 	}
 	return test_wait(tdaemon_up, d, tdaemon_bound());
+}
+
+/* Start asteald in a new folder with the extra arguments args (see
+ * tdaemon_launch); 0 once it accepts connections, -1 otherwise. */
+static inline int tdaemon_start(struct tdaemon *d, const char *const *args,
+                                long nofile)
+{
+	if (tdaemon_prepare(d) < 0)
+		return -1;
+	return tdaemon_launch(d, args, nofile);
 }
 
 /* Stop the daemon: 0 when it exits 0 on SIGTERM (it did not crash). */

@@ -220,6 +220,9 @@ static int sample_body(Asteal__Envelope *env, struct store *s,
 		st->revoke_max_ns = 900000;
 		st->handover = "release";
 		st->share = "user";
+		st->history_state = "degraded: disk full";
+		st->history_pending = 12;
+		st->history_dropped = 3;
 		env->status = st;
 		break;
 	}

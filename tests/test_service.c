@@ -975,7 +975,7 @@ static void test_reply_ids_and_sizes(void **state)
 
 		assert_true(id > 0);
 		assert_int_equal(history_allot(h, id, &hq), 0);
-		assert_int_equal(history_job_end(h, id, t0 + k + 1, NULL, 0, 0, 0), 0);
+		assert_int_equal(history_job_end(h, id, t0 + k + 1, NULL), 0);
 	}
 	history_close(h);
 	start(0, "--db", db, "--retention-days", "0", NULL);
