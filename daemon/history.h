@@ -390,10 +390,14 @@ int history_query(struct history *h, const struct history_filter *f,
 		  history_job_cb jcb, history_run_cb rcb, void *arg);
 
 /* Delete the jobs that ended more than retention_days before now_ns and
- * their runs (runs in batches of short transactions); returns the number
- * of rows deleted (jobs + runs), 0 when retention is off, or -1 (also
- * while degraded). */
-int64_t history_expire(struct history *h, int64_t now_ns);
+ * their runs (runs in batches of short transactions), at most max_runs
+ * runs in this call (0: all of them): *done (may be NULL) says whether
+ * all is deleted, else a later call goes on (the jobs go with their last
+ * runs), so that the daemon deletes a step at a time and never holds its
+ * loop long.  Returns the number of rows deleted (jobs + runs), 0 when
+ * retention is off, or -1 (also while degraded). */
+int64_t history_expire(struct history *h, int64_t now_ns, int64_t max_runs,
+		       int *done);
 
 /* Fill s (see struct history_stats; counting rows reads the tables). */
 int history_stats(struct history *h, struct history_stats *s);

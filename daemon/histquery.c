@@ -295,16 +295,19 @@ int history_query(struct history *h, const struct history_filter *f,
 }
 
 /* Delete the jobs that ended before the retention window, and their runs. */
-int64_t history_expire(struct history *h, int64_t now_ns)
+int64_t history_expire(struct history *h, int64_t now_ns, int64_t max_runs,
+		       int *done)
 {
 	sqlite3_stmt *s;
-	int64_t cutoff, deleted = 0;
+	int64_t cutoff, deleted = 0, batch;
 	int n;
 
+	if (done != NULL)
+		*done = 1;
 	if (h == NULL)
 		return -1;
-	if (now_ns <= 0) {
-		hist_seterr(h, "expire: bad time");
+	if (now_ns <= 0 || max_runs < 0) {
+		hist_seterr(h, "expire: bad arguments");
 		return -1;
 	}
 	if (h->retention_ns == 0)
@@ -313,14 +316,24 @@ int64_t history_expire(struct history *h, int64_t now_ns)
 		return -1;
 	cutoff = now_ns - h->retention_ns;
 	do {
-		s = hist_bind(h->st[ST_EXP_RUNS], "Ld", cutoff, EXPIRE_BATCH);
+		batch = EXPIRE_BATCH;
+		if (max_runs > 0 && max_runs - deleted < batch)
+			batch = max_runs - deleted;
+		if (batch == 0) {
+			if (done != NULL)
+				*done = 0;      /* more may wait: the next call */
+			return deleted;
+		}
+		s = hist_bind(h->st[ST_EXP_RUNS], "LL", cutoff, batch);
 		if (hist_step_done(h, s, "expire runs") < 0)
 			return -1;
 		n = sqlite3_changes(h->db);
 		deleted += n;
 		if (n > 0)
 			h->transactions++;
-	} while (n == EXPIRE_BATCH);
+	} while (n == batch);
+	/* No old run is left: the jobs go (cascading to no run) and the
+	 * quanta without a tick. */
 	if (hist_step_done(h, hist_bind(h->st[ST_EXP_SKIPS], "L", cutoff),
 			   "expire skipped quanta") < 0)
 		return -1;

@@ -26,6 +26,9 @@
 #include "scheduler.h"
 
 #define EXPIRE_INTERVAL_S 3600         /* history retention check */
+#define EXPIRE_STEP 500                /* runs deleted a second while
+                                          expiring (about 4 ms of the
+                                          loop's time) */
 #define STALE_AFTER_S 30               /* unclaimed rows of a previous run */
 
 struct daemon {
@@ -40,6 +43,7 @@ struct daemon {
 	int degraded;                  /* the history was, at the last look */
 	int64_t dropped;               /* history writes lost, at the last look */
 	int stale_done;                /* rows of a previous run closed */
+	int expiring;                  /* retention has more to delete */
 };
 
 /* Nanoseconds on the wall clock, signed as the history takes them. */
@@ -113,12 +117,13 @@ static void history_check(struct daemon *d)
 
 /* Once a second: say what the log held back; tell systemd the job count
  * when it changed; close rows
- * left by a previous run that nobody reclaimed; expire old history hourly. */
+ * left by a previous run that nobody reclaimed; expire old history hourly,
+ * a step a second until done. */
 static void on_housekeeping(evutil_socket_t fd, short what, void *arg)
 {
 	struct daemon *d = arg;
 	static int ticks;
-	int jobs = sched_njobs(d->sched);
+	int jobs = sched_njobs(d->sched), done = 1;
 
 	(void)fd;
 	(void)what;
@@ -137,8 +142,13 @@ static void on_housekeeping(evutil_socket_t fd, short what, void *arg)
 		                        (int64_t)STALE_AFTER_S * 1000000000) < 0)
 			log_warn("history: %s", history_error(d->hist));
 	}
-	if (ticks % EXPIRE_INTERVAL_S == 0 && history_expire(d->hist, wall_ns()) < 0)
+	/* Retention: hourly, a step a second until done. */
+	if ((d->expiring || ticks % EXPIRE_INTERVAL_S == 0) &&
+	    history_expire(d->hist, wall_ns(), EXPIRE_STEP, &done) < 0) {
 		log_warn("history: %s", history_error(d->hist));
+		done = 1;
+	}
+	d->expiring = !done;
 }
 
 /* The systemd watchdog's keep-alive. */
@@ -228,7 +238,7 @@ int main(int argc, char **argv)
 	}
 	if (*history_notice(d.hist) != '\0')
 		log_error("%s", history_notice(d.hist));
-	if (history_expire(d.hist, wall_ns()) < 0)
+	if (history_expire(d.hist, wall_ns(), 0, NULL) < 0)
 		log_warn("history: %s", history_error(d.hist));
 	d.ctl = control_create(d.base, &d.conf, why, sizeof(why));
 	if (d.ctl == NULL) {

@@ -779,7 +779,7 @@ static void test_restart(void **state)
 	g = begin(h, "g", 600, T0);
 	assert_int_equal(history_job_end(h, g, T0 + DAY, NULL), 0);
 	assert_int_equal(history_job_end(h, c, now, NULL), 0);
-	assert_int_equal(history_expire(h, now), 3 + 5);  /* a, b, g, a's runs */
+	assert_int_equal(history_expire(h, now, 0, NULL), 3 + 5);  /* a, b, g, a's runs */
 	history_close(h);
 	h = open_ok(f, &o);
 	e = begin(h, "e", 500, now);
@@ -864,7 +864,7 @@ static void test_skipped(void **state)
 	assert_int_equal(peek(f->path, "SELECT sum(last_quantum - first_quantum"
 			      " + 1) FROM skipped"), 9);
 	/* Two days later the retention takes them. */
-	assert_true(history_expire(h, T0 + 2 * 86400LL * 1000000000LL) >= 2);
+	assert_true(history_expire(h, T0 + 2 * 86400LL * 1000000000LL, 0, NULL) >= 2);
 	assert_int_equal(peek(f->path, "SELECT count(*) FROM skipped"), 0);
 	history_close(h);
 }
@@ -927,7 +927,8 @@ static void test_refused(void **state)
 
 }
 
-/* Retention deletes only jobs ended long enough ago, and their runs. */
+/* Retention deletes only jobs ended long enough ago, and their runs, a
+ * bounded step at a time if asked. */
 static void test_retention(void **state)
 {
 	struct fixture *f = *state;
@@ -937,6 +938,7 @@ static void test_retention(void **state)
 	int64_t ends[3] = { now - 10 * DAY, now - DAY, 0 };
 	struct history_stats s;
 	struct rows *rs;
+	int done;
 
 	for (int j = 0; j < 3; j++) {
 		id[j] = begin(h, "job", 1 + j, T0 + j);
@@ -952,8 +954,15 @@ static void test_retention(void **state)
 	}
 	free(query(h, NULL));
 	assert_int_equal(stats(h).allotment_rows, 8);
-	assert_int_equal(history_expire(h, now), 1 + 3);
-	assert_int_equal(history_expire(h, now), 0);
+	/* A step of 2 runs at a time: the job goes with its last run. */
+	assert_int_equal(history_expire(h, now, 2, &done), 2);
+	assert_false(done);
+	assert_int_equal(stats(h).jobs, 3);
+	assert_int_equal(stats(h).allotment_rows, 6);
+	assert_int_equal(history_expire(h, now, 2, &done), 1 + 1);
+	assert_true(done);
+	assert_int_equal(history_expire(h, now, 0, &done), 0);
+	assert_true(done);
 	s = stats(h);
 	assert_int_equal(s.jobs, 2);
 	assert_int_equal(s.running_jobs, 1);
@@ -967,7 +976,7 @@ static void test_retention(void **state)
 
 	/* Without retention nothing goes. */
 	h = open_ok(f, NULL);
-	assert_int_equal(history_expire(h, now + 1000 * DAY), 0);
+	assert_int_equal(history_expire(h, now + 1000 * DAY, 0, NULL), 0);
 	assert_int_equal(stats(h).jobs, 2);
 	history_close(h);
 }
@@ -1366,7 +1375,7 @@ static void test_bad_args(void **state)
 	assert_int_equal(history_allot(NULL, 1, &q), -1);
 	assert_int_equal(history_flush(NULL), -1);
 	assert_int_equal(history_query(NULL, NULL, NULL, NULL, NULL), -1);
-	assert_int_equal(history_expire(NULL, T0), -1);
+	assert_int_equal(history_expire(NULL, T0, 0, NULL), -1);
 	assert_int_equal(history_stats(NULL, &s), -1);
 	assert_non_null(history_error(NULL));
 	history_close(NULL);
@@ -1400,7 +1409,7 @@ static void test_bad_args(void **state)
 	assert_int_equal(history_job_end(h, id, 0, &st), -1);
 	assert_int_equal(history_job_set_exit(h, id + 1, 0), -1);
 	assert_int_equal(history_close_stale(h, 0, 0), -1);
-	assert_int_equal(history_expire(h, 0), -1);
+	assert_int_equal(history_expire(h, 0, 0, NULL), -1);
 	assert_int_equal(history_stats(h, NULL), -1);
 	assert_int_equal(history_query(h, &(struct history_filter){
 		.njobs = 2 }, NULL, NULL, NULL), -1);
@@ -1700,7 +1709,7 @@ static void test_full_disk(void **state)
 	assert_int_equal(rs->job[0].id, a);
 	free(rs);
 	assert_int_equal(history_retry(h), -1);
-	assert_int_equal(history_expire(h, T0), 0);     /* retention off */
+	assert_int_equal(history_expire(h, T0, 0, NULL), 0);     /* retention off */
 	assert_int_equal(history_close_stale(h, T0 + DAY, 0), -1);
 	/* Space returns. */
 	assert_int_equal(unlink(filler), 0);
