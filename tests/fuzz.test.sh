@@ -11,8 +11,10 @@ n=200000
 for seed in 1 2; do
 	out=$("$build/tests/fuzz_frame" "$n" "$seed")
 	echo "$out"
-	# The hand decoder's oracle must have had bodies to compare.
+	# The hand codecs' oracles must have had bodies and Allots to compare.
 	hand=$(echo "$out" | sed -n 's/.*; \([0-9]*\) Feedbacks hand-decoded.*/\1/p')
 	[ "${hand:-0}" -gt 100 ] || { echo "too few hand-decoded Feedbacks: ${hand:-none}"; exit 1; }
+	allots=$(echo "$out" | sed -n 's/.*; \([0-9]*\) Allots hand-encoded.*/\1/p')
+	[ "${allots:-0}" -gt 1000 ] || { echo "too few hand-encoded Allots: ${allots:-none}"; exit 1; }
 done
 echo ok
