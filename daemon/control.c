@@ -331,6 +331,14 @@ static void on_hello(struct peer *p, const Asteal__Envelope *m)
 	if (h->role == ASTEAL__ROLE__JOB) {
 		uint64_t claim = h->job_id;
 
+		/* A field out of range is INVALID (asteal.proto), checked
+		 * before the limits and the rate, which it takes nothing of. */
+		if (h->workers < 1 || h->workers > SCHED_MAX_WORKERS) {
+			snprintf(why, sizeof(why), "hello: workers must be from 1 to "
+			         "%d, not %u", SCHED_MAX_WORKERS, h->workers);
+			conn_fail(c, ASTEAL__ERROR_CODE__INVALID, why);
+			return;
+		}
 		if (!room_for(ctl, p, PEER_JOB, why, sizeof(why)) ||
 		    (h->job_id == 0 && !may_make_job(p, why, sizeof(why)))) {
 			conn_fail(c, ASTEAL__ERROR_CODE__BUSY, why);
