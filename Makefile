@@ -107,7 +107,7 @@ bins: $(BINS)
 
 jobs: $(JOBS)
 
-tests: $(TESTS) $(BUILD)/tests/fuzz_frame $(BUILD)/tests/deq_replay $(JOBS) $(BINS)
+tests: $(TESTS) $(BUILD)/tests/fuzz_frame $(BUILD)/tests/fuzz_daemon $(BUILD)/tests/deq_replay $(JOBS) $(BINS)
 
 $(GEN)/proto/%.pb-c.c $(GEN)/proto/%.pb-c.h: proto/%.proto
 	@mkdir -p $(@D)
@@ -207,6 +207,13 @@ $(BUILD)/obj/tests/fuzz_frame.o: CPPFLAGS += -DFUZZ_STANDALONE
 $(BUILD)/tests/fuzz_frame: $(BUILD)/obj/tests/fuzz_frame.o $(PROTO_A)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ $(PROTO_LIBS) $(LDLIBS)
+
+# The daemon's fuzzer, standalone: the daemon's modules in its process,
+# driven over socketpairs (tests/fuzz.test.sh runs it too).
+$(BUILD)/obj/tests/fuzz_daemon.o: CPPFLAGS += -DFUZZ_STANDALONE
+$(BUILD)/tests/fuzz_daemon: $(BUILD)/obj/tests/fuzz_daemon.o $(DLIBA) $(POLICY_A) $(PROTO_A)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ $(DAEMON_LIBS) $(PROTO_LIBS) $(LDLIBS)
 
 # The daemon test's check that recorded allotments are DEQ's answers: it
 # reads the history database (SQLite) and replays it through DEQ and the
