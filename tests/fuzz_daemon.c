@@ -1135,23 +1135,21 @@ static void make_seeds(struct fuzz_seeds *s)
 	fuzz_seed_add(s, buf, n);
 }
 
-/* The standalone mutation loop, or the seed writer (-s DIR). */
-int main(int argc, char **argv)
+/* What the inputs did. */
+static void report(unsigned long iters, double secs)
 {
-	static struct fuzz_seeds seeds;
-	unsigned long iters = 3000;
-	double secs;
-
-	make_seeds(&seeds);
-	if (fuzz_main(argc, argv, &seeds, &iters, &secs))
-		return 0;
 	printf("%lu inputs in %.2f s: %lu operations, %lu loop turns; "
 	       "%lu frames from the daemon: %lu Welcomes (%lu jobs), "
 	       "%lu replies, %lu Errors, %lu Allots; %lu peers failed as "
 	       "predicted\n", iters, secs, stats.ops, stats.turns,
 	       stats.frames_in, stats.welcomes, stats.jobs, stats.answers,
 	       stats.errors, stats.allots, stats.fails);
-	return 0;
+}
+
+/* The standalone mutation loop, or the seed writer (-s DIR). */
+int main(int argc, char **argv)
+{
+	return fuzz_main(argc, argv, make_seeds, 3000, report);
 }
 
 #endif

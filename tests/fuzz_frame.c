@@ -470,16 +470,9 @@ static void make_seeds(struct fuzz_seeds *s)
 	add_seed(s, &env);
 }
 
-/* The standalone mutation loop, or the seed writer (-s DIR). */
-int main(int argc, char **argv)
+/* What the inputs did. */
+static void report(unsigned long iters, double secs)
 {
-	static struct fuzz_seeds seeds;
-	unsigned long iters = 200000;
-	double secs;
-
-	make_seeds(&seeds);
-	if (fuzz_main(argc, argv, &seeds, &iters, &secs))
-		return 0;
 	printf("%lu inputs in %.2f s: frames %lu decoded, %lu refused, "
 	       "%lu oversize prefixes; as bodies %lu decoded, "
 	       "%lu refused; %lu Feedbacks hand-decoded (%lu plain); "
@@ -487,7 +480,12 @@ int main(int argc, char **argv)
 	       stats.frames_ok, stats.frames_bad, stats.oversize,
 	       stats.bodies_ok, stats.bodies_bad, stats.hand_ok, stats.plain,
 	       stats.allots, stats.allots_refused);
-	return 0;
+}
+
+/* The standalone mutation loop, or the seed writer (-s DIR). */
+int main(int argc, char **argv)
+{
+	return fuzz_main(argc, argv, make_seeds, 200000, report);
 }
 
 #endif

@@ -194,43 +194,44 @@ static inline int fuzz_write_seeds(const char *dir, const struct fuzz_seeds *s)
 	return 0;
 }
 
-/* The standalone driver: the seed writer (-s DIR), or iters inputs (argv's
- * first number, else iters) made from the seeds by the mutation loop,
- * seeded by argv's second number (else 1); the seconds it took in
- * *seconds.  1 when the seeds were written or could not be, else 0. */
-static inline int fuzz_main(int argc, char **argv, const struct fuzz_seeds *s,
-			    unsigned long *iters, double *seconds)
+/* The standalone driver, a harness's main(): the seed writer (-s DIR),
+ * or argv's first number of inputs (else iters) made from the seeds
+ * make_seeds gives by the mutation loop, seeded by argv's second number
+ * (else 1), then report(inputs, seconds taken).  The exit status. */
+static inline int fuzz_main(int argc, char **argv,
+			    void (*make_seeds)(struct fuzz_seeds *),
+			    unsigned long iters,
+			    void (*report)(unsigned long, double))
 {
+	static struct fuzz_seeds s;
 	static uint8_t buf[FUZZ_MAX_INPUT];
 	uint64_t t0;
 	unsigned long i;
 
-	if (argc == 3 && strcmp(argv[1], "-s") == 0) {
-		if (fuzz_write_seeds(argv[2], s) != 0)
-			exit(1);
-		return 1;
-	}
+	make_seeds(&s);
+	if (argc == 3 && strcmp(argv[1], "-s") == 0)
+		return fuzz_write_seeds(argv[2], &s);
 	if (argc > 1)
-		*iters = strtoul(argv[1], NULL, 0);
+		iters = strtoul(argv[1], NULL, 0);
 	fuzz_rng_state = argc > 2 ? strtoull(argv[2], NULL, 0) : 1;
 	if (fuzz_rng_state == 0)
 		fuzz_rng_state = 1;
 	t0 = qtime_now_ns();
-	for (i = 0; i < *iters; i++) {
+	for (i = 0; i < iters; i++) {
 		size_t len = 0;
 		int k, nmut;
 
 		for (k = 1 + (int)fuzz_below(3); k > 0; k--) {
-			int pick = (int)fuzz_below((size_t)s->n);
+			int pick = (int)fuzz_below((size_t)s.n);
 
-			memcpy(buf + len, s->buf[pick], s->len[pick]);
-			len += s->len[pick];
+			memcpy(buf + len, s.buf[pick], s.len[pick]);
+			len += s.len[pick];
 		}
 		for (nmut = (int)fuzz_below(5); nmut > 0; nmut--)
 			fuzz_mutate(buf, &len);
 		LLVMFuzzerTestOneInput(buf, len);
 	}
-	*seconds = (double)(qtime_now_ns() - t0) * 1e-9;
+	report(iters, (double)(qtime_now_ns() - t0) * 1e-9);
 	return 0;
 }
 
