@@ -4,6 +4,9 @@
 #   make check      every test: the normal build, then ASan+UBSan, then TSan
 #   make asan       tests under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make tsan       tests under ThreadSanitizer
+#   make fuzz       both fuzz harnesses under libFuzzer (clang), ASan and
+#                   UBSan, FUZZ_SECONDS each (default 60): executions and
+#                   coverage on stdout (proto/README.md, "Fuzzing")
 #   make demo       the demonstration (README.md)
 #   make bench      the benchmarks in bench/ (tables on stdout)
 #
@@ -25,6 +28,12 @@ SANFLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 endif
 ifeq ($(SAN),tsan)
 SANFLAGS = -fsanitize=thread
+endif
+# make fuzz's build (build/fuzz, clang): everything instrumented for
+# libFuzzer's coverage, which only the harnesses' link brings in.
+ifeq ($(SAN),fuzz)
+SANFLAGS = -fsanitize=fuzzer-no-link,address,undefined \
+           -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 endif
 
 GEN      = $(BUILD)/gen
@@ -92,7 +101,7 @@ BENCH_OMP = $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/omp_*.c))
 BENCH_TBB = $(patsubst bench/%.cpp,$(BUILD)/bench/%,$(wildcard bench/tbb_*.cpp))
 BENCH_SUPPORT_OBJ = $(patsubst %.c,$(BUILD)/obj/bench-support/%.o,$(wildcard $(JOB_SUPPORT)))
 
-.PHONY: all lib bins jobs tests check check-here asan tsan demo bench bench-bins deps clean
+.PHONY: all lib bins jobs tests check check-here asan tsan fuzz fuzz-bins demo bench bench-bins deps clean
 .DEFAULT_GOAL := all
 
 # Keep object files that pattern rules would otherwise delete as
@@ -107,7 +116,7 @@ bins: $(BINS)
 
 jobs: $(JOBS)
 
-tests: $(TESTS) $(BUILD)/tests/fuzz_frame $(BUILD)/tests/deq_replay $(JOBS) $(BINS)
+tests: $(TESTS) $(BUILD)/tests/fuzz_frame $(BUILD)/tests/fuzz_daemon $(BUILD)/tests/deq_replay $(JOBS) $(BINS)
 
 $(GEN)/proto/%.pb-c.c $(GEN)/proto/%.pb-c.h: proto/%.proto
 	@mkdir -p $(@D)
@@ -208,6 +217,29 @@ $(BUILD)/tests/fuzz_frame: $(BUILD)/obj/tests/fuzz_frame.o $(PROTO_A)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ $(PROTO_LIBS) $(LDLIBS)
 
+# The daemon's fuzzer, standalone: the daemon's modules in its process,
+# driven over socketpairs (tests/fuzz.test.sh runs it too).
+$(BUILD)/obj/tests/fuzz_daemon.o: CPPFLAGS += -DFUZZ_STANDALONE
+$(BUILD)/tests/fuzz_daemon: $(BUILD)/obj/tests/fuzz_daemon.o $(DLIBA) $(POLICY_A) $(PROTO_A)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ $(DAEMON_LIBS) $(PROTO_LIBS) $(LDLIBS)
+
+# The harnesses for libFuzzer (make fuzz: BUILD=build/fuzz SAN=fuzz
+# CC=clang): the same sources without the standalone main().
+$(BUILD)/obj/tests/%.libfuzzer.o: tests/%.c | $(PROTO_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/fuzz/fuzz_frame: $(BUILD)/obj/tests/fuzz_frame.libfuzzer.o $(PROTO_A)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(PROTO_LIBS) $(LDLIBS)
+
+$(BUILD)/fuzz/fuzz_daemon: $(BUILD)/obj/tests/fuzz_daemon.libfuzzer.o $(DLIBA) $(POLICY_A) $(PROTO_A)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(DAEMON_LIBS) $(PROTO_LIBS) $(LDLIBS)
+
+fuzz-bins: $(BUILD)/fuzz/fuzz_frame $(BUILD)/fuzz/fuzz_daemon
+
 # The daemon test's check that recorded allotments are DEQ's answers: it
 # reads the history database (SQLite) and replays it through DEQ and the
 # daemon's CPU-list module.
@@ -288,6 +320,14 @@ asan:
 tsan:
 	@scripts/deps.sh
 	$(MAKE) BUILD=build/tsan SAN=tsan OPT=-O1 check-here
+
+# Both harnesses under libFuzzer for FUZZ_SECONDS each, from the seeds
+# their standalone builds (this build's) write: scripts/fuzz.sh.
+FUZZ_SECONDS ?= 60
+fuzz: $(BUILD)/tests/fuzz_frame $(BUILD)/tests/fuzz_daemon
+	@command -v clang >/dev/null || { echo "make fuzz needs clang (apt-get install clang)"; exit 1; }
+	$(MAKE) BUILD=build/fuzz SAN=fuzz CC=clang OPT=-O1 fuzz-bins
+	scripts/fuzz.sh build/fuzz $(BUILD) $(FUZZ_SECONDS)
 
 demo: deps
 	$(MAKE) all

@@ -331,6 +331,14 @@ static void on_hello(struct peer *p, const Asteal__Envelope *m)
 	if (h->role == ASTEAL__ROLE__JOB) {
 		uint64_t claim = h->job_id;
 
+		/* A field out of range is INVALID (asteal.proto), checked
+		 * before the limits and the rate, which it takes nothing of. */
+		if (h->workers < 1 || h->workers > SCHED_MAX_WORKERS) {
+			snprintf(why, sizeof(why), "hello: workers must be from 1 to "
+			         "%d, not %u", SCHED_MAX_WORKERS, h->workers);
+			conn_fail(c, ASTEAL__ERROR_CODE__INVALID, why);
+			return;
+		}
 		if (!room_for(ctl, p, PEER_JOB, why, sizeof(why)) ||
 		    (h->job_id == 0 && !may_make_job(p, why, sizeof(why)))) {
 			conn_fail(c, ASTEAL__ERROR_CODE__BUSY, why);
@@ -456,36 +464,24 @@ static const struct conn_handler peer_handler = {
 	.gone = peer_gone,
 };
 
-/* A new connection: learn who it is, wait for its Hello. */
-static void on_accept(struct evconnlistener *l, evutil_socket_t fd,
-                      struct sockaddr *sa, int salen, void *arg)
+/* Take a connection from who on fd (accepted, or handed over): wait for
+ * its Hello, or refuse it. */
+int control_adopt(struct control *ctl, int fd, const struct conn_peer *who)
 {
-	struct control *ctl = arg;
-	struct conn_peer who;
 	struct peer *p;
-	Asteal__ErrorCode code;
+	Asteal__ErrorCode code = ASTEAL__ERROR_CODE__INTERNAL;
 	char why[160];
 
-	(void)l;
-	(void)sa;
-	(void)salen;
-	ctl->pause_ms = 0;
-	if (conn_peer_of(fd, &who, why, sizeof(why)) < 0) {
-		log_warn("accept: %s", why);
-		refuse(fd, ASTEAL__ERROR_CODE__BUSY, why);
-		return;
-	}
-	code = ASTEAL__ERROR_CODE__INTERNAL;
 	snprintf(why, sizeof(why), "out of memory");
 	p = calloc(1, sizeof(*p));
-	if (p == NULL || (p->user = user_get(ctl, who.uid)) == NULL)
+	if (p == NULL || (p->user = user_get(ctl, who->uid)) == NULL)
 		goto refused;
-	p->admin = is_admin(ctl, fd, &who);
+	p->admin = is_admin(ctl, fd, who);
 	if (!room_for(ctl, p, PEER_HELLO, why, sizeof(why))) {
 		code = ASTEAL__ERROR_CODE__BUSY;
 		goto refused;
 	}
-	p->conn = conn_create(ctl->base, fd, &who, ctl->conf->hello_timeout_ms,
+	p->conn = conn_create(ctl->base, fd, who, ctl->conf->hello_timeout_ms,
 	                      &peer_handler, p);
 	if (p->conn == NULL)
 		goto refused;
@@ -498,15 +494,36 @@ static void on_accept(struct evconnlistener *l, evutil_socket_t fd,
 		ctl->peers->prev = p;
 	ctl->peers = p;
 	ctl->nconns++;
-	log_debug("connection from pid %d uid %d", (int)who.pid, (int)who.uid);
-	return;
+	log_debug("connection from pid %d uid %d", (int)who->pid, (int)who->uid);
+	return 0;
 refused:
-	log_warn("accept: pid %d uid %d refused: %s", (int)who.pid, (int)who.uid,
-	         why);
+	log_warn("accept: pid %d uid %d refused: %s", (int)who->pid,
+	         (int)who->uid, why);
 	free(p);
 	refuse(fd, code, why);
-	if (who.pidfd >= 0)
-		close(who.pidfd);
+	if (who->pidfd >= 0)
+		close(who->pidfd);
+	return -1;
+}
+
+/* A new connection: learn who it is, wait for its Hello. */
+static void on_accept(struct evconnlistener *l, evutil_socket_t fd,
+                      struct sockaddr *sa, int salen, void *arg)
+{
+	struct control *ctl = arg;
+	struct conn_peer who;
+	char why[160];
+
+	(void)l;
+	(void)sa;
+	(void)salen;
+	ctl->pause_ms = 0;
+	if (conn_peer_of(fd, &who, why, sizeof(why)) < 0) {
+		log_warn("accept: %s", why);
+		refuse(fd, ASTEAL__ERROR_CODE__BUSY, why);
+		return;
+	}
+	control_adopt(ctl, fd, &who);
 }
 
 /* Accepting again after a pause for lack of descriptors. */
@@ -703,12 +720,16 @@ static void jobs_urgent(void *arg, int on)
 		event_del(ctl->jobs_ev);
 }
 
+/* Read what the jobs said, now. */
+void control_read_jobs(struct control *ctl)
+{
+	conn_batch_read(ctl->jobs);
+}
+
 /* The scheduler's reader: the batch of jobs. */
 static void read_ctl_jobs(void *arg)
 {
-	struct control *ctl = arg;
-
-	conn_batch_read(ctl->jobs);
+	control_read_jobs(arg);
 }
 
 /* Connect the control to the scheduler and history: -1 when out of

@@ -31,6 +31,7 @@ struct conf;
 struct sched;
 struct history;
 struct control;
+struct conn_peer;
 
 /* Listen on the configured socket (or systemd's): the control, or NULL
  * with a reason in why (a live daemon owns the path, bind failed, ...). */
@@ -40,6 +41,17 @@ struct control *control_create(struct event_base *base, const struct conf *c,
 /* Connect the control to the scheduler and history it serves; -1 when
  * out of memory. */
 int control_attach(struct control *ctl, struct sched *s, struct history *h);
+
+/* Take a connection from the peer who on fd, a nonblocking stream socket
+ * (on_accept's, after conn_peer_of; the fuzz harness hands over one end
+ * of a socketpair, tests/fuzz_daemon.c): 0, it waits for its Hello now,
+ * or -1, refused (an Error sent if the socket takes it at once, fd and
+ * who's pidfd closed). */
+int control_adopt(struct control *ctl, int fd, const struct conn_peer *who);
+
+/* Read every job's input now, as each tick does before DEQ (the fuzz
+ * harness, so as not to wait a quantum for its jobs to be heard). */
+void control_read_jobs(struct control *ctl);
 
 /* Close every connection and the listener (unlinking a socket we bound);
  * jobs are left to sched_free, which keeps their rows open. */

@@ -708,9 +708,9 @@ struct sched_job *sched_job_add(struct sched *s, struct conn *conn,
 		snprintf(why, whylen, "at the limit of %d jobs", s->conf->max_jobs);
 		return NULL;
 	}
-	if (hello->workers < 1 || hello->workers > 65536) {
-		snprintf(why, whylen, "workers must be from 1 to 65536, not %u",
-		         hello->workers);
+	if (hello->workers < 1 || hello->workers > SCHED_MAX_WORKERS) {
+		snprintf(why, whylen, "workers must be from 1 to %d, not %u",
+		         SCHED_MAX_WORKERS, hello->workers);
 		return NULL;
 	}
 	j = calloc(1, sizeof(*j));

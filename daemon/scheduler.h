@@ -50,6 +50,9 @@ void sched_set_reader(struct sched *s, void (*read)(void *),
 void sched_quanta(const struct sched *s, uint64_t *t0_ns,
                   uint32_t *heartbeat_ms, uint32_t *offset_us);
 
+/* The most workers a job may have (Hello.workers is from 1 to this). */
+#define SCHED_MAX_WORKERS 65536
+
 /* Register a job that said Hello on conn (uid and pid from SO_PEERCRED),
  * under id_granted when its claim to an id was granted (its history row is
  * open and tracked already), else under a new id: the job, or NULL with a

@@ -51,7 +51,7 @@ size_t exchange_envelope(uint8_t *buf, unsigned field, const uint8_t *body,
 {
 	size_t at = PROTO_HEADER_LEN;
 
-	buf[at++] = TAG(field, WT_LEN);
+	at += exchange_put_varint(buf + at, (uint64_t)field << 3 | WT_LEN);
 	at += exchange_put_varint(buf + at, len);
 	memcpy(buf + at, body, len);
 	at += len;

@@ -56,8 +56,8 @@ struct exchange_allot {
 size_t exchange_put_varint(uint8_t *p, uint64_t v);
 
 /* Write a whole frame at buf: the length prefix, then an Envelope whose
- * field number field holds the len bytes of body (room: PROTO_HEADER_LEN +
- * 11 + len).  Its length. */
+ * field number field (any: its tag is a varint) holds the len bytes of
+ * body (room: PROTO_HEADER_LEN + 15 + len).  Its length. */
 size_t exchange_envelope(uint8_t *buf, unsigned field, const uint8_t *body,
                          size_t len);
 

@@ -1,18 +1,41 @@
 #!/bin/sh
-# fuzz.test.sh BUILD - run the framing fuzzer (tests/fuzz_frame.c, built
-# standalone) for a fixed number of deterministic mutations from two seeds:
-# any crash, sanitizer report, leak or oracle mismatch fails.  Fewer
+# fuzz.test.sh BUILD - run both fuzz harnesses, built standalone, for a
+# fixed number of deterministic mutations: the framing fuzzer
+# (tests/fuzz_frame.c) from two seeds, the daemon's (tests/fuzz_daemon.c)
+# from one.  Any crash, sanitizer report, leak or oracle mismatch fails,
+# and so does a run whose oracles had too little to compare.  Fewer
 # iterations under the sanitizers, which are slower.
 set -eu
 
 build=${1:?usage: sh tests/fuzz.test.sh BUILD}
+
+# The number after "text" in the harness's summary line.
+count() {
+	echo "$1" | sed -n "s/.*[ (]\([0-9]*\) $2.*/\1/p"
+}
+
+# At least min of what, or fail.
+least() {
+	[ "${1:-0}" -ge "$3" ] || { echo "too few $2: ${1:-none} (at least $3)"; exit 1; }
+}
+
 n=200000
 [ -n "${ASTEAL_TEST_SAN:-}" ] && n=40000
 for seed in 1 2; do
 	out=$("$build/tests/fuzz_frame" "$n" "$seed")
 	echo "$out"
-	# The hand decoder's oracle must have had bodies to compare.
-	hand=$(echo "$out" | sed -n 's/.*; \([0-9]*\) Feedbacks hand-decoded.*/\1/p')
-	[ "${hand:-0}" -gt 100 ] || { echo "too few hand-decoded Feedbacks: ${hand:-none}"; exit 1; }
+	# The hand codecs' oracles must have had bodies and Allots to compare.
+	least "$(count "$out" 'Feedbacks hand-decoded')" "hand-decoded Feedbacks" 100
+	least "$(count "$out" 'Allots hand-encoded')" "hand-encoded Allots" 1000
 done
+
+n=3000
+[ -n "${ASTEAL_TEST_SAN:-}" ] && n=2000
+out=$("$build/tests/fuzz_daemon" "$n" 1)
+echo "$out"
+# Its oracles must have seen jobs, replies, refusals and ticks.
+least "$(count "$out" 'jobs)')" "jobs registered" $((n / 20))
+least "$(count "$out" 'replies')" "replies" $((n / 2))
+least "$(count "$out" 'peers failed')" "peers failed as predicted" $((n / 2))
+least "$(count "$out" 'Allots')" "Allots" 10
 echo ok

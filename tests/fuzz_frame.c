@@ -8,19 +8,27 @@
  *      frames must come out, accepted or refused alike;
  *   3. as one frame body for frame_decode(), whole and past 4 bytes, and
  *      for the daemon's hand decoder exchange_decode_feedback(): whenever
- *      that takes a body, frame_decode must take it as the same Feedback.
+ *      that takes a body, frame_decode must take it as the same Feedback,
+ *      and whenever frame_decode reads a Feedback whose plain encoding
+ *      (protobuf-c's) is that very body, the hand decoder must take it
+ *      too (exchange.h promises the plain form);
+ *   4. as the fields of an Allot for the daemon's hand encoder
+ *      exchange_encode_allot(): its frame must be byte for byte
+ *      protobuf-c's for the same Allot, and decode to the same fields
+ *      (or, with a CPU id or count out of its range, it must refuse).
  * Every decoded message is encoded again, decoded again and encoded a
- * third time: the last two encodings must be identical.
+ * third time: the last two encodings must be identical.  Those are all
+ * the hand-written codecs (exchange.c); libasteal and the command line
+ * decode with protobuf-c.
  *
- * Built with -DFUZZ_STANDALONE it has a main() that needs no libFuzzer: a
- * deterministic mutation loop (seeded xorshift) over valid frames of many
- * message types (bit flips, byte values, truncation, length prefixes,
- * insertion, deletion, splicing).
+ * Built with -DFUZZ_STANDALONE it has a main() that needs no libFuzzer
+ * (tests/fuzzutil.h: a deterministic mutation loop over valid frames of
+ * many message types).
  *   fuzz_frame [ITERATIONS [SEED]]    default 200000 iterations, seed 1
  *   fuzz_frame -s DIR                 write the seed frames to DIR (a
  *                                     starting corpus for libFuzzer)
- * Compile commands: proto/README.md.  Not named test_*: the Makefile would
- * link it as a cmocka test.
+ * `make fuzz` builds it with libFuzzer (proto/README.md, "Fuzzing").  Not
+ * named test_*: the Makefile would link it as a cmocka test.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -30,37 +38,18 @@
 
 #include "exchange.h"
 #include "frame.h"
-#include "qtime.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzzutil.h"
 
 /* What the inputs did (standalone statistics). */
 static struct {
 	unsigned long frames_ok, frames_bad, oversize, bodies_ok, bodies_bad,
-		hand_ok;
+		hand_ok, plain, allots, allots_refused;
 } stats;
-
-/* The input being run (standalone: saved when an oracle fails). */
-static const uint8_t *cur_data;
-static size_t cur_size;
 
 /* Stop with a message: an oracle failed. */
 static void die(const char *what)
 {
-	fprintf(stderr, "fuzz_frame: %s\n", what);
-#ifdef FUZZ_STANDALONE
-	{
-		FILE *f = fopen("fuzz_frame-crash.bin", "wb");
-
-		if (f != NULL) {
-			fwrite(cur_data, 1, cur_size, f);
-			fclose(f);
-			fprintf(stderr, "fuzz_frame: input (%zu bytes) saved in "
-				"fuzz_frame-crash.bin\n", cur_size);
-		}
-	}
-#endif
-	abort();
+	fuzz_fail("fuzz_frame", what);
 }
 
 /* Encode m, decode, encode again: the two encodings must be identical. */
@@ -98,17 +87,46 @@ static void roundtrip(const Asteal__Envelope *m)
 	frame_free(again);
 }
 
-/* The hand decoder agrees with frame_decode on a body it takes. */
+/* Whether a body is the plain form of the Feedback frame_decode read in
+ * it: protobuf-c's own encoding of those fields, nothing unknown. */
+static int plain_feedback(const uint8_t *body, size_t len,
+			  const Asteal__Envelope *m)
+{
+	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
+	Asteal__Feedback fb;
+	uint8_t buf[256];
+	size_t n;
+
+	if (m == NULL || m->msg_case != ASTEAL__ENVELOPE__MSG_FEEDBACK ||
+	    m->base.n_unknown_fields > 0 ||
+	    m->feedback->base.n_unknown_fields > 0 ||
+	    (unsigned)m->feedback->quantum_class > ASTEAL__QUANTUM_CLASS__DEPRIVED)
+		return 0;
+	fb = *m->feedback;
+	env.msg_case = ASTEAL__ENVELOPE__MSG_FEEDBACK;
+	env.feedback = &fb;
+	return frame_encode(&env, buf, sizeof(buf), &n) == 0 &&
+	       n - PROTO_HEADER_LEN == len &&
+	       memcmp(buf + PROTO_HEADER_LEN, body, len) == 0;
+}
+
+/* The hand decoder agrees with frame_decode: on a body it takes, the same
+ * Feedback; a body in the plain form, it takes. */
 static void hand_feedback(const uint8_t *body, size_t len)
 {
 	struct exchange_feedback fb, ref;
-	Asteal__Envelope *m;
+	Asteal__Envelope *m = frame_decode(body, len, NULL, 0);
 
-	if (!exchange_decode_feedback(body, len, &fb))
+	if (!exchange_decode_feedback(body, len, &fb)) {
+		if (plain_feedback(body, len, m))
+			die("the hand decoder refused a Feedback in the plain form");
+		frame_free(m);
 		return;
-	m = frame_decode(body, len, NULL, 0);
+	}
 	if (m == NULL || m->msg_case != ASTEAL__ENVELOPE__MSG_FEEDBACK)
 		die("the hand decoder took a body frame_decode refuses");
+	if (plain_feedback(body, len, m))
+		stats.plain++;
 	exchange_feedback_from(&ref, m->feedback);
 	frame_free(m);
 	if (memcmp(&fb.desire_real, &ref.desire_real, sizeof(double)) != 0 ||
@@ -118,6 +136,76 @@ static void hand_feedback(const uint8_t *body, size_t len)
 	    fb.cls != ref.cls)
 		die("the hand decoder reads a Feedback otherwise than frame_decode");
 	stats.hand_ok++;
+}
+
+/* The next n bytes of the input as a little-endian number (0 past its
+ * end), moving *p on. */
+static uint64_t take_le(const uint8_t **p, const uint8_t *end, int n)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < n && *p < end; i++)
+		v |= (uint64_t)*(*p)++ << (8 * i);
+	return v;
+}
+
+/* The hand Allot encoder agrees with protobuf-c on an Allot made of the
+ * input's bytes: byte for byte, and decoded back to the same fields. */
+static void hand_allot(const uint8_t *data, size_t size)
+{
+	static uint8_t hand[EXCHANGE_ALLOT_MAX + 64], ref[EXCHANGE_ALLOT_MAX + 4096];
+	static uint32_t cpus[EXCHANGE_MAX_CPUS + 8];
+	const uint8_t *p = data, *end = data + size;
+	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT, *m;
+	Asteal__Allot al = ASTEAL__ALLOT__INIT;
+	struct exchange_allot a;
+	size_t hl, rl, i;
+	unsigned flags = (unsigned)take_le(&p, end, 1);
+	int bad = 0, width = 1 + (int)(flags & 7);
+	int wild = flags & 0x80;   /* CPU counts and ids out of range too */
+
+	a.quantum = take_le(&p, end, width);
+	a.allotment = (uint32_t)take_le(&p, end, 2);
+	a.availability = (uint32_t)take_le(&p, end, 2);
+	a.decided_ns = take_le(&p, end, width);
+	a.ncpus = (size_t)(take_le(&p, end, 2) % (wild ? EXCHANGE_MAX_CPUS + 8 : 65));
+	for (i = 0; i < a.ncpus; i++) {
+		cpus[i] = (uint32_t)take_le(&p, end, 2) & (wild ? 0x7ff : 0x3ff);
+		bad |= cpus[i] >= EXCHANGE_MAX_CPUS;
+	}
+	bad |= a.ncpus > EXCHANGE_MAX_CPUS;
+	a.cpus = cpus;
+	hl = exchange_encode_allot(hand, &a);
+	if (bad) {
+		if (hl != 0)
+			die("the hand Allot encoder took a CPU out of its range");
+		stats.allots_refused++;
+		return;
+	}
+	if (hl == 0)
+		die("the hand Allot encoder refused an Allot in its range");
+	al.quantum = a.quantum;
+	al.allotment = a.allotment;
+	al.availability = a.availability;
+	al.n_cpus = a.ncpus;
+	al.cpus = cpus;
+	al.decided_ns = a.decided_ns;
+	env.msg_case = ASTEAL__ENVELOPE__MSG_ALLOT;
+	env.allot = &al;
+	if (frame_encode(&env, ref, sizeof(ref), &rl) < 0)
+		die("an Allot does not encode");
+	if (hl != rl || memcmp(hand, ref, rl) != 0)
+		die("the hand Allot encoder writes other bytes than protobuf-c");
+	m = frame_decode(hand + PROTO_HEADER_LEN, hl - PROTO_HEADER_LEN, NULL, 0);
+	if (m == NULL || m->msg_case != ASTEAL__ENVELOPE__MSG_ALLOT ||
+	    m->allot->quantum != a.quantum || m->allot->allotment != a.allotment ||
+	    m->allot->availability != a.availability ||
+	    m->allot->decided_ns != a.decided_ns || m->allot->n_cpus != a.ncpus ||
+	    (a.ncpus > 0 && memcmp(m->allot->cpus, cpus, a.ncpus * sizeof(*cpus)) != 0))
+		die("a hand-encoded Allot decodes to other fields");
+	frame_free(m);
+	stats.allots++;
 }
 
 /* What a path saw: per frame 1 decoded or 0 refused (the first 64 are
@@ -217,8 +305,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (data == NULL)   /* no arithmetic on a null pointer */
 		data = (const uint8_t *)"";
-	cur_data = data;
-	cur_size = size;
+	fuzz_cur_data = data;
+	fuzz_cur_size = size;
+	hand_allot(data, size);
 	by_peek(data, size, &a);
 	by_reader(data, size, &b);
 	if (a.n != b.n)
@@ -250,37 +339,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 #ifdef FUZZ_STANDALONE
 
-#define FUZZ_MAX_INPUT 8192
-#define NSEEDS 13
-
-/* The generator: xorshift64*, seeded. */
-static uint64_t rng_state;
-
-/* The next pseudo-random number. */
-static uint64_t rng(void)
+/* Encode env as a frame, the next seed. */
+static void add_seed(struct fuzz_seeds *s, const Asteal__Envelope *env)
 {
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 2685821657736338717ull;
-}
+	uint8_t buf[FUZZ_SEED_LEN];
+	size_t len;
 
-/* A pseudo-random number below n (n > 0). */
-static size_t below(size_t n)
-{
-	return (size_t)(rng() % n);
-}
-
-/* Encode env as a frame into seeds[k]; its length in lens[k]. */
-static void add_seed(uint8_t seeds[][1024], size_t *lens, int k,
-		     const Asteal__Envelope *env)
-{
-	if (frame_encode(env, seeds[k], sizeof(seeds[k]), &lens[k]) < 0)
+	if (frame_encode(env, buf, sizeof(buf), &len) < 0)
 		die("a seed does not encode");
+	fuzz_seed_add(s, buf, len);
 }
 
 /* Valid frames of most message types, with nonzero fields. */
-static void make_seeds(uint8_t seeds[][1024], size_t *lens)
+static void make_seeds(struct fuzz_seeds *s)
 {
 	static uint32_t cpus[] = { 0, 1, 2, 3, 6, 7, 64, 1023 };
 	static uint64_t ids[] = { 1, 2, 300 };
@@ -304,18 +375,18 @@ static void make_seeds(uint8_t seeds[][1024], size_t *lens)
 	Asteal__Launch la = ASTEAL__LAUNCH__INIT;
 
 	frame_hello(&env, &hello, ASTEAL__ROLE__JOB, "fib", 8, "fib -n 30", "fuzz");
-	add_seed(seeds, lens, 0, &env);
+	add_seed(s, &env);
 	frame_welcome(&env, &welcome, 42, 10000, 77000000000ull, cpus, 8,
 		      "asteald fuzz");
 	welcome.heartbeat_ms = 250;
-	add_seed(seeds, lens, 1, &env);
+	add_seed(s, &env);
 	frame_error(&env, &err, ASTEAL__ERROR_CODE__BAD_VERSION, "protocol version 2");
-	add_seed(seeds, lens, 2, &env);
+	add_seed(s, &env);
 	rel.quantum = 123456789;
 	rel.parked_ns = 77000123456ull;
 	env.msg_case = ASTEAL__ENVELOPE__MSG_RELEASED;
 	env.released = &rel;
-	add_seed(seeds, lens, 3, &env);
+	add_seed(s, &env);
 	fb.quantum = 7;
 	fb.desire = 3;
 	fb.desire_real = 2.5;
@@ -326,7 +397,7 @@ static void make_seeds(uint8_t seeds[][1024], size_t *lens)
 	fb.quantum_class = ASTEAL__QUANTUM_CLASS__SATISFIED;
 	env.msg_case = ASTEAL__ENVELOPE__MSG_FEEDBACK;
 	env.feedback = &fb;
-	add_seed(seeds, lens, 4, &env);
+	add_seed(s, &env);
 	allot.quantum = 7;
 	allot.allotment = 3;
 	allot.availability = 4;
@@ -335,7 +406,7 @@ static void make_seeds(uint8_t seeds[][1024], size_t *lens)
 	allot.decided_ns = 77001000000ull;
 	env.msg_case = ASTEAL__ENVELOPE__MSG_ALLOT;
 	env.allot = &allot;
-	add_seed(seeds, lens, 5, &env);
+	add_seed(s, &env);
 	st.daemon_version = "asteald";
 	st.protocol_version = PROTO_VERSION;
 	st.n_cpus = 8;
@@ -344,7 +415,7 @@ static void make_seeds(uint8_t seeds[][1024], size_t *lens)
 	st.tick_p99_ns = 50000;
 	env.msg_case = ASTEAL__ENVELOPE__MSG_STATUS;
 	env.status = &st;
-	add_seed(seeds, lens, 6, &env);
+	add_seed(s, &env);
 	info.id = 5;
 	info.name = "nqueens";
 	info.pid = 77;
@@ -355,14 +426,14 @@ static void make_seeds(uint8_t seeds[][1024], size_t *lens)
 	jobs.jobs = infop;
 	env.msg_case = ASTEAL__ENVELOPE__MSG_JOBS;
 	env.jobs = &jobs;
-	add_seed(seeds, lens, 7, &env);
+	add_seed(s, &env);
 	hreq.n_job_ids = 3;
 	hreq.job_ids = ids;
 	hreq.limit = 100;
 	hreq.jobs_only = 1;
 	env.msg_case = ASTEAL__ENVELOPE__MSG_HISTORY_REQUEST;
 	env.history_request = &hreq;
-	add_seed(seeds, lens, 8, &env);
+	add_seed(s, &env);
 	rec.id = 5;
 	rec.command = "uts";
 	rec.status_known = 1;
@@ -379,163 +450,42 @@ static void make_seeds(uint8_t seeds[][1024], size_t *lens)
 	hist.more = 1;
 	env.msg_case = ASTEAL__ENVELOPE__MSG_HISTORY;
 	env.history = &hist;
-	add_seed(seeds, lens, 9, &env);
+	add_seed(s, &env);
 	ex.pid = 1234;
 	ex.wait_status = 256;
 	env.msg_case = ASTEAL__ENVELOPE__MSG_JOB_EXIT;
 	env.job_exit = &ex;
-	add_seed(seeds, lens, 10, &env);
+	add_seed(s, &env);
 	wr.job_id = 5;
 	wr.status_known = 1;
 	env.msg_case = ASTEAL__ENVELOPE__MSG_WAIT_REPLY;
 	env.wait_reply = &wr;
-	add_seed(seeds, lens, 11, &env);
+	add_seed(s, &env);
 	la.name = "fib";
 	la.command = "fib 40";
 	la.pid = 4321;
 	la.job_id = 9;
 	env.msg_case = ASTEAL__ENVELOPE__MSG_LAUNCH;
 	env.launch = &la;
-	add_seed(seeds, lens, 12, &env);
+	add_seed(s, &env);
 }
 
-/* Rewrite the length prefix at p (4 bytes) to an interesting value. */
-static void mutate_prefix(uint8_t *p, size_t len_after)
+/* What the inputs did. */
+static void report(unsigned long iters, double secs)
 {
-	uint32_t v;
-
-	switch (below(6)) {
-	case 0: v = (uint32_t)len_after + 1; break;
-	case 1: v = len_after > 0 ? (uint32_t)len_after - 1 : 0; break;
-	case 2: v = 0; break;
-	case 3: v = PROTO_MAX_FRAME; break;
-	case 4: v = PROTO_MAX_FRAME + 1 + (uint32_t)below(3); break;
-	default: v = (uint32_t)rng(); break;
-	}
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-/* Apply one random mutation to buf (*len bytes, room for FUZZ_MAX_INPUT). */
-static void mutate(uint8_t *buf, size_t *len)
-{
-	static const uint8_t interesting[] = { 0x00, 0x01, 0x7f, 0x80, 0xff, 0x0a, 0x08, 0x12 };
-	size_t n = *len, at, k;
-
-	switch (below(8)) {
-	case 0:   /* flip a bit */
-		if (n > 0)
-			buf[below(n)] ^= (uint8_t)(1u << below(8));
-		break;
-	case 1:   /* an interesting byte */
-		if (n > 0)
-			buf[below(n)] = interesting[below(sizeof(interesting))];
-		break;
-	case 2:   /* a random byte */
-		if (n > 0)
-			buf[below(n)] = (uint8_t)rng();
-		break;
-	case 3:   /* truncate */
-		*len = below(n + 1);
-		break;
-	case 4:   /* the first frame's length prefix */
-		if (n >= PROTO_HEADER_LEN)
-			mutate_prefix(buf, n - PROTO_HEADER_LEN);
-		break;
-	case 5:   /* insert random bytes */
-		k = 1 + below(16);
-		if (n + k <= FUZZ_MAX_INPUT) {
-			size_t j;
-
-			at = below(n + 1);
-			memmove(buf + at + k, buf + at, n - at);
-			for (j = 0; j < k; j++)
-				buf[at + j] = (uint8_t)rng();
-			*len = n + k;
-		}
-		break;
-	case 6:   /* delete a range */
-		if (n > 0) {
-			at = below(n);
-			k = 1 + below(n - at);
-			memmove(buf + at, buf + at + k, n - at - k);
-			*len = n - k;
-		}
-		break;
-	default:  /* duplicate a range at the end */
-		if (n > 0) {
-			at = below(n);
-			k = 1 + below(n - at);
-			if (n + k <= FUZZ_MAX_INPUT) {
-				memcpy(buf + n, buf + at, k);
-				*len = n + k;
-			}
-		}
-		break;
-	}
-}
-
-/* Write the seeds to dir as seed-NN files. */
-static int write_seeds(const char *dir, uint8_t seeds[][1024], const size_t *lens)
-{
-	char path[4096];
-	int k;
-
-	for (k = 0; k < NSEEDS; k++) {
-		FILE *f;
-
-		snprintf(path, sizeof(path), "%s/seed-%02d", dir, k);
-		f = fopen(path, "wb");
-		if (f == NULL || fwrite(seeds[k], 1, lens[k], f) != lens[k] ||
-		    fclose(f) != 0) {
-			perror(path);
-			return 1;
-		}
-	}
-	return 0;
+	printf("%lu inputs in %.2f s: frames %lu decoded, %lu refused, "
+	       "%lu oversize prefixes; as bodies %lu decoded, "
+	       "%lu refused; %lu Feedbacks hand-decoded (%lu plain); "
+	       "%lu Allots hand-encoded, %lu refused\n", iters, secs,
+	       stats.frames_ok, stats.frames_bad, stats.oversize,
+	       stats.bodies_ok, stats.bodies_bad, stats.hand_ok, stats.plain,
+	       stats.allots, stats.allots_refused);
 }
 
 /* The standalone mutation loop, or the seed writer (-s DIR). */
 int main(int argc, char **argv)
 {
-	static uint8_t seeds[NSEEDS][1024], buf[FUZZ_MAX_INPUT];
-	size_t lens[NSEEDS], len;
-	unsigned long iters = 200000, i;
-	uint64_t t0, t1;
-	int k, nmut;
-
-	make_seeds(seeds, lens);
-	if (argc == 3 && strcmp(argv[1], "-s") == 0)
-		return write_seeds(argv[2], seeds, lens);
-	if (argc > 1)
-		iters = strtoul(argv[1], NULL, 0);
-	rng_state = argc > 2 ? strtoull(argv[2], NULL, 0) : 1;
-	if (rng_state == 0)
-		rng_state = 1;
-	t0 = qtime_now_ns();
-	for (i = 0; i < iters; i++) {
-		/* One to three seed frames back to back, then mutations. */
-		len = 0;
-		for (k = 1 + (int)below(3); k > 0; k--) {
-			int s = (int)below(NSEEDS);
-
-			memcpy(buf + len, seeds[s], lens[s]);
-			len += lens[s];
-		}
-		for (nmut = (int)below(5); nmut > 0; nmut--)
-			mutate(buf, &len);
-		LLVMFuzzerTestOneInput(buf, len);
-	}
-	t1 = qtime_now_ns();
-	printf("%lu inputs in %.2f s: frames %lu decoded, %lu refused, "
-	       "%lu oversize prefixes; as bodies %lu decoded, "
-	       "%lu refused; %lu Feedbacks hand-decoded\n", iters,
-	       (double)(t1 - t0) * 1e-9,
-	       stats.frames_ok, stats.frames_bad, stats.oversize,
-	       stats.bodies_ok, stats.bodies_bad, stats.hand_ok);
-	return 0;
+	return fuzz_main(argc, argv, make_seeds, 200000, report);
 }
 
 #endif

@@ -3,7 +3,8 @@
  * ASTEAL_TEST_BUILD, on a private socket, database and log), over the raw
  * protocol (no libasteal):
  * - bad peers: garbage, an oversize frame, an unknown message, a wrong
- *   version, a request before the handshake, a peer dying mid-frame and a
+ *   version, a job's Hello of no workers (INVALID, as asteal.proto says),
+ *   a request before the handshake, a peer dying mid-frame and a
  *   peer that never reads its replies each get an Error where possible and
  *   are disconnected, while a good client connected all along is served;
  * - the old protocol: a Hello of version 1 (a JOB's or a CLIENT's) gets
@@ -209,6 +210,17 @@ static void test_bad_peers(void **state)
 	fd = dial();                    /* another protocol version */
 	hello(fd, PROTO_VERSION + 1);
 	expect_error_then_eof(fd, ASTEAL__ERROR_CODE__BAD_VERSION);
+
+	fd = dial();                    /* a job of no workers: INVALID, as
+	                                   asteal.proto says (it was BUSY) */
+	{
+		Asteal__Envelope env;
+		Asteal__Hello h;
+
+		frame_hello(&env, &h, ASTEAL__ROLE__JOB, "none", 0, "", "test");
+		assert_int_equal(frame_write_fd(fd, &env), 0);
+		expect_error_then_eof(fd, ASTEAL__ERROR_CODE__INVALID);
+	}
 
 	fd = dial();                    /* a request before the handshake */
 	{
