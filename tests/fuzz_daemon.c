@@ -32,8 +32,8 @@
  *   CancelRequest (to a supervisor) for a client); an Error's code is
  *   one of ErrorCode's and it says why;
  * - what a frame gets is what the protocol says (proto/README.md): a
- *   request is answered exactly once, by its reply or an Error, on a
- *   connection that stays; JobExit and WaitRequest at most once now (Ok
+ *   request is answered exactly once, by its reply or an Error, which
+ *   names it (its Envelope.request_id), on a connection that stays; JobExit and WaitRequest at most once now (Ok
  *   and WaitReply never outnumber them); a Feedback or Released at most
  *   one Error, the connection closing only after one; a frame that does
  *   not decode, or a message the role may not send, or a bad Hello, one
@@ -121,6 +121,8 @@ struct hconn {
 	int jobs_all;                  /* its Jobs request wants every job */
 	/* During one pump: */
 	int n_error, n_answer, answer_case, last_code;
+	int check_id;                  /* its answer must name want_id */
+	uint64_t want_id;              /* the request's Envelope.request_id */
 };
 
 /* The daemon and the harness's view of it. */
@@ -384,6 +386,12 @@ static void on_frame(struct harness *h, struct hconn *c, const Asteal__Envelope 
 	stats.frames_in++;
 	if ((int)m->msg_case == c->answer_case)
 		c->n_answer++;
+	if (c->check_id && ((int)m->msg_case == c->answer_case ||
+	    m->msg_case == ASTEAL__ENVELOPE__MSG_ERROR) &&
+	    m->request_id != c->want_id)
+		dief("a %s for request %llu names request %llu", frame_name(m),
+		     (unsigned long long)c->want_id,
+		     (unsigned long long)m->request_id);
 	if (c->role == R_HELLO && m->msg_case != ASTEAL__ENVELOPE__MSG_WELCOME &&
 	    m->msg_case != ASTEAL__ENVELOPE__MSG_ERROR)
 		dief("a %s before the Welcome", frame_name(m));
@@ -736,6 +744,7 @@ static int predict(struct hconn *c, const uint8_t *body, size_t len, int *code)
 	int e = E_FAIL, mc;
 
 	c->answer_case = -1;
+	c->check_id = 0;
 	*code = ASTEAL__ERROR_CODE__UNEXPECTED;
 	if (c->raw)
 		e = E_NONE;
@@ -773,6 +782,7 @@ static int predict(struct hconn *c, const uint8_t *body, size_t len, int *code)
 		e = E_ANSWER;
 		c->hist_limit = 0;
 		c->jobs_all = 0;
+		c->want_id = m->request_id;
 		switch (mc) {
 		case ASTEAL__ENVELOPE__MSG_STATUS_REQUEST:
 			c->answer_case = ASTEAL__ENVELOPE__MSG_STATUS;
@@ -804,6 +814,7 @@ static int predict(struct hconn *c, const uint8_t *body, size_t len, int *code)
 			break;
 		}
 	}
+	c->check_id = e == E_ANSWER && !c->raw;
 	frame_free(m);
 	return e;
 }
@@ -908,6 +919,7 @@ static void send_message(struct harness *h, struct hconn *c, struct input *in)
 	pump(h);
 	check_outcome(c, e, code, mc);
 	c->answer_case = -1;
+	c->check_id = 0;
 }
 
 /* A valid Hello, JOB or CLIENT, the quick way past the handshake. */
