@@ -151,9 +151,17 @@ int conn_send(struct conn *c, const Asteal__Envelope *m)
 	size_t len = 0;
 	int err;
 
-	if (c == NULL || c->closing)
+	if (c == NULL || c->closing) {
+		errno = EPIPE;
 		return -1;
-	if (c->reply_id != 0 && m->request_id == 0) {
+	}
+	/* Ok and WaitReply name the request they answer themselves (they
+	 * may come while another is being answered), and a CancelRequest
+	 * passed to a supervisor answers none. */
+	if (c->reply_id != 0 && m->request_id == 0 &&
+	    m->msg_case != ASTEAL__ENVELOPE__MSG_OK &&
+	    m->msg_case != ASTEAL__ENVELOPE__MSG_WAIT_REPLY &&
+	    m->msg_case != ASTEAL__ENVELOPE__MSG_CANCEL_REQUEST) {
 		stamped = *m;
 		stamped.request_id = c->reply_id;
 		m = &stamped;

@@ -106,7 +106,9 @@ int conn_send(struct conn *c, const Asteal__Envelope *m);
 
 /* Say which request (its Envelope.request_id) the messages sent from now
  * on answer, 0 when they answer none: conn_send gives that id to every
- * message that has none of its own.  control.c sets it around a
+ * message that has none of its own, but to Ok, WaitReply (which carry
+ * the id of the request they answer, which may be an earlier one) and
+ * CancelRequest (which answers nothing).  control.c sets it around a
  * request's dispatch. */
 void conn_set_reply(struct conn *c, uint64_t request_id);
 

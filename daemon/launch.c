@@ -43,6 +43,7 @@ struct launch_job {
 	int exited;                /* JobExit came */
 	int status;
 	struct conn *reporter;     /* gets Ok for its JobExit when the job ends */
+	uint64_t reporter_id;      /* ... under the JobExit's request id */
 	struct launch_job *next;
 };
 
@@ -317,13 +318,14 @@ static void answer_waiters(struct launch *l, uint64_t id)
 }
 
 /* Answer a JobExit. */
-static void send_ok(struct conn *c)
+static void send_ok(struct conn *c, uint64_t request_id)
 {
 	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
 	Asteal__Ok ok = ASTEAL__OK__INIT;
 
 	env.msg_case = ASTEAL__ENVELOPE__MSG_OK;
 	env.ok = &ok;
+	env.request_id = request_id;
 	conn_send(c, &env);
 }
 
@@ -346,7 +348,7 @@ static void maybe_end(struct launch *l, struct launch_job *j)
 	log_info("job %llu '%s' ended%s", (unsigned long long)id, j->name,
 	         j->exited ? "" : ": its supervisor went away");
 	if (j->reporter != NULL)
-		send_ok(j->reporter);
+		send_ok(j->reporter, j->reporter_id);
 	drop(l, j);
 	answer_waiters(l, id);
 }
@@ -503,6 +505,7 @@ Asteal__ErrorCode launch_exit(struct launch *l, struct conn *c, uid_t uid,
 		j->exited = 1;
 		j->status = m->wait_status;
 		j->reporter = c;
+		j->reporter_id = conn_reply_id(c);
 		if (j->connected &&
 		    history_job_set_exit(l->hist, (int64_t)j->id, j->status) < 0)
 			log_warn("history: %s", history_error(l->hist));
@@ -535,7 +538,7 @@ Asteal__ErrorCode launch_exit(struct launch *l, struct conn *c, uid_t uid,
 			                &m->wait_status);
 		answer_waiters(l, m->job_id);
 	}
-	send_ok(c);
+	send_ok(c, conn_reply_id(c));
 	return 0;
 }
 

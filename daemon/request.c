@@ -82,7 +82,8 @@ static void jobs_page(Asteal__Jobs *jobs, uint64_t after)
 {
 	size_t i, k = 0, bytes = 0;
 
-	qsort(jobs->jobs, jobs->n_jobs, sizeof(*jobs->jobs), cmp_info);
+	if (jobs->n_jobs > 1)
+		qsort(jobs->jobs, jobs->n_jobs, sizeof(*jobs->jobs), cmp_info);
 	for (i = 0; i < jobs->n_jobs; i++) {
 		Asteal__JobInfo *ji = jobs->jobs[i];
 

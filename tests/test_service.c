@@ -31,8 +31,8 @@
  *   each job's end answers its own waits, all of them, and no other;
  * - a History request looks at no more than REQUEST_HISTORY_SCAN rows,
  *   however few it selects: it answers in pages, empty ones too;
- * - every reply names its request (Envelope.request_id), a WaitReply that
- *   comes later too, and Jobs and History replies too large for one frame
+ * - every reply names its request (Envelope.request_id), a WaitReply or
+ *   the Ok to a JobExit that comes later too, and Jobs and History replies too large for one frame
  *   come in pages.
  * Every wait is on a condition with a deadline.
  */
@@ -1069,6 +1069,67 @@ static void test_reply_ids_and_sizes(void **state)
 	remove_db(db);
 }
 
+/* The Ok to a JobExit that comes when the job ends, later, names the
+ * JobExit (the command line waits for that id: without it, `asteal run`
+ * waited out its 10 s for every job still connected when its child's exit
+ * was reported); a Status asked in between is answered under its own. */
+static void test_late_ok_named(void **state)
+{
+	struct frame_reader *r = frame_reader_new(), *jr = frame_reader_new();
+	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT, *m = NULL;
+	Asteal__Launch l = ASTEAL__LAUNCH__INIT;
+	Asteal__JobExit je = ASTEAL__JOB_EXIT__INIT;
+	Asteal__StatusRequest sr = ASTEAL__STATUS_REQUEST__INIT;
+	Asteal__Hello h;
+	uint64_t id;
+	int sup, job;
+
+	(void)state;
+	start(0, NULL);
+	sup = tdaemon_connect(&d, 0, &m);
+	expect_welcome(m);
+	l.name = (char *)"late";
+	l.pid = getpid();
+	env.msg_case = ASTEAL__ENVELOPE__MSG_LAUNCH;
+	env.launch = &l;
+	m = ask_as(sup, r, &env, 70);
+	assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_LAUNCHED);
+	id = m->launched->job_id;
+	frame_free(m);
+	/* The job connects under the launched id. */
+	job = tdaemon_dial(&d);
+	assert_true(job >= 0);
+	frame_hello(&env, &h, ASTEAL__ROLE__JOB, "late", 1, "late", "test");
+	h.job_id = id;
+	assert_int_equal(frame_write_fd(job, &env), 0);
+	m = tdaemon_next(job, jr, tdaemon_bound());
+	assert_non_null(m);
+	assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_WELCOME);
+	assert_int_equal(m->welcome->job_id, id);
+	frame_free(m);
+	/* Its exit is reported while it is still connected. */
+	je.job_id = id;
+	je.pid = getpid();
+	env.msg_case = ASTEAL__ENVELOPE__MSG_JOB_EXIT;
+	env.job_exit = &je;
+	env.request_id = 71;
+	assert_int_equal(frame_write_fd(sup, &env), 0);
+	env.msg_case = ASTEAL__ENVELOPE__MSG_STATUS_REQUEST;
+	env.status_request = &sr;
+	m = ask_as(sup, r, &env, 72);
+	assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_STATUS);
+	frame_free(m);
+	close(job);
+	m = tdaemon_next(sup, r, tdaemon_bound());
+	assert_non_null(m);
+	assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_OK);
+	assert_int_equal(m->request_id, 71);
+	frame_free(m);
+	frame_reader_free(r);
+	frame_reader_free(jr);
+	close(sup);
+}
+
 /* As another uid: job registrations, 50 at a time (Hellos all sent, then
  * the replies read, so that the rate the daemon sees does not depend on
  * how fast this machine turns a connection round), until one is refused
@@ -1148,6 +1209,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_job_rate, stop),
 		cmocka_unit_test_teardown(test_history_bounded, stop),
 		cmocka_unit_test_teardown(test_reply_ids_and_sizes, stop),
+		cmocka_unit_test_teardown(test_late_ok_named, stop),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
