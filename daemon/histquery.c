@@ -40,12 +40,22 @@ const char *const hist_query_sql[ST_COUNT - ST_QUERY] = {
 		" CROSS JOIN jobs j ON j.id = a.job"
 		" WHERE (a.job, a.start_ns, a.id) > (?1, ?2, ?3)"
 		" ORDER BY a.job, a.start_ns, a.id",
+	/* Retention, a step at a time (history_expire): the runs of the
+	 * jobs that ended first, then those of the first ended jobs that
+	 * have no run left, then quanta without a tick; each LIMITed, and
+	 * each reading no more rows than it deletes (jobs by end, runs by
+	 * job, the skipped quanta in the order they were written). */
 	[ST_EXP_RUNS - ST_QUERY] =
 		"DELETE FROM allotments WHERE id IN (SELECT a.id"
 		" FROM jobs j JOIN allotments a ON a.job = j.id"
-		" WHERE j.end_ns < ?1 LIMIT ?2)",
-	[ST_EXP_JOBS - ST_QUERY] = "DELETE FROM jobs WHERE end_ns < ?1",
-	[ST_EXP_SKIPS - ST_QUERY] = "DELETE FROM skipped WHERE end_ns < ?1",
+		" WHERE j.end_ns < ?1 ORDER BY j.end_ns LIMIT ?2)",
+	[ST_EXP_JOBS - ST_QUERY] =
+		"DELETE FROM jobs WHERE id IN (SELECT o.id FROM (SELECT j.id"
+		" FROM jobs j WHERE j.end_ns < ?1 ORDER BY j.end_ns LIMIT ?2) o"
+		" WHERE NOT EXISTS (SELECT 1 FROM allotments a WHERE a.job = o.id))",
+	[ST_EXP_SKIPS - ST_QUERY] =
+		"DELETE FROM skipped WHERE rowid IN (SELECT rowid FROM skipped"
+		" WHERE end_ns < ?1 LIMIT ?2)",
 	[ST_STATS - ST_QUERY] = "SELECT (SELECT count(*) FROM jobs),"
 		" (SELECT count(*) - count(end_ns) FROM jobs),"
 		" (SELECT count(*) FROM allotments),"
@@ -298,9 +308,8 @@ int history_query(struct history *h, const struct history_filter *f,
 int64_t history_expire(struct history *h, int64_t now_ns, int64_t max_runs,
 		       int *done)
 {
-	sqlite3_stmt *s;
-	int64_t cutoff, deleted = 0, batch;
-	int n;
+	int64_t cutoff, deleted = 0, runs = 0, batch;
+	int n[3];
 
 	if (done != NULL)
 		*done = 1;
@@ -315,36 +324,37 @@ int64_t history_expire(struct history *h, int64_t now_ns, int64_t max_runs,
 	if (hist_settle(h) < 0)
 		return -1;
 	cutoff = now_ns - h->retention_ns;
-	do {
+	for (;;) {
 		batch = EXPIRE_BATCH;
-		if (max_runs > 0 && max_runs - deleted < batch)
-			batch = max_runs - deleted;
+		if (max_runs > 0 && max_runs - runs < batch)
+			batch = max_runs - runs;
 		if (batch == 0) {
 			if (done != NULL)
 				*done = 0;      /* more may wait: the next call */
 			return deleted;
 		}
-		s = hist_bind(h->st[ST_EXP_RUNS], "LL", cutoff, batch);
-		if (hist_step_done(h, s, "expire runs") < 0)
-			return -1;
-		n = sqlite3_changes(h->db);
-		deleted += n;
-		if (n > 0)
-			h->transactions++;
-	} while (n == batch);
-	/* No old run is left: the jobs go (cascading to no run) and the
-	 * quanta without a tick. */
-	if (hist_step_done(h, hist_bind(h->st[ST_EXP_SKIPS], "L", cutoff),
-			   "expire skipped quanta") < 0)
-		return -1;
-	deleted += sqlite3_changes(h->db);
-	if (hist_step_done(h, hist_bind(h->st[ST_EXP_JOBS], "L", cutoff),
-			   "expire jobs") < 0)
-		return -1;
-	n = sqlite3_changes(h->db);
-	if (n > 0)
-		h->transactions++;
-	return deleted + n;
+		/* One short transaction each: the runs, then the jobs left
+		 * with none, then the quanta without a tick. */
+		for (int k = 0; k < 3; k++) {
+			static const int st[3] = { ST_EXP_RUNS, ST_EXP_JOBS,
+						   ST_EXP_SKIPS };
+			static const char *const what[3] = { "expire runs",
+				"expire jobs", "expire skipped quanta" };
+
+			if (hist_step_done(h, hist_bind(h->st[st[k]], "LL",
+							cutoff, batch),
+					   what[k]) < 0)
+				return -1;
+			n[k] = sqlite3_changes(h->db);
+			deleted += n[k];
+			if (n[k] > 0)
+				h->transactions++;
+		}
+		runs += n[0];
+		/* Short of a batch each: nothing old is left. */
+		if (n[0] < batch && n[1] < batch && n[2] < batch)
+			return deleted;
+	}
 }
 
 /* Fill in the sizes. */
