@@ -133,17 +133,22 @@ static void on_housekeeping(evutil_socket_t fd, short what, void *arg)
 		d->last_jobs = jobs;
 	}
 	ticks++;
+	/* Retention: hourly, a step a second until done (after a catch-up
+	 * if the history is degraded then). */
+	if (ticks % EXPIRE_INTERVAL_S == 0)
+		d->expiring = 1;
 	history_check(d);
 	if (d->degraded)
 		return;                 /* what writes waits for the catch-up */
+	/* Tried again each second until it succeeds (another writer). */
 	if (!d->stale_done && ticks >= STALE_AFTER_S) {
-		d->stale_done = 1;
 		if (history_close_stale(d->hist, wall_ns(),
 		                        (int64_t)STALE_AFTER_S * 1000000000) < 0)
 			log_warn("history: %s", history_error(d->hist));
+		else
+			d->stale_done = 1;
 	}
-	/* Retention: hourly, a step a second until done. */
-	if ((d->expiring || ticks % EXPIRE_INTERVAL_S == 0) &&
+	if (d->expiring &&
 	    history_expire(d->hist, wall_ns(), EXPIRE_STEP, &done) < 0) {
 		log_warn("history: %s", history_error(d->hist));
 		done = 1;
