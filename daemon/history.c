@@ -243,10 +243,16 @@ int hist_tx_commit(struct history *h)
 		return -1;
 	}
 	h->transactions++;
-	for (size_t i = 0; i < h->qn; i++)
+	/* What the transaction wrote is done: the runs queue[0..qw) and the
+	 * skips[0..skips_w) (all of them but after a slice of a catch-up). */
+	for (size_t i = 0; i < h->qw; i++)
 		free(h->q[i].run.cpus);
-	h->qn = h->qw = 0;
-	h->nskips = 0;
+	memmove(h->q, h->q + h->qw, (h->qn - h->qw) * sizeof(*h->q));
+	h->qn -= h->qw;
+	h->qw = 0;
+	memmove(h->skips, h->skips + h->skips_w,
+		(h->nskips - h->skips_w) * sizeof(*h->skips));
+	h->nskips -= h->skips_w;
 	h->skips_w = 0;
 	h->batch = 0;
 	h->committed_ns = h->now_ns;
@@ -616,6 +622,7 @@ struct history *history_open(const char *path, const struct history_opts *o,
 	h->retention_ns = (int64_t)o->retention_days * NS_PER_DAY;
 	h->qmax = o->max_queue > 0 ? o->max_queue : (size_t)1 << 20;
 	h->maxops = o->max_job_writes > 0 ? o->max_job_writes : 65536;
+	h->catch_up = o->catch_up_runs > 0 ? o->catch_up_runs : 8192;
 	/* No allocation statistics (nobody reads them, and keeping them
 	 * takes a global mutex for every malloc); refused, harmlessly, once
 	 * SQLite is initialised. */

@@ -86,8 +86,9 @@
  * transaction is rolled back, everything stays pending, and the handle is
  * *degraded* (history_health says why): then nothing tries to write (no
  * flush, no job write; history_close_stale and history_expire refuse with
- * -1) until history_retry, which the daemon calls once a second, writes
- * everything pending and the handle is "ok" again.  Meanwhile jobs begin
+ * -1) until history_retry, which the daemon calls once a second, has
+ * written everything pending, a slice a call, and the handle is "ok"
+ * again.  Meanwhile jobs begin
  * (with their ids), run, end and are recorded in memory, and queries
  * answer from what is on disk.  Both buffers are bounded: closed runs
  * beyond max_queue are dropped, job writes beyond max_job_writes are lost
@@ -142,6 +143,8 @@ struct history_opts {
 	size_t max_job_writes; /* job rows' writes waiting for the disk;
 				  beyond this they are lost (counted);
 				  default 65536 */
+	size_t catch_up_runs;  /* closed runs one history_retry writes;
+				  default 8192 */
 	int group_gid;         /* > 0: the files are this group's and it
 				  may read them (0640); else 0600; whatever
 				  the umask, and SQLite gives the -wal and
@@ -298,9 +301,12 @@ struct history_health {
 /* Fill out (a NULL h is "degraded: no history"). */
 void history_health(const struct history *h, struct history_health *out);
 
-/* While degraded, try to write everything pending (meant to be called
- * about once a second): 0 when the history is not degraded (now), -1
- * while it still is. */
+/* While degraded, try to write what is pending, a slice at a time (the
+ * job writes and catch_up_runs closed runs in one transaction, so that
+ * no call holds the caller long, however much waits; meant to be called
+ * about once a second): 0 when the history is not degraded (now), 1 when
+ * a slice was written and more waits (still degraded, "catching up"),
+ * -1 when the write failed. */
 int history_retry(struct history *h);
 
 /* Record a new job (its row written now in a short transaction with

@@ -107,6 +107,7 @@ struct history {
 	struct jobop *ops;      /* job rows' writes waiting, nops of capops,
 				   at most maxops */
 	size_t nops, capops, maxops;
+	size_t catch_up;        /* closed runs a history_retry writes */
 	size_t opsw;            /* ops[0..opsw) are in the open transaction */
 	int64_t ops_dropped;    /* job writes lost to a full buffer */
 	int64_t next_id;        /* the next job's id */

@@ -488,20 +488,64 @@ fail:
 	return degrade(h) == 0 || h->degraded ? 0 : -1;
 }
 
-/* While degraded, try to write everything pending. */
+/* Write the job writes and up to max closed runs (then the skips and
+ * the open runs, once the queue is written) in one transaction: 0 when
+ * nothing waits any more, 1 when more does, -1 on failure (rolled
+ * back). */
+static int write_slice(struct history *h, size_t max)
+{
+	size_t end;
+	int all;
+
+	if (hist_tx_begin(h) < 0 || hist_write_ops(h) < 0)
+		goto fail;
+	sort_unwritten(h);
+	end = h->qn - h->qw > max ? h->qw + max : h->qn;
+	for (; h->qw < end; h->qw++)
+		if (hist_write_run(h, h->q[h->qw].job, &h->q[h->qw].run) < 0)
+			goto fail;
+	all = h->qw == h->qn;
+	if (all && hist_write_queue(h) < 0)     /* the skips */
+		goto fail;
+	for (size_t i = 0; all && i < h->n; i++) {
+		struct live *l = &h->live[i];
+
+		if (!l->has_run)
+			continue;
+		hist_extend(h, &l->run);
+		if (l->run.dirty && hist_write_run(h, l->job, &l->run) < 0)
+			goto fail;
+	}
+	if (hist_tx_commit(h) < 0)
+		return -1;
+	if (all)
+		h->open_written_ns = h->now_ns;
+	return all ? 0 : 1;
+fail:
+	hist_tx_rollback(h);
+	return -1;
+}
+
+/* While degraded, write a slice of what is pending. */
 int history_retry(struct history *h)
 {
+	int r;
+
 	if (h == NULL)
 		return -1;
 	if (!h->degraded)
 		return 0;
 	h->degraded = 0;
-	if (hist_write_pending(h, 1) < 0) {
-		h->degraded = 1;        /* with the reason it has now */
-		snprintf(h->why, sizeof(h->why), "%s", h->err);
-		return -1;
+	r = write_slice(h, h->catch_up);
+	if (r != 0) {
+		h->degraded = 1;
+		if (r < 0)              /* with the reason it has now */
+			snprintf(h->why, sizeof(h->why), "%s", h->err);
+		else
+			snprintf(h->why, sizeof(h->why), "catching up, %zu "
+				 "runs wait", h->qn);
 	}
-	return 0;
+	return r;
 }
 
 /* The history's health, from memory. */

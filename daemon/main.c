@@ -170,7 +170,12 @@ static void daemon_free(struct daemon *d)
 {
 	control_free(d->ctl);
 	sched_free(d->sched);
-	if (d->hist != NULL && history_retry(d->hist) < 0) {
+	int r = 0;
+
+	/* A history catching up writes the rest now (the last chance). */
+	while (d->hist != NULL && (r = history_retry(d->hist)) == 1)
+		;
+	if (r < 0) {
 		struct history_health hh;
 
 		history_health(d->hist, &hh);
