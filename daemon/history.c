@@ -247,11 +247,13 @@ int hist_tx_commit(struct history *h)
 	 * skips[0..skips_w) (all of them but after a slice of a catch-up). */
 	for (size_t i = 0; i < h->qw; i++)
 		free(h->q[i].run.cpus);
-	memmove(h->q, h->q + h->qw, (h->qn - h->qw) * sizeof(*h->q));
+	if (h->qw < h->qn)
+		memmove(h->q, h->q + h->qw, (h->qn - h->qw) * sizeof(*h->q));
 	h->qn -= h->qw;
 	h->qw = 0;
-	memmove(h->skips, h->skips + h->skips_w,
-		(h->nskips - h->skips_w) * sizeof(*h->skips));
+	if (h->skips_w < h->nskips)
+		memmove(h->skips, h->skips + h->skips_w,
+			(h->nskips - h->skips_w) * sizeof(*h->skips));
 	h->nskips -= h->skips_w;
 	h->skips_w = 0;
 	h->batch = 0;
