@@ -128,6 +128,22 @@ static int degrade(struct history *h)
 	return -1;
 }
 
+/* Write the open runs that changed since they were written (brought up
+ * to the quantum now), inside a transaction; 0 or -1. */
+static int write_open(struct history *h)
+{
+	for (size_t i = 0; i < h->n; i++) {
+		struct live *l = &h->live[i];
+
+		if (!l->has_run)
+			continue;
+		hist_extend(h, &l->run);
+		if (l->run.dirty && hist_write_run(h, l->job, &l->run) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* Whether some tracked job's open run changed since it was written. */
 static int any_dirty_open(const struct history *h)
 {
@@ -149,17 +165,9 @@ int hist_write_pending(struct history *h, int open_too)
 		return 0;
 	if (hist_tx_begin(h) < 0)
 		goto fail;
-	if (hist_write_ops(h) < 0 || hist_write_queue(h) < 0)
+	if (hist_write_ops(h) < 0 || hist_write_queue(h) < 0 ||
+	    (open_too && write_open(h) < 0))
 		goto fail;
-	for (size_t i = 0; open_too && i < h->n; i++) {
-		struct live *l = &h->live[i];
-
-		if (!l->has_run)
-			continue;
-		hist_extend(h, &l->run);
-		if (l->run.dirty && hist_write_run(h, l->job, &l->run) < 0)
-			goto fail;
-	}
 	if (hist_tx_commit(h) < 0)
 		return degrade(h);
 	if (open_too)
@@ -505,17 +513,9 @@ static int write_slice(struct history *h, size_t max)
 		if (hist_write_run(h, h->q[h->qw].job, &h->q[h->qw].run) < 0)
 			goto fail;
 	all = h->qw == h->qn;
-	if (all && hist_write_queue(h) < 0)     /* the skips */
+	/* The skips, then the open runs, once the queue is written. */
+	if (all && (hist_write_queue(h) < 0 || write_open(h) < 0))
 		goto fail;
-	for (size_t i = 0; all && i < h->n; i++) {
-		struct live *l = &h->live[i];
-
-		if (!l->has_run)
-			continue;
-		hist_extend(h, &l->run);
-		if (l->run.dirty && hist_write_run(h, l->job, &l->run) < 0)
-			goto fail;
-	}
 	if (hist_tx_commit(h) < 0)
 		return -1;
 	if (all)

@@ -898,6 +898,31 @@ static Asteal__Envelope *ask_as(int fd, struct frame_reader *r,
 	return m;
 }
 
+/* Send env as request `id` on fd, whose answer comes only once the job
+ * connected on `job` has gone; ask a Status in between, answered under
+ * its own id; close job and return the late answer (the caller frees),
+ * which must name request id. */
+static Asteal__Envelope *answer_when_gone(int fd, struct frame_reader *r,
+                                          Asteal__Envelope *env, uint64_t id,
+                                          int job)
+{
+	Asteal__Envelope st = ASTEAL__ENVELOPE__INIT, *m;
+	Asteal__StatusRequest sr = ASTEAL__STATUS_REQUEST__INIT;
+
+	env->request_id = id;
+	assert_int_equal(frame_write_fd(fd, env), 0);
+	st.msg_case = ASTEAL__ENVELOPE__MSG_STATUS_REQUEST;
+	st.status_request = &sr;
+	m = ask_as(fd, r, &st, id + 1);
+	assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_STATUS);
+	frame_free(m);
+	close(job);
+	m = tdaemon_next(fd, r, tdaemon_bound());
+	assert_non_null(m);
+	assert_int_equal(m->request_id, id);
+	return m;
+}
+
 /* Launch `n` jobs (unmanaged: no process connects) of this process's,
  * with command line cmd, from supervisor connections of their own, which
  * go in sup (LAUNCH_MAX_PER_CONN jobs each); the connections' count. */
@@ -1047,19 +1072,9 @@ static void test_reply_ids_and_sizes(void **state)
 	wr.job_id = last;               /* the connected job: the last id */
 	env.msg_case = ASTEAL__ENVELOPE__MSG_WAIT_REQUEST;
 	env.wait_request = &wr;
-	env.request_id = 50;
-	assert_int_equal(frame_write_fd(fd, &env), 0);
-	env.msg_case = ASTEAL__ENVELOPE__MSG_STATUS_REQUEST;
-	env.status_request = &sr;
-	m = ask_as(fd, r, &env, 51);
-	assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_STATUS);
-	frame_free(m);
-	close(job);
-	m = tdaemon_next(fd, r, tdaemon_bound());
-	assert_non_null(m);
+	m = answer_when_gone(fd, r, &env, 50, job);
 	assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_WAIT_REPLY);
 	assert_int_equal(m->wait_reply->job_id, last);
-	assert_int_equal(m->request_id, 50);
 	frame_free(m);
 	frame_reader_free(r);
 	close(fd);
@@ -1079,7 +1094,6 @@ static void test_late_ok_named(void **state)
 	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT, *m = NULL;
 	Asteal__Launch l = ASTEAL__LAUNCH__INIT;
 	Asteal__JobExit je = ASTEAL__JOB_EXIT__INIT;
-	Asteal__StatusRequest sr = ASTEAL__STATUS_REQUEST__INIT;
 	Asteal__Hello h;
 	uint64_t id;
 	int sup, job;
@@ -1112,18 +1126,8 @@ static void test_late_ok_named(void **state)
 	je.pid = getpid();
 	env.msg_case = ASTEAL__ENVELOPE__MSG_JOB_EXIT;
 	env.job_exit = &je;
-	env.request_id = 71;
-	assert_int_equal(frame_write_fd(sup, &env), 0);
-	env.msg_case = ASTEAL__ENVELOPE__MSG_STATUS_REQUEST;
-	env.status_request = &sr;
-	m = ask_as(sup, r, &env, 72);
-	assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_STATUS);
-	frame_free(m);
-	close(job);
-	m = tdaemon_next(sup, r, tdaemon_bound());
-	assert_non_null(m);
+	m = answer_when_gone(sup, r, &env, 71, job);
 	assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_OK);
-	assert_int_equal(m->request_id, 71);
 	frame_free(m);
 	frame_reader_free(r);
 	frame_reader_free(jr);
