@@ -39,13 +39,34 @@ double est_initial(void)
 	return 1.0;
 }
 
-/* Keep a desire within [1, max]. */
+/*
+ * How close a desire must be to a whole number to count as that number.  A
+ * rise by rho and a fall by rho need not cancel in floating point (rho =
+ * 1.2: 1 * 1.2 / 1.2 ... ends at 1.0000000000000007, which rounds up to 2),
+ * and each step adds at most half an ulp of error.  Every desire the
+ * estimator reaches is rho^k or max / rho^k, and a walk of either that
+ * cancels out returns to its whole-numbered anchor (1 or max); below 2^20,
+ * where an ulp is at most 2.3e-10, snapping to whole numbers within 1e-9
+ * undoes the drift of any walk there and back, while a real desire that
+ * close to a whole number, and not on it, would need a rho picked for it.
+ * (The tolerance is absolute: a relative one would be coarser than the
+ * spacing of rho^k among large desires.)
+ */
+#define EST_SNAP 1e-9
+
+/* Keep a desire within [1, max], snapped to a whole number it is within
+ * EST_SNAP of. */
 static double clamp(const struct est_params *p, double d)
 {
+	double whole;
+
 	if (!(d >= 1.0))        /* also catches NaN */
 		return 1.0;
 	if (d > (double)p->max)
 		return (double)p->max;
+	whole = nearbyint(d);
+	if (fabs(d - whole) <= EST_SNAP)
+		return whole;
 	return d;
 }
 

@@ -6,7 +6,9 @@
  * Desire is a real number kept within [1, max] (max = the job's worker
  * count in libasteal, P in the simulator).  What a job reports, and what
  * "satisfied" compares the allotment with, is est_report(): the desire
- * rounded up and clamped to [1, max].
+ * rounded up and clamped to [1, max].  A desire within 1e-9 of a whole
+ * number is that number, so that a rise by rho and a fall by rho
+ * cancel for every rho and the reported desire never drifts.
  */
 #ifndef ASTEAL_ESTIMATOR_H
 #define ASTEAL_ESTIMATOR_H

@@ -153,6 +153,95 @@ static void test_lemma4(void **state)
 	}
 }
 
+static const double rhos[] = { 1.2, 1.3, 1.5, 1.7, 2.0 };
+
+/* One quantum that raises the desire (efficient, allotted what it
+ * reports) or lowers it (inefficient). */
+static double step(const struct est_params *p, double d, int up)
+{
+	int a = est_report(p, d);
+	struct est_quantum q = quantum(d, a, up ? 10.0 * a : 0.0, 10);
+	enum est_class c = EST_NCLASSES;
+	double next = est_next(p, &q, &c);
+
+	assert_int_equal(c, up ? EST_EFFICIENT_SATISFIED : EST_INEFFICIENT);
+	return next;
+}
+
+/* k rises by rho and k falls end exactly where they started, from 1 and
+ * from max, for every rho: a job then allotted 1 is satisfied, not
+ * deprived for ever (rho 1.2 used to end at 1.0000000000000007). */
+static void test_no_drift(void **state)
+{
+	size_t r;
+
+	(void)state;
+	for (r = 0; r < sizeof rhos / sizeof rhos[0]; r++) {
+		struct est_params p = params(4096);
+		int k, i;
+
+		p.rho = rhos[r];
+		for (k = 1; pow(p.rho, k) < (double)p.max; k++) {
+			double d = est_initial();
+			struct est_quantum q;
+			enum est_class c = EST_NCLASSES;
+
+			for (i = 0; i < k; i++)
+				d = step(&p, d, 1);
+			for (i = 0; i < k; i++)
+				d = step(&p, d, 0);
+			assert_true(d == 1.0);
+			assert_int_equal(est_report(&p, d), 1);
+			q = quantum(d, 1, 10.0, 10);
+			est_next(&p, &q, &c);
+			assert_int_equal(c, EST_EFFICIENT_SATISFIED);
+		}
+		p.max = 48;
+		for (k = 1; k < 12; k++) {
+			double d = 48.0;
+
+			for (i = 0; i < k; i++)
+				d = step(&p, d, 0);
+			for (i = 0; i < k; i++)
+				d = step(&p, d, 1);
+			assert_true(d == 48.0);
+		}
+	}
+}
+
+/* Long random walks of rises and falls: the reported desire after any
+ * number of steps is that of rho^k for the net number k of rises, and
+ * back at k = 0 the desire is exactly 1. */
+static void test_random_walk(void **state)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	size_t r;
+
+	(void)state;
+	for (r = 0; r < sizeof rhos / sizeof rhos[0]; r++) {
+		struct est_params p = params(4096);
+		double d = est_initial();
+		int k = 0, kmax = 0, i;
+
+		p.rho = rhos[r];
+		while (pow(p.rho, kmax + 1) < (double)p.max)
+			kmax++;
+		kmax = kmax < 12 ? kmax : 12;
+		for (i = 0; i < 1000000; i++) {
+			int up;
+
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			up = k == 0 ? 1 : k == kmax ? 0 : (int)(x >> 63);
+			d = step(&p, d, up);
+			k += up ? 1 : -1;
+			if (k == 0)
+				assert_true(d == 1.0);
+			assert_int_equal(est_report(&p, d),
+			                 (int)ceil(pow(p.rho, k)));
+		}
+	}
+}
+
 static void test_bad_params(void **state)
 {
 	struct est_params p = params(4);
@@ -193,6 +282,8 @@ int main(void)
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_clamped),
 		cmocka_unit_test(test_lemma4),
+		cmocka_unit_test(test_no_drift),
+		cmocka_unit_test(test_random_walk),
 		cmocka_unit_test(test_bad_params),
 		cmocka_unit_test(test_names),
 	};
