@@ -96,16 +96,21 @@ typedef struct asteal_worker_stats {
 	uint64_t sleeps;          /* times the worker slept for lack of work */
 	uint64_t mugs;            /* muggable deques taken over whole */
 	uint64_t leaves;          /* times the allotment took the worker away */
-	uint64_t work_ns;         /* time spent running tasks */
-	uint64_t steal_ns;        /* time spent looking for work (awake) */
-	uint64_t sleep_ns;        /* time spent asleep, allotted but idle */
-	uint64_t mug_ns;          /* time spent taking over deques */
-	uint64_t park_ns;         /* time spent parked, not allotted */
+	uint64_t work_ns;         /* CPU time running tasks */
+	uint64_t steal_ns;        /* CPU time looking for work (awake) */
+	uint64_t sleep_ns;        /* wall time asleep, allotted but idle */
+	uint64_t mug_ns;          /* CPU time taking over deques */
+	uint64_t park_ns;         /* wall time parked, not allotted */
+	uint64_t preempted_ns;    /* wall time allotted but not run: the thread
+	                             waited for its processor (another process
+	                             had it, or the thread had not started) */
+	uint64_t leave_ns;        /* wall time from being told to leave to
+	                             parking (revocation latency, not allotted) */
 } asteal_worker_stats;
 
-/* The job's adaptive scheduling so far (asteal_summary_get).  Waste is
- * steal + mug time; an allotted worker asleep for lack of work counts as
- * stealing (its processor is allotted and idle). */
+/* The job's adaptive scheduling so far (asteal_summary_get).  Work, steal
+ * and mug are CPU time; sleep, preempted and allotted wall time; allotted =
+ * work + steal + mug + sleep + preempted.  A-STEAL's usage is work + mug. */
 typedef struct asteal_summary {
 	const char *mode;         /* "asteal", "abp" or "static" */
 	uint64_t job_id;          /* the daemon's id for this job; 0 standalone */
@@ -116,6 +121,9 @@ typedef struct asteal_summary {
 	                             root task is in flight) */
 	int allotment;            /* the current allotment */
 	uint64_t work_ns, steal_ns, mug_ns, allotted_ns;
+	uint64_t sleep_ns;        /* allotted workers asleep for lack of work */
+	uint64_t preempted_ns;    /* allotted wall time the threads did not run */
+	uint64_t leave_ns;        /* workers told to leave, until they parked */
 	uint64_t inefficient, satisfied, deprived;  /* quanta of each class
 	                             (a quantum the job spent idle all
 	                             through, desire 0, has none) */

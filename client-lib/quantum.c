@@ -82,8 +82,7 @@ struct quantum {
 	uint64_t sent_at;                /* when it was sent */
 	uint64_t closable;               /* the next Feedback may close this
 	                                    quantum or a later one */
-	uint64_t since[4];               /* work, steal, mug, allotted since the
-	                                    daemon's Welcome */
+	struct usage_sum since;          /* usage since the daemon's Welcome */
 	uint64_t errors;                 /* Errors the daemon sent */
 	int waiting;                     /* no allotment yet: joining the
 	                                    daemon, whose first Allot decides */
@@ -99,9 +98,10 @@ struct quantum {
 	double desire;                   /* d_q, real (0 when idle) */
 	int idle;                        /* no root task in flight: desire 0 */
 	int availability, allotment;     /* p_q, a_q */
-	uint64_t (*last)[WS_COUNT];      /* each worker's accounting so far */
+	struct usage_times *last;        /* each worker's accounting so far */
 	/* Totals over finished quanta. */
-	uint64_t quanta, skipped, sum_allotment, work, steal, mug, allotted;
+	uint64_t quanta, skipped, sum_allotment;
+	struct usage_sum total;
 	uint64_t classes[EST_NCLASSES];
 };
 
@@ -244,10 +244,10 @@ static void feedback_fill(const struct runtime *rt, const struct quantum *qt,
 {
 	fb->desire = reported(qt, rt);
 	fb->desire_real = qt->desire;
-	fb->work_ns = qt->since[0];
-	fb->steal_ns = qt->since[1];
-	fb->mug_ns = qt->since[2];
-	fb->allotted_ns = qt->since[3];
+	fb->work_ns = qt->since.work;
+	fb->steal_ns = qt->since.steal;
+	fb->mug_ns = qt->since.mug;
+	fb->allotted_ns = qt->since.allotted;
 	fb->klass = klass;
 }
 
@@ -358,7 +358,8 @@ int quantum_config(struct runtime *rt)
 			goto fail;
 		}
 		fprintf(qt->trace, "quantum,time_ns,desire,desire_real,availability,"
-		        "allotment,work_ns,steal_ns,mug_ns,allotted_ns,class,clock_ns\n");
+		        "allotment,work_ns,steal_ns,mug_ns,allotted_ns,class,clock_ns,"
+		        "sleep_ns,preempted_ns,leave_ns\n");
 	}
 	qt->q = 1;
 	/* No root task yet: idle (desire 0) until asteal_run starts one. */
@@ -388,24 +389,19 @@ fail:
 static void quantum_close(struct runtime *rt, struct quantum *qt, uint64_t now,
                           struct link_feedback *fb)
 {
-	uint64_t work = 0, steal = 0, mug = 0, allotted, qstart;
+	struct usage_sum u = { 0 };
+	uint64_t qstart;
 	struct est_quantum m;
 	enum est_class cls = EST_NCLASSES;
 	double next = qt->desire;
-	int i, k, busy;
+	int i, busy;
 
 	for (i = 0; i < rt->nworkers; i++) {
-		uint64_t ns[WS_COUNT], d[WS_COUNT];
-		worker_accounting(&rt->workers[i], now, ns);
-		for (k = 0; k < WS_COUNT; k++) {
-			d[k] = ns[k] >= qt->last[i][k] ? ns[k] - qt->last[i][k] : 0;
-			qt->last[i][k] = ns[k];
-		}
-		work += d[WS_WORK];
-		steal += d[WS_STEAL] + d[WS_SLEEP];
-		mug += d[WS_MUG];
+		struct usage_times t;
+		usage_read(&rt->workers[i].usage, now, &t);
+		usage_sum_add(&u, &qt->last[i], &t);
+		qt->last[i] = t;
 	}
-	allotted = work + steal + mug;
 	/* Idle all through (it goes idle only here, and a root task it
 	 * sees wakes it): desire 0 throughout, nothing to judge.  (A root
 	 * task that ran and ended on workers not yet parked, before the
@@ -414,30 +410,27 @@ static void quantum_close(struct runtime *rt, struct quantum *qt, uint64_t now,
 	if (busy) {
 		m.desire = qt->desire;
 		m.allotment = qt->allotment;
-		m.nonsteal = (double)(work + mug);
-		m.allotted = (double)allotted;
+		m.nonsteal = (double)(u.work + u.mug);
+		m.allotted = (double)u.allotted;
 		next = est_next(&qt->est, &m, &cls);
 	}
 	qstart = qt->t0 + qt->q * qt->length;
 	if (qt->trace != NULL)
-		fprintf(qt->trace, "%llu,%lld,%d,%.4f,%d,%d,%llu,%llu,%llu,%llu,%s,%llu\n",
+		fprintf(qt->trace, "%llu,%lld,%d,%.4f,%d,%d,%llu,%llu,%llu,%llu,%s,"
+		        "%llu,%llu,%llu,%llu\n",
 		        (unsigned long long)qt->q, (long long)(qstart - qt->start),
 		        reported(qt, rt), qt->desire, qt->availability, qt->allotment,
-		        (unsigned long long)work, (unsigned long long)steal,
-		        (unsigned long long)mug, (unsigned long long)allotted,
-		        busy ? est_class_name(cls) : "idle", (unsigned long long)qstart);
+		        (unsigned long long)u.work, (unsigned long long)u.steal,
+		        (unsigned long long)u.mug, (unsigned long long)u.allotted,
+		        busy ? est_class_name(cls) : "idle", (unsigned long long)qstart,
+		        (unsigned long long)u.sleep, (unsigned long long)u.preempted,
+		        (unsigned long long)u.leave);
 	qt->quanta++;
 	qt->sum_allotment += (uint64_t)qt->allotment;
-	qt->work += work;
-	qt->steal += steal;
-	qt->mug += mug;
-	qt->allotted += allotted;
+	usage_sum_merge(&qt->total, &u);
 	if (busy)
 		qt->classes[cls]++;
-	qt->since[0] += work;
-	qt->since[1] += steal;
-	qt->since[2] += mug;
-	qt->since[3] += allotted;
+	usage_sum_merge(&qt->since, &u);
 	if (rt->mode != RT_MODE_ABP)
 		qt->desire = next;
 	/* Nothing left to run: desire 0 until a root task starts. */
@@ -609,7 +602,7 @@ static void try_connect(struct runtime *rt, struct quantum *qt, uint64_t now)
 	qt->retry_ns = Q_RETRY_MIN_NS;
 	qt->claim = link_job_id(qt->link);     /* ours again after a restart */
 	qt->heartbeat = lq.heartbeat_ns;
-	memset(qt->since, 0, sizeof(qt->since));
+	memset(&qt->since, 0, sizeof(qt->since));
 	qt->sent_desire = -1;
 	qt->closable = 0;
 	pthread_mutex_lock(&qt->lock);
@@ -854,6 +847,18 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The summary's usage fields from a sum. */
+static void summary_usage(asteal_summary *s, const struct usage_sum *u)
+{
+	s->work_ns = u->work;
+	s->steal_ns = u->steal;
+	s->mug_ns = u->mug;
+	s->sleep_ns = u->sleep;
+	s->preempted_ns = u->preempted;
+	s->leave_ns = u->leave;
+	s->allotted_ns = u->allotted;
+}
+
 /* Fill the job-wide summary (see asteal_summary in asteal.h). */
 void quantum_summary(struct runtime *rt, asteal_summary *s)
 {
@@ -874,10 +879,7 @@ void quantum_summary(struct runtime *rt, asteal_summary *s)
 		s->quanta = qt->quanta;
 		s->skipped = qt->skipped;
 		s->mean_allotment = qt->quanta ? (double)qt->sum_allotment / qt->quanta : 0;
-		s->work_ns = qt->work;
-		s->steal_ns = qt->steal;
-		s->mug_ns = qt->mug;
-		s->allotted_ns = qt->allotted;
+		summary_usage(s, &qt->total);
 		s->desire = qt->desire;
 		s->allotment = qt->allotment;
 		s->job_id = qt->job_id;
@@ -886,14 +888,14 @@ void quantum_summary(struct runtime *rt, asteal_summary *s)
 		s->deprived = qt->classes[EST_EFFICIENT_DEPRIVED];
 		pthread_mutex_unlock(&qt->lock);
 	} else {                /* static: no quanta, the workers' totals */
-		uint64_t now = qtime_now_ns(), ns[WS_COUNT];
+		struct usage_sum u = { 0 };
+		struct usage_times zero = { { 0 }, { 0 } }, t;
+		uint64_t now = qtime_now_ns();
 		for (i = 0; i < rt->nworkers; i++) {
-			worker_accounting(&rt->workers[i], now, ns);
-			s->work_ns += ns[WS_WORK];
-			s->steal_ns += ns[WS_STEAL] + ns[WS_SLEEP];
-			s->mug_ns += ns[WS_MUG];
+			usage_read(&rt->workers[i].usage, now, &t);
+			usage_sum_add(&u, &zero, &t);
 		}
-		s->allotted_ns = s->work_ns + s->steal_ns + s->mug_ns;
+		summary_usage(s, &u);
 		s->allotment = rt->nworkers;
 		s->mean_allotment = rt->nworkers;
 		s->desire = rt->nworkers;
@@ -924,15 +926,18 @@ void quantum_print_summary(struct runtime *rt)
 	quantum_summary(rt, &s);
 	fprintf(stderr, "asteal: mode=%s workers=%d quanta=%llu idle=%llu "
 	        "mean_allotment=%.2f "
-	        "work_s=%.3f waste=%.1f%% (steal %.3f s, mug %.3f s) mugs=%llu "
+	        "work_s=%.3f waste=%.1f%% (steal %.3f s, sleep %.3f s, mug %.3f s) "
+	        "preempted_s=%.3f leave_s=%.3f mugs=%llu "
 	        "revocations=%llu latency_us p50=%.1f p99=%.1f max=%.1f "
 	        "skipped=%llu\n",
 	        s.mode, s.workers, (unsigned long long)s.quanta,
 	        (unsigned long long)(s.quanta - s.inefficient - s.satisfied -
 	                             s.deprived), s.mean_allotment,
 	        s.work_ns * 1e-9,
-	        s.work_ns ? 100.0 * (double)(s.steal_ns + s.mug_ns) / (double)s.work_ns : 0.0,
-	        s.steal_ns * 1e-9, s.mug_ns * 1e-9, (unsigned long long)s.mugs,
+	        s.work_ns ? 100.0 * (double)(s.steal_ns + s.sleep_ns + s.mug_ns) /
+	                    (double)s.work_ns : 0.0,
+	        s.steal_ns * 1e-9, s.sleep_ns * 1e-9, s.mug_ns * 1e-9,
+	        s.preempted_ns * 1e-9, s.leave_ns * 1e-9, (unsigned long long)s.mugs,
 	        (unsigned long long)s.revocations, s.latency_p50_ns * 1e-3,
 	        s.latency_p99_ns * 1e-3, s.latency_max_ns * 1e-3,
 	        (unsigned long long)s.skipped);

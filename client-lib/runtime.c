@@ -197,6 +197,7 @@ static void rt_free(struct runtime *rt)
 static struct runtime *rt_create(int nworkers, size_t stack, int64_t limit)
 {
 	struct runtime *rt = calloc(1, sizeof(*rt));
+	uint64_t now;
 	int i;
 
 	if (rt == NULL)
@@ -252,9 +253,17 @@ static struct runtime *rt_create(int nworkers, size_t stack, int64_t limit)
 		errno = e;
 		return NULL;
 	}
-	/* Workers beyond the first allotment start parked (no revocation). */
-	for (i = rt->allotment; i < nworkers; i++)
+	/* Every worker's time counts from now: one in the first allotment
+	 * is allotted even before its thread first runs (that wait is
+	 * preempted time, as when the kernel keeps it off its processor); the
+	 * others start told to leave (no revocation). */
+	now = qtime_now_ns();
+	for (i = 0; i < nworkers; i++)
+		usage_init(&rt->workers[i].usage, now, WS_STEAL);
+	for (i = rt->allotment; i < nworkers; i++) {
+		usage_leave(&rt->workers[i].usage, now);
 		atomic_store(&rt->workers[i].hot.flags, RT_LEAVE);
+	}
 	return rt;
 }
 
@@ -293,6 +302,7 @@ int asteal_start(const asteal_options *o)
 		                     &rt->workers[i]);
 		if (err != 0)
 			break;
+		usage_attach(&rt->workers[i].usage, rt->workers[i].thread);
 	}
 	if (i == nworkers && quantum_start(rt) < 0)
 		err = errno;
@@ -323,10 +333,10 @@ static void print_stats(void)
 		return;
 	n = asteal_stats(st, RT_MAX_WORKERS);
 	fprintf(stderr, "asteal: worker    tasks   pushed   steals/attempts    stolen  "
-	        "suspends  sleeps  work_s  steal_s  sleep_s\n");
+	        "suspends  sleeps  work_s  steal_s  sleep_s  preempt_s  leave_s\n");
 	for (i = 0; i < n; i++)
 		fprintf(stderr, "asteal: %6d %8llu %8llu %8llu/%-8llu %8llu %8llu %7llu "
-		        "%7.3f %8.3f %8.3f\n",
+		        "%7.3f %8.3f %8.3f %10.3f %8.3f\n",
 		        i, (unsigned long long)st[i].tasks,
 		        (unsigned long long)st[i].pushed,
 		        (unsigned long long)st[i].steals,
@@ -334,7 +344,8 @@ static void print_stats(void)
 		        (unsigned long long)st[i].stolen,
 		        (unsigned long long)st[i].suspends,
 		        (unsigned long long)st[i].sleeps, st[i].work_ns * 1e-9,
-		        st[i].steal_ns * 1e-9, st[i].sleep_ns * 1e-9);
+		        st[i].steal_ns * 1e-9, st[i].sleep_ns * 1e-9,
+		        st[i].preempted_ns * 1e-9, st[i].leave_ns * 1e-9);
 }
 
 /* Stop the runtime and free its threads and memory. */
@@ -444,14 +455,18 @@ int asteal_stats(asteal_worker_stats *out, int n)
 	for (i = 0; i < n; i++) {
 		struct worker *w = &rt->workers[i];
 		struct wstats *s = &w->st;
-		uint64_t ns[WS_COUNT];
+		struct usage_times base, t;
+		struct usage_sum u = { 0 };
 		int k;
 
-		worker_accounting(w, now, ns);
+		usage_read(&w->usage, now, &t);
 		for (k = 0; k < WS_COUNT; k++) {
-			uint64_t b = atomic_load_explicit(&s->base[k], memory_order_relaxed);
-			ns[k] = ns[k] > b ? ns[k] - b : 0;
+			base.wall[k] = atomic_load_explicit(&s->base_wall[k],
+			                                    memory_order_relaxed);
+			base.cpu[k] = atomic_load_explicit(&s->base_cpu[k],
+			                                   memory_order_relaxed);
 		}
+		usage_sum_add(&u, &base, &t);
 		out[i].tasks = atomic_load_explicit(&s->tasks, memory_order_relaxed);
 		out[i].pushed = atomic_load_explicit(&s->pushed, memory_order_relaxed);
 		out[i].steal_attempts = atomic_load_explicit(&s->steal_attempts,
@@ -462,11 +477,13 @@ int asteal_stats(asteal_worker_stats *out, int n)
 		out[i].sleeps = atomic_load_explicit(&s->sleeps, memory_order_relaxed);
 		out[i].mugs = atomic_load_explicit(&s->mugs, memory_order_relaxed);
 		out[i].leaves = atomic_load_explicit(&s->leaves, memory_order_relaxed);
-		out[i].work_ns = ns[WS_WORK];
-		out[i].steal_ns = ns[WS_STEAL];
-		out[i].sleep_ns = ns[WS_SLEEP];
-		out[i].mug_ns = ns[WS_MUG];
-		out[i].park_ns = ns[WS_PARK];
+		out[i].work_ns = u.work;
+		out[i].steal_ns = u.steal;
+		out[i].sleep_ns = u.sleep;
+		out[i].mug_ns = u.mug;
+		out[i].park_ns = u.park;
+		out[i].preempted_ns = u.preempted;
+		out[i].leave_ns = u.leave;
 	}
 	return n;
 }
@@ -484,7 +501,7 @@ void asteal_stats_reset(void)
 	for (i = 0; i < rt->nworkers; i++) {
 		struct worker *w = &rt->workers[i];
 		struct wstats *s = &w->st;
-		uint64_t ns[WS_COUNT];
+		struct usage_times t;
 		atomic_store(&s->tasks, 0);
 		atomic_store(&s->pushed, 0);
 		atomic_store(&s->steal_attempts, 0);
@@ -494,9 +511,11 @@ void asteal_stats_reset(void)
 		atomic_store(&s->sleeps, 0);
 		atomic_store(&s->mugs, 0);
 		atomic_store(&s->leaves, 0);
-		worker_accounting(w, now, ns);
-		for (k = 0; k < WS_COUNT; k++)
-			atomic_store(&s->base[k], ns[k]);
+		usage_read(&w->usage, now, &t);
+		for (k = 0; k < WS_COUNT; k++) {
+			atomic_store(&s->base_wall[k], t.wall[k]);
+			atomic_store(&s->base_cpu[k], t.cpu[k]);
+		}
 	}
 }
 

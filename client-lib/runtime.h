@@ -21,6 +21,7 @@
 #include "asteal.h"
 #include "deque.h"
 #include "fiber.h"
+#include "usage.h"
 #include "util.h"
 
 #define RT_MAX_WORKERS 1024
@@ -59,11 +60,6 @@ static inline void group_start(asteal_group *g)
 	g->state = GROUP_BUSY;
 }
 
-/* What a worker is doing, for the time accounting.  WS_SLEEP is an
- * allotted worker asleep for lack of work (its processor is idle: steal
- * time to A-STEAL); WS_PARK is a worker the allotment does not include. */
-enum wstate { WS_WORK, WS_STEAL, WS_SLEEP, WS_MUG, WS_PARK, WS_COUNT };
-
 enum after_kind { AFTER_NONE, AFTER_RELEASE, AFTER_SUSPEND, AFTER_PARK };
 
 /* hot.flags bits */
@@ -72,17 +68,15 @@ enum after_kind { AFTER_NONE, AFTER_RELEASE, AFTER_SUSPEND, AFTER_PARK };
 /* Scheduling modes (ASTEAL_MODE). */
 enum rt_mode { RT_MODE_ASTEAL, RT_MODE_ABP, RT_MODE_STATIC };
 
-/* Per-worker counters, written only by their worker (relaxed).  The time
- * counters ns[] only grow (the quantum accounting takes differences);
- * asteal_stats_reset moves base[] instead of zeroing them.  seq is a
- * sequence lock over state, since and ns[] for readers on other threads:
- * odd while the worker changes them. */
+/* Per-worker counters, written only by their worker (relaxed).  The
+ * times are in the worker's usage (usage.h), which only grows;
+ * asteal_stats_reset moves base_wall[] and base_cpu[] instead of zeroing
+ * them, so that the quantum accounting's differences stay right. */
 struct wstats {
 	_Atomic uint64_t tasks, pushed, steal_attempts, steals, stolen, suspends, sleeps;
 	_Atomic uint64_t mugs, leaves;
-	_Atomic uint32_t seq;
-	_Atomic uint64_t ns[WS_COUNT];
-	_Atomic uint64_t base[WS_COUNT];
+	_Atomic uint64_t base_wall[WS_COUNT];
+	_Atomic uint64_t base_cpu[WS_COUNT];
 };
 
 struct worker {
@@ -100,8 +94,7 @@ struct worker {
 	asteal_group *after_group;
 	int64_t after_count;
 	uint64_t rng;
-	_Atomic int state;             /* enum wstate, for the time accounting */
-	_Atomic uint64_t since;        /* when state was entered */
+	struct usage usage;            /* time per state, wall and CPU */
 	void *altstack;                /* signal stack for guard-page faults */
 	/* Allotment (under rt->park_lock): parked is 1 while the worker waits
 	 * in park(); leave_t0 is when the link asked it to leave. */
@@ -184,7 +177,6 @@ struct runtime {
 
 /* worker.c */
 void *worker_main(void *arg);
-void worker_accounting(struct worker *w, uint64_t now, uint64_t ns[WS_COUNT]);
 void worker_allot(struct runtime *rt, int allotment, const int *cpus,
                   uint64_t now, uint64_t tag);
 void worker_notify(struct runtime *rt);

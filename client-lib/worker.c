@@ -93,51 +93,16 @@ static void futex_wake(_Atomic uint32_t *addr, int n)
 	syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
 }
 
-/* Enter a new accounting state at time now, charging the time spent in the
- * old one.  The sequence lock lets the link thread read a consistent
- * (state, since, ns[]) from another thread; every access is seq_cst, so
- * the argument is the plain one: a reader that sees the same even sequence
- * number before and after its reads saw no change in between.  A few
- * stores per state change, never per task. */
+/* Enter a new accounting state at time now (usage.h). */
 static void set_state_at(struct worker *w, int s, uint64_t now)
 {
-	int old = atomic_load_explicit(&w->state, memory_order_relaxed);
-	uint64_t since = atomic_load_explicit(&w->since, memory_order_relaxed);
-	uint32_t q = atomic_load_explicit(&w->st.seq, memory_order_relaxed);
-
-	atomic_store(&w->st.seq, q + 1);
-	if (now > since)
-		atomic_store(&w->st.ns[old], atomic_load_explicit(&w->st.ns[old],
-		             memory_order_relaxed) + (now - since));
-	atomic_store(&w->state, s);
-	atomic_store(&w->since, now);
-	atomic_store(&w->st.seq, q + 2);
+	usage_enter(&w->usage, s, now);
 }
 
 /* Enter a new accounting state now. */
 static void set_state(struct worker *w, int s)
 {
-	set_state_at(w, s, qtime_now_ns());
-}
-
-/* The worker's time in each state up to now (the interval in progress
- * included), read consistently from any thread. */
-void worker_accounting(struct worker *w, uint64_t now, uint64_t ns[WS_COUNT])
-{
-	uint32_t q1, q2;
-	int k, st;
-	uint64_t since;
-
-	do {
-		q1 = atomic_load(&w->st.seq);
-		for (k = 0; k < WS_COUNT; k++)
-			ns[k] = atomic_load(&w->st.ns[k]);
-		st = atomic_load(&w->state);
-		since = atomic_load(&w->since);
-		q2 = atomic_load(&w->st.seq);
-	} while ((q1 & 1) || q1 != q2);
-	if (since != 0 && now > since)
-		ns[st] += now - since;
+	usage_enter(&w->usage, s, qtime_now_ns());
 }
 
 /* The worker's ready limit adapts to its thieves.  It starts at the
@@ -545,6 +510,7 @@ void worker_allot(struct runtime *rt, int allotment, const int *cpus,
 		struct worker *w = &rt->workers[i];
 		uint32_t f = atomic_load(&w->hot.flags);
 		if (i < allotment && (f & RT_LEAVE)) {
+			usage_back(&w->usage, now);
 			atomic_store(&w->hot.flags, f & ~RT_LEAVE);
 			if (w->parked)
 				futex_wake(&w->hot.flags, 1);
@@ -564,6 +530,7 @@ void worker_allot(struct runtime *rt, int allotment, const int *cpus,
 			rt->revokes[ev].pending++;
 			w->leave_ev = ev;
 			w->leave_t0 = now;
+			usage_leave(&w->usage, now);
 			/* Flag first, then unstock (see restock). */
 			atomic_store(&w->hot.flags, f | RT_LEAVE);
 			atomic_store(worker_stocked(w), 0);
@@ -937,8 +904,6 @@ void *worker_main(void *arg)
 	if (w->altstack != NULL)
 		sigaltstack(&ss, NULL);
 	fiber_init_native(&w->native);
-	atomic_store_explicit(&w->since, qtime_now_ns(), memory_order_relaxed);
-	atomic_store_explicit(&w->state, WS_STEAL, memory_order_relaxed);
 	f = w->cur;                     /* a fiber made by asteal_start */
 	w->cur = &w->native;
 	switch_to(w, f);

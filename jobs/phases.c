@@ -14,7 +14,13 @@
  * has a closed form, M * (sum of all seeds) + (number of units) * A, which
  * checks that every unit ran exactly once without redoing the work.
  *
- *   phases ITERATIONS [--w1 US] [--w2 US] [--h H] [--serial] [--workers W]
+ *   phases ITERATIONS [--w1 US] [--w2 US] [--h H] [--phase-log FILE]
+ *          [--serial] [--workers W]
+ *
+ * --phase-log FILE writes one line as each phase starts, "serial NS" or
+ * "parallel NS", and "end NS" after the last, NS on the quanta's clock
+ * (CLOCK_MONOTONIC, proto/qtime.h), so that a test can line the phases up
+ * with the quanta of an ASTEAL_TRACE.
  */
 #include <inttypes.h>
 #include <stdint.h>
@@ -24,12 +30,15 @@
 
 #include "asteal.h"
 #include "common.h"
+#include "qtime.h"
 
 #define NAME "phases"
-#define PH_USAGE "ITERATIONS [--w1 US] [--w2 US] [--h H] [--serial] [--workers W]\n" \
+#define PH_USAGE "ITERATIONS [--w1 US] [--w2 US] [--h H] [--phase-log FILE] [--serial]\n" \
+	"  [--workers W]\n" \
 	"  ITERATIONS 1..1000000; --w1: serial units (us) per iteration, default 40000;\n" \
 	"  --w2: units per parallel task, default 8000; --h: tasks per parallel phase\n" \
-	"  (1..1000000), default 16; W1 and W2 in 0..10000000"
+	"  (1..1000000), default 16; W1 and W2 in 0..10000000; --phase-log: write\n" \
+	"  \"serial NS\", \"parallel NS\" as each phase starts, \"end NS\" after the last"
 #define PH_MAX_ITERATIONS 1000000L
 #define PH_MAX_UNITS 10000000L
 #define PH_MAX_H 1000000L
@@ -43,6 +52,7 @@ struct ph_params {
 	long w1;	/* units of each serial phase */
 	long w2;	/* units of each parallel task */
 	long h;		/* tasks of each parallel phase */
+	FILE *log;	/* --phase-log, or NULL */
 };
 
 /* One parallel phase: the tasks of iteration `iter` write partial[task]. */
@@ -133,6 +143,13 @@ static void ph_serial(struct ph_run *r)
 	}
 }
 
+/* Note the start of a phase in the phase log, if any. */
+static void ph_log(const struct ph_params *p, const char *what)
+{
+	if (p->log != NULL)
+		fprintf(p->log, "%s %llu\n", what, (unsigned long long)qtime_now_ns());
+}
+
 /* The root task: each iteration's serial phase, then its h tasks by asteal_for with grain 1. */
 static void ph_root(void *arg)
 {
@@ -141,13 +158,16 @@ static void ph_root(void *arg)
 
 	r->sum = 0;
 	for (ph.iter = 0; ph.iter < r->p->iterations; ph.iter++) {
+		ph_log(r->p, "serial");
 		r->sum += ph_work(ph.iter, 0, r->p->w1);
+		ph_log(r->p, "parallel");
 		if (asteal_for(0, r->p->h, 1, ph_tasks, &ph) < 0) {
 			r->failed = 1;
 			return;
 		}
 		r->sum += ph_sum_partials(r);
 	}
+	ph_log(r->p, "end");
 }
 
 /* The expected result in closed form: a unit maps its seed s to M*s + A. */
@@ -189,6 +209,7 @@ static void ph_parse(int argc, char **argv, struct ph_params *p)
 	p->w1 = 40000;
 	p->w2 = 8000;
 	p->h = 16;
+	p->log = NULL;
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--w1") == 0) {
 			ph_flag(argc, argv, i++, 0, PH_MAX_UNITS, &p->w1);
@@ -196,6 +217,14 @@ static void ph_parse(int argc, char **argv, struct ph_params *p)
 			ph_flag(argc, argv, i++, 0, PH_MAX_UNITS, &p->w2);
 		} else if (strcmp(argv[i], "--h") == 0) {
 			ph_flag(argc, argv, i++, 1, PH_MAX_H, &p->h);
+		} else if (strcmp(argv[i], "--phase-log") == 0) {
+			if (i + 1 >= argc || p->log != NULL)
+				job_usage(NAME, PH_USAGE);
+			p->log = fopen(argv[++i], "w");
+			if (p->log == NULL) {
+				perror(argv[i]);
+				exit(JOB_EXIT_USAGE);
+			}
 		} else {
 			if (have || job_parse_long(argv[i], 1, PH_MAX_ITERATIONS,
 			                           &p->iterations) < 0)
@@ -246,5 +275,9 @@ int main(int argc, char **argv)
 	job_runtime_start(NAME, &c);
 	rc = ph_main(&p, &c);
 	job_runtime_stop(&c);
+	if (p.log != NULL && fclose(p.log) != 0) {
+		perror(NAME ": --phase-log");
+		rc = rc ? rc : JOB_EXIT_WRONG;
+	}
 	return rc;
 }

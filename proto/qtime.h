@@ -6,7 +6,7 @@
  * history's times).
  *
  * Header-only: each call is one clock_gettime, through the vDSO (no system
- * call).  Needs _POSIX_C_SOURCE >= 199309L, as the whole tree is built
+ * call) but for the threads' CPU clocks (qtime_cpu_ns).  Needs _POSIX_C_SOURCE >= 199309L, as the whole tree is built
  * with _GNU_SOURCE.
  */
 #ifndef ASTEAL_QTIME_H
@@ -33,6 +33,20 @@ static inline uint64_t qtime_wall_ns(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Nanoseconds a thread has run, on its CPU clock c (CLOCK_THREAD_CPUTIME_ID
+ * for the calling thread, pthread_getcpuclockid for another) into *ns; -1
+ * when it cannot be read (the thread has ended).  Unlike the two above, a
+ * system call: read it where state changes, never per task. */
+static inline int qtime_cpu_ns(clockid_t c, uint64_t *ns)
+{
+	struct timespec ts;
+
+	if (clock_gettime(c, &ts) < 0)
+		return -1;
+	*ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return 0;
 }
 
 #endif

@@ -5,9 +5,12 @@
 #     random availability profile (1 ms quanta, 4 workers): check=ok and
 #     the same result in every mode; in every trace row the allotment is
 #     min(desire, availability);
-#  2. desire rises to the worker count on a highly parallel job (fib);
-#  3. on phases with long serial phases, desire falls to 1 during the
-#     serial phases and rises again in the parallel ones.
+#  2. desire rises to the worker count on a highly parallel job (fib),
+#     unless its threads were preempted;
+#  3. on phases with long serial phases, desire falls to 1 within
+#     log_rho(workers) quanta of each serial phase and rises to the worker
+#     count within as many of each parallel one;
+#  4. a job whose CPU a hog shares is inefficient and asks for less.
 # ASTEAL_TEST_SAN (asan or tsan) selects smaller sizes.
 set -u
 
@@ -40,18 +43,19 @@ args() {
 }
 
 # Every trace row: allotment (col 6) = min(desire (3), availability (5)),
-# allotted (10) = work + steal + mug (7, 8, 9); quanta (1) rise from 1
+# allotted (10) = work + steal + mug + sleep + preempted (7, 8, 9, 13, 14);
+# quanta (1) rise from 1
 # (a boundary the link thread was late for is skipped, not queued), and
 # each row's clock time (12) is the start of its quantum on the grid:
 # the first row's plus L for each quantum since.
 check_trace() {
 	[ -s "$1" ] || fail "no trace $1"
-	head -1 "$1" | grep -q '^quantum,time_ns,desire,desire_real,availability,allotment,work_ns,steal_ns,mug_ns,allotted_ns,class,clock_ns$' ||
+	head -1 "$1" | grep -q '^quantum,time_ns,desire,desire_real,availability,allotment,work_ns,steal_ns,mug_ns,allotted_ns,class,clock_ns,sleep_ns,preempted_ns,leave_ns$' ||
 		fail "bad trace header in $1"
 	awk -F, -v L="${2:-1000000}" 'NR > 1 {
 		m = ($3 < $5) ? $3 : $5
 		if ($6 != m) { print "row " $1 ": allotment " $6 " != min(" $3 ", " $5 ")"; bad = 1 }
-		if ($10 != $7 + $8 + $9) { print "row " $1 ": allotted != work+steal+mug"; bad = 1 }
+		if ($10 != $7 + $8 + $9 + $13 + $14) { print "row " $1 ": allotted != work+steal+mug+sleep+preempted"; bad = 1 }
 		if (NR == 2 && $1 != 1) { print "first quantum " $1; bad = 1 }
 		if (NR > 2 && $1 <= q) { print "row " NR ": quantum " $1 " after " q; bad = 1 }
 		if (NR == 2) { c0 = $12; q0 = $1 }
@@ -88,31 +92,139 @@ for job in fib nqueens cilksort matmul uts phases; do
 	done
 done
 
+# The worker count for parts 2 to 4: usage is measured on the threads' CPU
+# clocks, so more workers than CPUs could never look efficient.
+W=$(nproc)
+[ "$W" -le 4 ] || W=4
+[ "$W" -ge 2 ] || { echo "skip: parts 2-4 need 2 CPUs"; echo ok; exit 0; }
+echo "$W" >"$tmp/all"
+
+# check_rows TRACE KIND [PHASE_LOG]: the estimator's reaction in the trace
+# of a run with W workers, all available (ASTEAL_PROFILE all), rho 1.5:
+#   fib     the job is never inefficient but when preempted (10% of its
+#           allotted time or more) or in its last two quanta, and its desire
+#           reaches W unless preemption kept it from k = ceil(log_rho W)
+#           efficient quanta in a row;
+#   phases  in each parallel phase the reported desire is W within k full
+#           quanta of the phase's start, plus the quanta it was excused (a
+#           boundary skipped, or inefficient while preempted); in each
+#           serial phase it is 1 within k full quanta;
+#   hog     (a CPU hog shares one of the job's CPUs) some quantum at
+#           allotment W is inefficient with a fifth of its allotted time
+#           preempted, the desire falls after it, and a third of the quanta
+#           or more ask for less than W.
+check_rows() {
+	python3 - "$@" "$W" <<'EOF' || fail "$2: $1"
+import math, sys
+trace, kind = sys.argv[1], sys.argv[2]
+log = sys.argv[3] if len(sys.argv) > 4 else None
+W = int(sys.argv[-1])
+k = math.ceil(math.log(W) / math.log(1.5))
+L = 1000000
+rows = []
+for line in open(trace).read().split("\n")[1:]:
+    f = line.split(",")
+    if len(f) < 15:
+        continue
+    r = dict(q=int(f[0]), d=int(f[2]), dr=float(f[3]), a=int(f[5]),
+             use=int(f[6]) + int(f[8]), al=int(f[9]), cls=f[10],
+             clk=int(f[11]), pre=int(f[13]))
+    if r["cls"] != "idle":
+        rows.append(r)
+def preempted(r):
+    return r["al"] > 0 and r["pre"] >= 0.1 * r["al"]
+def excused(r):
+    return r["cls"] == "inefficient" and preempted(r)
+bad = []
+if kind == "fib":
+    run = best = 0
+    for r in rows[:-2]:
+        if r["cls"] == "inefficient" and not preempted(r):
+            bad.append("quantum %d inefficient, preempted %d of %d ns"
+                       % (r["q"], r["pre"], r["al"]))
+        run = run + 1 if r["cls"] != "inefficient" else 0
+        best = max(best, run)
+    top = max(r["d"] for r in rows)
+    print("fib: %d quanta, highest desire %d of %d, %d efficient in a row"
+          % (len(rows), top, W, best))
+    if top < W and best > k:
+        bad.append("desire rose only to %d of %d" % (top, W))
+elif kind == "phases":
+    marks = [l.split() for l in open(log).read().split("\n") if l]
+    checked = [0, 0]
+    for (what, t), (_, t_end) in zip(marks, marks[1:]):
+        t, t_end = int(t), int(t_end)
+        inside = [r for r in rows if r["clk"] >= t and r["clk"] + L <= t_end]
+        if len(inside) < k + 3:
+            continue
+        q0 = inside[0]["q"]
+        want = W if what == "parallel" else 1
+        limit = q0 + k
+        for r in inside:
+            if r["q"] > limit:
+                break
+            if what == "parallel" and excused(r):
+                limit += 1
+        limit += sum(b["q"] - a["q"] - 1 for a, b in zip(inside, inside[1:])
+                     if b["q"] <= limit)
+        hit = [r["q"] for r in inside if r["d"] == want and r["q"] <= limit]
+        checked[what == "parallel"] += 1
+        if not hit:
+            bad.append("%s phase from quantum %d: desire not %d by quantum %d: %s"
+                       % (what, q0, want, limit,
+                          [(r["q"], r["d"], r["cls"]) for r in inside[:limit - q0 + 1]]))
+    print("phases: %d serial and %d parallel phases checked (k = %d)"
+          % (checked[0], checked[1], k))
+    if checked[0] < 2 or checked[1] < 2:
+        bad.append("too few phases long enough to check")
+else:
+    hits = [i for i, r in enumerate(rows[:-3])
+            if r["a"] == W and r["cls"] == "inefficient" and r["pre"] >= 0.2 * r["al"]
+            and rows[i + 1]["dr"] < r["dr"]]
+    less = sum(1 for r in rows if r["d"] < W)
+    print("hog: %d quanta, %d inefficient while preempted then lower, %d asked for"
+          " less than %d" % (len(rows), len(hits), less, W))
+    if not hits or less * 3 < len(rows):
+        bad.append("the preempted job did not ask for less")
+for b in bad[:5]:
+    print(b)
+sys.exit(1 if bad else 0)
+EOF
+}
+
 # 2. Desire rises to the worker count on fib (all processors available),
 # on a fib large enough to last 20 quanta on this build.
 n=24
 while :; do
-	ASTEAL_WORKERS=4 ASTEAL_QUANTUM_MS=1 ASTEAL_TRACE="$tmp/fib.csv" \
-		"$build/jobs/fib" $n >/dev/null || fail "fib $n"
+	ASTEAL_WORKERS=$W ASTEAL_QUANTUM_MS=1 ASTEAL_PROFILE="$tmp/all" \
+		ASTEAL_TRACE="$tmp/fib.csv" "$build/jobs/fib" $n >/dev/null || fail "fib $n"
 	[ "$(wc -l <"$tmp/fib.csv")" -gt 20 ] || [ $n -ge 38 ] && break
 	n=$((n + 2))
 done
 check_trace "$tmp/fib.csv"
-max=$(awk -F, 'NR > 1 && $3 > m { m = $3 } END { print m + 0 }' "$tmp/fib.csv")
-echo "fib $n: $(($(wc -l <"$tmp/fib.csv") - 1)) quanta, highest desire $max"
-[ "$max" -eq 4 ] || fail "desire on fib rose only to $max of 4"
+check_rows "$tmp/fib.csv" fib
 
-# 3. phases: 40 ms serial phases between 8-way parallel ones (long enough
-# that a stall of a few quanta under load does not hide a swing); desire falls
-# to 1 in each serial phase and climbs back to 4 in the parallel ones.
-ASTEAL_WORKERS=4 ASTEAL_QUANTUM_MS=1 ASTEAL_TRACE="$tmp/phases.csv" \
-	"$build/jobs/phases" 4 --w1 40000 --w2 20000 --h 8 >/dev/null || fail "phases"
+# 3. phases: 40 ms serial phases between 8-way parallel ones, on a scripted
+# profile (all W available); the desire follows each phase within
+# log_rho(W) quanta (check_rows).
+ASTEAL_WORKERS=$W ASTEAL_QUANTUM_MS=1 ASTEAL_PROFILE="$tmp/all" \
+	ASTEAL_TRACE="$tmp/phases.csv" "$build/jobs/phases" 4 --w1 40000 \
+	--w2 20000 --h 8 --phase-log "$tmp/phases.log" >/dev/null || fail "phases"
 check_trace "$tmp/phases.csv"
-swings=$(awk -F, 'NR > 1 {
-	if ($3 >= 4 && !high) { high = 1; rises++ }
-	if ($3 == 1 && high) { high = 0; falls++ }
-} END { print rises + 0, falls + 0 }' "$tmp/phases.csv")
-echo "phases: desire rose to 4 and fell to 1 (rises falls): $swings"
-set -- $swings
-[ "$1" -ge 3 ] && [ "$2" -ge 3 ] || fail "desire did not follow the phases: $swings"
+check_rows "$tmp/phases.csv" phases "$tmp/phases.log"
+
+# 4. A CPU hog on the job's CPU 1 (the job may run on 0 and 1): the
+# preempted job is inefficient and asks for less (check_rows).
+taskset -c 1 sh -c 'while :; do :; done' &
+hog=$!
+n=36
+[ -n "$san" ] && n=30
+ASTEAL_WORKERS=2 ASTEAL_QUANTUM_MS=1 ASTEAL_PROFILE="$tmp/all" \
+	ASTEAL_TRACE="$tmp/hog.csv" taskset -c 0,1 "$build/jobs/fib" $n >/dev/null
+rc=$?
+kill $hog
+wait $hog 2>/dev/null
+[ $rc -eq 0 ] || fail "fib $n beside a hog: exit $rc"
+check_trace "$tmp/hog.csv"
+W=2 check_rows "$tmp/hog.csv" hog
 echo ok

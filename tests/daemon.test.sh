@@ -98,7 +98,8 @@ trace_grids() {
 	py '
 import sys
 head = ("quantum,time_ns,desire,desire_real,availability,allotment,work_ns,"
-        "steal_ns,mug_ns,allotted_ns,class,clock_ns")
+        "steal_ns,mug_ns,allotted_ns,class,clock_ns,sleep_ns,preempted_ns,"
+        "leave_ns")
 lines = open(sys.argv[1]).read().split("\n")[:-1]  # the last is not complete
 if not lines or lines[0] != head:
     sys.exit("%s: no trace header" % sys.argv[1])
@@ -291,7 +292,8 @@ sys.exit(1 if bad or len(both) < 10 else 0)' "$tmp/ta.csv" "$tmp/tb.csv" ||
 	flunk "the two jobs' traces do not share the grid"
 
 # ---- 5. SIGKILL gives the CPUs back at the next tick ----
-# Two jobs share the CPUs (each holds some, and wants more); one is killed,
+# Two jobs share the CPUs (each holds some, and wants more: ABP mode, whose
+# desire no preemption by other processes lowers); one is killed,
 # at any moment, then (another) just after it spoke: its last message and
 # its end reach the daemon between the same two ticks.
 both_in() { [ "$(sql "select count(*) from jobs where pid in ($victim, $survivor) and end_ns is null")" -eq 2 ]; }
@@ -311,7 +313,7 @@ grown() { [ -n "$(sql "select first_quantum from allotments where job = $sv and 
 # nothing ran for a second), and there was nothing to give back.
 kill_check() {
 	what=$1
-	"$build/jobs/phases" 1 --w1 1 --w2 3000000 --h 64 >/dev/null 2>&1 &
+	ASTEAL_MODE=abp "$build/jobs/phases" 1 --w1 1 --w2 3000000 --h 64 >/dev/null 2>&1 &
 	victim=$!
 	wait_for 10 both_in || fail "the two jobs did not register"
 	wait_for 10 split || fail "the two jobs did not come to share the CPUs: $("$build/bin/asteal" jobs)"
@@ -350,7 +352,7 @@ kill_check() {
 		flunk "$what: its CPUs came back $((gq - kq)) quanta after its last one ($skipped ticks skipped)"
 }
 if [ "$P" -ge 2 ]; then
-	"$build/jobs/phases" 1 --w1 1 --w2 3000000 --h 64 >/dev/null 2>&1 &
+	ASTEAL_MODE=abp "$build/jobs/phases" 1 --w1 1 --w2 3000000 --h 64 >/dev/null 2>&1 &
 	survivor=$!
 	in_history() { [ "$(sql "select count(*) from jobs where pid = $survivor")" -eq 1 ]; }
 	wait_for 10 in_history || fail "the job to survive did not register"

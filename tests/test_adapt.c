@@ -242,7 +242,7 @@ static void test_static(void **state)
 
 /* One row of the ASTEAL_TRACE file. */
 struct trace_row {
-	unsigned long long q, w, st, mg, al, clk;
+	unsigned long long q, w, st, mg, al, clk, sl, pre, lv;
 	long long t;
 	int d, av, a;
 	double dr;
@@ -267,7 +267,7 @@ static FILE *trace_open(void)
 	assert_non_null(fgets(line, sizeof(line), f));
 	assert_string_equal(line, "quantum,time_ns,desire,desire_real,availability,"
 	                    "allotment,work_ns,steal_ns,mug_ns,allotted_ns,class,"
-	                    "clock_ns\n");
+	                    "clock_ns,sleep_ns,preempted_ns,leave_ns\n");
 	return f;
 }
 
@@ -277,9 +277,9 @@ static int trace_next(FILE *f, char *line, size_t len, struct trace_row *r)
 	if (fgets(line, (int)len, f) == NULL)
 		return 0;
 	assert_int_equal(sscanf(line, "%llu,%lld,%d,%lf,%d,%d,%llu,%llu,%llu,"
-	                        "%llu,%31[a-z],%llu", &r->q, &r->t, &r->d, &r->dr,
-	                        &r->av, &r->a, &r->w, &r->st, &r->mg, &r->al,
-	                        r->cls, &r->clk), 12);
+	                        "%llu,%31[a-z],%llu,%llu,%llu,%llu", &r->q, &r->t,
+	                        &r->d, &r->dr, &r->av, &r->a, &r->w, &r->st, &r->mg,
+	                        &r->al, r->cls, &r->clk, &r->sl, &r->pre, &r->lv), 15);
 	return 1;
 }
 
@@ -328,7 +328,7 @@ static void test_trace(void **state)
 			assert_true(r.dr >= 1.0 && r.dr <= 3.0 &&
 			            r.d == (int)r.dr + (r.dr > (int)r.dr));
 		}
-		assert_int_equal(r.al, r.w + r.st + r.mg);
+		assert_int_equal(r.al, r.w + r.st + r.mg + r.sl + r.pre);
 	}
 	fclose(f);
 	assert_true(rows >= (long)s.quanta && rows > 0);

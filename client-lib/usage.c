@@ -1,0 +1,254 @@
+/*
+ * usage.c - a worker's time accounting on the wall and CPU clocks (see
+ * usage.h for what each state means and how the leave window splits an
+ * interval).
+ *
+ * Every access to the sequence-locked fields is seq_cst, so the argument
+ * is the plain one: a reader that sees the same even sequence number
+ * before and after its reads saw no change in between.  The worker reads
+ * its CPU clock (a system call, about 0.35 us here) at state changes only:
+ * a few per steal, none per task.
+ */
+#include "usage.h"
+
+#include <string.h>
+
+#include "qtime.h"
+
+/* The leave window as read at one moment. */
+struct window {
+	uint64_t leave, leave_cpu, back, back_cpu;
+};
+
+/* Start the accounting before the thread exists. */
+void usage_init(struct usage *u, uint64_t now, int s)
+{
+	int k;
+
+	atomic_store(&u->seq, 0);
+	atomic_store(&u->state, s);
+	atomic_store(&u->since, now);
+	atomic_store(&u->since_cpu, 0);
+	for (k = 0; k < WS_COUNT; k++) {
+		atomic_store(&u->wall[k], 0);
+		atomic_store(&u->cpu[k], 0);
+	}
+	atomic_store(&u->wseq, 0);
+	atomic_store(&u->leave, 0);
+	atomic_store(&u->leave_cpu, 0);
+	atomic_store(&u->back, 0);
+	atomic_store(&u->back_cpu, 0);
+	atomic_store(&u->attached, 0);
+}
+
+/* Record the thread's CPU clock for readers on other threads. */
+void usage_attach(struct usage *u, pthread_t thread)
+{
+	if (pthread_getcpuclockid(thread, &u->clock) == 0)
+		atomic_store(&u->attached, 1);
+}
+
+/* The thread's CPU clock now, read from any thread; fallback when it
+ * cannot be read (not started, or ended). */
+static uint64_t cpu_now(struct usage *u, uint64_t fallback)
+{
+	uint64_t ns;
+
+	if (!atomic_load(&u->attached) || qtime_cpu_ns(u->clock, &ns) < 0)
+		return fallback;
+	return ns;
+}
+
+/* Read the leave window consistently. */
+static void window_read(struct usage *u, struct window *w)
+{
+	uint32_t q1, q2;
+
+	do {
+		q1 = atomic_load(&u->wseq);
+		w->leave = atomic_load(&u->leave);
+		w->leave_cpu = atomic_load(&u->leave_cpu);
+		w->back = atomic_load(&u->back);
+		w->back_cpu = atomic_load(&u->back_cpu);
+		q2 = atomic_load(&u->wseq);
+	} while ((q1 & 1) || q1 != q2);
+}
+
+/* Change the window (the link, under park_lock: one writer at a time). */
+static void window_write(struct usage *u, const struct window *w)
+{
+	uint32_t q = atomic_load(&u->wseq);
+
+	atomic_store(&u->wseq, q + 1);
+	atomic_store(&u->leave, w->leave);
+	atomic_store(&u->leave_cpu, w->leave_cpu);
+	atomic_store(&u->back, w->back);
+	atomic_store(&u->back_cpu, w->back_cpu);
+	atomic_store(&u->wseq, q + 2);
+}
+
+/* Open the window at now. */
+void usage_leave(struct usage *u, uint64_t now)
+{
+	struct window w;
+
+	w.leave = now;
+	w.leave_cpu = cpu_now(u, atomic_load(&u->since_cpu));
+	w.back = w.back_cpu = 0;
+	window_write(u, &w);
+}
+
+/* Close the window at now, if one is open. */
+void usage_back(struct usage *u, uint64_t now)
+{
+	struct window w;
+
+	window_read(u, &w);
+	if (w.leave == 0 || w.back != 0)
+		return;
+	w.back = now > w.leave ? now : w.leave;
+	w.back_cpu = cpu_now(u, atomic_load(&u->since_cpu));
+	if (w.back_cpu < w.leave_cpu)
+		w.back_cpu = w.leave_cpu;
+	window_write(u, &w);
+}
+
+/* x kept within [lo, hi]. */
+static uint64_t within(uint64_t x, uint64_t lo, uint64_t hi)
+{
+	return x < lo ? lo : x > hi ? hi : x;
+}
+
+/* Add the interval [a, b] (CPU clock ca to cb) spent in state s to wall[]
+ * and cpu[], split at the window's edges (usage.h). */
+static void charge(uint64_t wall[WS_COUNT], uint64_t cpu[WS_COUNT], int s,
+                   uint64_t a, uint64_t ca, uint64_t b, uint64_t cb,
+                   const struct window *w)
+{
+	uint64_t lo, hi, clo, chi;
+	int in, out;
+
+	if (b < a)
+		b = a;
+	if (cb < ca)
+		cb = ca;
+	/* The part inside the window, [lo, hi], with its CPU readings. */
+	lo = w->leave == 0 ? b : within(w->leave, a, b);
+	hi = w->back == 0 ? b : within(w->back, lo, b);
+	clo = lo == a ? ca : lo == b ? cb : within(w->leave_cpu, ca, cb);
+	chi = hi == b ? cb : within(w->back_cpu, clo, cb);
+	in = s == WS_PARK ? WS_PARK : WS_LEAVE;
+	out = s == WS_PARK ? WS_STEAL : s;
+	if (s == WS_PARK) {
+		/* Parked inside an open window from its start: all parked.
+		 * Before the window (a stale one) it was parked too. */
+		wall[WS_PARK] += lo - a;
+		cpu[WS_PARK] += clo - ca;
+	} else {
+		wall[out] += lo - a;
+		cpu[out] += clo - ca;
+	}
+	wall[in] += hi - lo;
+	cpu[in] += chi - clo;
+	wall[out] += b - hi;
+	cpu[out] += cb - chi;
+}
+
+/* Enter state s at now: charge the interval that ends. */
+void usage_enter(struct usage *u, int s, uint64_t now)
+{
+	uint64_t wall[WS_COUNT] = { 0 }, cpu[WS_COUNT] = { 0 };
+	uint64_t since = atomic_load_explicit(&u->since, memory_order_relaxed);
+	uint64_t since_cpu = atomic_load_explicit(&u->since_cpu, memory_order_relaxed);
+	int old = atomic_load_explicit(&u->state, memory_order_relaxed);
+	uint32_t q = atomic_load_explicit(&u->seq, memory_order_relaxed);
+	uint64_t c;
+	struct window w;
+	int k;
+
+	if (qtime_cpu_ns(CLOCK_THREAD_CPUTIME_ID, &c) < 0 || c < since_cpu)
+		c = since_cpu;
+	window_read(u, &w);
+	charge(wall, cpu, old, since, since_cpu, now, c, &w);
+	atomic_store(&u->seq, q + 1);
+	for (k = 0; k < WS_COUNT; k++) {
+		if (wall[k] != 0)
+			atomic_store(&u->wall[k], atomic_load_explicit(&u->wall[k],
+			             memory_order_relaxed) + wall[k]);
+		if (cpu[k] != 0)
+			atomic_store(&u->cpu[k], atomic_load_explicit(&u->cpu[k],
+			             memory_order_relaxed) + cpu[k]);
+	}
+	atomic_store(&u->state, s);
+	atomic_store(&u->since, now > since ? now : since);
+	atomic_store(&u->since_cpu, c);
+	atomic_store(&u->seq, q + 2);
+}
+
+/* Read the counters and add the interval in progress, split the same way
+ * as usage_enter will split it. */
+void usage_read(struct usage *u, uint64_t now, struct usage_times *t)
+{
+	uint32_t q1, q2;
+	uint64_t since, since_cpu, c;
+	struct window w;
+	int k, s;
+
+	do {
+		q1 = atomic_load(&u->seq);
+		for (k = 0; k < WS_COUNT; k++) {
+			t->wall[k] = atomic_load(&u->wall[k]);
+			t->cpu[k] = atomic_load(&u->cpu[k]);
+		}
+		s = atomic_load(&u->state);
+		since = atomic_load(&u->since);
+		since_cpu = atomic_load(&u->since_cpu);
+		c = cpu_now(u, since_cpu);
+		q2 = atomic_load(&u->seq);
+	} while ((q1 & 1) || q1 != q2);
+	window_read(u, &w);
+	if (now > since)
+		charge(t->wall, t->cpu, s, since, since_cpu, now, c, &w);
+}
+
+/* The difference b - a of one counter (0 if it went back). */
+static uint64_t diff(const uint64_t *a, const uint64_t *b, int k)
+{
+	return b[k] > a[k] ? b[k] - a[k] : 0;
+}
+
+/* Add the time between readings a and b, as A-STEAL counts it. */
+void usage_sum_add(struct usage_sum *s, const struct usage_times *a,
+                   const struct usage_times *b)
+{
+	static const int ran[] = { WS_WORK, WS_STEAL, WS_MUG };
+	uint64_t *out[] = { &s->work, &s->steal, &s->mug };
+	size_t i;
+
+	for (i = 0; i < sizeof(ran) / sizeof(ran[0]); i++) {
+		uint64_t wall = diff(a->wall, b->wall, ran[i]);
+		uint64_t cpu = diff(a->cpu, b->cpu, ran[i]);
+		if (cpu > wall)
+			cpu = wall;
+		*out[i] += cpu;
+		s->preempted += wall - cpu;
+		s->allotted += wall;
+	}
+	s->sleep += diff(a->wall, b->wall, WS_SLEEP);
+	s->allotted += diff(a->wall, b->wall, WS_SLEEP);
+	s->park += diff(a->wall, b->wall, WS_PARK);
+	s->leave += diff(a->wall, b->wall, WS_LEAVE);
+}
+
+/* Add sum b to sum a. */
+void usage_sum_merge(struct usage_sum *a, const struct usage_sum *b)
+{
+	a->work += b->work;
+	a->steal += b->steal;
+	a->mug += b->mug;
+	a->sleep += b->sleep;
+	a->preempted += b->preempted;
+	a->allotted += b->allotted;
+	a->park += b->park;
+	a->leave += b->leave;
+}

@@ -1,0 +1,165 @@
+/*
+ * test_usage.c - a worker's time accounting (client-lib/usage.c): a worker
+ * whose thread has not started is allotted and preempted from the start;
+ * the leave window splits an interval into allotted, leaving and allotted
+ * again, and a parked worker recalled is allotted from the recall; the
+ * CPU clock splits as the wall clock does; the sums add up.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "usage.h"
+
+#define MS 1000000ull
+
+/* The sum of the times of u between readings at t0 (zero) and now. */
+static struct usage_sum sum_at(struct usage *u, uint64_t now)
+{
+	struct usage_times zero = { { 0 }, { 0 } }, t;
+	struct usage_sum s = { 0 };
+
+	usage_read(u, now, &t);
+	usage_sum_add(&s, &zero, &t);
+	return s;
+}
+
+/* A worker allotted from its creation whose thread never ran: all its
+ * time is allotted and preempted, none of it usage. */
+static void test_not_started(void **state)
+{
+	struct usage u;
+	struct usage_times t;
+	struct usage_sum s;
+
+	(void)state;
+	usage_init(&u, 100 * MS, WS_STEAL);
+	usage_read(&u, 130 * MS, &t);
+	assert_int_equal(t.wall[WS_STEAL], 30 * MS);
+	assert_int_equal(t.cpu[WS_STEAL], 0);
+	s = sum_at(&u, 130 * MS);
+	assert_int_equal(s.allotted, 30 * MS);
+	assert_int_equal(s.preempted, 30 * MS);
+	assert_int_equal(s.work + s.steal + s.mug + s.sleep, 0);
+}
+
+/* Told to leave at 110 ms, recalled at 120 ms, in one working interval:
+ * 10 ms leaving, the rest work; nothing of the window is allotted. */
+static void test_window_splits(void **state)
+{
+	struct usage u;
+	struct usage_times t;
+	struct usage_sum s;
+
+	(void)state;
+	usage_init(&u, 100 * MS, WS_WORK);
+	usage_leave(&u, 110 * MS);
+	usage_read(&u, 115 * MS, &t);
+	assert_int_equal(t.wall[WS_WORK], 10 * MS);
+	assert_int_equal(t.wall[WS_LEAVE], 5 * MS);
+	usage_back(&u, 120 * MS);
+	usage_back(&u, 125 * MS);       /* no window open: nothing */
+	usage_read(&u, 130 * MS, &t);
+	assert_int_equal(t.wall[WS_WORK], 20 * MS);
+	assert_int_equal(t.wall[WS_LEAVE], 10 * MS);
+	s = sum_at(&u, 130 * MS);
+	assert_int_equal(s.allotted, 20 * MS);
+	assert_int_equal(s.leave, 10 * MS);
+}
+
+/* The worker's own state changes split the same way as a reader does: the
+ * counters after usage_enter equal what a reader saw just before. */
+static void test_enter_matches_read(void **state)
+{
+	struct usage u;
+	struct usage_times before, after;
+	uint64_t now;
+	int k;
+
+	(void)state;
+	now = 1000 * MS;
+	usage_init(&u, now, WS_WORK);
+	usage_leave(&u, now + 3 * MS);
+	usage_read(&u, now + 8 * MS, &before);
+	usage_enter(&u, WS_PARK, now + 8 * MS);
+	usage_read(&u, now + 8 * MS, &after);
+	for (k = 0; k < WS_COUNT; k++)
+		assert_int_equal(before.wall[k], after.wall[k]);
+	assert_int_equal(after.wall[WS_WORK], 3 * MS);
+	assert_int_equal(after.wall[WS_LEAVE], 5 * MS);
+	/* The CPU this thread ran goes to the interval it was read in. */
+	assert_true(after.cpu[WS_LEAVE] >= before.cpu[WS_LEAVE]);
+}
+
+/* Parked, then recalled while still parked: allotted (waking up, steal
+ * with no CPU: preempted) from the recall. */
+static void test_parked_recalled(void **state)
+{
+	struct usage u;
+	struct usage_times t;
+	struct usage_sum s;
+	uint64_t now = 2000 * MS;
+
+	(void)state;
+	usage_init(&u, now, WS_STEAL);
+	usage_leave(&u, now + 1 * MS);
+	usage_enter(&u, WS_PARK, now + 2 * MS);
+	usage_read(&u, now + 6 * MS, &t);
+	assert_int_equal(t.wall[WS_PARK], 4 * MS);
+	usage_back(&u, now + 6 * MS);
+	usage_read(&u, now + 9 * MS, &t);
+	assert_int_equal(t.wall[WS_STEAL], 1 * MS + 3 * MS);
+	assert_int_equal(t.wall[WS_LEAVE], 1 * MS);
+	assert_int_equal(t.wall[WS_PARK], 4 * MS);
+	/* Woken and running: the wait until it ran stays allotted. */
+	usage_enter(&u, WS_STEAL, now + 9 * MS);
+	s = sum_at(&u, now + 9 * MS);
+	assert_int_equal(s.allotted, 4 * MS);
+	assert_int_equal(s.park, 4 * MS);
+	assert_int_equal(s.leave, 1 * MS);
+}
+
+/* CPU time is split at the window's CPU readings and never exceeds wall
+ * time in the sums; allotted = work + steal + mug + sleep + preempted. */
+static void test_sum_identity(void **state)
+{
+	struct usage_times a = { { 0 }, { 0 } }, b = { { 0 }, { 0 } };
+	struct usage_sum s = { 0 };
+
+	(void)state;
+	b.wall[WS_WORK] = 10 * MS, b.cpu[WS_WORK] = 7 * MS;
+	b.wall[WS_STEAL] = 2 * MS, b.cpu[WS_STEAL] = 3 * MS;  /* clock skew */
+	b.wall[WS_MUG] = 1 * MS, b.cpu[WS_MUG] = 1 * MS;
+	b.wall[WS_SLEEP] = 4 * MS, b.cpu[WS_SLEEP] = 0;
+	b.wall[WS_PARK] = 5 * MS;
+	b.wall[WS_LEAVE] = 6 * MS, b.cpu[WS_LEAVE] = 6 * MS;
+	usage_sum_add(&s, &a, &b);
+	assert_int_equal(s.work, 7 * MS);
+	assert_int_equal(s.steal, 2 * MS);
+	assert_int_equal(s.mug, 1 * MS);
+	assert_int_equal(s.sleep, 4 * MS);
+	assert_int_equal(s.preempted, 3 * MS);
+	assert_int_equal(s.allotted, 17 * MS);
+	assert_int_equal(s.allotted, s.work + s.steal + s.mug + s.sleep + s.preempted);
+	assert_int_equal(s.park, 5 * MS);
+	assert_int_equal(s.leave, 6 * MS);
+	/* Differences that go back (a reset base above) count as 0. */
+	s = (struct usage_sum){ 0 };
+	usage_sum_add(&s, &b, &a);
+	assert_int_equal(s.allotted, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_not_started),
+		cmocka_unit_test(test_window_splits),
+		cmocka_unit_test(test_enter_matches_read),
+		cmocka_unit_test(test_parked_recalled),
+		cmocka_unit_test(test_sum_identity),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
