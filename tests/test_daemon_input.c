@@ -7,9 +7,9 @@
  *   a request before the handshake, a peer dying mid-frame and a
  *   peer that never reads its replies each get an Error where possible and
  *   are disconnected, while a good client connected all along is served;
- * - the old protocol: a Hello of version 1 (a JOB's or a CLIENT's) gets
- *   BAD_VERSION naming both versions ("protocol version 1, this side
- *   speaks 2"), then the end of the stream;
+ * - the old protocols: a Hello of version 1 or 2 (a JOB's or a CLIENT's)
+ *   gets BAD_VERSION naming both versions ("protocol version 1, this side
+ *   speaks 3"), then the end of the stream;
  * - fields no job could send, from a job peer of 4 workers: a Feedback for
  *   a quantum that has not begun, a desire above the workers (also
  *   negative int32s sent as 10-byte varints), desire_real NaN, infinite,
@@ -979,33 +979,36 @@ static void check_counts(struct peer *c, const struct snap *s0)
 
 /* --------------------------------------------------------------- tests -- */
 
-/* A Hello of protocol version 1, a JOB's or a CLIENT's: BAD_VERSION naming
- * both versions, then the end of the stream. */
+/* A Hello of protocol version 1 (Ticks) or 2 (usage on the wall clock,
+ * sleep in steal_ns), a JOB's or a CLIENT's: BAD_VERSION naming both
+ * versions, then the end of the stream. */
 static void test_old_version(void **state)
 {
 	static const Asteal__Role roles[] = { ASTEAL__ROLE__JOB, ASTEAL__ROLE__CLIENT };
-	char speaks[32];
+	char speaks[32], old[32];
 	size_t i;
 
 	(void)state;
 	snprintf(speaks, sizeof(speaks), "speaks %u", PROTO_VERSION);
-	assert_string_equal(speaks, "speaks 2");
-	for (i = 0; i < sizeof(roles) / sizeof(roles[0]); i++) {
+	assert_string_equal(speaks, "speaks 3");
+	for (i = 0; i < 2 * sizeof(roles) / sizeof(roles[0]); i++) {
 		struct frame_reader *r = frame_reader_new();
+		Asteal__Role role = roles[i % 2];
 		Asteal__Envelope env, *m;
 		Asteal__Hello h;
 		int fd = dial();
 
 		assert_true(fd >= 0);
-		frame_hello(&env, &h, roles[i], "old", roles[i] == ASTEAL__ROLE__JOB ? 4 : 0,
+		frame_hello(&env, &h, role, "old", role == ASTEAL__ROLE__JOB ? 4 : 0,
 		            "", "libasteal 0.0");
-		h.version = 1;
+		h.version = 1 + (uint32_t)(i / 2);
+		snprintf(old, sizeof(old), "protocol version %u", h.version);
 		assert_int_equal(frame_write_fd(fd, &env), 0);
 		m = next(fd, r);
 		assert_non_null(m);
 		assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_ERROR);
 		assert_int_equal(m->error->code, ASTEAL__ERROR_CODE__BAD_VERSION);
-		if (strstr(m->error->message, "protocol version 1") == NULL ||
+		if (strstr(m->error->message, old) == NULL ||
 		    strstr(m->error->message, speaks) == NULL)
 			fail_msg("BAD_VERSION says \"%s\"", m->error->message);
 		frame_free(m);
