@@ -262,6 +262,9 @@ static void test_bad_peers(void **state)
 
 /* ------------------------------------------------- peers of the exchange -- */
 
+/* A job peer's usage totals: work, steal, mug, allotted, sleep,
+ * preempted (Feedback fields 4-7, 9, 10). */
+#define NTOT 6
 #define MAX_PEERS 16
 #define MAX_ERRORS 2048
 #define NONE UINT64_MAX
@@ -290,7 +293,8 @@ struct peer {
 	int has_q;
 	uint64_t last_q;               /* the last quantum a Feedback closed */
 	uint32_t desire;               /* repeated by heartbeats */
-	uint64_t tot[4];               /* work, steal, mug, allotted */
+	uint64_t tot[NTOT];            /* work, steal, mug, allotted, sleep,
+	                                  preempted */
 	double beat;                   /* test_now() of the last Feedback taken */
 	/* The first Allot, and the last. */
 	uint32_t first_allotment, first_availability;
@@ -425,7 +429,7 @@ static void send_all(struct peer *p, const uint8_t *buf, size_t len)
 /* Send a Feedback of class cls as given (nothing checked, nothing
  * recorded). */
 static void send_fb_class(struct peer *p, uint64_t q, uint32_t desire,
-                          double real, const uint64_t tot[4], int cls)
+                          double real, const uint64_t tot[NTOT], int cls)
 {
 	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
 	Asteal__Feedback fb = ASTEAL__FEEDBACK__INIT;
@@ -437,6 +441,8 @@ static void send_fb_class(struct peer *p, uint64_t q, uint32_t desire,
 	fb.steal_ns = tot[1];
 	fb.mug_ns = tot[2];
 	fb.allotted_ns = tot[3];
+	fb.sleep_ns = tot[4];
+	fb.preempted_ns = tot[5];
 	fb.quantum_class = (Asteal__QuantumClass)cls;
 	env.msg_case = ASTEAL__ENVELOPE__MSG_FEEDBACK;
 	env.feedback = &fb;
@@ -447,7 +453,7 @@ static void send_fb_class(struct peer *p, uint64_t q, uint32_t desire,
 
 /* Send a Feedback as given, of a satisfied quantum. */
 static void send_fb(struct peer *p, uint64_t q, uint32_t desire, double real,
-                    const uint64_t tot[4])
+                    const uint64_t tot[NTOT])
 {
 	send_fb_class(p, q, desire, real, tot, ASTEAL__QUANTUM_CLASS__SATISFIED);
 }
@@ -471,8 +477,8 @@ static void send_fb_int32(struct peer *p, uint64_t q, int32_t d, double real)
 	memcpy(&bits, &real, sizeof(bits));
 	for (i = 0; i < 8; i++)
 		body[n++] = (uint8_t)(bits >> (8 * i));
-	for (i = 0; i < 4; i++) {       /* work, steal, mug, allotted */
-		body[n++] = (uint8_t)((4 + i) << 3);
+	for (i = 0; i < NTOT; i++) {    /* fields 4-7, then 9 and 10 */
+		body[n++] = (uint8_t)((i < 4 ? 4 + i : 5 + i) << 3);
 		n += exchange_put_varint(body + n, p->tot[i]);
 	}
 	len = exchange_envelope(frame, ASTEAL__ENVELOPE__MSG_FEEDBACK, body, n);
@@ -483,6 +489,7 @@ static void send_fb_int32(struct peer *p, uint64_t q, int32_t d, double real)
 	assert_int_equal(m->feedback->desire, (uint32_t)d);
 	assert_int_equal(m->feedback->quantum, q);
 	assert_int_equal(m->feedback->allotted_ns, p->tot[3]);
+	assert_int_equal(m->feedback->preempted_ns, p->tot[5]);
 	frame_free(m);
 	send_all(p, frame, len);
 	fb_sent++;
@@ -520,12 +527,14 @@ static uint64_t closable(const struct peer *p)
 }
 
 /* Usage totals a little above p's (cumulative, as a job's are). */
-static void more_usage(const struct peer *p, uint64_t tot[4])
+static void more_usage(const struct peer *p, uint64_t tot[NTOT])
 {
 	tot[0] = p->tot[0] + 3000000;
 	tot[1] = p->tot[1] + 500000;
 	tot[2] = p->tot[2] + 100000;
 	tot[3] = p->tot[3] + 4000000;
+	tot[4] = p->tot[4] + 250000;
+	tot[5] = p->tot[5] + 50000;
 }
 
 /* A heartbeat from a job whose last Feedback is 0.8 periods old: its
@@ -533,7 +542,7 @@ static void more_usage(const struct peer *p, uint64_t tot[4])
  * is already closed: the next call sends it). */
 static void beat(struct peer *p)
 {
-	uint64_t q, tot[4];
+	uint64_t q, tot[NTOT];
 
 	if (!p->job || !p->welcomed || p->eof || muted || p->quiet ||
 	    test_now() - p->beat < 0.8e-3 * p->heartbeat_ms ||
@@ -775,7 +784,7 @@ static void status(struct peer *c, struct snap *s)
 struct row {
 	uint32_t desire, allotment, availability, workers;
 	size_t ncpus;
-	uint64_t tot[4];
+	uint64_t tot[NTOT];
 };
 
 /* Job id's row in a client's Jobs reply: 1, or 0 if it is not listed. */
@@ -804,6 +813,8 @@ static int job_row(struct peer *c, uint64_t id, struct row *out)
 		out->tot[1] = ji->steal_ns;
 		out->tot[2] = ji->mug_ns;
 		out->tot[3] = ji->allotted_ns;
+		out->tot[4] = ji->sleep_ns;
+		out->tot[5] = ji->preempted_ns;
 		found = 1;
 	}
 	frame_free(m);
@@ -837,7 +848,7 @@ static void expect_error(struct peer *p, const char *text)
 /* Send a Feedback the daemon must refuse or correct (one bad, counted),
  * and get its Error. */
 static void bad_fb(struct peer *p, uint64_t q, uint32_t desire, double real,
-                   const uint64_t tot[4], const char *text)
+                   const uint64_t tot[NTOT], const char *text)
 {
 	send_fb(p, q, desire, real, tot);
 	bad_sent++;
@@ -861,7 +872,7 @@ static uint64_t next_q(struct peer *p)
 /* A good Feedback: desire (in range) for the next quantum, usage grown. */
 static void good(struct peer *p, uint32_t desire)
 {
-	uint64_t q = next_q(p), tot[4];
+	uint64_t q = next_q(p), tot[NTOT];
 
 	more_usage(p, tot);
 	send_fb(p, q, desire, desire, tot);
@@ -1047,16 +1058,20 @@ static const struct refusal {
 	{ F_BACK, 0, 1, 1, "Feedback.steal_ns went back" },
 	{ F_BACK, 0, 1, 2, "Feedback.mug_ns went back" },
 	{ F_BACK, 0, 1, 3, "Feedback.allotted_ns went back" },
+	{ F_BACK, 0, 1, 4, "Feedback.sleep_ns went back" },
+	{ F_BACK, 0, 1, 5, "Feedback.preempted_ns went back" },
 	{ F_BEYOND, UINT64_MAX, 1, 0, "Feedback.work_ns 18446744073709551615 is more" },
 	{ F_BEYOND, 1ull << 63, 1, 1, "Feedback.steal_ns" },
 	{ F_BEYOND, 0, 1, 2, "Feedback.mug_ns" },
 	{ F_BEYOND, 0, 1, 3, "Feedback.allotted_ns" },
+	{ F_BEYOND, 0, 1, 4, "Feedback.sleep_ns" },
+	{ F_BEYOND, 1ull << 62, 1, 5, "Feedback.preempted_ns" },
 };
 
 /* Send job p the Feedback of refusal r (F_BACK: after a good one). */
 static void send_refused(struct peer *p, const struct refusal *r)
 {
-	uint64_t q, tot[4], now;
+	uint64_t q, tot[NTOT], now;
 
 	if (r->kind == F_BACK)
 		good(p, 1);
@@ -1126,7 +1141,7 @@ static void test_refused_fields(void **state)
 	struct peer *c = peer_open("client", 0), *j, *pair[2];
 	struct snap s0, s1;
 	struct row r;
-	uint64_t q, tot[4];
+	uint64_t q, tot[NTOT];
 	size_t i;
 	int cls;
 
@@ -1764,7 +1779,7 @@ static void test_bad_feedbacks(void **state)
 {
 	struct peer *c = peer_open("client", 0), *j;
 	struct snap s0, sa;
-	uint64_t past, q, qa, qb, at, tot[4];
+	uint64_t past, q, qa, qb, at, tot[NTOT];
 
 	(void)state;
 	status(c, &s0);
