@@ -262,9 +262,8 @@ static void test_bad_peers(void **state)
 
 /* ------------------------------------------------- peers of the exchange -- */
 
-/* A job peer's usage totals: work, steal, mug, allotted, sleep,
- * preempted (Feedback fields 4-7, 9, 10). */
-#define NTOT 6
+/* A job peer's usage totals (daemonutil.h). */
+#define NTOT TDAEMON_NUSE
 #define MAX_PEERS 16
 #define MAX_ERRORS 2048
 #define NONE UINT64_MAX
@@ -431,22 +430,7 @@ static void send_all(struct peer *p, const uint8_t *buf, size_t len)
 static void send_fb_class(struct peer *p, uint64_t q, uint32_t desire,
                           double real, const uint64_t tot[NTOT], int cls)
 {
-	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
-	Asteal__Feedback fb = ASTEAL__FEEDBACK__INIT;
-
-	fb.quantum = q;
-	fb.desire = desire;
-	fb.desire_real = real;
-	fb.work_ns = tot[0];
-	fb.steal_ns = tot[1];
-	fb.mug_ns = tot[2];
-	fb.allotted_ns = tot[3];
-	fb.sleep_ns = tot[4];
-	fb.preempted_ns = tot[5];
-	fb.quantum_class = (Asteal__QuantumClass)cls;
-	env.msg_case = ASTEAL__ENVELOPE__MSG_FEEDBACK;
-	env.feedback = &fb;
-	assert_int_equal(frame_write_fd(p->fd, &env), 0);
+	assert_int_equal(tdaemon_feedback(p->fd, q, desire, real, tot, cls), 0);
 	p->fb_ns = qtime_now_ns();
 	fb_sent++;
 }

@@ -25,13 +25,13 @@
 
 #include "daemonutil.h"
 
-/* Usage totals in the order work, steal, mug, sleep, preempted, allotted
- * (the allotted time is the sum of the five). */
-#define NUSE 6
-static const uint64_t first[NUSE] = { 3000000, 1000000, 500000, 2000000,
-                                      1500000, 8000000 };
-static const uint64_t last[NUSE] = { 9000000, 2000000, 1000000, 7000000,
-                                     3000000, 22000000 };
+/* Usage totals in the order work, steal, mug, allotted, sleep,
+ * preempted (TDAEMON_NUSE; the allotted time is the sum of the others). */
+#define NUSE TDAEMON_NUSE
+static const uint64_t first[NUSE] = { 3000000, 1000000, 500000, 8000000,
+                                      2000000, 1500000 };
+static const uint64_t last[NUSE] = { 9000000, 2000000, 1000000, 22000000,
+                                     7000000, 3000000 };
 
 static struct tdaemon d;
 
@@ -69,27 +69,6 @@ static int quantum_passed(void *arg)
 	const struct closed *c = arg;
 
 	return quantum_now(c->j) > c->q;
-}
-
-/* Send a Feedback closing quantum q with totals u. */
-static void feedback(struct job *j, uint64_t q, const uint64_t u[NUSE])
-{
-	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
-	Asteal__Feedback fb = ASTEAL__FEEDBACK__INIT;
-
-	fb.quantum = q;
-	fb.desire = 1;
-	fb.desire_real = 1;
-	fb.work_ns = u[0];
-	fb.steal_ns = u[1];
-	fb.mug_ns = u[2];
-	fb.sleep_ns = u[3];
-	fb.preempted_ns = u[4];
-	fb.allotted_ns = u[5];
-	fb.quantum_class = ASTEAL__QUANTUM_CLASS__SATISFIED;
-	env.msg_case = ASTEAL__ENVELOPE__MSG_FEEDBACK;
-	env.feedback = &fb;
-	assert_int_equal(frame_write_fd(j->fd, &env), 0);
 }
 
 /* Connect a job of 2 workers and take its Welcome. */
@@ -151,8 +130,8 @@ static int jobs_say_last(void *arg)
 		const Asteal__JobInfo *ji = m->jobs->jobs[0];
 
 		ok = ji->work_ns == last[0] && ji->steal_ns == last[1] &&
-		     ji->mug_ns == last[2] && ji->sleep_ns == last[3] &&
-		     ji->preempted_ns == last[4] && ji->allotted_ns == last[5];
+		     ji->mug_ns == last[2] && ji->allotted_ns == last[3] &&
+		     ji->sleep_ns == last[4] && ji->preempted_ns == last[5];
 	}
 	frame_free(m);
 	return ok;
@@ -222,7 +201,7 @@ static void test_usage_reported(void **state)
 {
 	static const char *const args[] = { "--quantum-ms", "10", NULL };
 	static const char *const keys[NUSE] = { "\"work_ns\":", "\"steal_ns\":",
-		"\"mug_ns\":", "\"sleep_ns\":", "\"preempted_ns\":", "\"allotted_ns\":" };
+		"\"mug_ns\":", "\"allotted_ns\":", "\"sleep_ns\":", "\"preempted_ns\":" };
 	struct job j;
 	struct closed c = { &j, 0 };
 	uint64_t sum[NUSE] = { 0 };
@@ -237,9 +216,11 @@ static void test_usage_reported(void **state)
 	assert_int_equal(tdaemon_start(&d, args, 0), 0);
 	job_connect(&j);
 	c.q = quantum_now(&j);
-	feedback(&j, c.q, first);
+	assert_int_equal(tdaemon_feedback(j.fd, c.q, 1, 1, first,
+	                 ASTEAL__QUANTUM_CLASS__SATISFIED), 0);
 	assert_int_equal(test_wait(quantum_passed, &c, tdaemon_bound()), 0);
-	feedback(&j, quantum_now(&j), last);
+	assert_int_equal(tdaemon_feedback(j.fd, quantum_now(&j), 1, 1, last,
+	                 ASTEAL__QUANTUM_CLASS__SATISFIED), 0);
 	assert_int_equal(test_wait(jobs_say_last, &j.id, tdaemon_bound()), 0);
 
 	/* The command line's jobs: the same totals. */
@@ -247,7 +228,7 @@ static void test_usage_reported(void **state)
 	snprintf(want, sizeof(want), "\"work_ns\":%" PRIu64 ",\"steal_ns\":%" PRIu64
 	         ",\"mug_ns\":%" PRIu64 ",\"sleep_ns\":%" PRIu64 ",\"preempted_ns\":%"
 	         PRIu64 ",\"allotted_ns\":%" PRIu64, last[0], last[1], last[2],
-	         last[3], last[4], last[5]);
+	         last[4], last[5], last[3]);
 	if (strstr(out, want) == NULL)
 		fail_msg("asteal --json jobs: no %s in %s", want, out);
 
@@ -257,9 +238,9 @@ static void test_usage_reported(void **state)
 	assert_int_equal(test_wait(row_ended, &j.id, tdaemon_bound()), 0);
 	m = history(&j.id, 0);
 	assert_int_equal(m->history->n_jobs, 1);
-	assert_int_equal(m->history->jobs[0]->sleep_ns, last[3]);
-	assert_int_equal(m->history->jobs[0]->preempted_ns, last[4]);
-	assert_int_equal(m->history->jobs[0]->allotted_ns, last[5]);
+	assert_int_equal(m->history->jobs[0]->allotted_ns, last[3]);
+	assert_int_equal(m->history->jobs[0]->sleep_ns, last[4]);
+	assert_int_equal(m->history->jobs[0]->preempted_ns, last[5]);
 	assert_true(m->history->n_allotments >= 1);
 	for (i = 0; i < m->history->n_allotments; i++) {
 		const Asteal__AllotmentRecord *a = m->history->allotments[i];
@@ -267,9 +248,9 @@ static void test_usage_reported(void **state)
 		sum[0] += a->work_ns;
 		sum[1] += a->steal_ns;
 		sum[2] += a->mug_ns;
-		sum[3] += a->sleep_ns;
-		sum[4] += a->preempted_ns;
-		sum[5] += a->allotted_ns;
+		sum[3] += a->allotted_ns;
+		sum[4] += a->sleep_ns;
+		sum[5] += a->preempted_ns;
 	}
 	frame_free(m);
 	assert_memory_equal(sum, last, sizeof(sum));
@@ -290,8 +271,8 @@ static void test_usage_reported(void **state)
 	           "allotted_ns\r\n") == NULL)
 		fail_msg("asteal history --jobs --format csv: header %s", out);
 	snprintf(want, sizeof(want), ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-	         ",%" PRIu64 ",2,%" PRIu64 "\r\n", last[0], last[1], last[2], last[3],
-	         last[4], last[5]);
+	         ",%" PRIu64 ",2,%" PRIu64 "\r\n", last[0], last[1], last[2], last[4],
+	         last[5], last[3]);
 	if (strstr(out, want) == NULL)
 		fail_msg("asteal history --jobs --format csv: no %s in %s", want, out);
 }
