@@ -107,6 +107,9 @@ int main(int argc, char **argv)
 		for (i = 0; i < n; i++) {
 			int changed = q == 0;
 			struct history_quantum hq;
+			/* work, steal, mug, sleep, preempted, allotted */
+			static const int64_t use[HISTORY_NUSE] = {
+				9000000, 500000, 0, 400000, 100000, 10000000 };
 
 			if ((double)(next_rand(&rng) >> 11) * 0x1p-53 < rate) {
 				desire[i] = desire[i] >= 8 ? 7 : desire[i] <= 1 ? 2
@@ -118,7 +121,7 @@ int main(int argc, char **argv)
 			    i == (int)((q + 2) % n) || i == (int)((q + n - 1) % n))
 				changed = 1;
 			if (changed || (q + i) % 25 == 0)
-				history_usage(h, id[i], 9000000, 1000000, 0, 10000000);
+				history_usage(h, id[i], use);
 			if (!changed)
 				continue;
 			allot[i] = i == (int)((q + 1) % n) || i == (int)((q + 2) % n);

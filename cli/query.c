@@ -235,6 +235,18 @@ static void json_double(FILE *f, double v)
 		fputs("null", f);
 }
 
+/* A job's usage as JSON members, each after a comma: work_ns, steal_ns,
+ * mug_ns, sleep_ns, preempted_ns, allotted_ns. */
+static void json_usage(FILE *f, uint64_t work, uint64_t steal, uint64_t mug,
+                       uint64_t sleep, uint64_t preempted, uint64_t allotted)
+{
+	fprintf(f, ",\"work_ns\":%llu,\"steal_ns\":%llu,\"mug_ns\":%llu,"
+	        "\"sleep_ns\":%llu,\"preempted_ns\":%llu,\"allotted_ns\":%llu",
+	        (unsigned long long)work, (unsigned long long)steal,
+	        (unsigned long long)mug, (unsigned long long)sleep,
+	        (unsigned long long)preempted, (unsigned long long)allotted);
+}
+
 /* Flush stdout: CLI_OK, or CLI_FAIL after a message. */
 static int flush_out(void)
 {
@@ -387,11 +399,9 @@ static void jobs_json(FILE *f, const Asteal__Jobs *js, const char *nl)
 		json_u32s(f, j->cpus, j->n_cpus);
 		fputs(",\"efficiency\":", f);
 		json_double(f, j->efficiency);
-		fprintf(f, ",\"work_ns\":%llu,\"steal_ns\":%llu,\"mug_ns\":%llu,"
-		        "\"workers\":%u,\"allotted_ns\":%llu,\"quantum_class\":",
-		        (unsigned long long)j->work_ns, (unsigned long long)j->steal_ns,
-		        (unsigned long long)j->mug_ns, j->workers,
-		        (unsigned long long)j->allotted_ns);
+		json_usage(f, j->work_ns, j->steal_ns, j->mug_ns, j->sleep_ns,
+		           j->preempted_ns, j->allotted_ns);
+		fprintf(f, ",\"workers\":%u,\"quantum_class\":", j->workers);
 		json_string(f, class_name(j->quantum_class));
 		fprintf(f, ",\"unmanaged\":%s}", j->unmanaged ? "true" : "false");
 	}
@@ -830,18 +840,18 @@ static struct table *records_table(const struct hist *h, int csv)
 {
 	static const char *const hdr[] = { ">JOB", "NAME", ">FIRST", ">LAST",
 		"START", ">DURATION", ">DESIRE", ">AVAIL", ">ALLOT", "CPUS", ">WORK",
-		">STEAL", "CLASS" };
+		">STEAL", ">SLEEP", ">PREEMPTED", "CLASS" };
 	static const char *const csv_hdr[] = { "job_id", "name", "first_quantum",
 		"last_quantum", "start_ns", "end_ns", "desire", "availability",
-		"allotment", "cpus", "work_ns", "steal_ns", "mug_ns", "allotted_ns",
-		"quantum_class" };
-	struct table *t = csv ? table_new(csv_hdr, 15) : table_new(hdr, 13);
-	char v[15][40], cpus[CPUS_LEN];
-	const char *row[15];
+		"allotment", "cpus", "work_ns", "steal_ns", "mug_ns", "sleep_ns",
+		"preempted_ns", "allotted_ns", "quantum_class" };
+	struct table *t = csv ? table_new(csv_hdr, 17) : table_new(hdr, 15);
+	char v[17][40], cpus[CPUS_LEN];
+	const char *row[17];
 	size_t i;
 	int k;
 
-	for (k = 0; k < 15; k++)
+	for (k = 0; k < 17; k++)
 		row[k] = v[k];
 	for (i = 0; t != NULL && i < h->nrecs; i++) {
 		const Asteal__AllotmentRecord *a = h->recs[i];
@@ -862,14 +872,18 @@ static struct table *records_table(const struct hist *h, int csv)
 			fmt_u64(v[10], 40, a->work_ns);
 			fmt_u64(v[11], 40, a->steal_ns);
 			fmt_u64(v[12], 40, a->mug_ns);
-			fmt_u64(v[13], 40, a->allotted_ns);
-			row[14] = cls != NULL ? cls : "";
+			fmt_u64(v[13], 40, a->sleep_ns);
+			fmt_u64(v[14], 40, a->preempted_ns);
+			fmt_u64(v[15], 40, a->allotted_ns);
+			row[16] = cls != NULL ? cls : "";
 		} else {
 			fmt_time_ms(v[4], 40, a->start_ns);
 			fmt_duration(v[5], 40, a->end_ns > a->start_ns ? a->end_ns - a->start_ns : 0);
 			fmt_duration(v[10], 40, a->work_ns);
 			fmt_duration(v[11], 40, a->steal_ns);
-			row[12] = cls;      /* the table's last column */
+			fmt_duration(v[12], 40, a->sleep_ns);
+			fmt_duration(v[13], 40, a->preempted_ns);
+			row[14] = cls;      /* the table's last column */
 		}
 		if (table_add(t, row) < 0) {
 			table_free(t);
@@ -883,17 +897,18 @@ static struct table *records_table(const struct hist *h, int csv)
 static struct table *jobrecs_table(const struct hist *h, int csv)
 {
 	static const char *const hdr[] = { ">ID", "NAME", "USER", ">PID", "START",
-		"END", "STATUS", ">WORK", ">STEAL", ">MUG" };
+		"END", "STATUS", ">WORK", ">STEAL", ">MUG", ">SLEEP", ">PREEMPTED" };
 	static const char *const csv_hdr[] = { "id", "name", "uid", "user", "pid",
 		"command", "start_ns", "end_ns", "status_known", "wait_status",
-		"status", "work_ns", "steal_ns", "mug_ns", "workers", "allotted_ns" };
-	struct table *t = csv ? table_new(csv_hdr, 16) : table_new(hdr, 10);
-	char v[16][64], status[64];
-	const char *row[16];
+		"status", "work_ns", "steal_ns", "mug_ns", "sleep_ns", "preempted_ns",
+		"workers", "allotted_ns" };
+	struct table *t = csv ? table_new(csv_hdr, 18) : table_new(hdr, 12);
+	char v[18][64], status[64];
+	const char *row[18];
 	size_t i;
 	int k;
 
-	for (k = 0; k < 16; k++)
+	for (k = 0; k < 18; k++)
 		row[k] = v[k];
 	for (i = 0; t != NULL && i < h->njobs; i++) {
 		const Asteal__JobRecord *j = h->jobs[i];
@@ -918,8 +933,10 @@ static struct table *jobrecs_table(const struct hist *h, int csv)
 			fmt_u64(v[11], 64, j->work_ns);
 			fmt_u64(v[12], 64, j->steal_ns);
 			fmt_u64(v[13], 64, j->mug_ns);
-			snprintf(v[14], 64, "%u", j->workers);
-			fmt_u64(v[15], 64, j->allotted_ns);
+			fmt_u64(v[14], 64, j->sleep_ns);
+			fmt_u64(v[15], 64, j->preempted_ns);
+			snprintf(v[16], 64, "%u", j->workers);
+			fmt_u64(v[17], 64, j->allotted_ns);
 		} else {
 			user_name(j->uid, v[2], 64);
 			snprintf(v[3], 64, "%d", (int)j->pid);
@@ -932,6 +949,8 @@ static struct table *jobrecs_table(const struct hist *h, int csv)
 			fmt_duration(v[7], 64, j->work_ns);
 			fmt_duration(v[8], 64, j->steal_ns);
 			fmt_duration(v[9], 64, j->mug_ns);
+			fmt_duration(v[10], 64, j->sleep_ns);
+			fmt_duration(v[11], 64, j->preempted_ns);
 		}
 		if (table_add(t, row) < 0) {
 			table_free(t);
@@ -972,10 +991,9 @@ static void jobrec_json(FILE *f, const Asteal__JobRecord *j)
 	else
 		fputs("null,\"status\":", f);
 	json_string(f, fmt_status(status, sizeof(status), j));
-	fprintf(f, ",\"work_ns\":%llu,\"steal_ns\":%llu,\"mug_ns\":%llu,"
-	        "\"workers\":%u,\"allotted_ns\":%llu}", (unsigned long long)j->work_ns,
-	        (unsigned long long)j->steal_ns, (unsigned long long)j->mug_ns,
-	        j->workers, (unsigned long long)j->allotted_ns);
+	json_usage(f, j->work_ns, j->steal_ns, j->mug_ns, j->sleep_ns,
+	           j->preempted_ns, j->allotted_ns);
+	fprintf(f, ",\"workers\":%u}", j->workers);
 }
 
 /* One allotment record as a JSON object. */
@@ -995,10 +1013,9 @@ static void record_json(FILE *f, const struct hist *h,
 	fprintf(f, ",\"desire\":%u,\"availability\":%u,\"allotment\":%u,\"cpus\":",
 	        a->desire, a->availability, a->allotment);
 	json_u32s(f, a->cpus, a->n_cpus);
-	fprintf(f, ",\"work_ns\":%llu,\"steal_ns\":%llu,\"mug_ns\":%llu,"
-	        "\"allotted_ns\":%llu,\"quantum_class\":", (unsigned long long)a->work_ns,
-	        (unsigned long long)a->steal_ns, (unsigned long long)a->mug_ns,
-	        (unsigned long long)a->allotted_ns);
+	json_usage(f, a->work_ns, a->steal_ns, a->mug_ns, a->sleep_ns,
+	           a->preempted_ns, a->allotted_ns);
+	fputs(",\"quantum_class\":", f);
 	json_string(f, class_name(a->quantum_class));
 	fputc('}', f);
 }

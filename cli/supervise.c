@@ -376,6 +376,7 @@ static void print_stats(const struct cli *g, struct client *c,
 	Asteal__HistoryRequest hr = ASTEAL__HISTORY_REQUEST__INIT;
 	Asteal__HistoryCursor after = ASTEAL__HISTORY_CURSOR__INIT;
 	uint64_t id = sp->id, quanta = 0, cpuq = 0, work = 0, steal = 0, mug = 0;
+	uint64_t sleep = 0, preempted = 0;
 	double elapsed = (double)(qtime_now_ns() - sp->started_ns) / 1e9;
 	double mean, waste;
 	char d1[32], d2[32];
@@ -401,6 +402,8 @@ static void print_stats(const struct cli *g, struct client *c,
 				work = rep->history->jobs[i]->work_ns;
 				steal = rep->history->jobs[i]->steal_ns;
 				mug = rep->history->jobs[i]->mug_ns;
+				sleep = rep->history->jobs[i]->sleep_ns;
+				preempted = rep->history->jobs[i]->preempted_ns;
 			}
 		more = frame_history_after(&hr, &after, rep->history);
 		frame_free(rep);
@@ -412,10 +415,12 @@ static void print_stats(const struct cli *g, struct client *c,
 	if (g->json) {
 		printf("{\"job_id\":%llu,\"exit_code\":%d,\"elapsed_s\":%.3f,"
 		       "\"quanta\":%llu,\"mean_allotment\":%.3f,\"work_ns\":%llu,"
-		       "\"steal_ns\":%llu,\"mug_ns\":%llu,\"waste_pct\":%.2f}\n",
+		       "\"steal_ns\":%llu,\"mug_ns\":%llu,\"sleep_ns\":%llu,"
+		       "\"preempted_ns\":%llu,\"waste_pct\":%.2f}\n",
 		       sp->id, exit_code(status), elapsed, (unsigned long long)quanta,
 		       mean, (unsigned long long)work, (unsigned long long)steal,
-		       (unsigned long long)mug, waste);
+		       (unsigned long long)mug, (unsigned long long)sleep,
+		       (unsigned long long)preempted, waste);
 	} else {
 		fprintf(stderr, "asteal: job %llu %s: exit %d, %.2fs elapsed, %llu quanta, "
 		        "mean allotment %.2f CPUs, work %s, waste %s (%.1f%%)\n", sp->id,

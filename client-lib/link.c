@@ -324,6 +324,8 @@ int link_feedback(struct link *l, const struct link_feedback *f)
 		.mug_ns = f->mug_ns,
 		.allotted_ns = f->allotted_ns,
 		.cls = f->klass,
+		.sleep_ns = f->sleep_ns,
+		.preempted_ns = f->preempted_ns,
 	};
 
 	exchange_feedback_msg(&fb, &x);

@@ -38,6 +38,7 @@ struct link_feedback {
 	double desire_real;
 	uint64_t work_ns, steal_ns, mug_ns, allotted_ns;  /* since the Welcome */
 	int klass;                     /* enum est_class of the closed quantum */
+	uint64_t sleep_ns, preempted_ns;  /* since the Welcome */
 };
 
 /* Connect to the daemon at path and register as a job of `workers`

@@ -247,6 +247,8 @@ static void feedback_fill(const struct runtime *rt, const struct quantum *qt,
 	fb->work_ns = qt->since.work;
 	fb->steal_ns = qt->since.steal;
 	fb->mug_ns = qt->since.mug;
+	fb->sleep_ns = qt->since.sleep;
+	fb->preempted_ns = qt->since.preempted;
 	fb->allotted_ns = qt->since.allotted;
 	fb->klass = klass;
 }
@@ -530,7 +532,7 @@ static int wake_up(struct runtime *rt, struct quantum *qt, uint64_t now)
  * open the one now running, report. */
 static void boundary(struct runtime *rt, struct quantum *qt)
 {
-	struct link_feedback fb;
+	struct link_feedback fb = { 0 };
 	uint64_t n, now, q;
 
 	if (read(qt->timer_fd, &n, sizeof(n)) != (ssize_t)sizeof(n))
@@ -570,7 +572,7 @@ static void stop_waiting(struct runtime *rt, struct quantum *qt, uint64_t now)
 static void try_connect(struct runtime *rt, struct quantum *qt, uint64_t now)
 {
 	struct link_quanta lq;
-	struct link_feedback fb;
+	struct link_feedback fb = { 0 };
 	char why[256];
 
 	if (qt->socket[0] == '\0' || qt->link != NULL || now < qt->retry_at)
@@ -650,7 +652,7 @@ static void send_released(struct runtime *rt, struct quantum *qt)
  * this one is closed too, the next boundary's report says it). */
 static void roots_changed(struct runtime *rt, struct quantum *qt)
 {
-	struct link_feedback fb;
+	struct link_feedback fb = { 0 };
 	uint64_t n, now, q;
 	int woke;
 
@@ -816,7 +818,7 @@ void quantum_stop(struct runtime *rt)
 	struct quantum *qt = rt->quantum;
 
 	if (qt != NULL && qt->running) {
-		struct link_feedback fb;
+		struct link_feedback fb = { 0 };
 		uint64_t now;
 		char c = 1;
 

@@ -174,12 +174,12 @@ int hist_write_ops(struct history *h)
  * transaction: kept while the runs written are the same job's (the queue
  * is written sorted by job), added to the row when another's come or
  * before the commit. */
-int hist_acc_add(struct history *h, int64_t job, const int64_t d[4])
+int hist_acc_add(struct history *h, int64_t job, const int64_t d[HISTORY_NUSE])
 {
 	if (h->acc_job != job && hist_acc_flush(h) < 0)
 		return -1;
 	h->acc_job = job;
-	for (int k = 0; k < 4; k++)
+	for (int k = 0; k < HISTORY_NUSE; k++)
 		h->acc[k] += d[k];
 	return 0;
 }
@@ -187,16 +187,17 @@ int hist_acc_add(struct history *h, int64_t job, const int64_t d[4])
 /* Add the usage kept by hist_acc_add to its job's totals. */
 int hist_acc_flush(struct history *h)
 {
+	static const int64_t none[HISTORY_NUSE];
 	int64_t job = h->acc_job;
 
 	if (job == 0)
 		return 0;
 	h->acc_job = 0;
-	if (h->acc[0] == 0 && h->acc[1] == 0 && h->acc[2] == 0 && h->acc[3] == 0)
+	if (memcmp(h->acc, none, sizeof(none)) == 0)
 		return 0;
-	if (hist_step_done(h, hist_bind(h->st[ST_JOB_ADD], "LLLLL", job,
-					h->acc[0], h->acc[1], h->acc[2],
-					h->acc[3]), "add to a job's totals") < 0)
+	if (hist_step_done(h, hist_bind_use(hist_bind(h->st[ST_JOB_ADD], "L",
+						      job), 2, h->acc),
+			   "add to a job's totals") < 0)
 		return -1;
 	memset(h->acc, 0, sizeof(h->acc));
 	return 0;

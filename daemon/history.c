@@ -32,8 +32,9 @@
 	" first_quantum INTEGER NOT NULL, last_quantum INTEGER NOT NULL," \
 	" start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL)"
 
-/* The schema, version 3 (see history.h); version 1 lacked the columns
- * that MIGRATE_V2 adds, version 2 the table MIGRATE_V3 adds. */
+/* The schema, version 4 (see history.h); version 1 lacked the columns
+ * that MIGRATE_V2 adds, version 2 the table MIGRATE_V3 adds, version 3
+ * the columns MIGRATE_V4 adds. */
 static const char SCHEMA[] =
 	"CREATE TABLE jobs ("
 	" id INTEGER PRIMARY KEY AUTOINCREMENT,"
@@ -43,7 +44,9 @@ static const char SCHEMA[] =
 	" steal_ns INTEGER NOT NULL DEFAULT 0,"
 	" mug_ns INTEGER NOT NULL DEFAULT 0,"
 	" workers INTEGER NOT NULL DEFAULT 0,"
-	" allotted_ns INTEGER NOT NULL DEFAULT 0);"
+	" allotted_ns INTEGER NOT NULL DEFAULT 0,"
+	" sleep_ns INTEGER NOT NULL DEFAULT 0,"
+	" preempted_ns INTEGER NOT NULL DEFAULT 0);"
 	"CREATE INDEX jobs_by_end ON jobs(end_ns);"
 	"CREATE TABLE allotments ("
 	" id INTEGER PRIMARY KEY,"
@@ -54,7 +57,9 @@ static const char SCHEMA[] =
 	" allotment INTEGER NOT NULL, cpus TEXT NOT NULL,"
 	" work_ns INTEGER NOT NULL, steal_ns INTEGER NOT NULL,"
 	" mug_ns INTEGER NOT NULL, class INTEGER NOT NULL,"
-	" allotted_ns INTEGER NOT NULL DEFAULT 0);"
+	" allotted_ns INTEGER NOT NULL DEFAULT 0,"
+	" sleep_ns INTEGER NOT NULL DEFAULT 0,"
+	" preempted_ns INTEGER NOT NULL DEFAULT 0);"
 	"CREATE INDEX allotments_by_job ON allotments(job, start_ns);"
 	SKIPPED_TABLE;
 
@@ -62,6 +67,16 @@ static const char SCHEMA[] =
  * which no query used (the runs are read by job, and selected by time
  * within the job) and every insert paid for: dropped at open. */
 static const char DROP_UNUSED[] = "DROP INDEX IF EXISTS allotments_by_end";
+
+/* From version 3 to 4: the time the jobs' workers slept and were
+ * preempted (rows of before are 0: their steal_ns has the sleep in it). */
+static const char MIGRATE_V4[] =
+	"ALTER TABLE jobs ADD COLUMN sleep_ns INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE jobs ADD COLUMN preempted_ns INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE allotments ADD COLUMN sleep_ns INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE allotments ADD COLUMN preempted_ns INTEGER NOT NULL"
+	" DEFAULT 0;"
+	"PRAGMA user_version = 4";
 
 /* From version 2 to 3: the quanta without a tick. */
 static const char MIGRATE_V3[] = SKIPPED_TABLE "; PRAGMA user_version = 3";
@@ -89,7 +104,8 @@ static const char *const SQL[ST_QUERY] = {
 	 * to them is added in the same transaction (hist_acc_add). */
 	[ST_JOB_ADD] = "UPDATE jobs SET work_ns = work_ns + ?2,"
 		" steal_ns = steal_ns + ?3, mug_ns = mug_ns + ?4,"
-		" allotted_ns = allotted_ns + ?5 WHERE id = ?1",
+		" sleep_ns = sleep_ns + ?5, preempted_ns = preempted_ns + ?6,"
+		" allotted_ns = allotted_ns + ?7 WHERE id = ?1",
 	[ST_JOB_EXIT] = "UPDATE jobs SET exit_status = ?2 WHERE id = ?1",
 	[ST_JOB_GET] = "SELECT pid, end_ns IS NULL FROM jobs WHERE id = ?1",
 	[ST_JOB_WORKERS] = "UPDATE jobs SET workers = ?2 WHERE id = ?1",
@@ -100,18 +116,23 @@ static const char *const SQL[ST_QUERY] = {
 		"  WHERE job = jobs.id),"
 		" mug_ns = (SELECT COALESCE(SUM(mug_ns), 0) FROM allotments"
 		"  WHERE job = jobs.id),"
+		" sleep_ns = (SELECT COALESCE(SUM(sleep_ns), 0) FROM allotments"
+		"  WHERE job = jobs.id),"
+		" preempted_ns = (SELECT COALESCE(SUM(preempted_ns), 0)"
+		"  FROM allotments WHERE job = jobs.id),"
 		" allotted_ns = (SELECT COALESCE(SUM(allotted_ns), 0)"
 		"  FROM allotments WHERE job = jobs.id)"
 		" WHERE end_ns IS NULL AND start_ns < ?1"
 		" AND id NOT IN (SELECT id FROM temp.history_ids)",
 	[ST_RUN_INS] = "INSERT INTO allotments(job, first_quantum,"
 		" last_quantum, start_ns, end_ns, desire, availability,"
-		" allotment, cpus, work_ns, steal_ns, mug_ns, class, allotted_ns)"
+		" allotment, cpus, class, work_ns, steal_ns, mug_ns, sleep_ns,"
+		" preempted_ns, allotted_ns)"
 		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
-		" ?14)",
+		" ?14, ?15, ?16)",
 	[ST_RUN_UPD] = "UPDATE allotments SET last_quantum = ?2, end_ns = ?3,"
-		" work_ns = ?4, steal_ns = ?5, mug_ns = ?6, allotted_ns = ?7"
-		" WHERE id = ?1",
+		" work_ns = ?4, steal_ns = ?5, mug_ns = ?6, sleep_ns = ?7,"
+		" preempted_ns = ?8, allotted_ns = ?9 WHERE id = ?1",
 	[ST_SKIP_INS] = "INSERT INTO skipped(first_quantum, last_quantum,"
 		" start_ns, end_ns) VALUES(?1, ?2, ?3, ?4)",
 	[ST_IDS_CLEAR] = "DELETE FROM temp.history_ids",
@@ -178,6 +199,16 @@ sqlite3_stmt *hist_bind(sqlite3_stmt *s, const char *fmt, ...)
 		}
 	}
 	va_end(ap);
+	return s;
+}
+
+/* Bind usage u (enum history_use) to parameters first, first + 1, ... of
+ * s, in that order; returns s. */
+sqlite3_stmt *hist_bind_use(sqlite3_stmt *s, int first,
+			    const int64_t u[HISTORY_NUSE])
+{
+	for (int k = 0; k < HISTORY_NUSE; k++)
+		sqlite3_bind_int64(s, first + k, u[k]);
 	return s;
 }
 
@@ -474,6 +505,9 @@ static int setup(struct history *h, const char *path, int busy_ms,
 		return -1;
 	if (version >= 1 && version <= 2 &&
 	    schema_change(h, 2, MIGRATE_V3, NULL, "upgrade schema to version 3") < 0)
+		return -1;
+	if (version >= 1 && version <= 3 &&
+	    schema_change(h, 3, MIGRATE_V4, NULL, "upgrade schema to version 4") < 0)
 		return -1;
 	if (version != 0 && exec(h, DROP_UNUSED, "drop an unused index") < 0)
 		return -1;

@@ -2,17 +2,18 @@
  * history.h - asteald's allotment history in SQLite (see
  * ../shared/DESIGN.md, "asteald").
  *
- * Three tables (schema version 3, kept in PRAGMA user_version; the file is
- * marked with PRAGMA application_id 0x41535448, "ASTH"; a version 1 or 2
- * file is upgraded in place when opened, its new columns 0):
+ * Three tables (schema version 4, kept in PRAGMA user_version; the file is
+ * marked with PRAGMA application_id 0x41535448, "ASTH"; a version 1, 2 or
+ * 3 file is upgraded in place when opened, its new columns 0):
  *
  *   jobs(id INTEGER PRIMARY KEY AUTOINCREMENT, name, uid, pid, command,
  *        start_ns, end_ns NULL while running, exit_status NULL if unknown,
- *        work_ns, steal_ns, mug_ns, workers, allotted_ns)
+ *        work_ns, steal_ns, mug_ns, workers, allotted_ns, sleep_ns,
+ *        preempted_ns)
  *   allotments(id, job -> jobs.id ON DELETE CASCADE, first_quantum,
  *        last_quantum, start_ns, end_ns, desire, availability, allotment,
  *        cpus TEXT in Linux list format "0-3,6", work_ns, steal_ns, mug_ns,
- *        class, allotted_ns)
+ *        class, allotted_ns, sleep_ns, preempted_ns)
  *   skipped(first_quantum, last_quantum, start_ns, end_ns): quanta the
  *        daemon had no tick for (it woke up later than a whole quantum):
  *        nobody's allotment changed in them, DEQ did not run
@@ -57,7 +58,14 @@
  * daemon is taken back with history_job_reopen(), and
  * history_close_stale() closes the rows nobody reclaimed.
  *
- * A job's totals (work_ns, steal_ns, mug_ns, allotted_ns) are the sums of
+ * The usage columns are what the jobs report (asteal.proto, Feedback):
+ * work, steal and mug on the worker threads' CPU clocks, sleep and
+ * preempted wall time, allotted the wall time the allotted workers held
+ * their processors (the sum of the five, as the job says; version 3 and
+ * earlier rows have steal with sleep in it and 0 for the new columns).
+ *
+ * A job's totals (work_ns, steal_ns, mug_ns, allotted_ns, sleep_ns,
+ * preempted_ns) are the sums of
  * its runs: every write of a run adds what it changed of the run's usage
  * to its job's totals in the same transaction, so after any commit, and
  * after a crash (kill -9) at any point, the totals on disk agree with the
@@ -124,7 +132,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HISTORY_SCHEMA_VERSION 3
+#define HISTORY_SCHEMA_VERSION 4
+
+/* A job's usage, in nanoseconds (asteal.proto, Feedback): the places in
+ * an array of usage (history_usage). */
+enum history_use {
+	HISTORY_WORK, HISTORY_STEAL, HISTORY_MUG, HISTORY_SLEEP,
+	HISTORY_PREEMPTED, HISTORY_ALLOTTED,
+	HISTORY_NUSE
+};
 
 /* Opening options; a NULL pointer or a field <= 0 means the default. */
 struct history_opts {
@@ -177,6 +193,7 @@ struct history_quantum {
 	int64_t work_ns, steal_ns, mug_ns;      /* usage, >= 0 */
 	int cls;              /* enum history_class */
 	int64_t allotted_ns;  /* time its allotted workers held CPUs, >= 0 */
+	int64_t sleep_ns, preempted_ns;         /* usage, >= 0 */
 };
 
 /* A job as a query reports it (strings valid during the callback). */
@@ -192,6 +209,7 @@ struct history_job_info {
 	int64_t work_ns, steal_ns, mug_ns;      /* totals */
 	int workers;          /* 0 = never known */
 	int64_t allotted_ns;  /* the sum over its runs */
+	int64_t sleep_ns, preempted_ns;         /* totals */
 };
 
 /* A run of quanta as a query reports it (cpus valid during the callback). */
@@ -206,6 +224,7 @@ struct history_run {
 	int64_t work_ns, steal_ns, mug_ns;      /* sums over the run */
 	int cls;
 	int64_t allotted_ns;  /* sum over the run */
+	int64_t sleep_ns, preempted_ns;         /* sums over the run */
 };
 
 /* A place in a query's order: after job `job` (jobs), or after the run
@@ -358,10 +377,11 @@ int history_close_stale(struct history *h, int64_t now_ns,
 int history_allot(struct history *h, int64_t job_id,
 		  const struct history_quantum *q);
 
-/* Add usage (each >= 0) to a tracked job's open run, or to the run it
- * opens next when it has none yet; -1 for an unknown job or bad usage. */
-int history_usage(struct history *h, int64_t job_id, int64_t work_ns,
-		  int64_t steal_ns, int64_t mug_ns, int64_t allotted_ns);
+/* Add usage (use[HISTORY_WORK] ..., each >= 0) to a tracked job's open
+ * run, or to the run it opens next when it has none yet; -1 for an
+ * unknown job or bad usage. */
+int history_usage(struct history *h, int64_t job_id,
+		  const int64_t use[HISTORY_NUSE]);
 
 /* Quanta first..last (from start_ns to end_ns) had no tick: queued like
  * closed runs (ranges that follow each other merge); -1 on bad arguments

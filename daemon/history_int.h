@@ -41,15 +41,16 @@ struct run {
 	int64_t rowid;          /* its row, 0 if never written */
 	int64_t new_rowid;      /* the row written in the open transaction */
 	int64_t first_q, last_q, start_ns, end_ns;
-	int64_t work_ns, steal_ns, mug_ns, allotted_ns;
+	int64_t use[HISTORY_NUSE];      /* its usage (enum history_use) */
 	int desire, availability, allotment, cls;
 	char *cpus;
 	int dirty;              /* changed since last written */
 	int pending;            /* written in the open transaction */
-	int64_t w[4];           /* its usage (work, steal, mug, allotted) in
-				   its row as committed: what its job's
-				   totals hold of it */
-	int64_t wn[4];          /* ... as written in the open transaction */
+	int64_t w[HISTORY_NUSE];        /* its usage in its row as
+				   committed: what its job's totals hold
+				   of it */
+	int64_t wn[HISTORY_NUSE];       /* ... as written in the open
+				   transaction */
 };
 
 /* A tracked job. */
@@ -57,8 +58,7 @@ struct live {
 	int64_t job;
 	int has_run;
 	struct run run;
-	int64_t carry[4];       /* usage before its first run: work, steal,
-				   mug, allotted */
+	int64_t carry[HISTORY_NUSE];    /* usage before its first run */
 	int lost;               /* its row was dropped (the buffer of job
 				   writes was full): nothing of it is kept */
 };
@@ -113,8 +113,8 @@ struct history {
 	int64_t next_id;        /* the next job's id */
 	int64_t qbase;          /* added to every quantum number (history.h) */
 	int64_t acc_job;        /* usage written to runs in the open */
-	int64_t acc[4];         /* transaction, not yet added to the job's
-				   totals (acc_job 0: none) */
+	int64_t acc[HISTORY_NUSE];      /* transaction, not yet added to
+				   the job's totals (acc_job 0: none) */
 	int rc;                 /* SQLite's code for the last error */
 	int degraded;           /* writes fail: keep everything pending and
 				   try again only in history_retry */
@@ -144,6 +144,11 @@ int hist_step_done(struct history *h, sqlite3_stmt *s, const char *what);
  * returns s. */
 sqlite3_stmt *hist_bind(sqlite3_stmt *s, const char *fmt, ...);
 
+/* Bind usage u (enum history_use) to parameters first, first + 1, ... of
+ * s, in that order; returns s. */
+sqlite3_stmt *hist_bind_use(sqlite3_stmt *s, int first,
+			    const int64_t u[HISTORY_NUSE]);
+
 /* Put ids (n of them, or the tracked jobs' if ids is NULL) in the
  * temporary table history_ids; 0 or -1. */
 int hist_fill_ids(struct history *h, const int64_t *ids, size_t n);
@@ -172,9 +177,9 @@ int hist_write_ops(struct history *h);
  * usage to its totals (before the commit); 0 or -1. */
 int hist_acc_flush(struct history *h);
 
-/* Add usage d (work, steal, mug, allotted) written to a run of job to its
- * totals, in the open transaction; 0 or -1. */
-int hist_acc_add(struct history *h, int64_t job, const int64_t d[4]);
+/* Add usage d (enum history_use) written to a run of job to its totals,
+ * in the open transaction; 0 or -1. */
+int hist_acc_add(struct history *h, int64_t job, const int64_t d[HISTORY_NUSE]);
 
 /* Forget the job writes the transaction just committed held. */
 void hist_ops_done(struct history *h);

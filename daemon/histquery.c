@@ -21,11 +21,11 @@
 
 #define JOB_COLS "j.id, j.name, j.uid, j.pid, j.command, j.start_ns," \
 	" j.end_ns, j.exit_status, j.work_ns, j.steal_ns, j.mug_ns," \
-	" j.workers, j.allotted_ns"
+	" j.workers, j.allotted_ns, j.sleep_ns, j.preempted_ns"
 #define RUN_COLS "a.job, a.first_quantum, a.last_quantum, a.start_ns," \
 	" a.end_ns, a.desire, a.availability, a.allotment, a.cpus," \
 	" a.work_ns, a.steal_ns, a.mug_ns, a.class, a.allotted_ns, a.id," \
-	" j.uid, j.start_ns, j.end_ns"
+	" j.uid, j.start_ns, j.end_ns, a.sleep_ns, a.preempted_ns"
 
 /* The read side's statements, ST_QUERY on (history.c prepares them at
  * open with the store's).  The queries select by position alone, in the
@@ -172,6 +172,8 @@ static int query_jobs(struct scan *sc, history_job_cb jcb, void *arg,
 			.mug_ns = sqlite3_column_int64(s, 10),
 			.workers = sqlite3_column_int(s, 11),
 			.allotted_ns = sqlite3_column_int64(s, 12),
+			.sleep_ns = sqlite3_column_int64(s, 13),
+			.preempted_ns = sqlite3_column_int64(s, 14),
 		};
 
 		sc->looked++;
@@ -224,6 +226,8 @@ static int query_runs(struct scan *sc, history_run_cb rcb, void *arg)
 			.cls = sqlite3_column_int(s, 12),
 			.allotted_ns = sqlite3_column_int64(s, 13),
 			.id = sqlite3_column_int64(s, 14),
+			.sleep_ns = sqlite3_column_int64(s, 18),
+			.preempted_ns = sqlite3_column_int64(s, 19),
 		};
 
 		sc->looked++;

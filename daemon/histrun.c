@@ -56,34 +56,32 @@ static void sort_unwritten(struct history *h)
  * what the write adds to the job's usage is added to its totals. */
 int hist_write_run(struct history *h, int64_t job, struct run *r)
 {
-	const int64_t now[4] = { r->work_ns, r->steal_ns, r->mug_ns,
-				 r->allotted_ns };
 	const int64_t *was = r->pending ? r->wn : r->w;
-	int64_t d[4];
+	int64_t d[HISTORY_NUSE];
 	sqlite3_stmt *s;
 
 	if (r->rowid != 0) {
-		s = hist_bind(h->st[ST_RUN_UPD], "LLLLLLL", r->rowid, r->last_q,
-			      r->end_ns, r->work_ns, r->steal_ns, r->mug_ns,
-			      r->allotted_ns);
-		if (hist_step_done(h, s, "update run") < 0)
+		s = hist_bind(h->st[ST_RUN_UPD], "LLL", r->rowid, r->last_q,
+			      r->end_ns);
+		if (hist_step_done(h, hist_bind_use(s, 4, r->use),
+				   "update run") < 0)
 			return -1;
 		r->new_rowid = r->rowid;
 	} else {
-		s = hist_bind(h->st[ST_RUN_INS], "LLLLLdddsLLLdL", job,
+		s = hist_bind(h->st[ST_RUN_INS], "LLLLLdddsd", job,
 			      r->first_q, r->last_q, r->start_ns, r->end_ns,
 			      r->desire, r->availability, r->allotment,
-			      r->cpus, r->work_ns, r->steal_ns, r->mug_ns,
-			      r->cls, r->allotted_ns);
-		if (hist_step_done(h, s, "insert run") < 0)
+			      r->cpus, r->cls);
+		if (hist_step_done(h, hist_bind_use(s, 11, r->use),
+				   "insert run") < 0)
 			return -1;
 		r->new_rowid = sqlite3_last_insert_rowid(h->db);
 	}
-	for (int k = 0; k < 4; k++)
-		d[k] = now[k] - was[k];
+	for (int k = 0; k < HISTORY_NUSE; k++)
+		d[k] = r->use[k] - was[k];
 	if (hist_acc_add(h, job, d) < 0)
 		return -1;
-	memcpy(r->wn, now, sizeof(now));
+	memcpy(r->wn, r->use, sizeof(r->wn));
 	r->pending = 1;
 	return 0;
 }
@@ -186,10 +184,32 @@ int hist_sync(struct history *h)
 	return h->degraded ? 0 : -1;
 }
 
+/* A quantum's usage as an array (enum history_use). */
+static void quantum_use(const struct history_quantum *q,
+			int64_t u[HISTORY_NUSE])
+{
+	u[HISTORY_WORK] = q->work_ns;
+	u[HISTORY_STEAL] = q->steal_ns;
+	u[HISTORY_MUG] = q->mug_ns;
+	u[HISTORY_SLEEP] = q->sleep_ns;
+	u[HISTORY_PREEMPTED] = q->preempted_ns;
+	u[HISTORY_ALLOTTED] = q->allotted_ns;
+}
+
+/* Whether every usage in u is >= 0. */
+static int use_ok(const int64_t u[HISTORY_NUSE])
+{
+	for (int k = 0; k < HISTORY_NUSE; k++)
+		if (u[k] < 0)
+			return 0;
+	return 1;
+}
+
 /* Check one quantum's fields; 0, or -1 with the message set. */
 static int check_quantum(struct history *h, const struct history_quantum *q)
 {
 	const char *why = NULL;
+	int64_t u[HISTORY_NUSE];
 
 	if (q == NULL || q->cpus == NULL)
 		why = "NULL quantum or cpus";
@@ -197,8 +217,7 @@ static int check_quantum(struct history *h, const struct history_quantum *q)
 		why = "bad quantum number or times";
 	else if (q->desire < 0 || q->availability < 0 || q->allotment < 0)
 		why = "negative desire, availability or allotment";
-	else if (q->work_ns < 0 || q->steal_ns < 0 || q->mug_ns < 0 ||
-		 q->allotted_ns < 0)
+	else if (quantum_use(q, u), !use_ok(u))
 		why = "negative usage";
 	else if (q->cls < HISTORY_INEFFICIENT || q->cls > HISTORY_DEPRIVED)
 		why = "bad class";
@@ -255,6 +274,7 @@ int hist_enqueue(struct history *h, int64_t job, struct run *r)
 int history_allot(struct history *h, int64_t job_id,
 		  const struct history_quantum *q)
 {
+	int64_t u[HISTORY_NUSE];
 	struct live *l;
 	struct run *r;
 	int64_t qn;
@@ -285,13 +305,12 @@ int history_allot(struct history *h, int64_t job_id,
 		h->open_written_ns = q->start_ns;
 	if (q->end_ns > h->now_ns)
 		h->now_ns = q->end_ns;
+	quantum_use(q, u);
 	if (l->has_run && continues(r, q, qn)) {
 		r->last_q = qn;
 		r->end_ns = q->end_ns;
-		r->work_ns += q->work_ns;
-		r->steal_ns += q->steal_ns;
-		r->mug_ns += q->mug_ns;
-		r->allotted_ns += q->allotted_ns;
+		for (int k = 0; k < HISTORY_NUSE; k++)
+			r->use[k] += u[k];
 		r->dirty = 1;
 		return 0;
 	}
@@ -321,10 +340,8 @@ int history_allot(struct history *h, int64_t job_id,
 	r->allotment = q->allotment;
 	r->cls = q->cls;
 	r->cpus = cpus;
-	r->work_ns = q->work_ns + l->carry[0];
-	r->steal_ns = q->steal_ns + l->carry[1];
-	r->mug_ns = q->mug_ns + l->carry[2];
-	r->allotted_ns = q->allotted_ns + l->carry[3];
+	for (int k = 0; k < HISTORY_NUSE; k++)
+		r->use[k] = u[k] + l->carry[k];
 	memset(l->carry, 0, sizeof(l->carry));
 	r->dirty = 1;
 	l->has_run = 1;
@@ -332,15 +349,15 @@ int history_allot(struct history *h, int64_t job_id,
 }
 
 /* Add usage to a tracked job's open run (or to its next one). */
-int history_usage(struct history *h, int64_t job_id, int64_t work_ns,
-		  int64_t steal_ns, int64_t mug_ns, int64_t allotted_ns)
+int history_usage(struct history *h, int64_t job_id,
+		  const int64_t use[HISTORY_NUSE])
 {
 	struct live *l;
 	int64_t *to;
 
 	if (h == NULL)
 		return -1;
-	if (work_ns < 0 || steal_ns < 0 || mug_ns < 0 || allotted_ns < 0) {
+	if (use == NULL || !use_ok(use)) {
 		hist_seterr(h, "usage: negative usage");
 		return -1;
 	}
@@ -352,19 +369,11 @@ int history_usage(struct history *h, int64_t job_id, int64_t work_ns,
 	}
 	if (l->lost)
 		return 0;
-	if (l->has_run) {
-		l->run.work_ns += work_ns;
-		l->run.steal_ns += steal_ns;
-		l->run.mug_ns += mug_ns;
-		l->run.allotted_ns += allotted_ns;
+	to = l->has_run ? l->run.use : l->carry;
+	for (int k = 0; k < HISTORY_NUSE; k++)
+		to[k] += use[k];
+	if (l->has_run)
 		l->run.dirty = 1;
-		return 0;
-	}
-	to = l->carry;
-	to[0] += work_ns;
-	to[1] += steal_ns;
-	to[2] += mug_ns;
-	to[3] += allotted_ns;
 	return 0;
 }
 

@@ -218,6 +218,8 @@ static int hist_job(const struct history_job_info *j, void *arg)
 	r->mug_ns = (uint64_t)j->mug_ns;
 	r->workers = (uint32_t)j->workers;
 	r->allotted_ns = (uint64_t)j->allotted_ns;
+	r->sleep_ns = (uint64_t)j->sleep_ns;
+	r->preempted_ns = (uint64_t)j->preempted_ns;
 	p->h.jobs[p->h.n_jobs++] = r;
 	p->bytes += 64 + strlen(r->name) + strlen(r->command);
 	return 0;
@@ -271,11 +273,15 @@ static int hist_run(const struct history_run *a, void *arg)
 	r->steal_ns = (uint64_t)a->steal_ns;
 	r->mug_ns = (uint64_t)a->mug_ns;
 	r->allotted_ns = (uint64_t)a->allotted_ns;
+	r->sleep_ns = (uint64_t)a->sleep_ns;
+	r->preempted_ns = (uint64_t)a->preempted_ns;
 	r->quantum_class = (Asteal__QuantumClass)(a->cls + 1);
 	p->h.allotments[p->h.n_allotments++] = r;
 	p->run[1] = p->run[0];
 	p->run[0] = a->id;
-	p->bytes += 80 + 6 * (size_t)n;
+	/* Usually far less: at its largest a record takes about twice this
+	 * (twelve numbers of 11 bytes), and a page is cut at half a frame. */
+	p->bytes += 96 + 6 * (size_t)n;
 	return 0;
 }
 

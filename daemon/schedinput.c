@@ -78,11 +78,14 @@ uint64_t sched__quantum_now(const struct sched *s, uint64_t now)
 /* Whether a Feedback's fields are all ones a job could send at `now`;
  * otherwise 0 with the first that is not, named, in why. */
 static int fields_ok(const struct sched_job *j, const Asteal__Feedback *fb,
-                     const uint64_t tot[4], uint64_t now, char *why,
+                     const uint64_t tot[HISTORY_NUSE], uint64_t now, char *why,
                      size_t len)
 {
-	static const char *const names[4] = { "work_ns", "steal_ns", "mug_ns",
-	                                      "allotted_ns" };
+	static const char *const names[HISTORY_NUSE] = {
+		[HISTORY_WORK] = "work_ns", [HISTORY_STEAL] = "steal_ns",
+		[HISTORY_MUG] = "mug_ns", [HISTORY_SLEEP] = "sleep_ns",
+		[HISTORY_PREEMPTED] = "preempted_ns",
+		[HISTORY_ALLOTTED] = "allotted_ns" };
 	uint64_t span = now - j->joined + PROTO_USAGE_SLACK_MS * 1000000ull;
 	uint64_t most;
 
@@ -106,7 +109,7 @@ static int fields_ok(const struct sched_job *j, const Asteal__Feedback *fb,
 		         (int)fb->quantum_class);
 		return 0;
 	}
-	for (int k = 0; k < 4; k++) {
+	for (int k = 0; k < HISTORY_NUSE; k++) {
 		if (tot[k] < j->tot[k]) {
 			snprintf(why, len, "Feedback.%s went back, from %llu to %llu "
 			         "(totals since the Welcome only grow)", names[k],
@@ -131,7 +134,8 @@ void sched_feedback(struct sched *s, struct sched_job *j,
 {
 	struct exchange_feedback f;
 	uint64_t now = qtime_now_ns(), qnow = sched__quantum_now(s, now);
-	uint64_t tot[4];
+	uint64_t tot[HISTORY_NUSE];
+	int64_t add[HISTORY_NUSE];
 	char why[200];
 
 	exchange_feedback_from(&f, fb);
@@ -154,18 +158,20 @@ void sched_feedback(struct sched *s, struct sched_job *j,
 		         "per quantum): ignored", (unsigned long long)f.quantum);
 		return;
 	}
-	tot[0] = f.work_ns;
-	tot[1] = f.steal_ns;
-	tot[2] = f.mug_ns;
-	tot[3] = f.allotted_ns;
+	tot[HISTORY_WORK] = f.work_ns;
+	tot[HISTORY_STEAL] = f.steal_ns;
+	tot[HISTORY_MUG] = f.mug_ns;
+	tot[HISTORY_SLEEP] = f.sleep_ns;
+	tot[HISTORY_PREEMPTED] = f.preempted_ns;
+	tot[HISTORY_ALLOTTED] = f.allotted_ns;
 	if (!fields_ok(j, fb, tot, now, why, sizeof(why))) {
 		drop(s, j, why);
 		return;                 /* j is leaving: touch nothing */
 	}
 	j->closable = f.quantum + 1;
-	if (history_usage(s->hist, (int64_t)j->id,
-	                  (int64_t)(tot[0] - j->tot[0]), (int64_t)(tot[1] - j->tot[1]),
-	                  (int64_t)(tot[2] - j->tot[2]), (int64_t)(tot[3] - j->tot[3])) < 0)
+	for (int k = 0; k < HISTORY_NUSE; k++)
+		add[k] = (int64_t)(tot[k] - j->tot[k]);
+	if (history_usage(s->hist, (int64_t)j->id, add) < 0)
 		log_warn("history: %s", history_error(s->hist));
 	memcpy(j->tot, tot, sizeof(tot));
 	if (j->silent) {

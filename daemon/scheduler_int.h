@@ -44,8 +44,8 @@ struct sched_job {
 	int touched, held, fresh;      /* in s->touched, in s->held; its
 	                                  first Allot is due */
 	uint64_t recorded;             /* the tick that last recorded it */
-	uint64_t tot[4];               /* usage totals it reported: work,
-	                                  steal, mug, allotted */
+	uint64_t tot[HISTORY_NUSE];    /* usage totals it reported (enum
+	                                  history_use) */
 	struct deq_set sent;           /* the CPUs of its last Allot */
 	uint64_t allot_q, decided;     /* its last Allot's quantum; when DEQ
 	                                  decided it */

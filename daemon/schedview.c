@@ -122,12 +122,15 @@ int sched_jobs(struct sched *s, const uint64_t *ids, size_t n, Asteal__Jobs *out
 		ji->allotment = (uint32_t)d->allotment;
 		ji->availability = (uint32_t)d->availability;
 		ji->n_cpus = (size_t)sched__slot_cpus(s, &d->cpus, ji->cpus);
-		ji->efficiency = j->tot[3] ? (double)(j->tot[0] + j->tot[2]) /
-		                             (double)j->tot[3] : 0;
-		ji->work_ns = j->tot[0];
-		ji->steal_ns = j->tot[1];
-		ji->mug_ns = j->tot[2];
-		ji->allotted_ns = j->tot[3];
+		ji->efficiency = j->tot[HISTORY_ALLOTTED] ?
+			(double)(j->tot[HISTORY_WORK] + j->tot[HISTORY_MUG]) /
+			(double)j->tot[HISTORY_ALLOTTED] : 0;
+		ji->work_ns = j->tot[HISTORY_WORK];
+		ji->steal_ns = j->tot[HISTORY_STEAL];
+		ji->mug_ns = j->tot[HISTORY_MUG];
+		ji->sleep_ns = j->tot[HISTORY_SLEEP];
+		ji->preempted_ns = j->tot[HISTORY_PREEMPTED];
+		ji->allotted_ns = j->tot[HISTORY_ALLOTTED];
 		ji->workers = (uint32_t)j->workers;
 		ji->quantum_class = exchange_class_wire(j->cls);
 		out->jobs[k++] = ji;

@@ -127,7 +127,7 @@ int exchange_decode_feedback(const uint8_t *p, size_t len,
 		/* One-byte tags of Feedback's own fields, each once, in order:
 		 * anything else (unknown or repeated fields, other wire types,
 		 * a class this side does not know) is protobuf-c's to judge. */
-		if (tag & 0x80 || field <= last || field < 1 || field > 8)
+		if (tag & 0x80 || field <= last || field < 1 || field > 10)
 			return 0;
 		last = field;
 		if (field == 3) {
@@ -151,11 +151,13 @@ int exchange_decode_feedback(const uint8_t *p, size_t len,
 		case 5: m.steal_ns = v; break;
 		case 6: m.mug_ns = v; break;
 		case 7: m.allotted_ns = v; break;
-		default:
+		case 8:
 			if (v > ASTEAL__QUANTUM_CLASS__DEPRIVED)
 				return 0;
 			m.quantum_class = (Asteal__QuantumClass)v;
 			break;
+		case 9: m.sleep_ns = v; break;
+		default: m.preempted_ns = v; break;
 		}
 	}
 	exchange_feedback_from(fb, &m);
@@ -174,6 +176,8 @@ void exchange_feedback_msg(Asteal__Feedback *m, const struct exchange_feedback *
 	m->mug_ns = fb->mug_ns;
 	m->allotted_ns = fb->allotted_ns;
 	m->quantum_class = exchange_class_wire(fb->cls);
+	m->sleep_ns = fb->sleep_ns;
+	m->preempted_ns = fb->preempted_ns;
 }
 
 /* Fill plain C from a Feedback message. */
@@ -187,6 +191,8 @@ void exchange_feedback_from(struct exchange_feedback *fb, const Asteal__Feedback
 	fb->mug_ns = m->mug_ns;
 	fb->allotted_ns = m->allotted_ns;
 	fb->cls = exchange_class_index(m->quantum_class);
+	fb->sleep_ns = m->sleep_ns;
+	fb->preempted_ns = m->preempted_ns;
 }
 
 /* A class index on the wire: index + 1 (QuantumClass's values). */

@@ -40,6 +40,7 @@ struct exchange_feedback {
 	double desire_real;
 	uint64_t work_ns, steal_ns, mug_ns, allotted_ns;
 	int cls;                   /* class index 0..2, -1 for none */
+	uint64_t sleep_ns, preempted_ns;
 };
 
 /* An Allot; cpus points at ncpus ids, each below EXCHANGE_MAX_CPUS. */

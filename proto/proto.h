@@ -12,8 +12,11 @@
 #define ASTEAL_PROTO_H
 
 /* The protocol version this build speaks; both sides must match exactly
- * (the handshake: Hello.version, Welcome.version). */
-#define PROTO_VERSION 2u
+ * (the handshake: Hello.version, Welcome.version).  Version 2 put the
+ * quanta on the shared clock; version 3 measures a job's usage on its
+ * threads' CPU clocks, with the time its workers slept (no longer part
+ * of steal_ns) and were preempted apart (Feedback in asteal.proto). */
+#define PROTO_VERSION 3u
 
 /* The quantum exchange (../shared/DESIGN.md, "One quantum, on the wire").
  * A job sends a Feedback when its rounded desire changes and at least every

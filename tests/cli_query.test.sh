@@ -82,7 +82,7 @@ assert s["share"] == "user", s["share"]
 assert s["history_state"] == "ok", s["history_state"]
 assert s["history_dropped"] == 0, s["history_dropped"]
 assert s["tick_p50_ns"] <= s["tick_p99_ns"] <= s["tick_max_ns"]
-assert s["clients"] >= 1 and s["protocol_version"] == 2
+assert s["clients"] >= 1 and s["protocol_version"] == 3
 ' "$tmp/status.json" "$P" || fail "status --json: $(cat "$tmp/status.json")"
 "$asteal" status >"$tmp/status.txt" || fail "status failed"
 grep -q "^quantum: *10 ms$" "$tmp/status.txt" || fail "status: $(cat "$tmp/status.txt")"
@@ -118,7 +118,8 @@ js = json.load(open(sys.argv[1]))
 want = {"qa": int(sys.argv[2]), "qb": int(sys.argv[3])}
 keys = ("id", "name", "uid", "user", "pid", "command", "start_ns", "start",
         "desire", "allotment", "availability", "cpus", "efficiency", "work_ns",
-        "steal_ns", "mug_ns", "workers", "allotted_ns", "quantum_class",
+        "steal_ns", "mug_ns", "sleep_ns", "preempted_ns", "workers",
+        "allotted_ns", "quantum_class",
         "unmanaged")
 assert len(js) == 2, js
 for j in js:
@@ -209,7 +210,8 @@ n=$(py '
 import csv, json, sys
 rows = open(sys.argv[1]).read().splitlines()
 assert rows[0].split() == ["JOB", "NAME", "FIRST", "LAST", "START", "DURATION",
-    "DESIRE", "AVAIL", "ALLOT", "CPUS", "WORK", "STEAL", "CLASS"], rows[0]
+    "DESIRE", "AVAIL", "ALLOT", "CPUS", "WORK", "STEAL", "SLEEP", "PREEMPTED",
+    "CLASS"], rows[0]
 c = list(csv.DictReader(open(sys.argv[2], newline="")))
 j = json.load(open(sys.argv[3]))
 a = j["allotments"]
@@ -222,6 +224,9 @@ for r, s in zip(a, c):
     assert r["first_quantum"] <= r["last_quantum"] and r["start_ns"] < r["end_ns"]
     assert r["allotment"] <= r["desire"] and len(r["cpus"]) == r["allotment"]
     assert r["quantum_class"] in (None, "inefficient", "satisfied", "deprived")
+    for k in ("work_ns", "steal_ns", "mug_ns", "sleep_ns", "preempted_ns",
+              "allotted_ns"):
+        assert str(r[k]) == s[k], (k, r, s)
 print(len(a))
 ' "$tmp/h.txt" "$tmp/h.csv" "$tmp/h.json" "$ida" "$idb") ||
 	fail "history formats disagree"
@@ -235,7 +240,7 @@ py '
 import csv, json, sys
 rows = open(sys.argv[1]).read().splitlines()
 assert rows[0].split() == ["ID", "NAME", "USER", "PID", "START", "END", "STATUS",
-                           "WORK", "STEAL", "MUG"], rows[0]
+                           "WORK", "STEAL", "MUG", "SLEEP", "PREEMPTED"], rows[0]
 c = list(csv.DictReader(open(sys.argv[2], newline="")))
 j = json.load(open(sys.argv[3]))
 assert len(rows) - 1 == len(c) == len(j["jobs"]) == 2 and j["allotments"] == []

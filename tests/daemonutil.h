@@ -193,6 +193,34 @@ static inline int tdaemon_hello(int fd, uint32_t workers)
 	return frame_write_fd(fd, &env);
 }
 
+/* A job peer's usage totals, in the order of the Feedback's fields: work,
+ * steal, mug, allotted (4-7), sleep, preempted (9, 10). */
+#define TDAEMON_NUSE 6
+
+/* Send a Feedback closing quantum q with this desire, usage totals tot
+ * and class cls, as given (nothing checked); 0 or -1. */
+static inline int tdaemon_feedback(int fd, uint64_t q, uint32_t desire,
+                                   double real, const uint64_t tot[TDAEMON_NUSE],
+                                   int cls)
+{
+	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
+	Asteal__Feedback fb = ASTEAL__FEEDBACK__INIT;
+
+	fb.quantum = q;
+	fb.desire = desire;
+	fb.desire_real = real;
+	fb.work_ns = tot[0];
+	fb.steal_ns = tot[1];
+	fb.mug_ns = tot[2];
+	fb.allotted_ns = tot[3];
+	fb.sleep_ns = tot[4];
+	fb.preempted_ns = tot[5];
+	fb.quantum_class = (Asteal__QuantumClass)cls;
+	env.msg_case = ASTEAL__ENVELOPE__MSG_FEEDBACK;
+	env.feedback = &fb;
+	return frame_write_fd(fd, &env);
+}
+
 /* The next message on fd: NULL at the end of the stream (or a reset), and
  * the test fails when neither comes within seconds. */
 static inline Asteal__Envelope *tdaemon_next(int fd, struct frame_reader *r,

@@ -114,7 +114,7 @@ struct hconn {
 	uint32_t workers;              /* a job's, from its Hello */
 	uint64_t job_id;               /* a job's, from its Welcome */
 	uint64_t allot_q;              /* its last Allot's quantum */
-	uint64_t tot[4];               /* the Feedback totals it sent */
+	uint64_t tot[6];               /* the Feedback totals it sent */
 	int exits, waits, launched;    /* JobExits and WaitRequests not
 	                                  answered yet, Launches answered */
 	uint32_t hist_limit;           /* its History request's limit */
@@ -617,8 +617,8 @@ static void fix_feedback(const struct harness *h, struct hconn *c,
                          Asteal__Feedback *m)
 {
 	uint64_t now = qtime_now_ns(), q = 0;
-	uint64_t *tot[4] = { &m->work_ns, &m->steal_ns, &m->mug_ns,
-	                     &m->allotted_ns };
+	uint64_t *tot[6] = { &m->work_ns, &m->steal_ns, &m->mug_ns,
+	                     &m->allotted_ns, &m->sleep_ns, &m->preempted_ns };
 
 	if (h->quantum_ns > 0 && now > h->t0_ns)
 		q = (now - h->t0_ns) / h->quantum_ns;
@@ -628,7 +628,7 @@ static void fix_feedback(const struct harness *h, struct hconn *c,
 		m->desire_real = m->desire > 0 ? m->desire - 0.5 : 0;
 	}
 	m->quantum_class = (Asteal__QuantumClass)((unsigned)m->quantum_class % 4);
-	for (int k = 0; k < 4; k++) {
+	for (int k = 0; k < 6; k++) {
 		c->tot[k] += *tot[k] % 100000000;
 		*tot[k] = c->tot[k];
 	}

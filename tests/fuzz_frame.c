@@ -133,6 +133,7 @@ static void hand_feedback(const uint8_t *body, size_t len)
 	    fb.quantum != ref.quantum || fb.desire != ref.desire ||
 	    fb.work_ns != ref.work_ns || fb.steal_ns != ref.steal_ns ||
 	    fb.mug_ns != ref.mug_ns || fb.allotted_ns != ref.allotted_ns ||
+	    fb.sleep_ns != ref.sleep_ns || fb.preempted_ns != ref.preempted_ns ||
 	    fb.cls != ref.cls)
 		die("the hand decoder reads a Feedback otherwise than frame_decode");
 	stats.hand_ok++;
@@ -395,6 +396,8 @@ static void make_seeds(struct fuzz_seeds *s)
 	fb.mug_ns = 10;
 	fb.allotted_ns = 10000000;
 	fb.quantum_class = ASTEAL__QUANTUM_CLASS__SATISFIED;
+	fb.sleep_ns = 800000;
+	fb.preempted_ns = 99890;
 	env.msg_case = ASTEAL__ENVELOPE__MSG_FEEDBACK;
 	env.feedback = &fb;
 	add_seed(s, &env);

@@ -7,9 +7,9 @@
  *   a request before the handshake, a peer dying mid-frame and a
  *   peer that never reads its replies each get an Error where possible and
  *   are disconnected, while a good client connected all along is served;
- * - the old protocol: a Hello of version 1 (a JOB's or a CLIENT's) gets
- *   BAD_VERSION naming both versions ("protocol version 1, this side
- *   speaks 2"), then the end of the stream;
+ * - the old protocols: a Hello of version 1 or 2 (a JOB's or a CLIENT's)
+ *   gets BAD_VERSION naming both versions ("protocol version 1, this side
+ *   speaks 3"), then the end of the stream;
  * - fields no job could send, from a job peer of 4 workers: a Feedback for
  *   a quantum that has not begun, a desire above the workers (also
  *   negative int32s sent as 10-byte varints), desire_real NaN, infinite,
@@ -262,6 +262,8 @@ static void test_bad_peers(void **state)
 
 /* ------------------------------------------------- peers of the exchange -- */
 
+/* A job peer's usage totals (daemonutil.h). */
+#define NTOT TDAEMON_NUSE
 #define MAX_PEERS 16
 #define MAX_ERRORS 2048
 #define NONE UINT64_MAX
@@ -290,7 +292,8 @@ struct peer {
 	int has_q;
 	uint64_t last_q;               /* the last quantum a Feedback closed */
 	uint32_t desire;               /* repeated by heartbeats */
-	uint64_t tot[4];               /* work, steal, mug, allotted */
+	uint64_t tot[NTOT];            /* work, steal, mug, allotted, sleep,
+	                                  preempted */
 	double beat;                   /* test_now() of the last Feedback taken */
 	/* The first Allot, and the last. */
 	uint32_t first_allotment, first_availability;
@@ -425,29 +428,16 @@ static void send_all(struct peer *p, const uint8_t *buf, size_t len)
 /* Send a Feedback of class cls as given (nothing checked, nothing
  * recorded). */
 static void send_fb_class(struct peer *p, uint64_t q, uint32_t desire,
-                          double real, const uint64_t tot[4], int cls)
+                          double real, const uint64_t tot[NTOT], int cls)
 {
-	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
-	Asteal__Feedback fb = ASTEAL__FEEDBACK__INIT;
-
-	fb.quantum = q;
-	fb.desire = desire;
-	fb.desire_real = real;
-	fb.work_ns = tot[0];
-	fb.steal_ns = tot[1];
-	fb.mug_ns = tot[2];
-	fb.allotted_ns = tot[3];
-	fb.quantum_class = (Asteal__QuantumClass)cls;
-	env.msg_case = ASTEAL__ENVELOPE__MSG_FEEDBACK;
-	env.feedback = &fb;
-	assert_int_equal(frame_write_fd(p->fd, &env), 0);
+	assert_int_equal(tdaemon_feedback(p->fd, q, desire, real, tot, cls), 0);
 	p->fb_ns = qtime_now_ns();
 	fb_sent++;
 }
 
 /* Send a Feedback as given, of a satisfied quantum. */
 static void send_fb(struct peer *p, uint64_t q, uint32_t desire, double real,
-                    const uint64_t tot[4])
+                    const uint64_t tot[NTOT])
 {
 	send_fb_class(p, q, desire, real, tot, ASTEAL__QUANTUM_CLASS__SATISFIED);
 }
@@ -471,8 +461,8 @@ static void send_fb_int32(struct peer *p, uint64_t q, int32_t d, double real)
 	memcpy(&bits, &real, sizeof(bits));
 	for (i = 0; i < 8; i++)
 		body[n++] = (uint8_t)(bits >> (8 * i));
-	for (i = 0; i < 4; i++) {       /* work, steal, mug, allotted */
-		body[n++] = (uint8_t)((4 + i) << 3);
+	for (i = 0; i < NTOT; i++) {    /* fields 4-7, then 9 and 10 */
+		body[n++] = (uint8_t)((i < 4 ? 4 + i : 5 + i) << 3);
 		n += exchange_put_varint(body + n, p->tot[i]);
 	}
 	len = exchange_envelope(frame, ASTEAL__ENVELOPE__MSG_FEEDBACK, body, n);
@@ -483,6 +473,7 @@ static void send_fb_int32(struct peer *p, uint64_t q, int32_t d, double real)
 	assert_int_equal(m->feedback->desire, (uint32_t)d);
 	assert_int_equal(m->feedback->quantum, q);
 	assert_int_equal(m->feedback->allotted_ns, p->tot[3]);
+	assert_int_equal(m->feedback->preempted_ns, p->tot[5]);
 	frame_free(m);
 	send_all(p, frame, len);
 	fb_sent++;
@@ -520,12 +511,14 @@ static uint64_t closable(const struct peer *p)
 }
 
 /* Usage totals a little above p's (cumulative, as a job's are). */
-static void more_usage(const struct peer *p, uint64_t tot[4])
+static void more_usage(const struct peer *p, uint64_t tot[NTOT])
 {
 	tot[0] = p->tot[0] + 3000000;
 	tot[1] = p->tot[1] + 500000;
 	tot[2] = p->tot[2] + 100000;
 	tot[3] = p->tot[3] + 4000000;
+	tot[4] = p->tot[4] + 250000;
+	tot[5] = p->tot[5] + 50000;
 }
 
 /* A heartbeat from a job whose last Feedback is 0.8 periods old: its
@@ -533,7 +526,7 @@ static void more_usage(const struct peer *p, uint64_t tot[4])
  * is already closed: the next call sends it). */
 static void beat(struct peer *p)
 {
-	uint64_t q, tot[4];
+	uint64_t q, tot[NTOT];
 
 	if (!p->job || !p->welcomed || p->eof || muted || p->quiet ||
 	    test_now() - p->beat < 0.8e-3 * p->heartbeat_ms ||
@@ -775,7 +768,7 @@ static void status(struct peer *c, struct snap *s)
 struct row {
 	uint32_t desire, allotment, availability, workers;
 	size_t ncpus;
-	uint64_t tot[4];
+	uint64_t tot[NTOT];
 };
 
 /* Job id's row in a client's Jobs reply: 1, or 0 if it is not listed. */
@@ -804,6 +797,8 @@ static int job_row(struct peer *c, uint64_t id, struct row *out)
 		out->tot[1] = ji->steal_ns;
 		out->tot[2] = ji->mug_ns;
 		out->tot[3] = ji->allotted_ns;
+		out->tot[4] = ji->sleep_ns;
+		out->tot[5] = ji->preempted_ns;
 		found = 1;
 	}
 	frame_free(m);
@@ -837,7 +832,7 @@ static void expect_error(struct peer *p, const char *text)
 /* Send a Feedback the daemon must refuse or correct (one bad, counted),
  * and get its Error. */
 static void bad_fb(struct peer *p, uint64_t q, uint32_t desire, double real,
-                   const uint64_t tot[4], const char *text)
+                   const uint64_t tot[NTOT], const char *text)
 {
 	send_fb(p, q, desire, real, tot);
 	bad_sent++;
@@ -861,7 +856,7 @@ static uint64_t next_q(struct peer *p)
 /* A good Feedback: desire (in range) for the next quantum, usage grown. */
 static void good(struct peer *p, uint32_t desire)
 {
-	uint64_t q = next_q(p), tot[4];
+	uint64_t q = next_q(p), tot[NTOT];
 
 	more_usage(p, tot);
 	send_fb(p, q, desire, desire, tot);
@@ -979,33 +974,36 @@ static void check_counts(struct peer *c, const struct snap *s0)
 
 /* --------------------------------------------------------------- tests -- */
 
-/* A Hello of protocol version 1, a JOB's or a CLIENT's: BAD_VERSION naming
- * both versions, then the end of the stream. */
+/* A Hello of protocol version 1 (Ticks) or 2 (usage on the wall clock,
+ * sleep in steal_ns), a JOB's or a CLIENT's: BAD_VERSION naming both
+ * versions, then the end of the stream. */
 static void test_old_version(void **state)
 {
 	static const Asteal__Role roles[] = { ASTEAL__ROLE__JOB, ASTEAL__ROLE__CLIENT };
-	char speaks[32];
+	char speaks[32], old[32];
 	size_t i;
 
 	(void)state;
 	snprintf(speaks, sizeof(speaks), "speaks %u", PROTO_VERSION);
-	assert_string_equal(speaks, "speaks 2");
-	for (i = 0; i < sizeof(roles) / sizeof(roles[0]); i++) {
+	assert_string_equal(speaks, "speaks 3");
+	for (i = 0; i < 2 * sizeof(roles) / sizeof(roles[0]); i++) {
 		struct frame_reader *r = frame_reader_new();
+		Asteal__Role role = roles[i % 2];
 		Asteal__Envelope env, *m;
 		Asteal__Hello h;
 		int fd = dial();
 
 		assert_true(fd >= 0);
-		frame_hello(&env, &h, roles[i], "old", roles[i] == ASTEAL__ROLE__JOB ? 4 : 0,
+		frame_hello(&env, &h, role, "old", role == ASTEAL__ROLE__JOB ? 4 : 0,
 		            "", "libasteal 0.0");
-		h.version = 1;
+		h.version = 1 + (uint32_t)(i / 2);
+		snprintf(old, sizeof(old), "protocol version %u", h.version);
 		assert_int_equal(frame_write_fd(fd, &env), 0);
 		m = next(fd, r);
 		assert_non_null(m);
 		assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_ERROR);
 		assert_int_equal(m->error->code, ASTEAL__ERROR_CODE__BAD_VERSION);
-		if (strstr(m->error->message, "protocol version 1") == NULL ||
+		if (strstr(m->error->message, old) == NULL ||
 		    strstr(m->error->message, speaks) == NULL)
 			fail_msg("BAD_VERSION says \"%s\"", m->error->message);
 		frame_free(m);
@@ -1044,16 +1042,20 @@ static const struct refusal {
 	{ F_BACK, 0, 1, 1, "Feedback.steal_ns went back" },
 	{ F_BACK, 0, 1, 2, "Feedback.mug_ns went back" },
 	{ F_BACK, 0, 1, 3, "Feedback.allotted_ns went back" },
+	{ F_BACK, 0, 1, 4, "Feedback.sleep_ns went back" },
+	{ F_BACK, 0, 1, 5, "Feedback.preempted_ns went back" },
 	{ F_BEYOND, UINT64_MAX, 1, 0, "Feedback.work_ns 18446744073709551615 is more" },
 	{ F_BEYOND, 1ull << 63, 1, 1, "Feedback.steal_ns" },
 	{ F_BEYOND, 0, 1, 2, "Feedback.mug_ns" },
 	{ F_BEYOND, 0, 1, 3, "Feedback.allotted_ns" },
+	{ F_BEYOND, 0, 1, 4, "Feedback.sleep_ns" },
+	{ F_BEYOND, 1ull << 62, 1, 5, "Feedback.preempted_ns" },
 };
 
 /* Send job p the Feedback of refusal r (F_BACK: after a good one). */
 static void send_refused(struct peer *p, const struct refusal *r)
 {
-	uint64_t q, tot[4], now;
+	uint64_t q, tot[NTOT], now;
 
 	if (r->kind == F_BACK)
 		good(p, 1);
@@ -1123,7 +1125,7 @@ static void test_refused_fields(void **state)
 	struct peer *c = peer_open("client", 0), *j, *pair[2];
 	struct snap s0, s1;
 	struct row r;
-	uint64_t q, tot[4];
+	uint64_t q, tot[NTOT];
 	size_t i;
 	int cls;
 
@@ -1761,7 +1763,7 @@ static void test_bad_feedbacks(void **state)
 {
 	struct peer *c = peer_open("client", 0), *j;
 	struct snap s0, sa;
-	uint64_t past, q, qa, qb, at, tot[4];
+	uint64_t past, q, qa, qb, at, tot[NTOT];
 
 	(void)state;
 	status(c, &s0);

@@ -112,6 +112,8 @@ static void assert_same(const struct exchange_feedback *fb, const Asteal__Feedba
 	assert_int_equal(fb->steal_ns, ref.steal_ns);
 	assert_int_equal(fb->mug_ns, ref.mug_ns);
 	assert_int_equal(fb->allotted_ns, ref.allotted_ns);
+	assert_int_equal(fb->sleep_ns, ref.sleep_ns);
+	assert_int_equal(fb->preempted_ns, ref.preempted_ns);
 	assert_int_equal(fb->cls, ref.cls);
 }
 
@@ -153,6 +155,8 @@ static void test_feedback_random(void **state)
 		m.steal_ns = rnd_value();
 		m.mug_ns = rnd_value();
 		m.allotted_ns = rnd_value();
+		m.sleep_ns = rnd_value();
+		m.preempted_ns = rnd_value();
 		/* enums: the known values, unknown ones and negatives */
 		m.quantum_class = (Asteal__QuantumClass)(int32_t)(rnd() % 3 == 0
 		                  ? (uint32_t)rnd() : (uint32_t)(rnd() % 5));
@@ -183,33 +187,40 @@ static void test_feedback_random(void **state)
 }
 
 /* Bodies in other forms are left to frame_decode (0), which still reads
- * them; bodies that are not Feedbacks at all are left too. */
+ * them; bodies that are not Feedbacks at all are left too.  The plain
+ * ones (hand 1) are taken, with the values protobuf-c reads. */
 static void test_feedback_other_forms(void **state)
 {
-	static const struct { uint8_t b[16]; size_t n; int generic_ok; } cases[] = {
+	static const struct {
+		uint8_t b[16]; size_t n; int generic_ok, hand;
+	} cases[] = {
 		/* Feedback{quantum 5} plain: taken (the control case) */
-		{ { 0x5a, 0x02, 0x08, 0x05 }, 4, 1 },
+		{ { 0x5a, 0x02, 0x08, 0x05 }, 4, 1, 1 },
+		/* quantum 5, sleep_ns 3, preempted_ns 2 (fields 9, 10): taken */
+		{ { 0x5a, 0x06, 0x08, 0x05, 0x48, 0x03, 0x50, 0x02 }, 8, 1, 1 },
 		/* a padded varint (05 as 85 00) */
-		{ { 0x5a, 0x03, 0x08, 0x85, 0x00 }, 5, 1 },
+		{ { 0x5a, 0x03, 0x08, 0x85, 0x00 }, 5, 1, 0 },
 		/* fields out of order: desire, then quantum */
-		{ { 0x5a, 0x04, 0x10, 0x02, 0x08, 0x05 }, 6, 1 },
+		{ { 0x5a, 0x04, 0x10, 0x02, 0x08, 0x05 }, 6, 1, 0 },
+		/* ... preempted_ns, then sleep_ns */
+		{ { 0x5a, 0x06, 0x08, 0x05, 0x50, 0x02, 0x48, 0x03 }, 8, 1, 0 },
 		/* a field twice (protobuf-c keeps the last) */
-		{ { 0x5a, 0x04, 0x08, 0x05, 0x08, 0x06 }, 6, 1 },
-		/* an unknown field 9 */
-		{ { 0x5a, 0x04, 0x08, 0x05, 0x48, 0x01 }, 6, 1 },
+		{ { 0x5a, 0x04, 0x08, 0x05, 0x08, 0x06 }, 6, 1, 0 },
+		/* an unknown field 11 */
+		{ { 0x5a, 0x04, 0x08, 0x05, 0x58, 0x01 }, 6, 1, 0 },
 		/* quantum with the wrong wire type (fixed32) */
-		{ { 0x5a, 0x05, 0x0d, 1, 2, 3, 4 }, 7, 0 },
+		{ { 0x5a, 0x05, 0x0d, 1, 2, 3, 4 }, 7, 0, 0 },
 		/* desire_real cut short */
-		{ { 0x5a, 0x05, 0x19, 1, 2, 3, 4 }, 7, 0 },
+		{ { 0x5a, 0x05, 0x19, 1, 2, 3, 4 }, 7, 0, 0 },
 		/* a length past the end */
-		{ { 0x5a, 0x09, 0x08, 0x05 }, 4, 0 },
+		{ { 0x5a, 0x09, 0x08, 0x05 }, 4, 0, 0 },
 		/* an Allot, not a Feedback */
-		{ { 0x62, 0x02, 0x08, 0x05 }, 4, 1 },
+		{ { 0x62, 0x02, 0x08, 0x05 }, 4, 1, 0 },
 		/* Feedback, then an unknown envelope field */
-		{ { 0x5a, 0x02, 0x08, 0x05, 0x9a, 0x06, 0x00 }, 7, 1 },
+		{ { 0x5a, 0x02, 0x08, 0x05, 0x9a, 0x06, 0x00 }, 7, 1, 0 },
 		/* a varint of 11 bytes */
 		{ { 0x5a, 0x0c, 0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-		    0xff, 0xff, 0xff, 0x01 }, 14, 0 },
+		    0xff, 0xff, 0xff, 0x01 }, 14, 0, 0 },
 	};
 	size_t i;
 
@@ -223,9 +234,12 @@ static void test_feedback_other_forms(void **state)
 			fail_msg("case %zu: frame_decode refuses it", i);
 		if (m != NULL && !cases[i].generic_ok)
 			fail_msg("case %zu: frame_decode takes it", i);
-		assert_int_equal(taken, i == 0);
+		assert_int_equal(taken, cases[i].hand);
 		if (taken) {
 			assert_int_equal(fb.quantum, 5);
+			/* fields 9 and 10 left out (zero) read as 0 */
+			assert_int_equal(fb.sleep_ns, i == 0 ? 0 : 3);
+			assert_int_equal(fb.preempted_ns, i == 0 ? 0 : 2);
 			assert_same(&fb, m->feedback);
 		}
 		frame_free(m);
@@ -235,7 +249,7 @@ static void test_feedback_other_forms(void **state)
 /* Messages filled from plain C and back keep every field. */
 static void test_feedback_msg(void **state)
 {
-	struct exchange_feedback a = { 9, 3, 2.5, 10, 20, 30, 40, 2 }, b;
+	struct exchange_feedback a = { 9, 3, 2.5, 10, 20, 30, 40, 2, 50, 60 }, b;
 	Asteal__Feedback m;
 
 	(void)state;
@@ -249,6 +263,8 @@ static void test_feedback_msg(void **state)
 	assert_int_equal(b.steal_ns, a.steal_ns);
 	assert_int_equal(b.mug_ns, a.mug_ns);
 	assert_int_equal(b.allotted_ns, a.allotted_ns);
+	assert_int_equal(b.sleep_ns, 50);
+	assert_int_equal(b.preempted_ns, 60);
 	assert_int_equal(b.cls, 2);
 }
 

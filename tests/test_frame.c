@@ -83,6 +83,8 @@ static void sample_info(Asteal__JobInfo *j, uint64_t id)
 	j->allotted_ns = 140;
 	j->quantum_class = ASTEAL__QUANTUM_CLASS__DEPRIVED;
 	j->unmanaged = 1;
+	j->sleep_ns = 2;
+	j->preempted_ns = 2;
 }
 
 /* An AllotmentRecord with every field set. */
@@ -103,7 +105,9 @@ static void sample_arec(Asteal__AllotmentRecord *a, uint64_t job)
 	a->steal_ns = 2;
 	a->mug_ns = 3;
 	a->quantum_class = ASTEAL__QUANTUM_CLASS__SATISFIED;
-	a->allotted_ns = 4;
+	a->allotted_ns = 15;
+	a->sleep_ns = 5;
+	a->preempted_ns = 4;
 }
 
 /* Fill env with the sample of message c (every field set); 0, or -1 when
@@ -165,6 +169,8 @@ static int sample_body(Asteal__Envelope *env, struct store *s,
 		f->mug_ns = 1000;
 		f->allotted_ns = 20000000;
 		f->quantum_class = ASTEAL__QUANTUM_CLASS__INEFFICIENT;
+		f->sleep_ns = 10000000;
+		f->preempted_ns = 299000;
 		env->feedback = f;
 		break;
 	}
@@ -279,7 +285,9 @@ static int sample_body(Asteal__Envelope *env, struct store *s,
 		r->steal_ns = 2;
 		r->mug_ns = 3;
 		r->workers = 4;
-		r->allotted_ns = 5;
+		r->allotted_ns = 15;
+		r->sleep_ns = 6;
+		r->preempted_ns = 3;
 		s->recp[0] = r;
 		sample_arec(&s->arec[0], 3);
 		sample_arec(&s->arec[1], 3);
@@ -772,19 +780,20 @@ static void test_version(void **state)
 	assert_int_equal(frame_check_version(PROTO_VERSION, why, sizeof(why)), 0);
 	assert_int_equal(frame_check_version(1, why, sizeof(why)), -1);
 	assert_int_equal(errno, EPROTONOSUPPORT);
-	assert_string_equal(why, "protocol version 1, this side speaks 2");
+	assert_string_equal(why, "protocol version 1, this side speaks 3");
 	assert_int_equal(frame_error_code(errno), ASTEAL__ERROR_CODE__BAD_VERSION);
 	assert_int_equal(frame_check_version(0, why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "no protocol version"));
-	assert_int_equal(frame_check_version(3, NULL, 0), -1);
+	assert_int_equal(frame_check_version(2, NULL, 0), -1);  /* usage before 3 */
+	assert_int_equal(frame_check_version(4, NULL, 0), -1);
 
 	sample(&env, &s, ASTEAL__ENVELOPE__MSG_HELLO);
 	assert_int_equal(frame_check_handshake(&env, ASTEAL__ENVELOPE__MSG_HELLO,
 					       why, sizeof(why)), 0);
-	s.hello.version = 3;
+	s.hello.version = 4;
 	assert_int_equal(frame_check_handshake(&env, ASTEAL__ENVELOPE__MSG_HELLO,
 					       why, sizeof(why)), -1);
-	assert_string_equal(why, "protocol version 3, this side speaks 2");
+	assert_string_equal(why, "protocol version 4, this side speaks 3");
 	assert_int_equal(frame_check_handshake(&env, ASTEAL__ENVELOPE__MSG_WELCOME,
 					       why, sizeof(why)), -1);
 	assert_int_equal(errno, EPROTO);

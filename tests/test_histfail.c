@@ -38,9 +38,11 @@
 
 /* Jobs whose totals are not their runs' sums, in any column. */
 #define BAD_TOTALS "SELECT count(*) FROM jobs j WHERE" \
-	" (j.work_ns, j.steal_ns, j.mug_ns, j.allotted_ns) IS NOT" \
+	" (j.work_ns, j.steal_ns, j.mug_ns, j.allotted_ns, j.sleep_ns," \
+	" j.preempted_ns) IS NOT" \
 	" (SELECT COALESCE(SUM(work_ns), 0), COALESCE(SUM(steal_ns), 0)," \
-	" COALESCE(SUM(mug_ns), 0), COALESCE(SUM(allotted_ns), 0)" \
+	" COALESCE(SUM(mug_ns), 0), COALESCE(SUM(allotted_ns), 0)," \
+	" COALESCE(SUM(sleep_ns), 0), COALESCE(SUM(preempted_ns), 0)" \
 	" FROM allotments a WHERE a.job = j.id)"
 
 /* The daemon of the test running now, stopped by the teardown. */

@@ -30,6 +30,9 @@
 #include "history.h"
 #include "testutil.h"
 
+/* A usage array (enum history_use): work, steal, mug, sleep, preempted,
+ * allotted. */
+#define USE(w, s, m, sl, p, a) ((const int64_t[HISTORY_NUSE]){ w, s, m, sl, p, a })
 #define T0 1700000000000000000LL        /* a start time, ns */
 #define QNS 10000000LL                  /* quantum length, 10 ms */
 #define DAY (86400LL * 1000000000LL)
@@ -99,7 +102,8 @@ static int64_t begin(struct history *h, const char *name, int64_t pid,
 	return id;
 }
 
-/* Quantum number qn of a job starting at base_ns, usage 1/2/3 ms. */
+/* Quantum number qn of a job starting at base_ns, usage 1/2/3 ms (work,
+ * steal, mug), 0.5/0.25 ms (sleep, preempted), 4 ms allotted. */
 static struct history_quantum quantum(int64_t base_ns, int64_t qn, int d,
 				      int p, int a, const char *cpus, int cls)
 {
@@ -108,7 +112,8 @@ static struct history_quantum quantum(int64_t base_ns, int64_t qn, int d,
 		.end_ns = base_ns + (qn + 1) * QNS,
 		.desire = d, .availability = p, .allotment = a, .cpus = cpus,
 		.work_ns = 1000000, .steal_ns = 2000000, .mug_ns = 3000000,
-		.cls = cls, .allotted_ns = 4000000,
+		.cls = cls, .allotted_ns = 4000000, .sleep_ns = 500000,
+		.preempted_ns = 250000,
 	};
 
 	return q;
@@ -192,17 +197,17 @@ static int64_t peek(const char *path, const char *sql)
 }
 
 /* Open the fixture's database again: it must still hold that many jobs
- * and be at schema version 3. */
+ * and be at schema version 4. */
 static void reopen_unchanged(struct fixture *f, int64_t jobs)
 {
 	struct history *h = open_ok(f, NULL);
 
 	assert_int_equal(stats(h).jobs, jobs);
 	history_close(h);
-	assert_int_equal(peek(f->path, "PRAGMA user_version"), 3);
+	assert_int_equal(peek(f->path, "PRAGMA user_version"), 4);
 }
 
-/* A new database gets schema version 3, WAL mode and its three tables. */
+/* A new database gets schema version 4, WAL mode and its three tables. */
 static void test_create(void **state)
 {
 	struct fixture *f = *state;
@@ -210,7 +215,7 @@ static void test_create(void **state)
 	sqlite3 *db;
 	sqlite3_stmt *s;
 
-	assert_int_equal(peek(f->path, "PRAGMA user_version"), 3);
+	assert_int_equal(peek(f->path, "PRAGMA user_version"), 4);
 	assert_int_equal(peek(f->path, "SELECT count(*) FROM sqlite_master"
 			      " WHERE name IN ('jobs', 'allotments', 'skipped')"), 3);
 	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
@@ -260,6 +265,8 @@ static void test_job_round_trip(void **state)
 	assert_int_equal(rs->job[0].mug_ns, 3000000);
 	assert_int_equal(rs->job[0].workers, 4);
 	assert_int_equal(rs->job[0].allotted_ns, 4000000);     /* its one run */
+	assert_int_equal(rs->job[0].sleep_ns, 500000);
+	assert_int_equal(rs->job[0].preempted_ns, 250000);
 	assert_int_equal(rs->job[1].id, b);
 	assert_int_equal(rs->job[1].end_ns, 0);
 	assert_false(rs->job[1].has_exit);
@@ -267,6 +274,8 @@ static void test_job_round_trip(void **state)
 	assert_int_equal(rs->run[0].job, a);
 	assert_string_equal(rs->run[0].cpus, "0");
 	assert_int_equal(rs->run[0].allotted_ns, 4000000);
+	assert_int_equal(rs->run[0].sleep_ns, 500000);
+	assert_int_equal(rs->run[0].preempted_ns, 250000);
 	free(rs);
 	/* A worker count learnt later replaces the one begun with. */
 	assert_int_equal(history_job_workers(h, b, 16), 0);
@@ -323,7 +332,7 @@ static void test_upgrade_v1(void **state)
 	    " '0-1', 5, 0, 0, 1);", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	h = open_ok(f, NULL);
-	assert_int_equal(peek(f->path, "PRAGMA user_version"), 3);
+	assert_int_equal(peek(f->path, "PRAGMA user_version"), 4);
 	assert_int_equal(peek(f->path, "SELECT count(*) FROM skipped"), 0);
 	/* The index no query used is gone, the one by job stays. */
 	assert_int_equal(peek(f->path, "SELECT count(*) FROM sqlite_master"
@@ -342,14 +351,102 @@ static void test_upgrade_v1(void **state)
 	assert_int_equal(rs->job[0].allotted_ns, 0);
 	assert_int_equal(rs->job[1].workers, 4);
 	assert_int_equal(rs->job[1].allotted_ns, 4000000);
+	assert_int_equal(rs->job[0].sleep_ns, 0);
+	assert_int_equal(rs->job[1].sleep_ns, 500000);
+	assert_int_equal(rs->job[1].preempted_ns, 250000);
 	assert_int_equal(rs->nruns, 2);
 	assert_string_equal(rs->run[0].cpus, "0-1");
 	assert_int_equal(rs->run[0].last_quantum, 9);
 	assert_int_equal(rs->run[0].allotted_ns, 0);
 	assert_int_equal(rs->run[1].allotted_ns, 4000000);
+	assert_int_equal(rs->run[0].preempted_ns, 0);
+	assert_int_equal(rs->run[1].preempted_ns, 250000);
 	free(rs);
 	history_close(h);
 	/* Opened again, it stays as it is. */
+	reopen_unchanged(f, 2);
+}
+
+/* A version 3 file (steal with the sleep in it, no sleep nor preempted
+ * time) is upgraded in place: its rows stay and read 0 for both, a job
+ * it left running is taken back and adds both to its totals, and a job
+ * it left running that nobody takes back is closed with the sums of its
+ * runs. */
+static void test_upgrade_v3(void **state)
+{
+	struct fixture *f = *state;
+	struct history_quantum q;
+	struct history *h;
+	struct rows *rs;
+	sqlite3 *db;
+
+	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db,
+	    "PRAGMA application_id = 1095980104; PRAGMA user_version = 3;"
+	    "CREATE TABLE jobs (id INTEGER PRIMARY KEY AUTOINCREMENT,"
+	    " name TEXT NOT NULL, uid INTEGER NOT NULL, pid INTEGER NOT NULL,"
+	    " command TEXT NOT NULL, start_ns INTEGER NOT NULL, end_ns INTEGER,"
+	    " exit_status INTEGER, work_ns INTEGER NOT NULL DEFAULT 0,"
+	    " steal_ns INTEGER NOT NULL DEFAULT 0,"
+	    " mug_ns INTEGER NOT NULL DEFAULT 0,"
+	    " workers INTEGER NOT NULL DEFAULT 0,"
+	    " allotted_ns INTEGER NOT NULL DEFAULT 0);"
+	    "CREATE INDEX jobs_by_end ON jobs(end_ns);"
+	    "CREATE TABLE allotments (id INTEGER PRIMARY KEY,"
+	    " job INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,"
+	    " first_quantum INTEGER NOT NULL, last_quantum INTEGER NOT NULL,"
+	    " start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL,"
+	    " desire INTEGER NOT NULL, availability INTEGER NOT NULL,"
+	    " allotment INTEGER NOT NULL, cpus TEXT NOT NULL,"
+	    " work_ns INTEGER NOT NULL, steal_ns INTEGER NOT NULL,"
+	    " mug_ns INTEGER NOT NULL, class INTEGER NOT NULL,"
+	    " allotted_ns INTEGER NOT NULL DEFAULT 0);"
+	    "CREATE INDEX allotments_by_job ON allotments(job, start_ns);"
+	    "CREATE TABLE skipped (first_quantum INTEGER NOT NULL,"
+	    " last_quantum INTEGER NOT NULL, start_ns INTEGER NOT NULL,"
+	    " end_ns INTEGER NOT NULL);"
+	    "INSERT INTO jobs(name, uid, pid, command, start_ns, end_ns,"
+	    " work_ns, steal_ns, mug_ns, workers, allotted_ns) VALUES"
+	    " ('run', 1000, 77, 'fib 30', 1000, NULL, 5, 6, 7, 2, 18),"
+	    " ('stale', 1000, 78, 'fib 30', 1000, NULL, 1, 2, 3, 2, 6);"
+	    "INSERT INTO allotments(job, first_quantum, last_quantum, start_ns,"
+	    " end_ns, desire, availability, allotment, cpus, work_ns,"
+	    " steal_ns, mug_ns, class, allotted_ns) VALUES"
+	    " (1, 0, 9, 1000, 2000, 2, 2, 2, '0-1', 5, 6, 7, 1, 18),"
+	    " (2, 0, 9, 1000, 2000, 2, 2, 2, '2-3', 1, 2, 3, 1, 6);",
+	    NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	h = open_ok(f, NULL);
+	assert_int_equal(peek(f->path, "PRAGMA user_version"), 4);
+	assert_int_equal(peek(f->path, "SELECT sum(sleep_ns + preempted_ns)"
+			      " FROM jobs"), 0);
+	assert_int_equal(peek(f->path, "SELECT sum(sleep_ns + preempted_ns)"
+			      " FROM allotments"), 0);
+	assert_int_equal(history_job_reopen(h, 1, 77), 0);
+	q = quantum(T0, 0, 1, 4, 1, "0", HISTORY_SATISFIED);
+	assert_int_equal(history_allot(h, 1, &q), 0);
+	assert_int_equal(history_usage(h, 1, USE(0, 0, 0, 7, 3, 10)), 0);
+	assert_int_equal(history_job_end(h, 1, T0 + 99, NULL), 0);
+	assert_int_equal(history_close_stale(h, T0 + 100, 0), 1);
+	rs = query(h, NULL);
+	assert_int_equal(rs->njobs, 2);
+	assert_int_equal(rs->job[0].work_ns, 5 + 1000000);
+	assert_int_equal(rs->job[0].steal_ns, 6 + 2000000);
+	assert_int_equal(rs->job[0].sleep_ns, 500000 + 7);
+	assert_int_equal(rs->job[0].preempted_ns, 250000 + 3);
+	assert_int_equal(rs->job[0].allotted_ns, 18 + 4000000 + 10);
+	assert_int_equal(rs->job[1].end_ns, T0 + 100);
+	assert_int_equal(rs->job[1].steal_ns, 2);
+	assert_int_equal(rs->job[1].sleep_ns, 0);
+	assert_int_equal(rs->job[1].allotted_ns, 6);
+	assert_int_equal(rs->nruns, 3);
+	assert_int_equal(rs->run[0].sleep_ns, 0);
+	assert_int_equal(rs->run[0].allotted_ns, 18);
+	assert_int_equal(rs->run[1].sleep_ns, 500000 + 7);
+	assert_int_equal(rs->run[1].preempted_ns, 250000 + 3);
+	assert_int_equal(rs->run[2].preempted_ns, 0);
+	free(rs);
+	history_close(h);
 	reopen_unchanged(f, 2);
 }
 
@@ -478,14 +575,14 @@ static void test_fed_by_changes(void **state)
 	struct rows *rs;
 
 	/* Usage reported before the first values goes to the first run. */
-	assert_int_equal(history_usage(h, a, 5, 6, 7, 8), 0);
+	assert_int_equal(history_usage(h, a, USE(5, 6, 7, 0, 0, 8)), 0);
 	q = quantum(T0, 3, 1, 2, 1, "0", HISTORY_SATISFIED);
 	q.work_ns = q.steal_ns = q.mug_ns = q.allotted_ns = 0;
 	assert_int_equal(history_allot(h, a, &q), 0);
 	assert_int_equal(history_allot(h, b, &q), 0);
 	for (int64_t n = 3; n < 40; n++) {
 		assert_int_equal(history_advance(h, n, T0 + (n + 1) * QNS), 0);
-		assert_int_equal(history_usage(h, a, 1, 0, 0, 1), 0);
+		assert_int_equal(history_usage(h, a, USE(1, 0, 0, 0, 0, 1)), 0);
 		assert_int_equal(history_flush(h), 0);
 	}
 	/* Written on time (every 50 ms of quanta, QNS each): on disk. */
@@ -512,8 +609,8 @@ static void test_fed_by_changes(void **state)
 	assert_int_equal(history_advance(h, 45, T0 + 46 * QNS), 0);
 	assert_int_equal(history_job_end(h, a, T0 + 46 * QNS, NULL), 0);
 	assert_int_equal(last_on_disk(f, a), 45);
-	assert_int_equal(history_usage(h, a, 1, 1, 1, 1), -1);  /* ended */
-	assert_int_equal(history_usage(h, b, -1, 0, 0, 0), -1);
+	assert_int_equal(history_usage(h, a, USE(1, 1, 1, 0, 0, 1)), -1);  /* ended */
+	assert_int_equal(history_usage(h, b, USE(-1, 0, 0, 0, 0, 0)), -1);
 	history_close(h);
 }
 
@@ -717,6 +814,8 @@ static void test_pause(void **state)
 	assert_int_equal(rs->job[0].steal_ns, 4000000);
 	assert_int_equal(rs->job[0].mug_ns, 6000000);
 	assert_int_equal(rs->job[0].allotted_ns, 8000000);
+	assert_int_equal(rs->job[0].sleep_ns, 1000000);
+	assert_int_equal(rs->job[0].preempted_ns, 500000);
 	assert_int_equal(rs->nruns, 2);
 	assert_int_equal(rs->run[1].first_quantum, 1);
 	free(rs);
@@ -774,6 +873,9 @@ static void test_restart(void **state)
 	assert_false(rs->job[0].has_exit);
 	assert_int_equal(rs->job[0].work_ns, 5 * 1000000LL);
 	assert_int_equal(rs->job[0].mug_ns, 5 * 3000000LL);
+	assert_int_equal(rs->job[0].sleep_ns, 5 * 500000LL);
+	assert_int_equal(rs->job[0].preempted_ns, 5 * 250000LL);
+	assert_int_equal(rs->job[0].allotted_ns, 5 * 4000000LL);
 	free(rs);
 	/* g, the highest id, expires with a and b; no id is given again. */
 	g = begin(h, "g", 600, T0);
@@ -846,11 +948,15 @@ static void test_skipped(void **state)
 	history_close(h);
 	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "DROP TABLE skipped;"
-				      " PRAGMA user_version = 2", NULL, NULL,
-				      NULL), SQLITE_OK);
+				      " ALTER TABLE jobs DROP COLUMN sleep_ns;"
+				      " ALTER TABLE jobs DROP COLUMN preempted_ns;"
+				      " ALTER TABLE allotments DROP COLUMN sleep_ns;"
+				      " ALTER TABLE allotments DROP COLUMN"
+				      " preempted_ns; PRAGMA user_version = 2",
+				      NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	h = open_ok(f, &o);
-	assert_int_equal(peek(f->path, "PRAGMA user_version"), 3);
+	assert_int_equal(peek(f->path, "PRAGMA user_version"), 4);
 	assert_int_equal(history_skipped(h, 10, 11, T0 + 10 * QNS, T0 + 12 * QNS), 0);
 	assert_int_equal(history_skipped(h, 12, 12, T0 + 12 * QNS, T0 + 13 * QNS), 0);
 	assert_int_equal(history_skipped(h, 20, 25, T0 + 20 * QNS, T0 + 26 * QNS), 0);
@@ -909,12 +1015,12 @@ static void test_refused(void **state)
 	sqlite3 *db;
 
 	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 4", NULL,
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 5", NULL,
 				      NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	assert_null(history_open(f->path, NULL, why, sizeof(why)));
-	assert_non_null(strstr(why, "database schema version 4 is newer than"
-			       " this asteald (3)"));
+	assert_non_null(strstr(why, "database schema version 5 is newer than"
+			       " this asteald (4)"));
 	unlink(f->path);
 
 	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
@@ -1477,9 +1583,11 @@ static int totals_are_runs(const char *path)
 {
 	/* Jobs whose totals differ from their runs' sums in any column. */
 	int64_t bad = peek(path, "SELECT count(*) FROM jobs j WHERE"
-			   " (j.work_ns, j.steal_ns, j.mug_ns, j.allotted_ns) IS NOT"
+			   " (j.work_ns, j.steal_ns, j.mug_ns, j.allotted_ns,"
+			   " j.sleep_ns, j.preempted_ns) IS NOT"
 			   " (SELECT COALESCE(SUM(work_ns), 0), COALESCE(SUM(steal_ns),"
-			   " 0), COALESCE(SUM(mug_ns), 0), COALESCE(SUM(allotted_ns), 0)"
+			   " 0), COALESCE(SUM(mug_ns), 0), COALESCE(SUM(allotted_ns), 0),"
+			   " COALESCE(SUM(sleep_ns), 0), COALESCE(SUM(preempted_ns), 0)"
 			   " FROM allotments a WHERE a.job = j.id)");
 
 	assert_int_equal(bad, 0);
@@ -1513,7 +1621,7 @@ static void crash_child(const char *path, int quanta, int64_t base_ns)
 							   HISTORY_SATISFIED);
 
 			if (history_allot(h, id[k], &q) < 0 ||
-			    history_usage(h, id[k], 7, 11, 13, 17) < 0)
+			    history_usage(h, id[k], USE(7, 11, 13, 5, 3, 17)) < 0)
 				_exit(3);
 		}
 		if (history_advance(h, i, base_ns + (i + 1) * QNS) < 0 ||
@@ -1566,7 +1674,7 @@ static void test_crash_totals(void **state)
 	assert_int_equal(history_job_reopen(h, a, 100), 0);
 	q = quantum(T0 + DAY, 0, 5, 4, 4, "0-3", HISTORY_SATISFIED);
 	assert_int_equal(history_allot(h, a, &q), 0);
-	assert_int_equal(history_usage(h, a, 1, 2, 3, 4), 0);
+	assert_int_equal(history_usage(h, a, USE(1, 2, 3, 0, 0, 4)), 0);
 	assert_int_equal(history_close_stale(h, T0 + DAY, 0), 7);
 	assert_int_equal(history_job_end(h, a, T0 + DAY + QNS, NULL), 0);
 	rs = query(h, &(struct history_filter){ .jobs = &a, .njobs = 1 });
@@ -1681,7 +1789,7 @@ static void test_full_disk(void **state)
 
 		assert_int_equal(history_allot(h, a, &q), 0);
 		assert_int_equal(history_allot(h, b, &q), 0);
-		assert_int_equal(history_usage(h, b, 5, 0, 0, 5), 0);
+		assert_int_equal(history_usage(h, b, USE(5, 0, 0, 0, 0, 5)), 0);
 		assert_int_equal(history_advance(h, i, T0 + (i + 1) * QNS), 0);
 		assert_int_equal(history_flush(h), 0);
 	}
@@ -1752,6 +1860,7 @@ int main(void)
 		T(test_create),
 		T(test_job_round_trip),
 		T(test_upgrade_v1),
+		T(test_upgrade_v3),
 		T(test_one_row),
 		T(test_changes),
 		T(test_fed_by_changes),

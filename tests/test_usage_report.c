@@ -1,0 +1,287 @@
+/*
+ * test_usage_report.c - a job's usage end to end, on a real asteald (build/bin
+ * from ASTEAL_TEST_BUILD, on a private socket and database) over the raw
+ * protocol: a job peer sends Feedbacks whose totals (work, steal, mug,
+ * sleep, preempted, allotted) are known, and each total comes back as
+ * sent: in the Jobs reply while the job runs, in its JobRecord and summed
+ * over its AllotmentRecords once it has ended, and through the command
+ * line (`asteal --json jobs`, `asteal --json history`, `asteal history
+ * --jobs --format csv`).  Every wait is on a condition with a deadline.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+
+#include "daemonutil.h"
+
+/* Usage totals in the order work, steal, mug, allotted, sleep,
+ * preempted (TDAEMON_NUSE; the allotted time is the sum of the others). */
+#define NUSE TDAEMON_NUSE
+static const uint64_t first[NUSE] = { 3000000, 1000000, 500000, 8000000,
+                                      2000000, 1500000 };
+static const uint64_t last[NUSE] = { 9000000, 2000000, 1000000, 22000000,
+                                     7000000, 3000000 };
+
+static struct tdaemon d;
+
+/* A job peer: its connection, reader and quanta. */
+struct job {
+	int fd;
+	struct frame_reader *r;
+	uint64_t id, t0, L;
+};
+
+/* Stop the daemon a test started: it must exit 0. */
+static int stop(void **state)
+{
+	(void)state;
+	return tdaemon_stop(&d);
+}
+
+/* The quantum running now on the job's grid. */
+static uint64_t quantum_now(const struct job *j)
+{
+	uint64_t now = qtime_now_ns();
+
+	return now > j->t0 ? (now - j->t0) / j->L : 0;
+}
+
+/* A job and the quantum its last Feedback closed. */
+struct closed {
+	const struct job *j;
+	uint64_t q;
+};
+
+/* Whether the quantum running now is after the one closed (arg). */
+static int quantum_passed(void *arg)
+{
+	const struct closed *c = arg;
+
+	return quantum_now(c->j) > c->q;
+}
+
+/* Connect a job of 2 workers and take its Welcome. */
+static void job_connect(struct job *j)
+{
+	Asteal__Envelope *m;
+
+	j->fd = tdaemon_dial(&d);
+	assert_true(j->fd >= 0);
+	assert_int_equal(tdaemon_hello(j->fd, 2), 0);
+	j->r = frame_reader_new();
+	assert_non_null(j->r);
+	m = tdaemon_next(j->fd, j->r, tdaemon_bound());
+	assert_non_null(m);
+	assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_WELCOME);
+	j->id = m->welcome->job_id;
+	j->t0 = m->welcome->t0_ns;
+	j->L = (uint64_t)m->welcome->quantum_us * 1000;
+	frame_free(m);
+}
+
+/* Ask the daemon (a client connection of our own) and return the reply
+ * of the wanted kind. */
+static Asteal__Envelope *ask(Asteal__Envelope *req, Asteal__Envelope__MsgCase want)
+{
+	struct frame_reader *r = frame_reader_new();
+	Asteal__Envelope *m;
+	int fd = tdaemon_dial(&d);
+
+	assert_true(fd >= 0 && r != NULL);
+	assert_int_equal(tdaemon_hello(fd, 0), 0);
+	m = tdaemon_next(fd, r, tdaemon_bound());
+	assert_non_null(m);
+	assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_WELCOME);
+	frame_free(m);
+	assert_int_equal(frame_write_fd(fd, req), 0);
+	m = tdaemon_next(fd, r, tdaemon_bound());
+	assert_non_null(m);
+	assert_int_equal(m->msg_case, want);
+	frame_reader_free(r);
+	close(fd);
+	return m;
+}
+
+/* Whether the Jobs reply lists job *arg with the last totals. */
+static int jobs_say_last(void *arg)
+{
+	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT, *m;
+	Asteal__JobsRequest jr = ASTEAL__JOBS_REQUEST__INIT;
+	uint64_t *id = arg;
+	int ok = 0;
+
+	jr.ids = id;
+	jr.n_ids = 1;
+	env.msg_case = ASTEAL__ENVELOPE__MSG_JOBS_REQUEST;
+	env.jobs_request = &jr;
+	m = ask(&env, ASTEAL__ENVELOPE__MSG_JOBS);
+	if (m->jobs->n_jobs == 1) {
+		const Asteal__JobInfo *ji = m->jobs->jobs[0];
+
+		ok = ji->work_ns == last[0] && ji->steal_ns == last[1] &&
+		     ji->mug_ns == last[2] && ji->allotted_ns == last[3] &&
+		     ji->sleep_ns == last[4] && ji->preempted_ns == last[5];
+	}
+	frame_free(m);
+	return ok;
+}
+
+/* The job's history (one page: a few records): every record. */
+static Asteal__Envelope *history(uint64_t *id, int jobs_only)
+{
+	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT, *m;
+	Asteal__HistoryRequest hr = ASTEAL__HISTORY_REQUEST__INIT;
+
+	hr.job_ids = id;
+	hr.n_job_ids = 1;
+	hr.jobs_only = jobs_only;
+	env.msg_case = ASTEAL__ENVELOPE__MSG_HISTORY_REQUEST;
+	env.history_request = &hr;
+	m = ask(&env, ASTEAL__ENVELOPE__MSG_HISTORY);
+	assert_false(m->history->more);
+	return m;
+}
+
+/* Whether job *arg's history row has ended. */
+static int row_ended(void *arg)
+{
+	Asteal__Envelope *m = history(arg, 1);
+	int ended = m->history->n_jobs == 1 && m->history->jobs[0]->end_ns != 0;
+
+	frame_free(m);
+	return ended;
+}
+
+/* What `asteal ARGS` (the test build's, on our daemon's socket) prints,
+ * into out; it must exit 0. */
+static void cli(char *out, size_t len, const char *args)
+{
+	const char *b = getenv("ASTEAL_TEST_BUILD");
+	char cmd[512];
+	size_t n = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "%s/bin/asteal --socket %s %s",
+	         b ? b : "build", d.sock, args);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (n + 1 < len && !feof(p) && !ferror(p))
+		n += fread(out + n, 1, len - 1 - n, p);
+	out[n] = '\0';
+	assert_int_equal(pclose(p), 0);
+}
+
+/* The sum of the numbers after each "key": in text from at on. */
+static uint64_t json_sum(const char *at, const char *key)
+{
+	uint64_t sum = 0;
+	size_t n = strlen(key);
+
+	while ((at = strstr(at, key)) != NULL) {
+		at += n;
+		sum += strtoull(at, NULL, 10);
+	}
+	return sum;
+}
+
+/* Two Feedbacks with known totals: Jobs, History and the command line
+ * report each total as sent, the runs' sums equal to the job's. */
+static void test_usage_reported(void **state)
+{
+	static const char *const args[] = { "--quantum-ms", "10", NULL };
+	static const char *const keys[NUSE] = { "\"work_ns\":", "\"steal_ns\":",
+		"\"mug_ns\":", "\"allotted_ns\":", "\"sleep_ns\":", "\"preempted_ns\":" };
+	struct job j;
+	struct closed c = { &j, 0 };
+	uint64_t sum[NUSE] = { 0 };
+	static char out[65536];
+	char want[256];
+	const char *recs;
+	Asteal__Envelope *m;
+	size_t i;
+	int k;
+
+	(void)state;
+	assert_int_equal(tdaemon_start(&d, args, 0), 0);
+	job_connect(&j);
+	c.q = quantum_now(&j);
+	assert_int_equal(tdaemon_feedback(j.fd, c.q, 1, 1, first,
+	                 ASTEAL__QUANTUM_CLASS__SATISFIED), 0);
+	assert_int_equal(test_wait(quantum_passed, &c, tdaemon_bound()), 0);
+	assert_int_equal(tdaemon_feedback(j.fd, quantum_now(&j), 1, 1, last,
+	                 ASTEAL__QUANTUM_CLASS__SATISFIED), 0);
+	assert_int_equal(test_wait(jobs_say_last, &j.id, tdaemon_bound()), 0);
+
+	/* The command line's jobs: the same totals. */
+	cli(out, sizeof(out), "--json jobs");
+	snprintf(want, sizeof(want), "\"work_ns\":%" PRIu64 ",\"steal_ns\":%" PRIu64
+	         ",\"mug_ns\":%" PRIu64 ",\"sleep_ns\":%" PRIu64 ",\"preempted_ns\":%"
+	         PRIu64 ",\"allotted_ns\":%" PRIu64, last[0], last[1], last[2],
+	         last[4], last[5], last[3]);
+	if (strstr(out, want) == NULL)
+		fail_msg("asteal --json jobs: no %s in %s", want, out);
+
+	/* The job ends: its row and its runs hold the totals. */
+	close(j.fd);
+	frame_reader_free(j.r);
+	assert_int_equal(test_wait(row_ended, &j.id, tdaemon_bound()), 0);
+	m = history(&j.id, 0);
+	assert_int_equal(m->history->n_jobs, 1);
+	assert_int_equal(m->history->jobs[0]->allotted_ns, last[3]);
+	assert_int_equal(m->history->jobs[0]->sleep_ns, last[4]);
+	assert_int_equal(m->history->jobs[0]->preempted_ns, last[5]);
+	assert_true(m->history->n_allotments >= 1);
+	for (i = 0; i < m->history->n_allotments; i++) {
+		const Asteal__AllotmentRecord *a = m->history->allotments[i];
+
+		sum[0] += a->work_ns;
+		sum[1] += a->steal_ns;
+		sum[2] += a->mug_ns;
+		sum[3] += a->allotted_ns;
+		sum[4] += a->sleep_ns;
+		sum[5] += a->preempted_ns;
+	}
+	frame_free(m);
+	assert_memory_equal(sum, last, sizeof(sum));
+
+	/* The command line's history: the job's totals, the runs' sums. */
+	cli(out, sizeof(out), "--json history --jobs");
+	if (strstr(out, want) == NULL)
+		fail_msg("asteal --json history --jobs: no %s in %s", want, out);
+	cli(out, sizeof(out), "--json history");
+	recs = strstr(out, "\"allotments\":[");
+	assert_non_null(recs);
+	for (k = 0; k < NUSE; k++)
+		if (json_sum(recs, keys[k]) != last[k])
+			fail_msg("asteal --json history: the runs' %s add up to %" PRIu64
+			         ", not %" PRIu64, keys[k], json_sum(recs, keys[k]), last[k]);
+	cli(out, sizeof(out), "history --jobs --format csv");
+	if (strstr(out, ",work_ns,steal_ns,mug_ns,sleep_ns,preempted_ns,workers,"
+	           "allotted_ns\r\n") == NULL)
+		fail_msg("asteal history --jobs --format csv: header %s", out);
+	snprintf(want, sizeof(want), ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+	         ",%" PRIu64 ",2,%" PRIu64 "\r\n", last[0], last[1], last[2], last[4],
+	         last[5], last[3]);
+	if (strstr(out, want) == NULL)
+		fail_msg("asteal history --jobs --format csv: no %s in %s", want, out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_usage_reported, stop),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
