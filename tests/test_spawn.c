@@ -731,5 +731,12 @@ int main(void)
 		cmocka_unit_test_teardown(test_concurrent_roots, test_stop_leftover),
 		cmocka_unit_test_teardown(test_idle_sleeps, test_stop_leftover),
 	};
+
+	/* Spawn, steal and sync with every worker allotted all the time:
+	 * A-STEAL would give a job fewer workers when its threads wait for
+	 * each other (test_wait yields) or another process takes their CPUs,
+	 * and these tests need thieves.  Adaptivity has its own tests
+	 * (test_adapt, adapt.test.sh). */
+	setenv("ASTEAL_MODE", "static", 1);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
