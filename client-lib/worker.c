@@ -31,7 +31,7 @@
  * Time is accounted on state changes only (work, steal, sleep), never per
  * task.
  */
-#include "runtime.h"
+#include "worker.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -72,37 +72,12 @@ __attribute__((constructor)) static void tls_offset_init(void)
 
 static void loop(void);
 
-/* Add v to one of the worker's own counters. */
-static inline void stat_add(_Atomic uint64_t *c, uint64_t v)
-{
-	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + v,
-	                      memory_order_relaxed);
-}
-
 /* Print one line about a misuse of the API and fail with err. */
 int worker_report_misuse(const char *call, const char *what, int err)
 {
 	fprintf(stderr, "asteal: %s: %s\n", call, what);
 	errno = err;
 	return -1;
-}
-
-/* Wake up to n waiters of a futex word. */
-static void futex_wake(_Atomic uint32_t *addr, int n)
-{
-	syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
-}
-
-/* Enter a new accounting state at time now (usage.h). */
-static void set_state_at(struct worker *w, int s, uint64_t now)
-{
-	usage_enter(&w->usage, s, now);
-}
-
-/* Enter a new accounting state now. */
-static void set_state(struct worker *w, int s)
-{
-	usage_enter(&w->usage, s, qtime_now_ns());
 }
 
 /* The worker's ready limit adapts to its thieves.  It starts at the
@@ -140,63 +115,6 @@ static inline void own_pop(struct worker *w)
 			w->limit = base;
 		w->own_pops = 0;
 	}
-}
-
-/* Set the worker's stocked hint.  A worker asked to leave must not stay
- * stocked (spawns that run at once pass no safe point): the link sets
- * RT_LEAVE then clears stocked, we set stocked then look at the flags, all
- * seq_cst, so one of us sees the other. */
-static inline void stock(struct worker *w)
-{
-	_Atomic uint32_t *st = worker_stocked(w);
-
-	if (atomic_load_explicit(st, memory_order_relaxed))
-		return;
-	atomic_store(st, 1);
-	if (atomic_load(&w->hot.flags))
-		atomic_store(st, 0);
-}
-
-/* Set the worker's stocked hint from its deque's size (as the owner saw
- * it): set when it holds the ready limit, else clear. */
-static inline void restock_at(struct worker *w, int64_t size)
-{
-	_Atomic uint32_t *st = worker_stocked(w);
-
-	if (size < w->limit) {
-		if (atomic_load_explicit(st, memory_order_relaxed))
-			atomic_store_explicit(st, 0, memory_order_relaxed);
-		return;
-	}
-	stock(w);
-}
-
-/* Recompute the worker's stocked hint from its deque's size now. */
-static void restock(struct worker *w)
-{
-	restock_at(w, dq_size((deque *)w->hot.dq));
-}
-
-/* Make d the worker's deque. */
-static void deque_own(struct worker *w, deque *d)
-{
-	atomic_store_explicit(&d->state, DQ_OWNED, memory_order_relaxed);
-	atomic_store_explicit(&d->owner, (void *)w, memory_order_relaxed);
-	w->hot.dq = &d->ends;
-	/* Release: a thief that picks d through victim sees it set up. */
-	atomic_store_explicit(&w->victim, d, memory_order_release);
-	restock(w);
-}
-
-/* Leave d without an owning worker, in the given state (release: whoever
- * takes it next sees its slots).  Its private entries become public first:
- * a deque without an owner is one thieves and muggers must be able to
- * empty. */
-static void deque_disown(deque *d, int state)
-{
-	dq_expose(d);
-	atomic_store_explicit(&d->owner, NULL, memory_order_relaxed);
-	atomic_store_explicit(&d->state, state, memory_order_release);
 }
 
 /* Work was made visible (a deque went from empty to not empty, a root, a
@@ -350,255 +268,6 @@ fiber *worker_fiber_new(struct runtime *rt)
 	return fiber_create(rt->stack_size, loop_entry, NULL);
 }
 
-/* An empty deque for a worker whose deque left with a suspended fiber. */
-static deque *deque_get(struct runtime *rt)
-{
-	deque *d;
-	int n;
-
-	pthread_mutex_lock(&rt->lock);
-	d = rt->free_deques;
-	if (d != NULL) {
-		rt->free_deques = d->next;
-		pthread_mutex_unlock(&rt->lock);
-		return d;
-	}
-	n = atomic_load_explicit(&rt->ndeques, memory_order_relaxed);
-	if (n >= RT_MAX_DEQUES || (d = dq_create(RT_DEQUE_LOG_SIZE)) == NULL) {
-		pthread_mutex_unlock(&rt->lock);
-		return NULL;
-	}
-	d->index = n;
-	rt->deques[n] = d;
-	/* Release: thieves that see the new count see the deque. */
-	atomic_store_explicit(&rt->ndeques, n + 1, memory_order_release);
-	pthread_mutex_unlock(&rt->lock);
-	return d;
-}
-
-/* Give up a deque the worker owned: free if empty, else muggable. */
-static void deque_release(struct runtime *rt, deque *d)
-{
-	if (dq_size(d) == 0) {
-		deque_disown(d, DQ_FREE);
-		pthread_mutex_lock(&rt->lock);
-		d->next = rt->free_deques;
-		rt->free_deques = d;
-		pthread_mutex_unlock(&rt->lock);
-		return;
-	}
-	/* Release: a mugger that claims it (acquire CAS) sees its slots. */
-	deque_disown(d, DQ_MUGGABLE);
-	atomic_fetch_add_explicit(&rt->nmuggable, 1, memory_order_relaxed);
-	worker_notify(rt);
-}
-
-/* Claim a muggable deque whole with one CAS and make it the worker's
- * (its old deque, empty of tasks, is released).  The scan starts at a
- * random deque, so that in ABP mode a joining worker takes one at random. */
-static int mug(struct worker *w)
-{
-	struct runtime *rt = w->rt;
-	int i, n = atomic_load_explicit(&rt->ndeques, memory_order_acquire);
-	int start = (int)(rng_next(&w->rng) % (uint64_t)n);
-
-	for (i = 0; i < n; i++) {
-		deque *d = rt->deques[(start + i) % n];
-		int s = DQ_MUGGABLE;
-		if (atomic_load_explicit(&d->state, memory_order_relaxed) != DQ_MUGGABLE)
-			continue;
-		if (!atomic_compare_exchange_strong_explicit(&d->state, &s, DQ_OWNED,
-		        memory_order_acq_rel, memory_order_relaxed))
-			continue;
-		atomic_fetch_sub_explicit(&rt->nmuggable, 1, memory_order_relaxed);
-		deque_release(rt, (deque *)w->hot.dq);
-		deque_own(w, d);
-		return 1;
-	}
-	return 0;
-}
-
-/* Record one revocation latency sample (under park_lock). */
-static void latency_add(struct runtime *rt, uint64_t ns)
-{
-	if (rt->nlatency == rt->caplatency) {
-		size_t cap = rt->caplatency ? 2 * rt->caplatency : 256;
-		uint64_t *p = realloc(rt->latency, cap * sizeof(*p));
-		if (p == NULL)
-			return;         /* a lost sample, not a lost job */
-		rt->latency = p;
-		rt->caplatency = cap;
-	}
-	rt->latency[rt->nlatency++] = ns;
-}
-
-/* A tagged revocation finished at time at: queue it for the link thread
- * and wake it (under park_lock; a full queue drops the report, which only
- * makes the daemon wait its bound). */
-static void released_add(struct runtime *rt, uint64_t tag, uint64_t at)
-{
-	uint64_t one = 1;
-
-	if (rt->nreleased < RT_REVOKES) {
-		rt->released[rt->nreleased].tag = tag;
-		rt->released[rt->nreleased].at = at;
-		rt->nreleased++;
-	}
-	if (rt->released_fd >= 0 && write(rt->released_fd, &one, sizeof(one)) < 0)
-		return;         /* the counter is full: a wake-up is pending */
-}
-
-/* A worker asked to leave for a revocation parked (or was recalled) at
- * time now; the last one closes the revocation (under park_lock). */
-static void worker_revoke_done(struct runtime *rt, struct worker *w,
-                               uint64_t now)
-{
-	struct revoke *r;
-
-	if (w->leave_ev < 0)
-		return;         /* parked from the start: no revocation */
-	r = &rt->revokes[w->leave_ev];
-	w->leave_ev = -1;
-	if (r->pending <= 0 || r->t0 != w->leave_t0)
-		return;         /* closed early: its ring slot was reused */
-	if (now > r->end)
-		r->end = now;
-	if (--r->pending == 0) {
-		latency_add(rt, r->end - r->t0);
-		if (r->tag != RT_NO_TAG)
-			released_add(rt, r->tag, r->end);
-	}
-}
-
-/* Pin a worker's thread to one CPU (or leave it where it is on failure:
- * pinning is for cache warmth, not correctness). */
-static void pin(struct worker *w, int cpu)
-{
-	cpu_set_t set;
-
-	if (cpu < 0 || cpu >= CPU_SETSIZE || w->cpu == cpu)
-		return;
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (pthread_setaffinity_np(w->thread, sizeof(set), &set) == 0)
-		w->cpu = cpu;
-}
-
-/* Apply an allotment: workers 0 .. allotment-1 are active (pinned to
- * cpus[i] when cpus is not NULL), the others must leave at their next safe
- * point.  Called by the link thread; now is when the allotment was decided
- * (revocation latency counts from it) and tag the daemon's Allot quantum
- * (RT_NO_TAG for none), reported back when the departures are done. */
-void worker_allot(struct runtime *rt, int allotment, const int *cpus,
-                  uint64_t now, uint64_t tag)
-{
-	int i, leaving = 0, ev = -1;
-
-	if (allotment < 0)
-		allotment = 0;
-	if (allotment > rt->nworkers)
-		allotment = rt->nworkers;
-	/* Pin before waking: a worker woken first runs on the CPU it last
-	 * had, which may now be another job's, and there it can keep that
-	 * job's leaving worker from its CPU, and this thread from pinning it,
-	 * for a whole scheduler tick (seen: 2.8 ms; bench/README.md). */
-	if (cpus != NULL)
-		for (i = 0; i < allotment; i++)
-			pin(&rt->workers[i], cpus[i]);
-	pthread_mutex_lock(&rt->park_lock);
-	for (i = 0; i < rt->nworkers; i++) {
-		struct worker *w = &rt->workers[i];
-		uint32_t f = atomic_load(&w->hot.flags);
-		if (i < allotment && (f & RT_LEAVE)) {
-			usage_back(&w->usage, now);
-			atomic_store(&w->hot.flags, f & ~RT_LEAVE);
-			if (w->parked)
-				futex_wake(&w->hot.flags, 1);
-			else    /* recalled before it left: ends its part */
-				worker_revoke_done(rt, w, now);
-		} else if (i >= allotment && !(f & RT_LEAVE)) {
-			if (ev < 0) {
-				struct revoke *r;
-				ev = (int)(rt->nrevokes++ % RT_REVOKES);
-				r = &rt->revokes[ev];
-				if (r->pending > 0)     /* a stuck old one: close it */
-					latency_add(rt, now - r->t0);
-				r->t0 = r->end = now;
-				r->tag = tag;
-				r->pending = 0;
-			}
-			rt->revokes[ev].pending++;
-			w->leave_ev = ev;
-			w->leave_t0 = now;
-			usage_leave(&w->usage, now);
-			/* Flag first, then unstock (see restock). */
-			atomic_store(&w->hot.flags, f | RT_LEAVE);
-			atomic_store(worker_stocked(w), 0);
-			leaving++;
-		}
-	}
-	/* A worker still in park() (a recall cleared its flag, but it has not
-	 * woken to see that) is flagged again above without having run: it
-	 * stays parked and will not call worker_revoke_done again, so its part
-	 * ends here, now.  After the loop: the revocation must not close while
-	 * workers are still being added to it. */
-	for (i = allotment; ev >= 0 && i < rt->nworkers; i++)
-		if (rt->workers[i].leave_ev == ev && rt->workers[i].parked)
-			worker_revoke_done(rt, &rt->workers[i], now);
-	rt->allotment = allotment;
-	pthread_mutex_unlock(&rt->park_lock);
-	if (leaving > 0)
-		worker_wake_all(rt);    /* sleepers must see their flags */
-}
-
-/* Give the worker's processor back (the allotment lost it): its deque, if
- * not empty, becomes muggable and the worker takes a fresh one; then it
- * waits until the allotment includes it again.  Returns without parking
- * when the request was withdrawn meanwhile or no deque is to be had. */
-static void park(struct worker *w)
-{
-	struct runtime *rt = w->rt;
-	deque *d = (deque *)w->hot.dq;
-	uint64_t now;
-
-	if (dq_size(d) > 0) {
-		deque *fresh = deque_get(rt);
-		if (fresh == NULL)
-			return;         /* no memory: keep working instead */
-		deque_release(rt, d);
-		deque_own(w, fresh);
-	}
-	pthread_mutex_lock(&rt->park_lock);
-	if (!(atomic_load(&w->hot.flags) & RT_LEAVE) ||
-	    atomic_load_explicit(&rt->stopping, memory_order_relaxed)) {
-		pthread_mutex_unlock(&rt->park_lock);
-		return;
-	}
-	now = qtime_now_ns();
-	w->parked = 1;
-	set_state_at(w, WS_PARK, now);
-	stat_add(&w->st.leaves, 1);
-	worker_revoke_done(rt, w, now);
-	/* The flag is read under park_lock before parked is cleared: a
-	 * recall that cleared it and a revocation that set it again before
-	 * we woke (worker_allot, under the same lock) then leave us parked,
-	 * as worker_allot, seeing parked set, has already told the daemon. */
-	while ((atomic_load(&w->hot.flags) & RT_LEAVE) &&
-	       !atomic_load_explicit(&rt->stopping, memory_order_relaxed)) {
-		pthread_mutex_unlock(&rt->park_lock);
-		syscall(SYS_futex, (uint32_t *)&w->hot.flags, FUTEX_WAIT_PRIVATE,
-		        RT_LEAVE, NULL, NULL, 0);
-		pthread_mutex_lock(&rt->park_lock);
-	}
-	w->parked = 0;
-	pthread_mutex_unlock(&rt->park_lock);
-	set_state(w, WS_STEAL);
-	/* ABP: an allotted worker takes one of the job's deques at random. */
-	if (rt->mode == RT_MODE_ABP &&
-	    atomic_load_explicit(&rt->nmuggable, memory_order_relaxed))
-		mug(w);
-}
-
 /* Take a waiting root task, if any. */
 static int take_root(struct runtime *rt, dq_entry *e)
 {
@@ -717,7 +386,7 @@ static int find_work(struct worker *w, dq_entry *e)
 		if (atomic_load_explicit(&rt->stopping, memory_order_relaxed))
 			return 0;
 		if (unlikely(atomic_load_explicit(&w->hot.flags, memory_order_relaxed))) {
-			park(w);
+			allot_park(w);
 			/* Our own deque may hold a fiber left there at a safe
 			 * point (when the request was withdrawn). */
 			if (dq_pop((deque *)w->hot.dq, e))
@@ -730,7 +399,7 @@ static int find_work(struct worker *w, dq_entry *e)
 		if (!abp && atomic_load_explicit(&rt->nmuggable, memory_order_relaxed)) {
 			int got;
 			set_state(w, WS_MUG);
-			got = mug(w);
+			got = allot_mug(w);
 			if (got)
 				stat_add(&w->st.mugs, 1);
 			got = got && dq_pop((deque *)w->hot.dq, e);
@@ -855,7 +524,7 @@ static void resume(struct worker *w, fiber *f)
 	deque *kept = f->user;
 
 	if (kept != NULL) {
-		deque_release(w->rt, (deque *)w->hot.dq);
+		allot_deque_release(w->rt, (deque *)w->hot.dq);
 		deque_own(w, kept);
 		f->user = NULL;
 	}
@@ -922,12 +591,12 @@ static void suspend(struct worker *w, asteal_group *g, int64_t n)
 	/* The fiber keeps its deque even when it is empty: the worker's next
 	 * deque may receive other tasks' entries (steal_more), which must
 	 * never lie where this fiber's outer groups pop when it resumes. */
-	fresh = deque_get(w->rt);
+	fresh = allot_deque_get(w->rt);
 	if (fresh == NULL)
 		goto block;
 	l = fiber_get(w);
 	if (l == NULL) {
-		deque_release(w->rt, fresh);
+		allot_deque_release(w->rt, fresh);
 		goto block;
 	}
 	deque_disown(d, DQ_SUSPENDED);
