@@ -105,7 +105,7 @@ struct worker {
 	int leave_ev;                  /* the revocation it leaves for, or -1 */
 	uint64_t leave_t0;             /* when that revocation was asked */
 	int cpu;                       /* the CPU it is pinned to, or -1 */
-	/* The adaptive ready limit (see restock in worker.c): the owner's
+	/* The adaptive ready limit (see adapt_limit in suspend.c): the owner's
 	 * limit, its own pops since it last changed, and the flag thieves set
 	 * when they took the last entry of its deque. */
 	int64_t limit;

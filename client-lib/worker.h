@@ -3,9 +3,11 @@
  * worker's loop: find work, steal, sleep; the loop fibers and the switch),
  * allot.c (the allotment: leaving, parking, mugging, deque hand-over) and
  * suspend.c (the slow paths of spawn, sync and poll; suspension and
- * resumption).  The helpers below are inline because the owner's slow
- * paths of spawn and sync, and the steal loop, call them on every pass;
- * the functions declared after them are off those paths.
+ * resumption).  The helpers below are inline: the owner's slow paths of
+ * spawn and sync and the steal loop call most of them on every pass, and
+ * must not gain a call by the split.  The functions declared after them
+ * are off those paths (a fiber switch, a park, a mug, a deque changing
+ * hands).
  */
 #ifndef ASTEAL_WORKER_H
 #define ASTEAL_WORKER_H
@@ -99,10 +101,19 @@ static inline void deque_disown(deque *d, int state)
 	atomic_store_explicit(&d->state, state, memory_order_release);
 }
 
+/* worker.c: a loop fiber for the worker (NULL when out of memory), and the
+ * switch to another fiber, which returns when some worker resumes us. */
+fiber *worker_fiber_get(struct worker *w);
+void worker_switch_to(struct worker *w, fiber *to);
+
 /* allot.c: parking, mugging, and handing deques over. */
 void allot_park(struct worker *w);
 int allot_mug(struct worker *w);
 deque *allot_deque_get(struct runtime *rt);
 void allot_deque_release(struct runtime *rt, deque *d);
+
+/* suspend.c: the enable rule's push of a ready fiber, and its resumption. */
+void suspend_make_ready(struct worker *w, fiber *f);
+void suspend_resume(struct worker *w, fiber *f);
 
 #endif
