@@ -37,11 +37,11 @@
  *      may have been withdrawn meanwhile: it goes on working), marks itself
  *      parked, enters WS_PARK (its time in the leave window was leave up to
  *      here, and is parked from here) and ends its part of the revocation
- *      (worker_revoke_done).  The last worker to
- *      leave closes the revocation: a latency sample (t0 to the last
- *      departure) and, for a revocation the daemon asked for, a Released
- *      report queued in released[] for the link thread, which it wakes
- *      through an eventfd.  The worker then waits on a futex on its flags.
+ *      (worker_revoke_done).  The last worker to leave closes the
+ *      revocation: a latency sample (t0 to the last departure) and, for a
+ *      revocation the daemon asked for, a Released report queued in
+ *      released[] for the link thread, which it wakes through an eventfd.
+ *      The worker then waits on a futex on its flags.
  *   5. A recall (worker_allot, the worker again inside the allotment)
  *      closes the leave window (usage_back), clears RT_LEAVE and wakes the
  *      worker if it parked; a worker recalled before it parked ends its
