@@ -2,7 +2,7 @@
  * pfor.c - asteal_for, the parallel loop, split on demand.  A running
  * loop's frame (struct asteal__loop in asteal.h) is linked into its
  * fiber's chain; when thieves want work and the owner's deque is empty,
- * the owner's next chunk boundary (asteal__for_poll in worker.c) splits
+ * the owner's next chunk boundary (asteal__for_poll in suspend.c) splits
  * off half of what the oldest frame has left, as one task (pfor_promote).
  * The loop itself is inline in asteal.h (asteal__for_run).
  */

@@ -1,9 +1,12 @@
 /*
  * runtime.h - libasteal's internal shared state: the runtime (one per
  * process), its workers, and the functions that runtime.c (lifecycle and
- * public entry points) and worker.c (the scheduler) provide each other.
+ * public entry points), the scheduler (worker.c, allot.c and suspend.c;
+ * worker.h has what those three share among themselves) and quantum.c
+ * (the link thread) provide each other.
  *
- * Invariants the scheduler keeps (worker.c argues them):
+ * Invariants the scheduler keeps (worker.c, allot.c and suspend.c argue
+ * them):
  *  - A deque's task entries were all pushed by one fiber: the one running on
  *    the deque's owner, or the suspended fiber that keeps the deque.
  *  - A worker in its scheduling loop owns a deque with no task entries
@@ -97,12 +100,12 @@ struct worker {
 	struct usage usage;            /* time per state, wall and CPU */
 	void *altstack;                /* signal stack for guard-page faults */
 	/* Allotment (under rt->park_lock): parked is 1 while the worker waits
-	 * in park(); leave_t0 is when the link asked it to leave. */
+	 * in allot_park(); leave_t0 is when the link asked it to leave. */
 	int parked;
 	int leave_ev;                  /* the revocation it leaves for, or -1 */
 	uint64_t leave_t0;             /* when that revocation was asked */
 	int cpu;                       /* the CPU it is pinned to, or -1 */
-	/* The adaptive ready limit (see restock in worker.c): the owner's
+	/* The adaptive ready limit (see adapt_limit in suspend.c): the owner's
 	 * limit, its own pops since it last changed, and the flag thieves set
 	 * when they took the last entry of its deque. */
 	int64_t limit;
@@ -177,12 +180,15 @@ struct runtime {
 
 /* worker.c */
 void *worker_main(void *arg);
-void worker_allot(struct runtime *rt, int allotment, const int *cpus,
-                  uint64_t now, uint64_t tag);
 void worker_notify(struct runtime *rt);
 void worker_wake_all(struct runtime *rt);
 fiber *worker_fiber_new(struct runtime *rt);
 int worker_report_misuse(const char *call, const char *what, int err);
+
+/* allot.c: apply an allotment (the link thread; also a recall of every
+ * worker before the runtime stops). */
+void worker_allot(struct runtime *rt, int allotment, const int *cpus,
+                  uint64_t now, uint64_t tag);
 
 /* The calling worker, or NULL outside tasks: exact even after the running
  * fiber moved to another thread (asteal__self_exact reads the thread

@@ -1,50 +1,23 @@
 /*
- * worker.c - the scheduler: each worker's loop (pop, mug, steal, sleep),
- * the slow paths of spawn and sync, and fiber suspension and resumption.
- *
- * Spawn is child-stealing: the child goes on the deque (or runs at once,
- * see asteal.h on lazy spawning) and the parent goes on.  Sync pops the
- * group's children back from the bottom and runs them; the rest were
- * stolen.  A pushed child is public (stealable) when thieves have nothing
- * else to take or asked for work, else private: the owner pops most of its
- * children back itself, and a private entry costs no fence to push or pop
- * (deque.h).  Thieves that find nothing raise the deque's want; the owner
- * publishes everything it holds at its next spawn or sync, and whenever it
- * gives the deque up.  If stolen children are still running, the syncing
- * fiber F is suspended:
- *
- *   1. If the worker's deque still holds entries (children of F's outer
- *      groups), F keeps that deque (DQ_SUSPENDED: thieves may steal from
- *      it, nobody pops) and the worker takes a fresh one.  So a deque's task
- *      entries always belong to one fiber.
- *   2. The worker switches to a loop fiber L.  Only then, on L, does it
- *      publish F as the group's waiter and add the stolen count to the
- *      group's join counter (the children subtract one each as they end).
- *      Publishing after the switch means nobody can resume F while F's
- *      registers are still being saved.
- *   3. Whoever brings the counter to zero (the last child, or L if all had
- *      already ended) pushes F on its own deque as a ready fiber, the
- *      Blumofe-Leiserson enable rule.  The worker that pops or steals that
- *      entry resumes F, adopting F's deque if it kept one; its own deque,
- *      if not empty, becomes muggable.
+ * worker.c - the scheduler's loop: each worker looks for work (its own
+ * deque, the roots, muggable deques, then random victims: find_work),
+ * runs it on a loop fiber and sleeps when there is none for a while; the
+ * pool of loop fibers, the switch between fibers, and waking sleepers.
+ * The slow paths of spawn, sync and poll, and fiber suspension and
+ * resumption, are in suspend.c; the allotment (leaving, parking, mugging,
+ * the deque hand-over) is in allot.c; worker.h has what the three share.
  *
  * Time is accounted on state changes only (work, steal, sleep), never per
  * task.
  */
-#include "runtime.h"
+#include "worker.h"
 
 #include <errno.h>
 #include <limits.h>
-#include <linux/futex.h>
 #include <sched.h>
-#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
-#include <unistd.h>
-
-#include "qtime.h"
 
 __thread struct asteal__hot *asteal__tls __attribute__((tls_model("initial-exec")));
 __thread struct asteal__fast asteal__fast __attribute__((tls_model("initial-exec"))) =
@@ -72,131 +45,12 @@ __attribute__((constructor)) static void tls_offset_init(void)
 
 static void loop(void);
 
-/* Add v to one of the worker's own counters. */
-static inline void stat_add(_Atomic uint64_t *c, uint64_t v)
-{
-	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + v,
-	                      memory_order_relaxed);
-}
-
 /* Print one line about a misuse of the API and fail with err. */
 int worker_report_misuse(const char *call, const char *what, int err)
 {
 	fprintf(stderr, "asteal: %s: %s\n", call, what);
 	errno = err;
 	return -1;
-}
-
-/* Wake up to n waiters of a futex word. */
-static void futex_wake(_Atomic uint32_t *addr, int n)
-{
-	syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
-}
-
-/* Enter a new accounting state at time now (usage.h). */
-static void set_state_at(struct worker *w, int s, uint64_t now)
-{
-	usage_enter(&w->usage, s, now);
-}
-
-/* Enter a new accounting state now. */
-static void set_state(struct worker *w, int s)
-{
-	usage_enter(&w->usage, s, qtime_now_ns());
-}
-
-/* The worker's ready limit adapts to its thieves.  It starts at the
- * configured one; a thief that takes the last entry of the deque asks for
- * more (hungry), and the limit doubles, up to RT_READY_LIMIT_MAX; when the
- * owner has popped RT_READY_DECAY times the limit of its own entries back
- * with nobody asking, it halves again, down to the configured one.  So a
- * job whose stolen tasks are big (fib: a thief takes fib(n-1) near the
- * root) keeps a few stealable entries and runs almost every spawn as a
- * call, while one whose stolen tasks are mostly tiny (a critical UTS tree,
- * where most subtrees are single leaves) keeps enough entries that a thief
- * that comes back soon still finds older, shallower work than the owner's
- * current frame, instead of ping-ponging with the owner deep in the tree
- * (each round a suspend and a steal).  Called on the owner's slow paths
- * only: a thief's steal clears stocked, so the owner's next spawn gets
- * here. */
-static void adapt_limit(struct worker *w)
-{
-	if (unlikely(atomic_load_explicit(&w->hungry, memory_order_relaxed))) {
-		atomic_store_explicit(&w->hungry, 0, memory_order_relaxed);
-		if (w->limit < RT_READY_LIMIT_MAX)
-			w->limit *= 2;
-		w->own_pops = 0;
-	}
-}
-
-/* The owner popped one of its own entries back (adapt_limit). */
-static inline void own_pop(struct worker *w)
-{
-	int64_t base = w->rt->ready_limit;
-
-	if (w->limit > base && ++w->own_pops >= RT_READY_DECAY * w->limit) {
-		w->limit /= 2;
-		if (w->limit < base)
-			w->limit = base;
-		w->own_pops = 0;
-	}
-}
-
-/* Set the worker's stocked hint.  A worker asked to leave must not stay
- * stocked (spawns that run at once pass no safe point): the link sets
- * RT_LEAVE then clears stocked, we set stocked then look at the flags, all
- * seq_cst, so one of us sees the other. */
-static inline void stock(struct worker *w)
-{
-	_Atomic uint32_t *st = worker_stocked(w);
-
-	if (atomic_load_explicit(st, memory_order_relaxed))
-		return;
-	atomic_store(st, 1);
-	if (atomic_load(&w->hot.flags))
-		atomic_store(st, 0);
-}
-
-/* Set the worker's stocked hint from its deque's size (as the owner saw
- * it): set when it holds the ready limit, else clear. */
-static inline void restock_at(struct worker *w, int64_t size)
-{
-	_Atomic uint32_t *st = worker_stocked(w);
-
-	if (size < w->limit) {
-		if (atomic_load_explicit(st, memory_order_relaxed))
-			atomic_store_explicit(st, 0, memory_order_relaxed);
-		return;
-	}
-	stock(w);
-}
-
-/* Recompute the worker's stocked hint from its deque's size now. */
-static void restock(struct worker *w)
-{
-	restock_at(w, dq_size((deque *)w->hot.dq));
-}
-
-/* Make d the worker's deque. */
-static void deque_own(struct worker *w, deque *d)
-{
-	atomic_store_explicit(&d->state, DQ_OWNED, memory_order_relaxed);
-	atomic_store_explicit(&d->owner, (void *)w, memory_order_relaxed);
-	w->hot.dq = &d->ends;
-	/* Release: a thief that picks d through victim sees it set up. */
-	atomic_store_explicit(&w->victim, d, memory_order_release);
-	restock(w);
-}
-
-/* Leave d without an owning worker, in the given state (release: whoever
- * takes it next sees its slots).  Its private entries become public first:
- * a deque without an owner is one thieves and muggers must be able to
- * empty. */
-static void deque_disown(deque *d, int state)
-{
-	dq_expose(d);
-	atomic_store_explicit(&d->owner, NULL, memory_order_relaxed);
-	atomic_store_explicit(&d->state, state, memory_order_release);
 }
 
 /* Work was made visible (a deque went from empty to not empty, a root, a
@@ -300,7 +154,7 @@ static void sleep_until_work(struct worker *w)
 
 /* A fiber for the loop: a parked one from the worker's cache or the
  * runtime's pool, else a new one; NULL when out of memory. */
-static fiber *fiber_get(struct worker *w)
+fiber *worker_fiber_get(struct worker *w)
 {
 	struct runtime *rt = w->rt;
 	fiber *f = w->pool;
@@ -348,255 +202,6 @@ static void loop_entry(void *arg)
 fiber *worker_fiber_new(struct runtime *rt)
 {
 	return fiber_create(rt->stack_size, loop_entry, NULL);
-}
-
-/* An empty deque for a worker whose deque left with a suspended fiber. */
-static deque *deque_get(struct runtime *rt)
-{
-	deque *d;
-	int n;
-
-	pthread_mutex_lock(&rt->lock);
-	d = rt->free_deques;
-	if (d != NULL) {
-		rt->free_deques = d->next;
-		pthread_mutex_unlock(&rt->lock);
-		return d;
-	}
-	n = atomic_load_explicit(&rt->ndeques, memory_order_relaxed);
-	if (n >= RT_MAX_DEQUES || (d = dq_create(RT_DEQUE_LOG_SIZE)) == NULL) {
-		pthread_mutex_unlock(&rt->lock);
-		return NULL;
-	}
-	d->index = n;
-	rt->deques[n] = d;
-	/* Release: thieves that see the new count see the deque. */
-	atomic_store_explicit(&rt->ndeques, n + 1, memory_order_release);
-	pthread_mutex_unlock(&rt->lock);
-	return d;
-}
-
-/* Give up a deque the worker owned: free if empty, else muggable. */
-static void deque_release(struct runtime *rt, deque *d)
-{
-	if (dq_size(d) == 0) {
-		deque_disown(d, DQ_FREE);
-		pthread_mutex_lock(&rt->lock);
-		d->next = rt->free_deques;
-		rt->free_deques = d;
-		pthread_mutex_unlock(&rt->lock);
-		return;
-	}
-	/* Release: a mugger that claims it (acquire CAS) sees its slots. */
-	deque_disown(d, DQ_MUGGABLE);
-	atomic_fetch_add_explicit(&rt->nmuggable, 1, memory_order_relaxed);
-	worker_notify(rt);
-}
-
-/* Claim a muggable deque whole with one CAS and make it the worker's
- * (its old deque, empty of tasks, is released).  The scan starts at a
- * random deque, so that in ABP mode a joining worker takes one at random. */
-static int mug(struct worker *w)
-{
-	struct runtime *rt = w->rt;
-	int i, n = atomic_load_explicit(&rt->ndeques, memory_order_acquire);
-	int start = (int)(rng_next(&w->rng) % (uint64_t)n);
-
-	for (i = 0; i < n; i++) {
-		deque *d = rt->deques[(start + i) % n];
-		int s = DQ_MUGGABLE;
-		if (atomic_load_explicit(&d->state, memory_order_relaxed) != DQ_MUGGABLE)
-			continue;
-		if (!atomic_compare_exchange_strong_explicit(&d->state, &s, DQ_OWNED,
-		        memory_order_acq_rel, memory_order_relaxed))
-			continue;
-		atomic_fetch_sub_explicit(&rt->nmuggable, 1, memory_order_relaxed);
-		deque_release(rt, (deque *)w->hot.dq);
-		deque_own(w, d);
-		return 1;
-	}
-	return 0;
-}
-
-/* Record one revocation latency sample (under park_lock). */
-static void latency_add(struct runtime *rt, uint64_t ns)
-{
-	if (rt->nlatency == rt->caplatency) {
-		size_t cap = rt->caplatency ? 2 * rt->caplatency : 256;
-		uint64_t *p = realloc(rt->latency, cap * sizeof(*p));
-		if (p == NULL)
-			return;         /* a lost sample, not a lost job */
-		rt->latency = p;
-		rt->caplatency = cap;
-	}
-	rt->latency[rt->nlatency++] = ns;
-}
-
-/* A tagged revocation finished at time at: queue it for the link thread
- * and wake it (under park_lock; a full queue drops the report, which only
- * makes the daemon wait its bound). */
-static void released_add(struct runtime *rt, uint64_t tag, uint64_t at)
-{
-	uint64_t one = 1;
-
-	if (rt->nreleased < RT_REVOKES) {
-		rt->released[rt->nreleased].tag = tag;
-		rt->released[rt->nreleased].at = at;
-		rt->nreleased++;
-	}
-	if (rt->released_fd >= 0 && write(rt->released_fd, &one, sizeof(one)) < 0)
-		return;         /* the counter is full: a wake-up is pending */
-}
-
-/* A worker asked to leave for a revocation parked (or was recalled) at
- * time now; the last one closes the revocation (under park_lock). */
-static void worker_revoke_done(struct runtime *rt, struct worker *w,
-                               uint64_t now)
-{
-	struct revoke *r;
-
-	if (w->leave_ev < 0)
-		return;         /* parked from the start: no revocation */
-	r = &rt->revokes[w->leave_ev];
-	w->leave_ev = -1;
-	if (r->pending <= 0 || r->t0 != w->leave_t0)
-		return;         /* closed early: its ring slot was reused */
-	if (now > r->end)
-		r->end = now;
-	if (--r->pending == 0) {
-		latency_add(rt, r->end - r->t0);
-		if (r->tag != RT_NO_TAG)
-			released_add(rt, r->tag, r->end);
-	}
-}
-
-/* Pin a worker's thread to one CPU (or leave it where it is on failure:
- * pinning is for cache warmth, not correctness). */
-static void pin(struct worker *w, int cpu)
-{
-	cpu_set_t set;
-
-	if (cpu < 0 || cpu >= CPU_SETSIZE || w->cpu == cpu)
-		return;
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (pthread_setaffinity_np(w->thread, sizeof(set), &set) == 0)
-		w->cpu = cpu;
-}
-
-/* Apply an allotment: workers 0 .. allotment-1 are active (pinned to
- * cpus[i] when cpus is not NULL), the others must leave at their next safe
- * point.  Called by the link thread; now is when the allotment was decided
- * (revocation latency counts from it) and tag the daemon's Allot quantum
- * (RT_NO_TAG for none), reported back when the departures are done. */
-void worker_allot(struct runtime *rt, int allotment, const int *cpus,
-                  uint64_t now, uint64_t tag)
-{
-	int i, leaving = 0, ev = -1;
-
-	if (allotment < 0)
-		allotment = 0;
-	if (allotment > rt->nworkers)
-		allotment = rt->nworkers;
-	/* Pin before waking: a worker woken first runs on the CPU it last
-	 * had, which may now be another job's, and there it can keep that
-	 * job's leaving worker from its CPU, and this thread from pinning it,
-	 * for a whole scheduler tick (seen: 2.8 ms; bench/README.md). */
-	if (cpus != NULL)
-		for (i = 0; i < allotment; i++)
-			pin(&rt->workers[i], cpus[i]);
-	pthread_mutex_lock(&rt->park_lock);
-	for (i = 0; i < rt->nworkers; i++) {
-		struct worker *w = &rt->workers[i];
-		uint32_t f = atomic_load(&w->hot.flags);
-		if (i < allotment && (f & RT_LEAVE)) {
-			usage_back(&w->usage, now);
-			atomic_store(&w->hot.flags, f & ~RT_LEAVE);
-			if (w->parked)
-				futex_wake(&w->hot.flags, 1);
-			else    /* recalled before it left: ends its part */
-				worker_revoke_done(rt, w, now);
-		} else if (i >= allotment && !(f & RT_LEAVE)) {
-			if (ev < 0) {
-				struct revoke *r;
-				ev = (int)(rt->nrevokes++ % RT_REVOKES);
-				r = &rt->revokes[ev];
-				if (r->pending > 0)     /* a stuck old one: close it */
-					latency_add(rt, now - r->t0);
-				r->t0 = r->end = now;
-				r->tag = tag;
-				r->pending = 0;
-			}
-			rt->revokes[ev].pending++;
-			w->leave_ev = ev;
-			w->leave_t0 = now;
-			usage_leave(&w->usage, now);
-			/* Flag first, then unstock (see restock). */
-			atomic_store(&w->hot.flags, f | RT_LEAVE);
-			atomic_store(worker_stocked(w), 0);
-			leaving++;
-		}
-	}
-	/* A worker still in park() (a recall cleared its flag, but it has not
-	 * woken to see that) is flagged again above without having run: it
-	 * stays parked and will not call worker_revoke_done again, so its part
-	 * ends here, now.  After the loop: the revocation must not close while
-	 * workers are still being added to it. */
-	for (i = allotment; ev >= 0 && i < rt->nworkers; i++)
-		if (rt->workers[i].leave_ev == ev && rt->workers[i].parked)
-			worker_revoke_done(rt, &rt->workers[i], now);
-	rt->allotment = allotment;
-	pthread_mutex_unlock(&rt->park_lock);
-	if (leaving > 0)
-		worker_wake_all(rt);    /* sleepers must see their flags */
-}
-
-/* Give the worker's processor back (the allotment lost it): its deque, if
- * not empty, becomes muggable and the worker takes a fresh one; then it
- * waits until the allotment includes it again.  Returns without parking
- * when the request was withdrawn meanwhile or no deque is to be had. */
-static void park(struct worker *w)
-{
-	struct runtime *rt = w->rt;
-	deque *d = (deque *)w->hot.dq;
-	uint64_t now;
-
-	if (dq_size(d) > 0) {
-		deque *fresh = deque_get(rt);
-		if (fresh == NULL)
-			return;         /* no memory: keep working instead */
-		deque_release(rt, d);
-		deque_own(w, fresh);
-	}
-	pthread_mutex_lock(&rt->park_lock);
-	if (!(atomic_load(&w->hot.flags) & RT_LEAVE) ||
-	    atomic_load_explicit(&rt->stopping, memory_order_relaxed)) {
-		pthread_mutex_unlock(&rt->park_lock);
-		return;
-	}
-	now = qtime_now_ns();
-	w->parked = 1;
-	set_state_at(w, WS_PARK, now);
-	stat_add(&w->st.leaves, 1);
-	worker_revoke_done(rt, w, now);
-	/* The flag is read under park_lock before parked is cleared: a
-	 * recall that cleared it and a revocation that set it again before
-	 * we woke (worker_allot, under the same lock) then leave us parked,
-	 * as worker_allot, seeing parked set, has already told the daemon. */
-	while ((atomic_load(&w->hot.flags) & RT_LEAVE) &&
-	       !atomic_load_explicit(&rt->stopping, memory_order_relaxed)) {
-		pthread_mutex_unlock(&rt->park_lock);
-		syscall(SYS_futex, (uint32_t *)&w->hot.flags, FUTEX_WAIT_PRIVATE,
-		        RT_LEAVE, NULL, NULL, 0);
-		pthread_mutex_lock(&rt->park_lock);
-	}
-	w->parked = 0;
-	pthread_mutex_unlock(&rt->park_lock);
-	set_state(w, WS_STEAL);
-	/* ABP: an allotted worker takes one of the job's deques at random. */
-	if (rt->mode == RT_MODE_ABP &&
-	    atomic_load_explicit(&rt->nmuggable, memory_order_relaxed))
-		mug(w);
 }
 
 /* Take a waiting root task, if any. */
@@ -717,7 +322,7 @@ static int find_work(struct worker *w, dq_entry *e)
 		if (atomic_load_explicit(&rt->stopping, memory_order_relaxed))
 			return 0;
 		if (unlikely(atomic_load_explicit(&w->hot.flags, memory_order_relaxed))) {
-			park(w);
+			allot_park(w);
 			/* Our own deque may hold a fiber left there at a safe
 			 * point (when the request was withdrawn). */
 			if (dq_pop((deque *)w->hot.dq, e))
@@ -730,7 +335,7 @@ static int find_work(struct worker *w, dq_entry *e)
 		if (!abp && atomic_load_explicit(&rt->nmuggable, memory_order_relaxed)) {
 			int got;
 			set_state(w, WS_MUG);
-			got = mug(w);
+			got = allot_mug(w);
 			if (got)
 				stat_add(&w->st.mugs, 1);
 			got = got && dq_pop((deque *)w->hot.dq, e);
@@ -779,16 +384,6 @@ static int find_work(struct worker *w, dq_entry *e)
 	return 1;
 }
 
-/* Push a ready fiber on the worker's deque (the enable rule). */
-static void make_ready(struct worker *w, fiber *f)
-{
-	dq_entry e = { NULL, f, NULL };
-
-	if (dq_push((deque *)w->hot.dq, &e) < 0)
-		ASTEAL_FATAL("out of memory making a fiber ready");
-	worker_notify(w->rt);
-}
-
 /* Run the action the switching fiber left for us. */
 static void after_switch(struct worker *w)
 {
@@ -811,7 +406,7 @@ static void after_switch(struct worker *w)
 		/* acq_rel: release publishes the waiter to the last child; acquire
 		 * sees the results of children that already ended. */
 		if (atomic_fetch_add_explicit(&g->join, n, memory_order_acq_rel) + n == 0)
-			make_ready(w, f);
+			suspend_make_ready(w, f);
 	}
 }
 
@@ -821,7 +416,7 @@ _Static_assert(sizeof(struct asteal__loops) == sizeof(((fiber *)0)->saved),
 /* Run fiber `to` on this worker; returns when some worker resumes us.  The
  * worker's loop frames (hot.loops) are the running fiber's: they go with
  * the fiber that leaves and come from the one that arrives. */
-static void switch_to(struct worker *w, fiber *to)
+void worker_switch_to(struct worker *w, fiber *to)
 {
 	fiber *from = w->cur;
 
@@ -846,22 +441,7 @@ static void complete(struct worker *w, asteal_group *g)
 	 * waiter the parent published.  Only the last child (1 -> 0) may touch
 	 * g afterwards: the parent stays suspended until it is made ready. */
 	if (atomic_fetch_sub_explicit(&g->join, 1, memory_order_acq_rel) == 1)
-		make_ready(w, g->waiter);
-}
-
-/* Resume a ready fiber on this worker, adopting the deque it kept. */
-static void resume(struct worker *w, fiber *f)
-{
-	deque *kept = f->user;
-
-	if (kept != NULL) {
-		deque_release(w->rt, (deque *)w->hot.dq);
-		deque_own(w, kept);
-		f->user = NULL;
-	}
-	w->after = AFTER_RELEASE;
-	w->after_fiber = w->cur;
-	switch_to(w, f);
+		suspend_make_ready(w, g->waiter);
 }
 
 /* The scheduling loop every loop fiber runs. */
@@ -877,11 +457,11 @@ static void loop(void)
 			 * thread's own stack. */
 			w->after = AFTER_RELEASE;
 			w->after_fiber = w->cur;
-			switch_to(w, &w->native);
+			worker_switch_to(w, &w->native);
 			continue;
 		}
 		if (e.fn == NULL) {
-			resume(w, e.arg);
+			suspend_resume(w, e.arg);
 			continue;
 		}
 		stat_add(&w->st.tasks, 1);
@@ -906,231 +486,9 @@ void *worker_main(void *arg)
 	fiber_init_native(&w->native);
 	f = w->cur;                     /* a fiber made by asteal_start */
 	w->cur = &w->native;
-	switch_to(w, f);
+	worker_switch_to(w, f);
 	set_state(w, WS_STEAL);
 	if (w->altstack != NULL)
 		sigaltstack(&off, NULL);
 	return NULL;
-}
-
-/* Suspend the running fiber until the n stolen children of g have ended. */
-static void suspend(struct worker *w, asteal_group *g, int64_t n)
-{
-	fiber *self = w->cur, *l;
-	deque *d = (deque *)w->hot.dq, *fresh;
-
-	/* The fiber keeps its deque even when it is empty: the worker's next
-	 * deque may receive other tasks' entries (steal_more), which must
-	 * never lie where this fiber's outer groups pop when it resumes. */
-	fresh = deque_get(w->rt);
-	if (fresh == NULL)
-		goto block;
-	l = fiber_get(w);
-	if (l == NULL) {
-		deque_release(w->rt, fresh);
-		goto block;
-	}
-	deque_disown(d, DQ_SUSPENDED);
-	self->user = d;
-	deque_own(w, fresh);
-	stat_add(&w->st.suspends, 1);
-	w->after = AFTER_SUSPEND;
-	w->after_fiber = self;
-	w->after_group = g;
-	w->after_count = n;
-	switch_to(w, l);
-	return;
-block:
-	/* Out of memory for a fiber or deque: wait here instead (correct,
-	 * only slower: this worker does nothing meanwhile). */
-	while (atomic_load_explicit(&g->join, memory_order_acquire) != -n)
-		sched_yield();
-}
-
-/* The owner answers thieves: when one asked for work (want) and the deque
- * holds private entries, publish them all, and wake a sleeper if thieves
- * had nothing to take. */
-static inline void answer_thieves(struct worker *w, deque *d)
-{
-	if (unlikely(atomic_load_explicit(&d->want, memory_order_relaxed)) &&
-	    dq_private(d) > 0 && dq_expose(d) == 0)
-		worker_notify(w->rt);
-}
-
-/* The chunk boundary of a loop found the stocked hint clear (a thief took
- * or asked for work, or the allotment wants the worker): pass the safe
- * point, promote a loop part when the deque is empty, and set the hint
- * again, so that the loop runs on until the next request. */
-void asteal__for_poll(void)
-{
-	struct worker *w = worker_self();
-	deque *d;
-
-	if (unlikely(atomic_load_explicit(&w->hot.flags, memory_order_relaxed))) {
-		asteal__poll_slow();
-		w = worker_self();
-	}
-	d = (deque *)w->hot.dq;
-	answer_thieves(w, d);
-	if (dq_size(d) == 0) {
-		int64_t before = pfor_promote(&w->hot.loops, d);
-		if (before >= 0)
-			stat_add(&w->st.pushed, 1);
-		if (before == 0)
-			worker_notify(w->rt);
-	}
-	stock(w);
-}
-
-/* Spawn's slow path: push the child, or run it when there is no room. */
-int asteal__spawn_slow(asteal_group *g, void (*fn)(void *), void *arg)
-{
-	struct worker *w = worker_self();
-	int64_t before, t, size;
-	int pub;
-	deque *d;
-	dq_entry e;
-
-	if (w == NULL)
-		return worker_report_misuse("asteal_spawn", "called outside a task "
-		                            "(use asteal_run)", EPERM);
-	if (g->state == ASTEAL__GROUP_OUTSIDE)
-		g->state = ASTEAL__GROUP_IDLE;    /* initialised outside, used inside */
-	if (g->state != ASTEAL__GROUP_IDLE && g->state != GROUP_BUSY)
-		return worker_report_misuse("asteal_spawn", "group was not "
-		                            "initialised with asteal_group_init", EINVAL);
-	if (unlikely(atomic_load_explicit(&w->hot.flags, memory_order_relaxed))) {
-		asteal__poll_slow();
-		w = worker_self();
-	}
-	d = (deque *)w->hot.dq;
-	adapt_limit(w);
-	answer_thieves(w, d);
-	/* One look at the ends (the owner's own bottom and split, the
-	 * thieves' top) serves every decision below. */
-	t = atomic_load_explicit(&d->ends.top, memory_order_acquire);
-	size = atomic_load_explicit(&d->ends.bottom, memory_order_relaxed) - t;
-	if (size >= w->limit) {
-		/* Enough stealable work already: run the child now, which is
-		 * always correct; set the hint again so that the next spawns
-		 * take the fast path. */
-		restock_at(w, size);
-		fn(arg);
-		return 1;
-	}
-	e.fn = fn;
-	e.arg = arg;
-	e.ctx = g;
-	if (g->state == ASTEAL__GROUP_IDLE)
-		group_start(g);         /* the first child */
-	/* Public when thieves asked or have nothing to take (dq_push then
-	 * publishes the private entries too), else private: an entry the
-	 * owner pops back itself, the common case, then costs no fence. */
-	pub = atomic_load_explicit(&d->want, memory_order_relaxed) ||
-	      atomic_load_explicit(&d->split, memory_order_relaxed) <= t;
-	before = pub ? dq_push(d, &e) : dq_push_private(d, &e);
-	if (before < 0) {
-		/* No memory to grow the deque: run the child now. */
-		if (g->pushed == 0)
-			g->state = ASTEAL__GROUP_IDLE;
-		fn(arg);
-		return 1;
-	}
-	g->pushed++;
-	restock_at(w, size + 1);
-	stat_add(&w->st.pushed, 1);
-	/* Only a public part that was empty needs a wake-up (see
-	 * worker_notify). */
-	if (pub && before == 0)
-		worker_notify(w->rt);
-	return 0;
-}
-
-/* Sync's slow path: run the children still on our deque, then wait for the
- * stolen ones. */
-int asteal__sync_slow(asteal_group *g)
-{
-	struct worker *w = worker_self();
-	int64_t stolen;
-
-	if (w == NULL)
-		return worker_report_misuse("asteal_sync", "called outside a task "
-		                            "(use asteal_run)", EPERM);
-	if (g->state == ASTEAL__GROUP_OUTSIDE || g->state == ASTEAL__GROUP_IDLE) {
-		/* Initialised outside a task, synced inside one: fine. */
-		g->state = ASTEAL__GROUP_IDLE;
-		return 0;
-	}
-	if (g->state != GROUP_BUSY)
-		return worker_report_misuse("asteal_sync", "group was not "
-		                            "initialised with asteal_group_init", EINVAL);
-	if (unlikely(atomic_load_explicit(&w->hot.flags, memory_order_relaxed))) {
-		asteal__poll_slow();
-		w = worker_self();
-	}
-	while (g->pushed > 0) {
-		deque *d = (deque *)w->hot.dq;
-		dq_entry e;
-		answer_thieves(w, d);
-		if (!dq_pop(d, &e))
-			break;          /* the rest were stolen */
-		if (e.ctx != g && e.fn == pfor_task) {
-			/* A part promoted off an outer loop (pfor_promote pushes
-			 * only on an empty deque, so everything of ours that
-			 * was older is gone, stolen): put it back. */
-			if (dq_push(d, &e) < 0)
-				ASTEAL_FATAL("out of memory putting a loop part back");
-			break;
-		}
-		if (e.ctx != g) {
-			/* Else only entries of an inner group can be below
-			 * ours: an inner group was left unsynced. */
-			ASTEAL_FATAL("asteal_sync: found a child of another group "
-			             "on the deque; groups must be synced innermost "
-			             "first, before their function returns");
-		}
-		g->pushed--;
-		own_pop(w);
-		/* At the configured limit, taking an entry back lets the next
-		 * spawn push again (a few stealable tasks, kept fresh: fib).
-		 * Above it (thieves were hungry, see adapt_limit) it does not:
-		 * the deque keeps its older entries, and a refill waits for a
-		 * thief to steal or to ask (request_work).  Re-stocking there
-		 * pushed and popped back nearly every spawn of a deep tree. */
-		if (w->limit <= w->rt->ready_limit)
-			restock(w);
-		stat_add(&w->st.tasks, 1);
-		e.fn(e.arg);
-		w = worker_self();
-	}
-	stolen = g->pushed;
-	g->pushed = 0;
-	if (stolen != 0 &&
-	    atomic_load_explicit(&g->join, memory_order_acquire) != -stolen)
-		suspend(w, g, stolen);
-	/* Every child has ended (the stolen ones counted down join, which we
-	 * read with acquire, after their last read of the group); ready the
-	 * group for reuse. */
-	g->state = ASTEAL__GROUP_IDLE;
-	return 0;
-}
-
-/* Poll's slow path, the safe point of spawn, sync and poll: when the
- * allotment lost this worker, leave the running fiber at the bottom of the
- * worker's deque and go park (find_work does, on a loop fiber); the fiber
- * goes on when a worker that mugs the deque, or steals the fiber, resumes
- * it. */
-void asteal__poll_slow(void)
-{
-	struct worker *w = worker_self();
-	fiber *l;
-
-	if (w == NULL || !(atomic_load(&w->hot.flags) & RT_LEAVE))
-		return;
-	l = fiber_get(w);
-	if (l == NULL)
-		return;                 /* no memory: leave at a later point */
-	w->after = AFTER_PARK;
-	w->after_fiber = w->cur;
-	switch_to(w, l);
 }
