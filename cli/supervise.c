@@ -379,7 +379,7 @@ static void print_stats(const struct cli *g, struct client *c,
 	uint64_t sleep = 0, preempted = 0;
 	double elapsed = (double)(qtime_now_ns() - sp->started_ns) / 1e9;
 	double mean, waste;
-	char d1[32], d2[32];
+	char d1[32], d2[32], d3[32];
 	size_t i;
 	int more;
 
@@ -411,7 +411,11 @@ static void print_stats(const struct cli *g, struct client *c,
 			break;
 	}
 	mean = quanta ? (double)cpuq / (double)quanta : 0;
-	waste = work + steal + mug ? 100.0 * (double)(steal + mug) / (double)(work + steal + mug) : 0;
+	/* Waste: what the job's allotted workers spent not working (stealing,
+	 * asleep for lack of work, mugging), of the time they ran or slept;
+	 * preempted time, the CPUs other processes took, is shown apart. */
+	waste = work + steal + sleep + mug ?
+	        100.0 * (double)(steal + sleep + mug) / (double)(work + steal + sleep + mug) : 0;
 	if (g->json) {
 		printf("{\"job_id\":%llu,\"exit_code\":%d,\"elapsed_s\":%.3f,"
 		       "\"quanta\":%llu,\"mean_allotment\":%.3f,\"work_ns\":%llu,"
@@ -423,10 +427,12 @@ static void print_stats(const struct cli *g, struct client *c,
 		       (unsigned long long)preempted, waste);
 	} else {
 		fprintf(stderr, "asteal: job %llu %s: exit %d, %.2fs elapsed, %llu quanta, "
-		        "mean allotment %.2f CPUs, work %s, waste %s (%.1f%%)\n", sp->id,
+		        "mean allotment %.2f CPUs, work %s, waste %s (%.1f%%), "
+		        "preempted %s\n", sp->id,
 		        sp->name, exit_code(status), elapsed, (unsigned long long)quanta,
 		        mean, fmt_duration(d1, sizeof(d1), work),
-		        fmt_duration(d2, sizeof(d2), steal + mug), waste);
+		        fmt_duration(d2, sizeof(d2), steal + sleep + mug), waste,
+		        fmt_duration(d3, sizeof(d3), preempted));
 	}
 }
 
