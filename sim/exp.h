@@ -29,7 +29,7 @@ struct sim_opts {
 	double mean_avail;        /* 0: the experiment's default */
 	int jobs;                 /* 0: the experiment's default */
 	int threads;              /* worker threads for independent runs */
-	int abp_steal_preempted;  /* ABP variant (see steal.h) */
+	enum steal_abp abp_preempted;  /* ABP variant (see steal.h) */
 	enum prof_kind profile;
 	int profile_set;
 	struct prof_opts popts;

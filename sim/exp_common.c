@@ -18,7 +18,7 @@ void exp_opts_default(struct sim_opts *o)
 	*o = (struct sim_opts){
 		.out = "sim-out", .seed = 1, .L = 200,
 		.delta = EST_DEFAULT_DELTA, .rho = EST_DEFAULT_RHO,
-		.threads = 1, .abp_steal_preempted = 1, .loop = 1,
+		.threads = 1, .abp_preempted = STEAL_ABP_STEALABLE, .loop = 1,
 		.profile = PROF_PRACTICAL,
 		.sched = STEAL_ASTEAL, .dag = EXP_DAG_PHASES,
 		.w1 = -1, .w2 = -1, .h = -1, .iters = -1,
@@ -141,7 +141,7 @@ void exp_cfg(const struct sim_opts *o, enum steal_kind kind, int P,
 	     const struct dag_size *sz, struct jobsched_cfg *cfg)
 {
 	*cfg = (struct jobsched_cfg){ .kind = kind, .P = P, .L = o->L,
-				   .abp_steal_preempted = o->abp_steal_preempted };
+				   .abp_preempted = o->abp_preempted };
 	est_params_default(&cfg->est, P);
 	cfg->est.delta = o->delta;
 	cfg->est.rho = o->rho;

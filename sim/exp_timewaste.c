@@ -176,9 +176,9 @@ int exp_time_waste(const struct sim_opts *o)
 	double tmed = exp_median(tr, m), wmed = exp_median(wr, m);
 
 	printf("time-waste: %d jobs, each under A-STEAL and ABP on the same practical "
-	       "profile, P=%d, mean availability %g (L=%ld, delta=%g, rho=%g%s); %ld s\n",
-	       n, c.P, c.mean, o->L, o->delta, o->rho,
-	       o->abp_steal_preempted ? "" : ", ABP preempted frames stuck",
+	       "profile, P=%d, mean availability %g (L=%ld, delta=%g, rho=%g, ABP "
+	       "preempted nodes %s); %ld s\n",
+	       n, c.P, c.mean, o->L, o->delta, o->rho, steal_abp_name(o->abp_preempted),
 	       (long)(time(NULL) - t0));
 	printf("  all jobs:               ABP time / A-STEAL %.3f (median %.3f), "
 	       "A-STEAL waste / ABP %.4f (median %.4f)\n", all.time_ratio, tmed,

@@ -134,7 +134,7 @@ int exp_utilization(const struct sim_opts *o)
 	const char *slash = strchr(o->dist, '/');
 	enum dist dp, ds;
 	struct multi_cfg cfg = { .P = o->procs > 0 ? o->procs : 1000, .L = o->L,
-				 .abp_steal_preempted = o->abp_steal_preempted };
+				 .abp_preempted = o->abp_preempted };
 	struct multi_result ra, rb;
 	struct multi_arrival *jobs = NULL;
 	time_t t0 = time(NULL);

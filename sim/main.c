@@ -44,10 +44,13 @@ static const char usage_text[] =
 "  --procs P           processors in the machine (1..1024)\n"
 "  --mean-avail A      mean availability of the profiles\n"
 "  --jobs N            job runs (time, waste, time-waste)\n"
-"  --abp-preempted HOW ABP: the frame a processor was running when it lost\n"
-"                      its deque goes on top of that deque, where thieves\n"
-"                      can steal it (stealable, default), or waits for a\n"
-"                      processor to take the deque again (stuck)\n"
+"  --abp-preempted HOW ABP: the node a process was running when it was\n"
+"                      preempted goes on top of its deque, where thieves\n"
+"                      can steal it (stealable, default); waits for the\n"
+"                      process to be scheduled again (stuck: plain yield);\n"
+"                      or a thief whose throw finds the preempted process's\n"
+"                      deque empty yields its processor to that process,\n"
+"                      which resumes the node (yieldto)\n"
 "\n"
 "profiles:\n"
 "  --profile KIND      uniform, smooth or practical (run; default practical)\n"
@@ -267,12 +270,8 @@ static void set_option(struct sim_opts *o, int c, const char *a)
 			bad_usage("--spawn wants split or loop, not", a);
 		break;
 	case O_ABPSTEAL:
-		if (strcmp(a, "stealable") == 0)
-			o->abp_steal_preempted = 1;
-		else if (strcmp(a, "stuck") == 0)
-			o->abp_steal_preempted = 0;
-		else
-			bad_usage("--abp-preempted wants stealable or stuck, not", a);
+		if (steal_abp_parse(a, &o->abp_preempted) < 0)
+			bad_usage("--abp-preempted wants stealable, stuck or yieldto, not", a);
 		break;
 	case O_TRACE:
 		o->trace = a;

@@ -86,7 +86,7 @@ int multi_run(const struct multi_cfg *cfg, const struct multi_arrival *jobs,
 				fprintf(stderr, "asteal-sim: out of memory\n");
 				goto out;
 			}
-			l->job.abp_steal_preempted = cfg->abp_steal_preempted;
+			l->job.abp_preempted = cfg->abp_preempted;
 			dj[nl] = (struct deq_job){ .desire = 0 };
 			nl++;
 			next++;

@@ -30,7 +30,7 @@ struct multi_cfg {
 	int P;                     /* processors, 1..1024 */
 	long L;                    /* quantum length */
 	struct est_params est;     /* A-STEAL's delta and rho */
-	int abp_steal_preempted;   /* see steal.h */
+	enum steal_abp abp_preempted;  /* see steal.h */
 	long steps;                /* simulated steps */
 	long interval;             /* steps per utilization point (k * L) */
 };

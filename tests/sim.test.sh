@@ -98,6 +98,17 @@ for s in asteal abp; do
 		--w2 600 --h 24 --iters 3 --seed 5
 	cmp -s "$f" "$tmp/run-$s-again.out" || fail "run $s is not deterministic"
 done
+# ABP with yieldTo: a thief recovers preempted processes' nodes by yielding
+run run-yieldto run --sched abp --abp-preempted yieldto --procs 512 \
+	--mean-avail 30 --w1 300 --w2 600 --h 20 --iters 10
+f="$tmp/run-yieldto.out"
+check "run abp yieldto finished" "$(key "$f" finished) == 1"
+check "run abp yieldto work = T1" "$(key "$f" work) == $(key "$f" T1)"
+check "run abp yieldto yielded" "$(key "$f" yields) > 0"
+run run-stuck run --sched abp --abp-preempted stuck --procs 512 \
+	--mean-avail 30 --w1 300 --w2 600 --h 20 --iters 10
+check "run abp stuck never yields, and is slower than yieldto" \
+	"$(key "$tmp/run-stuck.out" yields) == 0 && $(key "$tmp/run-stuck.out" T) > $(key "$f" T)"
 run run-fj run --dag forkjoin --fj-depth 6 --fj-branch 3 --fj-work 50 \
 	--fj-spawn 0.9 --procs 32 --profile uniform
 check "fork/join run finished" "$(key "$tmp/run-fj.out" finished) == 1"
