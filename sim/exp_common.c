@@ -136,6 +136,27 @@ int exp_sample_job(const struct sim_opts *o, struct rng_state *r, double par,
 	}
 }
 
+/* The profile kind of job i of an experiment that mixes kinds. */
+enum prof_kind exp_profile_kind(const struct sim_opts *o, int i)
+{
+	if (o->popts.trace)
+		return PROF_FILE;
+	if (o->profile_set)
+		return o->profile;
+	return (enum prof_kind)(i % PROF_NBUILTIN);
+}
+
+/* The mean availability of a job's profile. */
+double exp_profile_mean(const struct sim_opts *o, struct rng_state *r,
+			const double *means, int n, int P)
+{
+	if (o->popts.trace)
+		return prof_trace_mean(o->popts.trace, P);
+	double m = means[rng_below(r, (uint32_t)n)];
+
+	return m > P ? P : m;
+}
+
 /* How to run a job, from the options. */
 void exp_cfg(const struct sim_opts *o, enum steal_kind kind, int P,
 	     const struct dag_size *sz, struct jobsched_cfg *cfg)

@@ -40,10 +40,8 @@ static int time_one(int i, void *arg)
 
 	rng_seed(&r, rng_derive(c->o->seed, 1000 + (uint64_t)i));
 	j->P = c->P;
-	j->pk = (enum prof_kind)(i % 3);
-	j->mean = means[rng_below(&r, (uint32_t)nm)];
-	if (j->mean > c->P)
-		j->mean = c->P;
+	j->pk = exp_profile_kind(c->o, i);
+	j->mean = exp_profile_mean(c->o, &r, means, nm, c->P);
 	double par = j->mean * pow(10, -1.3 + 3.3 * rng_unit(&r));
 
 	if (exp_sample_job(c->o, &r, par, c->work_cap, &j->spec, &j->sz) < 0)
@@ -121,11 +119,11 @@ static int write_plots(const struct sim_opts *o, const struct time_ctx *c, int n
 	struct svg_plot p1 = { .title = "A-STEAL running time against the fitted model",
 			       .xlabel = "c1*T1/P~ + cinf*Tinf (fit, trimmed availability)",
 			       .ylabel = "measured T (steps)", .xlog = 1, .ylog = 1 };
-	double *px[3], *py[3];
-	int pn[3] = { 0 };
+	double *px[4], *py[4];
+	int pn[4] = { 0 };
 	double lo = INFINITY, hi = 0;
 
-	for (int k = 0; k < 3; k++) {
+	for (int k = 0; k < 4; k++) {
 		px[k] = buf + (size_t)(2 * k) * (size_t)n;
 		py[k] = px[k] + n;
 	}
@@ -145,8 +143,10 @@ static int write_plots(const struct sim_opts *o, const struct time_ctx *c, int n
 	}
 	double dx[2] = { lo, hi }, dy[2] = { lo, hi };
 
-	for (int k = 0; k < 3; k++)
-		svg_add(&p1, prof_kind_name((enum prof_kind)k), px[k], py[k], pn[k], SVG_POINTS);
+	for (int k = 0; k < 4; k++)
+		if (pn[k] > 0)
+			svg_add(&p1, prof_kind_name((enum prof_kind)k), px[k], py[k],
+				pn[k], SVG_POINTS);
 	svg_add(&p1, "T = fit", dx, dy, 2, SVG_LINE);
 	exp_path(o, "time-fit.svg", path, sizeof(path));
 	if (svg_write(path, &p1) < 0)
@@ -156,7 +156,7 @@ static int write_plots(const struct sim_opts *o, const struct time_ctx *c, int n
 			       .xlabel = "Pbar / (T1/Tinf)", .ylabel = "P~ / (T1/Tinf)",
 			       .xlog = 1, .ylog = 1 };
 
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; k < 4; k++)
 		pn[k] = 0;
 	lo = INFINITY;
 	hi = 0;
@@ -174,8 +174,10 @@ static int write_plots(const struct sim_opts *o, const struct time_ctx *c, int n
 	}
 	double ex[2] = { lo, hi }, ey[2] = { lo, hi };
 
-	for (int k = 0; k < 3; k++)
-		svg_add(&p2, prof_kind_name((enum prof_kind)k), px[k], py[k], pn[k], SVG_POINTS);
+	for (int k = 0; k < 4; k++)
+		if (pn[k] > 0)
+			svg_add(&p2, prof_kind_name((enum prof_kind)k), px[k], py[k],
+				pn[k], SVG_POINTS);
 	svg_add(&p2, "P~ = Pbar", ex, ey, 2, SVG_LINE);
 	exp_path(o, "time-trim.svg", path, sizeof(path));
 	if (svg_write(path, &p2) < 0)

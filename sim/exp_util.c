@@ -4,7 +4,9 @@
  * --interarrival steps) on P = 1000 processors for 10^6 steps, run once
  * under A-STEAL + DEQ and once under ABP + EQ; utilization (work cycles over
  * processor cycles) per interval of 2000 steps, and the mean completion
- * time of the jobs that finish under both.
+ * time of the jobs that finish under both.  With --profile-file, quantum q
+ * offers the stream only the first p_q of the P processors (the profile's
+ * availability), and utilization counts over the offered cycles.
  *
  * Each job is a phases job (Fig. 2) with span and parallelism drawn from
  * --dist PAR/SPAN, each of:
@@ -128,6 +130,38 @@ static int make_stream(const struct sim_opts *o, enum dist dp, enum dist ds,
 	return 0;
 }
 
+/* Run the stream under A-STEAL+DEQ (ra) and ABP+EQ (rb), each offered
+ * the --profile-file profile from its start if there is one: 0, or -1. */
+static int run_both(const struct sim_opts *o, struct multi_cfg *cfg,
+		    const struct multi_arrival *jobs, int n,
+		    struct multi_result *ra, struct multi_result *rb)
+{
+	struct multi_result *res[2] = { ra, rb };
+	const char *why;
+	int rc = 0;
+
+	for (int k = 0; k < 2 && rc == 0; k++) {
+		struct profile prof;
+
+		cfg->kind = k == 0 ? STEAL_ASTEAL : STEAL_ABP;
+		cfg->prof = NULL;
+		if (o->popts.trace) {
+			if (prof_init(&prof, PROF_FILE, cfg->P, 0, &o->popts, 0, &why) < 0) {
+				fprintf(stderr, "asteal-sim: profile: %s\n", why);
+				return -1;
+			}
+			cfg->prof = &prof;
+		}
+		rc = multi_run(cfg, jobs, n, rng_derive(o->seed, 78 + (uint64_t)k), res[k]);
+		if (cfg->prof)
+			prof_free(&prof);
+		cfg->prof = NULL;
+	}
+	if (rc < 0 && ra->util)
+		multi_result_free(ra);
+	return rc;
+}
+
 /* The utilization experiment (see the top of this file). */
 int exp_utilization(const struct sim_opts *o)
 {
@@ -158,14 +192,7 @@ int exp_utilization(const struct sim_opts *o)
 		fprintf(stderr, "asteal-sim: out of memory\n");
 		return 1;
 	}
-	cfg.kind = STEAL_ASTEAL;
-	if (multi_run(&cfg, jobs, n, rng_derive(o->seed, 78), &ra) < 0) {
-		free(jobs);
-		return 1;
-	}
-	cfg.kind = STEAL_ABP;
-	if (multi_run(&cfg, jobs, n, rng_derive(o->seed, 79), &rb) < 0) {
-		multi_result_free(&ra);
+	if (run_both(o, &cfg, jobs, n, &ra, &rb) < 0) {
 		free(jobs);
 		return 1;
 	}

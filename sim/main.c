@@ -53,7 +53,15 @@ static const char usage_text[] =
 "                      which resumes the node (yieldto)\n"
 "\n"
 "profiles:\n"
-"  --profile KIND      uniform, smooth or practical (run; default practical)\n"
+"  --profile KIND      uniform, smooth or practical: run and time-waste\n"
+"                      (default practical); time and waste (default: a\n"
+"                      third of the runs each)\n"
+"  --profile-file FILE every job's profile, read from FILE: one\n"
+"                      availability (a whole number >= 1) per line, one\n"
+"                      line per quantum, '#' lines are comments; a job\n"
+"                      starts at the first line and goes round the file\n"
+"                      again if it outlives it; values above P count as P\n"
+"                      (time, waste, time-waste, run, utilization)\n"
 "  --smooth-sigma S    smooth profiles: deviation of a quantum's change (1)\n"
 "  --cluster C         practical profiles: the simulated cluster's size\n"
 "                      (default max(P, 512))\n"
@@ -134,7 +142,7 @@ enum {
 	O_PROCS, O_MEAN, O_JOBS, O_PROFILE, O_SIGMA, O_CLUSTER, O_DAG, O_W1,
 	O_W2, O_H, O_ITERS, O_FJDEPTH, O_FJBRANCH, O_FJWORK, O_FJSPAWN,
 	O_SCHED, O_TRACE, O_STEPS, O_INTERARRIVAL, O_DIST, O_INTERVAL,
-	O_ABPSTEAL, O_SPAWN,
+	O_ABPSTEAL, O_SPAWN, O_PROFILE_FILE,
 };
 
 static const struct option long_opts[] = {
@@ -168,6 +176,7 @@ static const struct option long_opts[] = {
 	{ "interval", required_argument, NULL, O_INTERVAL },
 	{ "abp-preempted", required_argument, NULL, O_ABPSTEAL },
 	{ "spawn", required_argument, NULL, O_SPAWN },
+	{ "profile-file", required_argument, NULL, O_PROFILE_FILE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -212,6 +221,11 @@ static void set_option(struct sim_opts *o, int c, const char *a)
 		if (prof_kind_parse(a, &o->profile) < 0)
 			bad_usage("--profile wants uniform, smooth or practical, not", a);
 		o->profile_set = 1;
+		break;
+	case O_PROFILE_FILE:
+		if (*a == '\0')
+			bad_usage("--profile-file wants a file", NULL);
+		o->profile_file = a;
 		break;
 	case O_SIGMA:
 		o->popts.smooth_sigma = parse_double("smooth-sigma", a, 0, 1e6);
@@ -293,11 +307,31 @@ static void set_option(struct sim_opts *o, int c, const char *a)
 	}
 }
 
+/* Read --profile-file into trace for every profile of the run: 0, or -1
+ * after saying why (a bad file, or options it excludes). */
+static int load_profile(struct sim_opts *o, struct prof_trace *trace)
+{
+	char err[4200];
+
+	if (o->profile_set || o->mean_avail > 0) {
+		fprintf(stderr, "asteal-sim: --profile-file gives the profile and its "
+			"mean: no --profile or --mean-avail with it\n");
+		return -1;
+	}
+	if (prof_trace_read(o->profile_file, trace, err, sizeof(err)) < 0) {
+		fprintf(stderr, "asteal-sim: --profile-file %s\n", err);
+		return -1;
+	}
+	o->popts.trace = trace;
+	return 0;
+}
+
 /* Parse the command line, run the subcommand, return the exit status. */
 int main(int argc, char **argv)
 {
 	struct sim_opts o;
-	int c;
+	struct prof_trace trace = { 0 };
+	int c, rc;
 
 	exp_opts_default(&o);
 	if (argc < 2) {
@@ -327,16 +361,20 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc)
 		bad_usage("unexpected argument", argv[optind]);
+	if (o.profile_file && load_profile(&o, &trace) < 0)
+		return 2;
 	if (strcmp(o.cmd, "time") == 0)
-		return exp_time(&o);
-	if (strcmp(o.cmd, "waste") == 0)
-		return exp_waste(&o);
-	if (strcmp(o.cmd, "time-waste") == 0)
-		return exp_time_waste(&o);
-	if (strcmp(o.cmd, "utilization") == 0)
-		return exp_utilization(&o);
-	if (strcmp(o.cmd, "run") == 0)
-		return exp_run(&o);
-	bad_usage("unknown command (time, waste, time-waste, utilization, run):", o.cmd);
-	return 2;
+		rc = exp_time(&o);
+	else if (strcmp(o.cmd, "waste") == 0)
+		rc = exp_waste(&o);
+	else if (strcmp(o.cmd, "time-waste") == 0)
+		rc = exp_time_waste(&o);
+	else if (strcmp(o.cmd, "utilization") == 0)
+		rc = exp_utilization(&o);
+	else if (strcmp(o.cmd, "run") == 0)
+		rc = exp_run(&o);
+	else
+		bad_usage("unknown command (time, waste, time-waste, utilization, run):", o.cmd);
+	prof_trace_free(&trace);
+	return rc;
 }
