@@ -37,6 +37,9 @@ struct sim_opts {
 	enum steal_kind sched;    /* run */
 	enum exp_dag dag;
 	long w1, w2, h, iters;    /* phases: < 0 = sampled */
+	long w1_lo, w1_hi;        /* phases: w1's sampling range */
+	long w2_lo, w2_hi;        /* phases: w2's sampling range */
+	int w_ranged;             /* ranges given: 1 (w1), 2 (w2) */
 	int loop;                 /* phases: spawn branches in a serial loop */
 	int fj_depth, fj_branch;  /* forkjoin: < 0 = sampled */
 	long fj_work;

@@ -25,9 +25,9 @@ int exp_run(const struct sim_opts *o)
 	int P = o->procs > 0 ? o->procs : 128;
 
 	/* fixed defaults rather than sampled ones */
-	if (jo.w1 < 0)
+	if (jo.w1 < 0 && !(o->w_ranged & 1))
 		jo.w1 = 200;
-	if (jo.w2 < 0)
+	if (jo.w2 < 0 && !(o->w_ranged & 2))
 		jo.w2 = 800;
 	if (jo.h < 0)
 		jo.h = 64;

@@ -1,7 +1,8 @@
 /*
  * exp_time.c - `asteal-sim time`, the paper's time experiments (4.2): many
- * A-STEAL job runs on uniform, smooth and practical profiles (a third
- * each), then two relative-error least-squares fits:
+ * A-STEAL job runs (--sched abp: ABP) on uniform, smooth and practical
+ * profiles (a third each; --profile or --profile-file: one), then two
+ * relative-error least-squares fits:
  *
  *   T ~ c1 * T1 / P~   + cinf * Tinf   (P~ = trimmed availability: the mean
  *                                       availability on accounted steps)
@@ -48,7 +49,7 @@ static int time_one(int i, void *arg)
 		return -1;
 	j->prof_seed = rng_next(&r);
 	j->seed = rng_next(&r);
-	return exp_run_job(c->o, j, STEAL_ASTEAL, 0, &c->res[i]);
+	return exp_run_job(c->o, j, c->o->sched, 0, &c->res[i]);
 }
 
 /* Write the runs as CSV. */
@@ -116,7 +117,9 @@ static int write_plots(const struct sim_opts *o, const struct time_ctx *c, int n
 	if (buf == NULL)
 		return -1;
 	/* measured against fitted time, by profile kind */
-	struct svg_plot p1 = { .title = "A-STEAL running time against the fitted model",
+	struct svg_plot p1 = { .title = o->sched == STEAL_ABP ?
+				"ABP running time against the fitted model" :
+				"A-STEAL running time against the fitted model",
 			       .xlabel = "c1*T1/P~ + cinf*Tinf (fit, trimmed availability)",
 			       .ylabel = "measured T (steps)", .xlog = 1, .ylog = 1 };
 	double *px[4], *py[4];
@@ -220,8 +223,9 @@ int exp_time(const struct sim_opts *o)
 	}
 	if (write_plots(o, &c, n, &ft) < 0)
 		goto out;
-	printf("time: %d A-STEAL job runs on P=%d (L=%ld, delta=%g, rho=%g), %d finished, "
-	       "%d with accounted steps; %ld s\n", n, c.P, o->L, o->delta, o->rho,
+	printf("time: %d %s job runs on P=%d (L=%ld, delta=%g, rho=%g), %d finished, "
+	       "%d with accounted steps; %ld s\n", n,
+	       o->sched == STEAL_ABP ? "ABP" : "A-STEAL", c.P, o->L, o->delta, o->rho,
 	       fin, trimmed, (long)(time(NULL) - t0));
 	printf("fit T ~ c1*T1/P~ + cinf*Tinf:   c1 = %.3f +- %.3f, cinf = %.3f +- %.3f, "
 	       "R^2 = %.1f%% (paper: 0.960 +- 0.003, 0.812 +- 0.009, 99.4%%)\n",

@@ -245,17 +245,24 @@ int exp_utilization(const struct sim_opts *o)
 		fprintf(stderr, "asteal-sim: cannot write %s\n", path);
 		goto out;
 	}
-	double ca = 0, cb = 0;
+	double ca = 0, cb = 0, oa = 0, ob = 0;
 	int both = 0;
 
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
+		if (ra.done_at[i] >= 0)
+			oa += ra.done_at[i] - jobs[i].time;
+		if (rb.done_at[i] >= 0)
+			ob += rb.done_at[i] - jobs[i].time;
 		if (ra.done_at[i] >= 0 && rb.done_at[i] >= 0) {
 			ca += ra.done_at[i] - jobs[i].time;
 			cb += rb.done_at[i] - jobs[i].time;
 			both++;
 		}
+	}
 	ca = both ? ca / both : NAN;
 	cb = both ? cb / both : NAN;
+	oa = ra.completed ? oa / ra.completed : NAN;
+	ob = rb.completed ? ob / rb.completed : NAN;
 	printf("utilization: %d jobs (%s) over %ld steps on P=%d (L=%ld, delta=%g, rho=%g); %ld s\n",
 	       n, o->dist, cfg.steps, cfg.P, o->L, o->delta, o->rho, (long)(time(NULL) - t0));
 	printf("  A-STEAL+DEQ: utilization %.3f (%.3f after the first 10%%), %d jobs done, "
@@ -269,15 +276,18 @@ int exp_utilization(const struct sim_opts *o)
 	       first < 0 ? NAN : (double)first * (double)cfg.interval);
 	printf("  mean completion time of the %d jobs done under both: A-STEAL+DEQ %.0f, "
 	       "ABP+EQ %.0f steps\n", both, ca, cb);
+	printf("  mean completion time of the jobs each finished: A-STEAL+DEQ %.0f (%d "
+	       "jobs), ABP+EQ %.0f (%d jobs)\n", oa, ra.completed, ob, rb.completed);
 	printf("wrote %s/utilization.csv, %s/utilization.svg\n", o->out, o->out);
 	printf("jobs=%d P=%d steps=%ld asteal_util=%.4f abp_util=%.4f asteal_util_late=%.4f "
 	       "abp_util_late=%.4f asteal_ahead_frac=%.4f overtake_step=%.0f "
 	       "asteal_done=%d abp_done=%d asteal_mean_completion=%.0f "
-	       "abp_mean_completion=%.0f\n", n, cfg.P, cfg.steps, ua / ra.nint,
+	       "abp_mean_completion=%.0f asteal_mean_completion_own=%.0f "
+	       "abp_mean_completion_own=%.0f\n", n, cfg.P, cfg.steps, ua / ra.nint,
 	       ub / rb.nint, late ? la / late : NAN, late ? lb / late : NAN,
 	       late ? (double)ahead / late : NAN,
 	       first < 0 ? NAN : (double)first * (double)cfg.interval, ra.completed,
-	       rb.completed, ca, cb);
+	       rb.completed, ca, cb, oa, ob);
 	rc = 0;
 out:
 	free(x);

@@ -45,12 +45,13 @@ static const char usage_text[] =
 "  --mean-avail A      mean availability of the profiles\n"
 "  --jobs N            job runs (time, waste, time-waste)\n"
 "  --abp-preempted HOW ABP: the node a process was running when it was\n"
-"                      preempted goes on top of its deque, where thieves\n"
-"                      can steal it (stealable, default); waits for the\n"
-"                      process to be scheduled again (stuck: plain yield);\n"
-"                      or a thief whose throw finds the preempted process's\n"
-"                      deque empty yields its processor to that process,\n"
-"                      which resumes the node (yieldto)\n"
+"                      preempted stays with it, and a thief whose throw\n"
+"                      finds that process's deque empty yields its\n"
+"                      processor to it, which resumes the node (yieldto,\n"
+"                      default); the node waits for the process to be\n"
+"                      scheduled again (stuck: plain yield); or it goes on\n"
+"                      top of the deque, where thieves can steal it\n"
+"                      (stealable)\n"
 "\n"
 "profiles:\n"
 "  --profile KIND      uniform, smooth or practical: run and time-waste\n"
@@ -70,14 +71,16 @@ static const char usage_text[] =
 "  --dag KIND          phases (paper Fig. 2), forkjoin or mixed\n"
 "  --w1 N --w2 N --h N --iters N\n"
 "                      phases: serial phase, parallel phase length and\n"
-"                      width, iterations\n"
+"                      width, iterations; --w1 and --w2 also take a range\n"
+"                      LO:HI to sample from, log-uniformly (defaults\n"
+"                      100:2000 and 200:4000; in a spawn loop w2 >= 4h)\n"
 "  --spawn HOW         phases: spawn the h branches from a serial loop\n"
 "                      (loop, default) or by binary splitting (split)\n"
 "  --fj-depth N --fj-branch N --fj-work N --fj-spawn P\n"
 "                      forkjoin: nesting depth, segments per procedure,\n"
 "                      nodes per segment, probability a segment spawns\n"
 "\n"
-"run:\n"
+"run and time:\n"
 "  --sched KIND        asteal or abp (default asteal)\n"
 "  --trace FILE        write one CSV line per quantum to FILE\n"
 "\n"
@@ -135,6 +138,27 @@ static double parse_double(const char *name, const char *s, double lo, double hi
 		bad_usage(msg, s);
 	}
 	return v;
+}
+
+/* A phase length N, or a range LO:HI (lo <= LO <= HI) for the sampler:
+ * 1 for a range, 0 for one value (then *plo = *phi = N). */
+static int parse_len(const char *name, const char *s, long lo, long *plo,
+		     long *phi)
+{
+	const char *colon = strchr(s, ':');
+	char buf[64];
+
+	if (colon == NULL) {
+		*plo = *phi = parse_long(name, s, lo, 100000000);
+		return 0;
+	}
+	if ((size_t)(colon - s) >= sizeof(buf))
+		bad_usage("a phase length range is LO:HI, not", s);
+	memcpy(buf, s, (size_t)(colon - s));
+	buf[colon - s] = '\0';
+	*plo = parse_long(name, buf, lo > 1 ? lo : 1, 100000000);
+	*phi = parse_long(name, colon + 1, *plo, 100000000);
+	return 1;
 }
 
 enum {
@@ -244,10 +268,22 @@ static void set_option(struct sim_opts *o, int c, const char *a)
 			bad_usage("--dag wants phases, forkjoin or mixed, not", a);
 		break;
 	case O_W1:
-		o->w1 = parse_long("w1", a, 0, 100000000);
+		if (parse_len("w1", a, 0, &o->w1_lo, &o->w1_hi)) {
+			o->w1 = -1;
+			o->w_ranged |= 1;
+		} else {
+			o->w1 = o->w1_lo;
+			o->w_ranged &= ~1;
+		}
 		break;
 	case O_W2:
-		o->w2 = parse_long("w2", a, 1, 100000000);
+		if (parse_len("w2", a, 1, &o->w2_lo, &o->w2_hi)) {
+			o->w2 = -1;
+			o->w_ranged |= 2;
+		} else {
+			o->w2 = o->w2_lo;
+			o->w_ranged &= ~2;
+		}
 		break;
 	case O_H:
 		o->h = parse_long("h", a, 1, 1000000);

@@ -17,15 +17,16 @@
  *            preempted process's deque as from a running one's.  What
  *            becomes of the node a process was running (its assigned node)
  *            when it is preempted is abp_preempted:
- *     stealable  (the default) it goes on top of its deque, where thieves
- *                reach it once the frames below are gone, as with A-STEAL;
+ *     stealable  it goes on top of its deque, where thieves reach it once
+ *                the frames below are gone, as with A-STEAL;
  *     stuck      it stays with its process until a quantum's random choice
  *                picks that process again.  This is ABP with plain yield:
  *                the yield a thief makes between two throws is a hint the
  *                kernel, which chooses the running processes only at
  *                quantum boundaries, does not act on (the benign adversary,
  *                for which ABP needs no yield);
- *     yieldto    it stays with its process, and a thief whose throw finds
+ *     yieldto    (asteal-sim's default: ABP as its paper analyses it) it
+ *                stays with its process, and a thief whose throw finds
  *                the victim's deque empty while the victim is preempted
  *                and holds an assigned node yields to the victim (ABP's
  *                directed yield: the kernel runs the victim in the

@@ -233,6 +233,26 @@ run tw512s time-waste --procs 512 --mean-avail 30 --jobs $twjobs --seed 1 \
 check "time-waste P=512, ABP frames stuck: ABP much slower" \
 	"$(key "$tmp/tw512s.out" abp_time_over_asteal) > 1.5"
 
+# the granularity axis: ABP's slowdown grows as the phases get shorter
+# (more span-critical steals, each a search among P deques), and the
+# phase-length ranges are honoured
+run twfine time-waste --procs 512 --mean-avail 30 --jobs $twjobs --quick \
+	--w1 5 --w2 10 --spawn split --out "$o"
+run twcoarse time-waste --procs 512 --mean-avail 30 --jobs $twjobs --quick \
+	--w1 1000 --w2 2000 --spawn split --out "$o"
+check "time-waste: ABP slower against A-STEAL on fine-grained jobs" \
+	"$(key "$tmp/twfine.out" abp_time_over_asteal) > 1.3 && \
+	 $(key "$tmp/twfine.out" abp_time_over_asteal) > $(key "$tmp/twcoarse.out" abp_time_over_asteal)"
+run range run --w1 10:20 --w2 30:40 --spawn split --h 8
+w1=$(head -n 1 "$tmp/range.out" | sed -n 's/.*:w1=\([0-9]*\):.*/\1/p')
+w2=$(head -n 1 "$tmp/range.out" | sed -n 's/.*:w2=\([0-9]*\):.*/\1/p')
+check "run --w1 10:20 --w2 30:40 samples inside the ranges" \
+	"$w1 >= 10 && $w1 <= 20 && $w2 >= 30 && $w2 <= 40"
+bad run --w1 20:10
+bad run --w2 x:10
+bad run --w1 5:
+echo "ok: bad phase-length ranges exit 2"
+
 # --- utilization: A-STEAL+DEQ ahead of ABP+EQ after the start
 run util utilization --quick --procs $uprocs --steps $usteps --out "$o"
 f="$tmp/util.out"
