@@ -29,13 +29,17 @@ struct sim_opts {
 	double mean_avail;        /* 0: the experiment's default */
 	int jobs;                 /* 0: the experiment's default */
 	int threads;              /* worker threads for independent runs */
-	int abp_steal_preempted;  /* ABP variant (see steal.h) */
+	enum steal_abp abp_preempted;  /* ABP variant (see steal.h) */
 	enum prof_kind profile;
 	int profile_set;
+	const char *profile_file; /* read into popts.trace by main */
 	struct prof_opts popts;
 	enum steal_kind sched;    /* run */
 	enum exp_dag dag;
 	long w1, w2, h, iters;    /* phases: < 0 = sampled */
+	long w1_lo, w1_hi;        /* phases: w1's sampling range */
+	long w2_lo, w2_hi;        /* phases: w2's sampling range */
+	int w_ranged;             /* ranges given: 1 (w1), 2 (w2) */
 	int loop;                 /* phases: spawn branches in a serial loop */
 	int fj_depth, fj_branch;  /* forkjoin: < 0 = sampled */
 	long fj_work;
@@ -68,6 +72,17 @@ int exp_close(FILE *f, const char *name);
  * -1 when out of memory. */
 int exp_sample_job(const struct sim_opts *o, struct rng_state *r, double par,
 		   double work_cap, struct dag_spec *spec, struct dag_size *sz);
+
+/* The profile kind of job i of an experiment that mixes kinds: the file's
+ * when there is one, else the kind --profile names, else the generated
+ * kinds in turn. */
+enum prof_kind exp_profile_kind(const struct sim_opts *o, int i);
+
+/* The mean availability of job i's profile: the file's mean on P
+ * processors when there is a file, else means[k] for a random k < n drawn
+ * from r (capped at P). */
+double exp_profile_mean(const struct sim_opts *o, struct rng_state *r,
+			const double *means, int n, int P);
 
 /* How to run job sz with thread scheduler kind on P processors, from the
  * options (quantum, delta, rho, ABP variant) and a generous step limit. */

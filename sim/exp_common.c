@@ -18,10 +18,11 @@ void exp_opts_default(struct sim_opts *o)
 	*o = (struct sim_opts){
 		.out = "sim-out", .seed = 1, .L = 200,
 		.delta = EST_DEFAULT_DELTA, .rho = EST_DEFAULT_RHO,
-		.threads = 1, .abp_steal_preempted = 1, .loop = 1,
+		.threads = 1, .abp_preempted = STEAL_ABP_YIELDTO, .loop = 1,
 		.profile = PROF_PRACTICAL,
 		.sched = STEAL_ASTEAL, .dag = EXP_DAG_PHASES,
 		.w1 = -1, .w2 = -1, .h = -1, .iters = -1,
+		.w1_lo = 100, .w1_hi = 2000, .w2_lo = 200, .w2_hi = 4000,
 		.fj_depth = -1, .fj_branch = -1, .fj_work = -1, .fj_spawn = -1,
 		.interarrival = 1000, .dist = "U/U", .interval = 2000,
 	};
@@ -74,8 +75,10 @@ int exp_close(FILE *f, const char *name)
 static void sample_phases(const struct sim_opts *o, struct rng_state *r,
 			  double par, double work_cap, struct dag_spec *spec)
 {
-	long w1 = o->w1 >= 0 ? o->w1 : (long)rng_logu(r, 100, 2000);
-	long w2 = o->w2 > 0 ? o->w2 : (long)rng_logu(r, 200, 4000);
+	long w1 = o->w1 >= 0 ? o->w1 : (long)lround(rng_logu(r, (double)o->w1_lo,
+							       (double)o->w1_hi));
+	long w2 = o->w2 > 0 ? o->w2 : (long)lround(rng_logu(r, (double)o->w2_lo,
+							    (double)o->w2_hi));
 	double span = rng_logu(r, 2000, 20000);   /* "a few thousand" and up */
 	long iters = o->iters > 0 ? o->iters : (long)lround(span / (double)(w1 + w2));
 	long h;
@@ -136,12 +139,33 @@ int exp_sample_job(const struct sim_opts *o, struct rng_state *r, double par,
 	}
 }
 
+/* The profile kind of job i of an experiment that mixes kinds. */
+enum prof_kind exp_profile_kind(const struct sim_opts *o, int i)
+{
+	if (o->popts.trace)
+		return PROF_FILE;
+	if (o->profile_set)
+		return o->profile;
+	return (enum prof_kind)(i % PROF_NBUILTIN);
+}
+
+/* The mean availability of a job's profile. */
+double exp_profile_mean(const struct sim_opts *o, struct rng_state *r,
+			const double *means, int n, int P)
+{
+	if (o->popts.trace)
+		return prof_trace_mean(o->popts.trace, P);
+	double m = means[rng_below(r, (uint32_t)n)];
+
+	return m > P ? P : m;
+}
+
 /* How to run a job, from the options. */
 void exp_cfg(const struct sim_opts *o, enum steal_kind kind, int P,
 	     const struct dag_size *sz, struct jobsched_cfg *cfg)
 {
 	*cfg = (struct jobsched_cfg){ .kind = kind, .P = P, .L = o->L,
-				   .abp_steal_preempted = o->abp_steal_preempted };
+				   .abp_preempted = o->abp_preempted };
 	est_params_default(&cfg->est, P);
 	cfg->est.delta = o->delta;
 	cfg->est.rho = o->rho;

@@ -25,9 +25,9 @@ int exp_run(const struct sim_opts *o)
 	int P = o->procs > 0 ? o->procs : 128;
 
 	/* fixed defaults rather than sampled ones */
-	if (jo.w1 < 0)
+	if (jo.w1 < 0 && !(o->w_ranged & 1))
 		jo.w1 = 200;
-	if (jo.w2 < 0)
+	if (jo.w2 < 0 && !(o->w_ranged & 2))
 		jo.w2 = 800;
 	if (jo.h < 0)
 		jo.h = 64;
@@ -50,7 +50,7 @@ int exp_run(const struct sim_opts *o)
 		fprintf(stderr, "asteal-sim: bad job: %s\n", why);
 		return 2;
 	}
-	if (prof_init(&prof, o->profile, P, o->mean_avail, &o->popts,
+	if (prof_init(&prof, o->popts.trace ? PROF_FILE : o->profile, P, o->mean_avail, &o->popts,
 		      rng_derive(o->seed, 2), &why) < 0) {
 		fprintf(stderr, "asteal-sim: bad profile: %s\n", why);
 		prof_free(&prof);
@@ -82,12 +82,13 @@ int exp_run(const struct sim_opts *o)
 	printf("job %s\n", desc);
 	printf("sched=%s profile=%s P=%d L=%ld delta=%g rho=%g T1=%.0f Tinf=%.0f "
 	       "parallelism=%.2f T=%.0f finished=%d pbar=%.2f ptilde=%.2f "
-	       "mean_allot=%.2f work=%.0f steal=%.0f mug=%.0f waste_over_work=%.4f "
+	       "mean_allot=%.2f work=%.0f steal=%.0f mug=%.0f yields=%.0f waste_over_work=%.4f "
 	       "quanta=%ld inefficient=%ld satisfied=%ld deprived=%ld\n",
-	       steal_kind_name(o->sched), prof_kind_name(o->profile), P, o->L,
+	       steal_kind_name(o->sched),
+	       prof_kind_name(o->popts.trace ? PROF_FILE : o->profile), P, o->L,
 	       o->delta, o->rho, sz.work, sz.span, sz.work / sz.span, r.T,
 	       r.finished, r.pbar, r.ptilde, r.mean_allot, r.work, r.steal,
-	       r.mug, (r.steal + r.mug) / sz.work, r.quanta,
+	       r.mug, r.yields, (r.steal + r.mug) / sz.work, r.quanta,
 	       r.classes[EST_INEFFICIENT], r.classes[EST_EFFICIENT_SATISFIED],
 	       r.classes[EST_EFFICIENT_DEPRIVED]);
 	return r.finished ? 0 : 1;

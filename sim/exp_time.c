@@ -1,7 +1,8 @@
 /*
  * exp_time.c - `asteal-sim time`, the paper's time experiments (4.2): many
- * A-STEAL job runs on uniform, smooth and practical profiles (a third
- * each), then two relative-error least-squares fits:
+ * A-STEAL job runs (--sched abp: ABP) on uniform, smooth and practical
+ * profiles (a third each; --profile or --profile-file: one), then two
+ * relative-error least-squares fits:
  *
  *   T ~ c1 * T1 / P~   + cinf * Tinf   (P~ = trimmed availability: the mean
  *                                       availability on accounted steps)
@@ -40,17 +41,15 @@ static int time_one(int i, void *arg)
 
 	rng_seed(&r, rng_derive(c->o->seed, 1000 + (uint64_t)i));
 	j->P = c->P;
-	j->pk = (enum prof_kind)(i % 3);
-	j->mean = means[rng_below(&r, (uint32_t)nm)];
-	if (j->mean > c->P)
-		j->mean = c->P;
+	j->pk = exp_profile_kind(c->o, i);
+	j->mean = exp_profile_mean(c->o, &r, means, nm, c->P);
 	double par = j->mean * pow(10, -1.3 + 3.3 * rng_unit(&r));
 
 	if (exp_sample_job(c->o, &r, par, c->work_cap, &j->spec, &j->sz) < 0)
 		return -1;
 	j->prof_seed = rng_next(&r);
 	j->seed = rng_next(&r);
-	return exp_run_job(c->o, j, STEAL_ASTEAL, 0, &c->res[i]);
+	return exp_run_job(c->o, j, c->o->sched, 0, &c->res[i]);
 }
 
 /* Write the runs as CSV. */
@@ -118,14 +117,16 @@ static int write_plots(const struct sim_opts *o, const struct time_ctx *c, int n
 	if (buf == NULL)
 		return -1;
 	/* measured against fitted time, by profile kind */
-	struct svg_plot p1 = { .title = "A-STEAL running time against the fitted model",
+	struct svg_plot p1 = { .title = o->sched == STEAL_ABP ?
+				"ABP running time against the fitted model" :
+				"A-STEAL running time against the fitted model",
 			       .xlabel = "c1*T1/P~ + cinf*Tinf (fit, trimmed availability)",
 			       .ylabel = "measured T (steps)", .xlog = 1, .ylog = 1 };
-	double *px[3], *py[3];
-	int pn[3] = { 0 };
+	double *px[4], *py[4];
+	int pn[4] = { 0 };
 	double lo = INFINITY, hi = 0;
 
-	for (int k = 0; k < 3; k++) {
+	for (int k = 0; k < 4; k++) {
 		px[k] = buf + (size_t)(2 * k) * (size_t)n;
 		py[k] = px[k] + n;
 	}
@@ -145,8 +146,10 @@ static int write_plots(const struct sim_opts *o, const struct time_ctx *c, int n
 	}
 	double dx[2] = { lo, hi }, dy[2] = { lo, hi };
 
-	for (int k = 0; k < 3; k++)
-		svg_add(&p1, prof_kind_name((enum prof_kind)k), px[k], py[k], pn[k], SVG_POINTS);
+	for (int k = 0; k < 4; k++)
+		if (pn[k] > 0)
+			svg_add(&p1, prof_kind_name((enum prof_kind)k), px[k], py[k],
+				pn[k], SVG_POINTS);
 	svg_add(&p1, "T = fit", dx, dy, 2, SVG_LINE);
 	exp_path(o, "time-fit.svg", path, sizeof(path));
 	if (svg_write(path, &p1) < 0)
@@ -156,7 +159,7 @@ static int write_plots(const struct sim_opts *o, const struct time_ctx *c, int n
 			       .xlabel = "Pbar / (T1/Tinf)", .ylabel = "P~ / (T1/Tinf)",
 			       .xlog = 1, .ylog = 1 };
 
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; k < 4; k++)
 		pn[k] = 0;
 	lo = INFINITY;
 	hi = 0;
@@ -174,8 +177,10 @@ static int write_plots(const struct sim_opts *o, const struct time_ctx *c, int n
 	}
 	double ex[2] = { lo, hi }, ey[2] = { lo, hi };
 
-	for (int k = 0; k < 3; k++)
-		svg_add(&p2, prof_kind_name((enum prof_kind)k), px[k], py[k], pn[k], SVG_POINTS);
+	for (int k = 0; k < 4; k++)
+		if (pn[k] > 0)
+			svg_add(&p2, prof_kind_name((enum prof_kind)k), px[k], py[k],
+				pn[k], SVG_POINTS);
 	svg_add(&p2, "P~ = Pbar", ex, ey, 2, SVG_LINE);
 	exp_path(o, "time-trim.svg", path, sizeof(path));
 	if (svg_write(path, &p2) < 0)
@@ -218,8 +223,9 @@ int exp_time(const struct sim_opts *o)
 	}
 	if (write_plots(o, &c, n, &ft) < 0)
 		goto out;
-	printf("time: %d A-STEAL job runs on P=%d (L=%ld, delta=%g, rho=%g), %d finished, "
-	       "%d with accounted steps; %ld s\n", n, c.P, o->L, o->delta, o->rho,
+	printf("time: %d %s job runs on P=%d (L=%ld, delta=%g, rho=%g), %d finished, "
+	       "%d with accounted steps; %ld s\n", n,
+	       o->sched == STEAL_ABP ? "ABP" : "A-STEAL", c.P, o->L, o->delta, o->rho,
 	       fin, trimmed, (long)(time(NULL) - t0));
 	printf("fit T ~ c1*T1/P~ + cinf*Tinf:   c1 = %.3f +- %.3f, cinf = %.3f +- %.3f, "
 	       "R^2 = %.1f%% (paper: 0.960 +- 0.003, 0.812 +- 0.009, 99.4%%)\n",

@@ -1,7 +1,8 @@
 /*
  * exp_timewaste.c - `asteal-sim time-waste`, the paper's time-waste
  * experiments (4.4): every job runs twice on the same practical profile
- * (same seed: the same availabilities quantum by quantum), once under
+ * (--profile or --profile-file choose another; same seed: the same
+ * availabilities quantum by quantum), once under
  * A-STEAL and once under ABP (always allotted all it is offered), and we
  * compare running time and waste.  Jobs aim at parallelism T1/Tinf from
  * 0.1 to 100 times the mean availability (paper Figs. 6 and 7).  Writes
@@ -30,7 +31,7 @@ static int tw_sample(struct tw_ctx *c, int i)
 
 	rng_seed(&r, rng_derive(c->o->seed, 9000 + (uint64_t)i));
 	j->P = c->P;
-	j->pk = PROF_PRACTICAL;
+	j->pk = c->o->popts.trace ? PROF_FILE : c->o->profile;
 	j->mean = c->mean;
 	double par = c->mean * pow(10, -1 + 3 * rng_unit(&r));
 
@@ -86,7 +87,9 @@ int exp_time_waste(const struct sim_opts *o)
 {
 	int n = o->jobs > 0 ? o->jobs : o->quick ? 16 : 378;
 	struct tw_ctx c = { .o = o, .P = o->procs > 0 ? o->procs : 512,
-			    .mean = o->mean_avail > 0 ? o->mean_avail : 30,
+			    .mean = o->popts.trace ? prof_trace_mean(o->popts.trace,
+					o->procs > 0 ? o->procs : 512) :
+				    o->mean_avail > 0 ? o->mean_avail : 30,
 			    .work_cap = o->quick ? 3e5 : 3e6 };
 	double *x = NULL, *yt = NULL, *yw = NULL, *tr = NULL, *wr = NULL;
 	time_t t0 = time(NULL);
@@ -175,10 +178,11 @@ int exp_time_waste(const struct sim_opts *o)
 	summarise(&c, n, 0, INFINITY, c.P, INFINITY, &high);
 	double tmed = exp_median(tr, m), wmed = exp_median(wr, m);
 
-	printf("time-waste: %d jobs, each under A-STEAL and ABP on the same practical "
-	       "profile, P=%d, mean availability %g (L=%ld, delta=%g, rho=%g%s); %ld s\n",
-	       n, c.P, c.mean, o->L, o->delta, o->rho,
-	       o->abp_steal_preempted ? "" : ", ABP preempted frames stuck",
+	printf("time-waste: %d jobs, each under A-STEAL and ABP on the same %s "
+	       "profile, P=%d, mean availability %g (L=%ld, delta=%g, rho=%g, ABP "
+	       "preempted nodes %s); %ld s\n",
+	       n, prof_kind_name(c.job[0].pk), c.P, c.mean, o->L, o->delta, o->rho,
+	       steal_abp_name(o->abp_preempted),
 	       (long)(time(NULL) - t0));
 	printf("  all jobs:               ABP time / A-STEAL %.3f (median %.3f), "
 	       "A-STEAL waste / ABP %.4f (median %.4f)\n", all.time_ratio, tmed,

@@ -4,7 +4,9 @@
  * --interarrival steps) on P = 1000 processors for 10^6 steps, run once
  * under A-STEAL + DEQ and once under ABP + EQ; utilization (work cycles over
  * processor cycles) per interval of 2000 steps, and the mean completion
- * time of the jobs that finish under both.
+ * time of the jobs that finish under both.  With --profile-file, quantum q
+ * offers the stream only the first p_q of the P processors (the profile's
+ * availability), and utilization counts over the offered cycles.
  *
  * Each job is a phases job (Fig. 2) with span and parallelism drawn from
  * --dist PAR/SPAN, each of:
@@ -128,13 +130,45 @@ static int make_stream(const struct sim_opts *o, enum dist dp, enum dist ds,
 	return 0;
 }
 
+/* Run the stream under A-STEAL+DEQ (ra) and ABP+EQ (rb), each offered
+ * the --profile-file profile from its start if there is one: 0, or -1. */
+static int run_both(const struct sim_opts *o, struct multi_cfg *cfg,
+		    const struct multi_arrival *jobs, int n,
+		    struct multi_result *ra, struct multi_result *rb)
+{
+	struct multi_result *res[2] = { ra, rb };
+	const char *why;
+	int rc = 0;
+
+	for (int k = 0; k < 2 && rc == 0; k++) {
+		struct profile prof;
+
+		cfg->kind = k == 0 ? STEAL_ASTEAL : STEAL_ABP;
+		cfg->prof = NULL;
+		if (o->popts.trace) {
+			if (prof_init(&prof, PROF_FILE, cfg->P, 0, &o->popts, 0, &why) < 0) {
+				fprintf(stderr, "asteal-sim: profile: %s\n", why);
+				return -1;
+			}
+			cfg->prof = &prof;
+		}
+		rc = multi_run(cfg, jobs, n, rng_derive(o->seed, 78 + (uint64_t)k), res[k]);
+		if (cfg->prof)
+			prof_free(&prof);
+		cfg->prof = NULL;
+	}
+	if (rc < 0 && ra->util)
+		multi_result_free(ra);
+	return rc;
+}
+
 /* The utilization experiment (see the top of this file). */
 int exp_utilization(const struct sim_opts *o)
 {
 	const char *slash = strchr(o->dist, '/');
 	enum dist dp, ds;
 	struct multi_cfg cfg = { .P = o->procs > 0 ? o->procs : 1000, .L = o->L,
-				 .abp_steal_preempted = o->abp_steal_preempted };
+				 .abp_preempted = o->abp_preempted };
 	struct multi_result ra, rb;
 	struct multi_arrival *jobs = NULL;
 	time_t t0 = time(NULL);
@@ -158,14 +192,7 @@ int exp_utilization(const struct sim_opts *o)
 		fprintf(stderr, "asteal-sim: out of memory\n");
 		return 1;
 	}
-	cfg.kind = STEAL_ASTEAL;
-	if (multi_run(&cfg, jobs, n, rng_derive(o->seed, 78), &ra) < 0) {
-		free(jobs);
-		return 1;
-	}
-	cfg.kind = STEAL_ABP;
-	if (multi_run(&cfg, jobs, n, rng_derive(o->seed, 79), &rb) < 0) {
-		multi_result_free(&ra);
+	if (run_both(o, &cfg, jobs, n, &ra, &rb) < 0) {
 		free(jobs);
 		return 1;
 	}
@@ -218,17 +245,24 @@ int exp_utilization(const struct sim_opts *o)
 		fprintf(stderr, "asteal-sim: cannot write %s\n", path);
 		goto out;
 	}
-	double ca = 0, cb = 0;
+	double ca = 0, cb = 0, oa = 0, ob = 0;
 	int both = 0;
 
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
+		if (ra.done_at[i] >= 0)
+			oa += ra.done_at[i] - jobs[i].time;
+		if (rb.done_at[i] >= 0)
+			ob += rb.done_at[i] - jobs[i].time;
 		if (ra.done_at[i] >= 0 && rb.done_at[i] >= 0) {
 			ca += ra.done_at[i] - jobs[i].time;
 			cb += rb.done_at[i] - jobs[i].time;
 			both++;
 		}
+	}
 	ca = both ? ca / both : NAN;
 	cb = both ? cb / both : NAN;
+	oa = ra.completed ? oa / ra.completed : NAN;
+	ob = rb.completed ? ob / rb.completed : NAN;
 	printf("utilization: %d jobs (%s) over %ld steps on P=%d (L=%ld, delta=%g, rho=%g); %ld s\n",
 	       n, o->dist, cfg.steps, cfg.P, o->L, o->delta, o->rho, (long)(time(NULL) - t0));
 	printf("  A-STEAL+DEQ: utilization %.3f (%.3f after the first 10%%), %d jobs done, "
@@ -242,15 +276,18 @@ int exp_utilization(const struct sim_opts *o)
 	       first < 0 ? NAN : (double)first * (double)cfg.interval);
 	printf("  mean completion time of the %d jobs done under both: A-STEAL+DEQ %.0f, "
 	       "ABP+EQ %.0f steps\n", both, ca, cb);
+	printf("  mean completion time of the jobs each finished: A-STEAL+DEQ %.0f (%d "
+	       "jobs), ABP+EQ %.0f (%d jobs)\n", oa, ra.completed, ob, rb.completed);
 	printf("wrote %s/utilization.csv, %s/utilization.svg\n", o->out, o->out);
 	printf("jobs=%d P=%d steps=%ld asteal_util=%.4f abp_util=%.4f asteal_util_late=%.4f "
 	       "abp_util_late=%.4f asteal_ahead_frac=%.4f overtake_step=%.0f "
 	       "asteal_done=%d abp_done=%d asteal_mean_completion=%.0f "
-	       "abp_mean_completion=%.0f\n", n, cfg.P, cfg.steps, ua / ra.nint,
+	       "abp_mean_completion=%.0f asteal_mean_completion_own=%.0f "
+	       "abp_mean_completion_own=%.0f\n", n, cfg.P, cfg.steps, ua / ra.nint,
 	       ub / rb.nint, late ? la / late : NAN, late ? lb / late : NAN,
 	       late ? (double)ahead / late : NAN,
 	       first < 0 ? NAN : (double)first * (double)cfg.interval, ra.completed,
-	       rb.completed, ca, cb);
+	       rb.completed, ca, cb, oa, ob);
 	rc = 0;
 out:
 	free(x);

@@ -46,8 +46,8 @@ static int sample(struct waste_ctx *c, int i, int part2)
 
 	rng_seed(&r, rng_derive(c->o->seed, 5000 + (uint64_t)i));
 	j->P = c->P;
-	j->pk = (enum prof_kind)(i % 3);
-	j->mean = fmin(means[rng_below(&r, (uint32_t)nm)], c->P);
+	j->pk = exp_profile_kind(c->o, i);
+	j->mean = exp_profile_mean(c->o, &r, means, nm, c->P);
 	/* part 1: 5 to 100 times the mean (a tenth of the jobs below);
 	 * part 2: 0.05 to 100 times */
 	double lo = part2 ? -1.3 : (rng_unit(&r) < 0.1 ? 0 : log10(5.0));

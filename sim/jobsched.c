@@ -27,7 +27,7 @@ int jobsched_run(const struct jobsched_cfg *cfg, const struct dag_spec *spec,
 		steal_job_free(&j);
 		return -1;
 	}
-	j.abp_steal_preempted = cfg->abp_steal_preempted;
+	j.abp_preempted = cfg->abp_preempted;
 	while (!j.done && (double)j.clock < cfg->max_steps) {
 		int p = prof_next(prof);
 		int d = steal_request(&j);
@@ -59,6 +59,7 @@ int jobsched_run(const struct jobsched_cfg *cfg, const struct dag_spec *spec,
 	out->work = (double)j.total.work;
 	out->steal = (double)j.total.steal;
 	out->mug = (double)j.total.mug;
+	out->yields = (double)j.total.yields;
 	if (j.clock > 0) {
 		out->pbar = avail_sum / (double)j.clock;
 		out->mean_allot = allot_sum / (double)j.clock;

@@ -24,6 +24,7 @@ struct jobsched_result {
 	int finished;          /* 0 when the step limit cut the run short */
 	double T;              /* steps from start to the root's return */
 	double work, steal, mug;
+	double yields;         /* ABP yieldto: throws that yielded to a node */
 	double pbar;           /* mean availability over the run */
 	double ptilde;         /* mean availability on accounted steps, or 0 */
 	double accounted;      /* accounted steps */
@@ -38,7 +39,7 @@ struct jobsched_cfg {
 	int P;                     /* machine size */
 	long L;                    /* quantum length */
 	struct est_params est;     /* A-STEAL's delta and rho (max = P) */
-	int abp_steal_preempted;   /* see steal.h */
+	enum steal_abp abp_preempted;  /* see steal.h */
 	double max_steps;          /* give up after this many steps */
 };
 

@@ -44,13 +44,25 @@ static const char usage_text[] =
 "  --procs P           processors in the machine (1..1024)\n"
 "  --mean-avail A      mean availability of the profiles\n"
 "  --jobs N            job runs (time, waste, time-waste)\n"
-"  --abp-preempted HOW ABP: the frame a processor was running when it lost\n"
-"                      its deque goes on top of that deque, where thieves\n"
-"                      can steal it (stealable, default), or waits for a\n"
-"                      processor to take the deque again (stuck)\n"
+"  --abp-preempted HOW ABP: the node a process was running when it was\n"
+"                      preempted stays with it, and a thief whose throw\n"
+"                      finds that process's deque empty yields its\n"
+"                      processor to it, which resumes the node (yieldto,\n"
+"                      default); the node waits for the process to be\n"
+"                      scheduled again (stuck: plain yield); or it goes on\n"
+"                      top of the deque, where thieves can steal it\n"
+"                      (stealable)\n"
 "\n"
 "profiles:\n"
-"  --profile KIND      uniform, smooth or practical (run; default practical)\n"
+"  --profile KIND      uniform, smooth or practical: run and time-waste\n"
+"                      (default practical); time and waste (default: a\n"
+"                      third of the runs each)\n"
+"  --profile-file FILE every job's profile, read from FILE: one\n"
+"                      availability (a whole number >= 1) per line, one\n"
+"                      line per quantum, '#' lines are comments; a job\n"
+"                      starts at the first line and goes round the file\n"
+"                      again if it outlives it; values above P count as P\n"
+"                      (time, waste, time-waste, run, utilization)\n"
 "  --smooth-sigma S    smooth profiles: deviation of a quantum's change (1)\n"
 "  --cluster C         practical profiles: the simulated cluster's size\n"
 "                      (default max(P, 512))\n"
@@ -59,14 +71,16 @@ static const char usage_text[] =
 "  --dag KIND          phases (paper Fig. 2), forkjoin or mixed\n"
 "  --w1 N --w2 N --h N --iters N\n"
 "                      phases: serial phase, parallel phase length and\n"
-"                      width, iterations\n"
+"                      width, iterations; --w1 and --w2 also take a range\n"
+"                      LO:HI to sample from, log-uniformly (defaults\n"
+"                      100:2000 and 200:4000; in a spawn loop w2 >= 4h)\n"
 "  --spawn HOW         phases: spawn the h branches from a serial loop\n"
 "                      (loop, default) or by binary splitting (split)\n"
 "  --fj-depth N --fj-branch N --fj-work N --fj-spawn P\n"
 "                      forkjoin: nesting depth, segments per procedure,\n"
 "                      nodes per segment, probability a segment spawns\n"
 "\n"
-"run:\n"
+"run and time:\n"
 "  --sched KIND        asteal or abp (default asteal)\n"
 "  --trace FILE        write one CSV line per quantum to FILE\n"
 "\n"
@@ -126,12 +140,33 @@ static double parse_double(const char *name, const char *s, double lo, double hi
 	return v;
 }
 
+/* A phase length N, or a range LO:HI (lo <= LO <= HI) for the sampler:
+ * 1 for a range, 0 for one value (then *plo = *phi = N). */
+static int parse_len(const char *name, const char *s, long lo, long *plo,
+		     long *phi)
+{
+	const char *colon = strchr(s, ':');
+	char buf[64];
+
+	if (colon == NULL) {
+		*plo = *phi = parse_long(name, s, lo, 100000000);
+		return 0;
+	}
+	if ((size_t)(colon - s) >= sizeof(buf))
+		bad_usage("a phase length range is LO:HI, not", s);
+	memcpy(buf, s, (size_t)(colon - s));
+	buf[colon - s] = '\0';
+	*plo = parse_long(name, buf, lo > 1 ? lo : 1, 100000000);
+	*phi = parse_long(name, colon + 1, *plo, 100000000);
+	return 1;
+}
+
 enum {
 	O_OUT = 256, O_SEED, O_QUICK, O_THREADS, O_QUANTUM, O_DELTA, O_RHO,
 	O_PROCS, O_MEAN, O_JOBS, O_PROFILE, O_SIGMA, O_CLUSTER, O_DAG, O_W1,
 	O_W2, O_H, O_ITERS, O_FJDEPTH, O_FJBRANCH, O_FJWORK, O_FJSPAWN,
 	O_SCHED, O_TRACE, O_STEPS, O_INTERARRIVAL, O_DIST, O_INTERVAL,
-	O_ABPSTEAL, O_SPAWN,
+	O_ABPSTEAL, O_SPAWN, O_PROFILE_FILE,
 };
 
 static const struct option long_opts[] = {
@@ -165,6 +200,7 @@ static const struct option long_opts[] = {
 	{ "interval", required_argument, NULL, O_INTERVAL },
 	{ "abp-preempted", required_argument, NULL, O_ABPSTEAL },
 	{ "spawn", required_argument, NULL, O_SPAWN },
+	{ "profile-file", required_argument, NULL, O_PROFILE_FILE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -210,6 +246,11 @@ static void set_option(struct sim_opts *o, int c, const char *a)
 			bad_usage("--profile wants uniform, smooth or practical, not", a);
 		o->profile_set = 1;
 		break;
+	case O_PROFILE_FILE:
+		if (*a == '\0')
+			bad_usage("--profile-file wants a file", NULL);
+		o->profile_file = a;
+		break;
 	case O_SIGMA:
 		o->popts.smooth_sigma = parse_double("smooth-sigma", a, 0, 1e6);
 		break;
@@ -227,10 +268,22 @@ static void set_option(struct sim_opts *o, int c, const char *a)
 			bad_usage("--dag wants phases, forkjoin or mixed, not", a);
 		break;
 	case O_W1:
-		o->w1 = parse_long("w1", a, 0, 100000000);
+		if (parse_len("w1", a, 0, &o->w1_lo, &o->w1_hi)) {
+			o->w1 = -1;
+			o->w_ranged |= 1;
+		} else {
+			o->w1 = o->w1_lo;
+			o->w_ranged &= ~1;
+		}
 		break;
 	case O_W2:
-		o->w2 = parse_long("w2", a, 1, 100000000);
+		if (parse_len("w2", a, 1, &o->w2_lo, &o->w2_hi)) {
+			o->w2 = -1;
+			o->w_ranged |= 2;
+		} else {
+			o->w2 = o->w2_lo;
+			o->w_ranged &= ~2;
+		}
 		break;
 	case O_H:
 		o->h = parse_long("h", a, 1, 1000000);
@@ -267,12 +320,8 @@ static void set_option(struct sim_opts *o, int c, const char *a)
 			bad_usage("--spawn wants split or loop, not", a);
 		break;
 	case O_ABPSTEAL:
-		if (strcmp(a, "stealable") == 0)
-			o->abp_steal_preempted = 1;
-		else if (strcmp(a, "stuck") == 0)
-			o->abp_steal_preempted = 0;
-		else
-			bad_usage("--abp-preempted wants stealable or stuck, not", a);
+		if (steal_abp_parse(a, &o->abp_preempted) < 0)
+			bad_usage("--abp-preempted wants stealable, stuck or yieldto, not", a);
 		break;
 	case O_TRACE:
 		o->trace = a;
@@ -294,11 +343,31 @@ static void set_option(struct sim_opts *o, int c, const char *a)
 	}
 }
 
+/* Read --profile-file into trace for every profile of the run: 0, or -1
+ * after saying why (a bad file, or options it excludes). */
+static int load_profile(struct sim_opts *o, struct prof_trace *trace)
+{
+	char err[4200];
+
+	if (o->profile_set || o->mean_avail > 0) {
+		fprintf(stderr, "asteal-sim: --profile-file gives the profile and its "
+			"mean: no --profile or --mean-avail with it\n");
+		return -1;
+	}
+	if (prof_trace_read(o->profile_file, trace, err, sizeof(err)) < 0) {
+		fprintf(stderr, "asteal-sim: --profile-file %s\n", err);
+		return -1;
+	}
+	o->popts.trace = trace;
+	return 0;
+}
+
 /* Parse the command line, run the subcommand, return the exit status. */
 int main(int argc, char **argv)
 {
 	struct sim_opts o;
-	int c;
+	struct prof_trace trace = { 0 };
+	int c, rc;
 
 	exp_opts_default(&o);
 	if (argc < 2) {
@@ -328,16 +397,20 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc)
 		bad_usage("unexpected argument", argv[optind]);
+	if (o.profile_file && load_profile(&o, &trace) < 0)
+		return 2;
 	if (strcmp(o.cmd, "time") == 0)
-		return exp_time(&o);
-	if (strcmp(o.cmd, "waste") == 0)
-		return exp_waste(&o);
-	if (strcmp(o.cmd, "time-waste") == 0)
-		return exp_time_waste(&o);
-	if (strcmp(o.cmd, "utilization") == 0)
-		return exp_utilization(&o);
-	if (strcmp(o.cmd, "run") == 0)
-		return exp_run(&o);
-	bad_usage("unknown command (time, waste, time-waste, utilization, run):", o.cmd);
-	return 2;
+		rc = exp_time(&o);
+	else if (strcmp(o.cmd, "waste") == 0)
+		rc = exp_waste(&o);
+	else if (strcmp(o.cmd, "time-waste") == 0)
+		rc = exp_time_waste(&o);
+	else if (strcmp(o.cmd, "utilization") == 0)
+		rc = exp_utilization(&o);
+	else if (strcmp(o.cmd, "run") == 0)
+		rc = exp_run(&o);
+	else
+		bad_usage("unknown command (time, waste, time-waste, utilization, run):", o.cmd);
+	prof_trace_free(&trace);
+	return rc;
 }

@@ -46,6 +46,16 @@ static int give_slots(struct steal_job *j, const struct deq_set *s, int P,
 	return steal_allot_slots(j, slots, n);
 }
 
+/* Take the slots from lo up to P out of a set (they are not offered). */
+static void drop_slots_from(struct deq_set *s, int lo, int P)
+{
+	if (lo >= P)
+		return;
+	s->w[lo / 64] &= lo % 64 ? ~0ULL >> (64 - lo % 64) : 0;
+	for (int w = lo / 64 + 1; w < (P + 63) / 64; w++)
+		s->w[w] = 0;
+}
+
 /* Simulate the stream (see multi.h). */
 int multi_run(const struct multi_cfg *cfg, const struct multi_arrival *jobs,
 	      int n, uint64_t seed, struct multi_result *out)
@@ -55,6 +65,7 @@ int multi_run(const struct multi_cfg *cfg, const struct multi_arrival *jobs,
 	struct live *lv = calloc((size_t)(n > 0 ? n : 1), sizeof(*lv));
 	struct deq_job *dj = calloc((size_t)(n > 0 ? n : 1), sizeof(*dj));
 	int *slots = malloc(sizeof(int) * (size_t)cfg->P);
+	double *offered = NULL;
 	int nl = 0, next = 0, rc = -1;
 
 	memset(out, 0, sizeof(*out));
@@ -62,9 +73,11 @@ int multi_run(const struct multi_cfg *cfg, const struct multi_arrival *jobs,
 		per = 1;
 	out->nint = (int)((quanta + per - 1) / per);
 	out->util = calloc((size_t)out->nint + 1, sizeof(double));
+	offered = calloc((size_t)out->nint + 1, sizeof(double));
 	out->active = calloc((size_t)out->nint + 1, sizeof(double));
 	out->done_at = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
-	if (!lv || !dj || !slots || !out->util || !out->active || !out->done_at) {
+	if (!lv || !dj || !slots || !offered || !out->util || !out->active ||
+	    !out->done_at) {
 		fprintf(stderr, "asteal-sim: out of memory\n");
 		goto out;
 	}
@@ -73,6 +86,7 @@ int multi_run(const struct multi_cfg *cfg, const struct multi_arrival *jobs,
 	for (long q = 0; q < quanta; q++) {
 		double t = (double)q * (double)cfg->L;
 		int pt = (int)(q / per);
+		int P = cfg->prof ? prof_next(cfg->prof) : cfg->P;
 
 		/* arrivals up to now join */
 		while (next < n && jobs[next].time <= t) {
@@ -86,7 +100,7 @@ int multi_run(const struct multi_cfg *cfg, const struct multi_arrival *jobs,
 				fprintf(stderr, "asteal-sim: out of memory\n");
 				goto out;
 			}
-			l->job.abp_steal_preempted = cfg->abp_steal_preempted;
+			l->job.abp_preempted = cfg->abp_preempted;
 			dj[nl] = (struct deq_job){ .desire = 0 };
 			nl++;
 			next++;
@@ -95,11 +109,14 @@ int multi_run(const struct multi_cfg *cfg, const struct multi_arrival *jobs,
 		if (nl > out->max_active)
 			out->max_active = nl;
 		out->active[pt] += nl;
+		offered[pt] += (double)P * (double)cfg->L;
 		if (nl == 0)
 			continue;
-		for (int k = 0; k < nl; k++)
+		for (int k = 0; k < nl; k++) {
 			dj[k].desire = steal_request(&lv[k].job);
-		if (deq_allot(cfg->P, dj, nl, (uint64_t)q) < 0) {
+			drop_slots_from(&dj[k].cpus, P, cfg->P);
+		}
+		if (deq_allot(P, dj, nl, (uint64_t)q) < 0) {
 			fprintf(stderr, "asteal-sim: deq_allot failed: %s\n", strerror(errno));
 			goto out;
 		}
@@ -138,9 +155,7 @@ int multi_run(const struct multi_cfg *cfg, const struct multi_arrival *jobs,
 	}
 	for (int p = 0; p < out->nint; p++) {
 		long qs = (long)p * per, qe = qs + per < quanta ? qs + per : quanta;
-		double steps = (double)(qe - qs) * (double)cfg->L;
-
-		out->util[p] /= (double)cfg->P * steps;
+		out->util[p] /= offered[p];
 		out->active[p] /= (double)(qe - qs);
 	}
 	rc = 0;
@@ -150,6 +165,7 @@ out:
 	free(lv);
 	free(dj);
 	free(slots);
+	free(offered);
 	if (rc < 0)
 		multi_result_free(out);
 	return rc;

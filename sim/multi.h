@@ -9,6 +9,9 @@
  *   EQ   (with ABP)      each job asks for all P processors, so DEQ's
  *                        answer is plain equipartitioning.
  *
+ * With a profile, quantum q's allocator shares only the first p_q slots
+ * (the profile's availability: the rest of the machine is busy elsewhere),
+ * and utilization counts work over the processors the profile offered.
  * Processors are slots 0..P-1 and keep their identity: under DEQ a job's
  * processor whose slot stays keeps its deque.  Each job then runs L steps
  * on its slots (see steal.h).  A job that arrives during a quantum starts
@@ -23,6 +26,7 @@
 
 #include "dag.h"
 #include "estimator.h"
+#include "profile.h"
 #include "steal.h"
 
 struct multi_cfg {
@@ -30,9 +34,11 @@ struct multi_cfg {
 	int P;                     /* processors, 1..1024 */
 	long L;                    /* quantum length */
 	struct est_params est;     /* A-STEAL's delta and rho */
-	int abp_steal_preempted;   /* see steal.h */
+	enum steal_abp abp_preempted;  /* see steal.h */
 	long steps;                /* simulated steps */
 	long interval;             /* steps per utilization point (k * L) */
+	struct profile *prof;      /* processors offered per quantum, or
+				      NULL: all P */
 };
 
 /* A job of the stream. */
@@ -43,7 +49,7 @@ struct multi_arrival {
 
 struct multi_result {
 	int nint;                  /* utilization points */
-	double *util;              /* work cycles / (P * interval), per point */
+	double *util;              /* work cycles / offered cycles, per point */
 	double *active;            /* mean jobs present, per point */
 	double *done_at;           /* per job: completion step, or -1 */
 	double work, steal, mug;   /* cycles over the whole run */

@@ -1,10 +1,12 @@
 /*
  * profile.c - uniform, smooth and practical availability profiles (see
  * profile.h), including the simulated cluster behind the practical ones
- * and the calibration of its arrival rate.
+ * and the calibration of its arrival rate, and profiles read from files.
  */
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +37,8 @@ const char *prof_kind_name(enum prof_kind k)
 		return "smooth";
 	case PROF_PRACTICAL:
 		return "practical";
+	case PROF_FILE:
+		return "file";
 	default:
 		return "?";
 	}
@@ -43,7 +47,7 @@ const char *prof_kind_name(enum prof_kind k)
 /* Parse a kind's name. */
 int prof_kind_parse(const char *s, enum prof_kind *k)
 {
-	for (int i = 0; i < PROF_NKINDS; i++)
+	for (int i = 0; i < PROF_NBUILTIN; i++)
 		if (strcmp(s, prof_kind_name((enum prof_kind)i)) == 0) {
 			*k = (enum prof_kind)i;
 			return 0;
@@ -291,6 +295,13 @@ int prof_init(struct profile *p, enum prof_kind kind, int P, double mean,
 		}
 		p->cur = mean > 0 ? mean : (double)rng_range(&p->rng, 1, P);
 		return 0;
+	case PROF_FILE:
+		p->trace = o->trace;
+		if (p->trace == NULL || p->trace->n < 1) {
+			*why = "no profile file";
+			return -1;
+		}
+		return 0;
 	case PROF_PRACTICAL:
 		p->C = o->cluster > 0 ? o->cluster : (P > 512 ? P : 512);
 		if (p->C < P) {
@@ -330,6 +341,11 @@ int prof_next(struct profile *p)
 	case PROF_UNIFORM:
 		a = (int)rng_range(&p->rng, 1, p->hi);
 		break;
+	case PROF_FILE:
+		a = p->trace->v[p->pos];
+		if (++p->pos == p->trace->n)
+			p->pos = 0;
+		break;
 	case PROF_SMOOTH:
 		a = (int)lround(p->cur);
 		p->cur += p->sigma * rng_normal(&p->rng);
@@ -362,4 +378,114 @@ void prof_free(struct profile *p)
 	free(p->queue);
 	p->run = NULL;
 	p->queue = NULL;
+}
+
+/* One line of a profile file: 1 and the value, 0 for a comment, or -1
+ * with the reason in *why. */
+static int trace_line(const char *s, int *val, const char **why)
+{
+	long v = 0;
+	int digits = 0;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (*s == '#')
+		return 0;
+	while (*s >= '0' && *s <= '9') {
+		if (v <= PROF_FILE_MAX)
+			v = v * 10 + (*s - '0');
+		digits++;
+		s++;
+	}
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (digits == 0 || *s != '\0') {
+		*why = digits || *s ? "not a whole number of processors" : "empty line";
+		return -1;
+	}
+	if (v < 1 || v > PROF_FILE_MAX) {
+		*why = "availability out of [1, 1000000]";
+		return -1;
+	}
+	*val = (int)v;
+	return 1;
+}
+
+/* Read a profile file (see profile.h). */
+int prof_trace_read(const char *path, struct prof_trace *t, char *err,
+		    int errlen)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	long lineno = 0, cap_v = 0;
+	const char *why = NULL;
+	int val;
+
+	*t = (struct prof_trace){ 0 };
+	if (f == NULL) {
+		snprintf(err, (size_t)errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		lineno++;
+		if (len > 0 && line[len - 1] == '\n')
+			line[--len] = '\0';
+		if ((size_t)len != strlen(line)) {
+			why = "a NUL byte";
+			break;
+		}
+		int rc = trace_line(line, &val, &why);
+
+		if (rc < 0)
+			break;
+		if (rc == 0)
+			continue;
+		if (t->n == cap_v) {
+			long ncap = cap_v ? 2 * cap_v : 1024;
+			int *nv = realloc(t->v, (size_t)ncap * sizeof(int));
+
+			if (nv == NULL) {
+				why = "out of memory";
+				break;
+			}
+			t->v = nv;
+			cap_v = ncap;
+		}
+		t->v[t->n++] = val;
+	}
+	if (why == NULL && ferror(f))
+		snprintf(err, (size_t)errlen, "%s: read error", path);
+	else if (why)
+		snprintf(err, (size_t)errlen, "%s, line %ld: %s", path, lineno, why);
+	else if (t->n == 0)
+		snprintf(err, (size_t)errlen, "%s: no availabilities (one whole number "
+			 "per line)", path);
+	int bad = why != NULL || ferror(f) || t->n == 0;
+
+	free(line);
+	fclose(f);
+	if (bad) {
+		prof_trace_free(t);
+		return -1;
+	}
+	return 0;
+}
+
+/* The mean availability a job on P processors sees over the whole file. */
+double prof_trace_mean(const struct prof_trace *t, int P)
+{
+	double s = 0;
+
+	for (long i = 0; i < t->n; i++)
+		s += t->v[i] < P ? t->v[i] : P;
+	return t->n > 0 ? s / (double)t->n : 0;
+}
+
+/* Free a file's availabilities. */
+void prof_trace_free(struct prof_trace *t)
+{
+	free(t->v);
+	*t = (struct prof_trace){ 0 };
 }

@@ -189,9 +189,10 @@ static int release_deque(struct steal_job *j, int id)
 	struct steal_deque *d = &j->dq[id];
 
 	d->owner = -1;
-	/* ABP: the preempted frame stays with its deque, out of thieves'
-	 * reach, until a processor takes the deque again (unless asked) */
-	if (d->cur >= 0 && (j->kind == STEAL_ASTEAL || j->abp_steal_preempted)) {
+	/* ABP stuck and yieldto: the assigned node stays with its process,
+	 * out of thieves' reach */
+	if (d->cur >= 0 && (j->kind == STEAL_ASTEAL ||
+			    j->abp_preempted == STEAL_ABP_STEALABLE)) {
 		if (dq_push(d, d->cur) < 0)
 			return -1;
 		d->cur = -1;
@@ -383,6 +384,21 @@ static int advance(struct steal_job *j, int id)
 	}
 }
 
+/* ABP yieldto: processor i, whose throw at preempted process v failed,
+ * yields to v and runs v's assigned node from the next step on. */
+static int yield_to(struct steal_job *j, int i, int v, struct steal_stats *st)
+{
+	struct steal_deque *vd = &j->dq[v];
+
+	st->yields++;
+	j->dq[j->proc[i]].owner = -1;
+	j->proc[i] = v;
+	vd->owner = i;
+	if (j->dag.fr[vd->cur].rem > 0)
+		return 0;
+	return advance(j, v);
+}
+
 /* A processor without work: mug (A-STEAL, if any deque is muggable), else
  * one steal attempt at a random other deque. */
 static int thief(struct steal_job *j, int i, struct steal_stats *st)
@@ -424,8 +440,12 @@ static int thief(struct steal_job *j, int i, struct steal_stats *st)
 	struct steal_deque *vd = &j->dq[v];
 	int f = dq_take(vd);
 
-	if (f < 0)
+	if (f < 0) {
+		if (j->kind == STEAL_ABP && j->abp_preempted == STEAL_ABP_YIELDTO &&
+		    vd->owner < 0 && vd->cur >= 0)
+			return yield_to(j, i, v, st);
 		return 0;
+	}
 	if (j->kind == STEAL_ASTEAL && vd->owner < 0 && dq_empty(vd))
 		deque_free(j, v);
 	j->dq[own].cur = f;
@@ -501,6 +521,7 @@ int steal_run(struct steal_job *j, long steps, struct steal_stats *out)
 	j->total.work += st.work;
 	j->total.steal += st.steal;
 	j->total.mug += st.mug;
+	j->total.yields += st.yields;
 	j->total.steps += st.steps;
 	if (out)
 		*out = st;
@@ -529,4 +550,23 @@ enum est_class steal_feedback(struct steal_job *j, const struct steal_stats *q,
 const char *steal_kind_name(enum steal_kind k)
 {
 	return k == STEAL_ABP ? "abp" : "asteal";
+}
+
+static const char *const abp_names[] = { "stealable", "stuck", "yieldto" };
+
+/* The name of an ABP variant. */
+const char *steal_abp_name(enum steal_abp a)
+{
+	return (unsigned)a < 3 ? abp_names[a] : "?";
+}
+
+/* Parse an ABP variant's name. */
+int steal_abp_parse(const char *s, enum steal_abp *a)
+{
+	for (int k = 0; k < 3; k++)
+		if (strcmp(s, abp_names[k]) == 0) {
+			*a = (enum steal_abp)k;
+			return 0;
+		}
+	return -1;
 }

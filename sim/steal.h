@@ -9,18 +9,40 @@
  *            and only when there is none steals from a random other deque.
  *            Each quantum it reports a desire computed by the project's
  *            estimator (policy/estimator.h, the paper's Fig. 1).
- *   ABP      always P deques (P = the machine); each quantum the allotted
- *            processors take deques chosen uniformly at random; no
- *            mugging, no feedback.  A deque left without a processor keeps
- *            its frames, which thieves steal from its bottom; the frame its
- *            processor was running goes on top (abp_steal_preempted = 1,
- *            the default of asteal-sim, symmetric with A-STEAL), or stays
- *            out of thieves' reach until a processor takes the deque again
- *            (0: ABP's preempted processes keep their current thread).
+ *   ABP      always P deques (P = the machine), one per process, as Arora,
+ *            Blumofe and Plaxton have it; each quantum the allotted
+ *            processors run processes chosen uniformly at random (the
+ *            paper's benign adversary); no mugging, no feedback.  The
+ *            deques are non-blocking: a thief steals from the bottom of a
+ *            preempted process's deque as from a running one's.  What
+ *            becomes of the node a process was running (its assigned node)
+ *            when it is preempted is abp_preempted:
+ *     stealable  it goes on top of its deque, where thieves reach it once
+ *                the frames below are gone, as with A-STEAL;
+ *     stuck      it stays with its process until a quantum's random choice
+ *                picks that process again.  This is ABP with plain yield:
+ *                the yield a thief makes between two throws is a hint the
+ *                kernel, which chooses the running processes only at
+ *                quantum boundaries, does not act on (the benign adversary,
+ *                for which ABP needs no yield);
+ *     yieldto    (asteal-sim's default: ABP as its paper analyses it) it
+ *                stays with its process, and a thief whose throw finds
+ *                the victim's deque empty while the victim is preempted
+ *                and holds an assigned node yields to the victim (ABP's
+ *                directed yield: the kernel runs the victim in the
+ *                thief's place): from the next step on, the processor runs
+ *                the victim's process, which resumes its assigned node, and
+ *                the thief's process (empty deque, no node) is preempted.
+ *                A yield to a preempted victim with no assigned node would
+ *                swap one idle thief for another and is not modelled.
  *
  * Each step an allotted processor does one cycle: work (one node of its
  * current frame), steal (one attempt at the bottom of a random deque; an
- * empty victim is a wasted cycle) or mug.  Waste = steal + mug cycles.
+ * empty victim is a wasted cycle) or mug.  Waste = steal + mug cycles.  A
+ * thief's step is one throw in every ABP variant; the yield of yieldto
+ * happens at the end of the failed throw and costs no step of its own, so
+ * recovering a stuck node costs the one steal cycle that found it (counted
+ * in `yields` as well as in `steal`).
  */
 #ifndef ASTEAL_SIM_STEAL_H
 #define ASTEAL_SIM_STEAL_H
@@ -30,6 +52,9 @@
 #include "rng.h"
 
 enum steal_kind { STEAL_ASTEAL, STEAL_ABP };
+
+/* ABP: what becomes of a preempted process's assigned node (see above). */
+enum steal_abp { STEAL_ABP_STEALABLE, STEAL_ABP_STUCK, STEAL_ABP_YIELDTO };
 
 struct steal_deque {
 	int *items;    /* ready frames; bottom = items[lo], top = items[hi-1] */
@@ -43,6 +68,7 @@ struct steal_deque {
 /* What some steps of a job did. */
 struct steal_stats {
 	long long work, steal, mug;  /* cycles */
+	long long yields;            /* ABP yieldto: throws that yielded */
 	long steps;                  /* steps run (fewer if the job finished) */
 };
 
@@ -58,7 +84,7 @@ struct steal_job {
 	int *proc, *slot, nproc;    /* per allotted processor: deque, slot */
 	int *perm;                  /* ABP: deque ids, for random selection */
 	int root;                   /* A-STEAL: the root, until placed */
-	int abp_steal_preempted;    /* ABP: a preempted frame is stealable */
+	enum steal_abp abp_preempted;  /* ABP: a preempted node's fate */
 	int done, error;
 	long long clock;            /* steps run so far */
 	long long finish;           /* the step the root returned (1-based) */
@@ -97,5 +123,11 @@ enum est_class steal_feedback(struct steal_job *j, const struct steal_stats *q,
 
 /* A short name for a kind ("asteal", "abp"). */
 const char *steal_kind_name(enum steal_kind k);
+
+/* The name of an ABP variant ("stealable", "stuck", "yieldto"). */
+const char *steal_abp_name(enum steal_abp a);
+
+/* Parse an ABP variant's name: 0, or -1. */
+int steal_abp_parse(const char *s, enum steal_abp *a);
 
 #endif

@@ -209,15 +209,18 @@ static void draw_series(FILE *f, const struct axis *ax, const struct axis *ay,
 		if (open)
 			fputs("'/>\n", f);
 	}
-	if (s->style != SVG_LINE)
-		for (int i = 0; i < s->n; i++) {
-			double ux = ax_unit(ax, s->x[i]), uy = ax_unit(ay, s->y[i]);
+	if (s->style == SVG_LINE)
+		return;
+	fprintf(f, "<g fill='%s' fill-opacity='0.6'>\n", color);
+	for (int i = 0; i < s->n; i++) {
+		double ux = ax_unit(ax, s->x[i]), uy = ax_unit(ay, s->y[i]);
 
-			if (!isfinite(ux) || !isfinite(uy))
-				continue;
-			fprintf(f, "<circle cx='%.1f' cy='%.1f' r='2.2' fill='%s' fill-opacity='0.6'/>\n",
-				ax_pix(ax, s->x[i]), ax_pix(ay, s->y[i]), color);
-		}
+		if (!isfinite(ux) || !isfinite(uy))
+			continue;
+		fprintf(f, "<circle cx='%.1f' cy='%.1f' r='2.2'/>\n",
+			ax_pix(ax, s->x[i]), ax_pix(ay, s->y[i]));
+	}
+	fputs("</g>\n", f);
 }
 
 /* Write the plot to path (see svg.h). */

@@ -98,6 +98,17 @@ for s in asteal abp; do
 		--w2 600 --h 24 --iters 3 --seed 5
 	cmp -s "$f" "$tmp/run-$s-again.out" || fail "run $s is not deterministic"
 done
+# ABP with yieldTo: a thief recovers preempted processes' nodes by yielding
+run run-yieldto run --sched abp --abp-preempted yieldto --procs 512 \
+	--mean-avail 30 --w1 300 --w2 600 --h 20 --iters 10
+f="$tmp/run-yieldto.out"
+check "run abp yieldto finished" "$(key "$f" finished) == 1"
+check "run abp yieldto work = T1" "$(key "$f" work) == $(key "$f" T1)"
+check "run abp yieldto yielded" "$(key "$f" yields) > 0"
+run run-stuck run --sched abp --abp-preempted stuck --procs 512 \
+	--mean-avail 30 --w1 300 --w2 600 --h 20 --iters 10
+check "run abp stuck never yields, and is slower than yieldto" \
+	"$(key "$tmp/run-stuck.out" yields) == 0 && $(key "$tmp/run-stuck.out" T) > $(key "$f" T)"
 run run-fj run --dag forkjoin --fj-depth 6 --fj-branch 3 --fj-work 50 \
 	--fj-spawn 0.9 --procs 32 --profile uniform
 check "fork/join run finished" "$(key "$tmp/run-fj.out" finished) == 1"
@@ -107,6 +118,56 @@ for p in uniform smooth; do
 	check "$p profile mean availability in [1, 128]" \
 		"$(key "$tmp/run-$p.out" pbar) >= 1 && $(key "$tmp/run-$p.out" pbar) <= 128"
 done
+
+# --- --profile-file: a profile written here replays exactly
+# the availabilities of the practical profile the runs above saw, replayed
+for s in asteal abp; do
+	tail -n +2 "$tmp/trace-$s.csv" | cut -d, -f2 >"$tmp/prof-$s.txt"
+	run "replay-$s" run --sched $s --procs 64 --w1 300 --w2 600 --h 24 \
+		--iters 3 --seed 5 --profile-file "$tmp/prof-$s.txt"
+	for k in T work steal mug pbar quanta; do
+		[ "$(key "$tmp/run-$s.out" $k)" = "$(key "$tmp/replay-$s.out" $k)" ] ||
+			fail "$s replayed from a file: $k differs"
+	done
+done
+echo "ok: a written-out practical profile replays exactly"
+# one processor every quantum: A-STEAL runs the job serially, T = T1
+printf '# one processor\n1\n' >"$tmp/ones.txt"
+run ones run --procs 32 --h 8 --profile-file "$tmp/ones.txt"
+check "profile of ones: T = T1, no steals" \
+	"$(key "$tmp/ones.out" T) == $(key "$tmp/ones.out" T1) && $(key "$tmp/ones.out" steal) == 0"
+# a job that outlives its file goes round it again; values above P are P
+printf '2\n 7\t\n# comment\n40\n' >"$tmp/cyc.txt"
+run cyc run --sched abp --procs 8 --w1 300 --w2 600 --h 24 --iters 3 \
+	--profile-file "$tmp/cyc.txt" --trace "$tmp/cyc.csv"
+got=$(tail -n +2 "$tmp/cyc.csv" | head -n 7 | cut -d, -f2 | tr '\n' ' ')
+[ "$got" = "2 7 8 2 7 8 2 " ] || fail "profile file cycles and chops: got '$got'"
+echo "ok: a profile file goes round again, chopped at P"
+# every experiment takes it: a constant profile of 30 gives P-bar 30
+yes 30 | head -n 50 >"$tmp/c30.txt"
+run twfile time-waste --profile-file "$tmp/c30.txt" --jobs 4 --quick --out "$o"
+check "time-waste on a file: its mean" "$(key "$tmp/twfile.out" mean_avail) == 30"
+[ "$(tail -n +2 "$o/time-waste.csv" | cut -d, -f11,12 | sort -u)" = "30.000,30.000" ] ||
+	fail "time-waste on a constant file: P-bar is not 30 for every run"
+run timefile time --profile-file "$tmp/c30.txt" --jobs 12 --quick --out "$o"
+[ "$(tail -n +2 "$o/time-runs.csv" | cut -d, -f2 | sort -u)" = "file" ] ||
+	fail "time on a file: not every run used it"
+run wastefile waste --profile-file "$tmp/c30.txt" --jobs 4 --quick --out "$o"
+run utilfile utilization --profile-file "$tmp/c30.txt" --procs 100 --steps 20000 --out "$o"
+check "utilization on a file: within [0, 1] of the offered processors" \
+	"$(key "$tmp/utilfile.out" asteal_util) <= 1 && $(key "$tmp/utilfile.out" asteal_util) > 0"
+# bad files are refused, naming the line
+for c in "" 0 -3 +3 3.5 12x abc 1000001; do
+	printf '4\n%s\n' "$c" >"$tmp/bad.txt"
+	bad run --profile-file "$tmp/bad.txt"
+	grep -q "line 2" "$tmp/bad.err" || fail "bad profile line '$c': $(cat "$tmp/bad.err")"
+done
+printf '# only a comment\n' >"$tmp/none.txt"
+bad run --profile-file "$tmp/none.txt"
+bad run --profile-file "$tmp/no-such-file"
+bad time --profile-file "$tmp/c30.txt" --mean-avail 30
+bad run --profile-file "$tmp/c30.txt" --profile uniform
+echo "ok: bad profile files exit 2"
 
 if [ -n "$san" ]; then
 	tjobs=30 wjobs=8 twjobs=8 usteps=30000 uprocs=300
@@ -171,6 +232,26 @@ run tw512s time-waste --procs 512 --mean-avail 30 --jobs $twjobs --seed 1 \
 	--abp-preempted stuck --out "$o"
 check "time-waste P=512, ABP frames stuck: ABP much slower" \
 	"$(key "$tmp/tw512s.out" abp_time_over_asteal) > 1.5"
+
+# the granularity axis: ABP's slowdown grows as the phases get shorter
+# (more span-critical steals, each a search among P deques), and the
+# phase-length ranges are honoured
+run twfine time-waste --procs 512 --mean-avail 30 --jobs $twjobs --quick \
+	--w1 5 --w2 10 --spawn split --out "$o"
+run twcoarse time-waste --procs 512 --mean-avail 30 --jobs $twjobs --quick \
+	--w1 1000 --w2 2000 --spawn split --out "$o"
+check "time-waste: ABP slower against A-STEAL on fine-grained jobs" \
+	"$(key "$tmp/twfine.out" abp_time_over_asteal) > 1.3 && \
+	 $(key "$tmp/twfine.out" abp_time_over_asteal) > $(key "$tmp/twcoarse.out" abp_time_over_asteal)"
+run range run --w1 10:20 --w2 30:40 --spawn split --h 8
+w1=$(head -n 1 "$tmp/range.out" | sed -n 's/.*:w1=\([0-9]*\):.*/\1/p')
+w2=$(head -n 1 "$tmp/range.out" | sed -n 's/.*:w2=\([0-9]*\):.*/\1/p')
+check "run --w1 10:20 --w2 30:40 samples inside the ranges" \
+	"$w1 >= 10 && $w1 <= 20 && $w2 >= 30 && $w2 <= 40"
+bad run --w1 20:10
+bad run --w2 x:10
+bad run --w1 5:
+echo "ok: bad phase-length ranges exit 2"
 
 # --- utilization: A-STEAL+DEQ ahead of ABP+EQ after the start
 run util utilization --quick --procs $uprocs --steps $usteps --out "$o"
