@@ -15,9 +15,11 @@
 
 #include "qtime.h"
 
-/* The leave window as read at one moment. */
+/* The leave window as read at one moment, with what earlier windows left
+ * of the worker's interval in progress (see usage.h). */
 struct window {
 	uint64_t leave, leave_cpu, back, back_cpu;
+	uint64_t tag, cut, cut_cpu, in_wall, in_cpu;
 };
 
 /* Start the accounting before the thread exists. */
@@ -38,6 +40,12 @@ void usage_init(struct usage *u, uint64_t now, int s)
 	atomic_store(&u->leave_cpu, 0);
 	atomic_store(&u->back, 0);
 	atomic_store(&u->back_cpu, 0);
+	atomic_store(&u->carry_tag, 0);
+	atomic_store(&u->carry_cut, 0);
+	atomic_store(&u->carry_cut_cpu, 0);
+	atomic_store(&u->carry_in_wall, 0);
+	atomic_store(&u->carry_in_cpu, 0);
+	atomic_store(&u->read_until, 0);
 	atomic_store(&u->attached, 0);
 }
 
@@ -70,6 +78,11 @@ static void window_read(struct usage *u, struct window *w)
 		w->leave_cpu = atomic_load(&u->leave_cpu);
 		w->back = atomic_load(&u->back);
 		w->back_cpu = atomic_load(&u->back_cpu);
+		w->tag = atomic_load(&u->carry_tag);
+		w->cut = atomic_load(&u->carry_cut);
+		w->cut_cpu = atomic_load(&u->carry_cut_cpu);
+		w->in_wall = atomic_load(&u->carry_in_wall);
+		w->in_cpu = atomic_load(&u->carry_in_cpu);
 		q2 = atomic_load(&u->wseq);
 	} while ((q1 & 1) || q1 != q2);
 }
@@ -84,18 +97,52 @@ static void window_write(struct usage *u, const struct window *w)
 	atomic_store(&u->leave_cpu, w->leave_cpu);
 	atomic_store(&u->back, w->back);
 	atomic_store(&u->back_cpu, w->back_cpu);
+	atomic_store(&u->carry_tag, w->tag);
+	atomic_store(&u->carry_cut, w->cut);
+	atomic_store(&u->carry_cut_cpu, w->cut_cpu);
+	atomic_store(&u->carry_in_wall, w->in_wall);
+	atomic_store(&u->carry_in_cpu, w->in_cpu);
 	atomic_store(&u->wseq, q + 2);
 }
 
-/* Open the window at now. */
+/* x kept within [lo, hi]. */
+static uint64_t within(uint64_t x, uint64_t lo, uint64_t hi)
+{
+	return x < lo ? lo : x > hi ? hi : x;
+}
+
+/* Open the window at now.  A closed window that overlaps the worker's
+ * interval in progress is folded into the carry first, so that replacing
+ * it changes nothing of what that interval's past counts as. */
 void usage_leave(struct usage *u, uint64_t now)
 {
-	struct window w;
+	uint64_t since = atomic_load(&u->since);
+	uint64_t since_cpu = atomic_load(&u->since_cpu);
+	struct window w, n;
 
-	w.leave = now;
-	w.leave_cpu = cpu_now(u, atomic_load(&u->since_cpu));
-	w.back = w.back_cpu = 0;
-	window_write(u, &w);
+	window_read(u, &w);
+	n = w;
+	if (w.tag != since || w.cut < since) {
+		n.tag = since;
+		n.cut = since;
+		n.cut_cpu = since_cpu;
+		n.in_wall = n.in_cpu = 0;
+	}
+	if (w.leave != 0 && w.back > n.cut) {
+		uint64_t lo = within(w.leave, n.cut, w.back);
+		uint64_t lo_cpu = lo == n.cut ? n.cut_cpu : w.leave_cpu;
+		n.in_wall += w.back - lo;
+		if (w.back_cpu > lo_cpu)
+			n.in_cpu += w.back_cpu - lo_cpu;
+		n.cut = w.back;
+		n.cut_cpu = w.back_cpu > n.cut_cpu ? w.back_cpu : n.cut_cpu;
+	}
+	n.leave = now > n.cut ? now : n.cut;
+	n.leave_cpu = cpu_now(u, since_cpu);
+	if (n.leave_cpu < n.cut_cpu)
+		n.leave_cpu = n.cut_cpu;
+	n.back = n.back_cpu = 0;
+	window_write(u, &n);
 }
 
 /* Close the window at now, if one is open. */
@@ -113,41 +160,45 @@ void usage_back(struct usage *u, uint64_t now)
 	window_write(u, &w);
 }
 
-/* x kept within [lo, hi]. */
-static uint64_t within(uint64_t x, uint64_t lo, uint64_t hi)
-{
-	return x < lo ? lo : x > hi ? hi : x;
-}
-
 /* Add the interval [a, b] (CPU clock ca to cb) spent in state s to wall[]
- * and cpu[], split at the window's edges (usage.h). */
+ * and cpu[]: first the part the carry has already classified (when it is
+ * this interval's), then the rest, split at the window's edges (usage.h). */
 static void charge(uint64_t wall[WS_COUNT], uint64_t cpu[WS_COUNT], int s,
                    uint64_t a, uint64_t ca, uint64_t b, uint64_t cb,
                    const struct window *w)
 {
+	int in = s == WS_PARK ? WS_PARK : WS_LEAVE;
+	int out = s == WS_PARK ? WS_STEAL : s;
+	int before = out;               /* before the window */
 	uint64_t lo, hi, clo, chi;
-	int in, out;
 
 	if (b < a)
 		b = a;
 	if (cb < ca)
 		cb = ca;
+	if (w->tag == a && w->cut > a) {
+		uint64_t cut = w->cut < b ? w->cut : b;
+		uint64_t ccut = within(w->cut_cpu, ca, cb);
+		uint64_t iw = w->in_wall < cut - a ? w->in_wall : cut - a;
+		uint64_t ic = w->in_cpu < ccut - ca ? w->in_cpu : ccut - ca;
+		wall[in] += iw;
+		cpu[in] += ic;
+		wall[out] += cut - a - iw;
+		cpu[out] += ccut - ca - ic;
+		a = cut;
+		ca = ccut;
+	} else if (s == WS_PARK) {
+		/* Parked before the window opened (it never is, but for a
+		 * window of an earlier park replaced): parked. */
+		before = WS_PARK;
+	}
 	/* The part inside the window, [lo, hi], with its CPU readings. */
 	lo = w->leave == 0 ? b : within(w->leave, a, b);
 	hi = w->back == 0 ? b : within(w->back, lo, b);
 	clo = lo == a ? ca : lo == b ? cb : within(w->leave_cpu, ca, cb);
 	chi = hi == b ? cb : within(w->back_cpu, clo, cb);
-	in = s == WS_PARK ? WS_PARK : WS_LEAVE;
-	out = s == WS_PARK ? WS_STEAL : s;
-	if (s == WS_PARK) {
-		/* Parked inside an open window from its start: all parked.
-		 * Before the window (a stale one) it was parked too. */
-		wall[WS_PARK] += lo - a;
-		cpu[WS_PARK] += clo - ca;
-	} else {
-		wall[out] += lo - a;
-		cpu[out] += clo - ca;
-	}
+	wall[before] += lo - a;
+	cpu[before] += clo - ca;
 	wall[in] += hi - lo;
 	cpu[in] += chi - clo;
 	wall[out] += b - hi;
@@ -162,15 +213,22 @@ void usage_enter(struct usage *u, int s, uint64_t now)
 	uint64_t since_cpu = atomic_load_explicit(&u->since_cpu, memory_order_relaxed);
 	int old = atomic_load_explicit(&u->state, memory_order_relaxed);
 	uint32_t q = atomic_load_explicit(&u->seq, memory_order_relaxed);
-	uint64_t c;
+	uint64_t c, r;
 	struct window w;
 	int k;
 
 	if (qtime_cpu_ns(CLOCK_THREAD_CPUTIME_ID, &c) < 0 || c < since_cpu)
 		c = since_cpu;
 	window_read(u, &w);
-	charge(wall, cpu, old, since, since_cpu, now, c, &w);
 	atomic_store(&u->seq, q + 1);
+	/* A reader may have read the interval in progress up to a time
+	 * later than now (this thread was preempted between reading its
+	 * clock and getting here): end the interval there, so that what the
+	 * reader counted stays counted as it did. */
+	r = atomic_load(&u->read_until);
+	if (now < r)
+		now = r;
+	charge(wall, cpu, old, since, since_cpu, now, c, &w);
 	for (k = 0; k < WS_COUNT; k++) {
 		if (wall[k] != 0)
 			atomic_store(&u->wall[k], atomic_load_explicit(&u->wall[k],
@@ -190,10 +248,15 @@ void usage_enter(struct usage *u, int s, uint64_t now)
 void usage_read(struct usage *u, uint64_t now, struct usage_times *t)
 {
 	uint32_t q1, q2;
-	uint64_t since, since_cpu, c;
+	uint64_t since, since_cpu, c, r;
 	struct window w;
 	int k, s;
 
+	/* Say how far we read before reading (usage_enter; seq_cst: a
+	 * worker that changes state after our snapshot sees it). */
+	r = atomic_load(&u->read_until);
+	while (r < now && !atomic_compare_exchange_weak(&u->read_until, &r, now))
+		;
 	do {
 		q1 = atomic_load(&u->seq);
 		for (k = 0; k < WS_COUNT; k++) {

@@ -22,9 +22,15 @@
  *   - parked, the part after a recall is WS_STEAL (allotted, waking up),
  *     the rest parked.
  * The window's CPU clock readings at its edges (the link reads the
- * worker thread's CPU clock) split the CPU time the same way.  Only the
- * latest window is kept: a worker told to leave, recalled and told again
- * within one of its intervals has the first window counted as its state.
+ * worker thread's CPU clock) split the CPU time the same way.  A worker
+ * told to leave, recalled and told again within one of its intervals (one
+ * its thread did not run in, typically) has had the first window counted
+ * by readers already; opening the second folds the first into a carry,
+ * the part of the interval already classified, so that the split of the
+ * past never changes and no counter goes back.  For the same reason a
+ * worker that changes state ends its interval no earlier than the latest
+ * time a reader read it up to (read_until): its thread may be preempted
+ * between reading the clock and writing.
  */
 #ifndef ASTEAL_USAGE_H
 #define ASTEAL_USAGE_H
@@ -67,6 +73,13 @@ struct usage {
 	 * CPU clock at its edges; wseq is odd while the link changes it. */
 	_Atomic uint32_t wseq;
 	_Atomic uint64_t leave, leave_cpu, back, back_cpu;
+	/* The carry: of the interval that began at carry_tag (the worker's
+	 * since when the window was last opened), [carry_tag, carry_cut] is
+	 * classified already, carry_in_wall of it (carry_in_cpu CPU) inside
+	 * earlier windows; the window above applies from carry_cut on. */
+	_Atomic uint64_t carry_tag, carry_cut, carry_cut_cpu;
+	_Atomic uint64_t carry_in_wall, carry_in_cpu;
+	_Atomic uint64_t read_until; /* the latest time a reader read up to */
 	clockid_t clock;             /* the thread's CPU clock, once attached */
 	_Atomic int attached;
 };

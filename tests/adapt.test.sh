@@ -102,13 +102,15 @@ echo "$W" >"$tmp/all"
 # check_rows TRACE KIND [PHASE_LOG]: the estimator's reaction in the trace
 # of a run with W workers, all available (ASTEAL_PROFILE all), rho 1.5:
 #   fib     the job is never inefficient but when preempted (10% of its
-#           allotted time or more) or in its last two quanta, and its desire
+#           allotted time or more), in a quantum cut short (half of it
+#           allotted or less) or in its first or last two, and its desire
 #           reaches W unless preemption kept it from k = ceil(log_rho W)
 #           efficient quanta in a row;
-#   phases  in each parallel phase the reported desire is W within k full
-#           quanta of the phase's start, plus the quanta it was excused (a
-#           boundary skipped, or inefficient while preempted); in each
-#           serial phase it is 1 within k full quanta;
+#   phases  in each parallel phase the reported desire is W within k
+#           estimates from the phase's first full quantum (a skipped
+#           boundary is one estimate), plus the quanta it was excused
+#           (inefficient while preempted, or cut short); in each serial
+#           phase it is 1 within k estimates;
 #   hog     (a CPU hog shares one of the job's CPUs) some quantum at
 #           allotment W is inefficient with a fifth of its allotted time
 #           preempted, the desire falls after it, and a third of the quanta
@@ -133,13 +135,15 @@ for line in open(trace).read().split("\n")[1:]:
         rows.append(r)
 def preempted(r):
     return r["al"] > 0 and r["pre"] >= 0.1 * r["al"]
+def partial(r):  # the job's first quantum, or one cut short by a wake-up
+    return r["al"] < 0.5 * r["a"] * L
 def excused(r):
-    return r["cls"] == "inefficient" and preempted(r)
+    return r["cls"] == "inefficient" and (preempted(r) or partial(r))
 bad = []
 if kind == "fib":
     run = best = 0
-    for r in rows[:-2]:
-        if r["cls"] == "inefficient" and not preempted(r):
+    for r in rows[1:-2]:
+        if r["cls"] == "inefficient" and not excused(r):
             bad.append("quantum %d inefficient, preempted %d of %d ns"
                        % (r["q"], r["pre"], r["al"]))
         run = run + 1 if r["cls"] != "inefficient" else 0
@@ -157,22 +161,24 @@ elif kind == "phases":
         inside = [r for r in rows if r["clk"] >= t and r["clk"] + L <= t_end]
         if len(inside) < k + 3:
             continue
-        q0 = inside[0]["q"]
+        # Row i of the phase runs with the desire of i estimates since the
+        # phase's first full quantum (a skipped boundary is one estimate).
         want = W if what == "parallel" else 1
-        limit = q0 + k
-        for r in inside:
-            if r["q"] > limit:
+        steps, hit = k, False
+        for i, r in enumerate(inside):
+            if i > steps:
+                break
+            if r["d"] == want:
+                hit = True
                 break
             if what == "parallel" and excused(r):
-                limit += 1
-        limit += sum(b["q"] - a["q"] - 1 for a, b in zip(inside, inside[1:])
-                     if b["q"] <= limit)
-        hit = [r["q"] for r in inside if r["d"] == want and r["q"] <= limit]
+                steps += 1
         checked[what == "parallel"] += 1
         if not hit:
-            bad.append("%s phase from quantum %d: desire not %d by quantum %d: %s"
-                       % (what, q0, want, limit,
-                          [(r["q"], r["d"], r["cls"]) for r in inside[:limit - q0 + 1]]))
+            bad.append("%s phase from quantum %d: desire not %d within %d estimates: %s"
+                       % (what, inside[0]["q"], want, steps,
+                          [(r["q"], r["d"], r["cls"], r["pre"], r["al"])
+                           for r in inside[:steps + 1]]))
     print("phases: %d serial and %d parallel phases checked (k = %d)"
           % (checked[0], checked[1], k))
     if checked[0] < 2 or checked[1] < 2:

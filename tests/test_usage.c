@@ -121,6 +121,93 @@ static void test_parked_recalled(void **state)
 	assert_int_equal(s.leave, 1 * MS);
 }
 
+/* Every counter of b is at least a's: readings never go back. */
+static void assert_grew(const struct usage_times *a, const struct usage_times *b)
+{
+	int k;
+
+	for (k = 0; k < WS_COUNT; k++) {
+		assert_true(b->wall[k] >= a->wall[k]);
+		assert_true(b->cpu[k] >= a->cpu[k]);
+	}
+}
+
+/* Told to leave, recalled, told again and recalled again, all within one
+ * interval of the worker (its thread did not run: no safe point, no state
+ * change): each window stays counted as leaving, and a reader's counters
+ * never go back from one reading to the next (a replaced window used to
+ * turn back into work, counted twice as allotted). */
+static void test_windows_replaced(void **state)
+{
+	struct usage u;
+	struct usage_times t1, t2, t3, t4;
+	struct usage_sum s;
+
+	(void)state;
+	usage_init(&u, 100 * MS, WS_WORK);
+	usage_leave(&u, 110 * MS);
+	usage_read(&u, 115 * MS, &t1);
+	usage_back(&u, 120 * MS);
+	usage_read(&u, 125 * MS, &t2);
+	assert_grew(&t1, &t2);
+	usage_leave(&u, 130 * MS);
+	usage_read(&u, 135 * MS, &t3);
+	assert_grew(&t2, &t3);
+	usage_back(&u, 140 * MS);
+	usage_read(&u, 150 * MS, &t4);
+	assert_grew(&t3, &t4);
+	assert_int_equal(t4.wall[WS_WORK], 30 * MS);
+	assert_int_equal(t4.wall[WS_LEAVE], 20 * MS);
+	s = sum_at(&u, 150 * MS);
+	assert_int_equal(s.allotted, 30 * MS);
+}
+
+/* The same while parked (recalled but not yet running, then told to leave
+ * again): the time between a recall and the next leave is allotted
+ * (waking), the rest parked, and nothing goes back. */
+static void test_parked_windows_replaced(void **state)
+{
+	struct usage u;
+	struct usage_times t1, t2, t3;
+	uint64_t now = 3000 * MS;
+
+	(void)state;
+	usage_init(&u, now, WS_STEAL);
+	usage_leave(&u, now + 10 * MS);
+	usage_enter(&u, WS_PARK, now + 20 * MS);
+	usage_back(&u, now + 30 * MS);
+	usage_read(&u, now + 35 * MS, &t1);
+	usage_leave(&u, now + 40 * MS);
+	usage_read(&u, now + 45 * MS, &t2);
+	assert_grew(&t1, &t2);
+	usage_back(&u, now + 50 * MS);
+	usage_read(&u, now + 60 * MS, &t3);
+	assert_grew(&t2, &t3);
+	assert_int_equal(t3.wall[WS_PARK], 20 * MS);
+	assert_int_equal(t3.wall[WS_STEAL], 30 * MS);
+	assert_int_equal(t3.wall[WS_LEAVE], 10 * MS);
+}
+
+/* A worker preempted between reading the clock (120 ms) and recording its
+ * change to sleep, while a reader read it up to 150 ms as stealing: the
+ * change counts from 150 ms, so the reader's 50 ms of stealing are not
+ * also counted as sleep. */
+static void test_late_change(void **state)
+{
+	struct usage u;
+	struct usage_times t1, t2;
+	uint64_t now = 4000 * MS;
+
+	(void)state;
+	usage_init(&u, now, WS_STEAL);
+	usage_read(&u, now + 50 * MS, &t1);
+	usage_enter(&u, WS_SLEEP, now + 20 * MS);
+	usage_read(&u, now + 60 * MS, &t2);
+	assert_grew(&t1, &t2);
+	assert_int_equal(t2.wall[WS_STEAL], 50 * MS);
+	assert_int_equal(t2.wall[WS_SLEEP], 10 * MS);
+}
+
 /* CPU time is split at the window's CPU readings and never exceeds wall
  * time in the sums; allotted = work + steal + mug + sleep + preempted. */
 static void test_sum_identity(void **state)
@@ -158,6 +245,9 @@ int main(void)
 		cmocka_unit_test(test_window_splits),
 		cmocka_unit_test(test_enter_matches_read),
 		cmocka_unit_test(test_parked_recalled),
+		cmocka_unit_test(test_windows_replaced),
+		cmocka_unit_test(test_parked_windows_replaced),
+		cmocka_unit_test(test_late_change),
 		cmocka_unit_test(test_sum_identity),
 	};
 
