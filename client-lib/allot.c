@@ -209,6 +209,7 @@ void worker_allot(struct runtime *rt, int allotment, const int *cpus,
                   uint64_t now, uint64_t tag)
 {
 	int i, leaving = 0, ev = -1;
+	uint64_t edge;
 
 	if (allotment < 0)
 		allotment = 0;
@@ -222,11 +223,15 @@ void worker_allot(struct runtime *rt, int allotment, const int *cpus,
 		for (i = 0; i < allotment; i++)
 			pin(&rt->workers[i], cpus[i]);
 	pthread_mutex_lock(&rt->park_lock);
+	/* The leave windows start now, when the workers are told, not at
+	 * the decision (now may be earlier than this thread's last reading
+	 * of their accounting, which must not change: usage.h). */
+	edge = qtime_now_ns();
 	for (i = 0; i < rt->nworkers; i++) {
 		struct worker *w = &rt->workers[i];
 		uint32_t f = atomic_load(&w->hot.flags);
 		if (i < allotment && (f & RT_LEAVE)) {
-			usage_back(&w->usage, now);
+			usage_back(&w->usage, edge);
 			atomic_store(&w->hot.flags, f & ~RT_LEAVE);
 			if (w->parked)
 				futex_wake(&w->hot.flags, 1);
@@ -246,7 +251,7 @@ void worker_allot(struct runtime *rt, int allotment, const int *cpus,
 			rt->revokes[ev].pending++;
 			w->leave_ev = ev;
 			w->leave_t0 = now;
-			usage_leave(&w->usage, now);
+			usage_leave(&w->usage, edge);
 			/* Flag first, then unstock (see stock in worker.h). */
 			atomic_store(&w->hot.flags, f | RT_LEAVE);
 			atomic_store(worker_stocked(w), 0);

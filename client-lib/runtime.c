@@ -256,10 +256,12 @@ static struct runtime *rt_create(int nworkers, size_t stack, int64_t limit)
 	/* Every worker's time counts from now: one in the first allotment
 	 * is allotted even before its thread first runs (that wait is
 	 * preempted time, as when the kernel keeps it off its processor); the
-	 * others start told to leave (no revocation). */
+	 * others start parked, told to leave (no revocation), and are allotted
+	 * from the moment an allotment recalls them. */
 	now = qtime_now_ns();
 	for (i = 0; i < nworkers; i++)
-		usage_init(&rt->workers[i].usage, now, WS_STEAL);
+		usage_init(&rt->workers[i].usage, now,
+		           i < rt->allotment ? WS_STEAL : WS_PARK);
 	for (i = rt->allotment; i < nworkers; i++) {
 		usage_leave(&rt->workers[i].usage, now);
 		atomic_store(&rt->workers[i].hot.flags, RT_LEAVE);

@@ -119,7 +119,10 @@ void usage_leave(struct usage *u, uint64_t now)
 	uint64_t since = atomic_load(&u->since);
 	uint64_t since_cpu = atomic_load(&u->since_cpu);
 	struct window w, n;
+	uint64_t r = atomic_load(&u->read_until);
 
+	if (now < r)
+		now = r;        /* what readers counted stays as they counted it */
 	window_read(u, &w);
 	n = w;
 	if (w.tag != since || w.cut < since) {
@@ -149,7 +152,10 @@ void usage_leave(struct usage *u, uint64_t now)
 void usage_back(struct usage *u, uint64_t now)
 {
 	struct window w;
+	uint64_t r = atomic_load(&u->read_until);
 
+	if (now < r)
+		now = r;        /* what readers counted stays as they counted it */
 	window_read(u, &w);
 	if (w.leave == 0 || w.back != 0)
 		return;
@@ -219,8 +225,11 @@ void usage_enter(struct usage *u, int s, uint64_t now)
 
 	if (qtime_cpu_ns(CLOCK_THREAD_CPUTIME_ID, &c) < 0 || c < since_cpu)
 		c = since_cpu;
-	window_read(u, &w);
 	atomic_store(&u->seq, q + 1);
+	/* The window after the sequence number is odd: the link opens a
+	 * window before it next reads us, so either its reading waits for
+	 * this change or this change sees its window. */
+	window_read(u, &w);
 	/* A reader may have read the interval in progress up to a time
 	 * later than now (this thread was preempted between reading its
 	 * clock and getting here): end the interval there, so that what the
@@ -257,6 +266,9 @@ void usage_read(struct usage *u, uint64_t now, struct usage_times *t)
 	r = atomic_load(&u->read_until);
 	while (r < now && !atomic_compare_exchange_weak(&u->read_until, &r, now))
 		;
+	/* The thread's CPU clock once, before the snapshot (a system call;
+	 * charge keeps the interval's CPU time from going negative). */
+	c = cpu_now(u, 0);
 	do {
 		q1 = atomic_load(&u->seq);
 		for (k = 0; k < WS_COUNT; k++) {
@@ -266,7 +278,6 @@ void usage_read(struct usage *u, uint64_t now, struct usage_times *t)
 		s = atomic_load(&u->state);
 		since = atomic_load(&u->since);
 		since_cpu = atomic_load(&u->since_cpu);
-		c = cpu_now(u, since_cpu);
 		q2 = atomic_load(&u->seq);
 	} while ((q1 & 1) || q1 != q2);
 	window_read(u, &w);

@@ -208,6 +208,29 @@ static void test_late_change(void **state)
 	assert_int_equal(t2.wall[WS_SLEEP], 10 * MS);
 }
 
+/* A window edge given earlier than a reading already taken (the daemon's
+ * decision time, when the link thread read the workers first) starts at
+ * that reading instead: what was counted stays counted, and a worker
+ * parked from its creation is allotted only from its recall. */
+static void test_edge_not_before_reading(void **state)
+{
+	struct usage u;
+	struct usage_times t1, t2;
+	uint64_t now = 5000 * MS;
+
+	(void)state;
+	usage_init(&u, now, WS_PARK);
+	usage_leave(&u, now);
+	usage_read(&u, now + 10 * MS, &t1);
+	assert_int_equal(t1.wall[WS_PARK], 10 * MS);
+	assert_int_equal(t1.wall[WS_LEAVE], 0);
+	usage_back(&u, now + 2 * MS);
+	usage_read(&u, now + 11 * MS, &t2);
+	assert_grew(&t1, &t2);
+	assert_int_equal(t2.wall[WS_PARK], 10 * MS);
+	assert_int_equal(t2.wall[WS_STEAL], 1 * MS);
+}
+
 /* CPU time is split at the window's CPU readings and never exceeds wall
  * time in the sums; allotted = work + steal + mug + sleep + preempted. */
 static void test_sum_identity(void **state)
@@ -248,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_windows_replaced),
 		cmocka_unit_test(test_parked_windows_replaced),
 		cmocka_unit_test(test_late_change),
+		cmocka_unit_test(test_edge_not_before_reading),
 		cmocka_unit_test(test_sum_identity),
 	};
 
