@@ -5,9 +5,9 @@
  * wall clock is for instants that are recorded or shown as dates (the
  * history's times).
  *
- * Header-only: each call is one clock_gettime, through the vDSO (no system
- * call) but for the threads' CPU clocks (qtime_cpu_ns).  Needs _POSIX_C_SOURCE >= 199309L, as the whole tree is built
- * with _GNU_SOURCE.
+ * Header-only: each call is one clock_gettime, through the vDSO (no
+ * system call), but for the threads' CPU clocks (qtime_cpu_ns).  Needs
+ * _POSIX_C_SOURCE >= 199309L, as the whole tree is built with _GNU_SOURCE.
  */
 #ifndef ASTEAL_QTIME_H
 #define ASTEAL_QTIME_H
