@@ -423,8 +423,7 @@ int asteal_run(void (*fn)(void *), void *arg)
 	while (atomic_load_explicit(&r.done, memory_order_acquire) == 0)
 		syscall(SYS_futex, (uint32_t *)&r.done, FUTEX_WAIT_PRIVATE, 0,
 		        NULL, NULL, 0);
-	atomic_fetch_sub(&rt->running_roots, 1);
-	return 0;
+	return 0;       /* running_roots went down as the root ended (complete) */
 }
 
 /* Number of workers of the running runtime. */

@@ -146,7 +146,7 @@ struct runtime {
 	fiber *free_fibers;
 	struct root *roots;
 	_Atomic int nroots;            /* roots not yet picked up */
-	_Atomic int running_roots;     /* asteal_run calls in progress */
+	_Atomic int running_roots;     /* root tasks started and not ended */
 	int roots_fd;                  /* eventfd: running_roots left 0 (for
 	                                  the link thread; -1 without one) */
 

@@ -433,6 +433,11 @@ static void complete(struct worker *w, asteal_group *g)
 {
 	if (g->state == GROUP_ROOT) {
 		struct root *r = (struct root *)g;
+		/* The root is no longer in flight from now, not from when its
+		 * caller's thread next runs (a preempted caller kept the job
+		 * busy with nothing to run: asleep, inefficient quanta).
+		 * Before done: once done, the caller may stop the runtime. */
+		atomic_fetch_sub(&w->rt->running_roots, 1);
 		atomic_store_explicit(&r->done, 1, memory_order_release);
 		futex_wake(&r->done, INT_MAX);
 		return;
