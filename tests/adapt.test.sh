@@ -109,8 +109,9 @@ echo "$W" >"$tmp/all"
 #   phases  in each parallel phase the reported desire is W within k
 #           estimates from the phase's first full quantum (a skipped
 #           boundary is one estimate), plus the quanta it was excused
-#           (inefficient while preempted, or cut short); in each serial
-#           phase it is 1 within k estimates;
+#           (inefficient while preempted; any quantum cut short, with a
+#           worker leaving, or late); in each serial phase it is 1 within
+#           k estimates, plus those cut short, leaving or late;
 #   hog     (a CPU hog shares one of the job's CPUs) some quantum at
 #           allotment W is inefficient with a fifth of its allotted time
 #           preempted, the desire falls after it, a third of the quanta or
@@ -197,7 +198,7 @@ elif kind == "phases":
             if r["d"] == want:
                 hit = True
                 break
-            if what == "parallel" and excused(r):
+            if (what == "parallel" and excused(r)) or odd(r) or partial(r):
                 steps += 1
         checked[what == "parallel"] += 1
         if not hit:

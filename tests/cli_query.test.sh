@@ -181,8 +181,10 @@ for l in lines:
     assert len(json.loads(l)) == 2, l
 ' "$tmp/watch.jsonl" || fail "jobs --watch --json: not JSON Lines: $(head -c 600 "$tmp/watch.jsonl")"
 
-# history for both; qb ends, qa goes on alone (its allotment now changes
-# with its phases: many records), then qa ends
+# history for both; qb ends, qa goes on alone (its availability changes
+# with qb's end: a record of its own after that, more when its desire
+# follows its phases, which a loaded host's preemption may keep at 1), then
+# qa ends
 has_records() {
 	[ "$("$asteal" history "$1" --format csv 2>/dev/null | wc -l)" -gt "$2" ]
 }
@@ -193,7 +195,7 @@ wait $pb 2>/dev/null || true
 job_pids=$pa
 only_qa() { [ "$("$asteal" --json jobs 2>/dev/null | py 'import json,sys; print(" ".join(j["name"] for j in json.load(sys.stdin)))')" = qa ]; }
 wait_for 30 only_qa || fail "qb is still listed after its end"
-wait_for 60 has_records "$ida" 10 || fail "job $ida alone made no history"
+wait_for 60 has_records "$ida" 2 || fail "job $ida alone made no history"
 kill -TERM $pa
 wait $pa 2>/dev/null || true
 job_pids=""
