@@ -111,6 +111,15 @@ static uint64_t within(uint64_t x, uint64_t lo, uint64_t hi)
 	return x < lo ? lo : x > hi ? hi : x;
 }
 
+/* now, or the latest time a reader read the worker up to if that is later:
+ * what readers counted stays as they counted it. */
+static uint64_t after_readings(struct usage *u, uint64_t now)
+{
+	uint64_t r = atomic_load(&u->read_until);
+
+	return now < r ? r : now;
+}
+
 /* Open the window at now.  A closed window that overlaps the worker's
  * interval in progress is folded into the carry first, so that replacing
  * it changes nothing of what that interval's past counts as. */
@@ -119,10 +128,8 @@ void usage_leave(struct usage *u, uint64_t now)
 	uint64_t since = atomic_load(&u->since);
 	uint64_t since_cpu = atomic_load(&u->since_cpu);
 	struct window w, n;
-	uint64_t r = atomic_load(&u->read_until);
 
-	if (now < r)
-		now = r;        /* what readers counted stays as they counted it */
+	now = after_readings(u, now);
 	window_read(u, &w);
 	n = w;
 	if (w.tag != since || w.cut < since) {
@@ -152,10 +159,8 @@ void usage_leave(struct usage *u, uint64_t now)
 void usage_back(struct usage *u, uint64_t now)
 {
 	struct window w;
-	uint64_t r = atomic_load(&u->read_until);
 
-	if (now < r)
-		now = r;        /* what readers counted stays as they counted it */
+	now = after_readings(u, now);
 	window_read(u, &w);
 	if (w.leave == 0 || w.back != 0)
 		return;
@@ -219,7 +224,7 @@ void usage_enter(struct usage *u, int s, uint64_t now)
 	uint64_t since_cpu = atomic_load_explicit(&u->since_cpu, memory_order_relaxed);
 	int old = atomic_load_explicit(&u->state, memory_order_relaxed);
 	uint32_t q = atomic_load_explicit(&u->seq, memory_order_relaxed);
-	uint64_t c, r;
+	uint64_t c;
 	struct window w;
 	int k;
 
@@ -234,9 +239,7 @@ void usage_enter(struct usage *u, int s, uint64_t now)
 	 * later than now (this thread was preempted between reading its
 	 * clock and getting here): end the interval there, so that what the
 	 * reader counted stays counted as it did. */
-	r = atomic_load(&u->read_until);
-	if (now < r)
-		now = r;
+	now = after_readings(u, now);
 	charge(wall, cpu, old, since, since_cpu, now, c, &w);
 	for (k = 0; k < WS_COUNT; k++) {
 		if (wall[k] != 0)
