@@ -114,8 +114,10 @@ echo "$W" >"$tmp/all"
 #           k estimates, plus those cut short, leaving or late;
 #   hog     (a CPU hog shares one of the job's CPUs) some quantum at
 #           allotment W is inefficient with a fifth of its allotted time
-#           preempted, the desire falls after it, a third of the quanta or
-#           more ask for less than W, and the CPU clocks counted some of
+#           preempted, the desire falls after it, in a tenth of the quanta
+#           or more the desire is below W (its real value: rounded up it
+#           stays W unless two such quanta come in a row, as the kernel's
+#           time slices may or may not fall), and the CPU clocks counted some of
 #           the allotted time as usage (5% or more: a clock that counted
 #           nothing would make every quantum look preempted);
 #   every row, in all three: its class follows from its usage, allotted
@@ -214,12 +216,12 @@ else:
     hits = [i for i, r in enumerate(rows[:-3])
             if r["a"] == W and r["cls"] == "inefficient" and r["pre"] >= 0.2 * r["al"]
             and rows[i + 1]["dr"] < r["dr"]]
-    less = sum(1 for r in rows if r["d"] < W)
+    less = sum(1 for r in rows if r["dr"] < W - 1e-9)
     ran = sum(r["use"] for r in rows) / max(1, sum(r["al"] for r in rows))
-    print("hog: %d quanta, %d inefficient while preempted then lower, %d asked for"
-          " less than %d; usage %.2f of the allotted time" % (len(rows), len(hits),
+    print("hog: %d quanta, %d inefficient while preempted then lower, %d with desire"
+          " below %d; usage %.2f of the allotted time" % (len(rows), len(hits),
           less, W, ran))
-    if not hits or less * 3 < len(rows):
+    if not hits or less * 10 < len(rows):
         bad.append("the preempted job did not ask for less")
     if ran < 0.05:
         bad.append("usage %.2f of the allotted time: the CPU clocks did not count"
@@ -252,17 +254,23 @@ check_trace "$tmp/phases.csv"
 check_rows "$tmp/phases.csv" phases "$tmp/phases.log"
 
 # 4. A CPU hog on the second of two CPUs the job may run on: the preempted
-# job is inefficient and asks for less (check_rows).
+# job is inefficient and asks for less (check_rows).  The fib is sized to
+# last 100 quanta or more beside the hog (a sanitizer build runs a given
+# size in a few quanta, too few to judge), starting from part 2's size.
 set -- $(python3 -c 'import os; c = sorted(os.sched_getaffinity(0)); print(c[0], c[1])')
 taskset -c "$2" sh -c 'while :; do :; done' &
 hog=$!
-n=36
-[ -n "$san" ] && n=30
 echo 2 >"$tmp/two"
-ASTEAL_WORKERS=2 ASTEAL_QUANTUM_MS=1 ASTEAL_PROFILE="$tmp/two" \
-	ASTEAL_TRACE="$tmp/hog.csv" timeout 300 taskset -c "$1,$2" \
-	"$build/jobs/fib" $n >/dev/null
-rc=$?
+n=$((n + 4))
+while :; do
+	ASTEAL_WORKERS=2 ASTEAL_QUANTUM_MS=1 ASTEAL_PROFILE="$tmp/two" \
+		ASTEAL_TRACE="$tmp/hog.csv" timeout 300 taskset -c "$1,$2" \
+		"$build/jobs/fib" $n >/dev/null
+	rc=$?
+	[ $rc -eq 0 ] || break
+	[ "$(wc -l <"$tmp/hog.csv")" -gt 100 ] || [ $n -ge 40 ] && break
+	n=$((n + 2))
+done
 kill $hog
 wait $hog 2>/dev/null
 [ $rc -ne 124 ] || fail "fib $n beside a hog did not end in 300 s"
