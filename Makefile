@@ -337,6 +337,7 @@ bench: deps
 	$(MAKE) all bench-bins
 	bench/run.sh $(BUILD)
 	bench/adapt.sh $(BUILD)
+	bench/corun $(BUILD)
 
 clean:
 	rm -rf build

@@ -114,5 +114,13 @@ finished, the others got its share; a job that cannot use what it gets
 
 The plot of desire and allotment over time: $plot
 The history database (SQLite): $db   The daemon's log: $dir/asteald.log
+
+What it buys here: the same three kinds of job looped together for 4 s,
+unmanaged (every job's workers on every CPU) and under a fresh asteald,
+twice each, interleaved (bench/corun --verdict; the full benchmark is
+bench/corun):
 EOF
+python3 bench/corun "$build" --verdict --window 4 --out "$dir/corun" \
+	>"$dir/verdict.txt" || die "the co-run verdict failed"
+sed 's/^/  /' "$dir/verdict.txt"
 exit $status

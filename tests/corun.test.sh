@@ -1,0 +1,66 @@
+#!/bin/sh
+# corun.test.sh BUILD - the bound of bench/corun (the best weighted speedup
+# and makespan any schedule could reach on 2 CPUs from each job's measured
+# rates) on cases worked by hand, and its argument checks.  The benchmark's
+# runs themselves are measurements (make bench), not tests.
+set -u
+
+build=${1:?usage: sh tests/corun.test.sh BUILD}
+. scripts/lib.sh
+test_tmp corun
+
+python3 - <<'PYEOF' || fail "the bound"
+import importlib.machinery, importlib.util, sys
+loader = importlib.machinery.SourceFileLoader("corun", "bench/corun")
+spec = importlib.util.spec_from_loader("corun", loader)
+c = importlib.util.module_from_spec(spec)
+loader.exec_module(c)
+bad = []
+def near(what, got, want):
+    if abs(got - want) > 1e-6 * max(1, abs(want)):
+        bad.append("%s: %.6f, expected %.6f" % (what, got, want))
+# Jobs as (best solo, one-worker time with both CPUs busy, best solo).
+par = (1.0, 2.0, 1.0)     # perfectly parallel: 2 s on one worker, 1 s on two
+ser = (1.0, 1.0, 1.0)     # serial: 1 s however many workers
+# Two parallel jobs: a CPU each, each at half speed.
+near("par+par WS*", c.ws_bound([par, par]), 1.0)
+near("par+par makespan*", c.makespan_bound([par, par]), 2.0)
+# A serial job beside a parallel one: the serial job's CPU is worth a whole
+# run per second to it, half a run to the other: WS* = 1 + 0.5.
+near("ser+par WS*", c.ws_bound([ser, par]), 1.5)
+# Both done at M: the serial job needs 1/M of a CPU, the parallel one 2/M.
+near("ser+par makespan*", c.makespan_bound([ser, par]), 1.5)
+# Alone, a job reaches WS 1 and its best solo time.
+near("par alone WS*", c.ws_bound([par]), 1.0)
+near("ser alone makespan*", c.makespan_bound([ser]), 1.0)
+# Two serial jobs run side by side: WS* 2, makespan 1.
+near("ser+ser WS*", c.ws_bound([ser, ser]), 2.0)
+near("ser+ser makespan*", c.makespan_bound([ser, ser]), 1.0)
+# Four parallel jobs on 2 CPUs: the CPUs are the limit.
+near("4 par WS*", c.ws_bound([par] * 4), 1.0)
+near("4 par makespan*", c.makespan_bound([par] * 4), 4.0)
+# A pair that slows each other (one worker 1.5x slower with both CPUs busy,
+# as these VMs' vCPUs do): two serial jobs reach 2 / 1.5.
+slow = (1.0, 1.5, 1.0)
+near("slow+slow WS*", c.ws_bound([slow, slow]), 2 / 1.5)
+# Superlinear on two workers (1/tbest above twice 1/t1pair): the hull is
+# the straight line to (2, 1/tbest), so one CPU is worth half a best run.
+sup = (1.0, 3.0, 1.0)
+near("sup+sup WS*", c.ws_bound([sup, sup]), 1.0)
+# A job twice as long weighs twice: ws_bound counts best x rate.
+near("rate", c.rate(c.segments(2.0, 1.0), 1.0), 0.5)
+for b in bad:
+    print(b)
+sys.exit(1 if bad else 0)
+PYEOF
+
+# Bad arguments: a clear message and exit 1 (2 for no arguments), nothing run.
+for a in "--rounds x" "--rounds 0" "--window -1" "--mix nosuch" "--regimes nosuch" "--bogus"; do
+	# shellcheck disable=SC2086
+	out=$(python3 bench/corun "$build" $a 2>&1) && fail "corun $a succeeded"
+	case $out in corun:*) ;; *) fail "corun $a: $out" ;; esac
+done
+python3 bench/corun >/dev/null 2>&1
+[ $? -eq 2 ] || fail "corun without arguments did not exit 2"
+python3 bench/corun "$build" --list | grep -q '^4-on-2 ' || fail "corun --list"
+echo ok
