@@ -273,7 +273,8 @@ static inline int ph_run_job(const char *name, const struct ph_params *p,
 	return rc;
 }
 
-/* Close the phase log, if any; returns rc, or 1 in place of 0 when the log could not be written. */
+/* Close the phase log, if any; returns rc, or 1 in place of 0 when the
+ * log could not be written. */
 static inline int ph_close_log(const char *name, const struct ph_params *p,
                                int rc)
 {
