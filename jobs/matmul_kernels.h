@@ -36,12 +36,7 @@
 static inline size_t mm_parse_args(const char *name, int argc, char **argv,
                                    job_common *c)
 {
-	long n;
-
-	argc = job_parse_common(name, MM_USAGE, argc, argv, c);
-	if (argc != 2 || job_parse_long(argv[1], 1, MM_MAX, &n) < 0)
-		job_usage(name, MM_USAGE);
-	return (size_t)n;
+	return (size_t)job_parse_size(name, MM_USAGE, argc, argv, 1, MM_MAX, c);
 }
 
 /* One product: c[m x n] += a[m x k] * b[k x n], each row-major with its leading dimension. */
