@@ -6,11 +6,11 @@
  *
  *   omp_matmul N [--serial] [--workers W]      (1 <= N <= 8192; W default: all CPUs)
  */
-#include <omp.h>
 #include <stdio.h>
 
 #include "common.h"
 #include "matmul_kernels.h"
+#include "omp_pool.h"
 
 #define NAME "omp-matmul"
 
@@ -50,12 +50,6 @@ int main(int argc, char **argv)
 	job_common c;
 	size_t n = mm_parse_args(NAME, argc, argv, &c);
 
-	if (c.workers == 0)
-		c.workers = omp_get_num_procs();
-	omp_set_num_threads(c.workers);
-	if (!c.serial) {
-#pragma omp parallel
-		(void)0;	/* start the team's threads */
-	}
+	omp_pool_start(&c);
 	return mm_run_job(NAME, n, &c, mm_parallel);
 }

@@ -11,10 +11,10 @@
  *   omp_phases ITERATIONS [--w1 US] [--w2 US] [--h H] [--phase-log FILE]
  *              [--serial] [--workers W]      (W default: all CPUs)
  */
-#include <omp.h>
 #include <stdio.h>
 
 #include "common.h"
+#include "omp_pool.h"
 #include "phases_kernels.h"
 
 #define NAME "omp-phases"
@@ -41,16 +41,8 @@ int main(int argc, char **argv)
 {
 	struct ph_params p;
 	job_common c;
-	int rc;
 
 	ph_parse_args(NAME, argc, argv, &c, &p);
-	if (c.workers == 0)
-		c.workers = omp_get_num_procs();
-	omp_set_num_threads(c.workers);
-	if (!c.serial) {
-#pragma omp parallel
-		(void)0;	/* start the team's threads */
-	}
-	rc = ph_run_job(NAME, &p, &c, ph_parallel);
-	return ph_close_log(NAME, &p, rc);
+	omp_pool_start(&c);
+	return ph_run_job(NAME, &p, &c, ph_parallel);
 }

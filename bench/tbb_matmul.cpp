@@ -46,7 +46,6 @@ int main(int argc, char **argv)
 	size_t n = mm_parse_args(NAME, argc, argv, &c);
 
 	tbb_pool pool(&c);
-	if (c.serial)
-		return mm_run_job(NAME, n, &c, mm_tbb);
-	return pool.arena.execute([n, &c] { return mm_run_job(NAME, n, &c, mm_tbb); });
+
+	return pool.run([n, &c] { return mm_run_job(NAME, n, &c, mm_tbb); });
 }

@@ -43,13 +43,8 @@ int main(int argc, char **argv)
 {
 	struct ph_params p;
 	job_common c;
-	int rc;
 
 	ph_parse_args(NAME, argc, argv, &c, &p);
 	tbb_pool pool(&c);
-	if (c.serial)
-		rc = ph_run_job(NAME, &p, &c, ph_parallel);
-	else
-		rc = pool.arena.execute([&p, &c] { return ph_run_job(NAME, &p, &c, ph_parallel); });
-	return ph_close_log(NAME, &p, rc);
+	return pool.run([&p, &c] { return ph_run_job(NAME, &p, &c, ph_parallel); });
 }

@@ -65,5 +65,5 @@ int main(int argc, char **argv)
 	job_runtime_start(NAME, &c);
 	rc = ph_run_job(NAME, &p, &c, ph_parallel);
 	job_runtime_stop(&c);
-	return ph_close_log(NAME, &p, rc);
+	return rc;
 }

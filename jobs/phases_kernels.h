@@ -247,7 +247,8 @@ static inline void ph_parse_args(const char *name, int argc, char **argv,
 typedef void ph_par_fn(struct ph_run *r);
 
 /* Run the job (by par unless c->serial; --serial writes no phase log),
- * time it, check it, print the result line and return the exit status. */
+ * time it, check it, print the result line, close the phase log and
+ * return the exit status (1 too when the log could not be written). */
 static inline int ph_run_job(const char *name, const struct ph_params *p,
                              const job_common *c, ph_par_fn *par)
 {
@@ -270,14 +271,6 @@ static inline int ph_run_job(const char *name, const struct ph_params *p,
 	snprintf(result, sizeof(result), "%016" PRIx64, r.sum);
 	rc = job_report(name, size, result, c, t1 - t0, r.sum == ph_expected(p));
 	free(r.partial);
-	return rc;
-}
-
-/* Close the phase log, if any; returns rc, or 1 in place of 0 when the
- * log could not be written. */
-static inline int ph_close_log(const char *name, const struct ph_params *p,
-                               int rc)
-{
 	if (p->log != NULL && fclose(p->log) != 0) {
 		fprintf(stderr, "%s: --phase-log: %s\n", name, strerror(errno));
 		rc = rc ? rc : JOB_EXIT_WRONG;
