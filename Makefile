@@ -267,7 +267,7 @@ $(BUILD)/bench/omp_%: bench/omp_%.c $(BENCH_SUPPORT_OBJ)
 
 $(BUILD)/bench/tbb_%: bench/tbb_%.cpp $(BENCH_SUPPORT_OBJ)
 	@mkdir -p $(@D)
-	$(CXX) -Ijobs -Iproto -D_GNU_SOURCE $(CXXFLAGS) -o $@ $^ -ltbb $(JOB_LIBS) $(LDLIBS)
+	$(CXX) -Ijobs -Iproto -D_GNU_SOURCE -MMD -MP $(CXXFLAGS) -o $@ $^ -ltbb $(JOB_LIBS) $(LDLIBS)
 
 # The daemon's load generator: fake jobs speaking the protocol.
 $(BUILD)/obj/bench/loadgen.o: CPPFLAGS += -I$(GEN)/proto
@@ -344,4 +344,4 @@ clean:
 
 include mk/install.mk
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/bench -name '*.d' 2>/dev/null)
