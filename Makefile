@@ -254,7 +254,8 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(DLIBA) $(POLICY_A) $(PROTO_A) $(LIBA)
 	$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(DAEMON_LIBS) $(PROTO_LIBS) $(LDLIBS)
 
 # Benchmark kernels written with OpenMP tasks and oneTBB, for comparison;
-# they include the jobs' kernels and support (built without the runtime).
+# they include the jobs' kernels and support (built without the runtime),
+# and proto/ for the clock (qtime.h).
 $(BUILD)/obj/bench-support/%.o: CPPFLAGS += -Ijobs -Iproto
 $(BUILD)/obj/bench-support/%.o: %.c
 	@mkdir -p $(@D)
@@ -262,11 +263,11 @@ $(BUILD)/obj/bench-support/%.o: %.c
 
 $(BUILD)/bench/omp_%: bench/omp_%.c $(BENCH_SUPPORT_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Ijobs -DJOB_NO_RUNTIME $(CFLAGS) -fopenmp -o $@ $^ $(JOB_LIBS) $(LDLIBS)
+	$(CC) $(CPPFLAGS) -Ijobs -Iproto -DJOB_NO_RUNTIME $(CFLAGS) -fopenmp -o $@ $^ $(JOB_LIBS) $(LDLIBS)
 
 $(BUILD)/bench/tbb_%: bench/tbb_%.cpp $(BENCH_SUPPORT_OBJ)
 	@mkdir -p $(@D)
-	$(CXX) -Ijobs -D_GNU_SOURCE $(CXXFLAGS) -o $@ $^ -ltbb $(JOB_LIBS) $(LDLIBS)
+	$(CXX) -Ijobs -Iproto -D_GNU_SOURCE -MMD -MP $(CXXFLAGS) -o $@ $^ -ltbb $(JOB_LIBS) $(LDLIBS)
 
 # The daemon's load generator: fake jobs speaking the protocol.
 $(BUILD)/obj/bench/loadgen.o: CPPFLAGS += -I$(GEN)/proto
@@ -344,4 +345,4 @@ clean:
 
 include mk/install.mk
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/bench -name '*.d' 2>/dev/null)

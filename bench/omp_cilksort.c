@@ -5,11 +5,11 @@
  *
  *   omp_cilksort N [--serial] [--workers W]      (1 <= N <= 2^28; W default: all CPUs)
  */
-#include <omp.h>
 #include <stdio.h>
 
 #include "cilksort_kernels.h"
 #include "common.h"
+#include "omp_pool.h"
 
 #define NAME "omp-cilksort"
 
@@ -71,12 +71,7 @@ int main(int argc, char **argv)
 {
 	job_common c;
 	long n = cs_parse_args(NAME, argc, argv, &c);
-	cs_elem warm[1] = { 0 };
 
-	if (c.workers == 0)
-		c.workers = omp_get_num_procs();
-	omp_set_num_threads(c.workers);
-	if (!c.serial)
-		cs_sort_parallel(warm, warm, 1);	/* start the team's threads */
+	omp_pool_start(&c);
 	return cs_run_job(NAME, n, &c, cs_sort_parallel);
 }

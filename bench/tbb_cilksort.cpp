@@ -69,7 +69,5 @@ int main(int argc, char **argv)
 
 	tbb_pool pool(&c);
 
-	if (c.serial)
-		return cs_run_job(NAME, n, &c, cs_sort_tbb);
-	return pool.arena.execute([n, &c] { return cs_run_job(NAME, n, &c, cs_sort_tbb); });
+	return pool.run([n, &c] { return cs_run_job(NAME, n, &c, cs_sort_tbb); });
 }

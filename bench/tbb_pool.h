@@ -26,15 +26,22 @@ static inline int tbb_pool_workers(job_common *c)
 struct tbb_pool {
 	tbb::global_control limit;
 	tbb::task_arena arena;
+	bool serial;
 
 	/* Limit TBB to the workers of c and start the arena's threads. */
 	explicit tbb_pool(job_common *c)
 	    : limit(tbb::global_control::max_allowed_parallelism,
 	            (size_t)tbb_pool_workers(c)),
-	      arena(c->workers)
+	      arena(c->workers), serial(c->serial != 0)
 	{
-		if (!c->serial)
+		if (!serial)
 			arena.execute([] { tbb::parallel_for(0, 1024, [](int) {}); });
+	}
+
+	/* f() in the arena, or on the calling thread when the run is serial. */
+	template <class F> auto run(F f) -> decltype(f())
+	{
+		return serial ? f() : arena.execute(f);
 	}
 };
 

@@ -44,12 +44,7 @@ struct cs_print {
 static inline long cs_parse_args(const char *name, int argc, char **argv,
                                  job_common *c)
 {
-	long n;
-
-	argc = job_parse_common(name, CS_USAGE, argc, argv, c);
-	if (argc != 2 || job_parse_long(argv[1], 1, CS_MAX, &n) < 0)
-		job_usage(name, CS_USAGE);
-	return n;
+	return job_parse_size(name, CS_USAGE, argc, argv, 1, CS_MAX, c);
 }
 
 /* The splitmix64 step: a well mixed 64-bit function of x. */

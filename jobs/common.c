@@ -72,6 +72,18 @@ int job_parse_common(const char *name, const char *usage, int argc,
 	return n;
 }
 
+/* Parse "SIZE [--serial] [--workers W]" into *c and return SIZE. */
+long job_parse_size(const char *name, const char *usage, int argc,
+                    char **argv, long min, long max, job_common *c)
+{
+	long n;
+
+	argc = job_parse_common(name, usage, argc, argv, c);
+	if (argc != 2 || job_parse_long(argv[1], min, max, &n) < 0)
+		job_usage(name, usage);
+	return n;
+}
+
 #ifndef JOB_NO_RUNTIME
 /* Start the runtime with c->workers, or exit 1 with its error. */
 void job_runtime_start(const char *name, const job_common *c)

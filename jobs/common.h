@@ -41,6 +41,11 @@ void job_usage(const char *name, const char *usage) __attribute__((noreturn));
 int job_parse_common(const char *name, const char *usage, int argc,
                      char **argv, job_common *c);
 
+/* Parse "SIZE [--serial] [--workers W]" with SIZE in [min, max] into *c
+ * and return SIZE; exits 2 through job_usage on anything else. */
+long job_parse_size(const char *name, const char *usage, int argc,
+                    char **argv, long min, long max, job_common *c);
+
 /* Start the runtime with c->workers, or exit 1 with its error. */
 void job_runtime_start(const char *name, const job_common *c);
 

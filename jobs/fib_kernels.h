@@ -17,12 +17,7 @@
 static inline int fib_parse_args(const char *name, int argc, char **argv,
                                  job_common *c)
 {
-	long n;
-
-	argc = job_parse_common(name, FIB_USAGE, argc, argv, c);
-	if (argc != 2 || job_parse_long(argv[1], 0, FIB_MAX, &n) < 0)
-		job_usage(name, FIB_USAGE);
-	return (int)n;
+	return (int)job_parse_size(name, FIB_USAGE, argc, argv, 0, FIB_MAX, c);
 }
 
 /* The plain doubly recursive fib, the --serial baseline. */
