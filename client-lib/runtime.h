@@ -12,6 +12,10 @@
  *  - A worker in its scheduling loop owns a deque with no task entries
  *    (at most ready fibers), so a task it starts or a fiber it resumes
  *    finds only its own entries at the bottom.
+ *  - A worker takes work from anywhere else (a root, a mugged deque, a
+ *    steal) only while its own deque is empty: find_work pops it, or
+ *    allot_park gives it up, first (it may hold a fiber left there at a
+ *    safe point, on that fiber's children).
  */
 #ifndef ASTEAL_RUNTIME_H
 #define ASTEAL_RUNTIME_H

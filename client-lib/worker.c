@@ -312,9 +312,25 @@ static int find_work(struct worker *w, dq_entry *e)
 	uint64_t start = 0;
 	unsigned fails = 0;
 	int abp = rt->mode == RT_MODE_ABP;
+	/* Our own deque comes first, unless we were asked to leave.  It may
+	 * hold the fiber we just left at a safe point (AFTER_PARK: at the
+	 * bottom, on its own children), a fiber made ready (complete) or tasks
+	 * a steal brought (steal_more).  Before we take anything from anywhere
+	 * else, the deque must be popped (flag clear) or given up whole by
+	 * allot_park (flag set): a root, a stolen task or a stolen fiber run on
+	 * it would go on top of those entries, and a fiber resumed there that
+	 * keeps no deque (one stolen after it left at a safe point) pops them
+	 * in the sync of a group whose children were stolen ("found a child of
+	 * another group").  The loop reads the flag again, and a recall
+	 * (worker_allot) may clear it in between: `asked` remembers that the
+	 * pop was skipped, and the loop makes it up when the request was
+	 * withdrawn.  The relaxed reads are enough: only we push on our deque,
+	 * so nothing can appear on it between them (thieves only take), and a
+	 * stale flag only moves the leave to the next read, as at any safe
+	 * point. */
+	int asked = atomic_load_explicit(&w->hot.flags, memory_order_relaxed) != 0;
 
-	if (!atomic_load_explicit(&w->hot.flags, memory_order_relaxed) &&
-	    dq_pop((deque *)w->hot.dq, e))
+	if (!asked && dq_pop((deque *)w->hot.dq, e))
 		return 1;
 	set_state(w, WS_STEAL);
 	for (;;) {
@@ -322,12 +338,20 @@ static int find_work(struct worker *w, dq_entry *e)
 		if (atomic_load_explicit(&rt->stopping, memory_order_relaxed))
 			return 0;
 		if (unlikely(atomic_load_explicit(&w->hot.flags, memory_order_relaxed))) {
+			asked = 0;
 			allot_park(w);
-			/* Our own deque may hold a fiber left there at a safe
-			 * point (when the request was withdrawn). */
+			/* Our own deque may hold entries: the one allot_park
+			 * kept for want of a fresh deque, or one it mugged
+			 * (ABP). */
 			if (dq_pop((deque *)w->hot.dq, e))
 				break;
 			continue;
+		}
+		if (unlikely(asked)) {
+			/* The request was withdrawn: the pop skipped above. */
+			asked = 0;
+			if (dq_pop((deque *)w->hot.dq, e))
+				break;
 		}
 		if (atomic_load_explicit(&rt->nroots, memory_order_relaxed) &&
 		    take_root(rt, e))
