@@ -55,11 +55,19 @@ sys.exit(1 if bad else 0)
 PYEOF
 
 # Bad arguments: a clear message and exit 1 (2 for no arguments), nothing run.
-for a in "--rounds x" "--rounds 0" "--window -1" "--mix nosuch" "--regimes nosuch" "--bogus"; do
-	# shellcheck disable=SC2086
-	out=$(python3 bench/corun "$build" $a 2>&1) && fail "corun $a succeeded"
-	case $out in corun:*) ;; *) fail "corun $a: $out" ;; esac
-done
+bad() {
+	out=$(python3 bench/corun "$build" "$@" 2>&1) && fail "corun $*: succeeded"
+	case $out in "corun: $1"*|"corun: unknown"*|"corun: --rounds"*) ;; *) fail "corun $*: $out" ;; esac
+}
+bad --rounds x
+bad --rounds 0
+bad --window -1
+bad --mix nosuch
+bad --regimes nosuch
+bad --bogus
+bad --custom "nosuch 3"
+bad --custom "fib 30 --workers x"
+bad --custom ""
 python3 bench/corun >/dev/null 2>&1
 [ $? -eq 2 ] || fail "corun without arguments did not exit 2"
 python3 bench/corun "$build" --list | grep -q '^4-on-2 ' || fail "corun --list"

@@ -79,6 +79,7 @@ static long pfib(long n)
 	return a.r + y;
 }
 
+/* Task wrapper of pfib: checks the deque it starts on first. */
 static void fib_task(void *p)
 {
 	struct fib_arg *a = p;
@@ -87,6 +88,7 @@ static void fib_task(void *p)
 	a->r = pfib(a->n);
 }
 
+/* Plain fib for reference. */
 static long sfib(long n)
 {
 	long a = 0, b = 1, i;
@@ -102,6 +104,7 @@ static long sfib(long n)
 /* The runtime, as a task sees it. */
 static struct runtime *_Atomic the_rt;
 
+/* Record the runtime the task runs in (a root task run once). */
 static void grab_rt(void *p)
 {
 	(void)p;
@@ -117,6 +120,7 @@ struct driver {
 	_Atomic long rounds;
 };
 
+/* The driving thread: flip the allotment until told to stop. */
 static void *drive(void *p)
 {
 	struct driver *dr = p;
@@ -204,6 +208,7 @@ static void test_recall_four(void **state)
 	recall_storm(4, 2, 0, 22, 4000, 4.0);
 }
 
+/* Run the cases. */
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
