@@ -148,7 +148,7 @@ $(BUILD)/obj/daemon/%.o:     CPPFLAGS += -Idaemon -Ipolicy -Iproto -I$(GEN)/prot
 $(BUILD)/obj/sim/%.o:        CPPFLAGS += -Isim -Ipolicy
 $(BUILD)/obj/cli/%.o:        CPPFLAGS += -Icli -Iproto -I$(GEN)/proto -Iclient-lib
 $(BUILD)/obj/jobs/%.o:       CPPFLAGS += -Ijobs -Iclient-lib -Iproto
-$(BUILD)/obj/tests/%.o:      CPPFLAGS += -Itests -Iclient-lib -Ipolicy -Iproto -I$(GEN)/proto -Idaemon
+$(BUILD)/obj/tests/%.o:      CPPFLAGS += -Itests -Ijobs -Iclient-lib -Ipolicy -Iproto -I$(GEN)/proto -Idaemon
 $(BUILD)/obj/bench/%.o:      CPPFLAGS += -Iproto
 
 $(LIBA): $(LIB_OBJ)

@@ -19,9 +19,9 @@ bad = []
 def near(what, got, want):
     if abs(got - want) > 1e-6 * max(1, abs(want)):
         bad.append("%s: %.6f, expected %.6f" % (what, got, want))
-# Jobs as (best solo, one-worker time with both CPUs busy, best solo).
-par = (1.0, 2.0, 1.0)     # perfectly parallel: 2 s on one worker, 1 s on two
-ser = (1.0, 1.0, 1.0)     # serial: 1 s however many workers
+# Jobs as (best solo time, one-worker time with both CPUs busy).
+par = (1.0, 2.0)     # perfectly parallel: 2 s on one worker, 1 s on two
+ser = (1.0, 1.0)     # serial: 1 s however many workers
 # Two parallel jobs: a CPU each, each at half speed.
 near("par+par WS*", c.ws_bound([par, par]), 1.0)
 near("par+par makespan*", c.makespan_bound([par, par]), 2.0)
@@ -41,11 +41,11 @@ near("4 par WS*", c.ws_bound([par] * 4), 1.0)
 near("4 par makespan*", c.makespan_bound([par] * 4), 4.0)
 # A pair that slows each other (one worker 1.5x slower with both CPUs busy,
 # as these VMs' vCPUs do): two serial jobs reach 2 / 1.5.
-slow = (1.0, 1.5, 1.0)
+slow = (1.0, 1.5)
 near("slow+slow WS*", c.ws_bound([slow, slow]), 2 / 1.5)
 # Superlinear on two workers (1/tbest above twice 1/t1pair): the hull is
 # the straight line to (2, 1/tbest), so one CPU is worth half a best run.
-sup = (1.0, 3.0, 1.0)
+sup = (1.0, 3.0)
 near("sup+sup WS*", c.ws_bound([sup, sup]), 1.0)
 # A job twice as long weighs twice: ws_bound counts best x rate.
 near("rate", c.rate(c.segments(2.0, 1.0), 1.0), 0.5)

@@ -29,6 +29,7 @@
 #include <cmocka.h>
 
 #include "asteal.h"
+#include "fib_kernels.h"       /* fib_iterative, the reference */
 #include "runtime.h"
 #include "testutil.h"
 
@@ -86,19 +87,6 @@ static void fib_task(void *p)
 
 	check_deque();
 	a->r = pfib(a->n);
-}
-
-/* Plain fib for reference. */
-static long sfib(long n)
-{
-	long a = 0, b = 1, i;
-
-	for (i = 0; i < n; i++) {
-		long t = a + b;
-		a = b;
-		b = t;
-	}
-	return a;
 }
 
 /* The runtime, as a task sees it. */
@@ -172,7 +160,7 @@ static void recall_storm(int workers, int lo, int ready_limit, long n,
 	do {
 		struct fib_arg a = { n, 0 };
 		assert_int_equal(asteal_run(fib_task, &a), 0);
-		assert_int_equal(a.r, sfib(n));
+		assert_int_equal(a.r, (long)fib_iterative(n));
 		runs++;
 	} while (stat_sum(offsetof(asteal_worker_stats, leaves)) < leaves &&
 	         test_now() < end);

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "asteal.h"
+#include "fib_kernels.h"       /* fib_iterative, the reference */
 #include "fiber.h"
 #include "testutil.h"
 
@@ -57,7 +58,6 @@ struct fib_arg {
 static void fib_task(void *p);
 
 static _Atomic long spawns_deferred, spawns_done;
-static long sfib(long n);
 
 /* Parallel fib: spawn fib(n-1), compute fib(n-2), sync.  Counts how each
  * spawn went: ran at once (1) or deferred (0). */
@@ -74,7 +74,7 @@ static long pfib(long n)
 	r = asteal_spawn(&g, fib_task, &a);
 	assert_true(r == 0 || r == 1);
 	if (r == 1)
-		assert_int_equal(a.r, sfib(n - 1));   /* really finished */
+		assert_int_equal(a.r, (long)fib_iterative(n - 1));   /* really finished */
 	atomic_fetch_add_explicit(r == 1 ? &spawns_done : &spawns_deferred, 1,
 	                          memory_order_relaxed);
 	y = pfib(n - 2);
@@ -88,19 +88,6 @@ static void fib_task(void *p)
 	struct fib_arg *a = p;
 
 	a->r = pfib(a->n);
-}
-
-/* Plain fib for reference. */
-static long sfib(long n)
-{
-	long a = 0, b = 1, i;
-
-	for (i = 0; i < n; i++) {
-		long t = a + b;
-		a = b;
-		b = t;
-	}
-	return a;
 }
 
 /* Spawns made by pfib(n): one per internal node. */
@@ -126,7 +113,7 @@ static void test_many_tasks(void **state)
 			atomic_store(&spawns_deferred, 0);
 			atomic_store(&spawns_done, 0);
 			assert_int_equal(asteal_run(fib_task, &a), 0);
-			assert_int_equal(a.r, sfib(n));
+			assert_int_equal(a.r, (long)fib_iterative(n));
 			/* Every spawn either ran at once or was pushed. */
 			assert_int_equal(atomic_load(&spawns_done) +
 			                 atomic_load(&spawns_deferred), fib_spawns(n));
@@ -166,7 +153,7 @@ static void test_steal_storm(void **state)
 	        test_now() < end)) {
 		struct fib_arg a = { n, 0 };
 		assert_int_equal(asteal_run(fib_task, &a), 0);
-		assert_int_equal(a.r, sfib(n));
+		assert_int_equal(a.r, (long)fib_iterative(n));
 		round++;
 	}
 	assert_true(stat_sum(offsetof(asteal_worker_stats, steals)) >= 100);
@@ -683,7 +670,7 @@ static void test_concurrent_roots(void **state)
 			assert_int_equal(pthread_create(&t[k], NULL, root_thread, &a[k]), 0);
 		for (k = 0; k < 3; k++) {
 			pthread_join(t[k], NULL);
-			assert_int_equal(a[k].r, sfib(a[k].n));
+			assert_int_equal(a[k].r, (long)fib_iterative(a[k].n));
 		}
 		assert_int_equal(asteal_stop(), 0);
 	}
