@@ -12,28 +12,36 @@
  * job's threads.
  *
  * The mechanisms:
- * - cgroup (cpuset.c): confine_set writes job-<id>/cpuset.cpus itself,
- *   and on its first call makes the folder and moves the root in; the
- *   watcher then walks the tree once, moving each process before reading
- *   its children, so that whatever a process forks from then on is born in
- *   the folder (a fork and a move exclude each other in the kernel).  The
+ * - cgroup (cpuset.c): confine_set writes job-<id>/cpuset.cpus itself
+ *   (about 10 us), and on its first call makes the folder (about 60 us);
+ *   the watcher then walks the tree once, moving each process, the root
+ *   first, before reading its children, so that whatever a process forks
+ *   from then on is born in the folder (a fork and a move exclude each
+ *   other in the kernel).  Moves are the watcher's because each waits for
+ *   an RCU grace period (cgroup_threadgroup_rwsem): 8-15 ms measured for a
+ *   move after a quiet spell, a whole quantum of the event loop.  The
  *   kernel keeps a thread's own sched_setaffinity mask across changes of
  *   its cpuset where the two overlap, so a worker libasteal pins stays
- *   pinned.  A move that is refused (another user's process and an
- *   unprivileged daemon) puts that job on affinity as well.
+ *   pinned.  The root refused (another user's process and an
+ *   unprivileged daemon: EACCES) puts the job on affinity instead, a
+ *   descendant refused puts it on affinity as well.
  * - affinity: every quantum, and at once when a set changes, the watcher
  *   walks every held job's tree and gives each thread whose mask is not a
  *   subset of the set the whole set.  Before each change it checks that
  *   the set it works from is still the job's (confine_set bumps a
  *   generation), so that a worker the job pinned to a CPU just granted is
- *   not put back into the old set.  EPERM or EINVAL fails the job.
+ *   not put back into the old set.  A set that grows opens nothing to the
+ *   threads already within the old one (the job pins its workers to the
+ *   new CPUs itself).  EPERM or EINVAL fails the job.
  *
  * Pid reuse: a job's root is known by its pid and its start time (stat
  * field 22); a walk whose root no longer has that start time is dropped
  * and the job's sweeping and sampling end.  The walk checks each child's
  * parent (proctree.c).  What remains: a thread that ends between being
  * listed and its sched_setaffinity, its id reused by another process in
- * those microseconds (the pid space must wrap).
+ * those microseconds (the pid space must wrap).  Processes that outlive
+ * the root are reparented out of the tree: the affinity sweep loses them
+ * (they keep the last set), a cgroup keeps holding them.
  *
  * Sampling, once a second: /proc/stat's busy time per CPU, and every job
  * thread's utime + stime and last CPU, kept by thread id and start time
@@ -431,12 +439,11 @@ static void set_to(struct confine *cf, struct confine_job *j, const cpu_set_t *w
 int confine_set(struct confine *cf, uint64_t id, const int *cpus, int n,
                 char *why, size_t whylen)
 {
-	char list[4096], awhy[CONFINE_WHY];
+	char list[4096];
 	size_t sz = cf->setsize;
 	cpu_set_t *want = cf->want;
 	struct confine_job *j;
-	int made, r, err;
-	pid_t root;
+	int made, r;
 
 	CPU_ZERO_S(sz, want);
 	for (int i = 0; i < n; i++) {
@@ -467,47 +474,32 @@ int confine_set(struct confine *cf, uint64_t id, const int *cpus, int n,
 		return 0;
 	}
 	made = j->cg_made;
-	root = j->root;
 	pthread_mutex_unlock(&cf->mu);
 
 	if (made) {
 		/* The folder's CPUs, now; on failure the old set stays, and
-		 * the next call with another set tries again. */
+		 * the next call with another set tries again.  The watcher
+		 * may have put the job on affinity meanwhile (its root was
+		 * refused) and removed the folder: then affinity takes it. */
 		r = cpuset_job_cpus(cf->cs, id, list, why, whylen);
 		pthread_mutex_lock(&cf->mu);
-		if (r == 0)
+		if (r == 0 || !j->use_cg) {
 			set_to(cf, j, want);
+			r = 0;
+		}
 		pthread_mutex_unlock(&cf->mu);
 		return r;
 	}
-	/* The first set: the folder (a previous daemon's, with the job's
-	 * processes, is fine), then the root into it. */
+	/* The first set: the folder with the set (a previous daemon's, with
+	 * the job's processes, is fine); the watcher moves the tree in. */
 	if (cpuset_job_make(cf->cs, id, list, why, whylen) < 0) {
 		(void)cpuset_job_remove(cf->cs, id);    /* if empty */
 		return -1;
 	}
-	err = 0;
-	if (confine__root_start(root) != j->root_start)
-		err = ESRCH;
-	else if (cpuset_job_attach(cf->cs, id, root, awhy, sizeof(awhy)) < 0)
-		err = errno;
-	if (err != 0)
-		(void)cpuset_job_remove(cf->cs, id);
 	pthread_mutex_lock(&cf->mu);
-	if (err == ESRCH) {
-		j->gone = 1;
-	} else {
-		if (err != 0) {
-			log_info("confine: job %llu: %s; held by sched_setaffinity instead",
-				 (unsigned long long)id, awhy);
-			j->use_cg = 0;
-			j->aff = 1;
-		} else {
-			j->cg_made = 1;
-			j->move_pending = 1;
-		}
-		set_to(cf, j, want);
-	}
+	j->cg_made = 1;
+	j->move_pending = 1;
+	set_to(cf, j, want);
 	pthread_mutex_unlock(&cf->mu);
 	return 0;
 }

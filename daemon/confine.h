@@ -65,8 +65,10 @@ int confine_add(struct confine *cf, uint64_t id, pid_t pid, int enforce,
 
 /* Job id's CPU set is now cpus[0..n-1] (Linux ids, n >= 1, all in the
  * release set).  With a cgroup this writes cpuset.cpus now, synchronously
- * (the first call creates job-<id>, sets its mems, and moves the root pid
- * in; the watcher moves the descendants that already existed), so that
+ * (the first call creates job-<id> with its mems and the set; the watcher
+ * then moves the root and the descendants in, at once: a move waits for
+ * an RCU grace period in the kernel, 8-15 ms, too long for the tick, and
+ * until then the job may use the whole release set, as before), so that
  * when the caller then tells the job its new CPUs, a set that grew is
  * already open to it.  With affinity, the watcher applies it at once and
  * then every quantum: every thread of the tree whose affinity is not a

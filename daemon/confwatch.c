@@ -1,7 +1,7 @@
 /*
  * confwatch.c - the confinement's watcher thread (see confine.c for the
- * design): each pass moves the descendants of jobs just put in their
- * cgroup folders, sweeps the trees of the jobs held by affinity, and
+ * design): each pass moves the trees of jobs whose cgroup folders were
+ * just made into them (the root first), sweeps the trees of the jobs held by affinity, and
  * releases the removed jobs; once a second it samples the jobs' CPU time
  * (jobtime.c) and removes the cgroup folders that are empty now.  It
  * passes every sweep period while a job is held by affinity, else when
@@ -10,7 +10,10 @@
  * What a sweep costs: a walk of the tree (per process, its task folder
  * and each thread's children list, and each child's stat line), then per
  * thread one sched_getaffinity, and a sched_setaffinity for a thread that
- * is outside the set.
+ * is outside the set.  Measured on the 2-CPU test machine, nothing to
+ * change: about 35 us a job plus 4.5-8 us a thread (a process of 400
+ * threads: 1.8 ms; 100 processes of 4: 3.3 ms), so with a 10 ms quantum
+ * 400 threads held by affinity take about a fifth of a CPU.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -142,25 +145,36 @@ struct move_ctx {
 	struct confine *cf;
 	uint64_t id;
 	pid_t root;
+	uint64_t root_start;
 	int err;                   /* the first refusal's errno, or 0 */
+	int root_refused;          /* the refusal was the root's */
 	char why[CONFINE_WHY];
 };
 
 /* Move process pid into the job's folder (a proctree_visit callback):
- * the root is in already, a process gone is fine, a refusal noted. */
+ * the root first, which must still be the job's and be let in (else -1,
+ * ending the walk); then each descendant, a refusal noted. */
 static int move_one(pid_t pid, void *arg)
 {
 	struct move_ctx *m = arg;
 	char why[CONFINE_WHY];
 
-	if (pid == m->root)
+	if (pid == m->root && confine__root_start(pid) != m->root_start) {
+		errno = ESRCH;
+		return -1;
+	}
+	if (cpuset_job_attach(m->cf->cs, m->id, pid, why, sizeof(why)) == 0)
 		return 0;
-	if (cpuset_job_attach(m->cf->cs, m->id, pid, why, sizeof(why)) < 0 &&
-	    errno != ESRCH && m->err == 0) {
+	if (errno == ESRCH)
+		return pid == m->root ? -1 : 0;
+	if (m->err == 0) {
 		m->err = errno;
 		snprintf(m->why, sizeof(m->why), "%s", why);
 	}
-	return 0;
+	if (pid != m->root)
+		return 0;
+	m->root_refused = 1;
+	return -1;
 }
 
 /* One job's work for a pass, copied under mu. */
@@ -247,14 +261,25 @@ static int pass(struct confine *cf)
 		enum sweep_end e = SWEEP_DONE;
 
 		if (t->move) {
-			struct move_ctx m = { .cf = cf, .id = t->id, .root = t->root };
+			struct move_ctx m = { .cf = cf, .id = t->id, .root = t->root,
+			                      .root_start = t->root_start };
 			int r = walk(cf, t->root, t->root_start, move_one, &m);
+			int err = errno;
 
 			pthread_mutex_lock(&cf->mu);
 			j->move_pending = 0;
-			if (r < 0 && errno == ESRCH)
+			if (r < 0 && m.root_refused) {
+				/* The whole job on affinity; its folder goes. */
+				log_info("confine: job %llu: %s; held by sched_setaffinity instead",
+					 (unsigned long long)t->id, m.why);
+				(void)cpuset_job_remove(cf->cs, t->id);
+				j->use_cg = 0;
+				j->cg_made = 0;
+				j->aff = 1;
+				confine__kick(cf);
+			} else if (r < 0 && err == ESRCH) {
 				j->gone = 1;
-			if (m.err != 0 && !j->aff) {
+			} else if (m.err != 0 && !j->aff) {
 				log_info("confine: job %llu: %s; held by sched_setaffinity as well",
 					 (unsigned long long)t->id, m.why);
 				j->aff = 1;

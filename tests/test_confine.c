@@ -13,8 +13,8 @@
  *   pinned within the set stays as it is, the child uses at most ~1.1
  *   CPU-seconds a second on one CPU, confine_remove gives back the
  *   release set;
- * - cgroup folders: written at once by confine_set, removed by
- *   confine_free when empty, kept with survivors and taken back or
+ * - cgroup folders: written at once by confine_set (the watcher moves the
+ *   tree in), removed by confine_free when empty, kept with survivors and taken back or
  *   removed by the next instance;
  * - a job an unprivileged instance may not touch is "failed: ..." with
  *   one warning;
@@ -748,10 +748,8 @@ static void mechanism(enum confine_with with)
 			    cg ? "cgroup" : "affinity");
 	if (confine_set(live, 1, one, 1, why, sizeof(why)) != 0)
 		fail_msg("confine_set: %s", why);
-	if (cg) {
+	if (cg)
 		assert_string_equal(cg_read(job, "cpuset.cpus", buf, sizeof(buf)), "1");
-		assert_string_equal(allowed_of(child, child, buf, sizeof(buf)), "1");
-	}
 	expect_allowed(child, 0, 0, "1", "confined to {1}");
 
 	/* Affinity: a sweep every quantum (10 ms; at least 5 in 300 ms). */
@@ -999,6 +997,110 @@ static void test_confine_failed(void **state)
 	assert_string_equal(allowed_of(target, target, after, sizeof(after)), before);
 }
 
+/* The folder prepared for the unprivileged cgroup instance. */
+static char nobody_base[PATH_MAX];
+
+/* In a child: drop to nobody and use the cgroup folder root delegated
+ * (chowned) to it: root's process is refused by the cgroup, put on
+ * affinity, which fails; the child's own process is held by the cgroup
+ * (exit 0, else the number of the step that went wrong). */
+static void unprivileged_cgroup(void)
+{
+	static const int managed[] = { 0, 1 }, one[] = { 1 };
+	const char *eperm = "failed: sched_setaffinity: Operation not permitted (needs CAP_SYS_NICE)";
+	char why[WHY], buf[WHY], name[128];
+	struct confine *cf;
+	pid_t mine;
+	double end;
+
+	if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+	    setresuid(65534, 65534, 65534) < 0)
+		_exit(20);
+	log_init(LOG_LEVEL_INFO, 0);
+	mine = fork();
+	if (mine == 0)
+		idle_child(NULL);
+	snprintf(name, sizeof(name), "%s", strrchr(nobody_base, '/') + 1);
+	cf = confine_create(CONFINE_WITH_CGROUP, name, managed, 2, QUANTUM_NS,
+			    why, sizeof(why));
+	if (cf == NULL) {
+		fprintf(stderr, "confine_create: %s\n", why);
+		_exit(21);
+	}
+	if (confine_add(cf, 9, target, 1, why, sizeof(why)) < 0 ||
+	    confine_set(cf, 9, one, 1, why, sizeof(why)) < 0 ||
+	    confine_add(cf, 10, mine, 1, why, sizeof(why)) < 0 ||
+	    confine_set(cf, 10, one, 1, why, sizeof(why)) < 0)
+		_exit(22);
+	end = test_now() + 5;
+	while (strncmp(confine_state(cf, 9, buf, sizeof(buf)), "failed: ", 8) != 0 ||
+	       strcmp(allowed_of(mine, mine, buf, sizeof(buf)), "1") != 0) {
+		if (test_now() > end)
+			_exit(23);
+		nap_ms(5);
+	}
+	if (strcmp(confine_state(cf, 9, buf, sizeof(buf)), eperm) != 0)
+		_exit(24);
+	if (strcmp(confine_state(cf, 10, buf, sizeof(buf)), "cgroup") != 0)
+		_exit(25);
+	kill(mine, SIGKILL);
+	waitpid(mine, NULL, 0);
+	confine_free(cf);
+	_exit(0);
+}
+
+/* A cgroup folder delegated to an unprivileged instance: a process of
+ * another user is refused by the cgroup (cgroup.procs: EACCES), the job
+ * goes to affinity ("held by sched_setaffinity instead", once) and fails
+ * there ("failed: ..."); a process of its own user is held by the cgroup. */
+static void test_confine_cgroup_refused(void **state)
+{
+	static const int managed[] = { 0, 1 };
+	char why[WHY], log[8192], path[PATH_MAX + 300], before[64], after[64];
+	struct dirent *e;
+	int status;
+	DIR *d;
+
+	(void)state;
+	if (geteuid() != 0 || !have_cpus_01()) {
+		printf("skip: the refused-cgroup test needs root and CPUs 0 and 1\n");
+		return;
+	}
+	/* Where this run's folder goes: made by a root instance, then
+	 * again by hand and handed to nobody. */
+	live = confine_create(CONFINE_WITH_CGROUP, name_of(), managed, 2, QUANTUM_NS,
+			      why, sizeof(why));
+	if (live == NULL) {
+		printf("skip: cgroup confinement: %s\n", why);
+		return;
+	}
+	cg_base(live, nobody_base, sizeof(nobody_base));
+	confine_free(live);
+	live = NULL;
+	assert_int_equal(mkdir(nobody_base, 0755), 0);
+	d = opendir(nobody_base);
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL) {
+		snprintf(path, sizeof(path), "%s/%s", nobody_base, e->d_name);
+		if (strcmp(e->d_name, "..") != 0)
+			assert_int_equal(chown(path, 65534, 65534), 0);
+	}
+	closedir(d);
+	target = spawn(idle_child, NULL);
+	allowed_of(target, target, before, sizeof(before));
+	status = test_in_child(unprivileged_cgroup, log, sizeof(log));
+	(void)rmdir(nobody_base);       /* nobody may not remove it */
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		fail_msg("the unprivileged cgroup instance: status %#x, log: %s",
+			 status, log);
+	assert_int_equal(count_lines(log, "info: confine: job 9: write '"), 1);
+	assert_int_equal(count_lines(log, "held by sched_setaffinity instead"), 1);
+	assert_int_equal(count_lines(log, "warning: confine: job 9: sched_setaffinity: "
+				     "Operation not permitted"), 1);
+	assert_true(path_gone(nobody_base));
+	assert_string_equal(allowed_of(target, target, after, sizeof(after)), before);
+}
+
 /* Job folders with survivors stay after confine_free, widened to the
  * release set; the next instance of the same name takes one back (job 7)
  * and removes the other (job 8) once its process is gone. */
@@ -1031,8 +1133,8 @@ static void test_confine_cgroup_leftovers(void **state)
 	assert_int_equal(confine_add(live, 8, b, 1, why, sizeof(why)), 0);
 	assert_int_equal(confine_set(live, 7, one, 1, why, sizeof(why)), 0);
 	assert_int_equal(confine_set(live, 8, zero, 1, why, sizeof(why)), 0);
-	assert_string_equal(allowed_of(a, a, buf, sizeof(buf)), "1");
-	assert_string_equal(allowed_of(b, b, buf, sizeof(buf)), "0");
+	expect_allowed(a, a, 0, "1", "job 7");
+	expect_allowed(b, b, 0, "0", "job 8");
 
 	confine_free(live);
 	live = NULL;
@@ -1048,6 +1150,7 @@ static void test_confine_cgroup_leftovers(void **state)
 	assert_false(path_gone(job7));
 	assert_false(path_gone(job8));
 	assert_int_equal(confine_add(live, 7, a, 1, why, sizeof(why)), 0);
+	/* Its process is in the folder already: held at once. */
 	assert_int_equal(confine_set(live, 7, zero, 1, why, sizeof(why)), 0);
 	assert_string_equal(cg_read(job7, "cpuset.cpus", buf, sizeof(buf)), "0");
 	assert_string_equal(allowed_of(a, a, buf, sizeof(buf)), "0");
@@ -1155,6 +1258,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_confine_cgroup_leftovers, teardown),
 		cmocka_unit_test_teardown(test_confine_others, teardown),
 		cmocka_unit_test_teardown(test_confine_failed, teardown),
+		cmocka_unit_test_teardown(test_confine_cgroup_refused, teardown),
 		cmocka_unit_test_teardown(test_confine_kick, teardown),
 		cmocka_unit_test_teardown(test_confine_api, teardown),
 	};
