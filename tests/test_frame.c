@@ -85,6 +85,10 @@ static void sample_info(Asteal__JobInfo *j, uint64_t id)
 	j->unmanaged = 1;
 	j->sleep_ns = 2;
 	j->preempted_ns = 2;
+	j->cpus_cap = 2;
+	j->rigid = 1;
+	j->confinement = "cgroup";
+	j->cpu_ns = 99;
 }
 
 /* An AllotmentRecord with every field set. */
@@ -190,6 +194,7 @@ static int sample_body(Asteal__Envelope *env, struct store *s,
 		break;
 	case ASTEAL__ENVELOPE__MSG_STATUS: {
 		Asteal__Status *st = &s->status;
+		static double others[2] = { 0.25, 0.5 };
 
 		asteal__status__init(st);
 		st->daemon_version = "asteald test";
@@ -229,6 +234,10 @@ static int sample_body(Asteal__Envelope *env, struct store *s,
 		st->history_state = "degraded: disk full";
 		st->history_pending = 12;
 		st->history_dropped = 3;
+		st->confine = "all";
+		st->confine_how = "cgroup v1 cpuset /sys/fs/cgroup/cpuset/asteal-1";
+		st->n_cpu_others = 2;
+		st->cpu_others = others;
 		env->status = st;
 		break;
 	}
@@ -344,6 +353,7 @@ static int sample_body(Asteal__Envelope *env, struct store *s,
 		s->launch.pid = 4242;
 		s->launch.workers = 2;
 		s->launch.job_id = 17;
+		s->launch.cpus = 2;
 		env->launch = &s->launch;
 		break;
 	case ASTEAL__ENVELOPE__MSG_LAUNCHED:
