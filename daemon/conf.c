@@ -70,7 +70,8 @@ enum opt_id {
 	OPT_SHARE, OPT_FOREGROUND, OPT_LOG_LEVEL, OPT_RETENTION, OPT_MAX_JOBS,
 	OPT_MAX_CLIENTS, OPT_MAX_USER_JOBS, OPT_MAX_USER_CLIENTS,
 	OPT_HELLO_TIMEOUT, OPT_ADMIN_GROUP, OPT_PRIVATE_HISTORY,
-	OPT_SOCKET_MODE, OPT_RT_PRIORITY, OPT_CONFIG, OPT_HELP,
+	OPT_SOCKET_MODE, OPT_RT_PRIORITY, OPT_CONFINE, OPT_CONFINE_WITH,
+	OPT_CONFIG, OPT_HELP,
 	OPT_VERSION,
 	OPT_GONE_DEADLINE,
 };
@@ -102,6 +103,8 @@ static const struct opt opts[] = {
 	{ "private-history", OPT_PRIVATE_HISTORY, 0, 1 },
 	{ "socket-mode", OPT_SOCKET_MODE, 1, 1 },
 	{ "rt-priority", OPT_RT_PRIORITY, 1, 1 },
+	{ "confine", OPT_CONFINE, 1, 1 },
+	{ "confine-with", OPT_CONFINE_WITH, 1, 1 },
 	{ "config", OPT_CONFIG, 1, 0 },
 	{ "help", OPT_HELP, 0, 0 },
 	{ "version", OPT_VERSION, 0, 0 },
@@ -268,21 +271,26 @@ static int set_ms(struct load *ld, const struct opt *o, const char *value,
 	return 0;
 }
 
-/* Set a mode from its name: one of the two values first and first + 1,
- * named by name(). */
+/* Set a mode from its name: one of the values from first on that name()
+ * knows (it says "?" past the last). */
 static int set_mode(struct load *ld, const struct opt *o, const char *value,
 		    const char *(*name)(int), int first, int *dst)
 {
-	char shown_as[32];
+	char shown_as[32], names[128];
+	size_t len = 0;
+	int m;
 
-	for (int m = first; m <= first + 1; m++)
+	for (m = first; strcmp(name(m), "?") != 0; m++)
 		if (strcmp(value, name(m)) == 0) {
 			*dst = m;
 			return 0;
 		}
-	return fail(ld, "%s: '%s' is not one of %s, %s",
-		    shown(ld, o, shown_as, sizeof(shown_as)), value,
-		    name(first), name(first + 1));
+	names[0] = '\0';
+	for (m = first; strcmp(name(m), "?") != 0 && len < sizeof(names); m++)
+		len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s",
+		                        m > first ? ", " : "", name(m));
+	return fail(ld, "%s: '%s' is not one of %s",
+		    shown(ld, o, shown_as, sizeof(shown_as)), value, names);
 }
 
 /* A group by name or number for --admin-group. */
@@ -423,6 +431,12 @@ static int apply(struct load *ld, const struct opt *o, const char *value)
 	case OPT_RT_PRIORITY:
 		return set_int(ld, o, value, 10, 0, RT_PRIORITY_MAX,
 			       &c->rt_priority);
+	case OPT_CONFINE:
+		return set_mode(ld, o, value, conf_confine_name, CONF_CONFINE_AUTO,
+				&c->confine);
+	case OPT_CONFINE_WITH:
+		return set_mode(ld, o, value, conf_confine_with_name,
+				CONF_CONFINE_WITH_AUTO, &c->confine_with);
 	case OPT_CONFIG:
 		return set_path(ld, o, value, c->config, sizeof(c->config));
 	case OPT_HELP:
@@ -742,6 +756,13 @@ const char *conf_usage(void)
 	"                       1 to 99, where allowed, so that jobs' threads do\n"
 	"                       not delay its ticks; 0 = an ordinary process\n"
 	"                       (default 1)\n"
+	"  --confine WHAT       which jobs to hold to their CPUs: rigid (jobs\n"
+	"                       launched with --cpus), all, off, or auto (the\n"
+	"                       default: all with a cgroup to manage, else rigid)\n"
+	"  --confine-with HOW   cgroup (a cpuset cgroup, v2 or v1, or fail),\n"
+	"                       affinity (sched_setaffinity on every thread, each\n"
+	"                       quantum) or auto (the default: cgroup if one\n"
+	"                       can be managed, else affinity)\n"
 	"  --config FILE        read settings from FILE, which must exist\n"
 	"                       (default " CONF_DEFAULT_FILE " if it exists)\n"
 	"  -h, --help           show this help and exit\n"
@@ -772,6 +793,36 @@ const char *conf_handover_name(int handover)
 		return "immediate";
 	case CONF_HANDOVER_RELEASE:
 		return "release";
+	}
+	return "?";
+}
+
+/* The name of a confinement mode, as --confine takes it. */
+const char *conf_confine_name(int confine)
+{
+	switch (confine) {
+	case CONF_CONFINE_AUTO:
+		return "auto";
+	case CONF_CONFINE_OFF:
+		return "off";
+	case CONF_CONFINE_RIGID:
+		return "rigid";
+	case CONF_CONFINE_ALL:
+		return "all";
+	}
+	return "?";
+}
+
+/* The name of a confinement mechanism, as --confine-with takes it. */
+const char *conf_confine_with_name(int with)
+{
+	switch (with) {
+	case CONF_CONFINE_WITH_AUTO:
+		return "auto";
+	case CONF_CONFINE_WITH_CGROUP:
+		return "cgroup";
+	case CONF_CONFINE_WITH_AFFINITY:
+		return "affinity";
 	}
 	return "?";
 }

@@ -7,7 +7,8 @@
  * ignored; keys are the long options without the dashes (socket, db, cpus,
  * quantum-ms, offset-us, handover, share, log-level, retention-days,
  * max-jobs, max-clients, max-user-jobs, max-user-clients, hello-timeout-ms,
- * admin-group, private-history, socket-mode, rt-priority).  The switch
+ * admin-group, private-history, socket-mode, rt-priority, confine,
+ * confine-with).  The switch
  * private-history takes yes or no there.  The default file
  * /etc/asteal/asteald.conf is read when it exists; --config FILE must.  Errors name the file and line
  * ("asteald.conf:7: unknown key 'quantum'").  The option and key
@@ -42,6 +43,27 @@ enum conf_handover {
 enum conf_share {
 	CONF_SHARE_USER,
 	CONF_SHARE_JOB,
+};
+
+/* --confine: which jobs asteald holds to the CPUs it allots them (with
+ * a cgroup cpuset or sched_setaffinity, --confine-with): RIGID, the jobs
+ * launched with --cpus N (whether or not they link libasteal); ALL, every
+ * job; OFF, none; AUTO (the default) is ALL when a cgroup can be managed,
+ * else RIGID. */
+enum conf_confine {
+	CONF_CONFINE_AUTO,
+	CONF_CONFINE_OFF,
+	CONF_CONFINE_RIGID,
+	CONF_CONFINE_ALL,
+};
+
+/* --confine-with: how.  AUTO: a cgroup when one can be managed, else
+ * sched_setaffinity; CGROUP: a cgroup or asteald does not start;
+ * AFFINITY: sched_setaffinity on every thread, re-applied each quantum. */
+enum conf_confine_with {
+	CONF_CONFINE_WITH_AUTO,
+	CONF_CONFINE_WITH_CGROUP,
+	CONF_CONFINE_WITH_AFFINITY,
 };
 
 struct conf {
@@ -86,6 +108,10 @@ struct conf {
 	int socket_mode;           /* --socket-mode OCTAL (default 0666 for a private
 	                              socket; systemd's socket unit sets its own;
 	                              0 to 0777) */
+	int confine;               /* --confine auto|off|rigid|all: enum
+	                              conf_confine (default auto) */
+	int confine_with;          /* --confine-with auto|cgroup|affinity: enum
+	                              conf_confine_with (default auto) */
 	char config[4096];         /* --config FILE, or the default file if read,
 	                              else empty */
 	int show_help, show_version; /* --help (-h), --version (-V): conf_load
@@ -107,5 +133,10 @@ const char *conf_handover_name(int handover);
 /* The name of a share mode ("user", "job"; "?" for any other value), as
  * --share takes it. */
 const char *conf_share_name(int share);
+
+/* The names of a confinement mode and mechanism ("?" for any other
+ * value), as --confine and --confine-with take them. */
+const char *conf_confine_name(int confine);
+const char *conf_confine_with_name(int with);
 
 #endif

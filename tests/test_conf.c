@@ -626,7 +626,8 @@ static void test_conf_offset(void **state)
 /* An option that takes one of two modes by name. */
 struct mode_opt {
 	const char *opt;                   /* its name, without dashes */
-	const char *names[2];              /* its modes, first and second */
+	const char *names[4];              /* its modes, in order */
+	int n;                             /* how many */
 	int first, dflt;                   /* their values; the default's */
 	const char *(*name)(int);          /* conf_*_name */
 	int (*get)(const struct conf *);   /* the mode conf_load set */
@@ -655,18 +656,21 @@ static void check_mode(const struct mode_opt *m)
 	};
 	static struct conf c;
 	char path[PATH_MAX], want[PATH_MAX + 128], why[WHY], dashed[32],
-	     eq[2][48], modes[64], text[96];
+	     eq[2][48], modes[96], text[96];
 	int v0 = m->first, v1 = m->first + 1;
+	size_t len;
 
 	snprintf(dashed, sizeof(dashed), "--%s", m->opt);
-	snprintf(modes, sizeof(modes), "is not one of %s, %s", m->names[0],
-		 m->names[1]);
-	for (int i = 0; i < 2; i++) {
+	len = (size_t)snprintf(modes, sizeof(modes), "is not one of %s", m->names[0]);
+	for (int i = 1; i < m->n; i++)
+		len += (size_t)snprintf(modes + len, sizeof(modes) - len, ", %s",
+		                        m->names[i]);
+	for (int i = 0; i < m->n; i++)
 		assert_string_equal(m->name(m->first + i), m->names[i]);
+	for (int i = 0; i < 2; i++)
 		snprintf(eq[i], sizeof(eq[i]), "%s=%s", dashed, m->names[i]);
-	}
 	assert_string_equal(m->name(-1), "?");
-	assert_string_equal(m->name(v1 + 1), "?");
+	assert_string_equal(m->name(m->first + m->n), "?");
 
 	assert_int_equal(run_cfg(&c, why, NULL), 0);
 	assert_int_equal(m->get(&c), m->dflt);
@@ -712,7 +716,7 @@ static void check_mode(const struct mode_opt *m)
 static void test_conf_handover(void **state)
 {
 	static const struct mode_opt m = {
-		"handover", { "immediate", "release" }, CONF_HANDOVER_IMMEDIATE,
+		"handover", { "immediate", "release" }, 2, CONF_HANDOVER_IMMEDIATE,
 		CONF_HANDOVER_RELEASE, conf_handover_name, get_handover,
 	};
 
@@ -724,12 +728,42 @@ static void test_conf_handover(void **state)
 static void test_conf_share(void **state)
 {
 	static const struct mode_opt m = {
-		"share", { "user", "job" }, CONF_SHARE_USER, CONF_SHARE_USER,
+		"share", { "user", "job" }, 2, CONF_SHARE_USER, CONF_SHARE_USER,
 		conf_share_name, get_share,
 	};
 
 	(void)state;
 	check_mode(&m);
+}
+
+/* The mode of --confine. */
+static int get_confine(const struct conf *c)
+{
+	return c->confine;
+}
+
+/* The mechanism of --confine-with. */
+static int get_confine_with(const struct conf *c)
+{
+	return c->confine_with;
+}
+
+/* --confine: auto by default, the four modes by name, nothing else. */
+static void test_conf_confine(void **state)
+{
+	static const struct mode_opt m = {
+		"confine", { "auto", "off", "rigid", "all" }, 4, CONF_CONFINE_AUTO,
+		CONF_CONFINE_AUTO, conf_confine_name, get_confine,
+	};
+	static const struct mode_opt w = {
+		"confine-with", { "auto", "cgroup", "affinity" }, 3,
+		CONF_CONFINE_WITH_AUTO, CONF_CONFINE_WITH_AUTO,
+		conf_confine_with_name, get_confine_with,
+	};
+
+	(void)state;
+	check_mode(&m);
+	check_mode(&w);
 }
 
 /* deadline-ms, gone since protocol 2, is refused as an option (with or
@@ -1490,6 +1524,7 @@ int main(void)
 		cmocka_unit_test_setup(test_conf_offset, clean_env),
 		cmocka_unit_test_setup(test_conf_handover, clean_env),
 		cmocka_unit_test_setup(test_conf_share, clean_env),
+		cmocka_unit_test_setup(test_conf_confine, clean_env),
 		cmocka_unit_test_setup(test_conf_deadline_gone, clean_env),
 		cmocka_unit_test_setup(test_conf_bad_numbers, clean_env),
 		cmocka_unit_test_setup(test_conf_bad_values, clean_env),
