@@ -187,12 +187,16 @@ static void worker_revoke_done(struct runtime *rt, struct worker *w,
 }
 
 /* Pin a worker's thread to one CPU (or leave it where it is on failure:
- * pinning is for cache warmth, not correctness). */
+ * pinning is for cache warmth, not correctness).  Every time, even to the
+ * CPU it was pinned to last: the daemon's confinement may have moved the
+ * thread since (a cpuset that shrank and grew back, or an affinity the
+ * daemon reset), and a worker left on its job's other CPU would share it
+ * with the worker pinned there. */
 static void pin(struct worker *w, int cpu)
 {
 	cpu_set_t set;
 
-	if (cpu < 0 || cpu >= CPU_SETSIZE || w->cpu == cpu)
+	if (cpu < 0 || cpu >= CPU_SETSIZE)
 		return;
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
