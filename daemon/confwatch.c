@@ -412,7 +412,11 @@ void *confine__watcher(void *arg)
 {
 	struct confine *cf = arg;
 	uint64_t next_sample = qtime_now_ns();
+	struct sched_param sp = { .sched_priority = 0 };
 
+	/* An ordinary thread: the daemon may be real-time (asteald
+	 * --rt-priority), and /proc walks must not preempt the jobs. */
+	pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp);
 	pthread_mutex_lock(&cf->mu);
 	while (!cf->stop) {
 		uint64_t now, until;

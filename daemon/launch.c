@@ -27,6 +27,7 @@
 #include "history.h"
 #include "launch.h"
 #include "log.h"
+#include "proctree.h"
 #include "qtime.h"
 #include "scheduler.h"
 
@@ -42,6 +43,7 @@ struct launch_job {
 	int was_connected;         /* then closing its row was the scheduler's */
 	int exited;                /* JobExit came */
 	int status;
+	int cpus;                  /* Launch.cpus: rigid until it connects */
 	struct conn *reporter;     /* gets Ok for its JobExit when the job ends */
 	uint64_t reporter_id;      /* ... under the JobExit's request id */
 	struct launch_job *next;
@@ -337,6 +339,7 @@ static void maybe_end(struct launch *l, struct launch_job *j)
 
 	if (j->connected || (!j->exited && j->sup != NULL))
 		return;
+	sched_rigid_remove(l->sched, id);
 	/* The scheduler closed the row of a job that connected; one that
 	 * never did still has its row open. */
 	if (j->was_connected ? j->exited && history_job_set_exit(l->hist,
@@ -351,6 +354,32 @@ static void maybe_end(struct launch *l, struct launch_job *j)
 		send_ok(j->reporter, j->reporter_id);
 	drop(l, j);
 	answer_waiters(l, id);
+}
+
+/* Whether pid is a child of parent, owned by uid. */
+static int child_of(pid_t pid, pid_t parent, uid_t uid)
+{
+	pid_t ppid;
+	uid_t owner;
+
+	return proctree_parent(pid, &ppid, &owner) == 0 && ppid == parent &&
+	       owner == uid;
+}
+
+/* A launch with --cpus: a rigid job until its child connects, or a cap
+ * on the desire of the one that connected already (a resumption). */
+static void rigid(struct launch *l, struct launch_job *j)
+{
+	char why[200];
+
+	if (j->connected) {
+		sched_set_cap(l->sched, j->id, j->cpus);
+		return;
+	}
+	if (sched_rigid_add(l->sched, j->id, j->name, j->command, j->uid, j->pid,
+	                    j->start_ns, j->cpus, why, sizeof(why)) < 0)
+		log_warn("job %llu '%s': not scheduled as a rigid job of %d CPUs: %s",
+		         (unsigned long long)j->id, j->name, j->cpus, why);
 }
 
 /* A Launch: a new job, or the resumption of one after a restart. */
@@ -373,6 +402,19 @@ Asteal__ErrorCode launch_begin(struct launch *l, struct conn *sup, uid_t uid,
 		snprintf(why, whylen, "launch: no child pid");
 		return ASTEAL__ERROR_CODE__INVALID;
 	}
+	if (m->cpus > SCHED_MAX_WORKERS) {
+		snprintf(why, whylen, "launch: --cpus %u is more than %d", m->cpus,
+		         SCHED_MAX_WORKERS);
+		return ASTEAL__ERROR_CODE__INVALID;
+	}
+	if (m->cpus > 0 && !child_of(m->pid, conn_pid(sup), uid)) {
+		/* Its process tree will be confined: it must be the
+		 * sender's own child, not any pid the message names. */
+		snprintf(why, whylen, "launch: pid %d is not a child of the "
+		         "sender (pid %d, uid %d)", (int)m->pid, (int)conn_pid(sup),
+		         (int)uid);
+		return ASTEAL__ERROR_CODE__PERMISSION;
+	}
 	j = calloc(1, sizeof(*j));
 	if (j == NULL) {
 		snprintf(why, whylen, "out of memory");
@@ -383,6 +425,7 @@ Asteal__ErrorCode launch_begin(struct launch *l, struct conn *sup, uid_t uid,
 	j->uid = uid;
 	j->pid = m->pid;
 	j->sup = sup;
+	j->cpus = (int)m->cpus;
 	j->start_ns = qtime_wall_ns();
 	if (m->job_id != 0) {
 		/* Resuming after a daemon restart: the row must be this
@@ -442,6 +485,8 @@ Asteal__ErrorCode launch_begin(struct launch *l, struct conn *sup, uid_t uid,
 	log_info("job %llu '%s' %s: uid %d, child pid %d", (unsigned long long)j->id,
 	         j->name, m->job_id ? "supervised again" : "launched", (int)uid,
 	         (int)j->pid);
+	if (j->cpus > 0)
+		rigid(l, j);
 	return 0;
 }
 
@@ -677,7 +722,8 @@ int launch_jobs(struct launch *l, const uint64_t *ids, size_t n, Asteal__Jobs *o
 	out->jobs = a;
 	for (j = l->jobs; j != NULL; j = j->next) {
 		Asteal__JobInfo *ji;
-		if (j->connected || j->exited || !sched_id_wanted(j->id, ids, n))
+		if (j->connected || j->exited || !sched_id_wanted(j->id, ids, n) ||
+		    sched_is_rigid(l->sched, j->id))
 			continue;
 		ji = sched_info_new(j->id, j->name, j->uid, j->pid, j->command,
 		                    j->start_ns, 0);
@@ -700,6 +746,6 @@ int launch_unmanaged(const struct launch *l)
 	int n = 0;
 
 	for (j = l->jobs; j != NULL; j = j->next)
-		n += !j->connected && !j->exited;
+		n += !j->connected && !j->exited && !sched_is_rigid(l->sched, j->id);
 	return n;
 }

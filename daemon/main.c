@@ -1,7 +1,7 @@
 /*
  * main.c - asteald, the job scheduler daemon: settings (conf), log, history
- * database, scheduler and control socket, started in that order and freed
- * in reverse; one libevent loop; SIGTERM/SIGINT stop it cleanly; systemd
+ * database, control socket, confinement and scheduler, started in that
+ * order and freed in reverse; one libevent loop; SIGTERM/SIGINT stop it cleanly; systemd
  * hears READY, STATUS, WATCHDOG and STOPPING through sd_notify.
  */
 #include <errno.h>
@@ -18,6 +18,7 @@
 
 #include "asteal.h"
 #include "conf.h"
+#include "confine.h"
 #include "control.h"
 #include "history.h"
 #include "log.h"
@@ -37,6 +38,7 @@ struct daemon {
 	struct history *hist;
 	struct sched *sched;
 	struct control *ctl;
+	struct confine *confine;
 	struct event *sigterm, *sigint, *housekeeping, *watchdog;
 	int last_jobs;
 	time_t started;
@@ -165,12 +167,55 @@ static void on_watchdog(evutil_socket_t fd, short what, void *arg)
 	sd_notify(0, "WATCHDOG=1");
 }
 
+/* The name of this daemon's cgroup directory: "asteal-" and a hash of its
+ * socket's path, so that two daemons of one machine keep apart and a
+ * daemon restarted on the same socket finds its jobs' cgroups again. */
+static void confine_name(const char *socket, char *buf, size_t len)
+{
+	uint32_t h = 2166136261u;               /* FNV-1a */
+
+	for (const unsigned char *p = (const unsigned char *)socket; *p; p++)
+		h = (h ^ *p) * 16777619u;
+	snprintf(buf, len, "asteal-%08x", (unsigned)h);
+}
+
+/* Set up confinement (--confine, --confine-with): 0, or -1 with a reason
+ * (--confine-with cgroup and no cgroup to manage). */
+static int confine_start(struct daemon *d, char *why, size_t whylen)
+{
+	static const enum confine_with with[] = {
+		[CONF_CONFINE_WITH_AUTO] = CONFINE_WITH_AUTO,
+		[CONF_CONFINE_WITH_CGROUP] = CONFINE_WITH_CGROUP,
+		[CONF_CONFINE_WITH_AFFINITY] = CONFINE_WITH_AFFINITY,
+	};
+	char name[32];
+	int mode = d->conf.confine;
+
+	confine_name(d->conf.socket, name, sizeof(name));
+	d->confine = confine_create(with[d->conf.confine_with], name,
+	                            d->conf.cpus, d->conf.ncpus,
+	                            (uint64_t)d->conf.quantum_us * 1000u, why,
+	                            whylen);
+	if (d->confine == NULL)
+		return -1;
+	if (mode == CONF_CONFINE_AUTO)
+		mode = confine_is_cgroup(d->confine) ? CONF_CONFINE_ALL
+		                                     : CONF_CONFINE_RIGID;
+	sched_set_confine(d->sched, d->confine, mode);
+	log_info("confinement: %s jobs, by %s", mode == CONF_CONFINE_ALL ? "all"
+	         : mode == CONF_CONFINE_RIGID ? "rigid" : "no",
+	         confine_how(d->confine));
+	return 0;
+}
+
 /* Free everything in reverse order of creation. */
 static void daemon_free(struct daemon *d)
 {
+	int r = 0;
+
 	control_free(d->ctl);
 	sched_free(d->sched);
-	int r = 0;
+	confine_free(d->confine);
 
 	/* A history catching up writes the rest now (the last chance). */
 	while (d->hist != NULL && (r = history_retry(d->hist)) == 1)
@@ -259,6 +304,11 @@ int main(int argc, char **argv)
 	d.sched = sched_create(d.base, &d.conf, d.hist, why, sizeof(why));
 	if (d.sched == NULL) {
 		log_error("cannot create the scheduler: %s", why);
+		daemon_free(&d);
+		return 1;
+	}
+	if (confine_start(&d, why, sizeof(why)) < 0) {
+		log_error("confinement: %s", why);
 		daemon_free(&d);
 		return 1;
 	}

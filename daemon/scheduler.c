@@ -108,7 +108,7 @@ static void drop_from(struct sched_job **arr, int *n, struct sched_job *j)
 }
 
 /* Make room for one more job in every per-job array: 0, or -1. */
-static int reserve(struct sched *s)
+int sched__reserve(struct sched *s)
 {
 	int cap = s->cap ? 2 * s->cap : 64;
 	struct sched_job **jobs, **touched, **held;
@@ -160,6 +160,13 @@ static void insert_by_id(struct sched *s, struct sched_job *j)
 		s->jobs[i]->index = i;
 }
 
+/* Put a new job j of user place u in the tables. */
+void sched__insert(struct sched *s, struct sched_job *j, int u)
+{
+	insert_by_id(s, j);
+	s->deq[j->index].user = u;
+}
+
 /* Take j out of jobs[] and deq[]. */
 static void remove_by_index(struct sched *s, struct sched_job *j)
 {
@@ -193,7 +200,7 @@ static int user_place(const struct sched *s, uid_t uid)
 /* One more job of uid: the user's place in users[] (a new user is put
  * there, and the jobs' places after it move up), or -1 when out of
  * memory. */
-static int user_join(struct sched *s, uid_t uid)
+int sched__user_join(struct sched *s, uid_t uid)
 {
 	int at = user_place(s, uid);
 
@@ -332,6 +339,16 @@ static void send_allot(struct sched *s, struct sched_job *j,
 	a.allotment = (uint32_t)a.ncpus;
 	a.availability = (uint32_t)s->deq[j->index].availability;
 	a.decided_ns = decided;
+	if (j->fresh || !same_set(s, set, &j->sent))
+		sched__confine_set(s, j, ids, (int)a.ncpus);
+	if (j->conn == NULL) {          /* rigid: confinement is its Allot */
+		sched__rigid_usage(s, j, decided);
+		j->sent = *set;
+		j->allot_q = s->q;
+		j->decided = decided;
+		j->fresh = 0;
+		return;
+	}
 	len = exchange_encode_allot(frame, &a);
 	if (len == 0 || conn_send_frame(j->conn, frame, len) < 0)
 		return;         /* a peer going away: its end comes */
@@ -478,7 +495,7 @@ static void tick(struct sched *s, uint64_t start)
 	}
 	for (k = 0; k < s->ntouched; k++) {
 		j = s->touched[k];
-		s->deq[j->index].desire = j->silent ? 0 : j->desire;
+		s->deq[j->index].desire = sched__desire(j);
 	}
 	users_prune(s);
 	t = s->decided = qtime_now_ns();
@@ -498,6 +515,8 @@ static void tick(struct sched *s, uint64_t start)
 		struct deq_set lost;
 
 		j = s->jobs[s->changed[k]];
+		if (j->conn == NULL)
+			continue;       /* rigid: moved off as it is confined */
 		lost = set_and(s, &j->sent, &s->deq[j->index].cpus, 1);
 		handover_leave(s->handover, j, &lost, s->q, t);
 	}
@@ -526,6 +545,7 @@ static void tick(struct sched *s, uint64_t start)
 		s->departed = j->older;
 		bury(s, j);
 	}
+	sched__rigid_usage(s, NULL, end);
 	samples_add(&s->tick, end - start);
 	samples_add(&s->changes, (uint64_t)nc);
 	samples_add(&s->sends, s->tick_sends);
@@ -611,7 +631,7 @@ struct sched *sched_create(struct event_base *base, const struct conf *c,
 		goto nomem;
 	s->timer_ev = event_new(base, s->timer_fd, EV_READ | EV_PERSIST, on_timer, s);
 	s->hold_ev = evtimer_new(base, on_hold, s);
-	if (s->timer_ev == NULL || s->hold_ev == NULL || reserve(s) < 0)
+	if (s->timer_ev == NULL || s->hold_ev == NULL || sched__reserve(s) < 0)
 		goto nomem;
 	/* Tick q at t0 + q L + offset: absolute, so it never drifts. */
 	first = s->t0 + s->offset;
@@ -704,17 +724,21 @@ struct sched_job *sched_job_add(struct sched *s, struct conn *conn,
 	int64_t id;
 	int u;
 
-	if (s->njobs >= s->conf->max_jobs) {
-		snprintf(why, whylen, "at the limit of %d jobs", s->conf->max_jobs);
-		return NULL;
-	}
 	if (hello->workers < 1 || hello->workers > SCHED_MAX_WORKERS) {
 		snprintf(why, whylen, "workers must be from 1 to %d, not %u",
 		         SCHED_MAX_WORKERS, hello->workers);
 		return NULL;
 	}
+	/* A rigid job's child connecting: the same job, now adaptive. */
+	if (id_granted && (j = sched__find(s, id_granted)) != NULL && j->rigid &&
+	    j->uid == uid && j->pid == pid)
+		return sched__rigid_connect(s, j, conn, hello);
+	if (s->njobs >= s->conf->max_jobs) {
+		snprintf(why, whylen, "at the limit of %d jobs", s->conf->max_jobs);
+		return NULL;
+	}
 	j = calloc(1, sizeof(*j));
-	if (j == NULL || reserve(s) < 0 || (u = user_join(s, uid)) < 0) {
+	if (j == NULL || sched__reserve(s) < 0 || (u = sched__user_join(s, uid)) < 0) {
 		free(j);
 		snprintf(why, whylen, "out of memory");
 		return NULL;
@@ -749,12 +773,12 @@ struct sched_job *sched_job_add(struct sched *s, struct conn *conn,
 		log_warn("history: job %lld: %s", (long long)id,
 		         history_error(s->hist));
 	j->id = (uint64_t)id;
-	insert_by_id(s, j);
-	s->deq[j->index].user = u;
+	sched__insert(s, j, u);
 	j->joined = qtime_now_ns();
 	sched__heard_now(s, j, j->joined);
 	j->fresh = 1;                   /* an Allot at the next tick */
 	sched__touch(s, j);
+	sched__confine_join(s, j);
 	log_info("job %llu '%s' %s: uid %d pid %d, %d workers",
 	         (unsigned long long)j->id, j->name, id_granted ? "connected"
 	         : "registered", (int)uid, (int)pid, j->workers);
@@ -767,10 +791,11 @@ uint64_t sched_job_id(const struct sched_job *j)
 	return j->id;
 }
 
-/* A job gone: close its row and free it. */
+/* A job gone: close its row (unless launch.c keeps it) and free it. */
 static void bury(struct sched *s, struct sched_job *j)
 {
-	close_row(s, j);
+	if (!j->keep_row)
+		close_row(s, j);
 	if (history_flush(s->hist) < 0)
 		log_warn("history: %s", history_error(s->hist));
 	free(j);
@@ -779,10 +804,13 @@ static void bury(struct sched *s, struct sched_job *j)
 /* Remove a job whose connection closed. */
 void sched_job_remove(struct sched *s, struct sched_job *j)
 {
-	if (!j->silent)
+	if (j->rigid)
+		;                        /* never heard: sched_rigid_remove */
+	else if (!j->silent)
 		heard_unlink(s, j);
 	else
 		s->nsilent--;
+	sched__confine_leave(s, j);
 	if (j->touched)
 		drop_from(s->touched, &s->ntouched, j);
 	if (j->held)

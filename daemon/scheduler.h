@@ -25,6 +25,7 @@ struct event_base;
 struct conf;
 struct history;
 struct conn;
+struct confine;
 struct sched;
 struct sched_job;
 
@@ -115,6 +116,35 @@ int sched_job_owner(const struct sched *s, uint64_t id, uid_t *uid);
  * PERMISSION: not its owner nor root). */
 int sched_cancel(struct sched *s, uint64_t id, uid_t uid, int sig,
                  char *why, size_t whylen);
+
+/* Confine the jobs' process trees with cf (confine.h): mode is
+ * CONF_CONFINE_RIGID (the jobs launched with --cpus), CONF_CONFINE_ALL or
+ * CONF_CONFINE_OFF (conf.h; AUTO resolved by the caller).  cf is also what
+ * measures each job's CPU time and the CPUs' use by other processes, so
+ * it is given whatever the mode.  Before any job joins. */
+void sched_set_confine(struct sched *s, struct confine *cf, int mode);
+
+/* Register a rigid job: launched (`asteal run/submit --cpus N`) as job id,
+ * its history row open, its child pid not connected: DEQ counts it with
+ * desire cpus, and its process tree is held to what it is allotted (no
+ * Allot is sent: nobody would read it).  If the child's libasteal then
+ * connects and claims the id, the job becomes an ordinary job whose
+ * desire is capped at cpus (sched_job_add).  0, or -1 with a reason. */
+int sched_rigid_add(struct sched *s, uint64_t id, const char *name,
+                    const char *command, uid_t uid, pid_t pid,
+                    uint64_t start_ns, int cpus, char *why, size_t whylen);
+
+/* A rigid job ended (launch.c closes its row): its CPUs go back at the
+ * next tick.  Nothing when id is no rigid job. */
+void sched_rigid_remove(struct sched *s, uint64_t id);
+
+/* Cap connected job id's desire at cpus (its supervisor, back after a
+ * daemon restart, says it was launched with --cpus): confined as a rigid
+ * job is.  Nothing when id is not connected. */
+void sched_set_cap(struct sched *s, uint64_t id, int cpus);
+
+/* Whether job id is rigid (registered and not connected). */
+int sched_is_rigid(const struct sched *s, uint64_t id);
 
 /* Jobs connected now, and command-line clients (control.c counts them). */
 int sched_njobs(const struct sched *s);

@@ -51,6 +51,14 @@ struct sched_job {
 	                                  decided it */
 	unsigned logged;               /* kinds of bad input logged */
 	char cpus[CPULIST_MAX * 5];    /* its CPUs as a list, for the history */
+	int rigid;                     /* launched with --cpus, not connected:
+	                                  desire cap, no conn, never silent */
+	int cap;                       /* --cpus N: its desire's cap, 0 none */
+	int confined;                  /* confine_add took it */
+	int keep_row;                  /* leaving, its row is launch.c's */
+	uint64_t usage_at;             /* rigid: when tot[] was last updated */
+	struct sched_job *next_rigid;  /* s->rigids */
+	char confstate[96];            /* its confinement, for a JobInfo */
 	struct sched_job *older, *newer;   /* by last heard (not if silent) */
 };
 
@@ -90,6 +98,11 @@ struct sched {
 	struct sched_job **touched, **held;
 	int njobs, cap, ntouched, nheld, nsilent, clients;
 	struct sched_job *oldest, *newest;  /* by last heard */
+	struct confine *confine;       /* measures jobs and holds them */
+	int confine_mode;              /* enum conf_confine, resolved */
+	struct sched_job *rigids;      /* the rigid jobs */
+	uint64_t rigid_usage_at;       /* their usage was last taken */
+	double others[CPULIST_MAX];    /* scratch for the Status */
 	struct sched_job *departed;    /* gone during a tick: their rows are
 	                                  closed after its Allots (older) */
 	int in_tick;
@@ -101,7 +114,20 @@ struct sched {
 	struct samples tick, deq_time, wake, revoke, changes, sends;
 };
 
+/* sched_job.logged: bit 0 to 7 are schedinput.c's kinds of bad input. */
+#define SCHED_LOGGED_CONFINE (1u << 8)   /* confine_set failed */
+
 /* Defined in scheduler.c. */
+
+/* Make room for one more job in every per-job array: 0, or -1. */
+int sched__reserve(struct sched *s);
+
+/* One more job of uid: the user's place in users[], or -1 when out of
+ * memory. */
+int sched__user_join(struct sched *s, uid_t uid);
+
+/* Put a new job j of user place u into jobs[] and deq[] in id order. */
+void sched__insert(struct sched *s, struct sched_job *j, int u);
 
 /* The job was heard now: it goes to the newest end. */
 void sched__heard_now(struct sched *s, struct sched_job *j, uint64_t now);
@@ -120,6 +146,34 @@ int sched__slot_cpus(const struct sched *s, const struct deq_set *set,
  * losers' Released messages are read as they come.  Nothing during a
  * tick: the tick retries once its DEQ has run. */
 void sched__retry_held(struct sched *s, uint64_t now);
+
+/* Defined in schedrigid.c. */
+
+/* The desire DEQ sees for j: a rigid job's cap, 0 for a silent job,
+ * else its last desire within its cap. */
+int sched__desire(const struct sched_job *j);
+
+/* j has joined: its process tree is measured, and confined if the mode
+ * says so. */
+void sched__confine_join(struct sched *s, struct sched_job *j);
+
+/* j's CPUs are now ids[0..n-1] (about to be told, or rigid): confine it. */
+void sched__confine_set(struct sched *s, struct sched_job *j,
+                        const uint32_t *ids, int n);
+
+/* j leaves: release its process tree. */
+void sched__confine_leave(struct sched *s, struct sched_job *j);
+
+/* A rigid job's claim by a connecting job (sched_job_add): j becomes an
+ * ordinary job on conn, its desire capped. */
+struct sched_job *sched__rigid_connect(struct sched *s, struct sched_job *j,
+                                       struct conn *conn,
+                                       const Asteal__Hello *hello);
+
+/* The rigid jobs' usage (CPU time of their trees, allotted time) into
+ * their totals and the history, about every heartbeat; and for j now
+ * (its allotment changes) when j is not NULL. */
+void sched__rigid_usage(struct sched *s, struct sched_job *j, uint64_t now);
 
 /* Defined in schedinput.c. */
 

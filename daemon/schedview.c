@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "conf.h"
+#include "confine.h"
 #include "conn.h"
 #include "cpulist.h"
 #include "deq.h"
@@ -57,6 +58,15 @@ void sched_status(struct sched *s, Asteal__Status *st)
 	st->history_state = s->health.state;
 	st->history_pending = (uint64_t)s->health.pending;
 	st->history_dropped = (uint64_t)s->health.dropped;
+	st->confine = (char *)conf_confine_name(s->confine != NULL
+	                                        ? s->confine_mode : CONF_CONFINE_OFF);
+	st->confine_how = (char *)(s->confine != NULL ? confine_how(s->confine) : "");
+	if (s->confine != NULL) {
+		int n = confine_others(s->confine, s->others, s->P);
+
+		st->cpu_others = s->others;
+		st->n_cpu_others = n > 0 ? (size_t)n : 0;
+	}
 }
 
 /* Whether id is among ids (all when n == 0). */
@@ -133,6 +143,14 @@ int sched_jobs(struct sched *s, const uint64_t *ids, size_t n, Asteal__Jobs *out
 		ji->allotted_ns = j->tot[HISTORY_ALLOTTED];
 		ji->workers = (uint32_t)j->workers;
 		ji->quantum_class = exchange_class_wire(j->cls);
+		ji->cpus_cap = (uint32_t)j->cap;
+		ji->rigid = j->rigid != 0;
+		if (j->confined) {
+			confine_state(s->confine, j->id, j->confstate,
+			              sizeof(j->confstate));
+			ji->confinement = j->confstate;
+			confine_usage(s->confine, j->id, &ji->cpu_ns);
+		}
 		out->jobs[k++] = ji;
 	}
 	out->n_jobs = k;
@@ -178,6 +196,11 @@ int sched_cancel(struct sched *s, uint64_t id, uid_t uid, int sig,
 		snprintf(why, whylen, "job %llu: not yours (only its owner or "
 		         "root may cancel it)", (unsigned long long)id);
 		return ASTEAL__ERROR_CODE__PERMISSION;
+	}
+	if (j->conn == NULL) {
+		snprintf(why, whylen, "job %llu: not connected, and its supervisor "
+		         "is gone", (unsigned long long)id);
+		return ASTEAL__ERROR_CODE__NOT_FOUND;
 	}
 	if (conn_signal(j->conn, sig) < 0) {
 		if (errno != ESRCH) {
