@@ -15,6 +15,9 @@
 #define CLI_UNAVAILABLE 69
 #define CLI_NOPERM 77
 
+/* The most CPUs `run` and `submit --cpus` take (the daemon's SCHED_MAX_WORKERS). */
+#define CLI_MAX_CPUS 65536
+
 /* The global options, parsed by main.c before the command. */
 struct cli {
 	const char *socket;   /* --socket, else $ASTEAL_SOCKET, else the system path */

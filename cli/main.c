@@ -25,14 +25,20 @@ struct command {
 };
 
 static const struct command commands[] = {
-	{ "run", supervise_run, "run [--name NAME] [--stats] -- PROGRAM [ARGS...]",
+	{ "run", supervise_run,
+	  "run [--name NAME] [-c|--cpus N] [--stats] -- PROGRAM [ARGS...]",
 	  "Run a job in the foreground under the daemon; exit with its status.\n"
 	  "  --name NAME   the job's name (default: the program's)\n"
+	  "  -c, --cpus N  a rigid job of N CPUs, for a program not linked with\n"
+	  "                libasteal (OMP_NUM_THREADS and the like set to N);\n"
+	  "                a linked program's desire is capped at N\n"
 	  "  --stats       print a summary line when it ends\n" },
 	{ "submit", supervise_submit,
-	  "submit [--name NAME] [--output FILE] [--parsable] -- PROGRAM [ARGS...]",
+	  "submit [--name NAME] [-c|--cpus N] [--output FILE] [--parsable] -- "
+	  "PROGRAM [ARGS...]",
 	  "Start a job detached and print its id.\n"
 	  "  --name NAME   the job's name (default: the program's)\n"
+	  "  -c, --cpus N  a rigid job of N CPUs (as for run)\n"
 	  "  --output FILE its standard output and error (default /dev/null)\n"
 	  "  --parsable    print only the id\n" },
 	{ "wait", supervise_wait, "wait [--timeout SECONDS] JOB",

@@ -332,14 +332,29 @@ static int jobs_fetch(struct client *c, const uint64_t *ids, size_t nids,
 	return 0;
 }
 
+/* The status's line on each managed CPU's use by processes outside every
+ * job over the last second ("others: 0 1% 1 97%"), or why there is none. */
+static void print_others(const Asteal__Status *s)
+{
+	printf("%-16s", "other use:");
+	if (s->n_cpu_others == 0 || s->n_cpu_others != s->n_cpus) {
+		printf("not measured yet\n");
+		return;
+	}
+	for (size_t i = 0; i < s->n_cpus; i++)
+		printf("%scpu%u %.0f%%", i ? ", " : "", s->cpus[i],
+		       s->cpu_others[i] * 100);
+	printf(" (processes outside jobs, last second)\n");
+}
+
 /* Print the jobs as an aligned table: 0, or -1 when out of memory. */
 static int jobs_table(FILE *f, const Asteal__Jobs *js, uint64_t now)
 {
 	static const char *const hdr[] = { ">ID", "NAME", "USER", ">PID", ">DESIRE",
-		">ALLOT", "CPUS", ">AGE", ">EFF" };
-	struct table *t = table_new(hdr, 9);
+		">ALLOT", "CPUS", "CAP", "HELD", ">AGE", ">EFF" };
+	struct table *t = table_new(hdr, 11);
 	char id[24], user[64], pid[16], des[16], all[16], cpus[CPUS_LEN], age[32],
-	     eff[16];
+	     eff[16], cap[24], held[16];
 	size_t i;
 
 	if (t == NULL)
@@ -347,8 +362,9 @@ static int jobs_table(FILE *f, const Asteal__Jobs *js, uint64_t now)
 	for (i = 0; i < js->n_jobs; i++) {
 		const Asteal__JobInfo *j = js->jobs[i];
 		int known = !j->unmanaged;
-		const char *row[9] = { fmt_u64(id, sizeof(id), j->id), j->name,
+		const char *row[11] = { fmt_u64(id, sizeof(id), j->id), j->name,
 			user_name(j->uid, user, sizeof(user)), pid, NULL, NULL, NULL,
+			NULL, NULL,
 			fmt_duration(age, sizeof(age), now > j->start_ns ? now - j->start_ns : 0),
 			NULL };
 
@@ -359,9 +375,25 @@ static int jobs_table(FILE *f, const Asteal__Jobs *js, uint64_t now)
 			row[4] = des;
 			row[5] = all;
 			row[6] = fmt_cpus(cpus, sizeof(cpus), j->cpus, j->n_cpus);
-			if (j->allotted_ns > 0 && isfinite(j->efficiency)) {
+			if (j->cpus_cap > 0) {
+				snprintf(cap, sizeof(cap), "%u%s", j->cpus_cap,
+				         j->rigid ? " rigid" : "");
+				row[7] = cap;
+			}
+			if (*j->confinement != '\0') {
+				/* "failed: why" is for --json; the table says failed */
+				snprintf(held, sizeof(held), "%.*s",
+				         (int)strcspn(j->confinement, ":"), j->confinement);
+				row[8] = held;
+			}
+			if (j->rigid && j->allotted_ns > 0) {
+				/* its CPU time against its allotment */
+				snprintf(eff, sizeof(eff), "%.0f%%", 100.0 *
+				         (double)j->cpu_ns / (double)j->allotted_ns);
+				row[10] = eff;
+			} else if (j->allotted_ns > 0 && isfinite(j->efficiency)) {
 				snprintf(eff, sizeof(eff), "%.0f%%", j->efficiency * 100);
-				row[8] = eff;
+				row[10] = eff;
 			}
 		}
 		if (table_add(t, row) < 0) {
@@ -403,7 +435,12 @@ static void jobs_json(FILE *f, const Asteal__Jobs *js, const char *nl)
 		           j->preempted_ns, j->allotted_ns);
 		fprintf(f, ",\"workers\":%u,\"quantum_class\":", j->workers);
 		json_string(f, class_name(j->quantum_class));
-		fprintf(f, ",\"unmanaged\":%s}", j->unmanaged ? "true" : "false");
+		fprintf(f, ",\"unmanaged\":%s,\"rigid\":%s,\"cpus_cap\":%u,"
+		        "\"cpu_ns\":%llu,\"confinement\":", j->unmanaged ? "true" : "false",
+		        j->rigid ? "true" : "false", j->cpus_cap,
+		        (unsigned long long)j->cpu_ns);
+		json_string(f, j->confinement);
+		fputc('}', f);
 	}
 	fprintf(f, "%s]\n", js->n_jobs ? nl : "");
 }
@@ -1235,9 +1272,19 @@ int query_status(const struct cli *g, int argc, char **argv)
 		json_string(stdout, s->share);
 		fputs(",\"history_state\":", stdout);
 		json_string(stdout, s->history_state);
-		printf(",\"history_pending\":%llu,\"history_dropped\":%llu}\n",
+		printf(",\"history_pending\":%llu,\"history_dropped\":%llu",
 		       (unsigned long long)s->history_pending,
 		       (unsigned long long)s->history_dropped);
+		fputs(",\"confine\":", stdout);
+		json_string(stdout, s->confine);
+		fputs(",\"confine_how\":", stdout);
+		json_string(stdout, s->confine_how);
+		fputs(",\"cpu_others\":[", stdout);
+		for (size_t i = 0; i < s->n_cpu_others; i++) {
+			fputs(i ? "," : "", stdout);
+			json_double(stdout, s->cpu_others[i]);
+		}
+		fputs("]}\n", stdout);
 	} else {
 		printf("%-16s%s\n", "daemon:", s->daemon_version);
 		printf("%-16s%u\n", "protocol:", s->protocol_version);
@@ -1275,6 +1322,12 @@ int query_status(const struct cli *g, int argc, char **argv)
 		       *s->history_state ? s->history_state : "unknown",
 		       (unsigned long long)s->history_pending,
 		       (unsigned long long)s->history_dropped);
+		printf("%-16s%s, by %s\n", "confined jobs:",
+		       strcmp(s->confine, "all") == 0 ? "all"
+		       : strcmp(s->confine, "rigid") == 0 ? "rigid (--cpus)"
+		       : strcmp(s->confine, "off") == 0 ? "none" : s->confine,
+		       *s->confine_how ? s->confine_how : "nothing");
+		print_others(s);
 	}
 	frame_free(m);
 	return flush_out();

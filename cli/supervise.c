@@ -34,6 +34,7 @@ struct spawn {
 	const char *name;         /* --name, or the program's base name */
 	char **argv;              /* the program and its arguments */
 	const char *output;       /* submit: where its stdout and stderr go */
+	unsigned cpus;            /* --cpus N: a rigid job of N CPUs; 0 none */
 	int detached;             /* submit */
 	pid_t pid;
 	unsigned long long id;
@@ -117,21 +118,34 @@ static int parse_spawn(int argc, char **argv, struct spawn *sp, int *stats,
 	static const struct option run_opts[] = {
 		{ "name", required_argument, NULL, 'n' },
 		{ "stats", no_argument, NULL, 's' },
+		{ "cpus", required_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct option submit_opts[] = {
 		{ "name", required_argument, NULL, 'n' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "parsable", no_argument, NULL, 'p' },
+		{ "cpus", required_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *cmd = argv[0];
+	char *end;
+	unsigned long v;
 	const char *base;
 	int o;
 
-	while ((o = getopt_long(argc, argv, "+", sp->detached ? submit_opts : run_opts,
-	                        NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "+c:", sp->detached ? submit_opts
+	                        : run_opts, NULL)) != -1) {
 		switch (o) {
+		case 'c':
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (*optarg < '0' || *optarg > '9' || *end != '\0' || errno != 0 ||
+			    v < 1 || v > CLI_MAX_CPUS)
+				return cli_usage(cmd, "--cpus: '%s' is not a number of "
+				                 "CPUs from 1 to %d", optarg, CLI_MAX_CPUS);
+			sp->cpus = (unsigned)v;
+			break;
 		case 'n':
 			if (*optarg == '\0' || strlen(optarg) > 63)
 				return cli_usage(cmd, "--name: 1 to 63 characters");
@@ -161,6 +175,31 @@ static int parse_spawn(int argc, char **argv, struct spawn *sp, int *stats,
 		base = strrchr(sp->argv[0], '/');
 		sp->name = base != NULL ? base + 1 : sp->argv[0];
 	}
+	return 0;
+}
+
+/* The environment variables that runtimes read for their thread count,
+ * each set to a rigid job's CPUs (`--cpus N`) over any value inherited:
+ * OpenMP (libgomp, LLVM's libomp), the BLAS libraries' own, Rayon, Go,
+ * Julia, numexpr; and ASTEAL_CPUS for any program that asks.  oneTBB reads
+ * none: it sizes its arena from its affinity mask, which confinement sets
+ * from the first quantum on. */
+static const char *const cpus_env[] = {
+	"ASTEAL_CPUS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+	"OPENBLAS_NUM_THREADS", "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS",
+	"NUMEXPR_NUM_THREADS", "RAYON_NUM_THREADS", "GOMAXPROCS",
+	"JULIA_NUM_THREADS",
+};
+
+/* Set every variable of cpus_env to n: 0, or -1 with errno. */
+static int set_cpus_env(unsigned n)
+{
+	char v[16];
+
+	snprintf(v, sizeof(v), "%u", n);
+	for (size_t i = 0; i < sizeof(cpus_env) / sizeof(cpus_env[0]); i++)
+		if (setenv(cpus_env[i], v, 1) < 0)
+			return -1;
 	return 0;
 }
 
@@ -197,7 +236,8 @@ static void child(const struct cli *g, struct spawn *sp, int gate, int err, int 
 	}
 	if (setenv("ASTEAL_SOCKET", g->socket, 1) < 0 ||
 	    setenv("ASTEAL_JOB_ID", buf, 1) < 0 ||
-	    setenv("ASTEAL_JOB_NAME", sp->name, 1) < 0)
+	    setenv("ASTEAL_JOB_NAME", sp->name, 1) < 0 ||
+	    (sp->cpus > 0 && set_cpus_env(sp->cpus) < 0))
 		goto fail;
 	execvp(sp->argv[0], sp->argv);
 fail:
@@ -239,6 +279,7 @@ static int start(const struct cli *g, struct client *c, struct spawn *sp, int ou
 	l.name = (char *)sp->name;
 	l.command = command;
 	l.pid = sp->pid;
+	l.cpus = sp->cpus;
 	env.msg_case = ASTEAL__ENVELOPE__MSG_LAUNCH;
 	env.launch = &l;
 	code = client_call(c, &env, ASTEAL__ENVELOPE__MSG_LAUNCHED, &rep, CLIENT_REPLY_MS);

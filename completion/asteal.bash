@@ -5,7 +5,7 @@
 # bash-completion package's helpers only when they are loaded.
 #
 # Completes the global options, the commands, each command's options, the
-# values of --format and --signal, files for --socket, --output and --plot,
+# values of --format, --signal and --cpus, files for --socket, --output and --plot,
 # the program after `run --` and `submit --`, and job ids (of the running
 # jobs, from `asteal --json jobs`, asked with a one-second bound; nothing
 # when asteal or its daemon is missing).  Options may be given as
@@ -17,8 +17,8 @@ _asteal_commands="run submit wait cancel jobs history status help"
 _asteal_options()
 {
 	case $1 in
-	run) echo "--name --stats --help --" ;;
-	submit) echo "--name --output --parsable --help --" ;;
+	run) echo "--name --cpus --stats --help --" ;;
+	submit) echo "--name --cpus --output --parsable --help --" ;;
 	wait) echo "--timeout --help" ;;
 	cancel) echo "--signal --help" ;;
 	jobs) echo "--watch --interval --help" ;;
@@ -42,6 +42,19 @@ _asteal_signals()
 		esac
 	done
 	echo "$names"
+}
+
+# 1 to the number of CPUs online (from /proc/cpuinfo, with builtins only).
+_asteal_cpu_counts()
+{
+	local line n=0 i out=""
+	while read -r line; do
+		[[ $line == processor* ]] && n=$((n + 1))
+	done </proc/cpuinfo 2>/dev/null
+	for ((i = 1; i <= (n > 0 ? n : 1); i++)); do
+		out="$out $i"
+	done
+	echo "$out"
 }
 
 # The ids of the running jobs, from the daemon named by $1 (a socket path,
@@ -150,6 +163,9 @@ _asteal()
 		return 0 ;;
 	--since | --until)
 		_asteal_words "now -30s -5m -1h -1d" "$cur"
+		return 0 ;;
+	--cpus | -c)
+		_asteal_words "$(_asteal_cpu_counts)" "$cur"
 		return 0 ;;
 	--name | --timeout | --interval)
 		return 0 ;;

@@ -139,7 +139,7 @@ py '
 import json, sys
 lines = open(sys.argv[1]).read().splitlines()
 assert lines[0].split() == ["ID", "NAME", "USER", "PID", "DESIRE", "ALLOT",
-                            "CPUS", "AGE", "EFF"], lines[0]
+                            "CPUS", "CAP", "HELD", "AGE", "EFF"], lines[0]
 assert len(lines) == 3, lines
 js = {j["id"]: j for j in json.load(open(sys.argv[2]))}
 for row in lines[1:]:
@@ -148,7 +148,8 @@ for row in lines[1:]:
     assert c[1] == j["name"] and c[2] == j["user"] and int(c[3]) == j["pid"], row
     assert c[4].isdigit() and c[5].isdigit(), row
     if j["allotted_ns"] > 0:
-        assert c[8].endswith("%") and c[8][:-1].isdigit(), row
+        assert c[10].endswith("%") and c[10][:-1].isdigit(), row
+    assert c[7] == "-" and c[8] == j["confinement"], row
 ' "$tmp/jobs.txt" "$tmp/jobs.json" || fail "jobs table: $(cat "$tmp/jobs.txt")"
 "$asteal" jobs "$ida" >"$tmp/one.txt" || fail "jobs $ida failed"
 [ "$(wc -l <"$tmp/one.txt")" -eq 2 ] && grep -q " qa " "$tmp/one.txt" ||

@@ -96,8 +96,9 @@ expect "asteal help" "cancel help history jobs run status submit wait" ""
 echo "commands and global options: ok"
 
 # ---- 3. options and their values ----
-expect "asteal run" "-- --help --name --stats" "-"
-expect "asteal submit" "-- --help --name --output --parsable" "-"
+expect "asteal run" "-- --cpus --help --name --stats" "-"
+expect "asteal submit" "-- --cpus --help --name --output --parsable" "-"
+expect "asteal run --cpus" "$(awk '/^processor/ { n++ } END { for (i = 1; i <= n; i++) s = s (i > 1 ? " " : "") i; print s }' /proc/cpuinfo)" ""
 expect "asteal wait" "--help --timeout" "-"
 expect "asteal cancel" "--help --signal" "-"
 expect "asteal jobs" "--help --interval --watch" "-"
