@@ -3,7 +3,7 @@
 # PID 1 (none runs here, nor in CI):
 #  1. the units agree with the code and with each other: the socket is
 #     PROTO_SOCKET_PATH, its group is the sysusers user, the service runs
-#     as that user with CAP_KILL, StateDirectory= is the default database's
+#     as that user with CAP_KILL and CAP_SYS_NICE, StateDirectory= is the default database's
 #     folder, tmpfiles makes both folders, and the settings that would break
 #     asteald (PrivateUsers=, a RuntimeDirectory= without Preserve) are off;
 #  2. `systemd-analyze verify` passes on asteald.service (ExecStart set to
@@ -60,9 +60,9 @@ user=$(awk '$1 == "u" { print $2 }' "$sysusers")
 [ "$(key Type "$svc_in")" = notify ] || fail "asteald.service is not Type=notify"
 [ -n "$(key WatchdogSec "$svc_in")" ] || fail "asteald.service has no WatchdogSec="
 [ "$(key Restart "$svc_in")" = on-failure ] || fail "asteald.service has no Restart=on-failure"
-[ "$(key AmbientCapabilities "$svc_in")" = CAP_KILL ] &&
-	[ "$(key CapabilityBoundingSet "$svc_in")" = CAP_KILL ] ||
-	fail "asteald.service must have exactly CAP_KILL (ambient and bounding)"
+[ "$(key AmbientCapabilities "$svc_in")" = "CAP_KILL CAP_SYS_NICE" ] &&
+	[ "$(key CapabilityBoundingSet "$svc_in")" = "CAP_KILL CAP_SYS_NICE" ] ||
+	fail "asteald.service must have exactly CAP_KILL and CAP_SYS_NICE (ambient and bounding)"
 [ "$(key ExecStart "$svc_in")" = "@sbindir@/asteald --admin-group asteal" ] ||
 	fail "ExecStart is not the @sbindir@/asteald that make install fills in, with --admin-group asteal"
 case $(key PrivateUsers "$svc_in") in
@@ -80,7 +80,7 @@ run_dir=$(dirname "$proto_sock")
 awk -v a="$run_dir" -v b="/var/lib/$state" '
 	$1 == "d" && $2 == a { ra = 1 } $1 == "d" && $2 == b { rb = 1 }
 	END { exit !(ra && rb) }' "$tmpfiles" || fail "asteal.tmpfiles does not make $run_dir and /var/lib/$state"
-echo "units agree: socket $proto_sock (group $user, 0660), user $user with CAP_KILL, state /var/lib/$state"
+echo "units agree: socket $proto_sock (group $user, 0660), user $user with CAP_KILL and CAP_SYS_NICE, state /var/lib/$state"
 
 # ---- 2. systemd-analyze verify ----
 mkdir -p "$tmp/units" "$tmp/man/man1" "$tmp/man/man8"
