@@ -191,7 +191,11 @@ static const char *const cpus_env[] = {
 	"JULIA_NUM_THREADS",
 };
 
-/* Set every variable of cpus_env to n: 0, or -1 with errno. */
+/* Set every variable of cpus_env to n: 0, or -1 with errno.  And, unless
+ * the user chose, OMP_WAIT_POLICY=passive: a rigid job's allotment can be
+ * less than n, and OpenMP threads that spin at barriers on a shared CPU
+ * burn the slices of the threads they wait for (bench/README.md, "Rigid
+ * jobs"). */
 static int set_cpus_env(unsigned n)
 {
 	char v[16];
@@ -200,7 +204,7 @@ static int set_cpus_env(unsigned n)
 	for (size_t i = 0; i < sizeof(cpus_env) / sizeof(cpus_env[0]); i++)
 		if (setenv(cpus_env[i], v, 1) < 0)
 			return -1;
-	return 0;
+	return setenv("OMP_WAIT_POLICY", "passive", 0);
 }
 
 /* In the child: wait for the id, then exec the program (never returns).

@@ -19,6 +19,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -128,13 +129,15 @@ static int parse_u64(const char **p, uint64_t *v)
 /* Clock ticks to nanoseconds: 0, or -1 with ERANGE. */
 static int ticks_to_ns(uint64_t ticks, uint64_t *ns)
 {
-	static long hz;
+	static _Atomic long cached;     /* read by the loop and the watcher */
+	long hz = atomic_load_explicit(&cached, memory_order_relaxed);
 	uint64_t whole, part;
 
 	if (hz <= 0) {
 		long h = sysconf(_SC_CLK_TCK);
 
-		hz = h > 0 ? h : 100;   /* racing threads store the same value */
+		hz = h > 0 ? h : 100;
+		atomic_store_explicit(&cached, hz, memory_order_relaxed);
 	}
 	if (__builtin_mul_overflow(ticks / (uint64_t)hz, 1000000000u, &whole)) {
 		errno = ERANGE;
