@@ -213,6 +213,24 @@ static int choose(struct confine *cf, enum confine_with with, const char *name,
 	return 0;
 }
 
+/* Free cf's memory (the watcher stopped or never started, the folders
+ * dealt with). */
+static void free_memory(struct confine *cf)
+{
+	jobtime_free(cf->jt);
+	free(cf->share);
+	CPU_FREE(cf->release);
+	CPU_FREE(cf->have);
+	CPU_FREE(cf->tmp);
+	CPU_FREE(cf->want);
+	free(cf->hash);
+	free(cf->pids);
+	free(cf->tids);
+	free(cf->others);
+	free(cf->left);
+	free(cf);
+}
+
 /* Create, choosing the mechanism; start the watcher. */
 struct confine *confine_create(enum confine_with with, const char *name,
                                const int *cpus, int ncpus, uint64_t quantum_ns,
@@ -309,17 +327,7 @@ fail:
 	if (cf->cs != NULL)
 		(void)cpuset_remove(cf->cs);
 	cpuset_close(cf->cs);
-	jobtime_free(cf->jt);
-	free(cf->share);
-	CPU_FREE(cf->release);
-	CPU_FREE(cf->have);
-	CPU_FREE(cf->tmp);
-	CPU_FREE(cf->want);
-	free(cf->pids);
-	free(cf->tids);
-	free(cf->others);
-	free(cf->left);
-	free(cf);
+	free_memory(cf);
 	return NULL;
 }
 
@@ -354,18 +362,7 @@ void confine_free(struct confine *cf)
 	}
 	pthread_cond_destroy(&cf->cv);
 	pthread_mutex_destroy(&cf->mu);
-	jobtime_free(cf->jt);
-	free(cf->share);
-	CPU_FREE(cf->release);
-	CPU_FREE(cf->have);
-	CPU_FREE(cf->tmp);
-	CPU_FREE(cf->want);
-	free(cf->hash);
-	free(cf->pids);
-	free(cf->tids);
-	free(cf->others);
-	free(cf->left);
-	free(cf);
+	free_memory(cf);
 }
 
 /* The mechanism, in words. */

@@ -48,6 +48,7 @@
 
 #include "cpulist.h"
 #include "cpuset.h"
+#include "proctree.h"
 
 /* The most job folders of a previous daemon kept (with processes). */
 #define CPUSET_LEFT_MAX 4096
@@ -127,31 +128,13 @@ static ssize_t read_text(const char *dir, const char *file, char *buf,
                          size_t len)
 {
 	char path[PATH_MAX];
-	size_t got = 0;
-	int fd;
+	ssize_t n;
+	size_t got;
 
-	if (join(path, sizeof(path), dir, file) < 0)
+	if (join(path, sizeof(path), dir, file) < 0 ||
+	    (n = proctree_read(path, buf, len)) < 0)
 		return -1;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	while (got + 1 < len) {
-		ssize_t n = read(fd, buf + got, len - 1 - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int err = errno;
-
-			close(fd);
-			errno = err;
-			return -1;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	close(fd);
+	got = (size_t)n;
 	while (got > 0 && (buf[got - 1] == '\n' || buf[got - 1] == ' '))
 		got--;
 	buf[got] = '\0';

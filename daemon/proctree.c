@@ -70,18 +70,14 @@ static int proc_path(char *buf, size_t len, const char *fmt, ...)
 	return 0;
 }
 
-/* Read file path into buf (NUL-terminated, at most len - 1 bytes): the
- * length, or -1 with errno (ESRCH for a file that does not exist). */
-static ssize_t read_small(const char *path, char *buf, size_t len)
+/* Read a small file. */
+ssize_t proctree_read(const char *path, char *buf, size_t len)
 {
 	size_t got = 0;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0) {
-		if (errno == ENOENT)
-			errno = ESRCH;
+	if (fd < 0)
 		return -1;
-	}
 	while (got + 1 < len) {
 		ssize_t n = read(fd, buf + got, len - 1 - got);
 
@@ -91,7 +87,7 @@ static ssize_t read_small(const char *path, char *buf, size_t len)
 			int err = errno;
 
 			close(fd);
-			errno = err == ENOENT ? ESRCH : err;
+			errno = err;
 			return -1;
 		}
 		if (n == 0)
@@ -101,6 +97,17 @@ static ssize_t read_small(const char *path, char *buf, size_t len)
 	close(fd);
 	buf[got] = '\0';
 	return (ssize_t)got;
+}
+
+/* Read file path into buf (NUL-terminated, at most len - 1 bytes): the
+ * length, or -1 with errno (ESRCH for a file that does not exist). */
+static ssize_t read_small(const char *path, char *buf, size_t len)
+{
+	ssize_t n = proctree_read(path, buf, len);
+
+	if (n < 0 && errno == ENOENT)
+		errno = ESRCH;
+	return n;
 }
 
 /* Parse the unsigned decimal at *p (digits only) into *v, moving *p past

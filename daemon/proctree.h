@@ -72,4 +72,9 @@ int proctree_cpu_busy(uint64_t *busy_ns, int max);
  * 0, or -1 with errno. */
 int proctree_parent(pid_t pid, pid_t *ppid, uid_t *uid);
 
+/* Read file path (a small one: /proc, /sys) into buf, NUL-terminated, at
+ * most len - 1 bytes: the length, or -1 with errno as open and read left
+ * it.  Not confined to proctree_root. */
+ssize_t proctree_read(const char *path, char *buf, size_t len);
+
 #endif
