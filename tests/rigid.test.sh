@@ -15,7 +15,7 @@
 #     can fail);
 #  3. a daemon restart re-confines a job that outlives it;
 #  4. --cpus: the environment the runtimes read, the listing (CAP, HELD),
-#     bad values;
+#     bad values, a linked program's desire capped;
 #  5. status: a process outside any job spinning on CPU 1 shows as the
 #     other use of CPU 1.
 # Every wait is on a condition with a bound.
@@ -291,6 +291,21 @@ grep -q "2 rigid *off" "$tmp/jobs" || fail "jobs: the rigid job: $(cat "$tmp/job
 "$A" cancel "$id" >/dev/null || fail "cancel a rigid job"
 "$A" wait "$id"
 [ $? -eq 143 ] || fail "a cancelled rigid job's status"
+
+# A linked program started with --cpus 1 connects: no longer rigid, its
+# desire capped at 1 while fib alone would ask for 2.
+f=$("$A" submit --parsable -c 1 -- "$build/jobs/fib" $fibn) || fail "submit -c 1 fib"
+connected() { "$A" --json jobs "$f" 2>/dev/null | json 'd[0]["rigid"] is False and d[0]["workers"] > 1' 2>/dev/null | grep -q True; }
+wait_for 20 connected || fail "fib -c 1 never connected: $("$A" --json jobs "$f")"
+n=0
+while [ $n -lt 20 ] && "$A" --json jobs "$f" >"$tmp/capped" 2>/dev/null; do
+	json 'd[0]["cpus_cap"] == 1 and d[0]["desire"] <= 1 and d[0]["allotment"] <= 1' <"$tmp/capped" |
+		grep -q True || fail "fib -c 1 not capped: $(cat "$tmp/capped")"
+	n=$((n + 1))
+	sleep 0.05
+done
+[ $n -ge 5 ] || fail "fib -c 1 ended before its cap was seen"
+"$A" wait "$f" || fail "fib -c 1 exited $?"
 
 # ---- 5. another process's use of a CPU ----
 taskset -c 1 sh -c 'while :; do :; done' &
