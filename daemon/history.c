@@ -32,9 +32,9 @@
 	" first_quantum INTEGER NOT NULL, last_quantum INTEGER NOT NULL," \
 	" start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL)"
 
-/* The schema, version 4 (see history.h); version 1 lacked the columns
+/* The schema, version 5 (see history.h); version 1 lacked the columns
  * that MIGRATE_V2 adds, version 2 the table MIGRATE_V3 adds, version 3
- * the columns MIGRATE_V4 adds. */
+ * the columns MIGRATE_V4 adds, version 4 the column MIGRATE_V5 adds. */
 static const char SCHEMA[] =
 	"CREATE TABLE jobs ("
 	" id INTEGER PRIMARY KEY AUTOINCREMENT,"
@@ -59,7 +59,8 @@ static const char SCHEMA[] =
 	" mug_ns INTEGER NOT NULL, class INTEGER NOT NULL,"
 	" allotted_ns INTEGER NOT NULL DEFAULT 0,"
 	" sleep_ns INTEGER NOT NULL DEFAULT 0,"
-	" preempted_ns INTEGER NOT NULL DEFAULT 0);"
+	" preempted_ns INTEGER NOT NULL DEFAULT 0,"
+	" cpu_quanta INTEGER NOT NULL DEFAULT 0);"
 	"CREATE INDEX allotments_by_job ON allotments(job, start_ns);"
 	SKIPPED_TABLE;
 
@@ -67,6 +68,15 @@ static const char SCHEMA[] =
  * which no query used (the runs are read by job, and selected by time
  * within the job) and every insert paid for: dropped at open. */
 static const char DROP_UNUSED[] = "DROP INDEX IF EXISTS allotments_by_end";
+
+/* From version 4 to 5: the processor-quanta of each run (runs of turns
+ * came with it; every run before had its allotment throughout). */
+static const char MIGRATE_V5[] =
+	"ALTER TABLE allotments ADD COLUMN cpu_quanta INTEGER NOT NULL"
+	" DEFAULT 0;"
+	"UPDATE allotments SET cpu_quanta ="
+	" allotment * (last_quantum - first_quantum + 1);"
+	"PRAGMA user_version = 5";
 
 /* From version 3 to 4: the time the jobs' workers slept and were
  * preempted (rows of before are 0: their steal_ns has the sleep in it). */
@@ -127,12 +137,15 @@ static const char *const SQL[ST_QUERY] = {
 	[ST_RUN_INS] = "INSERT INTO allotments(job, first_quantum,"
 		" last_quantum, start_ns, end_ns, desire, availability,"
 		" allotment, cpus, class, work_ns, steal_ns, mug_ns, sleep_ns,"
-		" preempted_ns, allotted_ns)"
+		" preempted_ns, allotted_ns, cpu_quanta)"
 		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
-		" ?14, ?15, ?16)",
+		" ?14, ?15, ?16, ?17)",
+	/* A run of turns may lower its allotment and widen its cpus. */
 	[ST_RUN_UPD] = "UPDATE allotments SET last_quantum = ?2, end_ns = ?3,"
 		" work_ns = ?4, steal_ns = ?5, mug_ns = ?6, sleep_ns = ?7,"
-		" preempted_ns = ?8, allotted_ns = ?9 WHERE id = ?1",
+		" preempted_ns = ?8, allotted_ns = ?9, allotment = ?10,"
+		" availability = ?11, cpus = ?12, cpu_quanta = ?13"
+		" WHERE id = ?1",
 	[ST_SKIP_INS] = "INSERT INTO skipped(first_quantum, last_quantum,"
 		" start_ns, end_ns) VALUES(?1, ?2, ?3, ?4)",
 	[ST_IDS_CLEAR] = "DELETE FROM temp.history_ids",
@@ -170,16 +183,14 @@ int hist_step_done(struct history *h, sqlite3_stmt *s, const char *what)
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* Bind parameters 1, 2, ... of s as fmt says, one letter each: L an
- * int64_t, d an int, p a const int * (NULL binds NULL), s a string. */
-sqlite3_stmt *hist_bind(sqlite3_stmt *s, const char *fmt, ...)
+/* Bind parameters first, first + 1, ... of s as fmt says (hist_bind). */
+static sqlite3_stmt *vbind(sqlite3_stmt *s, int first, const char *fmt,
+			   va_list ap)
 {
-	va_list ap;
 	const int *p;
 
-	va_start(ap, fmt);
-	for (int i = 1; fmt[i - 1] != '\0'; i++) {
-		switch (fmt[i - 1]) {
+	for (int i = first; fmt[i - first] != '\0'; i++) {
+		switch (fmt[i - first]) {
 		case 'L':
 			sqlite3_bind_int64(s, i, va_arg(ap, int64_t));
 			break;
@@ -198,6 +209,28 @@ sqlite3_stmt *hist_bind(sqlite3_stmt *s, const char *fmt, ...)
 					  SQLITE_STATIC);
 		}
 	}
+	return s;
+}
+
+/* Bind parameters 1, 2, ... of s as fmt says, one letter each: L an
+ * int64_t, d an int, p a const int * (NULL binds NULL), s a string. */
+sqlite3_stmt *hist_bind(sqlite3_stmt *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vbind(s, 1, fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+/* Bind parameters first, first + 1, ... of s as hist_bind does. */
+sqlite3_stmt *hist_bind_from(sqlite3_stmt *s, int first, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vbind(s, first, fmt, ap);
 	va_end(ap);
 	return s;
 }
@@ -508,6 +541,9 @@ static int setup(struct history *h, const char *path, int busy_ms,
 		return -1;
 	if (version >= 1 && version <= 3 &&
 	    schema_change(h, 3, MIGRATE_V4, NULL, "upgrade schema to version 4") < 0)
+		return -1;
+	if (version >= 1 && version <= 4 &&
+	    schema_change(h, 4, MIGRATE_V5, NULL, "upgrade schema to version 5") < 0)
 		return -1;
 	if (version != 0 && exec(h, DROP_UNUSED, "drop an unused index") < 0)
 		return -1;

@@ -2,9 +2,10 @@
  * history.h - asteald's allotment history in SQLite (see
  * ../shared/DESIGN.md, "asteald").
  *
- * Three tables (schema version 4, kept in PRAGMA user_version; the file is
- * marked with PRAGMA application_id 0x41535448, "ASTH"; a version 1, 2 or
- * 3 file is upgraded in place when opened, its new columns 0):
+ * Three tables (schema version 5, kept in PRAGMA user_version; the file is
+ * marked with PRAGMA application_id 0x41535448, "ASTH"; a version 1 to 4
+ * file is upgraded in place when opened, its new columns 0, cpu_quanta
+ * computed):
  *
  *   jobs(id INTEGER PRIMARY KEY AUTOINCREMENT, name, uid, pid, command,
  *        start_ns, end_ns NULL while running, exit_status NULL if unknown,
@@ -13,7 +14,7 @@
  *   allotments(id, job -> jobs.id ON DELETE CASCADE, first_quantum,
  *        last_quantum, start_ns, end_ns, desire, availability, allotment,
  *        cpus TEXT in Linux list format "0-3,6", work_ns, steal_ns, mug_ns,
- *        class, allotted_ns, sleep_ns, preempted_ns)
+ *        class, allotted_ns, sleep_ns, preempted_ns, cpu_quanta)
  *   skipped(first_quantum, last_quantum, start_ns, end_ns): quanta the
  *        daemon had no tick for (it woke up later than a whole quantum):
  *        nobody's allotment changed in them, DEQ did not run
@@ -23,8 +24,26 @@
  *
  * One allotments row is one *run*: consecutive quanta of one job in which
  * desire, availability, allotment, cpus and class stayed the same (usage is
- * summed over the run).  So storage grows with the number of changes, not
- * with time.  The daemon says only what changes: history_allot() gives a
+ * summed over the run), or a run of *turns*: consecutive quanta in which
+ * desire and class stayed the same, the job was deprived (allotment =
+ * availability every quantum) and its allotment took turns between two
+ * neighbouring values, as DEQ hands the leftover processors round the
+ * deprived jobs (deq.c, "Turns"), all within one *epoch* (the daemon's
+ * count of jobs that joined or left).  A run
+ * of turns stores the lower value as allotment and availability, the
+ * union of the CPUs it held as cpus, and, as every run does, cpu_quanta:
+ * the processor-quanta it was allotted in all (the sum over its quanta of
+ * the allotment; allotment x quanta for a run without turns), so that its
+ * mean allotment is cpu_quanta / quanta.  Another job's change of desire
+ * that moves a deprived job's share without moving it off its two values
+ * (8 jobs share 2 CPUs, then one of them asks for 1: the others' shares
+ * stay 2/8 here, but in general they move by a fraction) does not end its
+ * run: the total stays exact, its spread in time within the run is not
+ * kept.  Without turns, a job deprived
+ * beside more jobs than processors changed its row every quantum or two
+ * (8 jobs on 2 CPUs wrote 400 rows a second, about 100 MB an hour); with
+ * them it writes a row per change of its desire or share.  So storage
+ * grows with the number of changes, not with time.  The daemon says only what changes: history_allot() gives a
  * job's values from a quantum on (a call with the values the job has
  * already only extends its run), history_usage() adds the usage its job
  * reports to the open run, and history_advance() says which quantum is
@@ -132,7 +151,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HISTORY_SCHEMA_VERSION 4
+#define HISTORY_SCHEMA_VERSION 5
 
 /* A job's usage, in nanoseconds (asteal.proto, Feedback): the places in
  * an array of usage (history_usage). */
@@ -194,6 +213,8 @@ struct history_quantum {
 	int cls;              /* enum history_class */
 	int64_t allotted_ns;  /* time its allotted workers held CPUs, >= 0 */
 	int64_t sleep_ns, preempted_ns;         /* usage, >= 0 */
+	int64_t epoch;        /* the shares' generation: runs of turns end
+				 where it changes (above) */
 };
 
 /* A job as a query reports it (strings valid during the callback). */
@@ -225,6 +246,7 @@ struct history_run {
 	int cls;
 	int64_t allotted_ns;  /* sum over the run */
 	int64_t sleep_ns, preempted_ns;         /* sums over the run */
+	int64_t cpu_quanta;   /* processor-quanta allotted in the run */
 };
 
 /* A place in a query's order: after job `job` (jobs), or after the run

@@ -42,8 +42,15 @@ struct run {
 	int64_t new_rowid;      /* the row written in the open transaction */
 	int64_t first_q, last_q, start_ns, end_ns;
 	int64_t use[HISTORY_NUSE];      /* its usage (enum history_use) */
-	int desire, availability, allotment, cls;
-	char *cpus;
+	int desire, availability, allotment, cls;      /* allotment and
+				   availability: the lower of its turns */
+	char *cpus;             /* all the CPUs it held */
+	int hi;                 /* the higher of its turns (= allotment
+				   without turns) */
+	int cur;                /* its allotment from quantum cur_q on */
+	int64_t cur_q;
+	int64_t cq;             /* processor-quanta of first_q .. cur_q - 1 */
+	int64_t epoch;          /* the shares' generation it began in */
 	int dirty;              /* changed since last written */
 	int pending;            /* written in the open transaction */
 	int64_t w[HISTORY_NUSE];        /* its usage in its row as
@@ -143,6 +150,13 @@ int hist_step_done(struct history *h, sqlite3_stmt *s, const char *what);
  * int64_t, d an int, p a const int * (NULL binds NULL), s a string;
  * returns s. */
 sqlite3_stmt *hist_bind(sqlite3_stmt *s, const char *fmt, ...);
+
+/* Bind parameters first, first + 1, ... of s as hist_bind does; returns
+ * s. */
+sqlite3_stmt *hist_bind_from(sqlite3_stmt *s, int first, const char *fmt, ...);
+
+/* The processor-quanta run r was allotted, up to its last quantum. */
+int64_t hist_cpu_quanta(const struct run *r);
 
 /* Bind usage u (enum history_use) to parameters first, first + 1, ... of
  * s, in that order; returns s. */

@@ -25,7 +25,8 @@
 #define RUN_COLS "a.job, a.first_quantum, a.last_quantum, a.start_ns," \
 	" a.end_ns, a.desire, a.availability, a.allotment, a.cpus," \
 	" a.work_ns, a.steal_ns, a.mug_ns, a.class, a.allotted_ns, a.id," \
-	" j.uid, j.start_ns, j.end_ns, a.sleep_ns, a.preempted_ns"
+	" j.uid, j.start_ns, j.end_ns, a.sleep_ns, a.preempted_ns," \
+	" a.cpu_quanta"
 
 /* The read side's statements, ST_QUERY on (history.c prepares them at
  * open with the store's).  The queries select by position alone, in the
@@ -228,6 +229,7 @@ static int query_runs(struct scan *sc, history_run_cb rcb, void *arg)
 			.id = sqlite3_column_int64(s, 14),
 			.sleep_ns = sqlite3_column_int64(s, 18),
 			.preempted_ns = sqlite3_column_int64(s, 19),
+			.cpu_quanta = sqlite3_column_int64(s, 20),
 		};
 
 		sc->looked++;

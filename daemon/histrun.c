@@ -15,6 +15,7 @@
  * history_retry catches up.
  */
 #include "history_int.h"
+#include "cpulist.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -63,8 +64,10 @@ int hist_write_run(struct history *h, int64_t job, struct run *r)
 	if (r->rowid != 0) {
 		s = hist_bind(h->st[ST_RUN_UPD], "LLL", r->rowid, r->last_q,
 			      r->end_ns);
-		if (hist_step_done(h, hist_bind_use(s, 4, r->use),
-				   "update run") < 0)
+		s = hist_bind_from(hist_bind_use(s, 4, r->use), 10, "ddsL",
+				   r->allotment, r->availability, r->cpus,
+				   hist_cpu_quanta(r));
+		if (hist_step_done(h, s, "update run") < 0)
 			return -1;
 		r->new_rowid = r->rowid;
 	} else {
@@ -72,8 +75,9 @@ int hist_write_run(struct history *h, int64_t job, struct run *r)
 			      r->first_q, r->last_q, r->start_ns, r->end_ns,
 			      r->desire, r->availability, r->allotment,
 			      r->cpus, r->cls);
-		if (hist_step_done(h, hist_bind_use(s, 11, r->use),
-				   "insert run") < 0)
+		s = hist_bind_from(hist_bind_use(s, 11, r->use), 17, "L",
+				   hist_cpu_quanta(r));
+		if (hist_step_done(h, s, "insert run") < 0)
 			return -1;
 		r->new_rowid = sqlite3_last_insert_rowid(h->db);
 	}
@@ -230,15 +234,86 @@ static int check_quantum(struct history *h, const struct history_quantum *q)
 	return 0;
 }
 
-/* Whether quantum q continues run r (a later quantum, the same values:
- * the quanta between, of which nobody said anything, were the same). */
+/* The processor-quanta run r was allotted, up to its last quantum. */
+int64_t hist_cpu_quanta(const struct run *r)
+{
+	return r->cq + (int64_t)r->cur * (r->last_q - r->cur_q + 1);
+}
+
+/* How quantum q continues run r: 0 it does not (r ends before it), 1 with
+ * the same values (the quanta between, of which nobody said anything,
+ * were the same), 2 as a turn (history.h: deprived in both, the same
+ * epoch, allotments within one of each other, and r already taking turns
+ * or q's allotment another than r's). */
 static int continues(const struct run *r, const struct history_quantum *q,
 		     int64_t qn)
 {
-	return qn > r->last_q && q->desire == r->desire &&
-	       q->availability == r->availability &&
-	       q->allotment == r->allotment && q->cls == r->cls &&
-	       strcmp(q->cpus, r->cpus) == 0;
+	int lo, hi;
+
+	if (qn <= r->last_q || q->desire != r->desire || q->cls != r->cls)
+		return 0;
+	if (r->hi == r->allotment && q->availability == r->availability &&
+	    q->allotment == r->allotment && strcmp(q->cpus, r->cpus) == 0)
+		return 1;
+	if (r->allotment != r->availability ||
+	    q->allotment != q->availability || q->epoch != r->epoch)
+		return 0;
+	if (r->hi == r->allotment && q->allotment == r->allotment)
+		return 0;       /* same allotment, other CPUs: a new run */
+	lo = q->allotment < r->allotment ? q->allotment : r->allotment;
+	hi = q->allotment > r->hi ? q->allotment : r->hi;
+	return hi - lo <= 1 ? 2 : 0;
+}
+
+/* The CPUs of lists a and b together, in a new string (NULL when out of
+ * memory or either does not parse, which the daemon's lists always do).
+ * The union is no longer than a, a comma and b: its ranges begin and end
+ * at ids that begin or end ranges of a or b, and there are no more of
+ * them. */
+static char *cpus_union(const char *a, const char *b)
+{
+	int ids[2 * CPULIST_MAX];
+	size_t len = strlen(a) + strlen(b) + 2;
+	char why[64], *buf;
+	int n = 0, m;
+
+	if (*a != '\0' &&
+	    (n = cpulist_parse(a, ids, CPULIST_MAX, why, sizeof(why))) < 0)
+		return NULL;
+	if (*b != '\0' && (m = cpulist_parse(b, ids + n, CPULIST_MAX, why,
+					       sizeof(why))) < 0)
+		return NULL;
+	else if (*b != '\0')
+		n += m;
+	if ((buf = malloc(len)) != NULL && cpulist_format(ids, n, buf, len) < 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* Quantum q (number qn) continues run r as a turn: the allotment it
+ * had from cur_q on ends before qn, the lower and higher values and the
+ * CPUs take q's in. */
+static void take_turn(struct run *r, const struct history_quantum *q,
+		      int64_t qn)
+{
+	char *both;
+
+	if (q->allotment != r->cur) {
+		r->cq += (int64_t)r->cur * (qn - r->cur_q);
+		r->cur = q->allotment;
+		r->cur_q = qn;
+	}
+	if (q->allotment < r->allotment)
+		r->allotment = r->availability = q->allotment;
+	if (q->allotment > r->hi)
+		r->hi = q->allotment;
+	if (strcmp(q->cpus, r->cpus) != 0 &&
+	    (both = cpus_union(r->cpus, q->cpus)) != NULL) {
+		free(r->cpus);
+		r->cpus = both;
+	}
 }
 
 /* Queue closed run r of job (taking its cpus); -1 if the queue is full
@@ -279,7 +354,7 @@ int history_allot(struct history *h, int64_t job_id,
 	struct run *r;
 	int64_t qn;
 	char *cpus;
-	int rc = 0;
+	int rc = 0, how;
 
 	if (h == NULL)
 		return -1;
@@ -306,7 +381,9 @@ int history_allot(struct history *h, int64_t job_id,
 	if (q->end_ns > h->now_ns)
 		h->now_ns = q->end_ns;
 	quantum_use(q, u);
-	if (l->has_run && continues(r, q, qn)) {
+	if (l->has_run && (how = continues(r, q, qn)) != 0) {
+		if (how == 2)
+			take_turn(r, q, qn);
 		r->last_q = qn;
 		r->end_ns = q->end_ns;
 		for (int k = 0; k < HISTORY_NUSE; k++)
@@ -337,7 +414,9 @@ int history_allot(struct history *h, int64_t job_id,
 	r->end_ns = q->end_ns;
 	r->desire = q->desire;
 	r->availability = q->availability;
-	r->allotment = q->allotment;
+	r->allotment = r->hi = r->cur = q->allotment;
+	r->cur_q = qn;
+	r->epoch = q->epoch;
 	r->cls = q->cls;
 	r->cpus = cpus;
 	for (int k = 0; k < HISTORY_NUSE; k++)

@@ -275,6 +275,7 @@ static int hist_run(const struct history_run *a, void *arg)
 	r->allotted_ns = (uint64_t)a->allotted_ns;
 	r->sleep_ns = (uint64_t)a->sleep_ns;
 	r->preempted_ns = (uint64_t)a->preempted_ns;
+	r->cpu_quanta = (uint64_t)a->cpu_quanta;
 	r->quantum_class = (Asteal__QuantumClass)(a->cls + 1);
 	p->h.allotments[p->h.n_allotments++] = r;
 	p->run[1] = p->run[0];

@@ -165,6 +165,7 @@ void sched__insert(struct sched *s, struct sched_job *j, int u)
 {
 	insert_by_id(s, j);
 	s->deq[j->index].user = u;
+	s->epoch++;
 }
 
 /* Take j out of jobs[] and deq[]. */
@@ -179,6 +180,7 @@ static void remove_by_index(struct sched *s, struct sched_job *j)
 	s->njobs--;
 	for (int i = at; i < s->njobs; i++)
 		s->jobs[i]->index = i;
+	s->epoch++;
 }
 
 /* users[]'s place for uid: where it is, or where it would go. */
@@ -467,6 +469,7 @@ static void record(struct sched *s, struct sched_job *j)
 	hq.allotment = d->allotment;
 	hq.cpus = j->cpus;
 	hq.cls = j->cls >= 0 ? j->cls : HISTORY_DEPRIVED;
+	hq.epoch = (int64_t)s->epoch;
 	if (history_allot(s->hist, (int64_t)j->id, &hq) < 0)
 		log_warn("history: job %llu quantum %llu: %s",
 		         (unsigned long long)j->id, (unsigned long long)s->q,

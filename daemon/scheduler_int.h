@@ -110,6 +110,8 @@ struct sched {
 	                                  in quanta */
 	uint64_t q;                    /* the last quantum ticked */
 	uint64_t ticks, skipped, started;
+	uint64_t epoch;         /* jobs that came or went: the history's
+				   runs of turns end where it moves */
 	uint64_t feedbacks, bad, allots, revocations, tick_sends;
 	struct samples tick, deq_time, wake, revoke, changes, sends;
 };

@@ -204,7 +204,7 @@ static void reopen_unchanged(struct fixture *f, int64_t jobs)
 
 	assert_int_equal(stats(h).jobs, jobs);
 	history_close(h);
-	assert_int_equal(peek(f->path, "PRAGMA user_version"), 4);
+	assert_int_equal(peek(f->path, "PRAGMA user_version"), HISTORY_SCHEMA_VERSION);
 }
 
 /* A new database gets schema version 4, WAL mode and its three tables. */
@@ -215,7 +215,7 @@ static void test_create(void **state)
 	sqlite3 *db;
 	sqlite3_stmt *s;
 
-	assert_int_equal(peek(f->path, "PRAGMA user_version"), 4);
+	assert_int_equal(peek(f->path, "PRAGMA user_version"), HISTORY_SCHEMA_VERSION);
 	assert_int_equal(peek(f->path, "SELECT count(*) FROM sqlite_master"
 			      " WHERE name IN ('jobs', 'allotments', 'skipped')"), 3);
 	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
@@ -332,7 +332,7 @@ static void test_upgrade_v1(void **state)
 	    " '0-1', 5, 0, 0, 1);", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	h = open_ok(f, NULL);
-	assert_int_equal(peek(f->path, "PRAGMA user_version"), 4);
+	assert_int_equal(peek(f->path, "PRAGMA user_version"), HISTORY_SCHEMA_VERSION);
 	assert_int_equal(peek(f->path, "SELECT count(*) FROM skipped"), 0);
 	/* The index no query used is gone, the one by job stays. */
 	assert_int_equal(peek(f->path, "SELECT count(*) FROM sqlite_master"
@@ -417,7 +417,7 @@ static void test_upgrade_v3(void **state)
 	    NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	h = open_ok(f, NULL);
-	assert_int_equal(peek(f->path, "PRAGMA user_version"), 4);
+	assert_int_equal(peek(f->path, "PRAGMA user_version"), HISTORY_SCHEMA_VERSION);
 	assert_int_equal(peek(f->path, "SELECT sum(sleep_ns + preempted_ns)"
 			      " FROM jobs"), 0);
 	assert_int_equal(peek(f->path, "SELECT sum(sleep_ns + preempted_ns)"
@@ -547,6 +547,144 @@ static void test_changes(void **state)
 	assert_int_equal(rs->run[7].last_quantum, 1009);
 	assert_int_equal(rs->run[7].end_ns, T0 + 1010 * QNS);
 	assert_int_equal(rs->run[8].first_quantum, 1010);
+	free(rs);
+	history_close(h);
+}
+
+/* Feed job id one quantum of a deprived job (allotment = availability a)
+ * in epoch e, with no usage, then say the quantum is over. */
+static void turn(struct history *h, int64_t id, int64_t qn, int d, int a,
+		 const char *cpus, int64_t e)
+{
+	struct history_quantum q = quantum(T0, qn, d, a, a, cpus,
+					   HISTORY_DEPRIVED);
+
+	q.work_ns = q.steal_ns = q.mug_ns = q.allotted_ns = 0;
+	q.sleep_ns = q.preempted_ns = 0;
+	q.epoch = e;
+	assert_int_equal(history_allot(h, id, &q), 0);
+	assert_int_equal(history_advance(h, qn, T0 + (qn + 1) * QNS), 0);
+}
+
+/* A deprived job whose allotment takes turns between two neighbouring
+ * values, fed by changes, makes one row: the lower value, all its CPUs,
+ * and its processor-quanta in all; its desire, its epoch, a third value
+ * or the same allotment on other CPUs end the run; the row written while
+ * the run was at its higher value is lowered in place. */
+static void test_turns(void **state)
+{
+	struct fixture *f = *state;
+	struct history_opts o = { .flush_open_ms = 1 };
+	struct history *h = open_ok(f, &o);
+	int64_t id = begin(h, "fib", 1, T0);
+	int64_t qn = 0, held = 0;
+	struct rows *rs;
+
+	/* 0-99: one quantum in four on CPU 1 or 0, told only on changes;
+	 * written (flush_open_ms 1) at its first quantum, allotment 1. */
+	for (; qn < 100; qn++) {
+		int a = qn % 4 == 0;
+
+		if (qn == 0 || a != ((qn - 1) % 4 == 0))
+			turn(h, id, qn, 2, a, a ? (qn % 8 ? "0" : "1") : "",
+			     7);
+		else
+			assert_int_equal(history_advance(h, qn, T0 + (qn + 1)
+							 * QNS), 0);
+		held += a;
+		assert_int_equal(history_flush(h), 0);
+	}
+	assert_int_equal(peek(f->path, "SELECT count(*) FROM allotments"), 1);
+	rs = query(h, NULL);
+	assert_int_equal(rs->nruns, 1);
+	assert_int_equal(rs->run[0].first_quantum, 0);
+	assert_int_equal(rs->run[0].last_quantum, 99);
+	assert_int_equal(rs->run[0].allotment, 0);
+	assert_int_equal(rs->run[0].availability, 0);
+	assert_int_equal(rs->run[0].desire, 2);
+	assert_string_equal(rs->run[0].cpus, "0-1");
+	assert_int_equal(rs->run[0].cpu_quanta, held);
+	free(rs);
+	assert_int_equal(peek(f->path, "SELECT allotment FROM allotments"), 0);
+	assert_int_equal(peek(f->path, "SELECT cpu_quanta FROM allotments"),
+			 held);
+	/* 100: another epoch; 105: a turn; 110: allotment 2, a third value;
+	 * 120: desire 3; 130: the same allotment on another CPU; 140:
+	 * allotment 3, two more; 150: 2, a turn. */
+	turn(h, id, 100, 2, 1, "1", 8);
+	turn(h, id, 105, 2, 0, "", 8);
+	turn(h, id, 110, 2, 2, "0-1", 8);
+	turn(h, id, 120, 3, 1, "0", 8);
+	turn(h, id, 130, 3, 1, "2", 8);
+	turn(h, id, 140, 3, 3, "0-2", 8);
+	turn(h, id, 150, 3, 2, "0-1", 8);
+	assert_int_equal(history_advance(h, 159, T0 + 160 * QNS), 0);
+	rs = query(h, NULL);
+	assert_int_equal(rs->nruns, 6);
+	assert_int_equal(rs->run[1].first_quantum, 100);
+	assert_int_equal(rs->run[1].last_quantum, 109);
+	assert_int_equal(rs->run[1].allotment, 0);
+	assert_int_equal(rs->run[1].cpu_quanta, 5);
+	assert_string_equal(rs->run[1].cpus, "1");
+	assert_int_equal(rs->run[2].first_quantum, 110);
+	assert_int_equal(rs->run[2].cpu_quanta, 2 * 10);
+	assert_int_equal(rs->run[3].desire, 3);
+	assert_int_equal(rs->run[3].last_quantum, 129);
+	assert_int_equal(rs->run[4].first_quantum, 130);
+	assert_string_equal(rs->run[4].cpus, "2");
+	assert_int_equal(rs->run[5].first_quantum, 140);
+	assert_int_equal(rs->run[5].last_quantum, 159);
+	assert_int_equal(rs->run[5].allotment, 2);
+	assert_int_equal(rs->run[5].availability, 2);
+	assert_string_equal(rs->run[5].cpus, "0-2");
+	assert_int_equal(rs->run[5].cpu_quanta, 3 * 10 + 2 * 10);
+	free(rs);
+	history_close(h);
+}
+
+/* A version 4 file gets the runs' processor-quanta: allotment x quanta. */
+static void test_upgrade_v4(void **state)
+{
+	struct fixture *f = *state;
+	struct history *h;
+	struct rows *rs;
+	sqlite3 *db;
+
+	h = open_ok(f, NULL);
+	history_close(h);
+	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db,
+	    "CREATE TABLE a4 AS SELECT * FROM allotments;"
+	    "DROP TABLE allotments;"
+	    "CREATE TABLE allotments (id INTEGER PRIMARY KEY,"
+	    " job INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,"
+	    " first_quantum INTEGER NOT NULL, last_quantum INTEGER NOT NULL,"
+	    " start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL,"
+	    " desire INTEGER NOT NULL, availability INTEGER NOT NULL,"
+	    " allotment INTEGER NOT NULL, cpus TEXT NOT NULL,"
+	    " work_ns INTEGER NOT NULL, steal_ns INTEGER NOT NULL,"
+	    " mug_ns INTEGER NOT NULL, class INTEGER NOT NULL,"
+	    " allotted_ns INTEGER NOT NULL DEFAULT 0,"
+	    " sleep_ns INTEGER NOT NULL DEFAULT 0,"
+	    " preempted_ns INTEGER NOT NULL DEFAULT 0);"
+	    "DROP TABLE a4;"
+	    "CREATE INDEX allotments_by_job ON allotments(job, start_ns);"
+	    "INSERT INTO jobs(name, uid, pid, command, start_ns, end_ns)"
+	    " VALUES ('old', 1000, 77, 'fib 30', 1000, 3000);"
+	    "INSERT INTO allotments(job, first_quantum, last_quantum, start_ns,"
+	    " end_ns, desire, availability, allotment, cpus, work_ns,"
+	    " steal_ns, mug_ns, class, allotted_ns) VALUES"
+	    " (1, 0, 9, 1000, 2000, 2, 2, 2, '0-1', 5, 6, 7, 1, 18),"
+	    " (1, 10, 12, 2000, 3000, 3, 3, 3, '0-2', 5, 6, 7, 1, 18);"
+	    "PRAGMA user_version = 4;",
+	    NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	h = open_ok(f, NULL);
+	assert_int_equal(peek(f->path, "PRAGMA user_version"), 5);
+	rs = query(h, NULL);
+	assert_int_equal(rs->nruns, 2);
+	assert_int_equal(rs->run[0].cpu_quanta, 2 * 10);
+	assert_int_equal(rs->run[1].cpu_quanta, 3 * 3);
 	free(rs);
 	history_close(h);
 }
@@ -952,11 +1090,12 @@ static void test_skipped(void **state)
 				      " ALTER TABLE jobs DROP COLUMN preempted_ns;"
 				      " ALTER TABLE allotments DROP COLUMN sleep_ns;"
 				      " ALTER TABLE allotments DROP COLUMN"
-				      " preempted_ns; PRAGMA user_version = 2",
+				      " preempted_ns; ALTER TABLE allotments DROP"
+				      " COLUMN cpu_quanta; PRAGMA user_version = 2",
 				      NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	h = open_ok(f, &o);
-	assert_int_equal(peek(f->path, "PRAGMA user_version"), 4);
+	assert_int_equal(peek(f->path, "PRAGMA user_version"), HISTORY_SCHEMA_VERSION);
 	assert_int_equal(history_skipped(h, 10, 11, T0 + 10 * QNS, T0 + 12 * QNS), 0);
 	assert_int_equal(history_skipped(h, 12, 12, T0 + 12 * QNS, T0 + 13 * QNS), 0);
 	assert_int_equal(history_skipped(h, 20, 25, T0 + 20 * QNS, T0 + 26 * QNS), 0);
@@ -1015,12 +1154,12 @@ static void test_refused(void **state)
 	sqlite3 *db;
 
 	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 5", NULL,
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 6", NULL,
 				      NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	assert_null(history_open(f->path, NULL, why, sizeof(why)));
-	assert_non_null(strstr(why, "database schema version 5 is newer than"
-			       " this asteald (4)"));
+	assert_non_null(strstr(why, "database schema version 6 is newer than"
+			       " this asteald (5)"));
 	unlink(f->path);
 
 	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
@@ -1863,6 +2002,8 @@ int main(void)
 		T(test_upgrade_v3),
 		T(test_one_row),
 		T(test_changes),
+		T(test_turns),
+		T(test_upgrade_v4),
 		T(test_fed_by_changes),
 		T(test_storage_flat),
 		T(test_flush_writes),
