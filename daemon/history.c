@@ -140,11 +140,12 @@ static const char *const SQL[ST_QUERY] = {
 		" preempted_ns, allotted_ns, cpu_quanta)"
 		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
 		" ?14, ?15, ?16, ?17)",
-	/* A run of turns may lower its allotment and widen its cpus. */
+	/* A run of turns may lower its allotment and widen its cpus; any run
+	 * takes the class last reported. */
 	[ST_RUN_UPD] = "UPDATE allotments SET last_quantum = ?2, end_ns = ?3,"
 		" work_ns = ?4, steal_ns = ?5, mug_ns = ?6, sleep_ns = ?7,"
 		" preempted_ns = ?8, allotted_ns = ?9, allotment = ?10,"
-		" availability = ?11, cpus = ?12, cpu_quanta = ?13"
+		" availability = ?11, cpus = ?12, cpu_quanta = ?13, class = ?14"
 		" WHERE id = ?1",
 	[ST_SKIP_INS] = "INSERT INTO skipped(first_quantum, last_quantum,"
 		" start_ns, end_ns) VALUES(?1, ?2, ?3, ?4)",

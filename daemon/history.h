@@ -23,27 +23,29 @@
  * Times are nanoseconds since the Unix epoch (CLOCK_REALTIME).
  *
  * One allotments row is one *run*: consecutive quanta of one job in which
- * desire, availability, allotment, cpus and class stayed the same (usage is
- * summed over the run), or a run of *turns*: consecutive quanta in which
- * desire and class stayed the same, the job was deprived (allotment =
- * availability every quantum) and its allotment took turns between two
- * neighbouring values, as DEQ hands the leftover processors round the
- * deprived jobs (deq.c, "Turns"), all within one *epoch* (the daemon's
- * count of jobs that joined or left).  A run
- * of turns stores the lower value as allotment and availability, the
- * union of the CPUs it held as cpus, and, as every run does, cpu_quanta:
- * the processor-quanta it was allotted in all (the sum over its quanta of
- * the allotment; allotment x quanta for a run without turns), so that its
- * mean allotment is cpu_quanta / quanta.  Another job's change of desire
- * that moves a deprived job's share without moving it off its two values
- * (8 jobs share 2 CPUs, then one of them asks for 1: the others' shares
- * stay 2/8 here, but in general they move by a fraction) does not end its
- * run: the total stays exact, its spread in time within the run is not
- * kept.  Without turns, a job deprived
- * beside more jobs than processors changed its row every quantum or two
- * (8 jobs on 2 CPUs wrote 400 rows a second, about 100 MB an hour); with
- * them it writes a row per change of its desire or share.  So storage
- * grows with the number of changes, not with time.  The daemon says only what changes: history_allot() gives a
+ * desire, availability, allotment and cpus stayed the same (usage is
+ * summed over the run; class is the last its job reported in it: a job
+ * reports its class only with a Feedback, on a change of desire or a
+ * heartbeat, so the daemon's class is a sample and does not end runs), or
+ * a run of *turns*: consecutive quanta in which desire stayed the same,
+ * the job was deprived (allotment = availability every quantum) and its
+ * allotment took turns between two neighbouring values, as DEQ hands the
+ * leftover processors round the deprived jobs (deq.c, "Turns"), all within
+ * one *epoch* (the daemon's count of jobs that joined or left).  A run of
+ * turns stores the lower value as allotment and availability, the union of
+ * the CPUs it held as cpus, and, as every run does, cpu_quanta: the
+ * processor-quanta it was allotted in all (the sum over its quanta of the
+ * allotment; allotment x quanta for a run without turns), so that its mean
+ * allotment is cpu_quanta / quanta.  Another job's change of desire that
+ * moves a deprived job's share without moving it off its two values (8
+ * jobs share 2 CPUs, then one of them asks for 1: the others' shares stay
+ * 2/8 here, but in general they move by a fraction) does not end its run:
+ * the total stays exact, its spread in time within the run is not kept.
+ * Without turns, a job deprived beside more jobs than processors changed
+ * its row every quantum or two (8 jobs on 2 CPUs wrote 400 rows a second,
+ * about 100 MB an hour); with them it writes a row per change of its
+ * desire or share.  So storage grows with the number of changes, not with
+ * time.  The daemon says only what changes: history_allot() gives a
  * job's values from a quantum on (a call with the values the job has
  * already only extends its run), history_usage() adds the usage its job
  * reports to the open run, and history_advance() says which quantum is

@@ -64,9 +64,9 @@ int hist_write_run(struct history *h, int64_t job, struct run *r)
 	if (r->rowid != 0) {
 		s = hist_bind(h->st[ST_RUN_UPD], "LLL", r->rowid, r->last_q,
 			      r->end_ns);
-		s = hist_bind_from(hist_bind_use(s, 4, r->use), 10, "ddsL",
+		s = hist_bind_from(hist_bind_use(s, 4, r->use), 10, "ddsLd",
 				   r->allotment, r->availability, r->cpus,
-				   hist_cpu_quanta(r));
+				   hist_cpu_quanta(r), r->cls);
 		if (hist_step_done(h, s, "update run") < 0)
 			return -1;
 		r->new_rowid = r->rowid;
@@ -250,7 +250,7 @@ static int continues(const struct run *r, const struct history_quantum *q,
 {
 	int lo, hi;
 
-	if (qn <= r->last_q || q->desire != r->desire || q->cls != r->cls)
+	if (qn <= r->last_q || q->desire != r->desire)
 		return 0;
 	if (r->hi == r->allotment && q->availability == r->availability &&
 	    q->allotment == r->allotment && strcmp(q->cpus, r->cpus) == 0)
@@ -384,6 +384,7 @@ int history_allot(struct history *h, int64_t job_id,
 	if (l->has_run && (how = continues(r, q, qn)) != 0) {
 		if (how == 2)
 			take_turn(r, q, qn);
+		r->cls = q->cls;
 		r->last_q = qn;
 		r->end_ns = q->end_ns;
 		for (int k = 0; k < HISTORY_NUSE; k++)
