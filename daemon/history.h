@@ -298,6 +298,19 @@ struct history;
 struct history *history_open(const char *path, const struct history_opts *o,
 			     char *why, size_t whylen);
 
+/* Open the history at path to read it only, for queries (history_query,
+ * history_stats) without a daemon: never written, upgraded, moved aside
+ * or checkpointed, whether an asteald writes it meanwhile or none runs.
+ * A file with a -wal beside it is read through its log, which takes the
+ * -shm readable (SQLite reads it read-only when it may not write it) or
+ * the folder writable (to create it); one without is read as it is
+ * (SQLite's immutable mode), so that no -wal and -shm appear.  NULL with
+ * the reason in why for a missing or unreadable file, one that is no
+ * SQLite database or not a history, and a schema version other than
+ * this one (an older file is not upgraded). */
+struct history *history_open_readonly(const char *path, char *why,
+				      size_t whylen);
+
 /* Write what is pending (queued and open runs) and close; NULL is a no-op. */
 void history_close(struct history *h);
 
