@@ -786,6 +786,9 @@ static void remove_db(char *db)
 	db[n] = '\0';
 	strcat(db, "-shm");
 	unlink(db);
+	db[n] = '\0';
+	strcat(db, ".lock");            /* the daemon's lock (claim.h) */
+	unlink(db);
 	*strrchr(db, '/') = '\0';
 	assert_int_equal(rmdir(db), 0);
 }
