@@ -52,8 +52,8 @@
  * ids retention deleted) and counts on from there in memory, and rows are
  * inserted with their ids; so a job gets its id even when its row cannot
  * be written yet, and ids never repeat, across restarts and retention
- * too (one handle writes a file at a time: the daemon's socket sees to
- * it).  The daemon uses them as its job ids.  A job row stays open
+ * too (one handle writes a file at a time: the daemon's lock on the
+ * database, claim.h, sees to it).  The daemon uses them as its job ids.  A job row stays open
  * (end_ns NULL) when the daemon stops; a job that reconnects to the next
  * daemon is taken back with history_job_reopen(), and
  * history_close_stale() closes the rows nobody reclaimed.
