@@ -249,13 +249,19 @@ b=$!
 others="$b"
 b_up() { grep -q 'listening on' "$tmp/b.log"; }
 wait_for 20 b_up || fail "the second daemon did not start: $(cat "$tmp/b.log")"
-grep -q "warning: CPU 0 is managed by another asteald too (pid [0-9]*, uid [0-9]*: .*asteald" "$tmp/b.log" ||
-	fail "no warning naming CPU 0 and the other daemon: $(cat "$tmp/b.log")"
-holder=$(sed -n 's/.*CPU 0 is managed by another asteald too (pid \([0-9]*\).*/\1/p' "$tmp/b.log" | head -1)
-[ "$(cat /proc/"$holder"/comm 2>/dev/null)" = asteald ] || fail "the named holder $holder is no asteald"
-# when the first daemon holds CPU 0's name (no other daemon had it), it is the one named
-if ! grep -q "CPU 0 is managed\|CPUs 0.* are managed" "$tmp/daemon.log"; then
-	[ "$holder" -eq "$daemon_pid" ] || fail "CPU 0 is the first daemon's, yet pid $holder is named"
+if ! grep 'warning:' "$tmp/daemon.log" | grep -q "CPU 0 is\|CPUs 0"; then
+	# the first daemon holds CPU 0's name (no other daemon had it): it
+	# is the one named, and it holds it until it stops
+	grep -q "warning: CPU 0 is managed by another asteald too (pid $daemon_pid, uid [0-9]*: .*asteald.* --socket $sock " "$tmp/b.log" ||
+		fail "no warning naming CPU 0 and the first daemon (pid $daemon_pid, $sock): $(cat "$tmp/b.log")"
+else
+	# another test's daemon had CPU 0 first, and may be gone by now:
+	# what is named must be an asteald, or unknown
+	holder=$(sed -n 's/.*CPU 0 is managed by another asteald too (pid \([0-9]*\).*/\1/p' "$tmp/b.log" | head -1)
+	if [ -n "$holder" ] && [ -d "/proc/$holder" ]; then
+		[ "$(cat /proc/"$holder"/comm 2>/dev/null)" = asteald ] || fail "the named holder $holder is no asteald"
+	fi
+	echo "CPU 0 was another test's daemon's first: the strict check skipped"
 fi
 grep 'warning:' "$tmp/b.log" | grep -q "CPU 1 is\|CPUs [0-9]" && fail "the daemon on CPU 0 warns about other CPUs: $(cat "$tmp/b.log")"
 kill -0 "$b" || fail "the daemon that warned did not go on"
