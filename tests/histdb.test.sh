@@ -29,7 +29,9 @@ build=${1:?usage: sh tests/histdb.test.sh BUILD}
 . scripts/lib.sh
 test_tmp histdb
 sock="$tmp/asteald.sock"
-db="$tmp/history.db"
+dbdir="$tmp/db"         # made read-only for a while: outputs go in $tmp
+db="$dbdir/history.db"
+mkdir "$dbdir"
 asteal="$build/bin/asteal"
 others=""
 test_cleanup() {
@@ -107,8 +109,8 @@ for q in "" "--jobs --json" "$job1 --format csv" "--plot $tmp/chart2.svg"; do
 	"$asteal" history --db "$db" $q >/dev/null || fail "history --db $q failed with no daemon"
 done
 [ "$(digest "$db")" = "$before" ] || fail "reading with --db changed the file"
-[ ! -e "$db-wal" ] && [ ! -e "$db-shm" ] || fail "reading with --db left a -wal or -shm: $(ls "$tmp")"
-ls "$db".* 2>/dev/null | grep -v '\.lock$' | grep -q . && fail "reading with --db left files beside it: $(ls "$tmp")"
+[ ! -e "$db-wal" ] && [ ! -e "$db-shm" ] || fail "reading with --db left a -wal or -shm: $(ls "$dbdir")"
+ls "$db".* 2>/dev/null | grep -v '\.lock$' | grep -q . && fail "reading with --db left files beside it: $(ls "$dbdir")"
 echo "no daemon: the same rows, the file unchanged, no -wal or -shm made"
 
 # many runs: read page after page (a page looks at 2048 rows at most)
@@ -147,13 +149,13 @@ if [ "$(id -u)" -eq 0 ]; then
 		ro=""
 	else
 		# nobody may read the folder and the files, write neither
-		chmod 755 "$tmp"
+		chmod 755 "$tmp" "$dbdir"
 		chmod 644 "$db" "$db-wal" "$db-shm"
 		ro="setpriv --reuid=65534 --regid=65534 --clear-groups"
 	fi
 else
 	chmod 444 "$db" "$db-wal" "$db-shm"
-	chmod 555 "$tmp"
+	chmod 555 "$dbdir"
 	ro="env"
 fi
 if [ -n "$ro" ]; then
@@ -162,9 +164,9 @@ if [ -n "$ro" ]; then
 		fail "a read-only user cannot read the file with its -wal and -shm: $(cat "$tmp/ro.csv")"
 	grep -q ',three,' "$tmp/ro.csv" || fail "a read-only user does not see the -wal's commits: $(cat "$tmp/ro.csv")"
 	# no -shm and a folder it cannot write: a clear error
-	chmod u+w "$tmp"
+	chmod u+w "$dbdir"
 	mv "$db-shm" "$tmp/shm.aside"
-	[ "$(id -u)" -eq 0 ] || chmod 555 "$tmp"
+	[ "$(id -u)" -eq 0 ] || chmod 555 "$dbdir"
 	set +e
 	# shellcheck disable=SC2086
 	$ro "$asteal" history --db "$db" >"$tmp/out" 2>"$tmp/err"
@@ -173,22 +175,22 @@ if [ -n "$ro" ]; then
 	[ "$rc" -eq 1 ] || fail "no -shm and no right to make it: exit $rc, expected 1: $(cat "$tmp/err")"
 	grep -q -- "-shm" "$tmp/err" || fail "the error does not say the -shm is needed: $(cat "$tmp/err")"
 	[ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "more than one line: $(cat "$tmp/err")"
-	chmod u+w "$tmp"
+	chmod u+w "$dbdir"
 	mv "$tmp/shm.aside" "$db-shm"
 	echo "read-only user, with a -wal: read; without a -shm it may make: $(cat "$tmp/err")"
 	# no -wal at all (a clean stop): read as it is
-	chmod u+w "$tmp" "$db" "$db-wal" "$db-shm"
+	chmod u+w "$dbdir" "$db" "$db-wal" "$db-shm"
 	start_daemon
 	kill "$daemon_pid"; wait "$daemon_pid" || fail "the daemon exited with $? on SIGTERM"
 	daemon_pid=""
 	[ ! -e "$db-wal" ] || fail "the stopped daemon left a -wal"
-	if [ "$(id -u)" -ne 0 ]; then chmod 444 "$db"; chmod 555 "$tmp"; else chmod 644 "$db"; fi
+	if [ "$(id -u)" -ne 0 ]; then chmod 444 "$db"; chmod 555 "$dbdir"; else chmod 644 "$db"; fi
 	# shellcheck disable=SC2086
 	$ro "$asteal" history --db "$db" --jobs --format csv >"$tmp/ro2.csv" 2>&1 ||
 		fail "a read-only user cannot read the file without a daemon: $(cat "$tmp/ro2.csv")"
 	grep -q ',three,' "$tmp/ro2.csv" || fail "read-only, no -wal: job three missing: $(cat "$tmp/ro2.csv")"
 	[ ! -e "$db-wal" ] && [ ! -e "$db-shm" ] || fail "the read-only read left a -wal or -shm"
-	chmod u+w "$tmp" "$db"
+	chmod u+w "$dbdir" "$db"
 	echo "read-only user, no -wal: read as it is, nothing made"
 fi
 
@@ -230,7 +232,7 @@ expect_rc 75 "$build/bin/asteald" --foreground --socket "$tmp/second.sock" --db 
 grep -q "history database $db is in use by another asteald (pid $first" "$tmp/err" ||
 	fail "the second daemon does not name the file and the first's pid: $(cat "$tmp/err")"
 [ ! -e "$tmp/second.sock" ] || fail "the refused daemon made its socket"
-ln -s "$(basename "$db")" "$tmp/link.db"
+ln -s "$db" "$tmp/link.db"
 expect_rc 75 "$build/bin/asteald" --foreground --socket "$tmp/second.sock" --db "$tmp/link.db"
 grep -q "pid $first" "$tmp/err" || fail "through a symbolic link: $(cat "$tmp/err")"
 "$asteal" status >/dev/null || fail "the first daemon stopped serving"
