@@ -206,10 +206,14 @@ $(BUILD)/bin/asteal-sim: $(SIM_OBJ) $(POLICY_A)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 # The command line: a client of the daemon, so the protocol and nothing
-# of the daemon or the runtime.
-$(BUILD)/bin/asteal: $(CLI_OBJ) $(PROTO_A)
+# of the daemon or the runtime, but for `history --db FILE`, which reads
+# the history file itself (cli/histdb.c): the daemon's history and page
+# modules (daemon/hist*.c), the CPU lists they parse, and SQLite.
+CLI_HIST_OBJ = $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard daemon/hist*.c) daemon/cpulist.c)
+$(BUILD)/obj/cli/histdb.o: CPPFLAGS += -Idaemon
+$(BUILD)/bin/asteal: $(CLI_OBJ) $(CLI_HIST_OBJ) $(PROTO_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $^ $(PROTO_LIBS) $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $^ -lsqlite3 $(PROTO_LIBS) $(LDLIBS)
 
 # The framing fuzzer, standalone (its own mutation loop; no libFuzzer):
 # tests/fuzz.test.sh runs it.

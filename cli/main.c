@@ -54,14 +54,16 @@ static const struct command commands[] = {
 	  "  --interval S  refresh every S seconds (default 1)\n" },
 	{ "history", query_history,
 	  "history [JOB...] [--since T] [--until T] [--format table|json|csv] "
-	  "[--plot FILE.svg] [--jobs]",
+	  "[--plot FILE.svg] [--jobs] [--db FILE]",
 	  "Show the allotment history: one row per allotment change.\n"
 	  "  --since T, --until T   only what overlaps [T, T']; T is now, -30s,\n"
 	  "                -5m, -2h, -1d, @EPOCH, YYYY-MM-DD or\n"
 	  "                YYYY-MM-DDTHH:MM[:SS] (local time)\n"
 	  "  --format F    table (default), json or csv\n"
 	  "  --plot FILE   write a chart of desire and allotment over time (SVG)\n"
-	  "  --jobs        list jobs (with exit status) instead of allotments\n" },
+	  "  --jobs        list jobs (with exit status) instead of allotments\n"
+	  "  --db FILE     read the history file itself, without a daemon\n"
+	  "                (read-only)\n" },
 	{ "status", query_status, "status",
 	  "Show the daemon's version, CPUs, quantum, jobs, uptime and tick latency.\n" },
 };

@@ -37,6 +37,7 @@
 #include "cli.h"
 #include "client.h"
 #include "frame.h"
+#include "histdb.h"
 #include "plot.h"
 #include "qtime.h"
 #include "table.h"
@@ -794,8 +795,10 @@ static void hist_free(struct hist *h)
 }
 
 /* Fetch every page of a history query into h (jobs_only: jobs, else
- * allotment records and their jobs): 0, or an exit code. */
-static int hist_fetch(struct client *c, const uint64_t *ids, size_t nids,
+ * allotment records and their jobs) from the daemon, or from the file
+ * when db is not NULL (--db): 0, or an exit code. */
+static int hist_fetch(struct client *c, struct histdb *db,
+                      const uint64_t *ids, size_t nids,
                       uint64_t since, uint64_t until, int jobs_only,
                       struct hist *h)
 {
@@ -814,8 +817,9 @@ static int hist_fetch(struct client *c, const uint64_t *ids, size_t nids,
 	env.msg_case = ASTEAL__ENVELOPE__MSG_HISTORY_REQUEST;
 	env.history_request = &req;
 	for (;;) {
-		if ((r = client_call(c, &env, ASTEAL__ENVELOPE__MSG_HISTORY, &m,
-		                     CLIENT_REPLY_MS)) != 0)
+		if ((r = db != NULL ? histdb_call(db, &env, &m)
+		               : client_call(c, &env, ASTEAL__ENVELOPE__MSG_HISTORY, &m,
+		                             CLIENT_REPLY_MS)) != 0)
 			return r;
 		if (frame_grow(&h->pages, sizeof(*h->pages), h->npages, &h->cap, 64) < 0) {
 			frame_free(m);
@@ -1094,7 +1098,7 @@ static int hist_plot(const char *path, const struct hist *h, int ncpus)
 }
 
 /* `asteal history [JOB...] [--since T] [--until T] [--format F]
- * [--plot FILE.svg] [--jobs]`. */
+ * [--plot FILE.svg] [--jobs] [--db FILE]`. */
 int query_history(const struct cli *g, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -1103,9 +1107,11 @@ int query_history(const struct cli *g, int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "plot", required_argument, NULL, 'p' },
 		{ "jobs", no_argument, NULL, 'j' },
+		{ "db", required_argument, NULL, 'd' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *cmd = argv[0], *plot = NULL;
+	const char *cmd = argv[0], *plot = NULL, *dbpath = NULL;
+	struct histdb *db = NULL;
 	uint64_t ids[MAX_IDS], since = 0, until = 0, now = qtime_wall_ns();
 	struct hist h, hp;
 	struct client *c = NULL;
@@ -1143,6 +1149,11 @@ int query_history(const struct cli *g, int argc, char **argv)
 		case 'j':
 			jobs = 1;
 			break;
+		case 'd':
+			if (*optarg == '\0')
+				return cli_usage(cmd, "--db needs a file name");
+			dbpath = optarg;
+			break;
 		default:
 			return bad_option(cmd, o, argv);
 		}
@@ -1151,17 +1162,20 @@ int query_history(const struct cli *g, int argc, char **argv)
 		return cli_usage(cmd, "--since is after --until");
 	if ((nids = parse_ids(cmd, argc, argv, optind, ids)) < 0)
 		return CLI_USAGE;
-	if ((r = client_open(g->socket, &c)) != 0)
+	if ((r = dbpath != NULL ? histdb_open(dbpath, &db)
+	                        : client_open(g->socket, &c)) != 0)
 		return r;
 	memset(&h, 0, sizeof(h));
 	memset(&hp, 0, sizeof(hp));
-	r = hist_fetch(c, ids, (size_t)nids, since, until, jobs, &h);
+	r = hist_fetch(c, db, ids, (size_t)nids, since, until, jobs, &h);
 	/* the chart needs allotment records: --jobs asks for them apart */
 	if (r == 0 && plot != NULL && jobs)
-		r = hist_fetch(c, ids, (size_t)nids, since, until, 0, &hp);
+		r = hist_fetch(c, db, ids, (size_t)nids, since, until, 0, &hp);
+	/* a file does not say how many CPUs its daemon had (0: no P line) */
 	if (r == 0 && plot != NULL)
-		r = hist_plot(plot, jobs ? &hp : &h, client_ncpus(c));
+		r = hist_plot(plot, jobs ? &hp : &h, db != NULL ? 0 : client_ncpus(c));
 	client_close(c);
+	histdb_close(db);
 	hist_free(&hp);
 	if (r != 0) {
 		hist_free(&h);

@@ -5,7 +5,7 @@
 # bash-completion package's helpers only when they are loaded.
 #
 # Completes the global options, the commands, each command's options, the
-# values of --format, --signal and --cpus, files for --socket, --output and --plot,
+# values of --format, --signal and --cpus, files for --socket, --output, --db and --plot,
 # the program after `run --` and `submit --`, and job ids (of the running
 # jobs, from `asteal --json jobs`, asked with a one-second bound; nothing
 # when asteal or its daemon is missing).  Options may be given as
@@ -22,7 +22,7 @@ _asteal_options()
 	wait) echo "--timeout --help" ;;
 	cancel) echo "--signal --help" ;;
 	jobs) echo "--watch --interval --help" ;;
-	history) echo "--since --until --format --plot --jobs --help" ;;
+	history) echo "--since --until --format --plot --jobs --db --help" ;;
 	status) echo "--help" ;;
 	esac
 }
@@ -149,7 +149,7 @@ _asteal()
 
 	# The value of an option.
 	case $prev in
-	--socket | --output)
+	--socket | --output | --db)
 		_asteal_files "" "$cur"
 		return 0 ;;
 	--plot)

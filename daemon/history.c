@@ -755,3 +755,164 @@ const char *history_error(const struct history *h)
 {
 	return h != NULL ? h->err : "no history handle";
 }
+
+/* Percent-encode path into an SQLite URI "file:..." with params; 0, or -1
+ * when it does not fit. */
+static int file_uri(const char *path, const char *params, char *uri,
+		    size_t len)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t n = 0;
+
+	if (len < 6)
+		return -1;
+	memcpy(uri, "file:", 5);
+	n = 5;
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+		if (n + 4 > len)
+			return -1;
+		if (*p == '%' || *p == '?' || *p == '#' || *p < 0x20) {
+			uri[n++] = '%';
+			uri[n++] = hex[*p >> 4];
+			uri[n++] = hex[*p & 15];
+		} else {
+			uri[n++] = (char)*p;
+		}
+	}
+	if (n + strlen(params) + 1 > len)
+		return -1;
+	memcpy(uri + n, params, strlen(params) + 1);
+	return 0;
+}
+
+/* Open the connection read-only and check that the database is ours, of
+ * this schema version (no upgrade), then prepare the statements: 0, or
+ * -1 with the message. */
+static int connect_readonly(struct history *h, const char *path,
+			    int immutable)
+{
+	char uri[8300];
+	int64_t v[3];
+	int rc;
+
+	if (file_uri(path, immutable ? "?mode=ro&immutable=1" : "?mode=ro",
+		     uri, sizeof(uri)) < 0) {
+		hist_seterr(h, "path too long");
+		return -1;
+	}
+	rc = sqlite3_open_v2(uri, &h->db, SQLITE_OPEN_READONLY |
+			     SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK) {
+		hist_seterr(h, "cannot open: %s", h->db ? sqlite3_errmsg(h->db)
+							: sqlite3_errstr(rc));
+		return -1;
+	}
+	sqlite3_extended_result_codes(h->db, 1);
+	/* A reader waits only while another connection recovers the log. */
+	sqlite3_busy_timeout(h->db, 5000);
+	sqlite3_db_config(h->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
+	if (exec(h, "PRAGMA temp_store = MEMORY", "configure") < 0 ||
+	    probe(h, v) < 0) {
+		if (damaged(h))
+			hist_seterr(h, "not an SQLite database, or a damaged one"
+				    " (%s)", sqlite3_errmsg(h->db));
+		else if (!immutable && ((h->rc & 0xff) == SQLITE_CANTOPEN ||
+					(h->rc & 0xff) == SQLITE_READONLY))
+			hist_seterr(h, "cannot read its write-ahead log (%s):"
+				    " that takes %s-shm readable, or the folder"
+				    " writable to create it", sqlite3_errmsg(h->db),
+				    path);
+		return -1;
+	}
+	if (v[0] > HISTORY_SCHEMA_VERSION) {
+		hist_seterr(h, "its schema version %" PRId64 " is newer than"
+			    " this asteal's (%d): read it with the asteal of"
+			    " the asteald that wrote it", v[0],
+			    HISTORY_SCHEMA_VERSION);
+		return -1;
+	}
+	if (v[0] == 0 || v[1] != APP_ID) {
+		hist_seterr(h, "not an asteal history database (schema version"
+			    " %" PRId64 ", application_id %" PRId64 ", %" PRId64
+			    " objects)", v[0], v[1], v[2]);
+		return -1;
+	}
+	if (v[0] < HISTORY_SCHEMA_VERSION - 1) {
+		hist_seterr(h, "its schema version %" PRId64 " is older than"
+			    " this asteal's (%d), and reading never upgrades"
+			    " it: an asteald of this version does when it"
+			    " opens the file", v[0], HISTORY_SCHEMA_VERSION);
+		return -1;
+	}
+	/* The temporary table lives in memory, not in the file.  A version
+	 * 4 file is read through a temporary view of its runs with the
+	 * processor-quanta its upgrade would compute (every run of before
+	 * had its allotment throughout); temp names come first. */
+	if (exec(h, "CREATE TEMP TABLE history_ids(id INTEGER PRIMARY KEY)",
+		 "create temporary table") < 0)
+		return -1;
+	if (v[0] == 4 && exec(h, "CREATE TEMP VIEW allotments AS SELECT *,"
+			      " allotment * (last_quantum - first_quantum + 1)"
+			      " AS cpu_quanta FROM main.allotments",
+			      "read a version 4 file") < 0)
+		return -1;
+	if (exec(h, "PRAGMA query_only = 1", "configure") < 0)
+		return -1;
+	/* Only the queries' statements: a reader calls nothing else (the
+	 * others would not all prepare on the view). */
+	for (int i = ST_Q_JOBS; i <= ST_STATS; i++) {
+		if (i != ST_Q_JOBS && i != ST_Q_RUNS && i != ST_STATS)
+			continue;
+		if (sqlite3_prepare_v3(h->db, hist_query_sql[i - ST_QUERY], -1,
+				       SQLITE_PREPARE_PERSISTENT, &h->st[i],
+				       NULL) != SQLITE_OK)
+			return hist_sqlerr(h, "prepare");
+	}
+	return read_extent(h);
+}
+
+/* Open the history at path to read it only (history.h). */
+struct history *history_open_readonly(const char *path, char *why,
+				      size_t whylen)
+{
+	char wal[4200];
+	struct history *h;
+	struct stat st;
+	int fd;
+
+	if (path == NULL || *path == '\0') {
+		snprintf(why, whylen, "history: no database path");
+		return NULL;
+	}
+	/* Said plainly, before SQLite's "unable to open database file". */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		snprintf(why, whylen, "history %s: cannot read: %s", path,
+			 fd < 0 ? strerror(errno) : "not a regular file");
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	close(fd);
+	h = calloc(1, sizeof(*h));
+	if (h == NULL) {
+		snprintf(why, whylen, "history: out of memory");
+		return NULL;
+	}
+	h->now_q = -1;
+	h->flush_open_ns = h->flush_ns = INT64_MAX / 4;
+	h->qmax = h->maxops = h->catch_up = 1;
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	/* With no -wal beside it, no connection has the file open (a WAL
+	 * connection keeps its -wal until the last one closes): read it as
+	 * it is, immutable, so that SQLite creates no -wal and -shm (which
+	 * would be the reader's, and in the way of the daemon's).  With one,
+	 * a writer may be at work: read through its log, which needs the
+	 * -shm readable (or creatable). */
+	snprintf(wal, sizeof(wal), "%s-wal", path);
+	if (connect_readonly(h, path, stat(wal, &st) < 0 && errno == ENOENT) == 0)
+		return h;
+	snprintf(why, whylen, "history %s: %s", path, h->err);
+	destroy(h);
+	return NULL;
+}

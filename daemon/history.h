@@ -73,8 +73,8 @@
  * ids retention deleted) and counts on from there in memory, and rows are
  * inserted with their ids; so a job gets its id even when its row cannot
  * be written yet, and ids never repeat, across restarts and retention
- * too (one handle writes a file at a time: the daemon's socket sees to
- * it).  The daemon uses them as its job ids.  A job row stays open
+ * too (one handle writes a file at a time: the daemon's lock on the
+ * database, claim.h, sees to it).  The daemon uses them as its job ids.  A job row stays open
  * (end_ns NULL) when the daemon stops; a job that reconnects to the next
  * daemon is taken back with history_job_reopen(), and
  * history_close_stale() closes the rows nobody reclaimed.
@@ -321,6 +321,21 @@ struct history;
  * failure with the reason in why (which may be NULL). */
 struct history *history_open(const char *path, const struct history_opts *o,
 			     char *why, size_t whylen);
+
+/* Open the history at path to read it only, for queries (history_query,
+ * history_stats) without a daemon: never written, upgraded, moved aside
+ * or checkpointed, whether an asteald writes it meanwhile or none runs.
+ * A file with a -wal beside it is read through its log, which takes the
+ * -shm readable (SQLite reads it read-only when it may not write it) or
+ * the folder writable (to create it); one without is read as it is
+ * (SQLite's immutable mode), so that no -wal and -shm appear.  NULL with
+ * the reason in why for a missing or unreadable file, one that is no
+ * SQLite database or not a history, and a schema version other than
+ * this one or the one before (an older file is not upgraded; a version 4
+ * file is read as its upgrade would make it).  Only history_query,
+ * history_stats, history_error and history_close may be called on it. */
+struct history *history_open_readonly(const char *path, char *why,
+				      size_t whylen);
 
 /* Write what is pending (queued and open runs) and close; NULL is a no-op. */
 void history_close(struct history *h);

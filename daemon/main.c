@@ -1,7 +1,8 @@
 /*
- * main.c - asteald, the job scheduler daemon: settings (conf), log, history
- * database, control socket, confinement and scheduler, started in that
- * order and freed in reverse; one libevent loop; SIGTERM/SIGINT stop it cleanly; systemd
+ * main.c - asteald, the job scheduler daemon: settings (conf), log, the
+ * database's lock, history database, control socket, confinement and
+ * scheduler, its CPUs' names (claim.h), started in that order and freed
+ * in reverse; one libevent loop; SIGTERM/SIGINT stop it cleanly; systemd
  * hears READY, STATUS, WATCHDOG and STOPPING through sd_notify.
  */
 #include <errno.h>
@@ -17,6 +18,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "asteal.h"
+#include "claim.h"
 #include "conf.h"
 #include "confine.h"
 #include "control.h"
@@ -31,6 +33,8 @@
                                           expiring (about 4 ms of the
                                           loop's time) */
 #define STALE_AFTER_S 30               /* unclaimed rows of a previous run */
+#define EXIT_DB_IN_USE 75              /* another daemon holds the database
+                                          (EX_TEMPFAIL; asteald(8)) */
 
 struct daemon {
 	struct conf conf;
@@ -39,6 +43,7 @@ struct daemon {
 	struct sched *sched;
 	struct control *ctl;
 	struct confine *confine;
+	struct claim *claim;
 	struct event *sigterm, *sigint, *housekeeping, *watchdog;
 	int last_jobs;
 	time_t started;
@@ -228,6 +233,7 @@ static void daemon_free(struct daemon *d)
 		          (long long)hh.pending);
 	}
 	history_close(d->hist);
+	claim_free(d->claim);          /* the database's lock, after its last write */
 	if (d->sigterm != NULL)
 		event_free(d->sigterm);
 	if (d->sigint != NULL)
@@ -243,11 +249,12 @@ static void daemon_free(struct daemon *d)
 int main(int argc, char **argv)
 {
 	static struct daemon d;
-	char why[512];
+	char why[1024];
 	struct history_opts ho;
 	struct timeval second = { 1, 0 };
 	uint64_t wd_usec = 0;
 	char cpus[256], policy[160];
+	int r;
 
 	if (conf_load(&d.conf, argc, argv, why, sizeof(why)) < 0) {
 		fprintf(stderr, "asteald: %s\n(asteald --help lists the options)\n", why);
@@ -282,6 +289,18 @@ int main(int argc, char **argv)
 		log_error("cannot create the event loop");
 		return 1;
 	}
+	/* One daemon per database, before anything opens it. */
+	d.claim = claim_new();
+	if (d.claim == NULL) {
+		log_error("out of memory");
+		daemon_free(&d);
+		return 1;
+	}
+	if ((r = claim_db(d.claim, d.conf.db, why, sizeof(why))) != 0) {
+		log_error("%s", why);
+		daemon_free(&d);
+		return r > 0 ? EXIT_DB_IN_USE : 1;
+	}
 	memset(&ho, 0, sizeof(ho));
 	ho.retention_days = d.conf.retention_days;
 	ho.group_gid = d.conf.admin_gid;
@@ -312,6 +331,12 @@ int main(int argc, char **argv)
 		daemon_free(&d);
 		return 1;
 	}
+	/* Another daemon on some of these CPUs: said, not refused. */
+	r = claim_cpus(d.claim, d.base, d.conf.cpus, d.conf.ncpus, why, sizeof(why));
+	if (r > 0)
+		log_warn("%s", why);
+	else if (r < 0)
+		log_info("%s", why);
 	if (control_attach(d.ctl, d.sched, d.hist) < 0) {
 		log_error("cannot set up the control socket: out of memory");
 		daemon_free(&d);

@@ -3,8 +3,8 @@
  *
  * Each request gets one reply on its connection: the answer, or an Error
  * that keeps the connection (a request that failed is not a bad peer).
- * A History reply is one page, cut where its frame would grow past half
- * of PROTO_MAX_FRAME; `more` tells the client to ask for the next.
+ * A History reply is one page (histpage.h); `more` tells the client to
+ * ask for the next.
  */
 #include <errno.h>
 #include <signal.h>
@@ -15,9 +15,8 @@
 
 #include "asteal.h"
 #include "conn.h"
-#include "cpulist.h"
 #include "frame.h"
-#include "history.h"
+#include "histpage.h"
 #include "launch.h"
 #include "request.h"
 #include "scheduler.h"
@@ -167,260 +166,28 @@ void request_cancel(struct conn *c, struct sched *s, struct launch *l,
 	request_reply(c, &env);
 }
 
-/* What a History reply collects. */
-struct hist_page {
-	Asteal__History h;
-	size_t capj, capa;
-	size_t bytes;                  /* a running estimate of the frame size */
-	int full;                      /* cut here: the frame is half full */
-	int jobs_only;                 /* a page of jobs (else of runs) */
-	int64_t *ids;                  /* the jobs the page's runs name */
-	size_t nids, capi;
-	int64_t run[2];                /* the last two runs' numbers, last first */
-	Asteal__HistoryCursor next;
-	int64_t viewer;                /* whose command lines it shows; -1:
-	                                  everyone's */
-};
-
-/* Duplicate a string for a reply (NULL when out of memory). */
-static char *dup_str(const char *s)
-{
-	return strdup(s != NULL ? s : "");
-}
-
-/* One job of a History reply. */
-static int hist_job(const struct history_job_info *j, void *arg)
-{
-	struct hist_page *p = arg;
-	Asteal__JobRecord *r;
-
-	if (p->jobs_only && p->bytes > PROTO_MAX_FRAME / 2) {
-		p->full = 1;
-		return 1;                /* the rest goes in the next page */
-	}
-	if (frame_grow(&p->h.jobs, sizeof(*p->h.jobs), p->h.n_jobs, &p->capj, 64) < 0)
-		return -1;
-	r = calloc(1, sizeof(*r));
-	if (r == NULL)
-		return -1;
-	asteal__job_record__init(r);
-	r->id = (uint64_t)j->id;
-	r->name = dup_str(j->name);
-	r->command = dup_str(p->viewer < 0 || j->uid == p->viewer ? j->command : "");
-	r->uid = (uint32_t)j->uid;
-	r->pid = (int32_t)j->pid;
-	r->start_ns = (uint64_t)j->start_ns;
-	r->end_ns = (uint64_t)j->end_ns;
-	r->status_known = j->has_exit != 0;
-	r->wait_status = j->exit_status;
-	r->work_ns = (uint64_t)j->work_ns;
-	r->steal_ns = (uint64_t)j->steal_ns;
-	r->mug_ns = (uint64_t)j->mug_ns;
-	r->workers = (uint32_t)j->workers;
-	r->allotted_ns = (uint64_t)j->allotted_ns;
-	r->sleep_ns = (uint64_t)j->sleep_ns;
-	r->preempted_ns = (uint64_t)j->preempted_ns;
-	p->h.jobs[p->h.n_jobs++] = r;
-	p->bytes += 64 + strlen(r->name) + strlen(r->command);
-	return 0;
-}
-
-/* One allotment run of a History reply (stops when the frame is full). */
-static int hist_run(const struct history_run *a, void *arg)
-{
-	struct hist_page *p = arg;
-	Asteal__AllotmentRecord *r;
-	int cpus[CPULIST_MAX], n, i;
-	char why[64];
-
-	if (p->bytes > PROTO_MAX_FRAME / 2) {
-		p->full = 1;
-		return 1;                /* the rest goes in the next page */
-	}
-	if (frame_grow(&p->h.allotments, sizeof(*p->h.allotments),
-	               p->h.n_allotments, &p->capa, 256) < 0)
-		return -1;
-	/* Runs come ordered by job: a new job is a new id, whose record goes
-	 * in the page too (counted at its largest: a command line comes in a
-	 * Hello, so it is shorter than PROTO_MAX_HELLO_FRAME, or in a
-	 * Launch, cut to 255 bytes). */
-	if (p->nids == 0 || p->ids[p->nids - 1] != a->job) {
-		if (frame_grow(&p->ids, sizeof(*p->ids), p->nids, &p->capi, 64) < 0)
-			return -1;
-		p->ids[p->nids++] = a->job;
-		p->bytes += 128 + PROTO_MAX_HELLO_FRAME;
-	}
-	n = a->cpus[0] ? cpulist_parse(a->cpus, cpus, CPULIST_MAX, why, sizeof(why)) : 0;
-	if (n < 0)
-		n = 0;
-	r = calloc(1, sizeof(*r) + (size_t)n * sizeof(uint32_t));
-	if (r == NULL)
-		return -1;
-	asteal__allotment_record__init(r);
-	r->job_id = (uint64_t)a->job;
-	r->first_quantum = (uint64_t)a->first_quantum;
-	r->last_quantum = (uint64_t)a->last_quantum;
-	r->start_ns = (uint64_t)a->start_ns;
-	r->end_ns = (uint64_t)a->end_ns;
-	r->desire = (uint32_t)a->desire;
-	r->availability = (uint32_t)a->availability;
-	r->allotment = (uint32_t)a->allotment;
-	r->cpus = (uint32_t *)(r + 1);
-	for (i = 0; i < n; i++)
-		r->cpus[i] = (uint32_t)cpus[i];
-	r->n_cpus = (size_t)n;
-	r->work_ns = (uint64_t)a->work_ns;
-	r->steal_ns = (uint64_t)a->steal_ns;
-	r->mug_ns = (uint64_t)a->mug_ns;
-	r->allotted_ns = (uint64_t)a->allotted_ns;
-	r->sleep_ns = (uint64_t)a->sleep_ns;
-	r->preempted_ns = (uint64_t)a->preempted_ns;
-	r->cpu_quanta = (uint64_t)a->cpu_quanta;
-	r->quantum_class = (Asteal__QuantumClass)(a->cls + 1);
-	p->h.allotments[p->h.n_allotments++] = r;
-	p->run[1] = p->run[0];
-	p->run[0] = a->id;
-	/* Usually far less: at its largest a record takes about twice this
-	 * (twelve numbers of 11 bytes), and a page is cut at half a frame. */
-	p->bytes += 96 + 6 * (size_t)n;
-	return 0;
-}
-
-/* Free what a History reply collected. */
-static void hist_free(struct hist_page *p)
-{
-	size_t i;
-
-	for (i = 0; i < p->h.n_jobs; i++) {
-		free(p->h.jobs[i]->name);
-		free(p->h.jobs[i]->command);
-		free(p->h.jobs[i]);
-	}
-	for (i = 0; i < p->h.n_allotments; i++)
-		free(p->h.allotments[i]);
-	free(p->h.jobs);
-	free(p->h.allotments);
-	free(p->ids);
-}
-
-/* A History request: one page of jobs and allotment runs. */
+/* A History request: one page of jobs and allotment runs (histpage.c). */
 void request_history(struct conn *c, struct history *hist,
                      const Asteal__HistoryRequest *r, int priv)
 {
 	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
-	struct history_filter f;
-	struct history_place stopped;
-	struct hist_page p;
-	int64_t ids[PROTO_HISTORY_MAX_IDS];
-	size_t i;
-	int64_t limit = r->limit ? r->limit : REQUEST_HISTORY_PAGE;
-	char why[64];
+	struct histpage p;
+	struct histpage_viewer v;
+	Asteal__ErrorCode e;
+	char why[300];
 
-	if (r->n_job_ids > PROTO_HISTORY_MAX_IDS) {
-		snprintf(why, sizeof(why), "at most %u job ids",
-		         PROTO_HISTORY_MAX_IDS);
-		request_error(c, ASTEAL__ERROR_CODE__INVALID, why);
-		return;
+	v.uid = (int64_t)conn_uid(c);
+	v.sees_all = sees_all(c);
+	v.only_own = priv && !v.sees_all;
+	e = histpage_build(&p, hist, r, &v, why, sizeof(why));
+	if (e == 0) {
+		env.msg_case = ASTEAL__ENVELOPE__MSG_HISTORY;
+		env.history = &p.h;
+		request_reply(c, &env);
 	}
-	if (limit > 100000)
-		limit = 100000;
-	for (i = 0; i < r->n_job_ids; i++)
-		ids[i] = (int64_t)r->job_ids[i];
-	memset(&f, 0, sizeof(f));
-	f.jobs = ids;
-	f.njobs = r->n_job_ids;
-	f.since_ns = (int64_t)r->since_ns;
-	f.until_ns = (int64_t)r->until_ns;
-	f.uid = (int64_t)conn_uid(c);
-	f.by_uid = priv && !sees_all(c);
-	f.max_scan = REQUEST_HISTORY_SCAN;
-	f.stopped_at = &stopped;
-	memset(&p, 0, sizeof(p));
-	p.viewer = sees_all(c) ? -1 : f.uid;
-	asteal__history__init(&p.h);
-	asteal__history_cursor__init(&p.next);
-	/* jobs_only: a page of the jobs the filter selects; else a page of
-	 * runs (one more asked, to learn whether more follow) and the jobs
-	 * they name.  Either way limit + 1 asked, to learn about more. */
-	f.limit = limit + 1;
-	if (r->after != NULL) {
-		f.after_job = (int64_t)r->after->job_id;
-		f.after_start_ns = (int64_t)r->after->start_ns;
-		f.after_run = (int64_t)r->after->run;
-		if (f.after_job < 0 || f.after_start_ns < 0 || f.after_run < 0) {
-			request_error(c, ASTEAL__ERROR_CODE__INVALID,
-			            "history cursor out of range");
-			return;
-		}
-	}
-	if (r->jobs_only) {
-		p.jobs_only = 1;
-		if (history_query(hist, &f, hist_job, NULL, &p) < 0)
-			goto fail;
-		p.h.more = p.full;
-		if ((int64_t)p.h.n_jobs > limit) {
-			p.h.more = 1;
-			p.h.n_jobs--;
-			free(p.h.jobs[p.h.n_jobs]->name);
-			free(p.h.jobs[p.h.n_jobs]->command);
-			free(p.h.jobs[p.h.n_jobs]);
-		}
-		if (p.h.more)
-			p.next.job_id = p.h.jobs[p.h.n_jobs - 1]->id;
-		else if (stopped.stopped) {
-			p.h.more = 1;
-			p.next.job_id = (uint64_t)stopped.job;
-		}
-	} else {
-		if (history_query(hist, &f, NULL, hist_run, &p) < 0)
-			goto fail;
-		if ((int64_t)p.h.n_allotments > limit) {
-			p.h.more = 1;
-			free(p.h.allotments[--p.h.n_allotments]);
-			p.run[0] = p.run[1];
-			if (p.h.n_allotments == 0 ||
-			    (int64_t)p.h.allotments[p.h.n_allotments - 1]->job_id !=
-			    p.ids[p.nids - 1])
-				p.nids--;       /* only the dropped run named it */
-		}
-		if (p.full)
-			p.h.more = 1;
-		if (p.h.more && p.h.n_allotments > 0) {
-			const Asteal__AllotmentRecord *last =
-				p.h.allotments[p.h.n_allotments - 1];
-
-			p.next.job_id = last->job_id;
-			p.next.start_ns = last->start_ns;
-			p.next.run = (uint64_t)p.run[0];
-		} else if (stopped.stopped) {
-			/* Looked at its share of rows: go on after the last,
-			 * whether the page holds any or not. */
-			p.h.more = 1;
-			p.next.job_id = (uint64_t)stopped.job;
-			p.next.start_ns = (uint64_t)stopped.start_ns;
-			p.next.run = (uint64_t)stopped.run;
-		}
-		if (p.nids > 0) {
-			struct history_filter fj;
-			memset(&fj, 0, sizeof(fj));
-			fj.jobs = p.ids;
-			fj.njobs = p.nids;
-			fj.by_uid = f.by_uid;
-			fj.uid = f.uid;
-			if (history_query(hist, &fj, hist_job, NULL, &p) < 0)
-				goto fail;
-		}
-	}
-	if (p.h.more)
-		p.h.next = &p.next;
-	env.msg_case = ASTEAL__ENVELOPE__MSG_HISTORY;
-	env.history = &p.h;
-	request_reply(c, &env);
-	hist_free(&p);
-	return;
-fail:
-	hist_free(&p);
-	request_error(c, ASTEAL__ERROR_CODE__INTERNAL, history_error(hist));
+	histpage_free(&p);
+	if (e != 0)
+		request_error(c, e, why);
 }
 
 /* A Launch: the job's id, at once. */

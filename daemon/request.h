@@ -10,12 +10,6 @@
 
 #include "asteal.pb-c.h"
 
-#define REQUEST_HISTORY_PAGE 2000      /* default records per History reply */
-/* The most history rows one History reply looks at, selected or not: it
- * bounds the time a request holds the event loop (and so the tick); a
- * page cut there says `more` and where to go on, even with no records. */
-#define REQUEST_HISTORY_SCAN 2048
-
 /* The daemon's name and version as Welcome and Status report them (with
  * ASTEAL_VERSION from asteal.h). */
 #define REQUEST_DAEMON_VERSION "asteald " ASTEAL_VERSION

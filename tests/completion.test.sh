@@ -7,7 +7,7 @@
 #  3. each command's options; --format gives exactly table json csv (also
 #     as --format=); --signal names (TERM, KILL, and SIGTERM after SIG);
 #     --since offers relative times;
-#  4. files for --output and --socket, only *.svg (and folders) for --plot,
+#  4. files for --output, --socket and --db, only *.svg (and folders) for --plot,
 #     programs after `run --`;
 #  5. job ids come from `asteal --json jobs` (a stand-in asteal that
 #     records its arguments: --socket given on the line is passed on), and
@@ -102,7 +102,7 @@ expect "asteal run --cpus" "$(awk '/^processor/ { n++ } END { for (i = 1; i <= n
 expect "asteal wait" "--help --timeout" "-"
 expect "asteal cancel" "--help --signal" "-"
 expect "asteal jobs" "--help --interval --watch" "-"
-expect "asteal history" "--format --help --jobs --plot --since --until" "-"
+expect "asteal history" "--db --format --help --jobs --plot --since --until" "-"
 expect "asteal history --format" "csv json table" ""
 expect "asteal history --format" "json" "j"
 expect "asteal history --format =" "csv json table" ""
@@ -124,6 +124,7 @@ has "asteal history --plot" "$tmp/f/" "$tmp/f/a.svg $tmp/f/sub"
 hasnt "asteal history --plot" "$tmp/f/" "$tmp/f/b.txt"
 has "asteal submit --output" "$tmp/f/" "$tmp/f/a.svg $tmp/f/b.txt"
 has "asteal --socket" "$tmp/f/" "$tmp/f/b.txt"
+has "asteal history --db" "$tmp/f/" "$tmp/f/a.svg $tmp/f/b.txt $tmp/f/sub"
 has "asteal run --stats --" "bas" "bash"
 has "asteal submit --name x --" "bas" "bash"
 has "asteal run -- ls" "$tmp/f/" "$tmp/f/b.txt"

@@ -29,7 +29,7 @@
  *   (after a burst) is refused, root is not;
  * - waits are bounded per connection (LAUNCH_CONN_WAITS, then BUSY), and
  *   each job's end answers its own waits, all of them, and no other;
- * - a History request looks at no more than REQUEST_HISTORY_SCAN rows,
+ * - a History request looks at no more than HISTPAGE_SCAN rows,
  *   however few it selects: it answers in pages, empty ones too;
  * - every reply names its request (Envelope.request_id), a WaitReply or
  *   the Ok to a JobExit that comes later too, and Jobs and History replies too large for one frame
@@ -53,6 +53,7 @@
 #include "control.h"
 #include "daemonutil.h"
 #include "history.h"
+#include "histpage.h"
 #include "launch.h"
 #include "request.h"
 
@@ -785,6 +786,9 @@ static void remove_db(char *db)
 	db[n] = '\0';
 	strcat(db, "-shm");
 	unlink(db);
+	db[n] = '\0';
+	strcat(db, ".lock");            /* the daemon's lock (claim.h) */
+	unlink(db);
 	*strrchr(db, '/') = '\0';
 	assert_int_equal(rmdir(db), 0);
 }
@@ -823,7 +827,7 @@ static int history_pages(int fd, uint64_t since_ns, int *records)
 	while (more) {
 		Asteal__Envelope *m = history_page(fd, r, &hr);
 
-		assert_true(m->history->n_allotments <= REQUEST_HISTORY_SCAN);
+		assert_true(m->history->n_allotments <= HISTPAGE_SCAN);
 		*records += (int)m->history->n_allotments;
 		more = m->history->more;
 		assert_int_equal(frame_history_after(&hr, &after, m->history), more);
@@ -837,7 +841,7 @@ static int history_pages(int fd, uint64_t since_ns, int *records)
 /* A history query's time on the event loop is bounded whatever it
  * selects: over 6,000 runs of one running job, a filter that selects none
  * of them is answered in pages, each empty, each having looked at no more
- * than REQUEST_HISTORY_SCAN rows (so at least 6000 / REQUEST_HISTORY_SCAN
+ * than HISTPAGE_SCAN rows (so at least 6000 / HISTPAGE_SCAN
  * of them), and going on from where the last stopped; the whole history
  * still comes, each run once. */
 static void test_history_bounded(void **state)
@@ -875,7 +879,7 @@ static void test_history_bounded(void **state)
 	expect_welcome(m);
 	pages = history_pages(fd, (uint64_t)(t0 + 2 * RUNS * qns), &n);
 	assert_int_equal(n, 0);
-	assert_true(pages >= RUNS / REQUEST_HISTORY_SCAN);
+	assert_true(pages >= RUNS / HISTPAGE_SCAN);
 	pages = history_pages(fd, 0, &n);
 	assert_int_equal(n, RUNS);
 	close(fd);
