@@ -303,24 +303,27 @@ bench-bins: $(BENCH_OMP) $(BENCH_TBB) $(BUILD)/bench/asteal-loadgen $(BUILD)/tes
             $(BUILD)/bench/asteal-wirefloor $(BUILD)/bench/asteal-dequebench \
             $(BUILD)/bench/asteal-probe $(BUILD)/bench/asteal-histbench
 
+# The Debian packages each target needs (scripts/deps.sh): make deps asks
+# for them all; make demo only for the build's and python3.
 deps:
-	@scripts/deps.sh
+	@scripts/deps.sh build demo check bench
 
 # The tests of one build folder (BUILD, SAN) without the dependency check.
 check-here: tests
 	tests/run.sh $(BUILD) $(SAN)
 
-check: deps
+check:
+	@scripts/deps.sh check
 	$(MAKE) check-here
 	$(MAKE) asan
 	$(MAKE) tsan
 
 asan:
-	@scripts/deps.sh
+	@scripts/deps.sh check
 	$(MAKE) BUILD=build/asan SAN=asan OPT=-O1 check-here
 
 tsan:
-	@scripts/deps.sh
+	@scripts/deps.sh check
 	$(MAKE) BUILD=build/tsan SAN=tsan OPT=-O1 check-here
 
 # Both harnesses under libFuzzer for FUZZ_SECONDS each, from the seeds
@@ -331,11 +334,13 @@ fuzz: $(BUILD)/tests/fuzz_frame $(BUILD)/tests/fuzz_daemon
 	$(MAKE) BUILD=build/fuzz SAN=fuzz CC=clang OPT=-O1 fuzz-bins
 	scripts/fuzz.sh build/fuzz $(BUILD) $(FUZZ_SECONDS)
 
-demo: deps
+demo:
+	@scripts/deps.sh demo
 	$(MAKE) all
 	scripts/demo.sh $(BUILD)
 
-bench: deps
+bench:
+	@scripts/deps.sh bench
 	$(MAKE) all bench-bins
 	bench/run.sh $(BUILD)
 	bench/adapt.sh $(BUILD)
