@@ -157,9 +157,18 @@ $(LIBA): $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-$(LIBSO): $(LIB_OBJ)
+# The shared library exports its API alone: its objects are compiled with
+# hidden visibility (asteal.h marks the API ASTEAL_API), and the version
+# script client-lib/libasteal.map lists the API in the node ASTEAL_1 and
+# makes everything else local.
+LIB_MAP = client-lib/libasteal.map
+$(BUILD)/obj/client-lib/%.o $(BUILD)/obj/policy/%.o $(BUILD)/obj/proto/%.o \
+$(BUILD)/obj/gen/%.o: CFLAGS += -fvisibility=hidden
+
+$(LIBSO): $(LIB_OBJ) $(LIB_MAP)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -shared -Wl,-soname,libasteal.so.0 -o $@.0 $^ $(PROTO_LIBS) $(LDLIBS)
+	$(CC) $(CFLAGS) -shared -Wl,-soname,libasteal.so.0 -Wl,--version-script=$(LIB_MAP) \
+		-Wl,--no-undefined -o $@.0 $(LIB_OBJ) $(PROTO_LIBS) $(LDLIBS)
 	ln -sf libasteal.so.0 $@
 
 $(HEADER): client-lib/asteal.h
