@@ -9,6 +9,8 @@
 #                   coverage on stdout (proto/README.md, "Fuzzing")
 #   make demo       the demonstration (README.md)
 #   make bench      the benchmarks in bench/ (tables on stdout)
+#   make deps       the Debian packages of every target (scripts/deps.sh;
+#                   demo, check and bench each check their own first)
 #
 # Each sanitizer build lives in its own folder (build/asan, build/tsan), so
 # the three never mix objects.
