@@ -9,6 +9,8 @@
 #                   coverage on stdout (proto/README.md, "Fuzzing")
 #   make demo       the demonstration (README.md)
 #   make bench      the benchmarks in bench/ (tables on stdout)
+#   make deps       the Debian packages of every target (scripts/deps.sh;
+#                   demo, check and bench each check their own first)
 #
 # Each sanitizer build lives in its own folder (build/asan, build/tsan), so
 # the three never mix objects.
@@ -157,9 +159,18 @@ $(LIBA): $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-$(LIBSO): $(LIB_OBJ)
+# The shared library exports its API alone: its objects are compiled with
+# hidden visibility (asteal.h marks the API ASTEAL_API), and the version
+# script client-lib/libasteal.map lists the API in the node ASTEAL_1 and
+# makes everything else local.
+LIB_MAP = client-lib/libasteal.map
+$(BUILD)/obj/client-lib/%.o $(BUILD)/obj/policy/%.o $(BUILD)/obj/proto/%.o \
+$(BUILD)/obj/gen/%.o: CFLAGS += -fvisibility=hidden
+
+$(LIBSO): $(LIB_OBJ) $(LIB_MAP)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -shared -Wl,-soname,libasteal.so.0 -o $@.0 $^ $(PROTO_LIBS) $(LDLIBS)
+	$(CC) $(CFLAGS) -shared -Wl,-soname,libasteal.so.0 -Wl,--version-script=$(LIB_MAP) \
+		-Wl,--no-undefined -o $@.0 $(LIB_OBJ) $(PROTO_LIBS) $(LDLIBS)
 	ln -sf libasteal.so.0 $@
 
 $(HEADER): client-lib/asteal.h
@@ -307,24 +318,27 @@ bench-bins: $(BENCH_OMP) $(BENCH_TBB) $(BUILD)/bench/asteal-loadgen $(BUILD)/tes
             $(BUILD)/bench/asteal-wirefloor $(BUILD)/bench/asteal-dequebench \
             $(BUILD)/bench/asteal-probe $(BUILD)/bench/asteal-histbench
 
+# The Debian packages each target needs (scripts/deps.sh): make deps asks
+# for them all; make demo only for the build's and python3.
 deps:
-	@scripts/deps.sh
+	@scripts/deps.sh build demo check bench
 
 # The tests of one build folder (BUILD, SAN) without the dependency check.
 check-here: tests
 	tests/run.sh $(BUILD) $(SAN)
 
-check: deps
+check:
+	@scripts/deps.sh check
 	$(MAKE) check-here
 	$(MAKE) asan
 	$(MAKE) tsan
 
 asan:
-	@scripts/deps.sh
+	@scripts/deps.sh check
 	$(MAKE) BUILD=build/asan SAN=asan OPT=-O1 check-here
 
 tsan:
-	@scripts/deps.sh
+	@scripts/deps.sh check
 	$(MAKE) BUILD=build/tsan SAN=tsan OPT=-O1 check-here
 
 # Both harnesses under libFuzzer for FUZZ_SECONDS each, from the seeds
@@ -335,11 +349,13 @@ fuzz: $(BUILD)/tests/fuzz_frame $(BUILD)/tests/fuzz_daemon
 	$(MAKE) BUILD=build/fuzz SAN=fuzz CC=clang OPT=-O1 fuzz-bins
 	scripts/fuzz.sh build/fuzz $(BUILD) $(FUZZ_SECONDS)
 
-demo: deps
+demo:
+	@scripts/deps.sh demo
 	$(MAKE) all
 	scripts/demo.sh $(BUILD)
 
-bench: deps
+bench:
+	@scripts/deps.sh bench
 	$(MAKE) all bench-bins
 	bench/run.sh $(BUILD)
 	bench/adapt.sh $(BUILD)

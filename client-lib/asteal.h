@@ -76,6 +76,17 @@
 
 #define ASTEAL_VERSION "0.1.0"
 
+/* What libasteal exports: the functions below and the few asteal__ names
+ * the inline fast paths use, all in the version node ASTEAL_1.  Everything
+ * else in the shared library is hidden (it is built with
+ * -fvisibility=hidden and the version script client-lib/libasteal.map), so
+ * a program cannot come to depend on it. */
+#if defined(__GNUC__)
+#define ASTEAL_API __attribute__((visibility("default")))
+#else
+#define ASTEAL_API
+#endif
+
 /* Options for asteal_start; a zero field means "use the default". */
 typedef struct asteal_options {
 	int workers;        /* worker threads; default ASTEAL_WORKERS, else online CPUs */
@@ -137,35 +148,35 @@ typedef struct asteal_summary {
 } asteal_summary;
 
 /* Fill *o with the defaults (all fields "default"). */
-void asteal_options_init(asteal_options *o);
+ASTEAL_API void asteal_options_init(asteal_options *o);
 
 /* Start the process's runtime; o may be NULL.  Fails with EALREADY when a
  * runtime is running and EINVAL on a bad option or environment value. */
-int asteal_start(const asteal_options *o);
+ASTEAL_API int asteal_start(const asteal_options *o);
 
 /* Stop the runtime and free its threads and memory.  Fails with EBUSY while
  * a root task runs or when called from inside a task, ESRCH if not started. */
-int asteal_stop(void);
+ASTEAL_API int asteal_stop(void);
 
 /* Run fn(arg) as a root task and wait until it and all its children end.
  * Called from inside a task, it simply calls fn(arg). */
-int asteal_run(void (*fn)(void *), void *arg);
+ASTEAL_API int asteal_run(void (*fn)(void *), void *arg);
 
 /* Number of workers of the running runtime, 0 if none. */
-int asteal_workers(void);
+ASTEAL_API int asteal_workers(void);
 
 /* Index of the calling worker in [0, asteal_workers()), -1 outside tasks. */
-int asteal_worker_id(void);
+ASTEAL_API int asteal_worker_id(void);
 
 /* Copy up to n workers' statistics into out; returns the number copied. */
-int asteal_stats(asteal_worker_stats *out, int n);
+ASTEAL_API int asteal_stats(asteal_worker_stats *out, int n);
 
 /* Zero every worker's statistics (call between runs, not during one). */
-void asteal_stats_reset(void);
+ASTEAL_API void asteal_stats_reset(void);
 
 /* Fill *s with the job's adaptive scheduling summary; -1 (ESRCH) when no
  * runtime runs. */
-int asteal_summary_get(asteal_summary *s);
+ASTEAL_API int asteal_summary_get(asteal_summary *s);
 
 /* Run body(lo', hi', arg) over disjoint subranges covering [lo, hi) in
  * parallel, each at most grain long (grain <= 0: chosen from the range and
@@ -174,8 +185,8 @@ int asteal_summary_get(asteal_summary *s);
  * stocked, chunks run in place as a plain loop, which the compiler can
  * fuse with a body it sees; the library splits the range only when
  * someone wants work. */
-int asteal_for(long lo, long hi, long grain,
-               void (*body)(long lo, long hi, void *arg), void *arg);
+ASTEAL_API int asteal_for(long lo, long hi, long grain,
+                          void (*body)(long lo, long hi, void *arg), void *arg);
 
 /* ------------------------------------------------------------------------
  * Task groups.  The struct is public so that it can live on the stack; its
@@ -253,16 +264,17 @@ struct asteal__fast {
 	uint32_t group;
 };
 
-extern __thread struct asteal__hot *asteal__tls
+ASTEAL_API extern __thread struct asteal__hot *asteal__tls
 	__attribute__((tls_model("initial-exec")));
-extern __thread struct asteal__fast asteal__fast
+ASTEAL_API extern __thread struct asteal__fast asteal__fast
 	__attribute__((tls_model("initial-exec")));
 
-int asteal__spawn_slow(asteal_group *g, void (*fn)(void *), void *arg);
-int asteal__for_slow(long lo, long hi, long grain,
-                     void (*body)(long lo, long hi, void *arg), void *arg);
-int asteal__sync_slow(asteal_group *g);
-void asteal__poll_slow(void);
+ASTEAL_API int asteal__spawn_slow(asteal_group *g, void (*fn)(void *), void *arg);
+ASTEAL_API int asteal__for_slow(long lo, long hi, long grain,
+                                void (*body)(long lo, long hi, void *arg),
+                                void *arg);
+ASTEAL_API int asteal__sync_slow(asteal_group *g);
+ASTEAL_API void asteal__poll_slow(void);
 
 /* The calling worker as a hint: NULL outside tasks, else a live worker of
  * the runtime.  A task's fiber can move to another thread in a spawn, sync
@@ -343,7 +355,7 @@ struct asteal__loop {
 	struct asteal__range split[ASTEAL__LOOP_SPLITS];
 };
 
-extern intptr_t asteal__tls_offset;
+ASTEAL_API extern intptr_t asteal__tls_offset;
 
 /* The calling worker, exactly (NULL outside worker threads): the thread
  * pointer is read with a volatile asm each time, so it is right even after
@@ -367,7 +379,7 @@ asteal__self_exact(void)
 
 /* The loop's chunk boundary found the stocked hint clear: pass the safe
  * point, promote work if thieves want some, and set the hint again. */
-void asteal__for_poll(void);
+ASTEAL_API void asteal__for_poll(void);
 
 /* Run [lo, hi) a grain at a time on a worker (h, exact), with the frame
  * registered so that the library can split it off for thieves; then wait

@@ -20,6 +20,15 @@
  * the key is next written or by log_flush (once a second from the
  * daemon's housekeeping).  libevent's own messages come here too
  * (log_route_libevent).
+ *
+ * Under systemd, stderr is a stream to the journal, and systemd names it
+ * in JOURNAL_STREAM ("DEVICE:INODE", decimal) so that a program can tell
+ * that stream from a stderr it was given elsewhere (a file, a pipe; the
+ * variable is inherited, so its presence alone says nothing).  When the
+ * two match, every line starts with its priority as sd-daemon(3) defines
+ * it, "<3>" for error, "<4>" warning, "<6>" info, "<7>" debug, which the
+ * journal strips and records (journalctl -p err shows the errors), and
+ * the timestamp is left out (the journal has its own).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -27,7 +36,9 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -60,6 +71,7 @@ static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static atomic_int log_level = LOG_LEVEL_INFO;
 static atomic_int log_timestamps = 0;
+static atomic_int log_to_journal = 0;
 
 static const char *const level_names[] = {
 	[LOG_LEVEL_ERROR] = "error",
@@ -68,16 +80,65 @@ static const char *const level_names[] = {
 	[LOG_LEVEL_DEBUG] = "debug",
 };
 
-/* Set the level and whether to prefix timestamps. */
+/* The journal's priority of each level (sd-daemon's SD_ERR ... SD_DEBUG). */
+static const int level_priorities[] = {
+	[LOG_LEVEL_ERROR] = 3,
+	[LOG_LEVEL_WARN] = 4,
+	[LOG_LEVEL_INFO] = 6,
+	[LOG_LEVEL_DEBUG] = 7,
+};
+
+/* Parse a decimal number that ends at *end; -1 when there is none. */
+static int parse_number(const char *s, char **end, unsigned long long *out)
+{
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	*out = strtoull(s, end, 10);
+	return errno == 0 ? 0 : -1;
+}
+
+/* Whether stderr is the stream JOURNAL_STREAM ("DEVICE:INODE") names. */
+static int stderr_is_journal(void)
+{
+	const char *v = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+	char *end;
+	int saved = errno, match;
+
+	if (v == NULL || parse_number(v, &end, &dev) < 0 || *end != ':' ||
+	    parse_number(end + 1, &end, &ino) < 0 || *end != '\0' ||
+	    fstat(STDERR_FILENO, &st) < 0) {
+		errno = saved;
+		return 0;
+	}
+	match = (unsigned long long)st.st_dev == dev &&
+	        (unsigned long long)st.st_ino == ino;
+	errno = saved;
+	return match;
+}
+
+/* Set the level and whether to prefix timestamps, and find out whether
+ * stderr is the journal (then lines carry priorities, not timestamps). */
 void log_init(enum log_level level, int timestamps)
 {
+	int journal = stderr_is_journal();
+
 	if ((int)level < LOG_LEVEL_ERROR)
 		level = LOG_LEVEL_ERROR;
 	if ((int)level > LOG_LEVEL_DEBUG)
 		level = LOG_LEVEL_DEBUG;
 	atomic_store_explicit(&log_level, (int)level, memory_order_relaxed);
-	atomic_store_explicit(&log_timestamps, timestamps != 0,
+	atomic_store_explicit(&log_to_journal, journal, memory_order_relaxed);
+	atomic_store_explicit(&log_timestamps, timestamps != 0 && !journal,
 			      memory_order_relaxed);
+}
+
+/* Whether log_init found stderr to be the journal's stream. */
+int log_journal(void)
+{
+	return atomic_load_explicit(&log_to_journal, memory_order_relaxed);
 }
 
 /* Parse a level name ("warning" is taken for "warn" too); -1 when unknown. */
@@ -171,8 +232,9 @@ static void say_dropped(struct log_key *k)
 
 	if (k->dropped == 0)
 		return;
-	m = snprintf(line, sizeof(line), "warning: %lu more line%s like "
-	             "\"%s\" not written in %d s\n", k->dropped,
+	m = snprintf(line, sizeof(line), "%swarning: %lu more line%s like "
+	             "\"%s\" not written in %d s\n",
+	             log_journal() ? "<4>" : "", k->dropped,
 	             k->dropped == 1 ? "" : "s", k->sample, LOG_WINDOW_S);
 	if (m > 0)
 		write_all(line, (size_t)m < sizeof(line) ? (size_t)m : sizeof(line) - 1);
@@ -274,7 +336,10 @@ void log_msg(enum log_level level, const char *fmt, ...)
 	if ((int)level > LOG_LEVEL_DEBUG)
 		level = LOG_LEVEL_DEBUG;
 
-	if (atomic_load_explicit(&log_timestamps, memory_order_relaxed))
+	if (log_journal())
+		n = (size_t)snprintf(line, sizeof(line), "<%d>",
+		                     level_priorities[level]);
+	else if (atomic_load_explicit(&log_timestamps, memory_order_relaxed))
 		n = format_time(line, sizeof(line));
 	m = snprintf(line + n, sizeof(line) - n, "%s: ", level_names[level]);
 	if (m > 0)

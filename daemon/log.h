@@ -1,7 +1,9 @@
 /*
- * log.h - asteald's log: one line per event on stderr (the journal captures
- * it under systemd), with a level, and a timestamp when in the foreground
- * on a terminal.  Lines below the configured level are dropped, and
+ * log.h - asteald's log: one line per event on stderr, with a level, and a
+ * timestamp when in the foreground.  When stderr is the journal's stream
+ * (systemd's JOURNAL_STREAM names it), each line starts with its syslog
+ * priority, "<3>" for errors, so that journalctl -p err finds them, and
+ * carries no timestamp.  Lines below the configured level are dropped, and
  * lines that repeat (alike but for their numbers) beyond a burst are
  * counted instead of written (log.c).
  */
@@ -10,8 +12,12 @@
 
 enum log_level { LOG_LEVEL_ERROR, LOG_LEVEL_WARN, LOG_LEVEL_INFO, LOG_LEVEL_DEBUG };
 
-/* Set the level and whether to prefix timestamps. */
+/* Set the level and whether to prefix timestamps, and find out whether
+ * stderr is the journal (then lines carry priorities, not timestamps). */
 void log_init(enum log_level level, int timestamps);
+
+/* Whether log_init found stderr to be the journal's stream. */
+int log_journal(void);
 
 /* Parse "error", "warn", "info" or "debug"; -1 when unknown. */
 int log_parse_level(const char *s, enum log_level *out);

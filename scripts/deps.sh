@@ -1,18 +1,54 @@
 #!/bin/sh
-# deps.sh - make sure the Debian packages asteal needs are installed.
+# deps.sh [TARGET...] - make sure the Debian packages a make target needs
+# are installed.  TARGET is one of
 #
+#   build   make: the library, the daemon, the command line, the jobs
+#   demo    make demo: build, and python3 (the co-run verdict)
+#   check   make check: build, and the tests' tools (cmocka, the aarch64
+#           cross compiler and qemu, man, systemd-analyze, sqlite3, ...)
+#   bench   make bench: build, and g++ and oneTBB (the comparison kernels)
+#
+# (default: check).  Each target asks only for what it uses, so a user
+# without the test or benchmark packages can build and run the demo.
 # Missing packages are installed with apt-get when we are root; otherwise
-# the exact command is printed and we stop (exit 1).  Called by every
-# top-level make target that builds (make check, make demo, make bench).
+# the exact command is printed and we stop (exit 1).  Without dpkg-query
+# (not Debian) the list is printed as a note and we go on.  The Makefile
+# calls it from make demo (demo), make check, asan and tsan (check) and
+# make bench (bench); make deps asks for every target's packages.
 set -eu
 
-PACKAGES="gcc g++ make pkg-config libc6-dev libcmocka-dev libssl-dev libtbb-dev file
-	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
-	libevent-dev libprotobuf-c-dev protobuf-c-compiler libsqlite3-dev
-	libsystemd-dev sqlite3 systemd groff-base man-db"
+BUILD_PKGS="gcc make libc6-dev libssl-dev libevent-dev libprotobuf-c-dev
+	protobuf-c-compiler libsqlite3-dev libsystemd-dev"
+DEMO_PKGS="python3"
+CHECK_PKGS="python3 pkg-config file procps libcmocka-dev sqlite3 systemd
+	groff-base man-db gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user"
+BENCH_PKGS="python3 g++ libtbb-dev"
+
+[ $# -gt 0 ] || set -- check
+wanted=$BUILD_PKGS
+for target in "$@"; do
+	case "$target" in
+	build) ;;
+	demo) wanted="$wanted $DEMO_PKGS" ;;
+	check) wanted="$wanted $CHECK_PKGS" ;;
+	bench) wanted="$wanted $BENCH_PKGS" ;;
+	*)
+		echo "deps: unknown target '$target' (build, demo, check or bench)" >&2
+		exit 2
+		;;
+	esac
+done
+# Each package once, in the order first named.
+wanted=$(printf '%s\n' $wanted | awk 'NF && !seen[$0]++')
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+	echo "deps: no dpkg-query (not Debian?): make sure these, or your" \
+	     "system's equivalents, are installed:" $wanted >&2
+	exit 0
+fi
 
 missing=""
-for p in $PACKAGES; do
+for p in $wanted; do
 	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
 	case "$status" in
 	*"install ok installed"*) ;;
@@ -32,6 +68,6 @@ if [ "$(id -u)" -eq 0 ]; then
 	exit 0
 fi
 
-echo "deps: missing Debian packages:$missing" >&2
+echo "deps: missing Debian packages ($*):$missing" >&2
 echo "deps: install them with:  sudo apt-get install$missing" >&2
 exit 1

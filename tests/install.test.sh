@@ -9,13 +9,15 @@
 #     ExecStart=/usr/sbin/asteald, the sysusers and tmpfiles files, the two
 #     man pages and the bash completion; no installed text names DESTDIR or
 #     keeps an @...@ placeholder;
+#     the shared library exports exactly the names asteal.h declares
+#     ASTEAL_API (nm -D), each in the version node ASTEAL_1;
 #  2. a small fork/join job written here (task groups, spawn/sync,
 #     asteal_for) builds against the installed header and library through
 #     `pkg-config asteal` (PKG_CONFIG_SYSROOT_DIR=DESTDIR), dynamically
-#     (it needs libasteal.so.0 and loads the installed one) and statically
-#     (no libasteal.so.0 needed), and both print the right results with
-#     ASTEAL_SOCKET=none; pkg-config --define-variable=prefix moves
-#     every directory;
+#     (it needs libasteal.so.0, binds asteal_start@ASTEAL_1 and loads the
+#     installed library) and statically (no libasteal.so.0 needed), and
+#     both print the right results with ASTEAL_SOCKET=none;
+#     pkg-config --define-variable=prefix moves every directory;
 #  3. the default PREFIX is /usr/local, substituted into the service;
 #  4. `make uninstall` leaves no file behind.
 # Only in the normal build: a sanitizer build's library needs its runtime
@@ -96,6 +98,27 @@ for f in usr/lib/pkgconfig/asteal.pc usr/lib/systemd/system/asteald.service; do
 	! grep -q "@[a-z]*@" "$d/$f" || fail "$f keeps a placeholder: $(grep "@[a-z]*@" "$d/$f")"
 done
 echo "libasteal.so.$version, soname $soname; asteal.pc $version; ExecStart=/usr/sbin/asteald"
+
+# The shared library exports what asteal.h declares ASTEAL_API (its
+# functions, the asteal__ names of the inline fast paths) and nothing
+# else, each in the version node ASTEAL_1.
+awk '/^ASTEAL_API / {
+	if (match($0, /asteal_[a-z0-9_]*\(/)) { print substr($0, RSTART, RLENGTH - 1); next }
+	n = split($0, w, /[^A-Za-z0-9_]+/)
+	for (i = n; i > 0; i--) if (w[i] ~ /^asteal_/) { print w[i]; break }
+}' "$d/usr/include/asteal.h" | sort -u >"$tmp/api"
+[ "$(wc -l <"$tmp/api")" -ge 10 ] || fail "asteal.h declares only $(wc -l <"$tmp/api") names ASTEAL_API"
+grep -qx asteal_start "$tmp/api" && grep -qx asteal__spawn_slow "$tmp/api" && grep -qx asteal__tls "$tmp/api" ||
+	fail "the names asteal.h exports miss asteal_start, asteal__spawn_slow or asteal__tls: $(cat "$tmp/api")"
+nm -D --defined-only "$lib/libasteal.so.$version" >"$tmp/nm" || fail "nm -D failed on libasteal.so.$version"
+awk '!($2 == "A" && $3 == "ASTEAL_1") { print $3 }' "$tmp/nm" >"$tmp/exported"
+unversioned=$(grep -v '@@ASTEAL_1$' "$tmp/exported")
+[ -z "$unversioned" ] || fail "libasteal exports symbols outside the version node ASTEAL_1: $unversioned"
+sed 's/@@ASTEAL_1$//' "$tmp/exported" | sort -u >"$tmp/exported.names"
+diff "$tmp/api" "$tmp/exported.names" >"$tmp/diff" ||
+	fail "libasteal's exports differ from asteal.h's ASTEAL_API names (< not exported, > exported but not API): $(cat "$tmp/diff")"
+grep -q ' A ASTEAL_1$' "$tmp/nm" || fail "libasteal has no version node ASTEAL_1"
+echo "libasteal exports $(wc -l <"$tmp/api") names, all of asteal.h's ASTEAL_API and only those, in ASTEAL_1"
 
 # ---- 2. a job built with pkg-config against the installed library ----
 cat >"$tmp/job.c" <<'EOF'
@@ -194,6 +217,8 @@ cc -std=c11 -Wall -Werror -static $cflags -o "$tmp/job-static" "$tmp/job.c" $sli
 	fail "the job does not build statically against the installed libasteal.a"
 readelf -d "$tmp/job-dynamic" | grep -q 'NEEDED.*\[libasteal\.so\.0\]' ||
 	fail "the dynamic job does not need libasteal.so.0"
+nm -D --undefined-only "$tmp/job-dynamic" | grep -q ' asteal_start@ASTEAL_1$' ||
+	fail "the dynamic job does not bind asteal_start@ASTEAL_1: $(nm -D --undefined-only "$tmp/job-dynamic" | grep asteal)"
 ! readelf -d "$tmp/job-static" 2>/dev/null | grep -q NEEDED ||
 	fail "the static job needs shared libraries: $(readelf -d "$tmp/job-static" | grep NEEDED)"
 LD_LIBRARY_PATH="$lib" ldd "$tmp/job-dynamic" | grep -q "libasteal\.so\.0 => $lib/libasteal\.so\.0 " ||
