@@ -2,7 +2,7 @@
  * main.c - `asteal`, the command line of the asteal scheduler: global
  * options, the command table, help, and the helpers every command shares
  * (messages, usage errors, job ids).  The commands live in supervise.c
- * (run, submit, wait, cancel) and query.c (jobs, history, status).
+ * (run, submit, wait, cancel) and query_*.c (jobs, history, status).
  */
 #include <errno.h>
 #include <getopt.h>

@@ -1,7 +1,9 @@
 /*
- * table.c - aligned tables, CSV and JSON strings, and shared formats (see
- * table.h).
+ * table.c - aligned tables, CSV, JSON values, and the formats every
+ * command shares (see table.h).
  */
+#include <math.h>
+#include <pwd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -266,4 +268,115 @@ char *fmt_cpus(char *buf, size_t len, const uint32_t *cpus, size_t n)
 		i = j + 1;
 	}
 	return buf;
+}
+
+/* The name of user uid (a small cache: tables repeat the same few), or
+ * the number. */
+const char *fmt_user(uint32_t uid, char *buf, size_t len)
+{
+	static struct { uint32_t uid; char name[64]; int used; } cache[8];
+	static unsigned next;
+	struct passwd pw, *res = NULL;
+	char pbuf[2048];
+	unsigned i;
+
+	for (i = 0; i < 8; i++)
+		if (cache[i].used && cache[i].uid == uid) {
+			snprintf(buf, len, "%s", cache[i].name);
+			return buf;
+		}
+	if (getpwuid_r(uid, &pw, pbuf, sizeof(pbuf), &res) == 0 && res != NULL)
+		snprintf(buf, len, "%s", pw.pw_name);
+	else
+		snprintf(buf, len, "%u", uid);
+	i = next++ % 8;
+	cache[i].uid = uid;
+	cache[i].used = 1;
+	snprintf(cache[i].name, sizeof(cache[i].name), "%s", buf);
+	return buf;
+}
+
+/* An unsigned number as text. */
+char *fmt_u64(char *buf, size_t len, uint64_t v)
+{
+	snprintf(buf, len, "%llu", (unsigned long long)v);
+	return buf;
+}
+
+/* A wall-clock instant as local "YYYY-MM-DD HH:MM:SS.mmm" ("-" for 0). */
+char *fmt_time_ms(char *buf, size_t len, uint64_t ns)
+{
+	size_t n;
+
+	fmt_time(buf, len, ns);
+	n = strlen(buf);
+	if (ns != 0 && n > 1)
+		snprintf(buf + n, len - n, ".%03u", (unsigned)(ns / 1000000u % 1000u));
+	return buf;
+}
+
+/* A short duration (latencies): "850ns", "12.3us", "1.25ms", "2.00s". */
+char *fmt_short(char *buf, size_t len, uint64_t ns)
+{
+	static const char *const unit[] = { "us", "ms", "s" };
+	double v = (double)ns;
+	int u = -1;
+
+	if (ns < 1000) {
+		snprintf(buf, len, "%lluns", (unsigned long long)ns);
+		return buf;
+	}
+	while (u < 2 && v >= 1000) {
+		v /= 1000;
+		u++;
+	}
+	snprintf(buf, len, "%.*f%s", v < 10 ? 2 : v < 100 ? 1 : 0, v, unit[u]);
+	return buf;
+}
+
+/* An instant as a JSON ISO 8601 UTC string (ms), null for 0. */
+void json_iso(FILE *f, uint64_t ns)
+{
+	time_t s = (time_t)(ns / 1000000000u);
+	struct tm tm;
+	char buf[48];
+
+	if (ns == 0 || gmtime_r(&s, &tm) == NULL ||
+	    strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm) == 0) {
+		fputs("null", f);
+		return;
+	}
+	fprintf(f, "\"%s.%03uZ\"", buf, (unsigned)(ns / 1000000u % 1000u));
+}
+
+/* A JSON array of numbers. */
+void json_u32s(FILE *f, const uint32_t *v, size_t n)
+{
+	size_t i;
+
+	fputc('[', f);
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s%u", i ? "," : "", v[i]);
+	fputc(']', f);
+}
+
+/* A JSON number for a double (null when not finite). */
+void json_double(FILE *f, double v)
+{
+	if (isfinite(v))
+		fprintf(f, "%.6g", v);
+	else
+		fputs("null", f);
+}
+
+/* A job's usage as JSON members, each after a comma: work_ns, steal_ns,
+ * mug_ns, sleep_ns, preempted_ns, allotted_ns. */
+void json_usage(FILE *f, uint64_t work, uint64_t steal, uint64_t mug,
+                       uint64_t sleep, uint64_t preempted, uint64_t allotted)
+{
+	fprintf(f, ",\"work_ns\":%llu,\"steal_ns\":%llu,\"mug_ns\":%llu,"
+	        "\"sleep_ns\":%llu,\"preempted_ns\":%llu,\"allotted_ns\":%llu",
+	        (unsigned long long)work, (unsigned long long)steal,
+	        (unsigned long long)mug, (unsigned long long)sleep,
+	        (unsigned long long)preempted, (unsigned long long)allotted);
 }

@@ -46,4 +46,31 @@ char *fmt_duration(char *buf, size_t len, uint64_t ns);
 /* CPU ids as a Linux CPU list "0-3,6" ("-" when n is 0). */
 char *fmt_cpus(char *buf, size_t len, const uint32_t *cpus, size_t n);
 
+/* The name of user uid (cached: tables repeat the same few), or the
+ * number when it has none. */
+const char *fmt_user(uint32_t uid, char *buf, size_t len);
+
+/* An unsigned number as text. */
+char *fmt_u64(char *buf, size_t len, uint64_t v);
+
+/* A wall-clock instant as local "YYYY-MM-DD HH:MM:SS.mmm" ("-" for 0). */
+char *fmt_time_ms(char *buf, size_t len, uint64_t ns);
+
+/* A short duration (latencies): "850ns", "12.3us", "1.25ms", "2.00s". */
+char *fmt_short(char *buf, size_t len, uint64_t ns);
+
+/* An instant as a JSON ISO 8601 UTC string (ms), null for 0. */
+void json_iso(FILE *f, uint64_t ns);
+
+/* A JSON array of numbers. */
+void json_u32s(FILE *f, const uint32_t *v, size_t n);
+
+/* A JSON number for a double (null when not finite). */
+void json_double(FILE *f, double v);
+
+/* Usage times as JSON members, each after a comma: work_ns, steal_ns,
+ * mug_ns, sleep_ns, preempted_ns, allotted_ns. */
+void json_usage(FILE *f, uint64_t work, uint64_t steal, uint64_t mug,
+                uint64_t sleep, uint64_t preempted, uint64_t allotted);
+
 #endif
