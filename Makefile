@@ -147,7 +147,7 @@ $(BUILD)/obj/policy/%.o:     CPPFLAGS += -Ipolicy
 $(BUILD)/obj/proto/%.o:      CPPFLAGS += -Iproto -I$(GEN)/proto
 $(BUILD)/obj/daemon/%.o:     CPPFLAGS += -Idaemon -Ipolicy -Iproto -I$(GEN)/proto -Iclient-lib
 $(BUILD)/obj/sim/%.o:        CPPFLAGS += -Isim -Ipolicy
-$(BUILD)/obj/cli/%.o:        CPPFLAGS += -Icli -Iproto -I$(GEN)/proto -Iclient-lib
+$(BUILD)/obj/cli/%.o:        CPPFLAGS += -Icli -Iproto -I$(GEN)/proto -Iclient-lib -Idaemon
 $(BUILD)/obj/jobs/%.o:       CPPFLAGS += -Ijobs -Iclient-lib -Iproto
 $(BUILD)/obj/tests/%.o:      CPPFLAGS += -Itests -Ijobs -Iclient-lib -Ipolicy -Iproto -I$(GEN)/proto -Idaemon
 $(BUILD)/obj/bench/%.o:      CPPFLAGS += -Iproto
@@ -205,9 +205,10 @@ $(BUILD)/bin/asteal-sim: $(SIM_OBJ) $(POLICY_A)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-# The command line: a client of the daemon, so the protocol and nothing
-# of the daemon or the runtime.
-$(BUILD)/bin/asteal: $(CLI_OBJ) $(PROTO_A)
+# The command line: a client of the daemon, so the protocol and, of the
+# daemon, only its CPU-list format (daemon/cpulist.c, pure); nothing of
+# the runtime.
+$(BUILD)/bin/asteal: $(CLI_OBJ) $(BUILD)/obj/daemon/cpulist.o $(PROTO_A)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ $(PROTO_LIBS) $(LDLIBS)
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cpulist.h"
 #include "table.h"
 
 struct table {
@@ -245,28 +246,25 @@ char *fmt_duration(char *buf, size_t len, uint64_t ns)
 	return buf;
 }
 
-/* A CPU list. */
+/* A CPU list, by the daemon's own formatter; "?" for ids no list can
+ * name (a daemon would not send them). */
 char *fmt_cpus(char *buf, size_t len, const uint32_t *cpus, size_t n)
 {
-	size_t i = 0, used = 0;
+	int ids[CPULIST_MAX];
+	size_t i;
 
-	if (len == 0)
-		return buf;
-	buf[0] = '\0';
-	if (n == 0) {
-		snprintf(buf, len, "-");
+	if (n == 0 || n > CPULIST_MAX) {
+		snprintf(buf, len, "%s", n == 0 ? "-" : "?");
 		return buf;
 	}
-	while (i < n && used < len) {
-		size_t j = i;
-		while (j + 1 < n && cpus[j + 1] == cpus[j] + 1)
-			j++;
-		used += (size_t)snprintf(buf + used, len - used, "%s%u", i ? "," : "",
-		                         cpus[i]);
-		if (j > i && used < len)
-			used += (size_t)snprintf(buf + used, len - used, "-%u", cpus[j]);
-		i = j + 1;
+	for (i = 0; i < n; i++) {
+		if (cpus[i] >= CPULIST_MAX) {
+			snprintf(buf, len, "?");
+			return buf;
+		}
+		ids[i] = (int)cpus[i];
 	}
+	cpulist_format(ids, (int)n, buf, len);   /* too long: cut, still a list */
 	return buf;
 }
 
