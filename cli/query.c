@@ -1,8 +1,10 @@
 /*
  * query.c - what the query commands share (see query.h).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <pwd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,7 +112,21 @@ int query_parse_time(const char *s, uint64_t now, uint64_t *ns)
 		*ns = now;
 		return 0;
 	}
-	if (s[0] == '-') {              /* -30s, -1.5h: before now */
+	if (strcmp(s, "today") == 0 || strcmp(s, "yesterday") == 0) {
+		time_t t = (time_t)(now / 1000000000u);
+		struct tm tm;
+
+		if (localtime_r(&t, &tm) == NULL)
+			return -1;
+		tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+		tm.tm_mday -= s[0] == 'y';      /* mktime takes day 0 as the last */
+		tm.tm_isdst = -1;
+		if ((t = mktime(&tm)) == (time_t)-1 || t < 0)
+			return -1;
+		*ns = (uint64_t)t * 1000000000u;
+		return 0;
+	}
+	if (s[0] == '-') {              /* -30s, -5min, -1.5h, -2d: before now */
 		double v, mult;
 		int digits = 0, dots = 0;
 
@@ -120,12 +136,13 @@ int query_parse_time(const char *s, uint64_t now, uint64_t *ns)
 			else
 				digits++;
 		}
-		if (digits == 0 || dots > 1 || p[0] == '\0' || p[1] != '\0')
+		mult = strcmp(p, "s") == 0 ? 1e9
+		     : strcmp(p, "m") == 0 || strcmp(p, "min") == 0 ? 60e9
+		     : strcmp(p, "h") == 0 ? 3600e9 : strcmp(p, "d") == 0 ? 86400e9 : 0;
+		if (digits == 0 || dots > 1 || mult == 0)
 			return -1;
-		mult = *p == 's' ? 1e9 : *p == 'm' ? 60e9 : *p == 'h' ? 3600e9
-		     : *p == 'd' ? 86400e9 : 0;
 		v = strtod(s + 1, NULL) * mult;
-		if (mult == 0 || !(v <= (double)now))
+		if (!(v <= (double)now))
 			return -1;
 		*ns = now - (uint64_t)v;
 		return 0;
@@ -169,4 +186,260 @@ int query_parse_time(const char *s, uint64_t now, uint64_t *ns)
 		return 0;
 	}
 	return -1;
+}
+
+/* Split s at commas into words (empty ones not allowed): their count, or
+ * -1 when there are more than max or one is empty.  s is changed. */
+static int split(char *s, char **words, int max)
+{
+	int n = 0;
+	char *p;
+
+	for (;;) {
+		p = strchr(s, ',');
+		if (p != NULL)
+			*p = '\0';
+		if (*s == '\0' || n == max)
+			return -1;
+		words[n++] = s;
+		if (p == NULL)
+			return n;
+		s = p + 1;
+	}
+}
+
+/* A comma-separated list of names, each in valid (a NULL-terminated
+ * list), into the bit mask *mask: 0, or a usage error naming the valid
+ * ones. */
+static int parse_words(const char *cmd, const char *opt, const char *arg,
+                       const char *const *valid, unsigned *mask)
+{
+	char copy[512], *words[32], list[512];
+	int n, i, k;
+	size_t used = 0;
+
+	snprintf(copy, sizeof(copy), "%s", arg);
+	n = strlen(arg) < sizeof(copy) ? split(copy, words, 32) : -1;
+	for (i = 0; i < n; i++) {
+		for (k = 0; valid[k] != NULL && strcasecmp(words[i], valid[k]) != 0; k++)
+			;
+		if (valid[k] == NULL)
+			break;
+		*mask |= 1u << k;
+	}
+	if (n > 0 && i == n)
+		return 0;
+	list[0] = '\0';
+	for (k = 0; valid[k] != NULL && used < sizeof(list); k++)
+		used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
+		                         k ? ", " : "", valid[k]);
+	return cli_usage(cmd, "bad %s '%s' (a comma-separated list of: %s)", opt,
+	                 i < n ? words[i] : arg, list);
+}
+
+/* Parse -u/--user's list of names or uids into a. */
+static int parse_users(struct query_args *a, const char *cmd, const char *arg)
+{
+	char copy[1024], *words[QUERY_MAX_LIST], pbuf[2048], *end;
+	struct passwd pw, *res;
+	unsigned long v;
+	int n, i;
+
+	snprintf(copy, sizeof(copy), "%s", arg);
+	n = strlen(arg) < sizeof(copy) ? split(copy, words, QUERY_MAX_LIST) : -1;
+	if (n < 0)
+		return cli_usage(cmd, "bad --user '%s' (a comma-separated list of at "
+		                 "most %d user names or uids)", arg, QUERY_MAX_LIST);
+	for (i = 0; i < n; i++) {
+		errno = 0;
+		v = strtoul(words[i], &end, 10);
+		if (isdigit((unsigned char)words[i][0]) && *end == '\0' && errno == 0 &&
+		    v <= UINT32_MAX) {
+			a->uids[a->nuids++] = (uint32_t)v;
+			continue;
+		}
+		res = NULL;
+		if (getpwnam_r(words[i], &pw, pbuf, sizeof(pbuf), &res) != 0 || res == NULL)
+			return cli_usage(cmd, "no user '%s'", words[i]);
+		a->uids[a->nuids++] = pw.pw_uid;
+		if (a->nuids == QUERY_MAX_LIST)
+			break;
+	}
+	return 0;
+}
+
+/* Parse --name's list into a (the names are copied). */
+static int parse_names(struct query_args *a, const char *cmd, const char *arg)
+{
+	int n;
+
+	snprintf(a->names_buf, sizeof(a->names_buf), "%s", arg);
+	n = strlen(arg) < sizeof(a->names_buf)
+	    ? split(a->names_buf, a->names, QUERY_MAX_LIST) : -1;
+	if (n < 0)
+		return cli_usage(cmd, "bad --name '%s' (a comma-separated list of at "
+		                 "most %d names)", arg, QUERY_MAX_LIST);
+	a->nnames = n;
+	return 0;
+}
+
+/* Start the shared options. */
+void query_args_init(struct query_args *a, const struct cli *g,
+                     const char *const *states)
+{
+	memset(a, 0, sizeof(*a));
+	a->json = g->json;
+	a->header = 1;
+	a->style = TABLE_ALIGNED;
+	a->states_valid = states;
+	a->now = qtime_wall_ns();
+}
+
+/* One of the shared options. */
+int query_option(struct query_args *a, const char *cmd, int o, const char *arg)
+{
+	switch (o) {
+	case 'u':
+		return parse_users(a, cmd, arg) == 0 ? 0 : CLI_USAGE;
+	case QUERY_OPT_NAME:
+		return parse_names(a, cmd, arg) == 0 ? 0 : CLI_USAGE;
+	case QUERY_OPT_STATE:
+		return parse_words(cmd, "--state", arg, a->states_valid, &a->states) == 0
+		       ? 0 : CLI_USAGE;
+	case 'S':
+	case 'E':
+		if (query_parse_time(arg, a->now, o == 'S' ? &a->since : &a->until) < 0)
+			return cli_usage(cmd, "bad time '%s' for --%s (%s)", arg,
+			                 o == 'S' ? "since" : "until", QUERY_TIME_WORDS);
+		return 0;
+	case 'o':
+		/* the older --format table|json|csv chooses the output's form */
+		if (strcmp(arg, "table") == 0 || strcmp(arg, "json") == 0 ||
+		    strcmp(arg, "csv") == 0) {
+			a->json = arg[0] == 'j';
+			a->style = arg[0] == 'c' ? TABLE_CSV : TABLE_ALIGNED;
+			a->form_given = 1;
+			return 0;
+		}
+		if (*arg == '\0')
+			return cli_usage(cmd, "-o/--format needs column names");
+		a->columns = arg;
+		return 0;
+	case 'n':
+		a->header = 0;
+		a->table_opt = "--noheader";
+		return 0;
+	case 'P':
+		a->style = TABLE_PARSABLE;
+		a->table_opt = "--parsable";
+		a->form_given = 1;
+		return 0;
+	case QUERY_OPT_CSV:
+		a->style = TABLE_CSV;
+		a->table_opt = "--csv";
+		a->form_given = 1;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+/* The index of the column named s (its name or key, any case), or -1. */
+static int find_col(const struct query_col *cols, int ncols, const char *s)
+{
+	int i;
+
+	for (i = 0; i < ncols; i++)
+		if (strcasecmp(s, cols[i].name) == 0 || strcasecmp(s, cols[i].key) == 0)
+			return i;
+	return -1;
+}
+
+/* Check the shared options together and choose the columns. */
+int query_args_done(struct query_args *a, const char *cmd,
+                    const struct query_col *cols, int ncols,
+                    const char *table_cols, const char *csv_cols)
+{
+	char copy[1024], *words[QUERY_MAX_COLS], list[1024];
+	const char *chosen;
+	size_t used = 0;
+	int n, i, k;
+
+	if (a->json && (a->columns != NULL || a->table_opt != NULL))
+		return cli_usage(cmd, "%s is for tables: --json prints every field",
+		                 a->columns != NULL ? "-o/--format" : a->table_opt);
+	if (a->since != 0 && a->until != 0 && a->since > a->until)
+		return cli_usage(cmd, "--since is after --until");
+	chosen = a->columns != NULL ? a->columns
+	         : a->style == TABLE_CSV ? csv_cols : table_cols;
+	snprintf(copy, sizeof(copy), "%s", chosen);
+	n = strlen(chosen) < sizeof(copy) ? split(copy, words, QUERY_MAX_COLS) : -1;
+	for (i = 0; i < n; i++) {
+		if ((k = find_col(cols, ncols, words[i])) < 0)
+			break;
+		a->cols[i] = k;
+	}
+	a->ncols = n;
+	if (n > 0 && i == n)
+		return 0;
+	list[0] = '\0';
+	for (k = 0; k < ncols && used < sizeof(list); k++)
+		used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
+		                         k ? "," : "", cols[k].name);
+	if (n < 0)
+		return cli_usage(cmd, "bad column list '%s' (at most %d names, comma-"
+		                 "separated, of: %s)", chosen, QUERY_MAX_COLS, list);
+	return cli_usage(cmd, "no column '%s' (valid: %s)", words[i], list);
+}
+
+/* Whether a job passes the user, name and state filters. */
+int query_keep(const struct query_args *a, uint32_t uid, const char *name,
+               int state)
+{
+	size_t i;
+
+	if (a->nuids > 0) {
+		for (i = 0; i < a->nuids && a->uids[i] != uid; i++)
+			;
+		if (i == a->nuids)
+			return 0;
+	}
+	if (a->nnames > 0) {
+		for (i = 0; i < a->nnames && strcmp(a->names[i], name) != 0; i++)
+			;
+		if (i == a->nnames)
+			return 0;
+	}
+	return a->states == 0 || (state >= 0 && (a->states >> state & 1));
+}
+
+/* A table with the chosen columns. */
+struct table *query_table(const struct query_args *a, const struct query_col *cols)
+{
+	const char *hdr[QUERY_MAX_COLS];
+	char names[QUERY_MAX_COLS][32];
+	int i;
+
+	for (i = 0; i < a->ncols; i++) {
+		const struct query_col *c = &cols[a->cols[i]];
+		if (a->style == TABLE_CSV)
+			hdr[i] = c->key;
+		else {
+			snprintf(names[i], sizeof(names[i]), "%s%s", c->right ? ">" : "",
+			         c->name);
+			hdr[i] = names[i];
+		}
+	}
+	return table_new(hdr, a->ncols);
+}
+
+/* Add the chosen cells of a row of every column. */
+int query_row(struct table *t, const struct query_args *a, const char *const *all)
+{
+	const char *row[QUERY_MAX_COLS];
+	int i;
+
+	for (i = 0; i < a->ncols; i++)
+		row[i] = all[a->cols[i]];
+	return table_add(t, row);
 }

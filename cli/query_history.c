@@ -25,9 +25,6 @@
 #include "query.h"
 #include "table.h"
 
-/* The output formats of `history`. */
-enum format { FMT_TABLE, FMT_JSON, FMT_CSV };
-
 /* Every page of a history query and the records they hold. */
 struct hist {
 	Asteal__Envelope **pages;
@@ -138,130 +135,205 @@ static const Asteal__JobRecord *hist_job(const struct hist *h, uint64_t id)
 	return NULL;
 }
 
-/* The allotment records as a table (csv: raw values, for programs):
- * NULL when out of memory. */
-static struct table *records_table(const struct hist *h, int csv)
+/* The columns of `history` (allotment records) and of `history --jobs`
+ * (asteal(1) explains each). */
+enum {
+	R_JOB, R_NAME, R_USER, R_FIRST, R_LAST, R_START, R_END, R_DURATION,
+	R_DESIRE, R_AVAIL, R_ALLOT, R_CPUS, R_WORK, R_STEAL, R_MUG, R_SLEEP,
+	R_PREEMPTED, R_ALLOTTED, R_CLASS, NRCOLS
+};
+static const struct query_col rec_cols[NRCOLS] = {
+	{ "JOB", "job_id", 1 }, { "NAME", "name", 0 }, { "USER", "user", 0 },
+	{ "FIRST", "first_quantum", 1 }, { "LAST", "last_quantum", 1 },
+	{ "START", "start_ns", 0 }, { "END", "end_ns", 0 },
+	{ "DURATION", "duration_ns", 1 }, { "DESIRE", "desire", 1 },
+	{ "AVAIL", "availability", 1 }, { "ALLOT", "allotment", 1 },
+	{ "CPUS", "cpus", 0 }, { "WORK", "work_ns", 1 }, { "STEAL", "steal_ns", 1 },
+	{ "MUG", "mug_ns", 1 }, { "SLEEP", "sleep_ns", 1 },
+	{ "PREEMPTED", "preempted_ns", 1 }, { "ALLOTTED", "allotted_ns", 1 },
+	{ "CLASS", "quantum_class", 0 },
+};
+#define REC_TABLE "job,name,first,last,start,duration,desire,avail,allot," \
+	"cpus,work,steal,sleep,preempted,class"
+#define REC_CSV "job,name,first,last,start,end,desire,avail,allot,cpus,work," \
+	"steal,mug,sleep,preempted,allotted,class"
+
+enum {
+	J_ID, J_NAME, J_USER, J_UID, J_PID, J_COMMAND, J_START, J_END, J_ELAPSED,
+	J_STATE, J_STATUS, J_KNOWN, J_WSTATUS, J_WORK, J_STEAL, J_MUG, J_SLEEP,
+	J_PREEMPTED, J_WORKERS, J_ALLOTTED, NJCOLS
+};
+static const struct query_col job_cols[NJCOLS] = {
+	{ "ID", "id", 1 }, { "NAME", "name", 0 }, { "USER", "user", 0 },
+	{ "UID", "uid", 1 }, { "PID", "pid", 1 }, { "COMMAND", "command", 0 },
+	{ "START", "start_ns", 0 }, { "END", "end_ns", 0 },
+	{ "ELAPSED", "elapsed_ns", 1 }, { "STATE", "state", 0 },
+	{ "STATUS", "status", 0 }, { "KNOWN", "status_known", 0 },
+	{ "WSTATUS", "wait_status", 1 }, { "WORK", "work_ns", 1 },
+	{ "STEAL", "steal_ns", 1 }, { "MUG", "mug_ns", 1 },
+	{ "SLEEP", "sleep_ns", 1 }, { "PREEMPTED", "preempted_ns", 1 },
+	{ "WORKERS", "workers", 1 }, { "ALLOTTED", "allotted_ns", 1 },
+};
+#define JOB_TABLE "id,name,user,pid,start,end,status,work,steal,mug,sleep," \
+	"preempted"
+#define JOB_CSV "id,name,uid,user,pid,command,start,end,known,wstatus," \
+	"status,work,steal,mug,sleep,preempted,workers,allotted"
+
+/* The states of a job in the history, for --state and the STATE column. */
+static const char *const states[] = { "running", "completed", "failed",
+	"killed", "unknown", NULL };
+enum { S_RUNNING, S_COMPLETED, S_FAILED, S_KILLED, S_UNKNOWN };
+
+/* A job's state: running (no end yet), completed (exit 0), failed (an
+ * exit status other than 0), killed (by a signal), unknown (it ended and
+ * nobody saw how: no supervising asteal run or submit). */
+static int job_state(const Asteal__JobRecord *j)
 {
-	static const char *const hdr[] = { ">JOB", "NAME", ">FIRST", ">LAST",
-		"START", ">DURATION", ">DESIRE", ">AVAIL", ">ALLOT", "CPUS", ">WORK",
-		">STEAL", ">SLEEP", ">PREEMPTED", "CLASS" };
-	static const char *const csv_hdr[] = { "job_id", "name", "first_quantum",
-		"last_quantum", "start_ns", "end_ns", "desire", "availability",
-		"allotment", "cpus", "work_ns", "steal_ns", "mug_ns", "sleep_ns",
-		"preempted_ns", "allotted_ns", "quantum_class" };
-	struct table *t = csv ? table_new(csv_hdr, 17) : table_new(hdr, 15);
-	char v[17][40], cpus[QUERY_CPUS_LEN];
-	const char *row[17];
-	size_t i;
-	int k;
-
-	for (k = 0; k < 17; k++)
-		row[k] = v[k];
-	for (i = 0; t != NULL && i < h->nrecs; i++) {
-		const Asteal__AllotmentRecord *a = h->recs[i];
-		const Asteal__JobRecord *j = hist_job(h, a->job_id);
-		const char *cls = query_class_name(a->quantum_class);
-
-		fmt_u64(v[0], 40, a->job_id);
-		row[1] = j != NULL ? j->name : csv ? "" : NULL;
-		fmt_u64(v[2], 40, a->first_quantum);
-		fmt_u64(v[3], 40, a->last_quantum);
-		snprintf(v[6], 40, "%u", a->desire);
-		snprintf(v[7], 40, "%u", a->availability);
-		snprintf(v[8], 40, "%u", a->allotment);
-		row[9] = a->n_cpus || !csv ? fmt_cpus(cpus, sizeof(cpus), a->cpus, a->n_cpus) : "";
-		if (csv) {
-			fmt_u64(v[4], 40, a->start_ns);
-			fmt_u64(v[5], 40, a->end_ns);
-			fmt_u64(v[10], 40, a->work_ns);
-			fmt_u64(v[11], 40, a->steal_ns);
-			fmt_u64(v[12], 40, a->mug_ns);
-			fmt_u64(v[13], 40, a->sleep_ns);
-			fmt_u64(v[14], 40, a->preempted_ns);
-			fmt_u64(v[15], 40, a->allotted_ns);
-			row[16] = cls != NULL ? cls : "";
-		} else {
-			fmt_time_ms(v[4], 40, a->start_ns);
-			fmt_duration(v[5], 40, a->end_ns > a->start_ns ? a->end_ns - a->start_ns : 0);
-			fmt_duration(v[10], 40, a->work_ns);
-			fmt_duration(v[11], 40, a->steal_ns);
-			fmt_duration(v[12], 40, a->sleep_ns);
-			fmt_duration(v[13], 40, a->preempted_ns);
-			row[14] = cls;      /* the table's last column */
-		}
-		if (table_add(t, row) < 0) {
-			table_free(t);
-			t = NULL;
-		}
-	}
-	return t;
+	if (j->end_ns == 0)
+		return S_RUNNING;
+	if (!j->status_known)
+		return S_UNKNOWN;
+	if (WIFEXITED(j->wait_status))
+		return WEXITSTATUS(j->wait_status) == 0 ? S_COMPLETED : S_FAILED;
+	return WIFSIGNALED(j->wait_status) ? S_KILLED : S_UNKNOWN;
 }
 
-/* The jobs as a table (csv: raw values): NULL when out of memory. */
-static struct table *jobrecs_table(const struct hist *h, int csv)
+/* One row's cells, every column of either table. */
+struct row {
+	const char *cell[(int)NRCOLS > (int)NJCOLS ? (int)NRCOLS : (int)NJCOLS];
+	char v[(int)NRCOLS > (int)NJCOLS ? (int)NRCOLS : (int)NJCOLS][48];
+	char cpus[QUERY_CPUS_LEN];
+};
+
+/* A duration or, raw, its ns into buf. */
+static char *duration(char *buf, uint64_t ns, int raw)
 {
-	static const char *const hdr[] = { ">ID", "NAME", "USER", ">PID", "START",
-		"END", "STATUS", ">WORK", ">STEAL", ">MUG", ">SLEEP", ">PREEMPTED" };
-	static const char *const csv_hdr[] = { "id", "name", "uid", "user", "pid",
-		"command", "start_ns", "end_ns", "status_known", "wait_status",
-		"status", "work_ns", "steal_ns", "mug_ns", "sleep_ns", "preempted_ns",
-		"workers", "allotted_ns" };
-	struct table *t = csv ? table_new(csv_hdr, 18) : table_new(hdr, 12);
-	char v[18][64], status[64];
-	const char *row[18];
-	size_t i;
+	return raw ? fmt_u64(buf, 48, ns) : fmt_duration(buf, 48, ns);
+}
+
+/* Fill r with an allotment record's cells (raw: CSV's values). */
+static void record_row(const struct hist *h, const Asteal__AllotmentRecord *a,
+                       int raw, struct row *r)
+{
+	const Asteal__JobRecord *j = hist_job(h, a->job_id);
+	uint64_t usage[] = { a->work_ns, a->steal_ns, a->mug_ns, a->sleep_ns,
+		a->preempted_ns, a->allotted_ns };
 	int k;
 
-	for (k = 0; k < 18; k++)
-		row[k] = v[k];
-	for (i = 0; t != NULL && i < h->njobs; i++) {
-		const Asteal__JobRecord *j = h->jobs[i];
-		const char *st = query_exit_text(status, sizeof(status), j);
-
-		fmt_u64(v[0], 64, j->id);
-		row[1] = j->name;
-		if (csv) {
-			snprintf(v[2], 64, "%u", j->uid);
-			fmt_user(j->uid, v[3], 64);
-			snprintf(v[4], 64, "%d", (int)j->pid);
-			row[5] = j->command;
-			fmt_u64(v[6], 64, j->start_ns);
-			v[7][0] = '\0';
-			if (j->end_ns != 0)
-				fmt_u64(v[7], 64, j->end_ns);
-			snprintf(v[8], 64, "%d", j->status_known ? 1 : 0);
-			v[9][0] = '\0';
-			if (j->status_known)
-				snprintf(v[9], 64, "%d", (int)j->wait_status);
-			row[10] = st != NULL ? st : "";
-			fmt_u64(v[11], 64, j->work_ns);
-			fmt_u64(v[12], 64, j->steal_ns);
-			fmt_u64(v[13], 64, j->mug_ns);
-			fmt_u64(v[14], 64, j->sleep_ns);
-			fmt_u64(v[15], 64, j->preempted_ns);
-			snprintf(v[16], 64, "%u", j->workers);
-			fmt_u64(v[17], 64, j->allotted_ns);
-		} else {
-			fmt_user(j->uid, v[2], 64);
-			snprintf(v[3], 64, "%d", (int)j->pid);
-			fmt_time(v[4], 64, j->start_ns);
-			if (j->end_ns != 0)
-				fmt_time(v[5], 64, j->end_ns);
-			else
-				snprintf(v[5], 64, "running");
-			row[6] = st;        /* NULL: unknown, "-" */
-			fmt_duration(v[7], 64, j->work_ns);
-			fmt_duration(v[8], 64, j->steal_ns);
-			fmt_duration(v[9], 64, j->mug_ns);
-			fmt_duration(v[10], 64, j->sleep_ns);
-			fmt_duration(v[11], 64, j->preempted_ns);
-		}
-		if (table_add(t, row) < 0) {
-			table_free(t);
-			t = NULL;
-		}
+	for (k = 0; k < NRCOLS; k++)
+		r->cell[k] = r->v[k];
+	fmt_u64(r->v[R_JOB], 48, a->job_id);
+	r->cell[R_NAME] = j != NULL ? j->name : NULL;
+	r->cell[R_USER] = j != NULL ? fmt_user(j->uid, r->v[R_USER], 48) : NULL;
+	fmt_u64(r->v[R_FIRST], 48, a->first_quantum);
+	fmt_u64(r->v[R_LAST], 48, a->last_quantum);
+	if (raw) {
+		fmt_u64(r->v[R_START], 48, a->start_ns);
+		fmt_u64(r->v[R_END], 48, a->end_ns);
+	} else {
+		fmt_time_ms(r->v[R_START], 48, a->start_ns);
+		fmt_time_ms(r->v[R_END], 48, a->end_ns);
 	}
-	return t;
+	duration(r->v[R_DURATION], a->end_ns > a->start_ns ? a->end_ns - a->start_ns
+	         : 0, raw);
+	snprintf(r->v[R_DESIRE], 48, "%u", a->desire);
+	snprintf(r->v[R_AVAIL], 48, "%u", a->availability);
+	snprintf(r->v[R_ALLOT], 48, "%u", a->allotment);
+	r->cell[R_CPUS] = a->n_cpus > 0 ? fmt_cpus(r->cpus, sizeof(r->cpus), a->cpus,
+	                                           a->n_cpus) : NULL;
+	for (k = 0; k < 6; k++)
+		duration(r->v[R_WORK + k], usage[k], raw);
+	r->cell[R_CLASS] = query_class_name(a->quantum_class);
+}
+
+/* Fill r with a job record's cells (raw: CSV's values). */
+static void jobrec_row(const Asteal__JobRecord *j, uint64_t now, int raw,
+                       struct row *r)
+{
+	uint64_t usage[] = { j->work_ns, j->steal_ns, j->mug_ns, j->sleep_ns,
+		j->preempted_ns };
+	uint64_t end = j->end_ns != 0 ? j->end_ns : now;
+	int k;
+
+	for (k = 0; k < NJCOLS; k++)
+		r->cell[k] = r->v[k];
+	fmt_u64(r->v[J_ID], 48, j->id);
+	r->cell[J_NAME] = j->name;
+	fmt_user(j->uid, r->v[J_USER], 48);
+	snprintf(r->v[J_UID], 48, "%u", j->uid);
+	snprintf(r->v[J_PID], 48, "%d", (int)j->pid);
+	r->cell[J_COMMAND] = j->command;
+	if (raw) {
+		fmt_u64(r->v[J_START], 48, j->start_ns);
+		fmt_u64(r->v[J_END], 48, j->end_ns);
+		if (j->end_ns == 0)
+			r->cell[J_END] = NULL;
+	} else {
+		fmt_time(r->v[J_START], 48, j->start_ns);
+		if (j->end_ns != 0)
+			fmt_time(r->v[J_END], 48, j->end_ns);
+		else
+			r->cell[J_END] = "running";
+	}
+	duration(r->v[J_ELAPSED], end > j->start_ns ? end - j->start_ns : 0, raw);
+	r->cell[J_STATE] = states[job_state(j)];
+	/* no status: "-" in a table, empty in CSV */
+	r->cell[J_STATUS] = query_exit_text(r->v[J_STATUS], 48, j);
+	r->cell[J_KNOWN] = raw ? (j->status_known ? "1" : "0")
+	                   : (j->status_known ? "yes" : "no");
+	snprintf(r->v[J_WSTATUS], 48, "%d", (int)j->wait_status);
+	if (!j->status_known)
+		r->cell[J_WSTATUS] = NULL;
+	for (k = 0; k < 5; k++)
+		duration(r->v[J_WORK + k], usage[k], raw);
+	snprintf(r->v[J_WORKERS], 48, "%u", j->workers);
+	duration(r->v[J_ALLOTTED], j->allotted_ns, raw);
+}
+
+/* Print h as a table in a's form and columns (jobs: its jobs, else its
+ * allotment records): 0, or -1 when out of memory. */
+static int hist_table(FILE *f, const struct hist *h, int jobs,
+                      const struct query_args *a)
+{
+	struct table *t = query_table(a, jobs ? job_cols : rec_cols);
+	struct row *r = malloc(sizeof(*r));
+	int raw = a->style == TABLE_CSV, rc = -1;
+	size_t i;
+
+	if (t == NULL || r == NULL)
+		goto out;
+	for (i = 0; i < (jobs ? h->njobs : h->nrecs); i++) {
+		if (jobs)
+			jobrec_row(h->jobs[i], a->now, raw, r);
+		else
+			record_row(h, h->recs[i], raw, r);
+		if (query_row(t, a, r->cell) < 0)
+			goto out;
+	}
+	table_write(t, f, a->style, a->header);
+	rc = 0;
+out:
+	free(r);
+	table_free(t);
+	return rc;
+}
+
+/* Keep in h only what passes a's user, name and state filters: the jobs
+ * that do, and the records of those jobs. */
+static void hist_filter(struct hist *h, const struct query_args *a)
+{
+	size_t i, k;
+
+	for (i = k = 0; i < h->nrecs; i++) {
+		const Asteal__JobRecord *j = hist_job(h, h->recs[i]->job_id);
+		if (j != NULL && query_keep(a, j->uid, j->name, job_state(j)))
+			h->recs[k++] = h->recs[i];
+	}
+	h->nrecs = k;
+	for (i = k = 0; i < h->njobs; i++)
+		if (query_keep(a, h->jobs[i]->uid, h->jobs[i]->name, job_state(h->jobs[i])))
+			h->jobs[k++] = h->jobs[i];
+	h->njobs = k;
 }
 
 /* One job record as a JSON object. */
@@ -276,9 +348,15 @@ static void jobrec_json(FILE *f, const Asteal__JobRecord *j)
 	json_string(f, fmt_user(j->uid, user, sizeof(user)));
 	fprintf(f, ",\"pid\":%d,\"command\":", (int)j->pid);
 	json_string(f, j->command);
-	fprintf(f, ",\"start_ns\":%llu,\"start\":", (unsigned long long)j->start_ns);
+	fputs(",\"state\":", f);
+	json_string(f, states[job_state(j)]);
+	fputs(",\"start_ns\":", f);
+	json_u64s(f, j->start_ns);
+	fputs(",\"start\":", f);
 	json_iso(f, j->start_ns);
-	fprintf(f, ",\"end_ns\":%llu,\"end\":", (unsigned long long)j->end_ns);
+	fputs(",\"end_ns\":", f);
+	json_u64s(f, j->end_ns);
+	fputs(",\"end\":", f);
 	json_iso(f, j->end_ns);
 	fprintf(f, ",\"running\":%s,\"status_known\":%s,\"wait_status\":",
 	        j->end_ns ? "false" : "true", j->status_known ? "true" : "false");
@@ -308,11 +386,15 @@ static void record_json(FILE *f, const struct hist *h,
 
 	fprintf(f, "{\"job_id\":%llu,\"name\":", (unsigned long long)a->job_id);
 	json_string(f, j != NULL ? j->name : NULL);
-	fprintf(f, ",\"first_quantum\":%llu,\"last_quantum\":%llu,\"start_ns\":%llu,"
-	        "\"start\":", (unsigned long long)a->first_quantum,
-	        (unsigned long long)a->last_quantum, (unsigned long long)a->start_ns);
+	fprintf(f, ",\"first_quantum\":%llu,\"last_quantum\":%llu,\"start_ns\":",
+	        (unsigned long long)a->first_quantum,
+	        (unsigned long long)a->last_quantum);
+	json_u64s(f, a->start_ns);
+	fputs(",\"start\":", f);
 	json_iso(f, a->start_ns);
-	fprintf(f, ",\"end_ns\":%llu,\"end\":", (unsigned long long)a->end_ns);
+	fputs(",\"end_ns\":", f);
+	json_u64s(f, a->end_ns);
+	fputs(",\"end\":", f);
 	json_iso(f, a->end_ns);
 	fprintf(f, ",\"desire\":%u,\"availability\":%u,\"allotment\":%u,\"cpus\":",
 	        a->desire, a->availability, a->allotment);
@@ -343,121 +425,137 @@ static void hist_json(FILE *f, const struct hist *h)
 	fputs(h->nrecs ? "\n]}\n" : "]}\n", f);
 }
 
-/* Draw h's records to path: 0, or CLI_FAIL after a message. */
+/* Draw h's records to path ("-": standard output): 0, or CLI_FAIL after
+ * a message. */
 static int hist_plot(const char *path, const struct hist *h, int ncpus)
 {
 	struct plot_input in;
+	int r;
 
 	in.jobs = (const Asteal__JobRecord *const *)h->jobs;
 	in.njobs = h->njobs;
 	in.recs = (const Asteal__AllotmentRecord *const *)h->recs;
 	in.nrecs = h->nrecs;
 	in.ncpus = ncpus;
-	if (plot_history(path, &in) < 0) {
-		cli_error("cannot write %s: %s", path, strerror(errno));
+	r = strcmp(path, "-") == 0 ? plot_write(stdout, &in) : plot_history(path, &in);
+	if (r < 0) {
+		cli_error("cannot write %s: %s", strcmp(path, "-") == 0
+		          ? "the chart" : path, strerror(errno));
 		return CLI_FAIL;
 	}
 	return CLI_OK;
 }
 
-/* `asteal history [JOB...] [--since T] [--until T] [--format F]
- * [--plot FILE.svg] [--jobs]`. */
+/* What a history query asks. */
+struct hist_query {
+	const uint64_t *ids;        /* only these jobs (none: all) */
+	size_t nids;
+	uint64_t since, until;      /* overlapping [since, until]; 0: open */
+	int jobs;                   /* jobs, not allotment records */
+	int plot;                   /* also allotment records for a chart */
+};
+
+/* Get what q asks into h (and, for a chart of a --jobs query, the
+ * allotment records into hp), with the daemon's CPU count: 0, or an exit
+ * code after a message.  The one place history is read. */
+static int hist_get(const struct cli *g, const struct hist_query *q,
+                    struct hist *h, struct hist *hp, int *ncpus)
+{
+	struct client *c = NULL;
+	int r;
+
+	if ((r = client_open(g->socket, &c)) != 0)
+		return r;
+	r = hist_fetch(c, q->ids, q->nids, q->since, q->until, q->jobs, h);
+	/* the chart needs allotment records: --jobs asks for them apart */
+	if (r == 0 && q->plot && q->jobs)
+		r = hist_fetch(c, q->ids, q->nids, q->since, q->until, 0, hp);
+	*ncpus = client_ncpus(c);
+	client_close(c);
+	return r;
+}
+
+/* `asteal history [OPTIONS] [JOB...]`. */
 int query_history(const struct cli *g, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "since", required_argument, NULL, 's' },
-		{ "until", required_argument, NULL, 'u' },
-		{ "format", required_argument, NULL, 'f' },
 		{ "plot", required_argument, NULL, 'p' },
 		{ "jobs", no_argument, NULL, 'j' },
+		QUERY_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *cmd = argv[0], *plot = NULL;
-	uint64_t ids[QUERY_MAX_IDS], since = 0, until = 0, now = qtime_wall_ns();
+	uint64_t ids[QUERY_MAX_IDS];
 	struct hist h, hp;
-	struct client *c = NULL;
-	struct table *t;
-	enum format fmt = g->json ? FMT_JSON : FMT_TABLE;
-	int jobs = 0, fmt_given = g->json, nids, o, r;
+	struct hist_query q;
+	struct query_args a;
+	int nids, o, r, ncpus = 0, to_stdout;
 
-	while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+	memset(&q, 0, sizeof(q));
+	query_args_init(&a, g, states);
+	while ((o = getopt_long(argc, argv, ":" QUERY_SHORT, opts, NULL)) != -1) {
 		switch (o) {
-		case 's':
-		case 'u':
-			if (query_parse_time(optarg, now, o == 's' ? &since : &until) < 0)
-				return cli_usage(cmd, "bad time '%s' for --%s (now, -30s, -5m, "
-				                 "-2h, -1d, @EPOCH, YYYY-MM-DD or "
-				                 "YYYY-MM-DDTHH:MM[:SS])", optarg,
-				                 o == 's' ? "since" : "until");
-			break;
-		case 'f':
-			if (strcmp(optarg, "table") == 0)
-				fmt = FMT_TABLE;
-			else if (strcmp(optarg, "json") == 0)
-				fmt = FMT_JSON;
-			else if (strcmp(optarg, "csv") == 0)
-				fmt = FMT_CSV;
-			else
-				return cli_usage(cmd, "unknown format '%s' (table, json or csv)",
-				                 optarg);
-			fmt_given = 1;
-			break;
 		case 'p':
 			if (*optarg == '\0')
-				return cli_usage(cmd, "--plot needs a file name");
+				return cli_usage(cmd, "--plot needs a file name (- for "
+				                 "standard output)");
 			plot = optarg;
 			break;
 		case 'j':
-			jobs = 1;
+			q.jobs = 1;
 			break;
 		default:
-			return query_bad_option(cmd, o, argv);
+			if ((r = query_option(&a, cmd, o, optarg)) < 0)
+				return query_bad_option(cmd, o, argv);
+			if (r > 0)
+				return r;
 		}
 	}
-	if (since != 0 && until != 0 && since > until)
-		return cli_usage(cmd, "--since is after --until");
+	if ((r = query_args_done(&a, cmd, q.jobs ? job_cols : rec_cols,
+	                         q.jobs ? NJCOLS : NRCOLS, q.jobs ? JOB_TABLE : REC_TABLE,
+	                         q.jobs ? JOB_CSV : REC_CSV)) != 0)
+		return r;
+	to_stdout = plot != NULL && strcmp(plot, "-") == 0;
+	if (to_stdout && (a.form_given || a.json || a.columns != NULL))
+		return cli_usage(cmd, "--plot - writes the chart on standard output: "
+		                 "no table or JSON with it");
 	if ((nids = query_parse_ids(cmd, argc, argv, optind, ids)) < 0)
 		return CLI_USAGE;
-	if ((r = client_open(g->socket, &c)) != 0)
-		return r;
+	q.ids = ids;
+	q.nids = (size_t)nids;
+	q.since = a.since;
+	q.until = a.until;
+	q.plot = plot != NULL;
 	memset(&h, 0, sizeof(h));
 	memset(&hp, 0, sizeof(hp));
-	r = hist_fetch(c, ids, (size_t)nids, since, until, jobs, &h);
-	/* the chart needs allotment records: --jobs asks for them apart */
-	if (r == 0 && plot != NULL && jobs)
-		r = hist_fetch(c, ids, (size_t)nids, since, until, 0, &hp);
+	r = hist_get(g, &q, &h, &hp, &ncpus);
+	if (r == 0) {
+		hist_filter(&h, &a);
+		hist_filter(&hp, &a);
+	}
 	if (r == 0 && plot != NULL)
-		r = hist_plot(plot, jobs ? &hp : &h, client_ncpus(c));
-	client_close(c);
+		r = hist_plot(plot, q.jobs ? &hp : &h, ncpus);
 	hist_free(&hp);
 	if (r != 0) {
 		hist_free(&h);
 		return r;
 	}
 	/* with --plot alone the chart is the output; a --format adds its own */
-	if (plot == NULL || fmt_given) {
-		if (fmt == FMT_JSON) {
-			if (jobs)
+	if (plot == NULL || a.form_given || a.json) {
+		if (a.json) {
+			if (q.jobs)
 				h.nrecs = 0;
 			hist_json(stdout, &h);
-		} else {
-			t = jobs ? jobrecs_table(&h, fmt == FMT_CSV)
-			         : records_table(&h, fmt == FMT_CSV);
-			if (t == NULL) {
-				hist_free(&h);
-				cli_error("out of memory");
-				return CLI_FAIL;
-			}
-			if (fmt == FMT_CSV)
-				table_csv(t, stdout);
-			else
-				table_print(t, stdout);
-			table_free(t);
+		} else if (hist_table(stdout, &h, q.jobs, &a) < 0) {
+			hist_free(&h);
+			cli_error("out of memory");
+			return CLI_FAIL;
 		}
 	}
 	hist_free(&h);
 	/* "plot: FILE" keeps out of JSON or CSV on stdout */
-	if (plot != NULL)
-		fprintf(fmt_given && fmt != FMT_TABLE ? stderr : stdout, "plot: %s\n", plot);
+	if (plot != NULL && !to_stdout)
+		fprintf(a.json || a.style != TABLE_ALIGNED || !a.header ? stderr : stdout,
+		        "plot: %s\n", plot);
 	return query_flush();
 }

@@ -104,63 +104,159 @@ static int jobs_fetch(struct client *c, const uint64_t *ids, size_t nids,
 	return 0;
 }
 
-/* Print the jobs as an aligned table: 0, or -1 when out of memory. */
-static int jobs_table(FILE *f, const Asteal__Jobs *js, uint64_t now)
+/* The columns of `jobs` (asteal(1) explains each). */
+enum {
+	C_ID, C_NAME, C_USER, C_UID, C_PID, C_STATE, C_DESIRE, C_AVAIL, C_ALLOT,
+	C_CPUS, C_CAP, C_RIGID, C_HELD, C_WORKERS, C_START, C_AGE, C_EFF,
+	C_CLASS, C_WORK, C_STEAL, C_MUG, C_SLEEP, C_PREEMPTED, C_ALLOTTED,
+	C_CPUTIME, C_COMMAND, NCOLS
+};
+static const struct query_col cols[NCOLS] = {
+	{ "ID", "id", 1 }, { "NAME", "name", 0 }, { "USER", "user", 0 },
+	{ "UID", "uid", 1 }, { "PID", "pid", 1 }, { "STATE", "state", 0 },
+	{ "DESIRE", "desire", 1 }, { "AVAIL", "availability", 1 },
+	{ "ALLOT", "allotment", 1 }, { "CPUS", "cpus", 0 },
+	{ "CAP", "cpus_cap", 0 }, { "RIGID", "rigid", 0 },
+	{ "HELD", "confinement", 0 }, { "WORKERS", "workers", 1 },
+	{ "START", "start_ns", 0 }, { "AGE", "age_ns", 1 },
+	{ "EFF", "efficiency", 1 }, { "CLASS", "quantum_class", 0 },
+	{ "WORK", "work_ns", 1 }, { "STEAL", "steal_ns", 1 },
+	{ "MUG", "mug_ns", 1 }, { "SLEEP", "sleep_ns", 1 },
+	{ "PREEMPTED", "preempted_ns", 1 }, { "ALLOTTED", "allotted_ns", 1 },
+	{ "CPUTIME", "cpu_ns", 1 }, { "COMMAND", "command", 0 },
+};
+#define TABLE_COLS "id,name,user,pid,desire,allot,cpus,cap,held,age,eff"
+#define CSV_COLS "id,name,user,uid,pid,state,desire,avail,allot,cpus,cap," \
+	"rigid,held,workers,start,age,eff,class,work,steal,mug,sleep," \
+	"preempted,allotted,cputime,command"
+
+/* The states of a running job, for --state and the STATE column. */
+static const char *const states[] = { "running", "waiting", "idle",
+	"unmanaged", NULL };
+enum { S_RUNNING, S_WAITING, S_IDLE, S_UNMANAGED };
+
+/* A job's state: unmanaged (a program the daemon does not schedule),
+ * running (it holds CPUs), waiting (it wants some and holds none), idle
+ * (it wants none: nothing to run). */
+static int job_state(const Asteal__JobInfo *j)
 {
-	static const char *const hdr[] = { ">ID", "NAME", "USER", ">PID", ">DESIRE",
-		">ALLOT", "CPUS", "CAP", "HELD", ">AGE", ">EFF" };
-	struct table *t = table_new(hdr, 11);
-	char id[24], user[64], pid[16], des[16], all[16], cpus[QUERY_CPUS_LEN], age[32],
-	     eff[16], cap[24], held[16];
+	return j->unmanaged ? S_UNMANAGED : j->allotment > 0 ? S_RUNNING
+	       : j->desire > 0 ? S_WAITING : S_IDLE;
+}
+
+/* One row's cells, every column (raw: CSV's values). */
+struct row {
+	const char *cell[NCOLS];
+	char v[NCOLS][48];
+	char cpus[QUERY_CPUS_LEN];
+};
+
+/* Fill r with job j's cells: for people (what the table shows; NULL is
+ * "-": no such value) or raw (CSV: integers, ns, fractions). */
+static void job_row(const Asteal__JobInfo *j, uint64_t now, int raw, struct row *r)
+{
+	uint64_t age = now > j->start_ns ? now - j->start_ns : 0;
+	uint64_t usage[] = { j->work_ns, j->steal_ns, j->mug_ns, j->sleep_ns,
+		j->preempted_ns, j->allotted_ns, j->cpu_ns };
+	double eff = NAN;
+	int k;
+
+	for (k = 0; k < NCOLS; k++)
+		r->cell[k] = r->v[k];
+	fmt_u64(r->v[C_ID], 48, j->id);
+	r->cell[C_NAME] = j->name;
+	fmt_user(j->uid, r->v[C_USER], 48);
+	snprintf(r->v[C_UID], 48, "%u", j->uid);
+	snprintf(r->v[C_PID], 48, "%d", (int)j->pid);
+	r->cell[C_STATE] = states[job_state(j)];
+	snprintf(r->v[C_DESIRE], 48, "%u", j->desire);
+	snprintf(r->v[C_AVAIL], 48, "%u", j->availability);
+	snprintf(r->v[C_ALLOT], 48, "%u", j->allotment);
+	r->cell[C_CPUS] = j->n_cpus > 0 ? fmt_cpus(r->cpus, sizeof(r->cpus), j->cpus,
+	                                           j->n_cpus) : NULL;
+	r->cell[C_CAP] = NULL;
+	if (j->cpus_cap > 0)
+		snprintf(r->v[C_CAP], 48, raw ? "%u" : "%u%s", j->cpus_cap,
+		         j->rigid ? " rigid" : "");
+	if (j->cpus_cap > 0)
+		r->cell[C_CAP] = r->v[C_CAP];
+	r->cell[C_RIGID] = raw ? (j->rigid ? "1" : "0") : (j->rigid ? "yes" : "no");
+	/* "failed: why" is for CSV and --json; the table says failed */
+	snprintf(r->v[C_HELD], 48, "%.*s", raw ? 47 : (int)strcspn(j->confinement, ":"),
+	         j->confinement);
+	r->cell[C_HELD] = *j->confinement != '\0' ? (raw ? j->confinement : r->v[C_HELD])
+	                  : NULL;
+	snprintf(r->v[C_WORKERS], 48, "%u", j->workers);
+	if (raw) {
+		fmt_u64(r->v[C_START], 48, j->start_ns);
+		fmt_u64(r->v[C_AGE], 48, age);
+	} else {
+		fmt_time(r->v[C_START], 48, j->start_ns);
+		fmt_duration(r->v[C_AGE], 48, age);
+	}
+	/* a rigid job: its CPU time against its allotment */
+	if (j->rigid && j->allotted_ns > 0)
+		eff = (double)j->cpu_ns / (double)j->allotted_ns;
+	else if (j->allotted_ns > 0 && isfinite(j->efficiency))
+		eff = j->efficiency;
+	snprintf(r->v[C_EFF], 48, raw ? "%.4f" : "%.0f%%", raw ? eff : eff * 100);
+	r->cell[C_EFF] = isfinite(eff) ? r->v[C_EFF] : NULL;
+	r->cell[C_CLASS] = query_class_name(j->quantum_class);
+	for (k = 0; k < 7; k++) {
+		if (raw)
+			fmt_u64(r->v[C_WORK + k], 48, usage[k]);
+		else
+			fmt_duration(r->v[C_WORK + k], 48, usage[k]);
+	}
+	r->cell[C_COMMAND] = j->command;
+	if (j->unmanaged)           /* the daemon knows none of it */
+		for (k = C_DESIRE; k <= C_CPUTIME; k++)
+			if (k != C_START && k != C_AGE)
+				r->cell[k] = NULL;
+}
+
+/* Print the jobs as a table in a's form and columns: 0, or -1 when out
+ * of memory. */
+static int jobs_table(FILE *f, const Asteal__Jobs *js, uint64_t now,
+                      const struct query_args *a)
+{
+	struct table *t = query_table(a, cols);
+	struct row *r = malloc(sizeof(*r));
+	size_t i;
+	int rc = -1;
+
+	if (t == NULL || r == NULL)
+		goto out;
+	for (i = 0; i < js->n_jobs; i++) {
+		job_row(js->jobs[i], now, a->style == TABLE_CSV, r);
+		if (query_row(t, a, r->cell) < 0)
+			goto out;
+	}
+	table_write(t, f, a->style, a->header);
+	rc = 0;
+out:
+	free(r);
+	table_free(t);
+	return rc;
+}
+
+/* Keep in out the jobs of in that pass a's filters (the user, name,
+ * state and start time), into buf (room for all of in's). */
+static void jobs_filter(const struct query_args *a, const Asteal__Jobs *in,
+                        Asteal__Jobs *out, Asteal__JobInfo **buf)
+{
 	size_t i;
 
-	if (t == NULL)
-		return -1;
-	for (i = 0; i < js->n_jobs; i++) {
-		const Asteal__JobInfo *j = js->jobs[i];
-		int known = !j->unmanaged;
-		const char *row[11] = { fmt_u64(id, sizeof(id), j->id), j->name,
-			fmt_user(j->uid, user, sizeof(user)), pid, NULL, NULL, NULL,
-			NULL, NULL,
-			fmt_duration(age, sizeof(age), now > j->start_ns ? now - j->start_ns : 0),
-			NULL };
-
-		snprintf(pid, sizeof(pid), "%d", (int)j->pid);
-		if (known) {
-			snprintf(des, sizeof(des), "%u", j->desire);
-			snprintf(all, sizeof(all), "%u", j->allotment);
-			row[4] = des;
-			row[5] = all;
-			row[6] = fmt_cpus(cpus, sizeof(cpus), j->cpus, j->n_cpus);
-			if (j->cpus_cap > 0) {
-				snprintf(cap, sizeof(cap), "%u%s", j->cpus_cap,
-				         j->rigid ? " rigid" : "");
-				row[7] = cap;
-			}
-			if (*j->confinement != '\0') {
-				/* "failed: why" is for --json; the table says failed */
-				snprintf(held, sizeof(held), "%.*s",
-				         (int)strcspn(j->confinement, ":"), j->confinement);
-				row[8] = held;
-			}
-			if (j->rigid && j->allotted_ns > 0) {
-				/* its CPU time against its allotment */
-				snprintf(eff, sizeof(eff), "%.0f%%", 100.0 *
-				         (double)j->cpu_ns / (double)j->allotted_ns);
-				row[10] = eff;
-			} else if (j->allotted_ns > 0 && isfinite(j->efficiency)) {
-				snprintf(eff, sizeof(eff), "%.0f%%", j->efficiency * 100);
-				row[10] = eff;
-			}
-		}
-		if (table_add(t, row) < 0) {
-			table_free(t);
-			return -1;
-		}
+	*out = *in;
+	out->jobs = buf;
+	out->n_jobs = 0;
+	for (i = 0; i < in->n_jobs; i++) {
+		const Asteal__JobInfo *j = in->jobs[i];
+		if (query_keep(a, j->uid, j->name, job_state(j)) &&
+		    (a->since == 0 || j->start_ns >= a->since) &&
+		    (a->until == 0 || j->start_ns <= a->until))
+			buf[out->n_jobs++] = in->jobs[i];
 	}
-	table_print(t, f);
-	table_free(t);
-	return 0;
 }
 
 /* Print the jobs as a JSON array, a line per job (nl "\n") or all on
@@ -181,7 +277,11 @@ static void jobs_json(FILE *f, const Asteal__Jobs *js, const char *nl)
 		json_string(f, fmt_user(j->uid, user, sizeof(user)));
 		fprintf(f, ",\"pid\":%d,\"command\":", (int)j->pid);
 		json_string(f, j->command);
-		fprintf(f, ",\"start_ns\":%llu,\"start\":", (unsigned long long)j->start_ns);
+		fputs(",\"state\":", f);
+		json_string(f, states[job_state(j)]);
+		fputs(",\"start_ns\":", f);
+		json_u64s(f, j->start_ns);
+		fputs(",\"start\":", f);
 		json_iso(f, j->start_ns);
 		fprintf(f, ",\"desire\":%u,\"allotment\":%u,\"availability\":%u,\"cpus\":",
 		        j->desire, j->allotment, j->availability);
@@ -193,9 +293,10 @@ static void jobs_json(FILE *f, const Asteal__Jobs *js, const char *nl)
 		fprintf(f, ",\"workers\":%u,\"quantum_class\":", j->workers);
 		json_string(f, query_class_name(j->quantum_class));
 		fprintf(f, ",\"unmanaged\":%s,\"rigid\":%s,\"cpus_cap\":%u,"
-		        "\"cpu_ns\":%llu,\"confinement\":", j->unmanaged ? "true" : "false",
-		        j->rigid ? "true" : "false", j->cpus_cap,
-		        (unsigned long long)j->cpu_ns);
+		        "\"cpu_ns\":", j->unmanaged ? "true" : "false",
+		        j->rigid ? "true" : "false", j->cpus_cap);
+		json_u64s(f, j->cpu_ns);
+		fputs(",\"confinement\":", f);
 		json_string(f, j->confinement);
 		fputc('}', f);
 	}
@@ -209,51 +310,60 @@ static void on_watch_signal(int sig)
 }
 
 /* One refresh of `jobs --watch` into a string (free it): NULL when out of
- * memory. */
-static char *watch_frame(const struct cli *g, struct client *c,
-                         const Asteal__Jobs *js, double interval, size_t *len)
+ * memory.  A table has a line about the daemon above it, and on a
+ * terminal clears the screen first; elsewhere frames are a blank line
+ * apart (CSV and --parsable: only that), JSON frames a line each. */
+static char *watch_frame(const struct cli *g, const struct query_args *a,
+                         struct client *c, const Asteal__Jobs *all,
+                         double interval, size_t *len)
 {
 	char *buf = NULL, when[64];
-	FILE *f = open_memstream(&buf, len);
-	Asteal__Jobs shown;
+	FILE *f;
+	Asteal__Jobs kept, *js = &kept;
+	Asteal__JobInfo **keep = malloc((all->n_jobs + 1) * sizeof(*keep));
 	struct winsize ws;
 	unsigned allotted = 0;
 	uint64_t now = qtime_wall_ns();
 	size_t i, more = 0;
 	int ok;
 
-	if (f == NULL)
+	if (keep == NULL || (f = open_memstream(&buf, len)) == NULL) {
+		free(keep);
 		return NULL;
-	if (g->json) {
+	}
+	jobs_filter(a, all, &kept, keep);
+	if (a->json) {
 		jobs_json(f, js, "");
 	} else {
-		for (i = 0; i < js->n_jobs; i++)
-			allotted += js->jobs[i]->unmanaged ? 0 : js->jobs[i]->allotment;
-		if (g->tty)
+		if (g->tty && a->style == TABLE_ALIGNED)
 			fputs("\033[H\033[2J", f);
 		else
 			fputc('\n', f);
-		fprintf(f, "asteald: %d CPU%s, %zu job%s, %u CPU%s allotted   %s   "
-		        "every %gs, q to quit\n\n", client_ncpus(c),
-		        client_ncpus(c) == 1 ? "" : "s", js->n_jobs,
-		        js->n_jobs == 1 ? "" : "s", allotted, allotted == 1 ? "" : "s",
-		        fmt_time(when, sizeof(when), now), interval);
-		/* on a terminal, no more rows than it has: the header stays */
-		if (g->tty && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 &&
-		    ws.ws_row > 6 && js->n_jobs > (size_t)ws.ws_row - 4) {
-			shown = *js;
-			shown.n_jobs = (size_t)ws.ws_row - 5;
-			more = js->n_jobs - shown.n_jobs;
-			js = &shown;
+		if (a->style == TABLE_ALIGNED) {
+			for (i = 0; i < js->n_jobs; i++)
+				allotted += js->jobs[i]->unmanaged ? 0 : js->jobs[i]->allotment;
+			fprintf(f, "asteald: %d CPU%s, %zu job%s, %u CPU%s allotted   %s   "
+			        "every %gs, q to quit\n\n", client_ncpus(c),
+			        client_ncpus(c) == 1 ? "" : "s", js->n_jobs,
+			        js->n_jobs == 1 ? "" : "s", allotted, allotted == 1 ? "" : "s",
+			        fmt_time(when, sizeof(when), now), interval);
+			/* on a terminal, no more rows than it has: the header stays */
+			if (g->tty && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 &&
+			    ws.ws_row > 6 && js->n_jobs > (size_t)ws.ws_row - 4) {
+				more = js->n_jobs - ((size_t)ws.ws_row - 5);
+				kept.n_jobs = (size_t)ws.ws_row - 5;
+			}
 		}
-		if (jobs_table(f, js, now) < 0) {
+		if (jobs_table(f, js, now, a) < 0) {
 			fclose(f);
 			free(buf);
+			free(keep);
 			return NULL;
 		}
 		if (more > 0)
 			fprintf(f, "(%zu more)\n", more);
 	}
+	free(keep);
 	ok = !ferror(f);
 	if (fclose(f) != 0 || !ok) {
 		free(buf);
@@ -312,8 +422,9 @@ static int watch_wait(struct client *c, int *in_fd, long long deadline)
 }
 
 /* `jobs --watch`: refresh until q, a signal, or the daemon goes away. */
-static int jobs_watch(const struct cli *g, struct client *c, const uint64_t *ids,
-                      size_t nids, double interval)
+static int jobs_watch(const struct cli *g, const struct query_args *a,
+                      struct client *c, const uint64_t *ids, size_t nids,
+                      double interval)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	struct sigaction sa, old[3], oldpipe;
@@ -351,7 +462,7 @@ static int jobs_watch(const struct cli *g, struct client *c, const uint64_t *ids
 			code = r;
 			break;
 		}
-		frame = watch_frame(g, c, reply->jobs, interval, &len);
+		frame = watch_frame(g, a, c, reply->jobs, interval, &len);
 		frame_free(reply);
 		if (frame == NULL) {
 			cli_error("out of memory");
@@ -382,24 +493,29 @@ static int jobs_watch(const struct cli *g, struct client *c, const uint64_t *ids
 	return code;
 }
 
-/* `asteal jobs [--watch] [--interval SECONDS] [JOB...]`. */
+/* `asteal jobs [OPTIONS] [JOB...]`. */
 int query_jobs(const struct cli *g, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "watch", no_argument, NULL, 'w' },
 		{ "interval", required_argument, NULL, 'i' },
+		QUERY_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *cmd = argv[0];
 	uint64_t ids[QUERY_MAX_IDS];
 	Asteal__Envelope *reply = NULL;
+	Asteal__Jobs kept;
+	Asteal__JobInfo **keep;
+	struct query_args a;
 	struct client *c = NULL;
 	double interval = 1;
 	int watch = 0, have_interval = 0, nids, o, r;
 	char *end;
 	size_t i, k;
 
-	while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+	query_args_init(&a, g, states);
+	while ((o = getopt_long(argc, argv, ":" QUERY_SHORT, opts, NULL)) != -1) {
 		switch (o) {
 		case 'w':
 			watch = 1;
@@ -414,17 +530,22 @@ int query_jobs(const struct cli *g, int argc, char **argv)
 			have_interval = 1;
 			break;
 		default:
-			return query_bad_option(cmd, o, argv);
+			if ((r = query_option(&a, cmd, o, optarg)) < 0)
+				return query_bad_option(cmd, o, argv);
+			if (r > 0)
+				return r;
 		}
 	}
 	if (have_interval && !watch)
 		return cli_usage(cmd, "--interval goes with --watch");
+	if ((r = query_args_done(&a, cmd, cols, NCOLS, TABLE_COLS, CSV_COLS)) != 0)
+		return r;
 	if ((nids = query_parse_ids(cmd, argc, argv, optind, ids)) < 0)
 		return CLI_USAGE;
 	if ((r = client_open(g->socket, &c)) != 0)
 		return r;
 	if (watch) {
-		r = jobs_watch(g, c, ids, (size_t)nids, interval);
+		r = jobs_watch(g, &a, c, ids, (size_t)nids, interval);
 		client_close(c);
 		return r;
 	}
@@ -432,13 +553,22 @@ int query_jobs(const struct cli *g, int argc, char **argv)
 	client_close(c);
 	if (r != 0)
 		return r;
-	if (g->json) {
-		jobs_json(stdout, reply->jobs, "\n");
-	} else if (jobs_table(stdout, reply->jobs, qtime_wall_ns()) < 0) {
+	keep = malloc((reply->jobs->n_jobs + 1) * sizeof(*keep));
+	if (keep == NULL) {
 		frame_free(reply);
 		cli_error("out of memory");
 		return CLI_FAIL;
 	}
+	jobs_filter(&a, reply->jobs, &kept, keep);
+	if (a.json) {
+		jobs_json(stdout, &kept, "\n");
+	} else if (jobs_table(stdout, &kept, qtime_wall_ns(), &a) < 0) {
+		free(keep);
+		frame_free(reply);
+		cli_error("out of memory");
+		return CLI_FAIL;
+	}
+	free(keep);
 	/* a job named but not running: said, and the exit status says it */
 	for (i = 0; i < (size_t)nids; i++) {
 		for (k = 0; k < reply->jobs->n_jobs && reply->jobs->jobs[k]->id != ids[i]; k++)
