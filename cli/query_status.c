@@ -67,37 +67,40 @@ int query_status(const struct cli *g, int argc, char **argv)
 		return r;
 	s = m->status;
 	if (g->json) {
+		/* every *_ns value a string (asteal(1), JSON) */
+		const struct { const char *key; uint64_t v; } ns[] = {
+			{ "t0_ns", s->t0_ns }, { "uptime_ns", s->uptime_ns },
+			{ "tick_p50_ns", s->tick_p50_ns }, { "tick_p99_ns", s->tick_p99_ns },
+			{ "tick_max_ns", s->tick_max_ns }, { "deq_p50_ns", s->deq_p50_ns },
+			{ "deq_p99_ns", s->deq_p99_ns }, { "deq_max_ns", s->deq_max_ns },
+			{ "wake_p50_ns", s->wake_p50_ns }, { "wake_p99_ns", s->wake_p99_ns },
+			{ "wake_max_ns", s->wake_max_ns },
+			{ "revoke_p50_ns", s->revoke_p50_ns },
+			{ "revoke_p99_ns", s->revoke_p99_ns },
+			{ "revoke_max_ns", s->revoke_max_ns },
+		};
+
 		fputs("{\"daemon_version\":", stdout);
 		json_string(stdout, s->daemon_version);
 		printf(",\"protocol_version\":%u,\"cpus\":", s->protocol_version);
 		json_u32s(stdout, s->cpus, s->n_cpus);
-		printf(",\"ncpus\":%zu,\"quantum_us\":%u,\"offset_us\":%u,"
-		       "\"t0_ns\":%llu,\"jobs\":%u,\"clients\":%u,\"ticks\":%llu,"
-		       "\"skipped_ticks\":%llu,\"quantum\":%llu,\"uptime_ns\":%llu,"
-		       "\"tick_p50_ns\":%llu,\"tick_p99_ns\":%llu,\"tick_max_ns\":%llu,"
-		       "\"deq_p50_ns\":%llu,\"deq_p99_ns\":%llu,\"deq_max_ns\":%llu,"
-		       "\"wake_p50_ns\":%llu,\"wake_p99_ns\":%llu,\"wake_max_ns\":%llu,"
-		       "\"changes_per_tick\":%.3f,\"sends_per_tick\":%.3f,"
-		       "\"feedbacks\":%llu,\"bad_feedbacks\":%llu,\"allots\":%llu,"
-		       "\"silent_jobs\":%u,\"revocations\":%llu,\"revoke_p50_ns\":%llu,"
-		       "\"revoke_p99_ns\":%llu,\"revoke_max_ns\":%llu,\"handover\":",
-		       s->n_cpus, s->quantum_us, s->offset_us,
-		       (unsigned long long)s->t0_ns, s->jobs, s->clients,
+		printf(",\"ncpus\":%zu,\"quantum_us\":%u,\"offset_us\":%u,\"jobs\":%u,"
+		       "\"clients\":%u,\"ticks\":%llu,\"skipped_ticks\":%llu,"
+		       "\"quantum\":%llu,\"changes_per_tick\":%.3f,"
+		       "\"sends_per_tick\":%.3f,\"feedbacks\":%llu,\"bad_feedbacks\":%llu,"
+		       "\"allots\":%llu,\"silent_jobs\":%u,\"revocations\":%llu",
+		       s->n_cpus, s->quantum_us, s->offset_us, s->jobs, s->clients,
 		       (unsigned long long)s->ticks, (unsigned long long)s->skipped_ticks,
-		       (unsigned long long)s->quantum, (unsigned long long)s->uptime_ns,
-		       (unsigned long long)s->tick_p50_ns, (unsigned long long)s->tick_p99_ns,
-		       (unsigned long long)s->tick_max_ns,
-		       (unsigned long long)s->deq_p50_ns, (unsigned long long)s->deq_p99_ns,
-		       (unsigned long long)s->deq_max_ns,
-		       (unsigned long long)s->wake_p50_ns, (unsigned long long)s->wake_p99_ns,
-		       (unsigned long long)s->wake_max_ns,
-		       s->changes_per_tick, s->sends_per_tick,
-		       (unsigned long long)s->feedbacks, (unsigned long long)s->bad_feedbacks,
+		       (unsigned long long)s->quantum, s->changes_per_tick,
+		       s->sends_per_tick, (unsigned long long)s->feedbacks,
+		       (unsigned long long)s->bad_feedbacks,
 		       (unsigned long long)s->allots, s->silent_jobs,
-		       (unsigned long long)s->revocations,
-		       (unsigned long long)s->revoke_p50_ns,
-		       (unsigned long long)s->revoke_p99_ns,
-		       (unsigned long long)s->revoke_max_ns);
+		       (unsigned long long)s->revocations);
+		for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+			printf(",\"%s\":", ns[i].key);
+			json_u64s(stdout, ns[i].v);
+		}
+		fputs(",\"handover\":", stdout);
 		json_string(stdout, s->handover);
 		fputs(",\"share\":", stdout);
 		json_string(stdout, s->share);
