@@ -255,6 +255,14 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(DLIBA) $(POLICY_A) $(PROTO_A) $(LIBA)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(DAEMON_LIBS) $(PROTO_LIBS) $(LDLIBS)
 
+# The command line's output modules, tested apart (with the CPU-list
+# formatter they call).
+CLIOUT_OBJ = $(BUILD)/obj/cli/table.o $(BUILD)/obj/cli/plot.o $(BUILD)/obj/daemon/cpulist.o
+$(BUILD)/obj/tests/test_cliout.o: CPPFLAGS += -Icli
+$(BUILD)/tests/test_cliout: $(BUILD)/obj/tests/test_cliout.o $(CLIOUT_OBJ) $(PROTO_A)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(PROTO_LIBS) $(LDLIBS)
+
 # Benchmark kernels written with OpenMP tasks and oneTBB, for comparison;
 # they include the jobs' kernels and support (built without the runtime),
 # and proto/ for the clock (qtime.h).
