@@ -2,12 +2,15 @@
  * query_history.c - `asteal history`: allotment records or jobs, every
  * page of them, as a table, JSON or CSV, and an SVG chart with --plot.
  *
- * Output: aligned tables for people; with --json one JSON document.  In
- * JSON and CSV, keys and columns are the protocol's field names in
- * snake_case; instants are integers of ns since the epoch (*_ns), and
- * JSON adds them as ISO 8601 UTC strings (the same key without _ns); CSV
- * has only the integers, and an empty field where JSON has null.
- * Quantum classes are the words inefficient, satisfied and deprived.
+ * Output: aligned tables for people (columns chosen with -o), '|'-
+ * separated with --parsable, CSV, or one JSON document.  In JSON and CSV,
+ * keys and columns are the protocol's field names in snake_case; instants
+ * and durations are ns (*_ns: strings in JSON, asteal(1) OUTPUT), and JSON
+ * adds instants as ISO 8601 UTC strings (the same key without _ns); CSV
+ * has an empty field where JSON has null.  Quantum classes are the words
+ * inefficient, satisfied and deprived; job states are running, completed,
+ * failed, killed and unknown.  hist_get is the one place the history is
+ * read.
  */
 #include <errno.h>
 #include <getopt.h>
