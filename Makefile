@@ -149,7 +149,7 @@ $(BUILD)/obj/policy/%.o:     CPPFLAGS += -Ipolicy
 $(BUILD)/obj/proto/%.o:      CPPFLAGS += -Iproto -I$(GEN)/proto
 $(BUILD)/obj/daemon/%.o:     CPPFLAGS += -Idaemon -Ipolicy -Iproto -I$(GEN)/proto -Iclient-lib
 $(BUILD)/obj/sim/%.o:        CPPFLAGS += -Isim -Ipolicy
-$(BUILD)/obj/cli/%.o:        CPPFLAGS += -Icli -Iproto -I$(GEN)/proto -Iclient-lib
+$(BUILD)/obj/cli/%.o:        CPPFLAGS += -Icli -Iproto -I$(GEN)/proto -Iclient-lib -Idaemon
 $(BUILD)/obj/jobs/%.o:       CPPFLAGS += -Ijobs -Iclient-lib -Iproto
 $(BUILD)/obj/tests/%.o:      CPPFLAGS += -Itests -Ijobs -Iclient-lib -Ipolicy -Iproto -I$(GEN)/proto -Idaemon
 $(BUILD)/obj/bench/%.o:      CPPFLAGS += -Iproto
@@ -217,9 +217,10 @@ $(BUILD)/bin/asteal-sim: $(SIM_OBJ) $(POLICY_A)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 # The command line: a client of the daemon, so the protocol and nothing
-# of the daemon or the runtime, but for `history --db FILE`, which reads
-# the history file itself (cli/histdb.c): the daemon's history and page
-# modules (daemon/hist*.c), the CPU lists they parse, and SQLite.
+# of the daemon or the runtime, but its CPU-list format (daemon/cpulist.c,
+# pure) and, for `history --db FILE`, which reads the history file itself
+# (cli/histdb.c), the daemon's history and page modules (daemon/hist*.c)
+# and SQLite.
 CLI_HIST_OBJ = $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard daemon/hist*.c) daemon/cpulist.c)
 $(BUILD)/obj/cli/histdb.o: CPPFLAGS += -Idaemon
 $(BUILD)/bin/asteal: $(CLI_OBJ) $(CLI_HIST_OBJ) $(PROTO_A)
@@ -268,6 +269,14 @@ $(BUILD)/tests/deq_replay: $(BUILD)/obj/tests/deq_replay.o $(DLIBA) $(POLICY_A)
 $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(DLIBA) $(POLICY_A) $(PROTO_A) $(LIBA)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(DAEMON_LIBS) $(PROTO_LIBS) $(LDLIBS)
+
+# The command line's output modules, tested apart (with the CPU-list
+# formatter they call).
+CLIOUT_OBJ = $(BUILD)/obj/cli/table.o $(BUILD)/obj/cli/plot.o $(BUILD)/obj/daemon/cpulist.o
+$(BUILD)/obj/tests/test_cliout.o: CPPFLAGS += -Icli
+$(BUILD)/tests/test_cliout: $(BUILD)/obj/tests/test_cliout.o $(CLIOUT_OBJ) $(PROTO_A)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(PROTO_LIBS) $(LDLIBS)
 
 # Benchmark kernels written with OpenMP tasks and oneTBB, for comparison;
 # they include the jobs' kernels and support (built without the runtime),

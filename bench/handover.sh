@@ -31,7 +31,7 @@ steal_pct() {
 	echo "$1 $2" | awk '{ s = $3 - $1; t = $4 - $2; printf "%.1f%%", (t > 0 ? 100 * s / t : 0) }'
 }
 # json KEY FILE: a number from asteal --json status.
-json() { sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p" "$2"; }
+json() { sed -n "s/.*\"$1\":\"\{0,1\}\([0-9.]*\).*/\1/p" "$2"; }
 us() { awk -v n="$1" 'BEGIN { printf "%.0f µs", n / 1000 }'; }
 
 printf '| round | handover | revocations | daemon p50 | daemon p99 | daemon max | jobs p50 (median) | jobs p99 (largest) | jobs max | makespan | steal |\n'

@@ -2,10 +2,11 @@
  * main.c - `asteal`, the command line of the asteal scheduler: global
  * options, the command table, help, and the helpers every command shares
  * (messages, usage errors, job ids).  The commands live in supervise.c
- * (run, submit, wait, cancel) and query.c (jobs, history, status).
+ * (run, submit, wait, cancel) and query_*.c (jobs, history, status).
  */
 #include <errno.h>
 #include <getopt.h>
+#include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,23 +48,45 @@ static const struct command commands[] = {
 	{ "cancel", supervise_cancel, "cancel [--signal SIG] JOB",
 	  "Send a job a signal (default TERM); only its owner or root may.\n"
 	  "  --signal SIG  a name (TERM, SIGKILL) or a number\n" },
-	{ "jobs", query_jobs, "jobs [--watch] [--interval SECONDS] [JOB...]",
+	{ "jobs", query_jobs,
+	  "jobs [--watch] [--interval SECONDS] [FILTERS] [OUTPUT] [JOB...]",
 	  "List the running jobs: id, name, user, pid, desire, allotment, CPUs,\n"
 	  "age and efficiency.\n"
 	  "  --watch       refresh like top (q or Ctrl-C to quit)\n"
-	  "  --interval S  refresh every S seconds (default 1)\n" },
+	  "  --interval S  refresh every S seconds (default 1)\n"
+	  "Filters (a job passes if it matches each one given; lists are\n"
+	  "comma-separated, any item matches):\n"
+	  "  -u, --user LIST    user names or uids\n"
+	  "  --name LIST        job names\n"
+	  "  --state LIST       running, waiting, idle, unmanaged\n"
+	  "  -S, --since T, -E, --until T   started in [T, T']: see history\n"
+	  "Output:\n"
+	  "  -o, --format LIST  the columns (asteal(1); a bad name lists them)\n"
+	  "  -n, --noheader     no header line\n"
+	  "  -P, --parsable     cells separated by '|', unpadded\n"
+	  "  --csv              CSV, raw values (ns, fractions)\n" },
 	{ "history", query_history,
-	  "history [JOB...] [--since T] [--until T] [--format table|json|csv] "
-	  "[--plot FILE.svg] [--jobs] [--db FILE]",
+	  "history [--jobs] [FILTERS] [OUTPUT] [--plot FILE.svg] [--db FILE] [JOB...]",
 	  "Show the allotment history: one row per allotment change.\n"
-	  "  --since T, --until T   only what overlaps [T, T']; T is now, -30s,\n"
-	  "                -5m, -2h, -1d, @EPOCH, YYYY-MM-DD or\n"
-	  "                YYYY-MM-DDTHH:MM[:SS] (local time)\n"
-	  "  --format F    table (default), json or csv\n"
-	  "  --plot FILE   write a chart of desire and allotment over time (SVG)\n"
 	  "  --jobs        list jobs (with exit status) instead of allotments\n"
+	  "  --plot FILE   write a chart of desire and allotment over time (SVG;\n"
+	  "                - for standard output)\n"
 	  "  --db FILE     read the history file itself, without a daemon\n"
-	  "                (read-only)\n" },
+	  "                (read-only)\n"
+	  "Filters (as for jobs):\n"
+	  "  -u, --user LIST    user names or uids\n"
+	  "  --name LIST        job names\n"
+	  "  --state LIST       running, completed, failed, killed, unknown\n"
+	  "  -S, --since T, -E, --until T   only what overlaps [T, T']; T is\n"
+	  "                     now, today, yesterday, -30s, -5min, -2h, -1d,\n"
+	  "                     @EPOCH, YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS]\n"
+	  "                     (local time)\n"
+	  "Output:\n"
+	  "  -o, --format LIST  the columns (asteal(1); a bad name lists them);\n"
+	  "                     --format table, json or csv: that form\n"
+	  "  -n, --noheader     no header line\n"
+	  "  -P, --parsable     cells separated by '|', unpadded\n"
+	  "  --csv              CSV, raw values (ns)\n" },
 	{ "status", query_status, "status",
 	  "Show the daemon's version, CPUs, quantum, jobs, uptime and tick latency.\n" },
 };
@@ -170,6 +193,8 @@ int main(int argc, char **argv)
 	const char *env = getenv(PROTO_SOCKET_ENV);
 	int o, i;
 
+	/* the terminal's encoding, for the width of names in tables */
+	setlocale(LC_CTYPE, "");
 	memset(&g, 0, sizeof(g));
 	g.prog = "asteal";
 	g.socket = env != NULL && *env != '\0' && strcmp(env, "none") != 0

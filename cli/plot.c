@@ -2,7 +2,7 @@
  * plot.c - the allotment history as an SVG step chart (see plot.h).
  *
  * The records are sorted by job and start, grouped into panels (the
- * PLOT_MAX_JOBS jobs with the most records, shown in id order), and each
+ * PLOT_MAX_JOBS jobs with the most CPU time, shown in id order), and each
  * panel's time axis is cut into NBUCKETS buckets of 2 px.  A bucket gets
  * the time-weighted mean allotment and desire of the records overlapping
  * it, and the paths are steps over the buckets: a record wider than a
@@ -52,6 +52,7 @@ struct panel {
 	size_t n;
 	unsigned ymax, ystep;       /* y axis: 0..ymax CPUs, a label every ystep */
 	double mean_a, mean_d;      /* time-weighted means */
+	uint64_t cpu_ns;            /* its CPU time: what ranks the panels */
 };
 
 /* The time axis: instants t0..t1 (ns) drawn in a unit with ticks. */
@@ -84,14 +85,24 @@ static int cmp_rec(const void *a, const void *b)
 	return 0;
 }
 
-/* Order panels by record count, most first (then by id). */
-static int cmp_panel_count(const void *a, const void *b)
+/* Order panels by CPU time, most first (then by id). */
+static int cmp_panel_cpu(const void *a, const void *b)
 {
 	const struct panel *x = a, *y = b;
 
-	if (x->n != y->n)
-		return x->n > y->n ? -1 : 1;
+	if (x->cpu_ns != y->cpu_ns)
+		return x->cpu_ns > y->cpu_ns ? -1 : 1;
 	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* A record's CPU time: the time its allotted processors were held (the
+ * daemon's allotted time), or, when it measured none (a job not linked
+ * with libasteal), its allotment times its duration. */
+static uint64_t rec_cpu_ns(const Asteal__AllotmentRecord *r)
+{
+	if (r->allotted_ns > 0)
+		return r->allotted_ns;
+	return r->end_ns > r->start_ns ? (r->end_ns - r->start_ns) * r->allotment : 0;
 }
 
 /* Order panels by job id. */
@@ -407,22 +418,26 @@ static void write_head(FILE *f, double height, const char *title,
 	fprintf(f, "<text x=\"%.0f\" y=\"52\" fill=\"#444444\">%s</text>\n", ML, sub);
 }
 
-/* The legend under the title: what the fill, the dashes and P mean. */
-static void write_legend(FILE *f, int show_p)
+/* The legend under the title: what the fill, the dashes and P mean, and
+ * that both are means over time slices of slice_ns. */
+static void write_legend(FILE *f, int show_p, uint64_t slice_ns)
 {
 	double y = 74, x = ML;
+	char slice[32];
+
+	fmt_short(slice, sizeof(slice), slice_ns);
 
 	fprintf(f, "<g font-size=\"12\" fill=\"#333333\">\n"
 	        "<rect x=\"%.0f\" y=\"%.0f\" width=\"22\" height=\"12\" fill=\"#555555\" "
 	        "fill-opacity=\"0.35\" stroke=\"#555555\" stroke-width=\"1.2\"/>\n"
-	        "<text x=\"%.0f\" y=\"%.0f\">allotment (filled): CPUs the job held</text>\n",
-	        x, y - 10, x + 28, y);
-	x += 262;
+	        "<text x=\"%.0f\" y=\"%.0f\">allotment (filled): mean CPUs held per "
+	        "%s slice</text>\n", x, y - 10, x + 28, y, slice);
+	x += 350;
 	fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"#555555\" "
 	        "stroke-width=\"1.8\" stroke-dasharray=\"6 4\"/>\n"
-	        "<text x=\"%.0f\" y=\"%.0f\">desire (dashed): CPUs the job asked for</text>\n",
+	        "<text x=\"%.0f\" y=\"%.0f\">desire (dashed): mean CPUs asked for</text>\n",
 	        x, y - 4, x + 22, y - 4, x + 28, y);
-	x += 282;
+	x += 250;
 	if (show_p)
 		fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" "
 		        "stroke=\"#333333\" stroke-width=\"1\" stroke-dasharray=\"2 3\"/>\n"
@@ -438,6 +453,7 @@ static int write_panel(FILE *f, const struct panel *pn, const struct xaxis *ax,
 {
 	const char *col = palette[pn->id % NPALETTE];
 	double top = y0 + HEAD, v;
+	char cpu[32];
 	unsigned k;
 
 	if (panel_paths(pn, ax, top, area, desire, buf) < 0)
@@ -451,8 +467,9 @@ static int write_panel(FILE *f, const struct panel *pn, const struct xaxis *ax,
 	fputs("</tspan></text>\n", f);
 	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\" fill=\"#555555\" "
 	        "text-anchor=\"end\">mean allotment %.2f, mean desire %.2f CPUs; "
-	        "%zu record%s</text>\n", W - MR, y0 + 16, pn->mean_a, pn->mean_d,
-	        pn->n, pn->n == 1 ? "" : "s");
+	        "CPU time %s; %zu record%s</text>\n", W - MR, y0 + 16, pn->mean_a,
+	        pn->mean_d, fmt_duration(cpu, sizeof(cpu), pn->cpu_ns), pn->n,
+	        pn->n == 1 ? "" : "s");
 	fprintf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" "
 	        "fill=\"#ffffff\" stroke=\"#bbbbbb\"/>\n", ML, top, PW, PH);
 	/* grid: time ticks, then CPU ticks with their labels */
@@ -545,11 +562,13 @@ int plot_write(FILE *f, const struct plot_input *in)
 		pn[npn].id = recs[i]->job_id;
 		pn[npn].recs = recs + i;
 		pn[npn].n = j - i;
+		for (size_t k = i; k < j; k++)
+			pn[npn].cpu_ns += rec_cpu_ns(recs[k]);
 		npn++;
 	}
 	shown = npn;
 	if (npn > PLOT_MAX_JOBS) {
-		qsort(pn, npn, sizeof(*pn), cmp_panel_count);
+		qsort(pn, npn, sizeof(*pn), cmp_panel_cpu);
 		shown = PLOT_MAX_JOBS;
 		qsort(pn, shown, sizeof(*pn), cmp_panel_id);
 	}
@@ -578,7 +597,7 @@ int plot_write(FILE *f, const struct plot_input *in)
 	         shown == 1 ? "" : "s", on);
 	write_head(f, TOP + (double)shown * (HEAD + PH + GAP) - GAP + FOOT,
 	           "asteal allotment history", hidden, sub);
-	write_legend(f, show_p);
+	write_legend(f, show_p, (ax.t1 - ax.t0) / NBUCKETS);
 	for (i = 0; i < shown; i++)
 		if (write_panel(f, &pn[i], &ax, TOP + (double)i * (HEAD + PH + GAP),
 		                in->ncpus, &area, &desire, buckets) < 0) {

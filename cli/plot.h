@@ -9,9 +9,11 @@
  * CPUs from 0 to max(desire, P), with light grid lines and, when the
  * desire goes above it, a grey line at P.  Time is drawn in 2-pixel steps,
  * each the time-weighted mean of its records (what is too short to see
- * averages out); unrecorded quanta count as allotment 0 and break the
- * desire line when they fill a step.  At most PLOT_MAX_JOBS panels:
- * those of the jobs with the most records, the rest counted in the title.  The file is self-contained SVG 1.1 (no fonts,
+ * averages out, and the legend says how long a step is); unrecorded
+ * quanta count as allotment 0 and break the desire line when they fill a
+ * step.  At most PLOT_MAX_JOBS panels: those of the jobs with the most
+ * CPU time (allotted time: the processor time they held), the rest
+ * counted in the title.  The file is self-contained SVG 1.1 (no fonts,
  * styles or images from elsewhere) and well-formed XML: job names are
  * escaped, and bytes that are not valid UTF-8 or XML are written as '?'.
  */

@@ -1,20 +1,24 @@
 /*
- * table.c - aligned tables, CSV and JSON strings, and shared formats (see
- * table.h).
+ * table.c - aligned tables, CSV, JSON values, and the formats every
+ * command shares (see table.h).
  */
+#include <math.h>
+#include <pwd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <wchar.h>
 
+#include "cpulist.h"
 #include "table.h"
 
 struct table {
 	int ncols;
 	char **headers;
 	int *right;
-	char **cells;         /* rows * ncols */
+	char **cells;         /* rows * ncols; NULL: no value */
 	int rows, cap;
 };
 
@@ -81,8 +85,8 @@ int table_add(struct table *t, const char *const *cells)
 		t->cap = cap;
 	}
 	for (i = 0; i < t->ncols; i++) {
-		char *s = dup(cells[i] != NULL ? cells[i] : "-");
-		if (s == NULL) {
+		char *s = dup(cells[i]);
+		if (s == NULL && cells[i] != NULL) {
 			while (i-- > 0)
 				free(t->cells[t->rows * t->ncols + i]);
 			return -1;
@@ -99,23 +103,49 @@ int table_rows(const struct table *t)
 	return t->rows;
 }
 
-/* The columns a cell takes on a terminal: its UTF-8 characters (the
- * bytes that do not continue one). */
-static int width(const char *s)
+/* Show s as a cell (on f; f NULL: only measure) and return the columns
+ * it takes on a terminal: each character of the locale's encoding that
+ * prints, as it is, at its display width (wcwidth: 2 for 日, 0 for a
+ * combining accent); anything else (a byte that is no character, a
+ * control character such as ESC, one the terminal cannot print) as one
+ * '?', as is the byte sep (the --parsable separator), so that no cell
+ * moves the cursor or the columns. */
+static int cell_put(FILE *f, const char *s, int sep)
 {
-	int n = 0;
+	mbstate_t st;
+	size_t left = strlen(s), n;
+	wchar_t wc;
+	int w = 0, cw;
 
-	for (; *s; s++)
-		n += ((unsigned char)*s & 0xc0) != 0x80;
-	return n;
+	memset(&st, 0, sizeof(st));
+	while (left > 0) {
+		n = mbrtowc(&wc, s, left, &st);
+		if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
+			memset(&st, 0, sizeof(st));
+			n = 1;
+			cw = -1;
+		} else {
+			cw = wcwidth(wc);
+		}
+		if (cw < 0 || (sep != 0 && *s == sep)) {
+			if (f != NULL)
+				fputc('?', f);
+			w++;
+		} else {
+			if (f != NULL)
+				fwrite(s, 1, n, f);
+			w += cw;
+		}
+		s += n;
+		left -= n;
+	}
+	return w;
 }
 
-/* Print a cell, control characters (a job name may hold any) as '?', so
- * no cell can move the cursor or send the terminal an escape sequence. */
-static void put_cell(FILE *f, const char *s)
+/* A cell as shown: its value, or "-" when it has none. */
+static const char *shown(const char *s)
 {
-	for (; *s; s++)
-		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
+	return s != NULL ? s : "-";
 }
 
 /* Print one row with the widths given (the last column unpadded). */
@@ -126,10 +156,10 @@ static void print_row(const struct table *t, FILE *f, char *const *row,
 
 	for (i = 0; i < t->ncols; i++) {
 		int last = i == t->ncols - 1;
-		int pad = w[i] - width(row[i]);
+		int pad = w[i] - cell_put(NULL, shown(row[i]), 0);
 		if (t->right[i])
 			fprintf(f, "%*s", pad > 0 ? pad : 0, "");
-		put_cell(f, row[i]);
+		cell_put(f, shown(row[i]), 0);
 		if (!t->right[i] && !last)
 			fprintf(f, "%*s", pad > 0 ? pad : 0, "");
 		fputs(last ? "\n" : "  ", f);
@@ -137,7 +167,7 @@ static void print_row(const struct table *t, FILE *f, char *const *row,
 }
 
 /* Print aligned. */
-void table_print(const struct table *t, FILE *f)
+static void print_aligned(const struct table *t, FILE *f, int header)
 {
 	int *w = calloc((size_t)t->ncols, sizeof(*w));
 	int i, r;
@@ -145,22 +175,36 @@ void table_print(const struct table *t, FILE *f)
 	if (w == NULL)
 		return;
 	for (i = 0; i < t->ncols; i++) {
-		w[i] = width(t->headers[i]);
+		w[i] = header ? cell_put(NULL, t->headers[i], 0) : 0;
 		for (r = 0; r < t->rows; r++) {
-			int n = width(t->cells[r * t->ncols + i]);
+			int n = cell_put(NULL, shown(t->cells[r * t->ncols + i]), 0);
 			if (n > w[i])
 				w[i] = n;
 		}
 	}
-	print_row(t, f, t->headers, w);
+	if (header)
+		print_row(t, f, t->headers, w);
 	for (r = 0; r < t->rows; r++)
 		print_row(t, f, t->cells + r * t->ncols, w);
 	free(w);
 }
 
+/* Print a row '|'-separated. */
+static void print_parsable(const struct table *t, FILE *f, char *const *row)
+{
+	int i;
+
+	for (i = 0; i < t->ncols; i++) {
+		cell_put(f, shown(row[i]), '|');
+		fputc(i == t->ncols - 1 ? '\n' : '|', f);
+	}
+}
+
 /* One CSV field. */
 static void csv_field(FILE *f, const char *s)
 {
+	if (s == NULL)
+		return;
 	if (strpbrk(s, ",\"\r\n") == NULL) {
 		fputs(s, f);
 		return;
@@ -175,39 +219,102 @@ static void csv_field(FILE *f, const char *s)
 }
 
 /* Print as CSV. */
-void table_csv(const struct table *t, FILE *f)
+static void print_csv(const struct table *t, FILE *f, int header)
 {
 	int i, r;
 
-	for (r = -1; r < t->rows; r++)
+	for (r = header ? -1 : 0; r < t->rows; r++)
 		for (i = 0; i < t->ncols; i++) {
 			csv_field(f, r < 0 ? t->headers[i] : t->cells[r * t->ncols + i]);
 			fputs(i == t->ncols - 1 ? "\r\n" : ",", f);
 		}
 }
 
-/* A JSON string. */
+/* Print in a style. */
+void table_write(const struct table *t, FILE *f, enum table_style style,
+                 int header)
+{
+	int r;
+
+	switch (style) {
+	case TABLE_ALIGNED:
+		print_aligned(t, f, header);
+		break;
+	case TABLE_PARSABLE:
+		if (header)
+			print_parsable(t, f, t->headers);
+		for (r = 0; r < t->rows; r++)
+			print_parsable(t, f, t->cells + r * t->ncols);
+		break;
+	case TABLE_CSV:
+		print_csv(t, f, header);
+		break;
+	}
+}
+
+/* The length of the valid UTF-8 sequence (of a character above U+007F)
+ * at s, or 0. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n, i;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	for (i = 1; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	if ((s[0] == 0xe0 && s[1] < 0xa0) ||       /* overlong */
+	    (s[0] == 0xed && s[1] > 0x9f) ||       /* surrogates */
+	    (s[0] == 0xf0 && s[1] < 0x90) ||       /* overlong */
+	    (s[0] == 0xf4 && s[1] > 0x8f))         /* above U+10FFFF */
+		return 0;
+	return n;
+}
+
+/* A JSON string: valid UTF-8 always. */
 void json_string(FILE *f, const char *s)
 {
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n;
+
 	if (s == NULL) {
 		fputs("null", f);
 		return;
 	}
 	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch == '\n')
+	while (*p) {
+		if (*p == '"' || *p == '\\') {
+			fprintf(f, "\\%c", *p);
+		} else if (*p == '\n') {
 			fputs("\\n", f);
-		else if (ch == '\t')
+		} else if (*p == '\t') {
 			fputs("\\t", f);
-		else if (ch < 0x20 || ch == 0x7f)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
+		} else if (*p < 0x20 || *p == 0x7f) {
+			fprintf(f, "\\u%04x", *p);
+		} else if (*p < 0x80) {
+			fputc(*p, f);
+		} else if ((n = utf8_len(p)) > 0) {
+			fwrite(p, 1, n, f);
+			p += n;
+			continue;
+		} else {
+			fputs("\\ufffd", f);        /* a byte that is no character */
+		}
+		p++;
 	}
 	fputc('"', f);
+}
+
+/* A 64-bit number as a JSON string. */
+void json_u64s(FILE *f, uint64_t v)
+{
+	fprintf(f, "\"%llu\"", (unsigned long long)v);
 }
 
 /* A local time. */
@@ -243,27 +350,136 @@ char *fmt_duration(char *buf, size_t len, uint64_t ns)
 	return buf;
 }
 
-/* A CPU list. */
+/* A CPU list, by the daemon's own formatter; "?" for ids no list can
+ * name (a daemon would not send them). */
 char *fmt_cpus(char *buf, size_t len, const uint32_t *cpus, size_t n)
 {
-	size_t i = 0, used = 0;
+	int ids[CPULIST_MAX];
+	size_t i;
 
-	if (len == 0)
-		return buf;
-	buf[0] = '\0';
-	if (n == 0) {
-		snprintf(buf, len, "-");
+	if (n == 0 || n > CPULIST_MAX) {
+		snprintf(buf, len, "%s", n == 0 ? "-" : "?");
 		return buf;
 	}
-	while (i < n && used < len) {
-		size_t j = i;
-		while (j + 1 < n && cpus[j + 1] == cpus[j] + 1)
-			j++;
-		used += (size_t)snprintf(buf + used, len - used, "%s%u", i ? "," : "",
-		                         cpus[i]);
-		if (j > i && used < len)
-			used += (size_t)snprintf(buf + used, len - used, "-%u", cpus[j]);
-		i = j + 1;
+	for (i = 0; i < n; i++) {
+		if (cpus[i] >= CPULIST_MAX) {
+			snprintf(buf, len, "?");
+			return buf;
+		}
+		ids[i] = (int)cpus[i];
 	}
+	cpulist_format(ids, (int)n, buf, len);   /* too long: cut, still a list */
 	return buf;
+}
+
+/* The name of user uid (a small cache: tables repeat the same few), or
+ * the number. */
+const char *fmt_user(uint32_t uid, char *buf, size_t len)
+{
+	static struct { uint32_t uid; char name[64]; int used; } cache[8];
+	static unsigned next;
+	struct passwd pw, *res = NULL;
+	char pbuf[2048];
+	unsigned i;
+
+	for (i = 0; i < 8; i++)
+		if (cache[i].used && cache[i].uid == uid) {
+			snprintf(buf, len, "%s", cache[i].name);
+			return buf;
+		}
+	if (getpwuid_r(uid, &pw, pbuf, sizeof(pbuf), &res) == 0 && res != NULL)
+		snprintf(buf, len, "%s", pw.pw_name);
+	else
+		snprintf(buf, len, "%u", uid);
+	i = next++ % 8;
+	cache[i].uid = uid;
+	cache[i].used = 1;
+	snprintf(cache[i].name, sizeof(cache[i].name), "%s", buf);
+	return buf;
+}
+
+/* An unsigned number as text. */
+char *fmt_u64(char *buf, size_t len, uint64_t v)
+{
+	snprintf(buf, len, "%llu", (unsigned long long)v);
+	return buf;
+}
+
+/* A wall-clock instant as local "YYYY-MM-DD HH:MM:SS.mmm" ("-" for 0). */
+char *fmt_time_ms(char *buf, size_t len, uint64_t ns)
+{
+	size_t n;
+
+	fmt_time(buf, len, ns);
+	n = strlen(buf);
+	if (ns != 0 && n > 1)
+		snprintf(buf + n, len - n, ".%03u", (unsigned)(ns / 1000000u % 1000u));
+	return buf;
+}
+
+/* A short duration (latencies): "850ns", "12.3us", "1.25ms", "2.00s". */
+char *fmt_short(char *buf, size_t len, uint64_t ns)
+{
+	static const char *const unit[] = { "us", "ms", "s" };
+	double v = (double)ns;
+	int u = -1;
+
+	if (ns < 1000) {
+		snprintf(buf, len, "%lluns", (unsigned long long)ns);
+		return buf;
+	}
+	while (u < 2 && v >= 1000) {
+		v /= 1000;
+		u++;
+	}
+	snprintf(buf, len, "%.*f%s", v < 10 ? 2 : v < 100 ? 1 : 0, v, unit[u]);
+	return buf;
+}
+
+/* An instant as a JSON ISO 8601 UTC string (ms), null for 0. */
+void json_iso(FILE *f, uint64_t ns)
+{
+	time_t s = (time_t)(ns / 1000000000u);
+	struct tm tm;
+	char buf[48];
+
+	if (ns == 0 || gmtime_r(&s, &tm) == NULL ||
+	    strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm) == 0) {
+		fputs("null", f);
+		return;
+	}
+	fprintf(f, "\"%s.%03uZ\"", buf, (unsigned)(ns / 1000000u % 1000u));
+}
+
+/* A JSON array of numbers. */
+void json_u32s(FILE *f, const uint32_t *v, size_t n)
+{
+	size_t i;
+
+	fputc('[', f);
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s%u", i ? "," : "", v[i]);
+	fputc(']', f);
+}
+
+/* A JSON number for a double (null when not finite). */
+void json_double(FILE *f, double v)
+{
+	if (isfinite(v))
+		fprintf(f, "%.6g", v);
+	else
+		fputs("null", f);
+}
+
+/* A job's usage as JSON members, each after a comma: work_ns, steal_ns,
+ * mug_ns, sleep_ns, preempted_ns, allotted_ns. */
+void json_usage(FILE *f, uint64_t work, uint64_t steal, uint64_t mug,
+                       uint64_t sleep, uint64_t preempted, uint64_t allotted)
+{
+	fprintf(f, ",\"work_ns\":\"%llu\",\"steal_ns\":\"%llu\",\"mug_ns\":\"%llu\","
+	        "\"sleep_ns\":\"%llu\",\"preempted_ns\":\"%llu\","
+	        "\"allotted_ns\":\"%llu\"",
+	        (unsigned long long)work, (unsigned long long)steal,
+	        (unsigned long long)mug, (unsigned long long)sleep,
+	        (unsigned long long)preempted, (unsigned long long)allotted);
 }

@@ -5,7 +5,8 @@
 # bash-completion package's helpers only when they are loaded.
 #
 # Completes the global options, the commands, each command's options, the
-# values of --format, --signal and --cpus, files for --socket, --output, --db and --plot,
+# values of --format, --state, --user, --since, --until, --signal and
+# --cpus, files for --socket, --output, --db and --plot,
 # the program after `run --` and `submit --`, and job ids (of the running
 # jobs, from `asteal --json jobs`, asked with a one-second bound; nothing
 # when asteal or its daemon is missing).  Options may be given as
@@ -21,8 +22,10 @@ _asteal_options()
 	submit) echo "--name --cpus --output --parsable --help --" ;;
 	wait) echo "--timeout --help" ;;
 	cancel) echo "--signal --help" ;;
-	jobs) echo "--watch --interval --help" ;;
-	history) echo "--since --until --format --plot --jobs --db --help" ;;
+	jobs) echo "--watch --interval --user --name --state --since --until" \
+		"--format --noheader --parsable --csv --help" ;;
+	history) echo "--jobs --user --name --state --since --until --format" \
+		"--noheader --parsable --csv --plot --db --help" ;;
 	status) echo "--help" ;;
 	esac
 }
@@ -155,14 +158,24 @@ _asteal()
 	--plot)
 		_asteal_files "" "$cur" "*.svg"
 		return 0 ;;
-	--format)
+	--format | -o)
 		_asteal_words "table json csv" "$cur"
+		return 0 ;;
+	--state)
+		if [ "$cmd" = history ]; then
+			_asteal_words "running completed failed killed unknown" "$cur"
+		else
+			_asteal_words "running waiting idle unmanaged" "$cur"
+		fi
+		return 0 ;;
+	--user | -u)
+		mapfile -t COMPREPLY < <(compgen -u -- "$cur")
 		return 0 ;;
 	--signal)
 		_asteal_words "$(_asteal_signals "$cur")" "$cur"
 		return 0 ;;
-	--since | --until)
-		_asteal_words "now -30s -5m -1h -1d" "$cur"
+	--since | --until | -S | -E)
+		_asteal_words "now today yesterday -30s -5min -1h -1d" "$cur"
 		return 0 ;;
 	--cpus | -c)
 		_asteal_words "$(_asteal_cpu_counts)" "$cur"

@@ -13,7 +13,14 @@
 #  4. --plot writes well-formed SVG with an area and a desire path per job;
 #  5. usage errors exit 2 (bad times, bad format, bad options), an
 #     unreachable daemon exits 69 with one line on stderr, also when it
-#     goes away under jobs --watch.
+#     goes away under jobs --watch;
+#  6. (run before 5) a third job named with a wide character, a byte that
+#     is no UTF-8 and an escape sequence: --json is strict UTF-8 with
+#     U+FFFD, every *_ns a string; the table aligns by display width and
+#     shows '?'; jobs' and history's -u, --name, --state, -S/-E (words
+#     and relative times), -o (any case; a bad name lists the valid ones),
+#     --noheader, --parsable, --csv, with --json and --watch; history
+#     --plot - writes the chart alone on standard output.
 # Every wait is on a condition with a bound.
 set -eu
 
@@ -81,7 +88,9 @@ assert s["handover"] == "release", s["handover"]
 assert s["share"] == "user", s["share"]
 assert s["history_state"] == "ok", s["history_state"]
 assert s["history_dropped"] == 0, s["history_dropped"]
-assert s["tick_p50_ns"] <= s["tick_p99_ns"] <= s["tick_max_ns"]
+assert int(s["tick_p50_ns"]) <= int(s["tick_p99_ns"]) <= int(s["tick_max_ns"])
+for k, v in s.items():
+    assert isinstance(v, str) and v.isdigit() if k.endswith("_ns") else True, (k, v)
 assert s["clients"] >= 1 and s["protocol_version"] == 3
 ' "$tmp/status.json" "$P" || fail "status --json: $(cat "$tmp/status.json")"
 "$asteal" status >"$tmp/status.txt" || fail "status failed"
@@ -106,7 +115,7 @@ import json, sys
 js = {j["name"]: j for j in json.load(sys.stdin)}
 ok = all(n in js and not js[n]["unmanaged"] and js[n]["desire"] >= 1
          for n in ("qa", "qb"))
-sys.exit(0 if ok and any(js[n]["allotted_ns"] > 0 for n in ("qa", "qb")) else 1)'
+sys.exit(0 if ok and any(int(js[n]["allotted_ns"]) > 0 for n in ("qa", "qb")) else 1)'
 }
 wait_for 60 both_running || fail "the jobs did not show up: $(cat "$tmp"/q?.out)"
 
@@ -147,7 +156,7 @@ for row in lines[1:]:
     j = js[int(c[0])]
     assert c[1] == j["name"] and c[2] == j["user"] and int(c[3]) == j["pid"], row
     assert c[4].isdigit() and c[5].isdigit(), row
-    if j["allotted_ns"] > 0:
+    if int(j["allotted_ns"]) > 0:
         assert c[10].endswith("%") and c[10][:-1].isdigit(), row
     assert c[7] == "-" and c[8] == j["confinement"], row
 ' "$tmp/jobs.txt" "$tmp/jobs.json" || fail "jobs table: $(cat "$tmp/jobs.txt")"
@@ -158,7 +167,7 @@ expect_rc 1 "$asteal" jobs 999999
 [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "jobs 999999: $(cat "$tmp/err")"
 
 # --watch: frames until SIGTERM (exit 0); JSON Lines with --json
-frames() { [ "$(grep -c "$2" "$1" 2>/dev/null)" -ge 3 ]; }
+frames() { [ "$(grep -c "$2" "$1" 2>/dev/null || :)" -ge 3 ] 2>/dev/null; }
 "$asteal" jobs --watch --interval 0.1 </dev/null >"$tmp/watch.txt" 2>&1 &
 watch_pid=$!
 wait_for 30 frames "$tmp/watch.txt" "^ID  *NAME" || fail "jobs --watch: $(cat "$tmp/watch.txt")"
@@ -224,7 +233,7 @@ assert sorted(x["id"] for x in j["jobs"]) == sorted(int(x) for x in sys.argv[4:]
 for r, s in zip(a, c):
     assert str(r["job_id"]) == s["job_id"] and str(r["start_ns"]) == s["start_ns"]
     assert str(r["allotment"]) == s["allotment"] and r["quantum_class"] == (s["quantum_class"] or None)
-    assert r["first_quantum"] <= r["last_quantum"] and r["start_ns"] < r["end_ns"]
+    assert r["first_quantum"] <= r["last_quantum"] and int(r["start_ns"]) < int(r["end_ns"])
     assert r["allotment"] <= r["desire"] and len(r["cpus"]) == r["allotment"]
     assert r["quantum_class"] in (None, "inefficient", "satisfied", "deprived")
     for k in ("work_ns", "steal_ns", "mug_ns", "sleep_ns", "preempted_ns",
@@ -248,10 +257,10 @@ c = list(csv.DictReader(open(sys.argv[2], newline="")))
 j = json.load(open(sys.argv[3]))
 assert len(rows) - 1 == len(c) == len(j["jobs"]) == 2 and j["allotments"] == []
 for x in j["jobs"]:
-    assert x["name"] in ("qa", "qb") and not x["running"] and x["end_ns"] > x["start_ns"]
-    assert x["work_ns"] > 0
+    assert x["name"] in ("qa", "qb") and not x["running"] and int(x["end_ns"]) > int(x["start_ns"])
+    assert int(x["work_ns"]) > 0
     # stored since schema 2: the worker count and the allotted time
-    assert x["workers"] >= 1 and x["allotted_ns"] > 0, x
+    assert x["workers"] >= 1 and int(x["allotted_ns"]) > 0, x
 assert all(r["end_ns"] for r in c)
 ' "$tmp/hj.txt" "$tmp/hj.csv" "$tmp/hj.json" || fail "history --jobs: $(cat "$tmp/hj.txt")"
 
@@ -286,7 +295,7 @@ now=$(date +%s)
 # a moment in the middle: some records before it drop out
 mid=$(py '
 import json, sys
-a = sorted(r["end_ns"] for r in json.load(open(sys.argv[1]))["allotments"])
+a = sorted(int(r["end_ns"]) for r in json.load(open(sys.argv[1]))["allotments"])
 print("@%d.%09d" % divmod(a[len(a) // 2], 10**9))' "$tmp/h.json")
 m=$(count --since "$mid")
 [ "$m" -gt 0 ] && [ "$m" -lt "$n" ] || fail "--since $mid: $m of $n records"
@@ -320,12 +329,158 @@ expect_rc 1 "$asteal" history --plot "$tmp/no/such/dir/h.svg"
 py 'import sys, xml.etree.ElementTree as ET; ET.parse(sys.argv[1])' "$tmp/empty.svg" ||
 	fail "the empty plot is not XML"
 
+# ---- 6. Slurm's filters and columns, and valid output whatever the name ----
+# a job whose name has a wide character, a byte that is no UTF-8 and an
+# escape sequence
+wname=$(printf 'gr\303\266\303\237e-\346\227\245\346\234\254\377\033[31m')
+ASTEAL_JOB_NAME="$wname" "$build/jobs/phases" 1000000 --w1 3000 --w2 1000 --h 4 \
+	>"$tmp/w.out" 2>&1 &
+pw=$!
+job_pids=$pw
+w_running() {
+	"$asteal" --json jobs 2>/dev/null | py '
+import json, sys
+js = json.load(sys.stdin)
+sys.exit(0 if len(js) == 1 and int(js[0]["allotted_ns"]) > 0 else 1)'
+}
+wait_for 60 w_running || fail "the third job did not show up: $(cat "$tmp/w.out")"
+"$asteal" --json jobs >"$tmp/w.json" || fail "jobs --json failed"
+idw=$(py '
+import json, sys
+raw = open(sys.argv[1], "rb").read()
+js = json.loads(raw.decode("utf-8"))    # strict: invalid UTF-8 fails here
+j = js[0]
+assert j["name"] == "größe-日本\ufffd\x1b[31m", repr(j["name"])
+assert j["pid"] == int(sys.argv[2]) and j["state"] in ("running", "waiting", "idle")
+for k, v in j.items():
+    if k.endswith("_ns"):
+        assert isinstance(v, str) and v.isdigit(), (k, v)
+    elif k in ("id", "uid", "pid", "desire", "allotment", "availability", "workers"):
+        assert type(v) is int, (k, v)
+assert int(j["start_ns"]) > 2**53
+print(j["id"])' "$tmp/w.json" "$pw") || fail "jobs --json with a hostile name: $(cat "$tmp/w.json")"
+
+# the table aligns by display width (日 takes two columns) and shows
+# what does not print as '?'
+LC_ALL=C.UTF-8 "$asteal" jobs -o id,name,user,pid >"$tmp/w.txt" || fail "jobs -o failed"
+py '
+import sys, unicodedata
+def width(s):
+    return sum(0 if unicodedata.combining(c) else
+               2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)
+lines = open(sys.argv[1], encoding="utf-8").read().splitlines()
+assert "\x1b" not in "".join(lines), lines
+assert lines[0].split() == ["ID", "NAME", "USER", "PID"], lines[0]
+assert "größe-日本??[31m" in lines[1], lines[1]
+starts = [width(l[:l.index(w)]) for l, w in zip(lines, ("USER", sys.argv[2]))]
+assert starts[0] == starts[1], (starts, lines)
+' "$tmp/w.txt" "$(id -un)" || fail "jobs: columns not aligned: $(cat "$tmp/w.txt")"
+
+# filters: a count of rows for each
+rows() { "$asteal" jobs --noheader -o id "$@" | wc -l; }
+[ "$(rows)" -eq 1 ] || fail "jobs --noheader: $(rows) rows"
+[ "$(rows --name "$wname")" -eq 1 ] || fail "jobs --name: no job"
+[ "$(rows --name qa,qb)" -eq 0 ] || fail "jobs --name qa,qb: a job"
+[ "$(rows -u "$(id -un)")" -eq 1 ] && [ "$(rows --user "$(id -u)")" -eq 1 ] ||
+	fail "jobs -u: the job is not ours"
+[ "$(rows -u 4242424)" -eq 0 ] || fail "jobs -u 4242424: a job"
+[ "$(rows --state unmanaged)" -eq 0 ] || fail "jobs --state unmanaged: a job"
+[ "$(rows --state RUNNING,waiting,Idle)" -eq 1 ] || fail "jobs --state: no job"
+[ "$(rows --since yesterday --until now)" -eq 1 ] || fail "jobs -S yesterday: no job"
+[ "$(rows -S -1h -E -0s)" -eq 1 ] || fail "jobs -S -1h: no job"
+[ "$(rows --until yesterday)" -eq 0 ] || fail "jobs -E yesterday: a job"
+# columns, parsable, CSV
+LC_ALL=C.UTF-8 "$asteal" jobs -o Id,NAME,pid,state -P >"$tmp/w.psv" || fail "jobs -P failed"
+py '
+import sys
+lines = open(sys.argv[1], encoding="utf-8").read().splitlines()
+assert lines[0] == "ID|NAME|PID|STATE", lines
+c = lines[1].split("|")
+assert c[:3] == [sys.argv[2], "größe-日本??[31m", sys.argv[3]], lines
+assert c[3] in ("running", "waiting", "idle") and len(lines) == 2, lines
+' "$tmp/w.psv" "$idw" "$pw" || fail "jobs -P: $(cat "$tmp/w.psv")"
+"$asteal" jobs --csv >"$tmp/w.csv" || fail "jobs --csv failed"
+py '
+import csv, json, sys
+r = list(csv.DictReader(open(sys.argv[1], newline="", encoding="utf-8",
+                             errors="surrogateescape")))
+j = json.load(open(sys.argv[2]))[0]
+assert len(r) == 1
+for k in ("id", "pid", "uid", "workers", "cpus_cap", "start_ns", "command"):
+    assert r[0][k] == (str(j[k]) if j[k] != 0 or k != "cpus_cap" else ""), (k, r[0][k], j[k])
+assert r[0]["state"] in ("running", "waiting", "idle")
+assert list(r[0])[:5] == ["id", "name", "user", "uid", "pid"], list(r[0])
+' "$tmp/w.csv" "$tmp/w.json" || fail "jobs --csv: $(cat "$tmp/w.csv")"
+expect_rc 2 "$asteal" jobs -o id,bogus
+grep -q "no column 'bogus'" "$tmp/err" && grep -q "ID,NAME,USER" "$tmp/err" ||
+	fail "jobs -o bogus: $(cat "$tmp/err")"
+expect_rc 2 "$asteal" --json jobs -o id
+expect_rc 2 "$asteal" jobs --json --noheader
+expect_rc 2 "$asteal" jobs --state gone
+grep -q "running, waiting, idle, unmanaged" "$tmp/err" || fail "jobs --state gone: $(cat "$tmp/err")"
+expect_rc 2 "$asteal" jobs -u no-such-user-here
+# --watch keeps the filters: no unmanaged job, frame after frame
+"$asteal" --json jobs --watch --interval 0.1 --state unmanaged </dev/null >"$tmp/watch3.jsonl" 2>&1 &
+watch_pid=$!
+wait_for 30 frames "$tmp/watch3.jsonl" '^\[\]$' || fail "jobs --watch --state: $(head -c 600 "$tmp/watch3.jsonl")"
+kill -TERM $watch_pid
+wait $watch_pid || fail "jobs --watch --state: exit $?"
+watch_pid=""
+[ "$(grep -vc '^\[\]$' "$tmp/watch3.jsonl")" -eq 0 ] || fail "jobs --watch --state: $(head -c 600 "$tmp/watch3.jsonl")"
+
+kill -TERM $pw
+wait $pw 2>/dev/null || true
+job_pids=""
+wait_for 30 no_jobs || fail "the third job is still listed"
+# history: the same filters over jobs and records
+"$asteal" --json history --jobs --name "$wname" >"$tmp/hw.json" || fail "history --name failed"
+py '
+import json, sys
+d = json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))
+assert [j["id"] for j in d["jobs"]] == [int(sys.argv[2])], d
+j = d["jobs"][0]
+assert j["state"] == "unknown" and j["name"].endswith("\ufffd\x1b[31m"), j
+assert isinstance(j["end_ns"], str) and int(j["end_ns"]) > int(j["start_ns"]), j
+' "$tmp/hw.json" "$idw" || fail "history --jobs --name: $(cat "$tmp/hw.json")"
+hrows() { "$asteal" history --noheader "$@" | wc -l; }
+[ "$("$asteal" history --jobs -n -o id --state unknown | sort -n | tr '\n' ' ')" = \
+  "$(printf '%s\n' "$ida" "$idb" "$idw" | sort -n | tr '\n' ' ')" ] ||
+	fail "history --state unknown: $("$asteal" history --jobs -o id,state)"
+[ "$(hrows --jobs --state completed,failed,killed,running)" -eq 0 ] ||
+	fail "history --state: jobs that did not end so"
+[ "$(hrows --jobs -u "$(id -un)")" -eq 3 ] || fail "history -u: not our 3 jobs"
+[ "$(hrows -u 4242424)" -eq 0 ] || fail "history -u 4242424: records"
+[ "$("$asteal" history -n --name qa -o job -P | sort -u)" = "$ida" ] || fail "history --name qa: other jobs"
+[ "$(hrows --name qa)" -eq "$(py 'import json,sys; print(sum(r["name"] == "qa" for r in json.load(open(sys.argv[1]))["allotments"]))' "$tmp/h.json")" ] ||
+	fail "history --name qa lost records"
+[ "$(hrows -S yesterday)" -ge "$n" ] || fail "history -S yesterday lost records"
+"$asteal" history --jobs -o id,STATE,elapsed,end_ns -P -n >"$tmp/hj.psv" || fail "history -o -P failed"
+grep -q "^$ida|unknown|[0-9.]*[a-z]*|[0-9: -]*\$" "$tmp/hj.psv" || fail "history -o -P: $(cat "$tmp/hj.psv")"
+"$asteal" history --jobs --csv -o ID,end_ns,state >"$tmp/hj2.csv" || fail "history --csv -o failed"
+[ "$(head -n 1 "$tmp/hj2.csv")" = "$(printf 'id,end_ns,state\r')" ] || fail "history --csv -o: $(cat "$tmp/hj2.csv")"
+expect_rc 2 "$asteal" history -o job,nope
+grep -q "JOB,NAME,USER,FIRST,LAST" "$tmp/err" || fail "history -o nope: $(cat "$tmp/err")"
+expect_rc 2 "$asteal" history --jobs --state waiting
+# the chart on standard output, alone
+"$asteal" history --plot - >"$tmp/out.svg" 2>"$tmp/err" || fail "history --plot - failed"
+[ ! -s "$tmp/err" ] || fail "history --plot -: $(cat "$tmp/err")"
+py '
+import sys
+import xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+text = " ".join(root.itertext())
+assert "mean CPUs held per" in text and "CPU time" in text, text[:300]
+assert len([p for p in root.iter("{http://www.w3.org/2000/svg}path") if p.get("fill-opacity")]) == 3
+' "$tmp/out.svg" || fail "history --plot -: not the chart"
+expect_rc 2 "$asteal" history --plot - --csv
+expect_rc 2 "$asteal" --json history --plot -
+
 # ---- 5. usage errors and an unreachable daemon ----
-for t in yesterday 2026-02-31 -5x @abc "" "2026-01-01 25:00" 1h; do
+for t in tomorrow 2026-02-31 -5x -5mins @abc "" "2026-01-01 25:00" 1h; do
 	expect_rc 2 "$asteal" history --since "$t"
 	grep -q "'$t'" "$tmp/err" || fail "bad time '$t': $(cat "$tmp/err")"
 done
-expect_rc 2 "$asteal" history --until tomorrow
+expect_rc 2 "$asteal" history --until Yesterday
 expect_rc 2 "$asteal" history --format xml
 grep -q "xml" "$tmp/err" || fail "bad format: $(cat "$tmp/err")"
 expect_rc 2 "$asteal" history --since now --until -1h

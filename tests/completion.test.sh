@@ -6,7 +6,7 @@
 #  2. commands and global options; `help` completes commands;
 #  3. each command's options; --format gives exactly table json csv (also
 #     as --format=); --signal names (TERM, KILL, and SIGTERM after SIG);
-#     --since offers relative times;
+#     --since offers relative times and words; --state the command's states;
 #  4. files for --output, --socket and --db, only *.svg (and folders) for --plot,
 #     programs after `run --`;
 #  5. job ids come from `asteal --json jobs` (a stand-in asteal that
@@ -101,8 +101,10 @@ expect "asteal submit" "-- --cpus --help --name --output --parsable" "-"
 expect "asteal run --cpus" "$(awk '/^processor/ { n++ } END { for (i = 1; i <= n; i++) s = s (i > 1 ? " " : "") i; print s }' /proc/cpuinfo)" ""
 expect "asteal wait" "--help --timeout" "-"
 expect "asteal cancel" "--help --signal" "-"
-expect "asteal jobs" "--help --interval --watch" "-"
-expect "asteal history" "--db --format --help --jobs --plot --since --until" "-"
+expect "asteal jobs" "--csv --format --help --interval --name --noheader --parsable --since --state --until --user --watch" "-"
+expect "asteal history" "--csv --db --format --help --jobs --name --noheader --parsable --plot --since --state --until --user" "-"
+expect "asteal history --state" "completed failed killed running unknown" ""
+expect "asteal jobs --state" "waiting" "w"
 expect "asteal history --format" "csv json table" ""
 expect "asteal history --format" "json" "j"
 expect "asteal history --format =" "csv json table" ""
@@ -112,7 +114,7 @@ hasnt "asteal cancel --signal" "" "SIGTERM RTMIN+1"
 has "asteal cancel --signal" "T" "TERM TRAP"
 hasnt "asteal cancel --signal" "T" "KILL SIGTERM"
 has "asteal cancel --signal" "SIGT" "SIGTERM"
-has "asteal history --since" "" "now -1h"
+has "asteal history --since" "" "now -1h today yesterday"
 expect "asteal run --name" "" ""
 echo "options and values: ok"
 

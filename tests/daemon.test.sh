@@ -75,9 +75,9 @@ py() {
 	python3 -c "$code" "$@"
 }
 
-# The number $1 of the daemon's asteal --json status.
+# The number $1 of the daemon's asteal --json status (*_ns: in a string).
 status() {
-	"$build/bin/asteal" --json status | sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p"
+	"$build/bin/asteal" --json status | sed -n "s/.*\"$1\":\"\{0,1\}\([0-9]*\).*/\1/p"
 }
 
 # A check the later parts do not build on: FAILED now, and the test fails

@@ -227,7 +227,7 @@ recs = {i: [r for r in d["allotments"] if r["job_id"] == i] for i in (fib, omp)}
 assert recs[fib] and recs[omp], "both have allotment records"
 assert all(r["desire"] == 2 for r in recs[omp]), "the rigid job's desire is 2"
 assert any(r["allotment"] >= 1 and r["cpus"] for r in recs[omp]), "it had CPUs"
-assert jobs[omp].get("work_ns", 0) > 0, "its CPU time is its work"
+assert int(jobs[omp].get("work_ns", 0)) > 0, "its CPU time is its work"
 EOF
 
 	# ---- 2. a greedy linked job is held to its one CPU ----

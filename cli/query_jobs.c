@@ -1,0 +1,584 @@
+/*
+ * query_jobs.c - `asteal jobs`: the running jobs, once or refreshed like
+ * top with --watch.
+ *
+ * `jobs --watch` keeps one connection, asks every interval and waits for
+ * the next in poll() on the socket (the daemon going away ends it, exit
+ * 69) and on stdin (q ends it; stdin is put in non-canonical mode only
+ * when it is our terminal, and restored on every way out, SIGINT, SIGTERM
+ * and SIGHUP included).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "client.h"
+#include "frame.h"
+#include "qtime.h"
+#include "query.h"
+#include "table.h"
+
+/* Set by SIGINT, SIGTERM and SIGHUP while `jobs --watch` runs. */
+static volatile sig_atomic_t watch_signal;
+
+/* Order JobInfo pointers by id. */
+static int cmp_jobinfo(const void *a, const void *b)
+{
+	const Asteal__JobInfo *x = *(const Asteal__JobInfo *const *)a;
+	const Asteal__JobInfo *y = *(const Asteal__JobInfo *const *)b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Ask for the running jobs (ids: only these), page after page: 0 with
+ * *reply (all its pages' jobs, sorted by id), or an exit code.  The
+ * pages after the first give their jobs to the first one's array (each
+ * decoded message is plain malloc'd memory, frame_free frees the
+ * elements it finds in the array). */
+static int jobs_fetch(struct client *c, const uint64_t *ids, size_t nids,
+                      Asteal__Envelope **reply)
+{
+	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT, *m;
+	Asteal__JobsRequest req = ASTEAL__JOBS_REQUEST__INIT;
+	Asteal__Jobs *all;
+	size_t cap;
+	int r;
+
+	req.ids = (uint64_t *)ids;
+	req.n_ids = nids;
+	env.msg_case = ASTEAL__ENVELOPE__MSG_JOBS_REQUEST;
+	env.jobs_request = &req;
+	r = client_call(c, &env, ASTEAL__ENVELOPE__MSG_JOBS, reply, CLIENT_REPLY_MS);
+	if (r != 0)
+		return r;
+	all = (*reply)->jobs;
+	cap = all->n_jobs;
+	while (all->more) {
+		if (all->n_jobs == 0 || all->jobs[all->n_jobs - 1]->id <= req.after) {
+			cli_error("asteald sent a jobs page with more to follow "
+			          "but no place after this one to go on from");
+			r = CLI_FAIL;
+			break;
+		}
+		req.after = all->jobs[all->n_jobs - 1]->id;
+		if ((r = client_call(c, &env, ASTEAL__ENVELOPE__MSG_JOBS, &m,
+		                     CLIENT_REPLY_MS)) != 0)
+			break;
+		for (size_t i = 0; i < m->jobs->n_jobs && r == 0; i++) {
+			if (frame_grow(&all->jobs, sizeof(*all->jobs), all->n_jobs,
+			               &cap, 64) < 0) {
+				cli_error("out of memory");
+				r = CLI_FAIL;
+				/* the rest stay in m, which frees them */
+				memmove(m->jobs->jobs, m->jobs->jobs + i,
+				        (m->jobs->n_jobs - i) * sizeof(*m->jobs->jobs));
+				m->jobs->n_jobs -= i;
+				break;
+			}
+			all->jobs[all->n_jobs++] = m->jobs->jobs[i];
+		}
+		if (r == 0)
+			m->jobs->n_jobs = 0;
+		all->more = m->jobs->more;
+		frame_free(m);
+		if (r != 0)
+			break;
+	}
+	if (r != 0) {
+		frame_free(*reply);
+		*reply = NULL;
+		return r;
+	}
+	if (all->n_jobs > 1)
+		qsort(all->jobs, all->n_jobs, sizeof(*all->jobs), cmp_jobinfo);
+	return 0;
+}
+
+/* The columns of `jobs` (asteal(1) explains each). */
+enum {
+	C_ID, C_NAME, C_USER, C_UID, C_PID, C_STATE, C_DESIRE, C_AVAIL, C_ALLOT,
+	C_CPUS, C_CAP, C_RIGID, C_HELD, C_WORKERS, C_START, C_AGE, C_EFF,
+	C_CLASS, C_WORK, C_STEAL, C_MUG, C_SLEEP, C_PREEMPTED, C_ALLOTTED,
+	C_CPUTIME, C_COMMAND, NCOLS
+};
+static const struct query_col cols[NCOLS] = {
+	{ "ID", "id", 1 }, { "NAME", "name", 0 }, { "USER", "user", 0 },
+	{ "UID", "uid", 1 }, { "PID", "pid", 1 }, { "STATE", "state", 0 },
+	{ "DESIRE", "desire", 1 }, { "AVAIL", "availability", 1 },
+	{ "ALLOT", "allotment", 1 }, { "CPUS", "cpus", 0 },
+	{ "CAP", "cpus_cap", 0 }, { "RIGID", "rigid", 0 },
+	{ "HELD", "confinement", 0 }, { "WORKERS", "workers", 1 },
+	{ "START", "start_ns", 0 }, { "AGE", "age_ns", 1 },
+	{ "EFF", "efficiency", 1 }, { "CLASS", "quantum_class", 0 },
+	{ "WORK", "work_ns", 1 }, { "STEAL", "steal_ns", 1 },
+	{ "MUG", "mug_ns", 1 }, { "SLEEP", "sleep_ns", 1 },
+	{ "PREEMPTED", "preempted_ns", 1 }, { "ALLOTTED", "allotted_ns", 1 },
+	{ "CPUTIME", "cpu_ns", 1 }, { "COMMAND", "command", 0 },
+};
+#define TABLE_COLS "id,name,user,pid,desire,allot,cpus,cap,held,age,eff"
+#define CSV_COLS "id,name,user,uid,pid,state,desire,avail,allot,cpus,cap," \
+	"rigid,held,workers,start,age,eff,class,work,steal,mug,sleep," \
+	"preempted,allotted,cputime,command"
+
+/* The states of a running job, for --state and the STATE column. */
+static const char *const states[] = { "running", "waiting", "idle",
+	"unmanaged", NULL };
+enum { S_RUNNING, S_WAITING, S_IDLE, S_UNMANAGED };
+
+/* A job's state: unmanaged (a program the daemon does not schedule),
+ * running (it holds CPUs), waiting (it wants some and holds none), idle
+ * (it wants none: nothing to run). */
+static int job_state(const Asteal__JobInfo *j)
+{
+	return j->unmanaged ? S_UNMANAGED : j->allotment > 0 ? S_RUNNING
+	       : j->desire > 0 ? S_WAITING : S_IDLE;
+}
+
+/* One row's cells, every column (raw: CSV's values). */
+struct row {
+	const char *cell[NCOLS];
+	char v[NCOLS][48];
+	char cpus[QUERY_CPUS_LEN];
+};
+
+/* Fill r with job j's cells: for people (what the table shows; NULL is
+ * "-": no such value) or raw (CSV: integers, ns, fractions). */
+static void job_row(const Asteal__JobInfo *j, uint64_t now, int raw, struct row *r)
+{
+	uint64_t age = now > j->start_ns ? now - j->start_ns : 0;
+	uint64_t usage[] = { j->work_ns, j->steal_ns, j->mug_ns, j->sleep_ns,
+		j->preempted_ns, j->allotted_ns, j->cpu_ns };
+	double eff = NAN;
+	int k;
+
+	for (k = 0; k < NCOLS; k++)
+		r->cell[k] = r->v[k];
+	fmt_u64(r->v[C_ID], 48, j->id);
+	r->cell[C_NAME] = j->name;
+	fmt_user(j->uid, r->v[C_USER], 48);
+	snprintf(r->v[C_UID], 48, "%u", j->uid);
+	snprintf(r->v[C_PID], 48, "%d", (int)j->pid);
+	r->cell[C_STATE] = states[job_state(j)];
+	snprintf(r->v[C_DESIRE], 48, "%u", j->desire);
+	snprintf(r->v[C_AVAIL], 48, "%u", j->availability);
+	snprintf(r->v[C_ALLOT], 48, "%u", j->allotment);
+	r->cell[C_CPUS] = j->n_cpus > 0 ? fmt_cpus(r->cpus, sizeof(r->cpus), j->cpus,
+	                                           j->n_cpus) : NULL;
+	r->cell[C_CAP] = NULL;
+	if (j->cpus_cap > 0)
+		snprintf(r->v[C_CAP], 48, raw ? "%u" : "%u%s", j->cpus_cap,
+		         j->rigid ? " rigid" : "");
+	if (j->cpus_cap > 0)
+		r->cell[C_CAP] = r->v[C_CAP];
+	r->cell[C_RIGID] = raw ? (j->rigid ? "1" : "0") : (j->rigid ? "yes" : "no");
+	/* "failed: why" is for CSV and --json; the table says failed */
+	snprintf(r->v[C_HELD], 48, "%.*s", raw ? 47 : (int)strcspn(j->confinement, ":"),
+	         j->confinement);
+	r->cell[C_HELD] = *j->confinement != '\0' ? (raw ? j->confinement : r->v[C_HELD])
+	                  : NULL;
+	snprintf(r->v[C_WORKERS], 48, "%u", j->workers);
+	if (raw) {
+		fmt_u64(r->v[C_START], 48, j->start_ns);
+		fmt_u64(r->v[C_AGE], 48, age);
+	} else {
+		fmt_time(r->v[C_START], 48, j->start_ns);
+		fmt_duration(r->v[C_AGE], 48, age);
+	}
+	/* a rigid job: its CPU time against its allotment */
+	if (j->rigid && j->allotted_ns > 0)
+		eff = (double)j->cpu_ns / (double)j->allotted_ns;
+	else if (j->allotted_ns > 0 && isfinite(j->efficiency))
+		eff = j->efficiency;
+	snprintf(r->v[C_EFF], 48, raw ? "%.4f" : "%.0f%%", raw ? eff : eff * 100);
+	r->cell[C_EFF] = isfinite(eff) ? r->v[C_EFF] : NULL;
+	r->cell[C_CLASS] = query_class_name(j->quantum_class);
+	for (k = 0; k < 7; k++) {
+		if (raw)
+			fmt_u64(r->v[C_WORK + k], 48, usage[k]);
+		else
+			fmt_duration(r->v[C_WORK + k], 48, usage[k]);
+	}
+	r->cell[C_COMMAND] = j->command;
+	if (j->unmanaged)           /* the daemon knows none of it */
+		for (k = C_DESIRE; k <= C_CPUTIME; k++)
+			if (k != C_START && k != C_AGE)
+				r->cell[k] = NULL;
+}
+
+/* Print the jobs as a table in a's form and columns: 0, or -1 when out
+ * of memory. */
+static int jobs_table(FILE *f, const Asteal__Jobs *js, uint64_t now,
+                      const struct query_args *a)
+{
+	struct table *t = query_table(a, cols);
+	struct row *r = malloc(sizeof(*r));
+	size_t i;
+	int rc = -1;
+
+	if (t == NULL || r == NULL)
+		goto out;
+	for (i = 0; i < js->n_jobs; i++) {
+		job_row(js->jobs[i], now, a->style == TABLE_CSV, r);
+		if (query_row(t, a, r->cell) < 0)
+			goto out;
+	}
+	table_write(t, f, a->style, a->header);
+	rc = 0;
+out:
+	free(r);
+	table_free(t);
+	return rc;
+}
+
+/* Keep in out the jobs of in that pass a's filters (the user, name,
+ * state and start time), into buf (room for all of in's). */
+static void jobs_filter(const struct query_args *a, const Asteal__Jobs *in,
+                        Asteal__Jobs *out, Asteal__JobInfo **buf)
+{
+	size_t i;
+
+	*out = *in;
+	out->jobs = buf;
+	out->n_jobs = 0;
+	for (i = 0; i < in->n_jobs; i++) {
+		const Asteal__JobInfo *j = in->jobs[i];
+		if (query_keep(a, j->uid, j->name, job_state(j)) &&
+		    (a->since == 0 || j->start_ns >= a->since) &&
+		    (a->until == 0 || j->start_ns <= a->until))
+			buf[out->n_jobs++] = in->jobs[i];
+	}
+}
+
+/* Print the jobs as a JSON array, a line per job (nl "\n") or all on
+ * one line (nl ""). */
+static void jobs_json(FILE *f, const Asteal__Jobs *js, const char *nl)
+{
+	char user[64];
+	size_t i;
+
+	fputc('[', f);
+	for (i = 0; i < js->n_jobs; i++) {
+		const Asteal__JobInfo *j = js->jobs[i];
+
+		fprintf(f, "%s%s{\"id\":%llu,\"name\":", i ? "," : "", nl,
+		        (unsigned long long)j->id);
+		json_string(f, j->name);
+		fprintf(f, ",\"uid\":%u,\"user\":", j->uid);
+		json_string(f, fmt_user(j->uid, user, sizeof(user)));
+		fprintf(f, ",\"pid\":%d,\"command\":", (int)j->pid);
+		json_string(f, j->command);
+		fputs(",\"state\":", f);
+		json_string(f, states[job_state(j)]);
+		fputs(",\"start_ns\":", f);
+		json_u64s(f, j->start_ns);
+		fputs(",\"start\":", f);
+		json_iso(f, j->start_ns);
+		fprintf(f, ",\"desire\":%u,\"allotment\":%u,\"availability\":%u,\"cpus\":",
+		        j->desire, j->allotment, j->availability);
+		json_u32s(f, j->cpus, j->n_cpus);
+		fputs(",\"efficiency\":", f);
+		json_double(f, j->efficiency);
+		json_usage(f, j->work_ns, j->steal_ns, j->mug_ns, j->sleep_ns,
+		           j->preempted_ns, j->allotted_ns);
+		fprintf(f, ",\"workers\":%u,\"quantum_class\":", j->workers);
+		json_string(f, query_class_name(j->quantum_class));
+		fprintf(f, ",\"unmanaged\":%s,\"rigid\":%s,\"cpus_cap\":%u,"
+		        "\"cpu_ns\":", j->unmanaged ? "true" : "false",
+		        j->rigid ? "true" : "false", j->cpus_cap);
+		json_u64s(f, j->cpu_ns);
+		fputs(",\"confinement\":", f);
+		json_string(f, j->confinement);
+		fputc('}', f);
+	}
+	fprintf(f, "%s]\n", js->n_jobs ? nl : "");
+}
+
+/* Stop `jobs --watch` (SIGINT, SIGTERM, SIGHUP). */
+static void on_watch_signal(int sig)
+{
+	watch_signal = sig;
+}
+
+/* One refresh of `jobs --watch` into a string (free it): NULL when out of
+ * memory.  A table has a line about the daemon above it, and on a
+ * terminal clears the screen first; elsewhere frames are a blank line
+ * apart (CSV and --parsable: only that), JSON frames a line each. */
+static char *watch_frame(const struct cli *g, const struct query_args *a,
+                         struct client *c, const Asteal__Jobs *all,
+                         double interval, size_t *len)
+{
+	char *buf = NULL, when[64];
+	FILE *f;
+	Asteal__Jobs kept, *js = &kept;
+	Asteal__JobInfo **keep = malloc((all->n_jobs + 1) * sizeof(*keep));
+	struct winsize ws;
+	unsigned allotted = 0;
+	uint64_t now = qtime_wall_ns();
+	size_t i, more = 0;
+	int ok;
+
+	if (keep == NULL || (f = open_memstream(&buf, len)) == NULL) {
+		free(keep);
+		return NULL;
+	}
+	jobs_filter(a, all, &kept, keep);
+	if (a->json) {
+		jobs_json(f, js, "");
+	} else {
+		if (g->tty && a->style == TABLE_ALIGNED)
+			fputs("\033[H\033[2J", f);
+		else
+			fputc('\n', f);
+		if (a->style == TABLE_ALIGNED) {
+			for (i = 0; i < js->n_jobs; i++)
+				allotted += js->jobs[i]->unmanaged ? 0 : js->jobs[i]->allotment;
+			fprintf(f, "asteald: %d CPU%s, %zu job%s, %u CPU%s allotted   %s   "
+			        "every %gs, q to quit\n\n", client_ncpus(c),
+			        client_ncpus(c) == 1 ? "" : "s", js->n_jobs,
+			        js->n_jobs == 1 ? "" : "s", allotted, allotted == 1 ? "" : "s",
+			        fmt_time(when, sizeof(when), now), interval);
+			/* on a terminal, no more rows than it has: the header stays */
+			if (g->tty && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 &&
+			    ws.ws_row > 6 && js->n_jobs > (size_t)ws.ws_row - 4) {
+				more = js->n_jobs - ((size_t)ws.ws_row - 5);
+				kept.n_jobs = (size_t)ws.ws_row - 5;
+			}
+		}
+		if (jobs_table(f, js, now, a) < 0) {
+			fclose(f);
+			free(buf);
+			free(keep);
+			return NULL;
+		}
+		if (more > 0)
+			fprintf(f, "(%zu more)\n", more);
+	}
+	free(keep);
+	ok = !ferror(f);
+	if (fclose(f) != 0 || !ok) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* Wait until deadline (monotonic ms) for a key, a signal or the daemon
+ * going away: 0 to refresh, 1 to stop (q, a signal), or an exit code. */
+static int watch_wait(struct client *c, int *in_fd, long long deadline)
+{
+	struct pollfd p[2];
+	Asteal__Envelope *m;
+	char keys[64];
+	long long left;
+	ssize_t k, i;
+	int r;
+
+	for (;;) {
+		if (watch_signal)
+			return 1;
+		left = deadline - query_mono_ms();
+		if (left <= 0)
+			return 0;
+		p[0].fd = client_fd(c);
+		p[0].events = POLLIN;
+		p[0].revents = 0;
+		p[1].fd = *in_fd;
+		p[1].events = POLLIN;
+		p[1].revents = 0;
+		r = poll(p, *in_fd >= 0 ? 2 : 1, (int)left);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			cli_error("poll: %s", strerror(errno));
+			return CLI_FAIL;
+		}
+		if (*in_fd >= 0 && p[1].revents) {
+			k = read(*in_fd, keys, sizeof(keys));
+			if (k == 0 || (k < 0 && errno != EINTR && errno != EAGAIN))
+				*in_fd = -1;    /* no more keys: Ctrl-C or a signal ends it */
+			for (i = 0; i < k; i++)
+				if (keys[i] == 'q' || keys[i] == 'Q')
+					return 1;
+		}
+		if (p[0].revents) {
+			/* nothing is asked: the daemon closing (or chatter) */
+			r = client_recv(c, &m, 0);
+			if (r == 1)
+				frame_free(m);
+			else if (r > 1)
+				return r;
+		}
+	}
+}
+
+/* `jobs --watch`: refresh until q, a signal, or the daemon goes away. */
+static int jobs_watch(const struct cli *g, const struct query_args *a,
+                      struct client *c, const uint64_t *ids, size_t nids,
+                      double interval)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa, old[3], oldpipe;
+	struct termios saved, raw;
+	Asteal__Envelope *reply = NULL;
+	int in_fd = -1, raw_mode = 0, code = CLI_OK, r;
+	long long deadline;
+	char *frame;
+	size_t len, i;
+
+	/* keys only from our own terminal, and only in the foreground */
+	if (isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp() &&
+	    tcgetattr(STDIN_FILENO, &saved) == 0) {
+		raw = saved;
+		raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+		raw.c_cc[VMIN] = 1;
+		raw.c_cc[VTIME] = 0;
+		raw_mode = tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0;
+		in_fd = STDIN_FILENO;
+	} else if (!isatty(STDIN_FILENO)) {
+		in_fd = STDIN_FILENO;   /* a pipe or file may say q too */
+	}
+	watch_signal = 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_watch_signal;       /* no SA_RESTART: poll wakes */
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < 3; i++)
+		sigaction(sigs[i], &sa, &old[i]);
+	sa.sa_handler = SIG_IGN;               /* a closed pipe: EPIPE, not death */
+	sigaction(SIGPIPE, &sa, &oldpipe);
+
+	for (;;) {
+		deadline = query_mono_ms() + (long long)(interval * 1000 + 0.5);
+		if ((r = jobs_fetch(c, ids, nids, &reply)) != 0) {
+			code = r;
+			break;
+		}
+		frame = watch_frame(g, a, c, reply->jobs, interval, &len);
+		frame_free(reply);
+		if (frame == NULL) {
+			cli_error("out of memory");
+			code = CLI_FAIL;
+			break;
+		}
+		r = fwrite(frame, 1, len, stdout) == len && fflush(stdout) == 0;
+		free(frame);
+		if (!r) {
+			if (errno != EPIPE) {   /* a reader that left is no error */
+				cli_error("writing the output: %s", strerror(errno));
+				code = CLI_FAIL;
+			}
+			break;
+		}
+		r = watch_wait(c, &in_fd, deadline);
+		if (r != 0) {
+			code = r == 1 ? CLI_OK : r;
+			break;
+		}
+	}
+
+	if (raw_mode)
+		tcsetattr(STDIN_FILENO, TCSANOW, &saved);
+	for (i = 0; i < 3; i++)
+		sigaction(sigs[i], &old[i], NULL);
+	sigaction(SIGPIPE, &oldpipe, NULL);
+	return code;
+}
+
+/* `asteal jobs [OPTIONS] [JOB...]`. */
+int query_jobs(const struct cli *g, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "watch", no_argument, NULL, 'w' },
+		{ "interval", required_argument, NULL, 'i' },
+		QUERY_LONG_OPTIONS,
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *cmd = argv[0];
+	uint64_t ids[QUERY_MAX_IDS];
+	Asteal__Envelope *reply = NULL;
+	Asteal__Jobs kept;
+	Asteal__JobInfo **keep;
+	struct query_args a;
+	struct client *c = NULL;
+	double interval = 1;
+	int watch = 0, have_interval = 0, nids, o, r;
+	char *end;
+	size_t i, k;
+
+	query_args_init(&a, g, states);
+	while ((o = getopt_long(argc, argv, ":" QUERY_SHORT, opts, NULL)) != -1) {
+		switch (o) {
+		case 'w':
+			watch = 1;
+			break;
+		case 'i':
+			errno = 0;
+			interval = strtod(optarg, &end);
+			if (end == optarg || *end != '\0' || errno != 0 || !isfinite(interval) ||
+			    interval < 0.1 || interval > 3600)
+				return cli_usage(cmd, "bad interval '%s' (seconds, 0.1 to 3600)",
+				                 optarg);
+			have_interval = 1;
+			break;
+		default:
+			if ((r = query_option(&a, cmd, o, optarg)) < 0)
+				return query_bad_option(cmd, o, argv);
+			if (r > 0)
+				return r;
+		}
+	}
+	if (have_interval && !watch)
+		return cli_usage(cmd, "--interval goes with --watch");
+	if ((r = query_args_done(&a, cmd, cols, NCOLS, TABLE_COLS, CSV_COLS)) != 0)
+		return r;
+	if ((nids = query_parse_ids(cmd, argc, argv, optind, ids)) < 0)
+		return CLI_USAGE;
+	if ((r = client_open(g->socket, &c)) != 0)
+		return r;
+	if (watch) {
+		r = jobs_watch(g, &a, c, ids, (size_t)nids, interval);
+		client_close(c);
+		return r;
+	}
+	r = jobs_fetch(c, ids, (size_t)nids, &reply);
+	client_close(c);
+	if (r != 0)
+		return r;
+	keep = malloc((reply->jobs->n_jobs + 1) * sizeof(*keep));
+	if (keep == NULL) {
+		frame_free(reply);
+		cli_error("out of memory");
+		return CLI_FAIL;
+	}
+	jobs_filter(&a, reply->jobs, &kept, keep);
+	if (a.json) {
+		jobs_json(stdout, &kept, "\n");
+	} else if (jobs_table(stdout, &kept, qtime_wall_ns(), &a) < 0) {
+		free(keep);
+		frame_free(reply);
+		cli_error("out of memory");
+		return CLI_FAIL;
+	}
+	free(keep);
+	/* a job named but not running: said, and the exit status says it */
+	for (i = 0; i < (size_t)nids; i++) {
+		for (k = 0; k < reply->jobs->n_jobs && reply->jobs->jobs[k]->id != ids[i]; k++)
+			;
+		if (k == reply->jobs->n_jobs) {
+			cli_error("job %llu is not running", (unsigned long long)ids[i]);
+			r = CLI_FAIL;
+		}
+	}
+	frame_free(reply);
+	o = query_flush();
+	return r != 0 ? r : o;
+}

@@ -1,0 +1,168 @@
+/*
+ * query_status.c - `asteal status`: the daemon's own numbers, as lines
+ * for people or one JSON object.
+ */
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "client.h"
+#include "frame.h"
+#include "query.h"
+#include "table.h"
+
+/* The status's line on each managed CPU's use by processes outside every
+ * job over the last second ("others: 0 1% 1 97%"), or why there is none. */
+static void print_others(const Asteal__Status *s)
+{
+	printf("%-16s", "other use:");
+	if (s->n_cpu_others == 0 || s->n_cpu_others != s->n_cpus) {
+		printf("not measured yet\n");
+		return;
+	}
+	for (size_t i = 0; i < s->n_cpus; i++)
+		printf("%scpu%u %.0f%%", i ? ", " : "", s->cpus[i],
+		       s->cpu_others[i] * 100);
+	printf(" (processes outside jobs, last second)\n");
+}
+
+/* One status line of percentiles, "-" when nothing was measured. */
+static void print_pct(const char *label, uint64_t count, uint64_t p50,
+                      uint64_t p99, uint64_t max)
+{
+	char a[32], b[32], d[32];
+
+	if (count == 0) {
+		printf("%-16s-\n", label);
+		return;
+	}
+	printf("%-16sp50 %s, p99 %s, max %s\n", label, fmt_short(a, sizeof(a), p50),
+	       fmt_short(b, sizeof(b), p99), fmt_short(d, sizeof(d), max));
+}
+
+/* `asteal status`. */
+int query_status(const struct cli *g, int argc, char **argv)
+{
+	static const struct option opts[] = { { NULL, 0, NULL, 0 } };
+	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT, *m = NULL;
+	Asteal__StatusRequest req = ASTEAL__STATUS_REQUEST__INIT;
+	const Asteal__Status *s;
+	struct client *c = NULL;
+	char cpus[QUERY_CPUS_LEN];
+	int o, r;
+
+	while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1)
+		return query_bad_option(argv[0], o, argv);
+	if (optind < argc)
+		return cli_usage(argv[0], "no arguments expected, got '%s'", argv[optind]);
+	if ((r = client_open(g->socket, &c)) != 0)
+		return r;
+	env.msg_case = ASTEAL__ENVELOPE__MSG_STATUS_REQUEST;
+	env.status_request = &req;
+	r = client_call(c, &env, ASTEAL__ENVELOPE__MSG_STATUS, &m, CLIENT_REPLY_MS);
+	client_close(c);
+	if (r != 0)
+		return r;
+	s = m->status;
+	if (g->json) {
+		/* every *_ns value a string (asteal(1), JSON) */
+		const struct { const char *key; uint64_t v; } ns[] = {
+			{ "t0_ns", s->t0_ns }, { "uptime_ns", s->uptime_ns },
+			{ "tick_p50_ns", s->tick_p50_ns }, { "tick_p99_ns", s->tick_p99_ns },
+			{ "tick_max_ns", s->tick_max_ns }, { "deq_p50_ns", s->deq_p50_ns },
+			{ "deq_p99_ns", s->deq_p99_ns }, { "deq_max_ns", s->deq_max_ns },
+			{ "wake_p50_ns", s->wake_p50_ns }, { "wake_p99_ns", s->wake_p99_ns },
+			{ "wake_max_ns", s->wake_max_ns },
+			{ "revoke_p50_ns", s->revoke_p50_ns },
+			{ "revoke_p99_ns", s->revoke_p99_ns },
+			{ "revoke_max_ns", s->revoke_max_ns },
+		};
+
+		fputs("{\"daemon_version\":", stdout);
+		json_string(stdout, s->daemon_version);
+		printf(",\"protocol_version\":%u,\"cpus\":", s->protocol_version);
+		json_u32s(stdout, s->cpus, s->n_cpus);
+		printf(",\"ncpus\":%zu,\"quantum_us\":%u,\"offset_us\":%u,\"jobs\":%u,"
+		       "\"clients\":%u,\"ticks\":%llu,\"skipped_ticks\":%llu,"
+		       "\"quantum\":%llu,\"changes_per_tick\":%.3f,"
+		       "\"sends_per_tick\":%.3f,\"feedbacks\":%llu,\"bad_feedbacks\":%llu,"
+		       "\"allots\":%llu,\"silent_jobs\":%u,\"revocations\":%llu",
+		       s->n_cpus, s->quantum_us, s->offset_us, s->jobs, s->clients,
+		       (unsigned long long)s->ticks, (unsigned long long)s->skipped_ticks,
+		       (unsigned long long)s->quantum, s->changes_per_tick,
+		       s->sends_per_tick, (unsigned long long)s->feedbacks,
+		       (unsigned long long)s->bad_feedbacks,
+		       (unsigned long long)s->allots, s->silent_jobs,
+		       (unsigned long long)s->revocations);
+		for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+			printf(",\"%s\":", ns[i].key);
+			json_u64s(stdout, ns[i].v);
+		}
+		fputs(",\"handover\":", stdout);
+		json_string(stdout, s->handover);
+		fputs(",\"share\":", stdout);
+		json_string(stdout, s->share);
+		fputs(",\"history_state\":", stdout);
+		json_string(stdout, s->history_state);
+		printf(",\"history_pending\":%llu,\"history_dropped\":%llu",
+		       (unsigned long long)s->history_pending,
+		       (unsigned long long)s->history_dropped);
+		fputs(",\"confine\":", stdout);
+		json_string(stdout, s->confine);
+		fputs(",\"confine_how\":", stdout);
+		json_string(stdout, s->confine_how);
+		fputs(",\"cpu_others\":[", stdout);
+		for (size_t i = 0; i < s->n_cpu_others; i++) {
+			fputs(i ? "," : "", stdout);
+			json_double(stdout, s->cpu_others[i]);
+		}
+		fputs("]}\n", stdout);
+	} else {
+		printf("%-16s%s\n", "daemon:", s->daemon_version);
+		printf("%-16s%u\n", "protocol:", s->protocol_version);
+		printf("%-16s%s (%zu)\n", "cpus:", fmt_cpus(cpus, sizeof(cpus), s->cpus,
+		       s->n_cpus), s->n_cpus);
+		if (s->quantum_us % 1000 == 0)
+			printf("%-16s%u ms\n", "quantum:", s->quantum_us / 1000);
+		else
+			printf("%-16s%u us\n", "quantum:", s->quantum_us);
+		printf("%-16s%u, CPUs shared among %s\n", "jobs:", s->jobs,
+		       strcmp(s->share, "job") == 0 ? "the jobs"
+		       : strcmp(s->share, "user") == 0 ? "the users, then their jobs"
+		       : s->share);
+		printf("%-16s%u\n", "clients:", s->clients);
+		printf("%-16s%llu (%llu skipped), %u us into each quantum\n", "ticks:",
+		       (unsigned long long)s->ticks,
+		       (unsigned long long)s->skipped_ticks, s->offset_us);
+		printf("%-16s%s\n", "uptime:", fmt_duration(cpus, sizeof(cpus), s->uptime_ns));
+		print_pct("tick time:", s->ticks, s->tick_p50_ns, s->tick_p99_ns,
+		          s->tick_max_ns);
+		print_pct("DEQ time:", s->ticks, s->deq_p50_ns, s->deq_p99_ns,
+		          s->deq_max_ns);
+		print_pct("timer late:", s->ticks, s->wake_p50_ns, s->wake_p99_ns,
+		          s->wake_max_ns);
+		printf("%-16s%.2f changed, %.2f Allots sent\n", "per tick:",
+		       s->changes_per_tick, s->sends_per_tick);
+		printf("%-16s%llu (%llu refused); %u jobs silent\n",
+		       "feedbacks:", (unsigned long long)s->feedbacks,
+		       (unsigned long long)s->bad_feedbacks, s->silent_jobs);
+		printf("%-16s%llu, handover %s\n", "revocations:",
+		       (unsigned long long)s->revocations, s->handover);
+		print_pct("revoke time:", s->revocations, s->revoke_p50_ns,
+		          s->revoke_p99_ns, s->revoke_max_ns);
+		printf("%-16s%s; %llu waiting, %llu lost\n", "history:",
+		       *s->history_state ? s->history_state : "unknown",
+		       (unsigned long long)s->history_pending,
+		       (unsigned long long)s->history_dropped);
+		printf("%-16s%s, by %s\n", "confined jobs:",
+		       strcmp(s->confine, "all") == 0 ? "all"
+		       : strcmp(s->confine, "rigid") == 0 ? "rigid (--cpus)"
+		       : strcmp(s->confine, "off") == 0 ? "none" : s->confine,
+		       *s->confine_how ? s->confine_how : "nothing");
+		print_others(s);
+	}
+	frame_free(m);
+	return query_flush();
+}

@@ -1,0 +1,313 @@
+/*
+ * test_cliout.c - the command line's output modules, apart from any
+ * daemon: cli/table.c's JSON strings (valid UTF-8 whatever the bytes:
+ * U+FFFD for each bad one, escapes for control characters), its 64-bit
+ * numbers as strings, its tables (aligned by display width in a UTF-8
+ * locale, '?' for what does not print, "-" for no value, '|'-separated
+ * and CSV forms, no header on request) and CPU lists; and cli/plot.c's
+ * choice of panels (the jobs with the most CPU time, not the most rows)
+ * and its legend (means over time slices).
+ */
+#include <locale.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "plot.h"
+#include "table.h"
+
+/* What json_string writes for s, as a string (free it). */
+static char *capture_json(const char *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	json_string(f, s);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+/* Whether s is valid UTF-8 (by the standard's table of well-formed
+ * sequences, written out independently of table.c). */
+static int valid_utf8(const unsigned char *s)
+{
+	while (*s) {
+		unsigned char c = s[0];
+		int n = c < 0x80 ? 1 : (c >= 0xc2 && c <= 0xdf) ? 2
+		      : (c >= 0xe0 && c <= 0xef) ? 3 : (c >= 0xf0 && c <= 0xf4) ? 4 : 0;
+		unsigned lo = 0x80, hi = 0xbf;
+		int i;
+
+		if (n == 0)
+			return 0;
+		if (c == 0xe0)
+			lo = 0xa0;
+		if (c == 0xed)
+			hi = 0x9f;
+		if (c == 0xf0)
+			lo = 0x90;
+		if (c == 0xf4)
+			hi = 0x8f;
+		for (i = 1; i < n; i++) {
+			if (s[i] < (i == 1 ? lo : 0x80) || s[i] > (i == 1 ? hi : 0xbf))
+				return 0;
+		}
+		s += n;
+	}
+	return 1;
+}
+
+/* JSON strings: valid text passes, bad bytes become \ufffd one each,
+ * control characters are escaped, quotes and backslashes too. */
+static void test_json_string(void **state)
+{
+	static const struct { const char *in, *out; } cases[] = {
+		{ "größe-日本", "\"größe-日本\"" },
+		{ "a\xff" "b", "\"a\\ufffdb\"" },
+		{ "\xc3", "\"\\ufffd\"" },                      /* cut short */
+		{ "\xc0\xaf", "\"\\ufffd\\ufffd\"" },            /* overlong '/' */
+		{ "\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"" }, /* a surrogate */
+		{ "\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"" },
+		{ "\xf0\x9f\x98\x80", "\"\xf0\x9f\x98\x80\"" },  /* U+1F600 */
+		{ "q\"b\\s\n\t\x1b\x7f", "\"q\\\"b\\\\s\\n\\t\\u001b\\u007f\"" },
+	};
+	unsigned char all[256];
+	char *out;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		out = capture_json(cases[i].in);
+		assert_string_equal(out, cases[i].out);
+		free(out);
+	}
+	out = capture_json(NULL);
+	assert_string_equal(out, "null");
+	free(out);
+	/* every byte value, every pair after a lead byte: valid UTF-8 out */
+	for (i = 1; i < 256; i++)
+		all[i - 1] = (unsigned char)i;
+	all[255] = 0;
+	out = capture_json((const char *)all);
+	assert_true(valid_utf8((const unsigned char *)out));
+	free(out);
+	for (i = 0xc0; i < 0x100; i++) {
+		for (unsigned k = 1; k < 0x100; k++) {
+			char s[4] = { (char)i, (char)k, 'x', 0 };
+			out = capture_json(s);
+			assert_true(valid_utf8((const unsigned char *)out));
+			free(out);
+		}
+	}
+}
+
+/* 64-bit numbers are JSON strings, all 64 bits kept. */
+static void test_json_u64s(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	json_u64s(f, UINT64_MAX);
+	fputc(' ', f);
+	json_u64s(f, (1ull << 53) + 1);
+	fclose(f);
+	assert_string_equal(buf, "\"18446744073709551615\" \"9007199254740993\"");
+	free(buf);
+}
+
+/* Print t in a style into a string (free it). */
+static char *capture_table(const struct table *t, enum table_style style, int header)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	table_write(t, f, style, header);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+/* A table of names that are wide, narrow, broken and hostile. */
+static struct table *sample_table(void)
+{
+	static const char *const hdr[] = { ">ID", "NAME", "USER" };
+	static const char *const rows[][3] = {
+		{ "1", "größe-日本", "alice" },
+		{ "22", "plain", NULL },
+		{ "333", "bad\xff|\x1b[31m", "bob" },
+	};
+	struct table *t = table_new(hdr, 3);
+	size_t i;
+
+	assert_non_null(t);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(table_add(t, rows[i]), 0);
+	assert_int_equal(table_rows(t), 3);
+	return t;
+}
+
+/* Aligned by display width: in a UTF-8 locale "größe-日本" takes 11
+ * columns (日 and 本 two each), so USER starts at the same column on
+ * every line; a bad byte and ESC show as '?', a missing value as "-". */
+static void test_table_aligned(void **state)
+{
+	struct table *t;
+	char *out;
+
+	(void)state;
+	if (setlocale(LC_CTYPE, "C.UTF-8") == NULL)
+		skip();
+	t = sample_table();
+	out = capture_table(t, TABLE_ALIGNED, 1);
+	assert_string_equal(out,
+		" ID  NAME        USER\n"
+		"  1  größe-日本  alice\n"
+		" 22  plain       -\n"
+		"333  bad?|?[31m  bob\n");
+	free(out);
+	out = capture_table(t, TABLE_ALIGNED, 0);
+	assert_string_equal(out,
+		"  1  größe-日本  alice\n"
+		" 22  plain       -\n"
+		"333  bad?|?[31m  bob\n");
+	free(out);
+	/* in the C locale every byte above 0x7f is '?': nothing unsafe */
+	setlocale(LC_CTYPE, "C");
+	out = capture_table(t, TABLE_ALIGNED, 1);
+	assert_non_null(strstr(out, "  1  gr????e-??????  alice\n"));
+	assert_null(strchr(out, '\x1b'));
+	free(out);
+	table_free(t);
+}
+
+/* Parsable: '|' between cells and none inside one; CSV: quoted where
+ * needed, bytes as they are, empty for no value. */
+static void test_table_parsable_csv(void **state)
+{
+	struct table *t;
+	char *out;
+
+	(void)state;
+	if (setlocale(LC_CTYPE, "C.UTF-8") == NULL)
+		skip();
+	t = sample_table();
+	out = capture_table(t, TABLE_PARSABLE, 1);
+	assert_string_equal(out,
+		"ID|NAME|USER\n"
+		"1|größe-日本|alice\n"
+		"22|plain|-\n"
+		"333|bad???[31m|bob\n");
+	free(out);
+	out = capture_table(t, TABLE_CSV, 0);
+	assert_string_equal(out,
+		"1,größe-日本,alice\r\n"
+		"22,plain,\r\n"
+		"333,bad\xff|\x1b[31m,bob\r\n");
+	free(out);
+	table_free(t);
+	setlocale(LC_CTYPE, "C");
+}
+
+/* CPU lists by the daemon's formatter; ids no list can name are '?'. */
+static void test_cpus(void **state)
+{
+	static const uint32_t a[] = { 0, 1, 2, 3, 6, 8, 9 };
+	static const uint32_t bad[] = { 1, 5000 };
+	char buf[64];
+
+	(void)state;
+	assert_string_equal(fmt_cpus(buf, sizeof(buf), a, 7), "0-3,6,8-9");
+	assert_string_equal(fmt_cpus(buf, sizeof(buf), a, 0), "-");
+	assert_string_equal(fmt_cpus(buf, sizeof(buf), bad, 2), "?");
+}
+
+/* The chart of 13 jobs shows 12: job 1 has a thousand short rows but
+ * little CPU time, each of the others one long row; job 1 is left out.
+ * The legend says the area is a mean over slices of the span / 436. */
+static void test_plot_choice(void **state)
+{
+	enum { NJOBS = 13, NREC = 1000 + NJOBS - 1 };
+	Asteal__JobRecord jobs[NJOBS], *jp[NJOBS];
+	Asteal__AllotmentRecord *recs = calloc(NREC, sizeof(*recs));
+	const Asteal__AllotmentRecord **rp = calloc(NREC, sizeof(*rp));
+	const uint64_t t0 = 1700000000ull * 1000000000ull, L = 10000000;
+	struct plot_input in;
+	char *buf = NULL, name[NJOBS][16];
+	size_t len = 0, i;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(recs);
+	assert_non_null(rp);
+	for (i = 0; i < NJOBS; i++) {
+		asteal__job_record__init(&jobs[i]);
+		jobs[i].id = i + 1;
+		snprintf(name[i], sizeof(name[i]), "job-n%zu", i + 1);
+		jobs[i].name = name[i];
+		jp[i] = &jobs[i];
+	}
+	for (i = 0; i < NREC; i++) {
+		Asteal__AllotmentRecord *r = &recs[i];
+		asteal__allotment_record__init(r);
+		if (i < 1000) {         /* job 1: 1000 quanta of 1 CPU */
+			r->job_id = 1;
+			r->first_quantum = r->last_quantum = i;
+			r->start_ns = t0 + i * L;
+			r->end_ns = r->start_ns + L;
+			r->allotted_ns = L;
+		} else {                /* jobs 2..13: 2 CPUs the whole time */
+			r->job_id = i - 1000 + 2;
+			r->first_quantum = 0;
+			r->last_quantum = 999;
+			r->start_ns = t0;
+			r->end_ns = t0 + 1000 * L;
+			r->allotted_ns = 2000 * L;
+		}
+		r->desire = r->allotment = r->job_id == 1 ? 1 : 2;
+		rp[i] = r;
+	}
+	in.jobs = (const Asteal__JobRecord *const *)jp;
+	in.njobs = NJOBS;
+	in.recs = rp;
+	in.nrecs = NREC;
+	in.ncpus = 2;
+	f = open_memstream(&buf, &len);
+	assert_int_equal(plot_write(f, &in), 0);
+	fclose(f);
+	assert_null(strstr(buf, "job-n1<"));
+	for (i = 2; i <= NJOBS; i++) {
+		char want[32];
+		snprintf(want, sizeof(want), "job-n%zu<", i);
+		assert_non_null(strstr(buf, want));
+	}
+	assert_non_null(strstr(buf, "(1 more job not shown)"));
+	/* 10 s over 436 slices: 22.9 ms each */
+	assert_non_null(strstr(buf, "mean CPUs held per 22.9ms slice"));
+	free(buf);
+	free(rp);
+	free(recs);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_json_string),
+		cmocka_unit_test(test_json_u64s),
+		cmocka_unit_test(test_table_aligned),
+		cmocka_unit_test(test_table_parsable_csv),
+		cmocka_unit_test(test_cpus),
+		cmocka_unit_test(test_plot_choice),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
