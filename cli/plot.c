@@ -95,14 +95,25 @@ static int cmp_panel_cpu(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* A record's mean allotment over its quanta. */
+double plot_mean_allotment(const Asteal__AllotmentRecord *r)
+{
+	uint64_t n = r->last_quantum >= r->first_quantum ?
+	             r->last_quantum - r->first_quantum + 1 : 1;
+
+	return r->cpu_quanta > 0 ? (double)r->cpu_quanta / (double)n
+	                         : (double)r->allotment;
+}
+
 /* A record's CPU time: the time its allotted processors were held (the
  * daemon's allotted time), or, when it measured none (a job not linked
- * with libasteal), its allotment times its duration. */
+ * with libasteal), its mean allotment times its duration. */
 static uint64_t rec_cpu_ns(const Asteal__AllotmentRecord *r)
 {
 	if (r->allotted_ns > 0)
 		return r->allotted_ns;
-	return r->end_ns > r->start_ns ? (r->end_ns - r->start_ns) * r->allotment : 0;
+	return r->end_ns > r->start_ns ?
+	       (uint64_t)((double)(r->end_ns - r->start_ns) * plot_mean_allotment(r)) : 0;
 }
 
 /* Order panels by job id. */
@@ -291,9 +302,12 @@ static void panel_scale(struct panel *pn, int ncpus)
 
 		if (r->desire > top)
 			top = r->desire;
-		if (r->allotment > top)
-			top = r->allotment;
-		sa += d * r->allotment;
+		/* a run of turns held one more at times */
+		unsigned hi = r->allotment + (plot_mean_allotment(r) > r->allotment);
+
+		if (hi > top)
+			top = hi;
+		sa += d * plot_mean_allotment(r);
 		sd += d * r->desire;
 		dur += d;
 	}
@@ -302,7 +316,7 @@ static void panel_scale(struct panel *pn, int ncpus)
 		pn->mean_d = sd / dur;
 	} else {
 		for (i = 0, sa = sd = 0; i < pn->n; i++) {
-			sa += pn->recs[i]->allotment;
+			sa += plot_mean_allotment(pn->recs[i]);
 			sd += pn->recs[i]->desire;
 		}
 		pn->mean_a = pn->n ? sa / (double)pn->n : 0;
@@ -355,7 +369,7 @@ static int panel_paths(const struct panel *pn, const struct xaxis *ax,
 			double hi = e < (double)(i + 1) * dt ? e : (double)(i + 1) * dt;
 			if (hi <= lo)
 				continue;
-			sa[i] += (hi - lo) * r->allotment;
+			sa[i] += (hi - lo) * plot_mean_allotment(r);
 			sd[i] += (hi - lo) * r->desire;
 			cov[i] += hi - lo;
 		}

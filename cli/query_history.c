@@ -147,7 +147,7 @@ static const Asteal__JobRecord *hist_job(const struct hist *h, uint64_t id)
 enum {
 	R_JOB, R_NAME, R_USER, R_FIRST, R_LAST, R_START, R_END, R_DURATION,
 	R_DESIRE, R_AVAIL, R_ALLOT, R_CPUS, R_WORK, R_STEAL, R_MUG, R_SLEEP,
-	R_PREEMPTED, R_ALLOTTED, R_CLASS, NRCOLS
+	R_PREEMPTED, R_ALLOTTED, R_CLASS, R_CPUQ, NRCOLS
 };
 static const struct query_col rec_cols[NRCOLS] = {
 	{ "JOB", "job_id", 1 }, { "NAME", "name", 0 }, { "USER", "user", 0 },
@@ -158,12 +158,12 @@ static const struct query_col rec_cols[NRCOLS] = {
 	{ "CPUS", "cpus", 0 }, { "WORK", "work_ns", 1 }, { "STEAL", "steal_ns", 1 },
 	{ "MUG", "mug_ns", 1 }, { "SLEEP", "sleep_ns", 1 },
 	{ "PREEMPTED", "preempted_ns", 1 }, { "ALLOTTED", "allotted_ns", 1 },
-	{ "CLASS", "quantum_class", 0 },
+	{ "CLASS", "quantum_class", 0 }, { "CPUQ", "cpu_quanta", 1 },
 };
 #define REC_TABLE "job,name,first,last,start,duration,desire,avail,allot," \
 	"cpus,work,steal,sleep,preempted,class"
 #define REC_CSV "job,name,first,last,start,end,desire,avail,allot,cpus,work," \
-	"steal,mug,sleep,preempted,allotted,class"
+	"steal,mug,sleep,preempted,allotted,class,cpuq"
 
 enum {
 	J_ID, J_NAME, J_USER, J_UID, J_PID, J_COMMAND, J_START, J_END, J_ELAPSED,
@@ -218,6 +218,14 @@ static char *duration(char *buf, uint64_t ns, int raw)
 	return raw ? fmt_u64(buf, 48, ns) : fmt_duration(buf, 48, ns);
 }
 
+/* A record's processor-quanta (from a daemon that sends none: its
+ * allotment throughout). */
+static uint64_t rec_cpu_quanta(const Asteal__AllotmentRecord *a)
+{
+	return a->cpu_quanta > 0 ? a->cpu_quanta : (uint64_t)a->allotment *
+	       (a->last_quantum - a->first_quantum + 1);
+}
+
 /* Fill r with an allotment record's cells (raw: CSV's values). */
 static void record_row(const struct hist *h, const Asteal__AllotmentRecord *a,
                        int raw, struct row *r)
@@ -245,7 +253,12 @@ static void record_row(const struct hist *h, const Asteal__AllotmentRecord *a,
 	         : 0, raw);
 	snprintf(r->v[R_DESIRE], 48, "%u", a->desire);
 	snprintf(r->v[R_AVAIL], 48, "%u", a->availability);
-	snprintf(r->v[R_ALLOT], 48, "%u", a->allotment);
+	/* a run of turns: its mean in a table, its lower value raw */
+	if (!raw && plot_mean_allotment(a) > a->allotment)
+		snprintf(r->v[R_ALLOT], 48, "%.2f", plot_mean_allotment(a));
+	else
+		snprintf(r->v[R_ALLOT], 48, "%u", a->allotment);
+	fmt_u64(r->v[R_CPUQ], 48, rec_cpu_quanta(a));
 	r->cell[R_CPUS] = a->n_cpus > 0 ? fmt_cpus(r->cpus, sizeof(r->cpus), a->cpus,
 	                                           a->n_cpus) : NULL;
 	for (k = 0; k < 6; k++)
@@ -410,6 +423,9 @@ static void record_json(FILE *f, const struct hist *h,
 	           a->preempted_ns, a->allotted_ns);
 	fputs(",\"quantum_class\":", f);
 	json_string(f, query_class_name(a->quantum_class));
+	fprintf(f, ",\"cpu_quanta\":%llu,\"mean_allotment\":%.4f",
+	        (unsigned long long)rec_cpu_quanta(a),
+	        plot_mean_allotment(a));
 	fputc('}', f);
 }
 
