@@ -192,27 +192,13 @@ static void pt_write(FILE *f, const struct pts *p, int closed)
 /* The length of the valid UTF-8 character XML allows at s, or 0. */
 static size_t utf8_char(const unsigned char *s)
 {
-	size_t n, i;
+	size_t n;
 
 	if (s[0] < 0x80)
 		return s[0] >= 0x20 || s[0] == '\t' ? (s[0] == 0x7f ? 0 : 1) : 0;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	for (i = 1; i < n; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	if ((s[0] == 0xe0 && s[1] < 0xa0) ||       /* overlong */
-	    (s[0] == 0xed && s[1] > 0x9f) ||       /* surrogates */
-	    (s[0] == 0xf0 && s[1] < 0x90) ||       /* overlong */
-	    (s[0] == 0xf4 && s[1] > 0x8f) ||       /* above U+10FFFF */
-	    (s[0] == 0xef && s[1] == 0xbf && s[2] >= 0xbe))  /* U+FFFE/F */
-		return 0;
+	n = table_utf8_len(s);
+	if (n == 3 && s[0] == 0xef && s[1] == 0xbf && s[2] >= 0xbe)
+		return 0;               /* U+FFFE/F */
 	return n;
 }
 

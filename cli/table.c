@@ -254,7 +254,7 @@ void table_write(const struct table *t, FILE *f, enum table_style style,
 
 /* The length of the valid UTF-8 sequence (of a character above U+007F)
  * at s, or 0. */
-static size_t utf8_len(const unsigned char *s)
+size_t table_utf8_len(const unsigned char *s)
 {
 	size_t n, i;
 
@@ -299,7 +299,7 @@ void json_string(FILE *f, const char *s)
 			fprintf(f, "\\u%04x", *p);
 		} else if (*p < 0x80) {
 			fputc(*p, f);
-		} else if ((n = utf8_len(p)) > 0) {
+		} else if ((n = table_utf8_len(p)) > 0) {
 			fwrite(p, 1, n, f);
 			p += n;
 			continue;
