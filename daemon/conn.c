@@ -192,6 +192,30 @@ int conn_send(struct conn *c, const Asteal__Envelope *m)
 	return 0;
 }
 
+/* Close the fd the timer carries in its argument. */
+static void on_close_fd(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	close((int)(intptr_t)arg);
+}
+
+/* Close a connection's socket after the loop's next dispatch: with the
+ * epoll changelist (main.c) the deletion of its events reaches epoll only
+ * then, and a number closed before could be another thread's file by
+ * then (the confinement watcher opens /proc's).  At once when that
+ * cannot be arranged. */
+static void close_later(struct event_base *base, evutil_socket_t fd)
+{
+	/* Not 0, which libevent runs in this very turn: a timeout runs
+	 * after the next dispatch. */
+	struct timeval soon = { 0, 1 };
+
+	if (event_base_once(base, -1, EV_TIMEOUT, on_close_fd,
+			    (void *)(intptr_t)fd, &soon) < 0)
+		close(fd);
+}
+
 /* Free a connection now (its handler's gone first). */
 void conn_free(struct conn *c)
 {
@@ -202,7 +226,9 @@ void conn_free(struct conn *c)
 		event_free(c->rd);
 	if (c->pend != NULL)
 		evbuffer_free(c->pend);
+	bufferevent_setfd(c->bev, -1);          /* closed below, later */
 	bufferevent_free(c->bev);
+	close_later(c->base, c->fd);
 	event_free(c->free_ev);
 	event_free(c->hello_ev);
 	if (c->peer.pidfd >= 0)
