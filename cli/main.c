@@ -2,7 +2,8 @@
  * main.c - `asteal`, the command line of the asteal scheduler: global
  * options, the command table, help, and the helpers every command shares
  * (messages, usage errors, job ids).  The commands live in supervise.c
- * (run, submit, wait, cancel) and query.c (jobs, history, status).
+ * (run, submit), follow.c (wait, cancel) and query.c (jobs, history,
+ * status).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -41,10 +42,10 @@ static const struct command commands[] = {
 	  "  -c, --cpus N  a rigid job of N CPUs (as for run)\n"
 	  "  --output FILE its standard output and error (default /dev/null)\n"
 	  "  --parsable    print only the id\n" },
-	{ "wait", supervise_wait, "wait [--timeout SECONDS] JOB",
+	{ "wait", follow_wait, "wait [--timeout SECONDS] JOB",
 	  "Wait until a job ends; exit with its status (128+N: killed by signal N).\n"
 	  "  --timeout S   give up after S seconds (exit 1)\n" },
-	{ "cancel", supervise_cancel, "cancel [--signal SIG] JOB",
+	{ "cancel", follow_cancel, "cancel [--signal SIG] JOB",
 	  "Send a job a signal (default TERM); only its owner or root may.\n"
 	  "  --signal SIG  a name (TERM, SIGKILL) or a number\n" },
 	{ "jobs", query_jobs, "jobs [--watch] [--interval SECONDS] [JOB...]",
