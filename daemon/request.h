@@ -15,6 +15,9 @@
  * bounds the time a request holds the event loop (and so the tick); a
  * page cut there says `more` and where to go on, even with no records. */
 #define REQUEST_HISTORY_SCAN 2048
+/* The most job rows a page of runs looks at for jobs with no run in its
+ * id range (request.c, runless). */
+#define REQUEST_RUNLESS_SCAN 256
 
 /* The daemon's name and version as Welcome and Status report them (with
  * ASTEAL_VERSION from asteal.h). */
