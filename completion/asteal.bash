@@ -5,7 +5,7 @@
 # bash-completion package's helpers only when they are loaded.
 #
 # Completes the global options, the commands, each command's options, the
-# values of --format, --signal and --cpus, files for --socket, --output and --plot,
+# values of --format, --signal and --cpus, files for --socket, --output, --error and --plot,
 # the program after `run --` and `submit --`, and job ids (of the running
 # jobs, from `asteal --json jobs`, asked with a one-second bound; nothing
 # when asteal or its daemon is missing).  Options may be given as
@@ -18,7 +18,7 @@ _asteal_options()
 {
 	case $1 in
 	run) echo "--name --cpus --stats --help --" ;;
-	submit) echo "--name --cpus --output --parsable --help --" ;;
+	submit) echo "--name --cpus --output --error --parsable --help --" ;;
 	wait) echo "--timeout --help" ;;
 	cancel) echo "--signal --help" ;;
 	jobs) echo "--watch --interval --help" ;;
@@ -149,7 +149,7 @@ _asteal()
 
 	# The value of an option.
 	case $prev in
-	--socket | --output)
+	--socket | --output | --error | -o | -e)
 		_asteal_files "" "$cur"
 		return 0 ;;
 	--plot)
@@ -158,7 +158,7 @@ _asteal()
 	--format)
 		_asteal_words "table json csv" "$cur"
 		return 0 ;;
-	--signal)
+	--signal | -s)
 		_asteal_words "$(_asteal_signals "$cur")" "$cur"
 		return 0 ;;
 	--since | --until)
@@ -167,7 +167,7 @@ _asteal()
 	--cpus | -c)
 		_asteal_words "$(_asteal_cpu_counts)" "$cur"
 		return 0 ;;
-	--name | --timeout | --interval)
+	--name | --timeout | --interval | -J | -t)
 		return 0 ;;
 	esac
 
