@@ -161,11 +161,11 @@ int client_retry(const char *path, struct client **out, struct client_retry *r)
 	if (client_retry_due_ms(r) > 0)
 		return CLI_UNAVAILABLE;
 	code = client_connect(path, out, 1);
-	if (code == CLI_UNAVAILABLE) {
-		r->delay_ms = r->delay_ms * 2 > CLIENT_RETRY_MAX_MS
-		              ? CLIENT_RETRY_MAX_MS : r->delay_ms * 2;
-		r->next_ms = mono_ms() + r->delay_ms;
-	}
+	/* Whatever failed, the next try waits (a refusal is not retried in
+	 * a busy loop). */
+	r->delay_ms = r->delay_ms * 2 > CLIENT_RETRY_MAX_MS
+	              ? CLIENT_RETRY_MAX_MS : r->delay_ms * 2;
+	r->next_ms = mono_ms() + r->delay_ms;
 	return code;
 }
 
