@@ -377,8 +377,14 @@ static int awaits_report(struct launch *l, uint64_t id)
 {
 	struct row r;
 
-	if (!l->resuming || row_get(l, id, &r) != 1)
+	struct hnode *x;
+
+	if (!l->resuming)
 		return 0;
+	for (x = hash_chain(&l->waits, id); x != NULL && x->key != id; x = x->next)
+		;
+	if (x == NULL || row_get(l, id, &r) != 1)
+		return 0;               /* nobody waits, or no row to wait on */
 	return !r.info.has_exit && r.info.start_ns < (int64_t)l->started_ns;
 }
 
