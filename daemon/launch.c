@@ -29,6 +29,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,7 +63,8 @@ struct launch_job {
 	int cpus;                  /* Launch.cpus: rigid until it connects */
 	int pidfd;                 /* the child's, when it is the sender's own;
 	                              -1 once it has exited (or never) */
-	struct event *pidev;       /* fires when it exits */
+	struct event *pidev;       /* fires when it exits (watched once its
+	                              supervisor is gone) */
 	struct conn *reporter;     /* gets Ok for its JobExit when the job ends */
 	uint64_t reporter_id;      /* ... under the JobExit's request id */
 	struct launch_job *next;
@@ -137,13 +139,29 @@ struct launch *launch_create(struct sched *s, struct history *h,
 	return l;
 }
 
-/* Close a launch's pidfd and its event. */
-static void pidfd_close(struct launch_job *j)
+/* Close a pidfd whose event was deleted, once the loop has applied the
+ * deletion (asteald's epoll changelist applies it at the next dispatch,
+ * and an fd closed before would be another's by then). */
+static void close_later(evutil_socket_t fd, short what, void *arg)
 {
+	(void)fd;
+	(void)what;
+	close((int)(intptr_t)arg);
+}
+
+/* Close a launch's pidfd and its event; now, when the loop is not
+ * running (launch_free), else after the loop's next dispatch. */
+static void pidfd_close(struct launch_job *j, int now)
+{
+	static const struct timeval zero = { 0, 0 };
+	int watched = j->pidev != NULL;
+
 	if (j->pidev != NULL)
 		event_free(j->pidev);
 	j->pidev = NULL;
-	if (j->pidfd >= 0)
+	if (j->pidfd >= 0 && (now || !watched ||
+	                      event_base_once(j->owner->base, -1, EV_TIMEOUT, close_later,
+	                                      (void *)(intptr_t)j->pidfd, &zero) < 0))
 		close(j->pidfd);
 	j->pidfd = -1;
 }
@@ -156,7 +174,7 @@ void launch_free(struct launch *l)
 	while (l->jobs != NULL) {
 		struct launch_job *j = l->jobs;
 		l->jobs = j->next;
-		pidfd_close(j);
+		pidfd_close(j, 1);
 		free(j);
 	}
 	if (l->resume_ev != NULL)
@@ -189,7 +207,7 @@ static void drop(struct launch *l, struct launch_job *dead)
 		if (*p == dead) {
 			*p = dead->next;
 			l->njobs--;
-			pidfd_close(dead);
+			pidfd_close(dead, 0);
 			free(dead);
 			return;
 		}
@@ -470,7 +488,7 @@ static void on_child_exit(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	pidfd_close(j);
+	pidfd_close(j, 0);
 	maybe_end(l, j);
 }
 
@@ -498,15 +516,25 @@ static void pidfd_take(struct launch *l, struct launch_job *j, pid_t sup_pid)
 		close(fd);
 		return;
 	}
-	j->pidev = event_new(l->base, fd, EV_READ, on_child_exit, j);
+	j->pidfd = fd;
+}
+
+/* The supervisor went: watch the child's pidfd for its exit (the job ends
+ * then); without a watch, the pidfd goes and the job ends now. */
+static void pidfd_watch(struct launch *l, struct launch_job *j)
+{
+	if (j->pidfd < 0 || j->pidev != NULL)
+		return;
+	j->pidev = event_new(l->base, j->pidfd, EV_READ, on_child_exit, j);
 	if (j->pidev == NULL || event_add(j->pidev, NULL) < 0) {
+		log_warn("job %llu: cannot watch pid %d: %s", (unsigned long long)j->id,
+		         (int)j->pid, strerror(errno));
 		if (j->pidev != NULL)
 			event_free(j->pidev);
 		j->pidev = NULL;
-		close(fd);
-		return;
+		close(j->pidfd);
+		j->pidfd = -1;
 	}
-	j->pidfd = fd;
 }
 
 /* A launch with --cpus: a rigid job until its child connects, or a cap
@@ -848,6 +876,8 @@ void launch_conn_gone(struct launch *l, struct conn *c)
 			j->reporter = NULL;
 		if (j->sup == c) {
 			j->sup = NULL;
+			if (!j->exited)
+				pidfd_watch(l, j);
 			maybe_end(l, j);
 		}
 	}
