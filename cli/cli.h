@@ -4,7 +4,8 @@
  *
  * Exit codes (asteal(1)): 0 success, 1 failure, 2 usage, 69 the daemon is
  * unreachable, 77 permission denied; `run` and `wait` exit with the job's
- * own status instead (128 + N when a signal N killed it).
+ * own status instead (128 + N when a signal N killed it), and `wait` with
+ * 124 when its --timeout passed first (as timeout(1)).
  */
 #ifndef ASTEAL_CLI_H
 #define ASTEAL_CLI_H
@@ -14,6 +15,7 @@
 #define CLI_USAGE 2
 #define CLI_UNAVAILABLE 69
 #define CLI_NOPERM 77
+#define CLI_TIMEOUT 124
 
 /* The most CPUs `run` and `submit --cpus` take (the daemon's SCHED_MAX_WORKERS). */
 #define CLI_MAX_CPUS 65536
@@ -39,8 +41,12 @@ int cli_job_id(const char *cmd, const char *s, unsigned long long *id);
 /* The commands: argv[0] is the command's name; each returns an exit code. */
 int supervise_run(const struct cli *g, int argc, char **argv);     /* run */
 int supervise_submit(const struct cli *g, int argc, char **argv);  /* submit */
-int supervise_wait(const struct cli *g, int argc, char **argv);    /* wait */
-int supervise_cancel(const struct cli *g, int argc, char **argv);  /* cancel */
+int follow_wait(const struct cli *g, int argc, char **argv);       /* wait */
+int follow_cancel(const struct cli *g, int argc, char **argv);     /* cancel */
+
+/* The exit code that tells a wait status: the job's own, or 128 + the
+ * signal that killed it (follow.c). */
+int follow_exit_code(int status);
 int query_jobs(const struct cli *g, int argc, char **argv);        /* jobs */
 int query_history(const struct cli *g, int argc, char **argv);     /* history */
 int query_status(const struct cli *g, int argc, char **argv);      /* status */

@@ -25,6 +25,7 @@ struct client {
 	unsigned quantum_us;
 	int ncpus;
 	uint64_t last_id;       /* the request_id of the last request sent */
+	int quiet;              /* say nothing when the daemon goes away */
 };
 
 /* Milliseconds on the monotonic clock. */
@@ -33,8 +34,8 @@ static long long mono_ms(void)
 	return (long long)(qtime_now_ns() / 1000000u);
 }
 
-/* Connect and shake hands. */
-int client_open(const char *path, struct client **out)
+/* Connect and shake hands; quiet: say nothing when nothing answers. */
+static int client_connect(const char *path, struct client **out, int quiet)
 {
 	struct sockaddr_un sa;
 	struct client *c;
@@ -66,7 +67,8 @@ int client_open(const char *path, struct client **out)
 			          "(is your user in the socket's group?)", path);
 			code = CLI_NOPERM;
 		} else {
-			cli_error("cannot reach asteald at %s: %s (is it running?)", path,
+			if (!quiet)
+				cli_error("cannot reach asteald at %s: %s (is it running?)", path,
 			          e == ENOENT ? "no such socket" : e == ECONNREFUSED
 			          ? "nothing listens there" : strerror(e));
 			code = CLI_UNAVAILABLE;
@@ -80,6 +82,7 @@ int client_open(const char *path, struct client **out)
 		client_close(c);
 		return code;
 	}
+	c->quiet = quiet;
 	r = client_recv(c, &m, CLIENT_REPLY_MS);
 	if (r != 1) {
 		if (r == 0)
@@ -89,7 +92,12 @@ int client_open(const char *path, struct client **out)
 		return r == 0 ? CLI_UNAVAILABLE : r;
 	}
 	if (m->msg_case == ASTEAL__ENVELOPE__MSG_ERROR) {
-		code = client_error(m->error);
+		/* A daemon stopping or too busy is one not there yet. */
+		if (quiet && (m->error->code == ASTEAL__ERROR_CODE__SHUTDOWN ||
+		              m->error->code == ASTEAL__ERROR_CODE__BUSY))
+			code = CLI_UNAVAILABLE;
+		else
+			code = client_error(m->error);
 	} else if (frame_check_handshake(m, ASTEAL__ENVELOPE__MSG_WELCOME, why,
 	                                 sizeof(why)) < 0) {
 		cli_error("asteald at %s: %s", path, why);
@@ -106,6 +114,71 @@ int client_open(const char *path, struct client **out)
 	}
 	*out = c;
 	return 0;
+}
+
+/* Connect and shake hands. */
+int client_open(const char *path, struct client **out)
+{
+	return client_connect(path, out, 0);
+}
+
+/* Connect again: as client_open, but silent when nothing answers. */
+int client_reopen(const char *path, struct client **out)
+{
+	return client_connect(path, out, 1);
+}
+
+/* Whether an exit code and the reply that came with it say the daemon
+ * went away (or is stopping): then it is worth connecting again. */
+int client_gone(int code, const Asteal__Envelope *m)
+{
+	if (m != NULL && m->msg_case == ASTEAL__ENVELOPE__MSG_ERROR)
+		return m->error->code == ASTEAL__ERROR_CODE__SHUTDOWN;
+	return code == CLI_UNAVAILABLE;
+}
+
+/* Start connecting again: the first try soon. */
+void client_retry_start(struct client_retry *r)
+{
+	r->delay_ms = CLIENT_RETRY_MIN_MS;
+	r->next_ms = mono_ms() + r->delay_ms;
+}
+
+/* Milliseconds until the next try is due (0: now). */
+int client_retry_due_ms(const struct client_retry *r)
+{
+	long long left = r->next_ms - mono_ms();
+
+	return left > 0 ? (int)left : 0;
+}
+
+/* Try to connect again if a try is due. */
+int client_retry(const char *path, struct client **out, struct client_retry *r)
+{
+	int code;
+
+	*out = NULL;
+	if (client_retry_due_ms(r) > 0)
+		return CLI_UNAVAILABLE;
+	code = client_connect(path, out, 1);
+	/* Whatever failed, the next try waits (a refusal is not retried in
+	 * a busy loop). */
+	r->delay_ms = r->delay_ms * 2 > CLIENT_RETRY_MAX_MS
+	              ? CLIENT_RETRY_MAX_MS : r->delay_ms * 2;
+	r->next_ms = mono_ms() + r->delay_ms;
+	return code;
+}
+
+/* Say nothing, or again say, when the daemon goes away. */
+void client_set_quiet(struct client *c, int quiet)
+{
+	c->quiet = quiet;
+}
+
+/* The request id of the last message sent. */
+uint64_t client_last_id(const struct client *c)
+{
+	return c->last_id;
 }
 
 /* Close. */
@@ -144,6 +217,8 @@ int client_send(struct client *c, const Asteal__Envelope *m)
 
 	numbered.request_id = ++c->last_id;
 	if (frame_write_fd(c->fd, &numbered) < 0) {
+		if (c->quiet && (errno == EPIPE || errno == ECONNRESET))
+			return CLI_UNAVAILABLE;
 		cli_error("asteald at %s: sending a %s: %s", c->path, frame_name(m),
 		          errno == EPIPE || errno == ECONNRESET ? "the daemon went away"
 		          : strerror(errno));
@@ -185,8 +260,9 @@ int client_recv(struct client *c, Asteal__Envelope **m, int timeout_ms)
 		n = frame_reader_fill(c->reader, c->fd);
 		if (n > 0 || (n < 0 && (errno == EINTR || errno == EAGAIN)))
 			continue;
-		cli_error("asteald at %s went away%s%s", c->path, n == 0 ? "" : ": ",
-		          n == 0 ? "" : strerror(errno));
+		if (!c->quiet)
+			cli_error("asteald at %s went away%s%s", c->path,
+			          n == 0 ? "" : ": ", n == 0 ? "" : strerror(errno));
 		return CLI_UNAVAILABLE;
 	}
 }

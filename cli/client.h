@@ -18,6 +18,44 @@ struct client;
  * there, CLI_NOPERM when the socket's permissions refuse us). */
 int client_open(const char *path, struct client **out);
 
+/* As client_open, but without a word when nothing answers there, nor when
+ * the daemon is stopping (CLI_UNAVAILABLE): for reconnecting in a loop.
+ * Other failures are said.  The connection stays quiet (client_set_quiet). */
+int client_reopen(const char *path, struct client **out);
+
+/* Connecting again after the daemon went away (a restart), with
+ * backoff: the first try CLIENT_RETRY_MIN_MS after client_retry_start,
+ * the wait doubling up to CLIENT_RETRY_MAX_MS between tries. */
+#define CLIENT_RETRY_MIN_MS 50
+#define CLIENT_RETRY_MAX_MS 500
+struct client_retry {
+	int delay_ms;
+	long long next_ms;      /* monotonic ms of the next try */
+};
+void client_retry_start(struct client_retry *r);
+
+/* Milliseconds until the next try is due (0: now), for a poll timeout. */
+int client_retry_due_ms(const struct client_retry *r);
+
+/* When a try is due, connect (client_reopen): 0 with *out, CLI_UNAVAILABLE
+ * while nothing answers (the next try scheduled; also before one is
+ * due), or another exit code after a message (permission, a protocol
+ * the daemon does not speak). */
+int client_retry(const char *path, struct client **out, struct client_retry *r);
+
+/* Quiet (1): the daemon going away is not said (CLI_UNAVAILABLE is still
+ * returned), for a caller that connects again; 0: said, as by default. */
+void client_set_quiet(struct client *c, int quiet);
+
+/* Whether a failed exchange (its exit code, and the message that came
+ * with it, or NULL) means the daemon went away or is stopping, so that a
+ * new connection may succeed: CLI_UNAVAILABLE or an Error SHUTDOWN. */
+int client_gone(int code, const Asteal__Envelope *m);
+
+/* The request id the last message sent got (client_send), to match the
+ * replies of several requests in flight with client_recv. */
+uint64_t client_last_id(const struct client *c);
+
 /* Close (NULL is fine). */
 void client_close(struct client *c);
 

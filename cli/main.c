@@ -2,7 +2,8 @@
  * main.c - `asteal`, the command line of the asteal scheduler: global
  * options, the command table, help, and the helpers every command shares
  * (messages, usage errors, job ids).  The commands live in supervise.c
- * (run, submit, wait, cancel) and query_*.c (jobs, history, status).
+ * (run, submit), follow.c (wait, cancel) and query_*.c (jobs, history,
+ * status).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -27,27 +28,32 @@ struct command {
 
 static const struct command commands[] = {
 	{ "run", supervise_run,
-	  "run [--name NAME] [-c|--cpus N] [--stats] -- PROGRAM [ARGS...]",
+	  "run [-J|--name NAME] [-c|--cpus N] [--stats] -- PROGRAM [ARGS...]",
 	  "Run a job in the foreground under the daemon; exit with its status.\n"
-	  "  --name NAME   the job's name (default: the program's)\n"
+	  "  -J, --name NAME  the job's name (default: the program's)\n"
 	  "  -c, --cpus N  a rigid job of N CPUs, for a program not linked with\n"
 	  "                libasteal (OMP_NUM_THREADS and the like set to N);\n"
 	  "                a linked program's desire is capped at N\n"
 	  "  --stats       print a summary line when it ends\n" },
 	{ "submit", supervise_submit,
-	  "submit [--name NAME] [-c|--cpus N] [--output FILE] [--parsable] -- "
-	  "PROGRAM [ARGS...]",
+	  "submit [-J|--name NAME] [-c|--cpus N] [-o|--output FILE] [-e|--error FILE] "
+	  "[--parsable] -- PROGRAM [ARGS...]",
 	  "Start a job detached and print its id.\n"
-	  "  --name NAME   the job's name (default: the program's)\n"
-	  "  -c, --cpus N  a rigid job of N CPUs (as for run)\n"
-	  "  --output FILE its standard output and error (default /dev/null)\n"
-	  "  --parsable    print only the id\n" },
-	{ "wait", supervise_wait, "wait [--timeout SECONDS] JOB",
-	  "Wait until a job ends; exit with its status (128+N: killed by signal N).\n"
-	  "  --timeout S   give up after S seconds (exit 1)\n" },
-	{ "cancel", supervise_cancel, "cancel [--signal SIG] JOB",
-	  "Send a job a signal (default TERM); only its owner or root may.\n"
-	  "  --signal SIG  a name (TERM, SIGKILL) or a number\n" },
+	  "  -J, --name NAME    the job's name (default: the program's)\n"
+	  "  -c, --cpus N       a rigid job of N CPUs (as for run)\n"
+	  "  -o, --output FILE  its standard output, and its standard error\n"
+	  "                     unless -e (default asteal-%j.out; %j is the\n"
+	  "                     job id, %% a %)\n"
+	  "  -e, --error FILE   its standard error (%j and %% as for -o)\n"
+	  "  --parsable         print only the id\n" },
+	{ "wait", follow_wait, "wait [-t|--timeout SECONDS] JOB...",
+	  "Wait until the jobs end; exit with the first failure's status, in the\n"
+	  "order given (0: all succeeded; 128+N: killed by signal N; 1: status\n"
+	  "unknown or no such job).\n"
+	  "  -t, --timeout S  give up after S seconds (exit 124)\n" },
+	{ "cancel", follow_cancel, "cancel [-s|--signal SIG] JOB...",
+	  "Send jobs a signal (default TERM); only their owner or root may.\n"
+	  "  -s, --signal SIG  a name (TERM, SIGKILL) or a number\n" },
 	{ "jobs", query_jobs,
 	  "jobs [--watch] [--interval SECONDS] [FILTERS] [OUTPUT] [JOB...]",
 	  "List the running jobs: id, name, user, pid, desire, allotment, CPUs,\n"
@@ -148,7 +154,8 @@ static void usage(FILE *f)
 	        "  -h, --help     this help; 'asteal help COMMAND' for a command's\n"
 	        "  -V, --version  the version\n\n"
 	        "Exit status: 0 success, 1 failure, 2 usage, 69 daemon unreachable,\n"
-	        "77 permission denied; run and wait: the job's own.\n",
+	        "77 permission denied; run and wait: the job's own; wait: 124 timed\n"
+	        "out.\n",
 	        PROTO_SOCKET_ENV, PROTO_SOCKET_PATH);
 }
 

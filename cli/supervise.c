@@ -1,6 +1,6 @@
 /*
- * supervise.c - `asteal run`, `submit`, `wait` and `cancel`: starting jobs
- * under the daemon and following them to their end.
+ * supervise.c - `asteal run` and `submit`: starting jobs under the daemon
+ * and supervising them to their end (wait and cancel are in follow.c).
  *
  * run and submit fork the job's child, which waits on a pipe until the
  * daemon has given the job its id (Launch -> Launched), then execs the
@@ -11,10 +11,19 @@
  * status (JobExit) when it ends.  For run, the supervisor is the `asteal`
  * process itself, in the foreground; for submit, a detached process in a
  * session of its own, and `asteal submit` returns once the id is known.
+ * A submitted job's child opens its output files itself, once it knows
+ * the id that %j in their names stands for.
+ *
+ * When the daemon goes away (a restart), the job goes on; the supervisor
+ * connects again with backoff (client_retry: at least every half second)
+ * and takes the job back (Launch with its job_id), and after the child
+ * ends it tries for SUPERVISE_REPORT_S to report its exit, so that a new
+ * daemon learns it and `asteal wait` gets the job's real status.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -29,12 +38,25 @@
 #include "qtime.h"
 #include "table.h"
 
+/* How long a supervisor whose child ended tries to reach a daemon to
+ * report its exit (a daemon restarting comes back within seconds). */
+#define SUPERVISE_REPORT_S 60
+
+/* submit's default output file, in the current folder. */
+#define SUPERVISE_OUTPUT "asteal-%j.out"
+
+/* What the child failed at, as it tells start() (with errno). */
+enum child_fail { FAIL_EXEC, FAIL_OUTPUT, FAIL_ERROR };
+
 /* A job being started. */
 struct spawn {
 	const char *name;         /* --name, or the program's base name */
 	char **argv;              /* the program and its arguments */
-	const char *output;       /* submit: where its stdout and stderr go */
+	char command[256];        /* argv as one line */
+	const char *output;       /* submit: where its stdout (and stderr) go */
+	const char *error;        /* submit: where its stderr goes, or NULL */
 	unsigned cpus;            /* --cpus N: a rigid job of N CPUs; 0 none */
+	int failed;               /* the child failed: an enum child_fail + 1 */
 	int detached;             /* submit */
 	pid_t pid;
 	unsigned long long id;
@@ -56,49 +78,6 @@ static void on_signal(int sig)
 	errno = e;
 }
 
-/* A signal's name without SIG ("TERM"), or its number. */
-static const char *sig_name(int sig, char *buf, size_t len)
-{
-	const char *n = sigabbrev_np(sig);
-
-	if (n != NULL)
-		return n;
-	snprintf(buf, len, "%d", sig);
-	return buf;
-}
-
-/* Parse TERM, SIGTERM or 15: the signal, or -1. */
-static int sig_parse(const char *s)
-{
-	char *end;
-	long v;
-	int i;
-
-	if (strncasecmp(s, "SIG", 3) == 0)
-		s += 3;
-	if (*s >= '0' && *s <= '9') {
-		v = strtol(s, &end, 10);
-		return *end == '\0' && v >= 1 && v <= 64 ? (int)v : -1;
-	}
-	for (i = 1; i < 65; i++) {
-		const char *n = sigabbrev_np(i);
-		if (n != NULL && strcasecmp(n, s) == 0)
-			return i;
-	}
-	return -1;
-}
-
-/* The exit code that tells a wait status: the job's own, or 128 + the
- * signal that killed it. */
-static int exit_code(int status)
-{
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return CLI_FAIL;
-}
-
 /* The program's arguments as one line, for listings. */
 static void join_args(char **argv, char *buf, size_t len)
 {
@@ -111,19 +90,58 @@ static void join_args(char **argv, char *buf, size_t len)
 		                         argv[i]);
 }
 
+/* A file name template with %j replaced by the job id and %% by %: 0, or
+ * -1 when it has another % or does not fit in len. */
+static int expand(const char *tmpl, unsigned long long id, char *out, size_t len)
+{
+	size_t k = 0;
+	int n;
+
+	for (const char *t = tmpl; *t != '\0'; t++) {
+		if (*t == '%' && t[1] == 'j')
+			n = snprintf(out + k, len - k, "%llu", id);
+		else if (*t == '%' && t[1] == '%')
+			n = snprintf(out + k, len - k, "%%");
+		else if (*t == '%')
+			return -1;
+		else
+			n = snprintf(out + k, len - k, "%c", *t);
+		if (n < 0 || (size_t)n >= len - k)
+			return -1;
+		k += (size_t)n;
+		t += *t == '%';
+	}
+	if (k == 0)
+		return -1;
+	out[k] = '\0';
+	return 0;
+}
+
+/* Check a file name template of option opt: 0, or a usage exit code. */
+static int check_template(const char *cmd, const char *opt, const char *tmpl)
+{
+	char buf[PATH_MAX];
+
+	if (expand(tmpl, ~0ull, buf, sizeof(buf)) == 0)
+		return 0;
+	return cli_usage(cmd, "%s '%s': an empty or too long name, or a %% other "
+	                 "than %%j (the job id) and %%%% (a %%)", opt, tmpl);
+}
+
 /* Parse run/submit options up to the program: 0, or an exit code. */
 static int parse_spawn(int argc, char **argv, struct spawn *sp, int *stats,
                        int *parsable)
 {
 	static const struct option run_opts[] = {
-		{ "name", required_argument, NULL, 'n' },
+		{ "name", required_argument, NULL, 'J' },
 		{ "stats", no_argument, NULL, 's' },
 		{ "cpus", required_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct option submit_opts[] = {
-		{ "name", required_argument, NULL, 'n' },
+		{ "name", required_argument, NULL, 'J' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "error", required_argument, NULL, 'e' },
 		{ "parsable", no_argument, NULL, 'p' },
 		{ "cpus", required_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 },
@@ -132,10 +150,10 @@ static int parse_spawn(int argc, char **argv, struct spawn *sp, int *stats,
 	char *end;
 	unsigned long v;
 	const char *base;
-	int o;
+	int o, bad;
 
-	while ((o = getopt_long(argc, argv, "+c:", sp->detached ? submit_opts
-	                        : run_opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, sp->detached ? "+c:J:o:e:" : "+c:J:",
+	                        sp->detached ? submit_opts : run_opts, NULL)) != -1) {
 		switch (o) {
 		case 'c':
 			errno = 0;
@@ -146,7 +164,7 @@ static int parse_spawn(int argc, char **argv, struct spawn *sp, int *stats,
 				                 "CPUs from 1 to %d", optarg, CLI_MAX_CPUS);
 			sp->cpus = (unsigned)v;
 			break;
-		case 'n':
+		case 'J':
 			if (*optarg == '\0' || strlen(optarg) > 63)
 				return cli_usage(cmd, "--name: 1 to 63 characters");
 			sp->name = optarg;
@@ -155,7 +173,14 @@ static int parse_spawn(int argc, char **argv, struct spawn *sp, int *stats,
 			*stats = 1;
 			break;
 		case 'o':
+			if ((bad = check_template(cmd, "--output", optarg)) != 0)
+				return bad;
 			sp->output = optarg;
+			break;
+		case 'e':
+			if ((bad = check_template(cmd, "--error", optarg)) != 0)
+				return bad;
+			sp->error = optarg;
 			break;
 		case 'p':
 			*parsable = 1;
@@ -171,6 +196,7 @@ static int parse_spawn(int argc, char **argv, struct spawn *sp, int *stats,
 		return cli_usage(cmd, "no program to run (asteal %s [OPTIONS] -- "
 		                 "PROGRAM [ARGS...])", cmd);
 	sp->argv = argv + optind;
+	join_args(sp->argv, sp->command, sizeof(sp->command));
 	if (sp->name == NULL) {
 		base = strrchr(sp->argv[0], '/');
 		sp->name = base != NULL ? base + 1 : sp->argv[0];
@@ -207,14 +233,64 @@ static int set_cpus_env(unsigned n)
 	return setenv("OMP_WAIT_POLICY", "passive", 0);
 }
 
+/* Tell the parent why the child failed, through the close-on-exec pipe
+ * err, and exit (as a shell does: 127 no such program, else 126). */
+static void child_fail(int err, enum child_fail what)
+{
+	int msg[2] = { (int)what, errno };
+
+	if (write(err, msg, sizeof(msg)) < 0) {
+		/* the parent sees the status only */
+	}
+	_exit(what == FAIL_EXEC && msg[1] == ENOENT ? 127 : 126);
+}
+
+/* Open a submitted job's output file from its template: the fd, or -1
+ * with errno.  Truncated, then appended to (O_APPEND), so that the lines
+ * its supervisor may add land after the job's. */
+static int open_output(const char *tmpl, unsigned long long id)
+{
+	char path[PATH_MAX];
+
+	if (expand(tmpl, id, path, sizeof(path)) < 0) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0666);
+}
+
+/* Point a submitted job's standard streams at its files: stdin from
+ * /dev/null, stdout to --output, stderr to --error or with stdout. */
+static void child_streams(const struct spawn *sp, unsigned long long id, int err)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+	int null, out, efd;
+
+	null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (null < 0 || dup2(null, STDIN_FILENO) < 0)
+		child_fail(err, FAIL_OUTPUT);
+	out = open_output(sp->output, id);
+	if (out < 0 || dup2(out, STDOUT_FILENO) < 0)
+		child_fail(err, FAIL_OUTPUT);
+	efd = out;
+	if (sp->error != NULL && (expand(sp->output, id, a, sizeof(a)) < 0 ||
+	                          expand(sp->error, id, b, sizeof(b)) < 0 ||
+	                          strcmp(a, b) != 0)) {
+		efd = open_output(sp->error, id);
+		if (efd < 0)
+			child_fail(err, FAIL_ERROR);
+	}
+	if (dup2(efd, STDERR_FILENO) < 0)
+		child_fail(err, FAIL_ERROR);
+}
+
 /* In the child: wait for the id, then exec the program (never returns).
- * err is the close-on-exec pipe that tells the parent why exec failed. */
-static void child(const struct cli *g, struct spawn *sp, int gate, int err, int out)
+ * err is the close-on-exec pipe that tells the parent why it failed. */
+static void child(const struct cli *g, struct spawn *sp, int gate, int err)
 {
 	char buf[32];
 	ssize_t n;
 	size_t got = 0;
-	int e;
 
 	while (got < sizeof(buf) - 1 &&
 	       ((n = read(gate, buf + got, sizeof(buf) - 1 - got)) > 0 ||
@@ -232,34 +308,26 @@ static void child(const struct cli *g, struct spawn *sp, int gate, int err, int 
 	signal(SIGHUP, SIG_DFL);
 	signal(SIGCHLD, SIG_DFL);
 	signal(SIGPIPE, SIG_DFL);
-	if (out >= 0) {
-		int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-		if (null < 0 || dup2(null, STDIN_FILENO) < 0 ||
-		    dup2(out, STDOUT_FILENO) < 0 || dup2(out, STDERR_FILENO) < 0)
-			goto fail;
-	}
+	if (sp->detached)
+		child_streams(sp, strtoull(buf, NULL, 10), err);
 	if (setenv("ASTEAL_SOCKET", g->socket, 1) < 0 ||
 	    setenv("ASTEAL_JOB_ID", buf, 1) < 0 ||
 	    setenv("ASTEAL_JOB_NAME", sp->name, 1) < 0 ||
 	    (sp->cpus > 0 && set_cpus_env(sp->cpus) < 0))
-		goto fail;
+		child_fail(err, FAIL_EXEC);
 	execvp(sp->argv[0], sp->argv);
-fail:
-	e = errno;
-	if (write(err, &e, sizeof(e)) < 0) {
-		/* the parent sees the status only */
-	}
-	_exit(e == ENOENT ? 127 : 126);
+	child_fail(err, FAIL_EXEC);
 }
 
 /* Fork the child, launch the job with the daemon, let the child go: 0,
- * or an exit code (the child is then gone).  out: submit's output fd. */
-static int start(const struct cli *g, struct client *c, struct spawn *sp, int out)
+ * or an exit code (the child is then gone), or -(wait status) - 1 when
+ * the child failed before the program ran (said on stderr). */
+static int start(const struct cli *g, struct client *c, struct spawn *sp)
 {
 	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT, *rep = NULL;
 	Asteal__Launch l = ASTEAL__LAUNCH__INIT;
-	char command[256], line[32];
-	int gate[2], err[2], code, e = 0, status;
+	char line[32], path[PATH_MAX];
+	int gate[2], err[2], code, e[2] = { 0, 0 }, status;
 	ssize_t n;
 
 	if (pipe2(gate, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {
@@ -275,13 +343,12 @@ static int start(const struct cli *g, struct client *c, struct spawn *sp, int ou
 		close(gate[1]);
 		close(err[0]);
 		close(client_fd(c));
-		child(g, sp, gate[0], err[1], out);
+		child(g, sp, gate[0], err[1]);
 	}
 	close(gate[0]);
 	close(err[1]);
-	join_args(sp->argv, command, sizeof(command));
 	l.name = (char *)sp->name;
-	l.command = command;
+	l.command = sp->command;
 	l.pid = sp->pid;
 	l.cpus = sp->cpus;
 	env.msg_case = ASTEAL__ENVELOPE__MSG_LAUNCH;
@@ -301,11 +368,18 @@ static int start(const struct cli *g, struct client *c, struct spawn *sp, int ou
 		/* the child died already: its status tells */
 	}
 	close(gate[1]);
-	while ((n = read(err[0], &e, sizeof(e))) < 0 && errno == EINTR)
+	while ((n = read(err[0], e, sizeof(e))) < 0 && errno == EINTR)
 		;
 	close(err[0]);
 	if (n == (ssize_t)sizeof(e)) {
-		cli_error("%s: %s", sp->argv[0], strerror(e));
+		if (e[0] == FAIL_EXEC)
+			cli_error("%s: %s", sp->argv[0], strerror(e[1]));
+		else
+			cli_error("job %llu: %s %s: %s", sp->id, e[0] == FAIL_OUTPUT
+			          ? "--output" : "--error", expand(e[0] == FAIL_OUTPUT
+			          ? sp->output : sp->error, sp->id, path,
+			          sizeof(path)) == 0 ? path : "?", strerror(e[1]));
+		sp->failed = e[0] + 1;
 		while (waitpid(sp->pid, &status, 0) < 0 && errno == EINTR)
 			;
 		return -status - 1;     /* report it, then exit with it */
@@ -313,33 +387,132 @@ static int start(const struct cli *g, struct client *c, struct spawn *sp, int ou
 	return 0;
 }
 
-/* Report the child's wait status to the daemon (reconnecting once if it
- * went away). */
+/* Milliseconds on the monotonic clock. */
+static long long now_ms(void)
+{
+	return (long long)(qtime_now_ns() / 1000000u);
+}
+
+/* Whether a message from the daemon says it is stopping. */
+static int stopping(const Asteal__Envelope *m)
+{
+	return m->msg_case == ASTEAL__ENVELOPE__MSG_ERROR && m->request_id == 0 &&
+	       m->error->code == ASTEAL__ERROR_CODE__SHUTDOWN;
+}
+
+/* Send req on c and take its reply, which should be a `want`: 0 with
+ * *reply, CLI_UNAVAILABLE when the daemon went away or is stopping, or
+ * another exit code with *reply the Error (or NULL); nothing is said. */
+static int ask(struct client *c, const Asteal__Envelope *req,
+               Asteal__Envelope__MsgCase want, Asteal__Envelope **reply)
+{
+	int r;
+
+	*reply = NULL;
+	if ((r = client_send(c, req)) != 0)
+		return r;
+	r = client_reply(c, reply, CLIENT_REPLY_MS);
+	if (r == 0)
+		return CLI_FAIL;
+	if (r != 1)
+		return r;
+	if ((*reply)->msg_case == want)
+		return 0;
+	if (stopping(*reply)) {
+		frame_free(*reply);
+		*reply = NULL;
+		return CLI_UNAVAILABLE;
+	}
+	return CLI_FAIL;
+}
+
+/* Report the child's wait status to the daemon: on *c, or on a new
+ * connection while the daemon is away, for up to SUPERVISE_REPORT_S. */
 static void report_exit(const struct cli *g, struct client **c,
                         const struct spawn *sp, int status)
 {
 	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT, *rep = NULL;
 	Asteal__JobExit x = ASTEAL__JOB_EXIT__INIT;
+	long long give_up = now_ms() + SUPERVISE_REPORT_S * 1000;
+	struct client_retry retry;
+	int code;
 
 	x.job_id = sp->id;
 	x.pid = sp->pid;
 	x.wait_status = status;
 	env.msg_case = ASTEAL__ENVELOPE__MSG_JOB_EXIT;
 	env.job_exit = &x;
-	if (*c == NULL && client_open(g->socket, c) != 0) {
-		cli_error("job %llu: its exit status was not recorded (no daemon)", sp->id);
-		return;
+	client_retry_start(&retry);
+	for (;;) {
+		if (*c == NULL) {
+			code = client_retry(g->socket, c, &retry);
+			if (code != 0 && code != CLI_UNAVAILABLE)
+				return;         /* said */
+		}
+		if (*c != NULL) {
+			code = ask(*c, &env, ASTEAL__ENVELOPE__MSG_OK, &rep);
+			if (code == 0 || code != CLI_UNAVAILABLE) {
+				if (code != 0 && rep != NULL &&
+				    rep->msg_case == ASTEAL__ENVELOPE__MSG_ERROR)
+					client_error(rep->error);
+				else if (code != 0)
+					cli_error("job %llu: asteald did not take its exit "
+					          "status", sp->id);
+				frame_free(rep);
+				return;
+			}
+			client_close(*c);
+			*c = NULL;
+		}
+		if (now_ms() >= give_up) {
+			cli_error("job %llu: its exit status was not recorded (no "
+			          "daemon at %s for %d s)", sp->id, g->socket,
+			          SUPERVISE_REPORT_S);
+			return;
+		}
+		poll(NULL, 0, client_retry_due_ms(&retry));
 	}
-	if (client_call(*c, &env, ASTEAL__ENVELOPE__MSG_OK, &rep, CLIENT_REPLY_MS) == 0)
-		frame_free(rep);
+}
+
+/* Connect again after the daemon went away and take the job back (Launch
+ * with its id): 0 with *c, or CLI_UNAVAILABLE while nothing answers.  A
+ * daemon that refuses (the job has ended in its eyes: its libasteal came
+ * and left) keeps the connection, for the JobExit. */
+static int resume(const struct cli *g, struct client **c, const struct spawn *sp,
+                  struct client_retry *retry)
+{
+	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT, *rep = NULL;
+	Asteal__Launch l = ASTEAL__LAUNCH__INIT;
+	int code;
+
+	code = client_retry(g->socket, c, retry);
+	if (code != 0)
+		return CLI_UNAVAILABLE;
+	l.name = (char *)sp->name;
+	l.command = (char *)sp->command;
+	l.pid = sp->pid;
+	l.cpus = sp->cpus;
+	l.job_id = sp->id;
+	env.msg_case = ASTEAL__ENVELOPE__MSG_LAUNCH;
+	env.launch = &l;
+	code = ask(*c, &env, ASTEAL__ENVELOPE__MSG_LAUNCHED, &rep);
+	frame_free(rep);
+	if (code == CLI_UNAVAILABLE) {
+		client_close(*c);
+		*c = NULL;
+	}
+	return code == CLI_UNAVAILABLE ? code : 0;
 }
 
 /* Supervise the child until it ends: pass on cancels and the signals a
- * supervisor receives; the wait status. */
-static int supervise(struct client **c, struct spawn *sp)
+ * supervisor receives, connect again when the daemon goes away; the wait
+ * status. */
+static int supervise(const struct cli *g, struct client **c, struct spawn *sp)
 {
+	struct client_retry retry;
 	int status = 0;
 
+	client_retry_start(&retry);
 	for (;;) {
 		struct pollfd p[2];
 		unsigned char sigs[16];
@@ -350,11 +523,14 @@ static int supervise(struct client **c, struct spawn *sp)
 			;
 		if (w == sp->pid || (w < 0 && errno == ECHILD))
 			return w == sp->pid ? status : 0;
+		if (*c == NULL)
+			resume(g, c, sp, &retry);
 		p[0].fd = sig_pipe[0];
 		p[0].events = POLLIN;
 		p[1].fd = *c != NULL ? client_fd(*c) : -1;
 		p[1].events = POLLIN;
-		if (poll(p, 2, -1) < 0 && errno != EINTR) {
+		if (poll(p, 2, *c != NULL ? -1 : client_retry_due_ms(&retry)) < 0 &&
+		    errno != EINTR) {
 			cli_error("poll: %s", strerror(errno));
 			return 0;
 		}
@@ -373,13 +549,14 @@ static int supervise(struct client **c, struct spawn *sp)
 				                                    : SIGTERM;
 				kill(sp->pid, sig);
 			}
-			frame_free(m);
-			if (r > 1) {
-				/* The daemon went away: the job goes on; its exit
-				 * is reported to the next daemon, if one comes. */
+			if (r > 1 || (r == 1 && stopping(m))) {
+				/* The daemon went away: the job goes on; connect
+				 * again until one comes back. */
 				client_close(*c);
 				*c = NULL;
+				client_retry_start(&retry);
 			}
+			frame_free(m);
 		}
 	}
 }
@@ -466,7 +643,7 @@ static void print_stats(const struct cli *g, struct client *c,
 		       "\"quanta\":%llu,\"mean_allotment\":%.3f,\"work_ns\":%llu,"
 		       "\"steal_ns\":%llu,\"mug_ns\":%llu,\"sleep_ns\":%llu,"
 		       "\"preempted_ns\":%llu,\"waste_pct\":%.2f}\n",
-		       sp->id, exit_code(status), elapsed, (unsigned long long)quanta,
+		       sp->id, follow_exit_code(status), elapsed, (unsigned long long)quanta,
 		       mean, (unsigned long long)work, (unsigned long long)steal,
 		       (unsigned long long)mug, (unsigned long long)sleep,
 		       (unsigned long long)preempted, waste);
@@ -474,7 +651,7 @@ static void print_stats(const struct cli *g, struct client *c,
 		fprintf(stderr, "asteal: job %llu %s: exit %d, %.2fs elapsed, %llu quanta, "
 		        "mean allotment %.2f CPUs, work %s, waste %s (%.1f%%), "
 		        "preempted %s\n", sp->id,
-		        sp->name, exit_code(status), elapsed, (unsigned long long)quanta,
+		        sp->name, follow_exit_code(status), elapsed, (unsigned long long)quanta,
 		        mean, fmt_duration(d1, sizeof(d1), work),
 		        fmt_duration(d2, sizeof(d2), steal + sleep + mug), waste,
 		        fmt_duration(d3, sizeof(d3), preempted));
@@ -497,17 +674,43 @@ int supervise_run(const struct cli *g, int argc, char **argv)
 		client_close(c);
 		return CLI_FAIL;
 	}
-	code = start(g, c, &sp, -1);
+	code = start(g, c, &sp);
 	if (code > 0) {
 		client_close(c);
 		return code;
 	}
-	status = code < 0 ? -code - 1 : supervise(&c, &sp);
+	client_set_quiet(c, 1);
+	status = code < 0 ? -code - 1 : supervise(g, &c, &sp);
 	report_exit(g, &c, &sp, status);
 	if (stats)
 		print_stats(g, c, &sp, status);
 	client_close(c);
-	return exit_code(status);
+	return follow_exit_code(status);
+}
+
+/* In a submitted job's supervisor: its own stdin from /dev/null, and its
+ * messages appended to the job's error file (else its output file). */
+static void supervisor_streams(const struct spawn *sp)
+{
+	char path[PATH_MAX];
+	int null, fd = -1;
+
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (expand(sp->error != NULL ? sp->error : sp->output, sp->id, path,
+	           sizeof(path)) == 0)
+		fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		fd = null;
+	if (null >= 0)
+		dup2(null, STDIN_FILENO);
+	if (fd >= 0) {
+		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+	}
+	if (fd >= 0 && fd != null)
+		close(fd);
+	if (null >= 0)
+		close(null);
 }
 
 /* `asteal submit`: the supervisor forks off and tells us the id. */
@@ -515,7 +718,7 @@ int supervise_submit(const struct cli *g, int argc, char **argv)
 {
 	struct spawn sp;
 	struct client *c = NULL;
-	int stats = 0, parsable = 0, code, status, tell[2], out, null;
+	int stats = 0, parsable = 0, code, status, tell[2];
 	char buf[32];
 	ssize_t n;
 	size_t got = 0;
@@ -523,14 +726,9 @@ int supervise_submit(const struct cli *g, int argc, char **argv)
 
 	memset(&sp, 0, sizeof(sp));
 	sp.detached = 1;
-	sp.output = "/dev/null";
+	sp.output = SUPERVISE_OUTPUT;
 	if ((code = parse_spawn(argc, argv, &sp, &stats, &parsable)) != 0)
 		return code;
-	out = open(sp.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-	if (out < 0) {
-		cli_error("--output %s: %s", sp.output, strerror(errno));
-		return CLI_FAIL;
-	}
 	if (pipe2(tell, O_CLOEXEC) < 0) {
 		cli_error("pipe: %s", strerror(errno));
 		return CLI_FAIL;
@@ -544,7 +742,6 @@ int supervise_submit(const struct cli *g, int argc, char **argv)
 	if (sup > 0) {
 		/* The id, or the supervisor's exit code after its message. */
 		close(tell[1]);
-		close(out);
 		while (got < sizeof(buf) - 1 &&
 		       ((n = read(tell[0], buf + got, sizeof(buf) - 1 - got)) > 0 ||
 		        (n < 0 && errno == EINTR)))
@@ -573,138 +770,25 @@ int supervise_submit(const struct cli *g, int argc, char **argv)
 		dprintf(tell[1], "!%d\n", c == NULL && code ? code : CLI_FAIL);
 		_exit(CLI_FAIL);
 	}
-	code = start(g, c, &sp, out);
+	code = start(g, c, &sp);
 	if (code > 0) {
 		dprintf(tell[1], "!%d\n", code);
 		_exit(code);
 	}
+	client_set_quiet(c, 1);
+	if (code < 0 && sp.failed - 1 != FAIL_EXEC) {
+		/* Its files could not be opened (said): the job never ran. */
+		report_exit(g, &c, &sp, -code - 1);
+		client_close(c);
+		dprintf(tell[1], "!%d\n", CLI_FAIL);
+		_exit(CLI_FAIL);
+	}
 	dprintf(tell[1], "%llu\n", sp.id);
 	close(tell[1]);
 	/* From here nothing of ours reaches the terminal. */
-	null = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (null >= 0) {
-		dup2(null, STDIN_FILENO);
-		dup2(out, STDOUT_FILENO);
-		dup2(out, STDERR_FILENO);
-		close(null);
-	}
-	close(out);
-	status = code < 0 ? -code - 1 : supervise(&c, &sp);
+	supervisor_streams(&sp);
+	status = code < 0 ? -code - 1 : supervise(g, &c, &sp);
 	report_exit(g, &c, &sp, status);
 	client_close(c);
-	_exit(exit_code(status));
-}
-
-/* `asteal wait JOB`. */
-int supervise_wait(const struct cli *g, int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "timeout", required_argument, NULL, 't' },
-		{ NULL, 0, NULL, 0 },
-	};
-	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT, *rep = NULL;
-	Asteal__WaitRequest w = ASTEAL__WAIT_REQUEST__INIT;
-	struct client *c = NULL;
-	unsigned long long id;
-	double timeout = -1;
-	char *end;
-	int o, code, r;
-
-	while ((o = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
-		if (o != 't')
-			return cli_usage("wait", "unknown option '%s'", argv[optind - 1]);
-		timeout = strtod(optarg, &end);
-		if (*optarg == '\0' || *end != '\0' || !(timeout >= 0 && timeout <= 2e6))
-			return cli_usage("wait", "--timeout: seconds from 0 to 2000000, not '%s'",
-			                 optarg);
-	}
-	if (optind != argc - 1)
-		return cli_usage("wait", "expected one JOB");
-	if (cli_job_id("wait", argv[optind], &id) < 0)
-		return CLI_USAGE;
-	if ((code = client_open(g->socket, &c)) != 0)
-		return code;
-	w.job_id = id;
-	env.msg_case = ASTEAL__ENVELOPE__MSG_WAIT_REQUEST;
-	env.wait_request = &w;
-	if ((code = client_send(c, &env)) != 0) {
-		client_close(c);
-		return code;
-	}
-	r = client_reply(c, &rep, timeout < 0 ? -1 : (int)(timeout * 1000));
-	client_close(c);
-	if (r == 0) {
-		cli_error("job %llu: still running after %g s", id, timeout);
-		return CLI_FAIL;
-	}
-	if (r != 1)
-		return r;
-	if (rep->msg_case == ASTEAL__ENVELOPE__MSG_ERROR) {
-		code = client_error(rep->error);
-	} else if (rep->msg_case != ASTEAL__ENVELOPE__MSG_WAIT_REPLY) {
-		cli_error("asteald answered a wait with a %s", frame_name(rep));
-		code = CLI_FAIL;
-	} else if (!rep->wait_reply->status_known) {
-		if (g->json)
-			printf("{\"job_id\":%llu,\"status_known\":false,\"end_ns\":%llu}\n",
-			       id, (unsigned long long)rep->wait_reply->end_ns);
-		else
-			cli_error("job %llu ended; its exit status is unknown (no "
-			          "supervisor reported it)", id);
-		code = CLI_FAIL;
-	} else {
-		int st = rep->wait_reply->wait_status;
-		code = exit_code(st);
-		if (g->json)
-			printf("{\"job_id\":%llu,\"status_known\":true,\"exit_code\":%d,"
-			       "\"signal\":%d,\"end_ns\":%llu}\n", id, code,
-			       WIFSIGNALED(st) ? WTERMSIG(st) : 0,
-			       (unsigned long long)rep->wait_reply->end_ns);
-	}
-	frame_free(rep);
-	return code;
-}
-
-/* `asteal cancel JOB`. */
-int supervise_cancel(const struct cli *g, int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "signal", required_argument, NULL, 's' },
-		{ NULL, 0, NULL, 0 },
-	};
-	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT, *rep = NULL;
-	Asteal__CancelRequest cr = ASTEAL__CANCEL_REQUEST__INIT;
-	struct client *c = NULL;
-	unsigned long long id;
-	int o, code, sig = SIGTERM;
-	char nb[16];
-
-	while ((o = getopt_long(argc, argv, "+s:", opts, NULL)) != -1) {
-		if (o != 's')
-			return cli_usage("cancel", "unknown option '%s'", argv[optind - 1]);
-		sig = sig_parse(optarg);
-		if (sig < 0)
-			return cli_usage("cancel", "--signal: no signal '%s'", optarg);
-	}
-	if (optind != argc - 1)
-		return cli_usage("cancel", "expected one JOB");
-	if (cli_job_id("cancel", argv[optind], &id) < 0)
-		return CLI_USAGE;
-	if ((code = client_open(g->socket, &c)) != 0)
-		return code;
-	cr.job_id = id;
-	cr.signal = sig;
-	env.msg_case = ASTEAL__ENVELOPE__MSG_CANCEL_REQUEST;
-	env.cancel_request = &cr;
-	code = client_call(c, &env, ASTEAL__ENVELOPE__MSG_CANCEL_REPLY, &rep,
-	                   CLIENT_REPLY_MS);
-	client_close(c);
-	if (code != 0)
-		return code;
-	frame_free(rep);
-	if (g->json)
-		printf("{\"job_id\":%llu,\"signal\":%d}\n", id, sig);
-	else if (g->tty)
-		printf("job %llu: sent SIG%s\n", id, sig_name(sig, nb, sizeof(nb)));
-	return CLI_OK;
+	_exit(follow_exit_code(status));
 }

@@ -6,7 +6,7 @@
 #
 # Completes the global options, the commands, each command's options, the
 # values of --format, --state, --user, --since, --until, --signal and
-# --cpus, files for --socket, --output, --db and --plot,
+# --cpus, files for --socket, --output, --error, --db and --plot,
 # the program after `run --` and `submit --`, and job ids (of the running
 # jobs, from `asteal --json jobs`, asked with a one-second bound; nothing
 # when asteal or its daemon is missing).  Options may be given as
@@ -19,7 +19,7 @@ _asteal_options()
 {
 	case $1 in
 	run) echo "--name --cpus --stats --help --" ;;
-	submit) echo "--name --cpus --output --parsable --help --" ;;
+	submit) echo "--name --cpus --output --error --parsable --help --" ;;
 	wait) echo "--timeout --help" ;;
 	cancel) echo "--signal --help" ;;
 	jobs) echo "--watch --interval --user --name --state --since --until" \
@@ -152,13 +152,21 @@ _asteal()
 
 	# The value of an option.
 	case $prev in
-	--socket | --output | --db)
+	--socket | --output | --db | --error | -e)
 		_asteal_files "" "$cur"
 		return 0 ;;
 	--plot)
 		_asteal_files "" "$cur" "*.svg"
 		return 0 ;;
-	--format | -o)
+	-o)
+		# submit's output file; the columns of jobs and history
+		if [ "$cmd" = submit ]; then
+			_asteal_files "" "$cur"
+		else
+			_asteal_words "table json csv" "$cur"
+		fi
+		return 0 ;;
+	--format)
 		_asteal_words "table json csv" "$cur"
 		return 0 ;;
 	--state)
@@ -171,7 +179,7 @@ _asteal()
 	--user | -u)
 		mapfile -t COMPREPLY < <(compgen -u -- "$cur")
 		return 0 ;;
-	--signal)
+	--signal | -s)
 		_asteal_words "$(_asteal_signals "$cur")" "$cur"
 		return 0 ;;
 	--since | --until | -S | -E)
@@ -180,7 +188,7 @@ _asteal()
 	--cpus | -c)
 		_asteal_words "$(_asteal_cpu_counts)" "$cur"
 		return 0 ;;
-	--name | --timeout | --interval)
+	--name | --timeout | --interval | -J | -t)
 		return 0 ;;
 	esac
 

@@ -738,7 +738,7 @@ int control_attach(struct control *ctl, struct sched *s, struct history *h)
 {
 	ctl->sched = s;
 	ctl->hist = h;
-	ctl->launch = launch_create(s, h);
+	ctl->launch = launch_create(s, h, ctl->base);
 	ctl->jobs = conn_batch_create();
 	if (ctl->launch == NULL || ctl->jobs == NULL)
 		return -1;

@@ -152,6 +152,55 @@ static int page_jobs(struct histpage *p, struct history *hist,
 	return 0;
 }
 
+/* What runless() looks for: the jobs of a page's id range with no run. */
+struct runless {
+	struct histpage *p;
+	int64_t hi;                    /* the range's last id */
+	int fail;                      /* out of memory */
+};
+
+/* One job of the range: named in the page unless it is already. */
+static int runless_job(const struct history_job_info *j, void *arg)
+{
+	struct runless *rl = arg;
+	struct histpage *p = rl->p;
+	size_t i;
+
+	if (j->id > rl->hi || p->bytes > PROTO_MAX_FRAME / 2 + PROTO_MAX_FRAME / 4)
+		return 1;
+	for (i = 0; i < p->nids; i++)
+		if (p->ids[i] == j->id)
+			return 0;
+	if (frame_grow(&p->ids, sizeof(*p->ids), p->nids, &p->capi, 64) < 0) {
+		rl->fail = 1;
+		return 1;
+	}
+	p->ids[p->nids++] = j->id;
+	p->bytes += 128 + PROTO_MAX_HELLO_FRAME;
+	return 0;
+}
+
+/* Name in a page of runs the jobs of its id range that have no run (a
+ * job that ended before its first tick, a program without libasteal), so
+ * that the history shows every job as soon as it is begun: those with an
+ * id above the previous page's last (lo) up to this page's (hi), as many
+ * as HISTPAGE_RUNLESS_SCAN rows allow.  0, or -1 on an error. */
+static int runless(struct history *hist, const struct history_filter *f,
+                   struct histpage *p, int64_t lo, int64_t hi)
+{
+	struct history_filter fj = *f;
+	struct runless rl = { p, hi, 0 };
+
+	fj.after_job = lo;
+	fj.after_start_ns = fj.after_run = 0;
+	fj.limit = HISTPAGE_RUNLESS_SCAN;
+	fj.max_scan = HISTPAGE_RUNLESS_SCAN;
+	fj.stopped_at = NULL;
+	if (history_query(hist, &fj, runless_job, NULL, &rl) < 0)
+		return -1;
+	return rl.fail ? -1 : 0;
+}
+
 /* A page of the runs f selects (one more than the limit asked) and the
  * jobs they name; 0 or -1. */
 static int page_runs(struct histpage *p, struct history *hist,
@@ -188,6 +237,9 @@ static int page_runs(struct histpage *p, struct history *hist,
 		p->next.start_ns = (uint64_t)stopped->start_ns;
 		p->next.run = (uint64_t)stopped->run;
 	}
+	if (runless(hist, f, p, f->after_job,
+	            p->h.more ? (int64_t)p->next.job_id : INT64_MAX) < 0)
+		return -1;
 	if (p->nids == 0)
 		return 0;
 	memset(&fj, 0, sizeof(fj));

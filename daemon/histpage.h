@@ -24,6 +24,9 @@
 #define HISTPAGE_MAX_LIMIT 100000      /* the most records a page holds */
 /* The most history rows one page looks at, selected or not. */
 #define HISTPAGE_SCAN 2048
+/* The most job rows a page of runs looks at for jobs with no run in its
+ * id range (histpage.c, runless). */
+#define HISTPAGE_RUNLESS_SCAN 256
 
 struct history;
 

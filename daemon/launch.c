@@ -16,12 +16,28 @@
  * "exited" (a JobExit came) may happen while the job is still connected:
  * the child's socket and its supervisor's report race, so the job ends at
  * whichever of the two comes last.
+ *
+ * A launch whose child is the sender's own holds a pidfd on it: when the
+ * supervisor goes (killed) while the child lives, the job stays, listed
+ * and cancelled through that pidfd, and ends when the pidfd says the
+ * process has exited (its status unknown).  A daemon that just started
+ * holds back the answers "unknown" for rows a previous daemon left
+ * without an exit status, for LAUNCH_RESUME_S: the supervisors of those
+ * jobs reconnect within a second or two (Launch with job_id, or JobExit).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
+
+#include <event2/event.h>
 
 #include "conn.h"
 #include "history.h"
@@ -38,12 +54,17 @@ struct launch_job {
 	char name[64];
 	char command[256];
 	uint64_t start_ns;
+	struct launch *owner;
 	struct conn *sup;          /* NULL once the supervisor went */
 	int connected;             /* its libasteal holds a connection */
 	int was_connected;         /* then closing its row was the scheduler's */
 	int exited;                /* JobExit came */
 	int status;
 	int cpus;                  /* Launch.cpus: rigid until it connects */
+	int pidfd;                 /* the child's, when it is the sender's own;
+	                              -1 once it has exited (or never) */
+	struct event *pidev;       /* fires when it exits (watched once its
+	                              supervisor is gone) */
 	struct conn *reporter;     /* gets Ok for its JobExit when the job ends */
 	uint64_t reporter_id;      /* ... under the JobExit's request id */
 	struct launch_job *next;
@@ -81,6 +102,10 @@ struct launch_wait {
 struct launch {
 	struct sched *sched;
 	struct history *hist;
+	struct event_base *base;
+	struct event *resume_ev;       /* the end of the resumption window */
+	int resuming;                  /* within it: LAUNCH_RESUME_S */
+	uint64_t started_ns;           /* wall clock, at launch_create */
 	struct launch_job *jobs;
 	struct launch_hash waits;      /* struct launch_wait by job id */
 	struct launch_hash waiters;    /* struct launch_waiter by conn */
@@ -88,17 +113,57 @@ struct launch {
 };
 
 static void waiter_drop(struct launch *l, struct launch_waiter *o);
+static void on_resumed(evutil_socket_t fd, short what, void *arg);
 
 /* The table. */
-struct launch *launch_create(struct sched *s, struct history *h)
+struct launch *launch_create(struct sched *s, struct history *h,
+                             struct event_base *base)
 {
 	struct launch *l = calloc(1, sizeof(*l));
+	struct timeval tv = { LAUNCH_RESUME_S, 0 };
 
-	if (l != NULL) {
-		l->sched = s;
-		l->hist = h;
+	if (l == NULL)
+		return NULL;
+	l->sched = s;
+	l->hist = h;
+	l->base = base;
+	l->started_ns = qtime_wall_ns();
+	if (base != NULL) {
+		l->resume_ev = evtimer_new(base, on_resumed, l);
+		if (l->resume_ev == NULL || evtimer_add(l->resume_ev, &tv) < 0) {
+			launch_free(l);
+			return NULL;
+		}
+		l->resuming = 1;
 	}
 	return l;
+}
+
+/* Close a pidfd whose event was deleted, once the loop has applied the
+ * deletion (asteald's epoll changelist applies it at the next dispatch,
+ * and an fd closed before would be another's by then). */
+static void close_later(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	close((int)(intptr_t)arg);
+}
+
+/* Close a launch's pidfd and its event; now, when the loop is not
+ * running (launch_free), else after the loop's next dispatch. */
+static void pidfd_close(struct launch_job *j, int now)
+{
+	static const struct timeval zero = { 0, 0 };
+	int watched = j->pidev != NULL;
+
+	if (j->pidev != NULL)
+		event_free(j->pidev);
+	j->pidev = NULL;
+	if (j->pidfd >= 0 && (now || !watched ||
+	                      event_base_once(j->owner->base, -1, EV_TIMEOUT, close_later,
+	                                      (void *)(intptr_t)j->pidfd, &zero) < 0))
+		close(j->pidfd);
+	j->pidfd = -1;
 }
 
 /* Free the lists. */
@@ -109,8 +174,11 @@ void launch_free(struct launch *l)
 	while (l->jobs != NULL) {
 		struct launch_job *j = l->jobs;
 		l->jobs = j->next;
+		pidfd_close(j, 1);
 		free(j);
 	}
+	if (l->resume_ev != NULL)
+		event_free(l->resume_ev);
 	for (size_t i = 0; i < l->waiters.n; i++)
 		while (l->waiters.b[i] != NULL)
 			waiter_drop(l, (struct launch_waiter *)l->waiters.b[i]);
@@ -139,6 +207,7 @@ static void drop(struct launch *l, struct launch_job *dead)
 		if (*p == dead) {
 			*p = dead->next;
 			l->njobs--;
+			pidfd_close(dead, 0);
 			free(dead);
 			return;
 		}
@@ -319,6 +388,50 @@ static void answer_waiters(struct launch *l, uint64_t id)
 	}
 }
 
+/* Whether the waits for job id (not launched here, not connected) are
+ * held back: within the resumption window, a job that a previous daemon
+ * left without an exit status may still hear from its supervisor. */
+static int awaits_report(struct launch *l, uint64_t id)
+{
+	struct row r;
+
+	struct hnode *x;
+
+	if (!l->resuming)
+		return 0;
+	for (x = hash_chain(&l->waits, id); x != NULL && x->key != id; x = x->next)
+		;
+	if (x == NULL || row_get(l, id, &r) != 1)
+		return 0;               /* nobody waits, or no row to wait on */
+	return !r.info.has_exit && r.info.start_ns < (int64_t)l->started_ns;
+}
+
+/* The resumption window closed: answer the waits held back for jobs that
+ * nobody took back (their rows as they are: status unknown). */
+static void on_resumed(evutil_socket_t fd, short what, void *arg)
+{
+	struct launch *l = arg;
+
+	(void)fd;
+	(void)what;
+	l->resuming = 0;
+	for (size_t i = 0; i < l->waits.n; i++) {
+		struct hnode *x = l->waits.b[i];
+
+		while (x != NULL) {
+			uint64_t id = x->key;
+
+			if (find(l, id) == NULL &&
+			    sched_job_owner(l->sched, id, NULL) != 0) {
+				answer_waiters(l, id);
+				x = l->waits.b[i];      /* the chain changed */
+			} else {
+				x = x->next;
+			}
+		}
+	}
+}
+
 /* Answer a JobExit. */
 static void send_ok(struct conn *c, uint64_t request_id)
 {
@@ -337,7 +450,7 @@ static void maybe_end(struct launch *l, struct launch_job *j)
 {
 	uint64_t id = j->id;
 
-	if (j->connected || (!j->exited && j->sup != NULL))
+	if (j->connected || (!j->exited && (j->sup != NULL || j->pidfd >= 0)))
 		return;
 	sched_rigid_remove(l->sched, id);
 	/* The scheduler closed the row of a job that connected; one that
@@ -349,7 +462,7 @@ static void maybe_end(struct launch *l, struct launch_job *j)
 		log_warn("history: job %llu: %s", (unsigned long long)id,
 		         history_error(l->hist));
 	log_info("job %llu '%s' ended%s", (unsigned long long)id, j->name,
-	         j->exited ? "" : ": its supervisor went away");
+	         j->exited ? "" : " (its supervisor went away: exit status unknown)");
 	if (j->reporter != NULL)
 		send_ok(j->reporter, j->reporter_id);
 	drop(l, j);
@@ -364,6 +477,64 @@ static int child_of(pid_t pid, pid_t parent, uid_t uid)
 
 	return proctree_parent(pid, &ppid, &owner) == 0 && ppid == parent &&
 	       owner == uid;
+}
+
+/* The launched child exited (its pidfd is readable): a job whose
+ * supervisor is gone ends now. */
+static void on_child_exit(evutil_socket_t fd, short what, void *arg)
+{
+	struct launch_job *j = arg;
+	struct launch *l = j->owner;
+
+	(void)fd;
+	(void)what;
+	pidfd_close(j, 0);
+	maybe_end(l, j);
+}
+
+/* Hold a pidfd on the launched child when it is the sender's own (pid
+ * sup_pid, uid), watched for its exit; -1 otherwise (a child of some
+ * other process: the daemon then neither signals nor watches it). */
+static void pidfd_take(struct launch *l, struct launch_job *j, pid_t sup_pid)
+{
+	struct pollfd p;
+	int fd;
+
+	j->pidfd = -1;
+	if (l->base == NULL)
+		return;
+	fd = (int)syscall(SYS_pidfd_open, j->pid, 0);
+	if (fd < 0)
+		return;
+	/* The pidfd names a process that was the sender's child while it
+	 * was open (not exited since: the pid was not reused between). */
+	p.fd = fd;
+	p.events = POLLIN;
+	p.revents = 0;
+	if (!child_of(j->pid, sup_pid, j->uid) || poll(&p, 1, 0) != 0 ||
+	    fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
+		close(fd);
+		return;
+	}
+	j->pidfd = fd;
+}
+
+/* The supervisor went: watch the child's pidfd for its exit (the job ends
+ * then); without a watch, the pidfd goes and the job ends now. */
+static void pidfd_watch(struct launch *l, struct launch_job *j)
+{
+	if (j->pidfd < 0 || j->pidev != NULL)
+		return;
+	j->pidev = event_new(l->base, j->pidfd, EV_READ, on_child_exit, j);
+	if (j->pidev == NULL || event_add(j->pidev, NULL) < 0) {
+		log_warn("job %llu: cannot watch pid %d: %s", (unsigned long long)j->id,
+		         (int)j->pid, strerror(errno));
+		if (j->pidev != NULL)
+			event_free(j->pidev);
+		j->pidev = NULL;
+		close(j->pidfd);
+		j->pidfd = -1;
+	}
 }
 
 /* A launch with --cpus: a rigid job until its child connects, or a cap
@@ -424,6 +595,8 @@ Asteal__ErrorCode launch_begin(struct launch *l, struct conn *sup, uid_t uid,
 	snprintf(j->command, sizeof(j->command), "%s", m->command ? m->command : "");
 	j->uid = uid;
 	j->pid = m->pid;
+	j->owner = l;
+	j->pidfd = -1;
 	j->sup = sup;
 	j->cpus = (int)m->cpus;
 	j->start_ns = qtime_wall_ns();
@@ -478,6 +651,7 @@ Asteal__ErrorCode launch_begin(struct launch *l, struct conn *sup, uid_t uid,
 		}
 		j->id = (uint64_t)row;
 	}
+	pidfd_take(l, j, conn_pid(sup));
 	j->next = l->jobs;
 	l->jobs = j;
 	l->njobs++;
@@ -639,7 +813,8 @@ Asteal__ErrorCode launch_wait(struct launch *l, struct conn *c, uint64_t id,
 	o->nwaits++;
 	/* A job that is neither launched nor connected has ended (a row a
 	 * previous daemon left open counts as ended: nobody runs it now). */
-	if (j == NULL && sched_job_owner(l->sched, id, NULL) != 0)
+	if (j == NULL && sched_job_owner(l->sched, id, NULL) != 0 &&
+	    !awaits_report(l, id))
 		answer_waiters(l, id);
 	return 0;
 }
@@ -652,12 +827,26 @@ int launch_cancel(struct launch *l, uint64_t id, uid_t uid, int sig,
 	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
 	Asteal__CancelRequest cr = ASTEAL__CANCEL_REQUEST__INIT;
 
-	if (j == NULL || j->sup == NULL || j->exited)
+	if (j == NULL || j->exited || (j->sup == NULL && j->pidfd < 0))
 		return 0;
 	if (uid != 0 && uid != j->uid) {
 		snprintf(why, whylen, "job %llu: not yours (only its owner or root "
 		         "may cancel it)", (unsigned long long)id);
 		return ASTEAL__ERROR_CODE__PERMISSION;
+	}
+	if (j->sup == NULL) {
+		/* Its supervisor is gone: the child itself, by its pidfd. */
+		if (syscall(SYS_pidfd_send_signal, j->pidfd, sig, NULL, 0) < 0) {
+			snprintf(why, whylen, "job %llu: signalling pid %d: %s",
+			         (unsigned long long)id, (int)j->pid,
+			         errno == ESRCH ? "it has exited" : strerror(errno));
+			return errno == ESRCH ? ASTEAL__ERROR_CODE__NOT_FOUND
+			                      : ASTEAL__ERROR_CODE__INTERNAL;
+		}
+		log_info("job %llu: signal %d sent to pid %d for uid %d (its "
+		         "supervisor is gone)", (unsigned long long)id, sig,
+		         (int)j->pid, (int)uid);
+		return 1;
 	}
 	cr.job_id = id;
 	cr.signal = sig;
@@ -687,6 +876,8 @@ void launch_conn_gone(struct launch *l, struct conn *c)
 			j->reporter = NULL;
 		if (j->sup == c) {
 			j->sup = NULL;
+			if (!j->exited)
+				pidfd_watch(l, j);
 			maybe_end(l, j);
 		}
 	}
@@ -698,7 +889,8 @@ void launch_job_left(struct launch *l, uint64_t id)
 	struct launch_job *j = find(l, id);
 
 	if (j == NULL) {
-		answer_waiters(l, id);
+		if (!awaits_report(l, id))
+			answer_waiters(l, id);
 		return;
 	}
 	j->connected = 0;

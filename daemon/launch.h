@@ -11,9 +11,15 @@
  * never signals a pid a message named).
  *
  * A job ends when it is not connected and either its supervisor reported
- * its exit or there is no supervisor (none ever, or it went away).  Then
- * its history row is closed (if its connection did not close it already)
- * and every client waiting for it gets its WaitReply.
+ * its exit or there is no supervisor (none ever, or it went away) and its
+ * child (when the daemon holds a pidfd on it: the sender's own child) has
+ * exited.  Then its history row is closed (if its connection did not
+ * close it already) and every client waiting for it gets its WaitReply.
+ *
+ * After a restart, the supervisors of the jobs a previous daemon left
+ * reconnect (Launch with job_id) or report (JobExit); for the first
+ * LAUNCH_RESUME_S a WaitRequest for such a job whose exit status is not
+ * known is held back instead of answered "unknown".
  */
 #ifndef ASTEAL_LAUNCH_H
 #define ASTEAL_LAUNCH_H
@@ -32,8 +38,17 @@ struct launch;
 /* The most launches one supervisor connection may hold. */
 #define LAUNCH_MAX_PER_CONN 64
 
-/* An empty table of launches for the scheduler and history given. */
-struct launch *launch_create(struct sched *s, struct history *h);
+/* How long after the daemon starts it waits for the supervisors of the
+ * jobs a previous daemon left (seconds); they retry at least every half
+ * second (asteal(1), cli/supervise.c). */
+#define LAUNCH_RESUME_S 10
+
+struct event_base;
+
+/* An empty table of launches for the scheduler and history given, its
+ * pidfds and the resumption window's timer on base (NULL: neither). */
+struct launch *launch_create(struct sched *s, struct history *h,
+                             struct event_base *base);
 
 /* Free the table (history rows stay as they are); NULL is fine. */
 void launch_free(struct launch *l);
@@ -64,9 +79,10 @@ Asteal__ErrorCode launch_exit(struct launch *l, struct conn *c, uid_t uid,
 Asteal__ErrorCode launch_wait(struct launch *l, struct conn *c, uint64_t id,
                               int64_t only_uid, char *why, size_t whylen);
 
-/* A cancel of job id by uid: 1 when passed to the job's supervisor, 0 when
- * the job is not supervised (the scheduler signals it), or an error code
- * (PERMISSION, INTERNAL) with a reason. */
+/* A cancel of job id by uid: 1 when passed to the job's supervisor (or,
+ * its supervisor gone, sent to its child by pidfd), 0 when the job is not
+ * launched here (the scheduler signals it), or an error code (PERMISSION,
+ * NOT_FOUND, INTERNAL) with a reason. */
 int launch_cancel(struct launch *l, uint64_t id, uid_t uid, int sig,
                   char *why, size_t whylen);
 

@@ -6,7 +6,7 @@
 #     the id the command line got (same history row, with its exit status
 #     and usage), --stats prints a summary (--json: parsed);
 #  2. submit: the id at once (--parsable), --output gets the job's output,
-#     wait returns the job's exit code, --timeout gives up;
+#     wait returns the job's exit code, --timeout gives up (124);
 #  3. cancel: refused to another uid (77, run with setpriv), done for the
 #     owner (through the supervisor, or by the daemon for a job nobody
 #     supervises);
@@ -78,14 +78,14 @@ sid=$(cat "$tmp/out")
 case $sid in *[!0-9]* | "") fail "submit --parsable printed '$sid'" ;; esac
 expect 0 "$A" wait "$sid"
 grep -q "check=ok" "$tmp/job.out" || fail "submit --output: $(cat "$tmp/job.out")"
-expect 0 "$A" submit -- sh -c 'exit 5'
+expect 0 "$A" submit -o "$tmp/%j.out" -- sh -c 'exit 5'
 sid=$(sed -n 's/^submitted job \([0-9][0-9]*\)$/\1/p' "$tmp/out")
 [ -n "$sid" ] || fail "submit printed: $(cat "$tmp/out")"
 expect 5 "$A" wait "$sid"
 "$A" wait "$sid"; [ $? -eq 5 ] || fail "wait on a finished job does not give its status again"
-expect 0 "$A" submit --parsable -- sleep 60
+expect 0 "$A" submit --parsable -o /dev/null -- sleep 60
 long=$(cat "$tmp/out")
-expect 1 "$A" wait --timeout 0.2 "$long"
+expect 124 "$A" wait --timeout 0.2 "$long"
 grep -q "still running" "$tmp/err" || fail "wait --timeout: $(cat "$tmp/err")"
 echo "submit: ids at once, output to a file, wait returns the job's status"
 
@@ -101,7 +101,7 @@ else
 fi
 expect 0 "$A" cancel "$long"
 expect 143 "$A" wait "$long"
-expect 0 "$A" submit --parsable -- "$build/jobs/phases" 200
+expect 0 "$A" submit --parsable -o /dev/null -- "$build/jobs/phases" 200
 lid=$(cat "$tmp/out")
 connected() { grep -q "job $lid 'phases' connected" "$tmp/daemon.log"; }
 wait_for 20 connected || fail "the submitted libasteal job did not connect"

@@ -263,7 +263,7 @@ esac
 
 # ---- 2b. the same greedy job unconfined takes more than one CPU ----
 start_daemon off --confine off || fail "--confine off"
-g=$(ASTEAL_WORKERS=1 "$A" submit --parsable -- "$build/tests/greedy" 30) || fail "submit greedy"
+g=$(ASTEAL_WORKERS=1 "$A" submit --parsable -o /dev/null -- "$build/tests/greedy" 30) || fail "submit greedy"
 wait_for 20 running "$A" "$g" || fail "greedy never allotted"
 use=$(check cpu "$A" "$g" 1.5) || fail "greedy's CPU use"
 # Its own two threads may run anywhere: what the confined runs above
@@ -283,7 +283,7 @@ for bad in 0 -1 abc 1x 65537 ""; do
 	[ $? -eq 2 ] || fail "run --cpus '$bad' was not a usage error"
 	grep -q "cpus" "$tmp/err" || fail "run --cpus '$bad': $(cat "$tmp/err")"
 done
-id=$("$A" submit --parsable -c 2 -- sleep 30) || fail "submit -c 2"
+id=$("$A" submit --parsable -o /dev/null -c 2 -- sleep 30) || fail "submit -c 2"
 wait_for 20 running "$A" "$id" || fail "rigid sleep never allotted"
 "$A" jobs "$id" >"$tmp/jobs" || fail "jobs"
 grep -q "CAP *HELD" "$tmp/jobs" || fail "jobs: no CAP and HELD columns: $(cat "$tmp/jobs")"
@@ -294,7 +294,7 @@ grep -q "2 rigid *off" "$tmp/jobs" || fail "jobs: the rigid job: $(cat "$tmp/job
 
 # A linked program started with --cpus 1 connects: no longer rigid, its
 # desire capped at 1 while fib alone would ask for 2.
-f=$("$A" submit --parsable -c 1 -- "$build/jobs/fib" $fibn) || fail "submit -c 1 fib"
+f=$("$A" submit --parsable -o /dev/null -c 1 -- "$build/jobs/fib" $fibn) || fail "submit -c 1 fib"
 connected() { "$A" --json jobs "$f" 2>/dev/null | json 'd[0]["rigid"] is False and d[0]["workers"] > 1' 2>/dev/null | grep -q True; }
 wait_for 20 connected || fail "fib -c 1 never connected: $("$A" --json jobs "$f")"
 n=0
