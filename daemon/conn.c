@@ -13,6 +13,7 @@
  * straight to the socket when nothing waits, else through the bufferevent.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,20 +201,26 @@ static void on_close_fd(evutil_socket_t fd, short what, void *arg)
 	close((int)(intptr_t)arg);
 }
 
-/* Close a connection's socket after the loop's next dispatch: with the
- * epoll changelist (main.c) the deletion of its events reaches epoll only
- * then, and a number closed before could be another thread's file by
- * then (the confinement watcher opens /proc's).  At once when that
- * cannot be arranged. */
+/* Close a connection's socket now, but free its number only after the
+ * loop's next dispatch: with the epoll changelist (main.c) the deletion
+ * of its events reaches epoll only then, and a number freed before could
+ * be another thread's file by then (the confinement watcher opens
+ * /proc's).  So /dev/null takes the number (dup3 closes the socket: the
+ * peer sees the end at once) until a timer closes it.  A plain close when
+ * that cannot be arranged. */
 static void close_later(struct event_base *base, evutil_socket_t fd)
 {
 	/* Not 0, which libevent runs in this very turn: a timeout runs
 	 * after the next dispatch. */
 	struct timeval soon = { 0, 1 };
+	int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
-	if (event_base_once(base, -1, EV_TIMEOUT, on_close_fd,
+	if (nul < 0 || dup3(nul, fd, O_CLOEXEC) < 0 ||
+	    event_base_once(base, -1, EV_TIMEOUT, on_close_fd,
 			    (void *)(intptr_t)fd, &soon) < 0)
 		close(fd);
+	if (nul >= 0)
+		close(nul);
 }
 
 /* Free a connection now (its handler's gone first). */

@@ -112,6 +112,7 @@ static void sample_arec(Asteal__AllotmentRecord *a, uint64_t job)
 	a->allotted_ns = 15;
 	a->sleep_ns = 5;
 	a->preempted_ns = 4;
+	a->cpu_quanta = 9;
 }
 
 /* Fill env with the sample of message c (every field set); 0, or -1 when
