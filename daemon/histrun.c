@@ -280,11 +280,12 @@ static char *cpus_union(const char *a, const char *b)
 	if (*a != '\0' &&
 	    (n = cpulist_parse(a, ids, CPULIST_MAX, why, sizeof(why))) < 0)
 		return NULL;
-	if (*b != '\0' && (m = cpulist_parse(b, ids + n, CPULIST_MAX, why,
-					       sizeof(why))) < 0)
-		return NULL;
-	else if (*b != '\0')
+	if (*b != '\0') {
+		m = cpulist_parse(b, ids + n, CPULIST_MAX, why, sizeof(why));
+		if (m < 0)
+			return NULL;
 		n += m;
+	}
 	if ((buf = malloc(len)) != NULL && cpulist_format(ids, n, buf, len) < 0) {
 		free(buf);
 		return NULL;
