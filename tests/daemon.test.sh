@@ -238,9 +238,11 @@ cpus=$(taskset -pc $$ | sed 's/.*: *//')
 # every quantum, and each job's allotment takes turns; its rows follow
 # changes of its desire, not the turns (history.h, "runs of turns").
 before=$(sql "select coalesce(max(id), 0) from jobs")
+# Long enough for a hundred quanta or so, sanitized or not.
+if [ -n "$san" ]; then manyn=38; else manyn=42; fi
 pids=""
 for i in $(seq $((3 * P))); do
-	"$build/jobs/fib" $((fibn + 6)) >"$tmp/many$i.out" 2>&1 &
+	"$build/jobs/fib" $manyn >"$tmp/many$i.out" 2>&1 &
 	pids="$pids $!"
 done
 for p in $pids; do wait $p || fail "a job failed: $(cat "$tmp"/many*.out)"; done
@@ -252,6 +254,7 @@ turned=$(sql "select count(*) from allotments where job > $before and
                  cpu_quanta != allotment * (last_quantum - first_quantum + 1)")
 echo "$((3 * P)) jobs on $P CPUs: $rows rows over $q quanta, $turned of them runs of turns"
 [ "$turned" -gt 0 ] || flunk "$((3 * P)) jobs on $P CPUs took no turns"
+[ "$q" -ge 40 ] || flunk "the $((3 * P)) jobs ran $q quanta only: too short to tell"
 [ "$rows" -le $((3 * P * q / 5)) ] ||
 	flunk "$rows rows for $((3 * P)) jobs over $q quanta: the turns cost rows"
 "$build/tests/deq_replay" "$db" "$cpus" || flunk "the recorded turns are not DEQ's answers"
