@@ -255,7 +255,10 @@ turned=$(sql "select count(*) from allotments where job > $before and
 echo "$((3 * P)) jobs on $P CPUs: $rows rows over $q quanta, $turned of them runs of turns"
 [ "$turned" -gt 0 ] || flunk "$((3 * P)) jobs on $P CPUs took no turns"
 [ "$q" -ge 40 ] || flunk "the $((3 * P)) jobs ran $q quanta only: too short to tell"
-[ "$rows" -le $((3 * P * q / 5)) ] ||
+# Without turns each deprived job changes every quantum or two: about
+# 2P rows a quantum in all; the desires' own changes (which A-STEAL
+# makes often under turns, more so sanitized) stay well below P.
+[ "$rows" -le $((P * q)) ] ||
 	flunk "$rows rows for $((3 * P)) jobs over $q quanta: the turns cost rows"
 "$build/tests/deq_replay" "$db" "$cpus" || flunk "the recorded turns are not DEQ's answers"
 
