@@ -370,14 +370,8 @@ static void jobrec_json(FILE *f, const Asteal__JobRecord *j)
 	json_string(f, j->command);
 	fputs(",\"state\":", f);
 	json_string(f, states[job_state(j)]);
-	fputs(",\"start_ns\":", f);
-	json_u64s(f, j->start_ns);
-	fputs(",\"start\":", f);
-	json_iso(f, j->start_ns);
-	fputs(",\"end_ns\":", f);
-	json_u64s(f, j->end_ns);
-	fputs(",\"end\":", f);
-	json_iso(f, j->end_ns);
+	json_instant(f, "start", j->start_ns);
+	json_instant(f, "end", j->end_ns);
 	fprintf(f, ",\"running\":%s,\"status_known\":%s,\"wait_status\":",
 	        j->end_ns ? "false" : "true", j->status_known ? "true" : "false");
 	if (j->status_known)
@@ -406,16 +400,11 @@ static void record_json(FILE *f, const struct hist *h,
 
 	fprintf(f, "{\"job_id\":%llu,\"name\":", (unsigned long long)a->job_id);
 	json_string(f, j != NULL ? j->name : NULL);
-	fprintf(f, ",\"first_quantum\":%llu,\"last_quantum\":%llu,\"start_ns\":",
+	fprintf(f, ",\"first_quantum\":%llu,\"last_quantum\":%llu",
 	        (unsigned long long)a->first_quantum,
 	        (unsigned long long)a->last_quantum);
-	json_u64s(f, a->start_ns);
-	fputs(",\"start\":", f);
-	json_iso(f, a->start_ns);
-	fputs(",\"end_ns\":", f);
-	json_u64s(f, a->end_ns);
-	fputs(",\"end\":", f);
-	json_iso(f, a->end_ns);
+	json_instant(f, "start", a->start_ns);
+	json_instant(f, "end", a->end_ns);
 	fprintf(f, ",\"desire\":%u,\"availability\":%u,\"allotment\":%u,\"cpus\":",
 	        a->desire, a->availability, a->allotment);
 	json_u32s(f, a->cpus, a->n_cpus);

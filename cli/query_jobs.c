@@ -279,10 +279,7 @@ static void jobs_json(FILE *f, const Asteal__Jobs *js, const char *nl)
 		json_string(f, j->command);
 		fputs(",\"state\":", f);
 		json_string(f, states[job_state(j)]);
-		fputs(",\"start_ns\":", f);
-		json_u64s(f, j->start_ns);
-		fputs(",\"start\":", f);
-		json_iso(f, j->start_ns);
+		json_instant(f, "start", j->start_ns);
 		fprintf(f, ",\"desire\":%u,\"allotment\":%u,\"availability\":%u,\"cpus\":",
 		        j->desire, j->allotment, j->availability);
 		json_u32s(f, j->cpus, j->n_cpus);

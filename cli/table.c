@@ -437,7 +437,7 @@ char *fmt_short(char *buf, size_t len, uint64_t ns)
 }
 
 /* An instant as a JSON ISO 8601 UTC string (ms), null for 0. */
-void json_iso(FILE *f, uint64_t ns)
+static void json_iso(FILE *f, uint64_t ns)
 {
 	time_t s = (time_t)(ns / 1000000000u);
 	struct tm tm;
@@ -449,6 +449,15 @@ void json_iso(FILE *f, uint64_t ns)
 		return;
 	}
 	fprintf(f, "\"%s.%03uZ\"", buf, (unsigned)(ns / 1000000u % 1000u));
+}
+
+/* An instant as its two members, ns and ISO. */
+void json_instant(FILE *f, const char *name, uint64_t ns)
+{
+	fprintf(f, ",\"%s_ns\":", name);
+	json_u64s(f, ns);
+	fprintf(f, ",\"%s\":", name);
+	json_iso(f, ns);
 }
 
 /* A JSON array of numbers. */

@@ -73,8 +73,9 @@ char *fmt_time_ms(char *buf, size_t len, uint64_t ns);
 /* A short duration (latencies): "850ns", "12.3us", "1.25ms", "2.00s". */
 char *fmt_short(char *buf, size_t len, uint64_t ns);
 
-/* An instant as a JSON ISO 8601 UTC string (ms), null for 0. */
-void json_iso(FILE *f, uint64_t ns);
+/* An instant as the members ,"NAME_ns":"ns" (a string, as json_u64s) and
+ * ,"NAME":ISO 8601 UTC string (ms), null for 0. */
+void json_instant(FILE *f, const char *name, uint64_t ns);
 
 /* A JSON array of numbers. */
 void json_u32s(FILE *f, const uint32_t *v, size_t n);
