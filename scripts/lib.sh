@@ -39,6 +39,18 @@ fail() {
 	exit 1
 }
 
+# Run CMD... with its output in $tmp/out and $tmp/err, and fail unless it
+# exits WANT: expect_rc WANT CMD... (whether or not set -e is on).
+expect_rc() {
+	want=$1
+	shift
+	case $- in *e*) errexit=1; set +e ;; *) errexit=0 ;; esac
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ "$errexit" -eq 0 ] || set -e
+	[ "$rc" -eq "$want" ] || fail "$*: exit $rc, expected $want: $(cat "$tmp/err")"
+}
+
 wait_for() {
 	limit=$1
 	shift

@@ -24,14 +24,6 @@ sock="$tmp/asteald.sock"
 db="$tmp/history.db"
 A="$build/bin/asteal"
 
-# Run "$@" and check its exit status is $want: expect WANT CMD...
-expect() {
-	want=$1
-	shift
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	got=$?
-	[ "$got" -eq "$want" ] || fail "$* exited $got, expected $want: $(cat "$tmp/err")"
-}
 
 sql() { sqlite3 -cmd ".timeout 2000" "$db" "$@"; }
 json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
@@ -45,18 +37,18 @@ export ASTEAL_SOCKET="$sock"
 if [ -n "$san" ]; then fibn=24; else fibn=32; fi
 
 # ---- 1. run ----
-expect 0 "$A" run -- "$build/jobs/fib" $fibn
+expect_rc 0 "$A" run -- "$build/jobs/fib" $fibn
 grep -q "check=ok" "$tmp/out" || fail "run: the job's output did not pass through"
-expect 7 "$A" run -- sh -c 'exit 7'
-expect 143 "$A" run -- sh -c 'kill -TERM $$'
-expect 137 "$A" run -- sh -c 'kill -KILL $$'
-expect 127 "$A" run -- "$tmp/no-such-program"
+expect_rc 7 "$A" run -- sh -c 'exit 7'
+expect_rc 143 "$A" run -- sh -c 'kill -TERM $$'
+expect_rc 137 "$A" run -- sh -c 'kill -KILL $$'
+expect_rc 127 "$A" run -- "$tmp/no-such-program"
 grep -q "no-such-program" "$tmp/err" || fail "run: a missing program is not named"
-expect 0 "$A" run --name idprobe -- sh -c 'echo "id=$ASTEAL_JOB_ID name=$ASTEAL_JOB_NAME"'
+expect_rc 0 "$A" run --name idprobe -- sh -c 'echo "id=$ASTEAL_JOB_ID name=$ASTEAL_JOB_NAME"'
 grep -q "^id=[0-9][0-9]* name=idprobe$" "$tmp/out" || fail "run: the job's environment: $(cat "$tmp/out")"
 
 # phases lasts tens of quanta at any build's speed: allotments to average.
-expect 0 "$A" --json run --stats --name statsjob -- "$build/jobs/phases" 3
+expect_rc 0 "$A" --json run --stats --name statsjob -- "$build/jobs/phases" 3
 id=$(grep '^{' "$tmp/out" | json 'd["job_id"]')
 mean=$(grep '^{' "$tmp/out" | json 'd["mean_allotment"]')
 python3 -c "import sys; sys.exit(0 if 0 < $mean <= $(nproc) else 1)" ||
@@ -68,30 +60,30 @@ python3 -c "import sys; sys.exit(0 if 0 < $mean <= $(nproc) else 1)" ||
 [ "$(sql "select count(*) from allotments where job = $id")" -ge 1 ] ||
 	fail "run: job $id has no allotment records"
 grep -q "job $id 'statsjob' connected" "$tmp/daemon.log" || fail "run: the job did not claim id $id"
-expect 0 "$A" run --stats -- "$build/jobs/fib" 20
+expect_rc 0 "$A" run --stats -- "$build/jobs/fib" 20
 grep -q "mean allotment" "$tmp/err" || fail "run --stats: no summary: $(cat "$tmp/err")"
 echo "run: exit codes pass through; job $id claimed its id (mean allotment $mean)"
 
 # ---- 2. submit and wait ----
-expect 0 "$A" submit --parsable --output "$tmp/job.out" -- "$build/jobs/fib" $fibn
+expect_rc 0 "$A" submit --parsable --output "$tmp/job.out" -- "$build/jobs/fib" $fibn
 sid=$(cat "$tmp/out")
 case $sid in *[!0-9]* | "") fail "submit --parsable printed '$sid'" ;; esac
-expect 0 "$A" wait "$sid"
+expect_rc 0 "$A" wait "$sid"
 grep -q "check=ok" "$tmp/job.out" || fail "submit --output: $(cat "$tmp/job.out")"
-expect 0 "$A" submit -o "$tmp/%j.out" -- sh -c 'exit 5'
+expect_rc 0 "$A" submit -o "$tmp/%j.out" -- sh -c 'exit 5'
 sid=$(sed -n 's/^submitted job \([0-9][0-9]*\)$/\1/p' "$tmp/out")
 [ -n "$sid" ] || fail "submit printed: $(cat "$tmp/out")"
-expect 5 "$A" wait "$sid"
+expect_rc 5 "$A" wait "$sid"
 "$A" wait "$sid"; [ $? -eq 5 ] || fail "wait on a finished job does not give its status again"
-expect 0 "$A" submit --parsable -o /dev/null -- sleep 60
+expect_rc 0 "$A" submit --parsable -o /dev/null -- sleep 60
 long=$(cat "$tmp/out")
-expect 124 "$A" wait --timeout 0.2 "$long"
+expect_rc 124 "$A" wait --timeout 0.2 "$long"
 grep -q "still running" "$tmp/err" || fail "wait --timeout: $(cat "$tmp/err")"
 echo "submit: ids at once, output to a file, wait returns the job's status"
 
 # ---- 3. cancel ----
 if command -v setpriv >/dev/null && [ "$(id -u)" -eq 0 ]; then
-	expect 77 setpriv --reuid=65534 --regid=65534 --clear-groups "$A" cancel "$long"
+	expect_rc 77 setpriv --reuid=65534 --regid=65534 --clear-groups "$A" cancel "$long"
 	grep -q "permission denied" "$tmp/err" || fail "non-owner cancel: $(cat "$tmp/err")"
 	kill -0 "$(sql "select pid from jobs where id = $long")" 2>/dev/null ||
 		fail "a refused cancel killed the job"
@@ -99,53 +91,53 @@ if command -v setpriv >/dev/null && [ "$(id -u)" -eq 0 ]; then
 else
 	echo "cancel: not root: the second-uid check needs root and setpriv"
 fi
-expect 0 "$A" cancel "$long"
-expect 143 "$A" wait "$long"
-expect 0 "$A" submit --parsable -o /dev/null -- "$build/jobs/phases" 200
+expect_rc 0 "$A" cancel "$long"
+expect_rc 143 "$A" wait "$long"
+expect_rc 0 "$A" submit --parsable -o /dev/null -- "$build/jobs/phases" 200
 lid=$(cat "$tmp/out")
 connected() { grep -q "job $lid 'phases' connected" "$tmp/daemon.log"; }
 wait_for 20 connected || fail "the submitted libasteal job did not connect"
-expect 0 "$A" cancel --signal KILL "$lid"
-expect 137 "$A" wait "$lid"
+expect_rc 0 "$A" cancel --signal KILL "$lid"
+expect_rc 137 "$A" wait "$lid"
 # A job nobody supervises: the daemon signals it; its status is unknown.
 "$build/jobs/phases" 200 >/dev/null 2>&1 &
 upid=$!
 registered() { [ -n "$(sql "select id from jobs where pid = $upid")" ]; }
 wait_for 20 registered || fail "the unsupervised job did not register"
 uid_=$(sql "select id from jobs where pid = $upid")
-expect 0 "$A" cancel --signal SIGTERM "$uid_"
-expect 1 "$A" wait "$uid_"
+expect_rc 0 "$A" cancel --signal SIGTERM "$uid_"
+expect_rc 1 "$A" wait "$uid_"
 grep -q "unknown" "$tmp/err" || fail "wait on an unsupervised job: $(cat "$tmp/err")"
 wait $upid; st=$?
 [ $st -eq 143 ] || fail "the unsupervised job exited $st, not by SIGTERM"
-expect 1 "$A" cancel "$uid_"
-expect 1 "$A" wait 999999
+expect_rc 1 "$A" cancel "$uid_"
+expect_rc 1 "$A" wait 999999
 echo "cancel: through the supervisor (143, 137) and by the daemon (SIGTERM)"
 
 # ---- 4. exit codes ----
-expect 69 "$A" --socket "$tmp/nowhere.sock" status
+expect_rc 69 "$A" --socket "$tmp/nowhere.sock" status
 [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "no daemon: not one line: $(cat "$tmp/err")"
 grep -q "nowhere.sock" "$tmp/err" || fail "no daemon: the socket is not named"
-expect 69 "$A" --socket "$tmp/nowhere.sock" run -- true
+expect_rc 69 "$A" --socket "$tmp/nowhere.sock" run -- true
 ASTEAL_SOCKET="$tmp/nowhere.sock" "$A" wait 1 2>/dev/null; [ $? -eq 69 ] || fail "ASTEAL_SOCKET is not the default socket"
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 	chmod 600 "$sock"
-	expect 77 setpriv --reuid=65534 --regid=65534 --clear-groups "$A" status
+	expect_rc 77 setpriv --reuid=65534 --regid=65534 --clear-groups "$A" status
 	grep -q "permission denied" "$tmp/err" || fail "EACCES: $(cat "$tmp/err")"
 	chmod 666 "$sock"
 fi
-expect 2 "$A" bogus
-expect 2 "$A" run
-expect 2 "$A" run --bogus -- true
-expect 2 "$A" wait abc
-expect 2 "$A" wait 0
-expect 2 "$A" cancel --signal NOPE 1
-expect 2 "$A" --bogus status
-expect 0 "$A" status --json
+expect_rc 2 "$A" bogus
+expect_rc 2 "$A" run
+expect_rc 2 "$A" run --bogus -- true
+expect_rc 2 "$A" wait abc
+expect_rc 2 "$A" wait 0
+expect_rc 2 "$A" cancel --signal NOPE 1
+expect_rc 2 "$A" --bogus status
+expect_rc 0 "$A" status --json
 [ "$(json 'd["quantum_us"]' <"$tmp/out")" = 10000 ] || fail "status --json after the command: $(cat "$tmp/out")"
-expect 0 "$A" help run
+expect_rc 0 "$A" help run
 grep -q "Usage: asteal run" "$tmp/out" || fail "help run"
-expect 0 "$A" --version
+expect_rc 0 "$A" --version
 echo "exit codes: 69 no daemon, 77 refused, 2 usage"
 
 kill "$daemon_pid"

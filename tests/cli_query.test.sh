@@ -44,16 +44,6 @@ py() {
 	python3 -c "$code" "$@"
 }
 
-# Expect exit status $1 from the command "$2..." (output in $tmp/out, err).
-expect_rc() {
-	want=$1
-	shift
-	set +e
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	rc=$?
-	set -e
-	[ "$rc" -eq "$want" ] || fail "$*: exit $rc, expected $want: $(cat "$tmp/err")"
-}
 
 export ASTEAL_SOCKET="$sock" ASTEAL_WORKERS=2
 P=$(nproc)

@@ -41,15 +41,9 @@ test_cleanup() {
 	chmod -R u+w "$tmp" 2>/dev/null || true
 }
 
-# Expect exit status $1 from the command "$2..." (output in $tmp/out, err).
-expect_rc() {
-	want=$1
-	shift
-	set +e
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	rc=$?
-	set -e
-	[ "$rc" -eq "$want" ] || fail "$*: exit $rc, expected $want: $(cat "$tmp/err")"
+# expect_rc (scripts/lib.sh), and a failure says so in a line or two.
+expect_brief() {
+	expect_rc "$@"
 	[ "$rc" -eq 0 ] || [ "$(wc -l <"$tmp/err")" -le 2 ] || fail "$*: more than a line or two: $(cat "$tmp/err")"
 }
 
@@ -196,50 +190,50 @@ fi
 
 # ---- 3. files that are no history ----
 cp "$db" "$tmp/copy.db"
-expect_rc 1 "$asteal" history --db "$tmp/missing.db"
+expect_brief 1 "$asteal" history --db "$tmp/missing.db"
 grep -q "missing.db.*No such file" "$tmp/err" || fail "missing file: $(cat "$tmp/err")"
 [ ! -e "$tmp/missing.db" ] || fail "reading a missing file created it"
-expect_rc 1 "$asteal" history --db "$tmp"
+expect_brief 1 "$asteal" history --db "$tmp"
 grep -q "not a regular file" "$tmp/err" || fail "a folder: $(cat "$tmp/err")"
 printf 'no database here, just text of some length to fill a page or so\n' >"$tmp/text.db"
 before=$(digest "$tmp/text.db")
-expect_rc 1 "$asteal" history --db "$tmp/text.db"
+expect_brief 1 "$asteal" history --db "$tmp/text.db"
 grep -q "not an SQLite database" "$tmp/err" || fail "a text file: $(cat "$tmp/err")"
 [ "$(digest "$tmp/text.db")" = "$before" ] || fail "reading a text file changed it"
 ls "$tmp" | grep -q 'text.db.corrupt' && fail "reading a text file moved it aside"
 sqlite3 "$tmp/other.db" "create table t(x); insert into t values(1);"
-expect_rc 1 "$asteal" history --db "$tmp/other.db"
+expect_brief 1 "$asteal" history --db "$tmp/other.db"
 grep -q "not an asteal history" "$tmp/err" || fail "another program's database: $(cat "$tmp/err")"
 sqlite3 "$tmp/copy.db" "pragma user_version = 99"
 before=$(digest "$tmp/copy.db")
-expect_rc 1 "$asteal" history --db "$tmp/copy.db"
+expect_brief 1 "$asteal" history --db "$tmp/copy.db"
 grep -q "schema version 99 is newer" "$tmp/err" || fail "a newer schema: $(cat "$tmp/err")"
 version=$(sqlite3 "$db" "pragma user_version")
 sqlite3 "$tmp/copy.db" "pragma user_version = $((version - 2))"
 before=$(digest "$tmp/copy.db")
-expect_rc 1 "$asteal" history --db "$tmp/copy.db"
+expect_brief 1 "$asteal" history --db "$tmp/copy.db"
 grep -q "schema version $((version - 2)) is older.*never upgrades" "$tmp/err" || fail "an older schema: $(cat "$tmp/err")"
 [ "$(digest "$tmp/copy.db")" = "$before" ] || fail "reading an older schema changed the file"
 [ "$(sqlite3 "$tmp/copy.db" "pragma user_version")" -eq $((version - 2)) ] || fail "reading upgraded the file"
 # A version 4 file (before the runs' processor-quanta) is read as is.
 sqlite3 "$tmp/copy.db" "alter table allotments drop column cpu_quanta; pragma user_version = 4"
 before=$(digest "$tmp/copy.db")
-expect_rc 0 "$asteal" history --db "$tmp/copy.db"
+expect_brief 0 "$asteal" history --db "$tmp/copy.db"
 [ "$(digest "$tmp/copy.db")" = "$before" ] || fail "reading a version 4 file changed it"
 [ "$(sqlite3 "$tmp/copy.db" "pragma user_version")" -eq 4 ] || fail "reading upgraded a version 4 file"
-expect_rc 2 "$asteal" history --db
-expect_rc 2 "$asteal" history --db ""
+expect_brief 2 "$asteal" history --db
+expect_brief 2 "$asteal" history --db ""
 echo "no history: one clear line each, exit 1; --db without a name: exit 2"
 
 # ---- 4. one daemon per database ----
 start_daemon
 first=$daemon_pid
-expect_rc 75 "$build/bin/asteald" --foreground --socket "$tmp/second.sock" --db "$db"
+expect_brief 75 "$build/bin/asteald" --foreground --socket "$tmp/second.sock" --db "$db"
 grep -q "history database $db is in use by another asteald (pid $first" "$tmp/err" ||
 	fail "the second daemon does not name the file and the first's pid: $(cat "$tmp/err")"
 [ ! -e "$tmp/second.sock" ] || fail "the refused daemon made its socket"
 ln -s "$db" "$tmp/link.db"
-expect_rc 75 "$build/bin/asteald" --foreground --socket "$tmp/second.sock" --db "$tmp/link.db"
+expect_brief 75 "$build/bin/asteald" --foreground --socket "$tmp/second.sock" --db "$tmp/link.db"
 grep -q "pid $first" "$tmp/err" || fail "through a symbolic link: $(cat "$tmp/err")"
 "$asteal" status >/dev/null || fail "the first daemon stopped serving"
 kill -9 "$first"; wait "$first" 2>/dev/null || true

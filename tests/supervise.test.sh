@@ -34,14 +34,6 @@ test_cleanup() {
 	done
 }
 
-# Run "$@" and check its exit status is $want: expect WANT CMD...
-expect() {
-	want=$1
-	shift
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	got=$?
-	[ "$got" -eq "$want" ] || fail "$* exited $got, expected $want: $(cat "$tmp/err")"
-}
 
 sql() { sqlite3 -cmd ".timeout 2000" "$db" "$@"; }
 json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
@@ -92,21 +84,21 @@ stop_daemon
 echo go >"$tmp/gate2"
 wait_for 20 gone "$pid2" || fail "job $id2 did not end while the daemon was down"
 start_daemon
-expect 3 "$A" wait "$id2"
+expect_rc 3 "$A" wait "$id2"
 # The job starts once its supervisor took it back.
 wait_for 20 supervised_again "$id1" || fail "job $id1 was not taken back"
 echo go >"$tmp/gate1"
 wait "$w1"; rc=$?
 [ "$rc" -eq 0 ] || fail "the wait across the restart exited $rc: $(cat "$tmp/wait1.err")"
 grep -q "check=ok" "$tmp/j1.out" || fail "job $id1: $(cat "$tmp/j1.out")"
-expect 0 "$A" wait "$id1"
+expect_rc 0 "$A" wait "$id1"
 [ "$(sql "select exit_status from jobs where id = $id1") $(sql "select exit_status from jobs where id = $id2")" = "0 768" ] ||
 	fail "exit statuses in the history: $(sql "select id, exit_status from jobs")"
 echo "restart: the running wait got 0, a job that ended while asteald was down 3"
 
 # ---- 2. history at once ----
-expect 0 "$A" run -J at-once -- true
-expect 0 "$A" --json history
+expect_rc 0 "$A" run -J at-once -- true
+expect_rc 0 "$A" --json history
 [ "$(json '[j["name"] for j in d["jobs"]].count("at-once")' <"$tmp/out")" = 1 ] ||
 	fail "history right after run: $(cat "$tmp/out")"
 echo "history: names a job without runs at once"
@@ -120,32 +112,32 @@ kill -9 "$sup3"
 wait_for 20 gone "$sup3" || fail "the supervisor $sup3 did not die"
 # Its connection closed: only this status is left.
 wait_for 20 few_clients 1 || fail "the killed supervisor is still connected"
-expect 0 "$A" --json jobs
+expect_rc 0 "$A" --json jobs
 [ "$(json "[j['id'] for j in d].count($id3)" <"$tmp/out")" = 1 ] ||
 	fail "job $id3 without its supervisor is not listed: $(cat "$tmp/out")"
-expect 0 "$A" cancel "$id3"
+expect_rc 0 "$A" cancel "$id3"
 wait_for 20 gone "$pid3" || fail "cancel did not end the orphaned job $id3"
-expect 1 "$A" wait "$id3"
+expect_rc 1 "$A" wait "$id3"
 grep -q "unknown" "$tmp/err" || fail "wait on the orphaned job: $(cat "$tmp/err")"
 echo "supervisor killed: job $id3 listed, cancelled, its status unknown"
 
 # ---- 4. several ids ----
 a=$("$A" submit --parsable -o /dev/null -- sleep 300) || fail "submit a"
 b=$("$A" submit --parsable -o /dev/null -- sleep 300) || fail "submit b"
-expect 0 "$A" cancel "$a" "$b"
-expect 143 "$A" wait "$a" "$b"
+expect_rc 0 "$A" cancel "$a" "$b"
+expect_rc 143 "$A" wait "$a" "$b"
 ok=$("$A" submit --parsable -o /dev/null -- true) || fail "submit ok"
 three=$("$A" submit --parsable -o /dev/null -- sh -c 'exit 3') || fail "submit 3"
 five=$("$A" submit --parsable -o /dev/null -- sh -c 'exit 5') || fail "submit 5"
-expect 3 "$A" wait "$ok" "$three" "$five"
+expect_rc 3 "$A" wait "$ok" "$three" "$five"
 grep -q "job $five: exit 5" "$tmp/err" || fail "wait: the second failure is not said: $(cat "$tmp/err")"
-expect 5 "$A" wait "$five" "$three"
-expect 1 "$A" wait "$ok" 999999 "$three"
-expect 0 "$A" --json wait "$ok" "$ok"
+expect_rc 5 "$A" wait "$five" "$three"
+expect_rc 1 "$A" wait "$ok" 999999 "$three"
+expect_rc 0 "$A" --json wait "$ok" "$ok"
 [ "$(wc -l <"$tmp/out")" -eq 2 ] || fail "wait --json: a line a job: $(cat "$tmp/out")"
 c=$("$A" submit --parsable -o /dev/null -- sleep 300) || fail "submit c"
-expect 1 "$A" cancel 999999 "$c"
-expect 143 "$A" wait "$c"
+expect_rc 1 "$A" cancel 999999 "$c"
+expect_rc 143 "$A" wait "$c"
 echo "several ids: cancel each, wait's status the first failure's"
 
 # ---- 5. submit's files ----
@@ -153,30 +145,30 @@ mkdir "$tmp/cwd"
 abs_A=$(cd "$(dirname "$A")" && pwd)/asteal
 s1=$(cd "$tmp/cwd" && "$abs_A" submit --parsable -- sh -c 'echo out; echo err >&2') ||
 	fail "submit with the default output"
-expect 0 "$A" wait "$s1"
+expect_rc 0 "$A" wait "$s1"
 [ "$(cat "$tmp/cwd/asteal-$s1.out")" = "out
 err" ] || fail "the default output file: $(ls "$tmp/cwd"; cat "$tmp/cwd/asteal-$s1.out")"
 s2=$("$A" submit --parsable -J named -o "$tmp/o-%j.txt" -e "$tmp/e-%j-100%%.txt" -- \
 	sh -c 'echo out; echo err >&2') || fail "submit -o -e"
-expect 0 "$A" wait "$s2"
+expect_rc 0 "$A" wait "$s2"
 [ "$(cat "$tmp/o-$s2.txt")" = out ] || fail "-o: $(cat "$tmp/o-$s2.txt")"
 [ "$(cat "$tmp/e-$s2-100%.txt")" = err ] || fail "-e: $(ls "$tmp")"
 [ "$(sql "select name from jobs where id = $s2")" = named ] || fail "-J: $(sql "select name from jobs where id = $s2")"
-expect 2 "$A" submit -o "$tmp/x%q" -- true
-expect 2 "$A" submit -e "" -- true
-expect 1 "$A" submit -o "$tmp/no/such/dir/%j.out" -- true
+expect_rc 2 "$A" submit -o "$tmp/x%q" -- true
+expect_rc 2 "$A" submit -e "" -- true
+expect_rc 1 "$A" submit -o "$tmp/no/such/dir/%j.out" -- true
 grep -q "no/such/dir/[0-9]*.out" "$tmp/err" || fail "an unwritable output is not named: $(cat "$tmp/err")"
 echo "submit: asteal-%j.out by default, -o/-e with %j and %%, -J"
 
 # ---- 6. wait --timeout ----
 t=$("$A" submit --parsable -o /dev/null -- sleep 300) || fail "submit t"
-expect 124 "$A" wait --timeout 0.1 "$t"
+expect_rc 124 "$A" wait --timeout 0.1 "$t"
 msg="job $t: still running after 0.1 s"
 grep -qx "asteal: $msg" "$tmp/err" || fail "wait --timeout said: $(cat "$tmp/err")"
 grep -q 'still running after' man/asteal.1 || fail "the man page does not quote the timeout message"
 grep -q '^\.B 124' man/asteal.1 || fail "the man page does not list exit status 124"
-expect 124 "$A" wait -t 0 "$t" "$ok"
-expect 0 "$A" cancel "$t"
+expect_rc 124 "$A" wait -t 0 "$t" "$ok"
+expect_rc 0 "$A" cancel "$t"
 echo "wait --timeout: 124"
 
 stop_daemon
