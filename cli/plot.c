@@ -95,6 +95,13 @@ static int cmp_panel_cpu(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* A record's processor-quanta. */
+uint64_t plot_cpu_quanta(const Asteal__AllotmentRecord *r)
+{
+	return r->cpu_quanta > 0 ? r->cpu_quanta : (uint64_t)r->allotment *
+	       (r->last_quantum - r->first_quantum + 1);
+}
+
 /* A record's mean allotment over its quanta. */
 double plot_mean_allotment(const Asteal__AllotmentRecord *r)
 {

@@ -38,6 +38,10 @@ struct plot_input {
 	int ncpus;            /* P; 0 if unknown */
 };
 
+/* A record's processor-quanta: its cpu_quanta, or (from a daemon that
+ * sends none) its allotment times its quanta. */
+uint64_t plot_cpu_quanta(const Asteal__AllotmentRecord *r);
+
 /* A record's mean allotment over its quanta: its processor-quanta over
  * its quanta (a run of turns: asteal.proto), or its allotment (from a
  * daemon that sends no processor-quanta). */

@@ -218,14 +218,6 @@ static char *duration(char *buf, uint64_t ns, int raw)
 	return raw ? fmt_u64(buf, 48, ns) : fmt_duration(buf, 48, ns);
 }
 
-/* A record's processor-quanta (from a daemon that sends none: its
- * allotment throughout). */
-static uint64_t rec_cpu_quanta(const Asteal__AllotmentRecord *a)
-{
-	return a->cpu_quanta > 0 ? a->cpu_quanta : (uint64_t)a->allotment *
-	       (a->last_quantum - a->first_quantum + 1);
-}
-
 /* Fill r with an allotment record's cells (raw: CSV's values). */
 static void record_row(const struct hist *h, const Asteal__AllotmentRecord *a,
                        int raw, struct row *r)
@@ -258,7 +250,7 @@ static void record_row(const struct hist *h, const Asteal__AllotmentRecord *a,
 		snprintf(r->v[R_ALLOT], 48, "%.2f", plot_mean_allotment(a));
 	else
 		snprintf(r->v[R_ALLOT], 48, "%u", a->allotment);
-	fmt_u64(r->v[R_CPUQ], 48, rec_cpu_quanta(a));
+	fmt_u64(r->v[R_CPUQ], 48, plot_cpu_quanta(a));
 	r->cell[R_CPUS] = a->n_cpus > 0 ? fmt_cpus(r->cpus, sizeof(r->cpus), a->cpus,
 	                                           a->n_cpus) : NULL;
 	for (k = 0; k < 6; k++)
@@ -413,7 +405,7 @@ static void record_json(FILE *f, const struct hist *h,
 	fputs(",\"quantum_class\":", f);
 	json_string(f, query_class_name(a->quantum_class));
 	fprintf(f, ",\"cpu_quanta\":%llu,\"mean_allotment\":%.4f",
-	        (unsigned long long)rec_cpu_quanta(a),
+	        (unsigned long long)plot_cpu_quanta(a),
 	        plot_mean_allotment(a));
 	fputc('}', f);
 }
