@@ -361,7 +361,8 @@ int quantum_config(struct runtime *rt)
 		}
 		fprintf(qt->trace, "quantum,time_ns,desire,desire_real,availability,"
 		        "allotment,work_ns,steal_ns,mug_ns,allotted_ns,class,clock_ns,"
-		        "sleep_ns,preempted_ns,leave_ns\n");
+		        "sleep_ns,preempted_ns,leave_ns,judged_usage_ns,"
+		        "judged_allotted_ns\n");
 	}
 	qt->q = 1;
 	/* No root task yet: idle (desire 0) until asteal_run starts one. */
@@ -391,17 +392,26 @@ fail:
 static void quantum_close(struct runtime *rt, struct quantum *qt, uint64_t now,
                           struct link_feedback *fb)
 {
-	struct usage_sum u = { 0 };
+	struct usage_sum u = { 0 }, held = { 0 };
 	uint64_t qstart;
 	struct est_quantum m;
 	enum est_class cls = EST_NCLASSES;
 	double next = qt->desire;
 	int i, busy;
 
+	/* The estimator judges the allotment in force at the end, a_q, on
+	 * what its workers (0 .. a_q - 1) did with the processors they held
+	 * in the quantum; a worker that left before the end held none of
+	 * a_q's.  So a quantum whose allotment fell to 0 at the Allot is
+	 * not judged on the sliver before it (the paper: n < delta L 0 never
+	 * holds), and a worker gained mid-quantum counts from its recall.
+	 * The trace and the totals count every worker. */
 	for (i = 0; i < rt->nworkers; i++) {
 		struct usage_times t;
 		usage_read(&rt->workers[i].usage, now, &t);
 		usage_sum_add(&u, &qt->last[i], &t);
+		if (i < qt->allotment)
+			usage_sum_add(&held, &qt->last[i], &t);
 		qt->last[i] = t;
 	}
 	/* Idle all through (it goes idle only here, and a root task it
@@ -412,21 +422,23 @@ static void quantum_close(struct runtime *rt, struct quantum *qt, uint64_t now,
 	if (busy) {
 		m.desire = qt->desire;
 		m.allotment = qt->allotment;
-		m.nonsteal = (double)(u.work + u.mug);
-		m.allotted = (double)u.allotted;
+		m.nonsteal = (double)(held.work + held.mug);
+		m.allotted = (double)held.allotted;
 		next = est_next(&qt->est, &m, &cls);
 	}
 	qstart = qt->t0 + qt->q * qt->length;
 	if (qt->trace != NULL)
 		fprintf(qt->trace, "%llu,%lld,%d,%.4f,%d,%d,%llu,%llu,%llu,%llu,%s,"
-		        "%llu,%llu,%llu,%llu\n",
+		        "%llu,%llu,%llu,%llu,%llu,%llu\n",
 		        (unsigned long long)qt->q, (long long)(qstart - qt->start),
 		        reported(qt, rt), qt->desire, qt->availability, qt->allotment,
 		        (unsigned long long)u.work, (unsigned long long)u.steal,
 		        (unsigned long long)u.mug, (unsigned long long)u.allotted,
 		        busy ? est_class_name(cls) : "idle", (unsigned long long)qstart,
 		        (unsigned long long)u.sleep, (unsigned long long)u.preempted,
-		        (unsigned long long)u.leave);
+		        (unsigned long long)u.leave,
+		        (unsigned long long)(held.work + held.mug),
+		        (unsigned long long)held.allotted);
 	qt->quanta++;
 	qt->sum_allotment += (uint64_t)qt->allotment;
 	usage_sum_merge(&qt->total, &u);

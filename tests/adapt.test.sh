@@ -43,19 +43,21 @@ args() {
 }
 
 # Every trace row: allotment (col 6) = min(desire (3), availability (5)),
-# allotted (10) = work + steal + mug + sleep + preempted (7, 8, 9, 13, 14);
+# allotted (10) = work + steal + mug + sleep + preempted (7, 8, 9, 13, 14),
+# the judged usage and allotted time (16, 17) within work + mug and allotted;
 # quanta (1) rise from 1
 # (a boundary the link thread was late for is skipped, not queued), and
 # each row's clock time (12) is the start of its quantum on the grid:
 # the first row's plus L for each quantum since.
 check_trace() {
 	[ -s "$1" ] || fail "no trace $1"
-	head -1 "$1" | grep -q '^quantum,time_ns,desire,desire_real,availability,allotment,work_ns,steal_ns,mug_ns,allotted_ns,class,clock_ns,sleep_ns,preempted_ns,leave_ns$' ||
+	head -1 "$1" | grep -q '^quantum,time_ns,desire,desire_real,availability,allotment,work_ns,steal_ns,mug_ns,allotted_ns,class,clock_ns,sleep_ns,preempted_ns,leave_ns,judged_usage_ns,judged_allotted_ns$' ||
 		fail "bad trace header in $1"
 	awk -F, -v L="${2:-1000000}" 'NR > 1 {
 		m = ($3 < $5) ? $3 : $5
 		if ($6 != m) { print "row " $1 ": allotment " $6 " != min(" $3 ", " $5 ")"; bad = 1 }
 		if ($10 != $7 + $8 + $9 + $13 + $14) { print "row " $1 ": allotted != work+steal+mug+sleep+preempted"; bad = 1 }
+		if ($16 > $7 + $9 || $17 > $10) { print "row " $1 ": judged beyond its usage or allotted time"; bad = 1 }
 		if (NR == 2 && $1 != 1) { print "first quantum " $1; bad = 1 }
 		if (NR > 2 && $1 <= q) { print "row " NR ": quantum " $1 " after " q; bad = 1 }
 		if (NR == 2) { c0 = $12; q0 = $1 }
@@ -120,9 +122,11 @@ echo "$W" >"$tmp/all"
 #           time slices may or may not fall), and the CPU clocks counted some of
 #           the allotted time as usage (5% or more: a clock that counted
 #           nothing would make every quantum look preempted);
-#   every row, in all three: its class follows from its usage, allotted
-#           time, allotment and desire, and the next row's desire from its
-#           class (Fig. 1), so the trace is what the estimator saw.
+#   every row, in all three: its class follows from its judged usage and
+#           allotted time (those of the workers allotted at its end),
+#           allotment and desire, and the next row's desire from its class
+#           (Fig. 1), so the trace is what the estimator saw; and the
+#           judged figures are within the quantum's.
 # Excused from "never inefficient" and from the phases' deadlines: quanta
 # preempted, cut short, with a worker leaving, or longer than 1.5 L (the
 # link thread ran late).
@@ -137,11 +141,12 @@ L = 1000000
 rows, every = [], []
 for line in open(trace).read().split("\n")[1:]:
     f = line.split(",")
-    if len(f) < 15:
+    if len(f) < 17:
         continue
     r = dict(q=int(f[0]), d=int(f[2]), dr=float(f[3]), a=int(f[5]),
              use=int(f[6]) + int(f[8]), al=int(f[9]), cls=f[10],
-             clk=int(f[11]), pre=int(f[13]), lv=int(f[14]))
+             clk=int(f[11]), pre=int(f[13]), lv=int(f[14]),
+             juse=int(f[15]), jal=int(f[16]))
     r["line"] = line
     every.append(r)
     if r["cls"] != "idle":
@@ -160,15 +165,18 @@ bad = []
 for r, n in zip(every, every[1:]):
     if r["cls"] == "idle" or n["cls"] == "idle":
         continue
-    cls = ("inefficient" if r["use"] < 0.8 * r["al"] else
+    cls = ("inefficient" if r["juse"] < 0.8 * r["jal"] else
            "satisfied" if r["a"] == r["d"] else "deprived")
     d = {"inefficient": r["dr"] / 1.5, "satisfied": r["dr"] * 1.5,
          "deprived": r["dr"]}[cls]
     d = min(max(d, 1.0), W)
+    if r["juse"] > r["use"] or r["jal"] > r["al"]:
+        bad.append("quantum %d: judged %d of %d ns, beyond its usage %d of %d"
+                   % (r["q"], r["juse"], r["jal"], r["use"], r["al"]))
     if cls != r["cls"] or abs(n["dr"] - d) > 1e-3 * d:
         bad.append("quantum %d: %s with usage %d of %d ns, allotment %d of %d, "
                    "then desire %.4f (expected %s, %.4f)"
-                   % (r["q"], r["cls"], r["use"], r["al"], r["a"], r["d"],
+                   % (r["q"], r["cls"], r["juse"], r["jal"], r["a"], r["d"],
                       n["dr"], cls, d))
 if kind == "fib":
     run = best = 0

@@ -99,7 +99,7 @@ trace_grids() {
 import sys
 head = ("quantum,time_ns,desire,desire_real,availability,allotment,work_ns,"
         "steal_ns,mug_ns,allotted_ns,class,clock_ns,sleep_ns,preempted_ns,"
-        "leave_ns")
+        "leave_ns,judged_usage_ns,judged_allotted_ns")
 lines = open(sys.argv[1]).read().split("\n")[:-1]  # the last is not complete
 if not lines or lines[0] != head:
     sys.exit("%s: no trace header" % sys.argv[1])

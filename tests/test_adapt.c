@@ -267,7 +267,8 @@ static FILE *trace_open(void)
 	assert_non_null(fgets(line, sizeof(line), f));
 	assert_string_equal(line, "quantum,time_ns,desire,desire_real,availability,"
 	                    "allotment,work_ns,steal_ns,mug_ns,allotted_ns,class,"
-	                    "clock_ns,sleep_ns,preempted_ns,leave_ns\n");
+	                    "clock_ns,sleep_ns,preempted_ns,leave_ns,judged_usage_ns,"
+	                    "judged_allotted_ns\n");
 	return f;
 }
 

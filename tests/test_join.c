@@ -10,7 +10,8 @@
  * Allots): a job with no root task in flight asks for nothing (desire 0)
  * and starts again from desire 1, and runs nothing while its allotment is
  * 0; a revocation that reaches a worker a recall has not yet woken is
- * released.
+ * released.  A quantum whose allotment fell to 0 at the Allot is not
+ * judged on the sliver before it.
  */
 #include <errno.h>
 #include <poll.h>
@@ -512,6 +513,117 @@ static void test_revoke_before_woken(void **state)
 	script_stop(&sc);
 }
 
+static atomic_int asleep;      /* the held root sleeps instead of spinning */
+
+/* A root task that says it ran, then, while hold is 1, spins (polling)
+ * or, while asleep is 1, sleeps in the kernel: its worker is allotted and
+ * working but not running, preempted time to the accounting. */
+static void napping_root(void *arg)
+{
+	(void)arg;
+	atomic_store(&started, 1);
+	while (atomic_load(&hold)) {
+		if (atomic_load(&asleep))
+			usleep(200);
+		asteal_poll();
+	}
+}
+
+/* Run napping_root (from a thread of the test). */
+static void *napping_runner(void *arg)
+{
+	(void)arg;
+	return (void *)(intptr_t)asteal_run(napping_root, NULL);
+}
+
+static uint64_t quanta_at;
+
+/* Two more quanta have closed since quanta_at. */
+static int two_quanta_later(void *arg)
+{
+	asteal_summary sum;
+
+	(void)arg;
+	return asteal_summary_get(&sum) == 0 && sum.quanta >= quanta_at + 2;
+}
+
+/* The estimator judges the allotment in force at a quantum's end on what
+ * the workers of that allotment did (DESIGN.md, "A-STEAL, exactly"): a
+ * quantum whose allotment fell to 0 at the Allot is not judged on the
+ * sliver of the old allotment before it, even one its worker did not run
+ * in (here it slept), while a whole quantum of that is inefficient.  The
+ * trace shows what was judged. */
+static void test_judged_allotment(void **state)
+{
+	static const uint32_t zero = 0, one = 1;
+	char path[64], line[512];
+	struct script sc;
+	asteal_summary sum;
+	pthread_t t;
+	void *rc;
+	FILE *f;
+	int slivers = 0, whole = 0, prev_a = -1;
+
+	(void)state;
+	snprintf(path, sizeof(path), "/tmp/asteal-test-join-trace.%d", (int)getpid());
+	setenv("ASTEAL_TRACE", path, 1);
+	script_start(&sc);
+	unsetenv("ASTEAL_TRACE");
+	atomic_store(&started, 0);
+	atomic_store(&hold, 1);
+	atomic_store(&asleep, 1);
+	assert_int_equal(pthread_create(&t, NULL, napping_runner, NULL), 0);
+	/* Three times: a whole quantum asleep at allotment 1, then the
+	 * allotment taken away a quantum later, after a sliver asleep. */
+	for (int i = 0; i < 3; i++) {
+		send_allots(&sc, &one, 1);
+		assert_int_equal(asteal_summary_get(&sum), 0);
+		quanta_at = sum.quanta;
+		assert_int_equal(test_wait(two_quanta_later, NULL, BOUND_S), 0);
+		send_allots(&sc, &zero, 1);
+		assert_int_equal(asteal_summary_get(&sum), 0);
+		quanta_at = sum.quanta;
+		assert_int_equal(test_wait(two_quanta_later, NULL, BOUND_S), 0);
+	}
+	atomic_store(&hold, 0);
+	send_allots(&sc, &one, 1);
+	assert_int_equal(pthread_join(t, &rc), 0);
+	assert_int_equal((int)(intptr_t)rc, 0);
+	script_stop(&sc);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	while (fgets(line, sizeof(line), f) != NULL) {
+		unsigned long long c[17] = { 0 };
+		char cls[32];
+		int n = sscanf(line, "%llu,%llu,%llu,%*f,%llu,%llu,%llu,%llu,%llu,"
+		               "%llu,%31[a-z],%llu,%llu,%llu,%llu,%llu,%llu",
+		               &c[0], &c[1], &c[2], &c[4], &c[5], &c[6], &c[7], &c[8],
+		               &c[9], cls, &c[11], &c[12], &c[13], &c[14], &c[15],
+		               &c[16]);
+		assert_int_equal(n, 16);
+		if (strcmp(cls, "idle") != 0 && c[5] == 0 && prev_a == 1 &&
+		    c[9] > 0) {
+			/* The sliver: held, not judged. */
+			assert_int_equal(c[16], 0);
+			assert_int_equal(c[15], 0);
+			assert_string_equal(cls, "deprived");
+			slivers++;
+		} else if (c[5] == 1 && prev_a == 1 && c[9] > 5000000 &&
+		           c[13] > c[9] / 2) {
+			/* A whole quantum held and not run: judged so. */
+			assert_int_equal(c[16], c[9]);
+			assert_string_equal(cls, "inefficient");
+			whole++;
+		}
+		prev_a = (int)c[5];
+	}
+	fclose(f);
+	unlink(path);
+	assert_true(slivers >= 1);
+	assert_true(whole >= 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -520,6 +632,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_daemon_gone_before_allot, test_stop_leftover),
 		cmocka_unit_test_teardown(test_nothing_to_run, test_stop_leftover),
 		cmocka_unit_test_teardown(test_revoke_before_woken, test_stop_leftover),
+		cmocka_unit_test_teardown(test_judged_allotment, test_stop_leftover),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
