@@ -120,10 +120,13 @@ static int spank_job_name(spank_t sp, char *buf, size_t len)
 		            spank_strerror(e));
 		return -1;
 	}
-	/* An array task is ARRAYID_TASKID in sacct, whatever its own id. */
+	/* An array task is ARRAYID_TASKID in sacct, whatever its own id.
+	 * Another job's array id is 0 (batch step) or its own id with the
+	 * task id NO_VAL (an srun step). */
 	if (spank_get_item(sp, S_JOB_ARRAY_ID, &array) == ESPANK_SUCCESS &&
 	    array != 0 &&
-	    spank_get_item(sp, S_JOB_ARRAY_TASK_ID, &task) == ESPANK_SUCCESS)
+	    spank_get_item(sp, S_JOB_ARRAY_TASK_ID, &task) == ESPANK_SUCCESS &&
+	    task != NO_VAL && task != INFINITE)
 		snprintf(job_part, sizeof(job_part), "%u_%u", array, task);
 	else
 		snprintf(job_part, sizeof(job_part), "%u", job);
@@ -187,8 +190,8 @@ static void spank_set_workers(spank_t sp, unsigned cpus)
 	unsigned long v;
 	spank_err_t e;
 
-	if (spank_getenv(sp, "ASTEAL_WORKERS", have, sizeof(have)) ==
-	    ESPANK_SUCCESS) {
+	e = spank_getenv(sp, "ASTEAL_WORKERS", have, sizeof(have));
+	if (e == ESPANK_SUCCESS) {
 		errno = 0;
 		v = strtoul(have, &end, 10);
 		if (errno == 0 && end != have && *end == '\0' && v >= 1 &&
@@ -196,6 +199,9 @@ static void spank_set_workers(spank_t sp, unsigned cpus)
 			return;
 		slurm_info("asteal: ASTEAL_WORKERS=%s replaced by this task's "
 		           "%u CPUs", have, cpus);
+	} else if (e == ESPANK_NOSPACE) {
+		slurm_info("asteal: ASTEAL_WORKERS (a long value) replaced by "
+		           "this task's %u CPUs", cpus);
 	}
 	snprintf(want, sizeof(want), "%u", cpus);
 	if ((e = spank_setenv(sp, "ASTEAL_WORKERS", want, 1)) != ESPANK_SUCCESS)

@@ -18,6 +18,9 @@
 #     ASTEAL_WORKERS its 2 CPUs (the second had ASTEAL_WORKERS=64 in its
 #     submitting environment, which the plugin replaces); a third job
 #     with --asteal=off meanwhile keeps its environment as submitted;
+#     an array task is named slurm-ARRAYID_7.batch;
+#     an srun step of 2 tasks of 1 CPU each names each task slurm-JOBID.0
+#     with ASTEAL_WORKERS=1;
 #  4. asteald's history holds exactly the two jobs, named
 #     slurm-JOBID.batch, whose lives overlap; in every quantum their
 #     allotments sum to at most the node's CPUs, no job's allotment is
@@ -259,6 +262,8 @@ unset ASTEAL_WORKERS
 j2=$id
 submit --asteal=off "$tmp/env.sh"
 j3=$id
+submit --array=7 -o "$tmp/out/array-%A_%a.out" "$tmp/env.sh"
+ja=$id
 
 # The jobs' ends: JobState stays shown for MinJobAge (no sacct without
 # slurmdbd).
@@ -270,7 +275,7 @@ ended() {
 		esac
 	done
 }
-wait_for 90 ended $j1 $j2 $j3 ||
+wait_for 90 ended $j1 $j2 $j3 $ja ||
 	flunk "jobs not done after 90 s: $(squeue 2>&1); $(cat "$tmp"/out/*.out 2>/dev/null)"
 for j in $j1 $j2 $j3; do
 	info=$(scontrol -o show job "$j")
@@ -290,7 +295,21 @@ for j in $j1 $j2; do
 done
 grep -qxF "env none unset unset" "$tmp/out/$j3.out" ||
 	flunk "the --asteal=off job $j3's environment was changed: $(cat "$tmp/out/$j3.out")"
-echo "jobs $j1 and $j2 ran as slurm-$j1.batch and slurm-$j2.batch with $c workers; $j3 (--asteal=off) was left alone"
+want="env $sock slurm-${ja}_7.batch $c"
+grep -qxF "$want" "$tmp/out/array-${ja}_7.out" ||
+	flunk "array task ${ja}_7's environment is not '$want': $(cat "$tmp/out/array-${ja}_7.out" 2>&1)"
+echo "jobs $j1 and $j2 ran as slurm-$j1.batch and slurm-$j2.batch with $c workers; $j3 (--asteal=off) was left alone; array task ${ja}_7 is slurm-${ja}_7.batch"
+
+# A step of several tasks: each task is a job of its own, named after the
+# step, with its share of the step's CPUs.
+timeout 60 srun -n "$c" -c 1 --oversubscribe --chdir="$tmp" sh -c \
+	'echo "$ASTEAL_JOB_NAME $ASTEAL_WORKERS"' >"$tmp/srun.out" 2>"$tmp/err" ||
+	flunk "srun -n $c -c 1: $(cat "$tmp/err")"
+j5=$(sed -n 's/^slurm-\([0-9]*\)\.0 1$/\1/p' "$tmp/srun.out" | sort -u)
+[ "$(grep -c . "$tmp/srun.out")" -eq "$c" ] && [ -n "$j5" ] &&
+	[ "$(grep -c "^slurm-$j5\.0 1\$" "$tmp/srun.out")" -eq "$c" ] ||
+	flunk "srun -n $c -c 1's tasks were given: $(cat "$tmp/srun.out")"
+echo "srun -n $c -c 1: each task is slurm-$j5.0 with 1 worker"
 
 # ---- 4. the history ----
 closed() { [ "$(sqlite3 -cmd '.timeout 2000' "$db" 'select count(*) from jobs where end_ns is not null')" -ge 2 ]; }
