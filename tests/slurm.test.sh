@@ -108,8 +108,8 @@ daemon_pid=""
 # ---- 2. a one-node Slurm ----
 [ "$(id -u)" -eq 0 ] || skip "not root (slurmd and munged must start as root and munge)"
 missing=""
-for c in munged mungekey slurmctld slurmd sbatch scontrol squeue sinfo scancel sqlite3 setpriv; do
-	command -v "$c" >/dev/null 2>&1 || missing="$missing $c"
+for prog in munged mungekey slurmctld slurmd sbatch srun scontrol squeue sinfo scancel sqlite3 setpriv; do
+	command -v "$prog" >/dev/null 2>&1 || missing="$missing $prog"
 done
 [ -z "$missing" ] || skip "missing programs:$missing (Debian: munge slurmctld slurmd slurm-client sqlite3)"
 id munge >/dev/null 2>&1 || skip "no munge user (Debian's munge package makes it)"
