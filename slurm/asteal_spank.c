@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <slurm/slurm.h>
@@ -44,8 +45,10 @@ SPANK_PLUGIN(asteal, 1);
 
 #define ASTEAL_SPANK_SOCKET "/run/asteal/asteald.sock"
 
-/* The plugin's settings: plugstack.conf's socket=PATH, and --asteal. */
-static char spank_socket[4096] = ASTEAL_SPANK_SOCKET;
+/* The plugin's settings: plugstack.conf's socket=PATH (a Unix socket's
+ * path, so shorter than sun_path), and --asteal. */
+static char spank_socket[sizeof(((struct sockaddr_un *)0)->sun_path)] =
+	ASTEAL_SPANK_SOCKET;
 static int spank_off;
 
 /* Check --asteal's value and keep it: 0, or -1 (Slurm then refuses the
@@ -87,7 +90,8 @@ static int spank_args(int ac, char **av)
 			continue;
 		}
 		slurm_error("asteal: plugstack.conf argument '%s' ignored: "
-		            "expected socket=/ABSOLUTE/PATH", av[i]);
+		            "expected socket=/ABSOLUTE/PATH (under %zu bytes)",
+		            av[i], sizeof(spank_socket));
 		rc = -1;
 	}
 	return rc;
