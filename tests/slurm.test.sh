@@ -10,7 +10,7 @@
 #     CPUs shared: select/cons_tres, CR_CPU, OverSubscribe=FORCE) and a
 #     plugstack.conf that loads the freshly built SPANK plugin with
 #     socket= the test's asteald; sbatch --help lists --asteal, and a bad
-#     value is refused;
+#     value is refused; a bad plugin argument is named in one line;
 #  3. two `sbatch --oversubscribe -c 2` jobs, each a libasteal job (phases),
 #     run at once (each waits, with a bound, until both have started) and
 #     finish with exit 0 (scontrol show job, and each job's output);
@@ -221,6 +221,14 @@ if sbatch --asteal=maybe --wrap true >"$tmp/out.txt" 2>"$tmp/err"; then
 fi
 grep -q -- '--asteal=maybe: expected off or on' "$tmp/err" ||
 	flunk "sbatch --asteal=maybe: $(cat "$tmp/err")"
+# A bad plugstack.conf argument is named, and the rest goes on.
+sed 's|socket=|sockets=|' "$tmp/plugstack.conf" >"$tmp/plugstack-bad.conf"
+sed "s|^PlugStackConfig=.*|PlugStackConfig=$tmp/plugstack-bad.conf|" "$tmp/slurm.conf" >"$tmp/slurm-bad.conf"
+SLURM_CONF="$tmp/slurm-bad.conf" sbatch --help >"$tmp/out.txt" 2>"$tmp/err" ||
+	flunk "sbatch --help with a bad plugstack.conf argument: $(cat "$tmp/err")"
+grep -q "plugstack.conf argument 'sockets=$sock' ignored" "$tmp/err" &&
+	grep -q -- '--asteal=off|on' "$tmp/out.txt" ||
+	flunk "sbatch --help with a bad plugstack.conf argument: $(cat "$tmp/err")"
 
 # ---- 3. two jobs sharing the node through asteald, and one without ----
 "$build/bin/asteald" --foreground --socket "$sock" --db "$db" \
