@@ -374,5 +374,7 @@ clean:
 	rm -rf build
 
 include mk/install.mk
+# The SPANK plugin for Slurm, where libslurm-dev is installed.
+include slurm/slurm.mk
 
 -include $(shell find $(BUILD)/obj $(BUILD)/bench -name '*.d' 2>/dev/null)

@@ -5,7 +5,9 @@
 #   build   make: the library, the daemon, the command line, the jobs
 #   demo    make demo: build, and python3 (the co-run verdict)
 #   check   make check: build, and the tests' tools (cmocka, the aarch64
-#           cross compiler and qemu, man, systemd-analyze, sqlite3, ...)
+#           cross compiler and qemu, man, systemd-analyze, sqlite3, ...;
+#           munge, Slurm and libslurm-dev for tests/slurm.test.sh's
+#           one-node cluster and the SPANK plugin it loads)
 #   bench   make bench: build, and g++ and oneTBB (the comparison kernels)
 #
 # (default: check).  Each target asks only for what it uses, so a user
@@ -21,7 +23,8 @@ BUILD_PKGS="gcc make libc6-dev libssl-dev libevent-dev libprotobuf-c-dev
 	protobuf-c-compiler libsqlite3-dev libsystemd-dev"
 DEMO_PKGS="python3"
 CHECK_PKGS="python3 pkg-config file procps libcmocka-dev sqlite3 systemd
-	groff-base man-db gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user"
+	groff-base man-db gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
+	munge slurmctld slurmd slurm-client libslurm-dev"
 BENCH_PKGS="python3 g++ libtbb-dev"
 
 [ $# -gt 0 ] || set -- check

@@ -7,7 +7,8 @@
 #     recorded in the library) and libasteal.so, asteal.h as in client-lib/,
 #     asteal.pc (version ASTEAL_VERSION), the systemd units with
 #     ExecStart=/usr/sbin/asteald, the sysusers and tmpfiles files, the two
-#     man pages and the bash completion; no installed text names DESTDIR or
+#     man pages and the bash completion, the SPANK plugin where libslurm-dev
+#     is installed (in lib/slurm/); no installed text names DESTDIR or
 #     keeps an @...@ placeholder;
 #     the shared library exports exactly the names asteal.h declares
 #     ASTEAL_API (nm -D), each in the version node ASTEAL_1;
@@ -64,6 +65,8 @@ usr/share/man/man1/asteal.1
 usr/share/man/man8/asteald.8
 EOF
 [ -x "$build/bin/asteal" ] && echo usr/bin/asteal >>"$tmp/expected"
+# The SPANK plugin, where libslurm-dev lets make build it (slurm/slurm.mk).
+[ -f /usr/include/slurm/spank.h ] && echo usr/lib/slurm/asteal_spank.so >>"$tmp/expected"
 sort -o "$tmp/expected" "$tmp/expected"
 (cd "$d" && find . \( -type f -o -type l \) | sed 's|^\./||' | sort) >"$tmp/installed"
 diff "$tmp/expected" "$tmp/installed" >"$tmp/diff" ||
