@@ -319,6 +319,20 @@ static void child(const struct cli *g, struct spawn *sp, int gate, int err)
 	child_fail(err, FAIL_EXEC);
 }
 
+/* The Launch of sp's child (job_id 0: a new job; sp->id: taking it back)
+ * into *l and the envelope env. */
+static void launch_fill(Asteal__Envelope *env, Asteal__Launch *l,
+                        const struct spawn *sp, uint64_t job_id)
+{
+	l->name = (char *)sp->name;
+	l->command = (char *)sp->command;
+	l->pid = sp->pid;
+	l->cpus = sp->cpus;
+	l->job_id = job_id;
+	env->msg_case = ASTEAL__ENVELOPE__MSG_LAUNCH;
+	env->launch = l;
+}
+
 /* Fork the child, launch the job with the daemon, let the child go: 0,
  * or an exit code (the child is then gone), or -(wait status) - 1 when
  * the child failed before the program ran (said on stderr). */
@@ -347,12 +361,7 @@ static int start(const struct cli *g, struct client *c, struct spawn *sp)
 	}
 	close(gate[0]);
 	close(err[1]);
-	l.name = (char *)sp->name;
-	l.command = sp->command;
-	l.pid = sp->pid;
-	l.cpus = sp->cpus;
-	env.msg_case = ASTEAL__ENVELOPE__MSG_LAUNCH;
-	env.launch = &l;
+	launch_fill(&env, &l, sp, 0);
 	code = client_call(c, &env, ASTEAL__ENVELOPE__MSG_LAUNCHED, &rep, CLIENT_REPLY_MS);
 	if (code != 0) {
 		close(gate[1]);         /* the child exits without running */
@@ -488,13 +497,7 @@ static int resume(const struct cli *g, struct client **c, const struct spawn *sp
 	code = client_retry(g->socket, c, retry);
 	if (code != 0)
 		return CLI_UNAVAILABLE;
-	l.name = (char *)sp->name;
-	l.command = (char *)sp->command;
-	l.pid = sp->pid;
-	l.cpus = sp->cpus;
-	l.job_id = sp->id;
-	env.msg_case = ASTEAL__ENVELOPE__MSG_LAUNCH;
-	env.launch = &l;
+	launch_fill(&env, &l, sp, sp->id);
 	code = ask(*c, &env, ASTEAL__ENVELOPE__MSG_LAUNCHED, &rep);
 	frame_free(rep);
 	if (code == CLI_UNAVAILABLE) {
