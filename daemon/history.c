@@ -32,9 +32,18 @@
 	" first_quantum INTEGER NOT NULL, last_quantum INTEGER NOT NULL," \
 	" start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL)"
 
-/* The schema, version 5 (see history.h); version 1 lacked the columns
+/* The CPUs granted to jobs as they joined (version 6), and their index
+ * by job, which deleting a job (ON DELETE CASCADE) looks them up by. */
+#define GRANTS_TABLE "CREATE TABLE grants (" \
+	" job INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE," \
+	" quantum INTEGER NOT NULL, at_ns INTEGER NOT NULL," \
+	" allotment INTEGER NOT NULL, cpus TEXT NOT NULL);" \
+	"CREATE INDEX grants_by_job ON grants(job)"
+
+/* The schema, version 6 (see history.h); version 1 lacked the columns
  * that MIGRATE_V2 adds, version 2 the table MIGRATE_V3 adds, version 3
- * the columns MIGRATE_V4 adds, version 4 the column MIGRATE_V5 adds. */
+ * the columns MIGRATE_V4 adds, version 4 the column MIGRATE_V5 adds,
+ * version 5 the table MIGRATE_V6 adds. */
 static const char SCHEMA[] =
 	"CREATE TABLE jobs ("
 	" id INTEGER PRIMARY KEY AUTOINCREMENT,"
@@ -62,12 +71,16 @@ static const char SCHEMA[] =
 	" preempted_ns INTEGER NOT NULL DEFAULT 0,"
 	" cpu_quanta INTEGER NOT NULL DEFAULT 0);"
 	"CREATE INDEX allotments_by_job ON allotments(job, start_ns);"
-	SKIPPED_TABLE;
+	SKIPPED_TABLE ";"
+	GRANTS_TABLE;
 
 /* Earlier databases of every version had an index of the runs by end,
  * which no query used (the runs are read by job, and selected by time
  * within the job) and every insert paid for: dropped at open. */
 static const char DROP_UNUSED[] = "DROP INDEX IF EXISTS allotments_by_end";
+
+/* From version 5 to 6: the grants (none before). */
+static const char MIGRATE_V6[] = GRANTS_TABLE "; PRAGMA user_version = 6";
 
 /* From version 4 to 5: the processor-quanta of each run (runs of turns
  * came with it; every run before had its allotment throughout). */
@@ -149,6 +162,8 @@ static const char *const SQL[ST_QUERY] = {
 		" WHERE id = ?1",
 	[ST_SKIP_INS] = "INSERT INTO skipped(first_quantum, last_quantum,"
 		" start_ns, end_ns) VALUES(?1, ?2, ?3, ?4)",
+	[ST_GRANT_INS] = "INSERT INTO grants(job, quantum, at_ns, allotment,"
+		" cpus) VALUES(?1, ?2, ?3, ?4, ?5)",
 	[ST_IDS_CLEAR] = "DELETE FROM temp.history_ids",
 	[ST_IDS_ADD] = "INSERT OR IGNORE INTO temp.history_ids(id) VALUES(?1)",
 };
@@ -293,6 +308,7 @@ void hist_tx_rollback(struct history *h)
 	h->batch = 0;           /* its runs are all queued still */
 	h->qw = 0;
 	h->skips_w = 0;
+	h->grants_w = 0;
 	if (!sqlite3_get_autocommit(h->db))
 		hist_step_done(h, h->st[ST_ROLLBACK], "rollback");
 	memcpy(h->err, keep, sizeof(keep));
@@ -308,19 +324,16 @@ int hist_tx_commit(struct history *h)
 		return -1;
 	}
 	h->transactions++;
-	/* What the transaction wrote is done: the runs queue[0..qw) and the
-	 * skips[0..skips_w) (all of them but after a slice of a catch-up). */
+	/* What the transaction wrote is done: the runs queue[0..qw), the
+	 * skips[0..skips_w) and the grants[0..grants_w) (all of them but
+	 * after a slice of a catch-up). */
 	for (size_t i = 0; i < h->qw; i++)
 		free(h->q[i].run.cpus);
 	if (h->qw < h->qn)
 		memmove(h->q, h->q + h->qw, (h->qn - h->qw) * sizeof(*h->q));
 	h->qn -= h->qw;
 	h->qw = 0;
-	if (h->skips_w < h->nskips)
-		memmove(h->skips, h->skips + h->skips_w,
-			(h->nskips - h->skips_w) * sizeof(*h->skips));
-	h->nskips -= h->skips_w;
-	h->skips_w = 0;
+	hist_queue_done(h);
 	h->batch = 0;
 	h->committed_ns = h->now_ns;
 	for (size_t i = 0; i < h->n; i++) {
@@ -475,7 +488,8 @@ static int read_extent(struct history *h)
 		     " FROM jobs), 0))", &last_id) < 0 ||
 	    read_int(h, "SELECT max(COALESCE((SELECT max(last_quantum) FROM"
 		     " allotments), -1), COALESCE((SELECT max(last_quantum)"
-		     " FROM skipped), -1))", &last_q) < 0)
+		     " FROM skipped), -1), COALESCE((SELECT max(quantum)"
+		     " FROM grants), -1))", &last_q) < 0)
 		return -1;
 	h->next_id = last_id + 1;
 	h->qbase = last_q + 1;
@@ -546,6 +560,9 @@ static int setup(struct history *h, const char *path, int busy_ms,
 	if (version >= 1 && version <= 4 &&
 	    schema_change(h, 4, MIGRATE_V5, NULL, "upgrade schema to version 5") < 0)
 		return -1;
+	if (version >= 1 && version <= 5 &&
+	    schema_change(h, 5, MIGRATE_V6, NULL, "upgrade schema to version 6") < 0)
+		return -1;
 	if (version != 0 && exec(h, DROP_UNUSED, "drop an unused index") < 0)
 		return -1;
 	if (exec(h, "CREATE TEMP TABLE history_ids(id INTEGER PRIMARY KEY)",
@@ -569,6 +586,7 @@ static void free_memory(struct history *h)
 	for (size_t i = 0; i < h->qn; i++)
 		free(h->q[i].run.cpus);
 	hist_ops_free(h);
+	hist_grants_free(h);
 	free(h->live);
 	free(h->q);
 	free(h->skips);
@@ -844,22 +862,20 @@ static int connect_readonly(struct history *h, const char *path,
 			    " opens the file", v[0], HISTORY_SCHEMA_VERSION);
 		return -1;
 	}
-	/* The temporary table lives in memory, not in the file.  A version
-	 * 4 file is read through a temporary view of its runs with the
-	 * processor-quanta its upgrade would compute (every run of before
-	 * had its allotment throughout); temp names come first. */
+	/* The temporary tables live in memory, not in the file.  A version
+	 * 5 file is read with an empty temporary table of grants, as its
+	 * upgrade would make it (it had none); temp names come first. */
 	if (exec(h, "CREATE TEMP TABLE history_ids(id INTEGER PRIMARY KEY)",
 		 "create temporary table") < 0)
 		return -1;
-	if (v[0] == 4 && exec(h, "CREATE TEMP VIEW allotments AS SELECT *,"
-			      " allotment * (last_quantum - first_quantum + 1)"
-			      " AS cpu_quanta FROM main.allotments",
-			      "read a version 4 file") < 0)
+	if (v[0] == 5 && exec(h, "CREATE TEMP TABLE grants(job INTEGER,"
+			      " quantum INTEGER, at_ns INTEGER,"
+			      " allotment INTEGER, cpus TEXT)",
+			      "read a version 5 file") < 0)
 		return -1;
 	if (exec(h, "PRAGMA query_only = 1", "configure") < 0)
 		return -1;
-	/* Only the queries' statements: a reader calls nothing else (the
-	 * others would not all prepare on the view). */
+	/* Only the queries' statements: a reader calls nothing else. */
 	for (int i = ST_Q_JOBS; i <= ST_STATS; i++) {
 		if (i != ST_Q_JOBS && i != ST_Q_RUNS && i != ST_STATS)
 			continue;

@@ -2,10 +2,10 @@
  * history.h - asteald's allotment history in SQLite (see
  * ../shared/DESIGN.md, "asteald").
  *
- * Three tables (schema version 5, kept in PRAGMA user_version; the file is
- * marked with PRAGMA application_id 0x41535448, "ASTH"; a version 1 to 4
+ * Four tables (schema version 6, kept in PRAGMA user_version; the file is
+ * marked with PRAGMA application_id 0x41535448, "ASTH"; a version 1 to 5
  * file is upgraded in place when opened, its new columns 0, cpu_quanta
- * computed):
+ * computed, its grants none):
  *
  *   jobs(id INTEGER PRIMARY KEY AUTOINCREMENT, name, uid, pid, command,
  *        start_ns, end_ns NULL while running, exit_status NULL if unknown,
@@ -18,8 +18,16 @@
  *   skipped(first_quantum, last_quantum, start_ns, end_ns): quanta the
  *        daemon had no tick for (it woke up later than a whole quantum):
  *        nobody's allotment changed in them, DEQ did not run
+ *   grants(job -> jobs.id ON DELETE CASCADE, quantum, at_ns, allotment,
+ *        cpus): CPUs a job was given at once as it joined, at wall time
+ *        at_ns, between the tick of `quantum` and the next: they were
+ *        free then (held by no job), allotment of them (the lesser of its
+ *        desire and the free ones); a grant does not feed DEQ: the tick
+ *        of quantum + 1 decided the job's first allotment as for any new
+ *        job (its first run starts there, unless it left before)
  *
- * with indexes jobs(end_ns), allotments(job, start_ns), allotments(end_ns).
+ * with indexes jobs(end_ns), allotments(job, start_ns), grants(job) (a
+ * job's grants go with it, retention included).
  * Times are nanoseconds since the Unix epoch (CLOCK_REALTIME).
  *
  * One allotments row is one *run*: consecutive quanta of one job in which
@@ -98,32 +106,32 @@
  * Quantum numbers in the history never go back across restarts, although
  * every daemon numbers its quanta from 0 on its own CLOCK_MONOTONIC t0
  * (the wire's, which a reboot resets): at open the handle reads the
- * largest quantum stored (in allotments and skipped) and adds one more
- * than it, the quantum base (history_stats), to every quantum number it is
- * given; so the first quantum of this daemon is stored after every quantum
- * of the ones before, and stored numbers still differ as the daemon's do.
- * Only a history emptied by retention (no job ended within
- * retention_days) starts from 0 again.  Quanta name an order and a
- * length, not a time: start_ns and end_ns are the times.
+ * largest quantum stored (in allotments, skipped and grants) and adds one
+ * more than it, the quantum base (history_stats), to every quantum number
+ * it is given; so the first quantum of this daemon is stored after every
+ * quantum of the ones before, and stored numbers still differ as the
+ * daemon's do.  Only a history emptied by retention (no job ended within
+ * retention_days) starts from 0 again.  Quanta name an order and a length,
+ * not a time: start_ns and end_ns are the times.
  *
  * Failures.  Scheduling never waits for the history: a job's row writes
  * (begin, worker count, exit status, end) go into a buffer of job writes,
  * written in order, before the runs, in the next write transaction; the
- * closed runs into the queue.  When a write fails for any reason but
- * another connection's lock (SQLITE_BUSY, which the next flush simply
- * retries), for instance SQLITE_FULL on a full disk or SQLITE_IOERR, the
- * transaction is rolled back, everything stays pending, and the handle is
- * *degraded* (history_health says why): then nothing tries to write (no
- * flush, no job write; history_close_stale and history_expire refuse with
- * -1) until history_retry, which the daemon calls once a second, has
- * written everything pending, a slice a call, and the handle is "ok"
- * again.  Meanwhile jobs begin
- * (with their ids), run, end and are recorded in memory, and queries
- * answer from what is on disk.  Both buffers are bounded: closed runs
- * beyond max_queue are dropped, job writes beyond max_job_writes are lost
- * (a job whose row is lost is admitted all the same, and nothing of it is
- * kept), all counted in history_stats.  What is still pending at
- * history_close is lost when that last write fails.
+ * closed runs, skipped quanta and grants into the queue.  When a write
+ * fails for any reason but another connection's lock (SQLITE_BUSY, which
+ * the next flush simply retries), for instance SQLITE_FULL on a full disk
+ * or SQLITE_IOERR, the transaction is rolled back, everything stays
+ * pending, and the handle is *degraded* (history_health says why): then
+ * nothing tries to write (no flush, no job write; history_close_stale and
+ * history_expire refuse with -1) until history_retry, which the daemon
+ * calls once a second, has written everything pending, a slice a call, and
+ * the handle is "ok" again.  Meanwhile jobs begin (with their ids), run,
+ * end and are recorded in memory, and queries answer from what is on
+ * disk.  Both buffers are bounded: closed runs (and skipped quanta, and
+ * grants, each) beyond max_queue are dropped, job writes beyond
+ * max_job_writes are lost (a job whose row is lost is admitted all the
+ * same, and nothing of it is kept), all counted in history_stats.  What is
+ * still pending at history_close is lost when that last write fails.
  *
  * A damaged file is found at open: PRAGMA quick_check (every page of
  * every table and index well formed; its cost grows with the file, see
@@ -153,7 +161,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HISTORY_SCHEMA_VERSION 5
+#define HISTORY_SCHEMA_VERSION 6
 
 /* A job's usage, in nanoseconds (asteal.proto, Feedback): the places in
  * an array of usage (history_usage). */
@@ -323,16 +331,16 @@ struct history *history_open(const char *path, const struct history_opts *o,
 			     char *why, size_t whylen);
 
 /* Open the history at path to read it only, for queries (history_query,
- * history_stats) without a daemon: never written, upgraded, moved aside
- * or checkpointed, whether an asteald writes it meanwhile or none runs.
- * A file with a -wal beside it is read through its log, which takes the
- * -shm readable (SQLite reads it read-only when it may not write it) or
- * the folder writable (to create it); one without is read as it is
- * (SQLite's immutable mode), so that no -wal and -shm appear.  NULL with
- * the reason in why for a missing or unreadable file, one that is no
- * SQLite database or not a history, and a schema version other than
- * this one or the one before (an older file is not upgraded; a version 4
- * file is read as its upgrade would make it).  Only history_query,
+ * history_stats) without a daemon: never written, upgraded, moved aside or
+ * checkpointed, whether an asteald writes it meanwhile or none runs.  A
+ * file with a -wal beside it is read through its log, which takes the -shm
+ * readable (SQLite reads it read-only when it may not write it) or the
+ * folder writable (to create it); one without is read as it is (SQLite's
+ * immutable mode), so that no -wal and -shm appear.  NULL with the reason
+ * in why for a missing or unreadable file, one that is no SQLite database
+ * or not a history, and a schema version other than this one or the one
+ * before (an older file is not upgraded; a version 5 file is read as its
+ * upgrade would make it, without grants).  Only history_query,
  * history_stats, history_error and history_close may be called on it. */
 struct history *history_open_readonly(const char *path, char *why,
 				      size_t whylen);
@@ -427,6 +435,13 @@ int history_usage(struct history *h, int64_t job_id,
  * or a full queue. */
 int history_skipped(struct history *h, int64_t first, int64_t last,
 		    int64_t start_ns, int64_t end_ns);
+
+/* Job job_id was granted `allotment` free CPUs (cpus, Linux list
+ * format) at wall time at_ns, as it joined, between the tick of
+ * quantum `quantum` and the next: queued like closed runs, written
+ * with them; -1 on bad arguments, an unknown job or a full queue. */
+int history_grant(struct history *h, int64_t job_id, int64_t quantum,
+		  int64_t at_ns, int allotment, const char *cpus);
 
 /* Quantum `quantum`, ending at end_ns, is over: every open run has lasted
  * (unchanged) until then; written so when open runs are next written.

@@ -23,7 +23,7 @@ enum {
 	ST_JOB_INS, ST_JOB_END, ST_JOB_ADD, ST_JOB_EXIT, ST_JOB_GET,
 	ST_JOB_WORKERS,
 	ST_STALE,
-	ST_RUN_INS, ST_RUN_UPD, ST_SKIP_INS,
+	ST_RUN_INS, ST_RUN_UPD, ST_SKIP_INS, ST_GRANT_INS,
 	ST_IDS_CLEAR, ST_IDS_ADD,
 	ST_QUERY,
 	ST_Q_JOBS = ST_QUERY, ST_Q_RUNS,
@@ -105,6 +105,7 @@ struct history {
 				   every flush_ns) */
 	size_t qw;
 	size_t skips_w;         /* skips[0..skips_w) are in it */
+	size_t grants_w;        /* grants[0..grants_w) are in it */
 	int64_t retention_ns;   /* 0 = forever */
 	int64_t now_ns;         /* end of the latest quantum seen */
 	int64_t now_q;          /* the quantum history_advance() named, -1 */
@@ -131,6 +132,13 @@ struct history {
 		int64_t first, last, start_ns, end_ns;
 	} *skips;
 	size_t nskips, capskips;
+	struct grant {          /* CPUs granted as a job joined, to be
+				   committed (quantum with the base) */
+		int64_t job, quantum, at_ns;
+		int allotment;
+		char *cpus;
+	} *grants;
+	size_t ngrants, capgrants;
 	char err[256];
 };
 
@@ -215,7 +223,8 @@ int hist_write_run(struct history *h, int64_t job, struct run *r);
  * has lasted until now, unchanged. */
 void hist_extend(struct history *h, struct run *r);
 
-/* Write the queue, inside a transaction; 0 or -1. */
+/* Write the queue (the closed runs, the skipped quanta and the grants),
+ * inside a transaction; 0 or -1. */
 int hist_write_queue(struct history *h);
 
 /* Write the job writes, the queue, and the dirty open runs if open_too,
@@ -239,5 +248,12 @@ int hist_sync(struct history *h);
 /* Queue closed run r of job (taking its cpus); -1 if the queue is full
  * (the run is dropped, counted). */
 int hist_enqueue(struct history *h, int64_t job, struct run *r);
+
+/* Forget the skipped quanta and grants the transaction just committed
+ * held (skips[0..skips_w), grants[0..grants_w)). */
+void hist_queue_done(struct history *h);
+
+/* Free every grant still queued (at close). */
+void hist_grants_free(struct history *h);
 
 #endif

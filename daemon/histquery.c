@@ -45,7 +45,9 @@ const char *const hist_query_sql[ST_COUNT - ST_QUERY] = {
 	 * jobs that ended first, then those of the first ended jobs that
 	 * have no run left, then quanta without a tick; each LIMITed, and
 	 * each reading no more rows than it deletes (jobs by end, runs by
-	 * job, the skipped quanta in the order they were written). */
+	 * job, the skipped quanta in the order they were written).  A job's
+	 * grants go with its row (ON DELETE CASCADE, found by their index by
+	 * job). */
 	[ST_EXP_RUNS - ST_QUERY] =
 		"DELETE FROM allotments WHERE id IN (SELECT a.id"
 		" FROM jobs j JOIN allotments a ON a.job = j.id"

@@ -101,7 +101,8 @@ void hist_extend(struct history *h, struct run *r)
 	}
 }
 
-/* Write the queue, inside a transaction. */
+/* Write the queue (closed runs, skipped quanta, grants), inside a
+ * transaction. */
 int hist_write_queue(struct history *h)
 {
 	sort_unwritten(h);
@@ -116,7 +117,43 @@ int hist_write_queue(struct history *h)
 				   "insert skipped quanta") < 0)
 			return -1;
 	}
+	for (; h->grants_w < h->ngrants; h->grants_w++) {
+		const struct grant *g = &h->grants[h->grants_w];
+
+		if (hist_step_done(h, hist_bind(h->st[ST_GRANT_INS], "LLLds",
+						g->job, g->quantum, g->at_ns,
+						g->allotment, g->cpus),
+				   "insert grant") < 0)
+			return -1;
+	}
 	return 0;
+}
+
+/* Forget the skipped quanta and grants the transaction just committed. */
+void hist_queue_done(struct history *h)
+{
+	if (h->skips_w < h->nskips)
+		memmove(h->skips, h->skips + h->skips_w,
+			(h->nskips - h->skips_w) * sizeof(*h->skips));
+	h->nskips -= h->skips_w;
+	h->skips_w = 0;
+	for (size_t i = 0; i < h->grants_w; i++)
+		free(h->grants[i].cpus);
+	if (h->grants_w < h->ngrants)
+		memmove(h->grants, h->grants + h->grants_w,
+			(h->ngrants - h->grants_w) * sizeof(*h->grants));
+	h->ngrants -= h->grants_w;
+	h->grants_w = 0;
+}
+
+/* Free every grant still queued. */
+void hist_grants_free(struct history *h)
+{
+	for (size_t i = 0; i < h->ngrants; i++)
+		free(h->grants[i].cpus);
+	free(h->grants);
+	h->grants = NULL;
+	h->ngrants = h->capgrants = h->grants_w = 0;
 }
 /* A write failed (the message is set): unless another connection's lock
  * is to blame, the handle is degraded, with everything kept pending.
@@ -162,8 +199,8 @@ int hist_write_pending(struct history *h, int open_too)
 {
 	if (open_too && !any_dirty_open(h))
 		open_too = 0;
-	if (h->qn == 0 && h->nskips == 0 && h->nops == 0 && !open_too &&
-	    !h->batch)
+	if (h->qn == 0 && h->nskips == 0 && h->ngrants == 0 && h->nops == 0 &&
+	    !open_too && !h->batch)
 		return 0;
 	if (hist_tx_begin(h) < 0)
 		goto fail;
@@ -523,6 +560,93 @@ int history_skipped(struct history *h, int64_t first, int64_t last,
 	return 0;
 }
 
+/* Check a grant's arguments; 0, or -1 with the message set. */
+static int check_grant(struct history *h, int64_t quantum, int64_t at_ns,
+		       int allotment, const char *cpus)
+{
+	int ids[CPULIST_MAX], n;
+	char why[64];
+
+	if (quantum < 0 || at_ns <= 0) {
+		hist_seterr(h, "grant: bad quantum or time");
+		return -1;
+	}
+	if (allotment < 1 || cpus == NULL) {
+		hist_seterr(h, "grant: %s", cpus == NULL ? "NULL cpus" :
+			    "allotment below 1");
+		return -1;
+	}
+	if (strnlen(cpus, CPUS_MAX) >= CPUS_MAX) {
+		hist_seterr(h, "grant: cpus too long");
+		return -1;
+	}
+	n = cpulist_parse(cpus, ids, CPULIST_MAX, why, sizeof(why));
+	if (n < 0) {
+		hist_seterr(h, "grant: cpus '%s': %s", cpus, why);
+		return -1;
+	}
+	if (n != allotment) {
+		hist_seterr(h, "grant: cpus '%s' are %d CPUs, not the allotment"
+			    " %d", cpus, n, allotment);
+		return -1;
+	}
+	return 0;
+}
+
+/* Job job_id was granted free CPUs as it joined: queue the grant for the
+ * next write, its quantum on the history's base. */
+int history_grant(struct history *h, int64_t job_id, int64_t quantum,
+		  int64_t at_ns, int allotment, const char *cpus)
+{
+	struct grant *g;
+	struct live *l;
+	char *copy;
+
+	if (h == NULL)
+		return -1;
+	if (check_grant(h, quantum, at_ns, allotment, cpus) < 0)
+		return -1;
+	l = hist_live_find(h, job_id);
+	if (l == NULL) {
+		hist_seterr(h, "grant: job %" PRId64 " is not running here",
+			    job_id);
+		return -1;
+	}
+	if (l->lost)
+		return 0;       /* nothing of it is kept */
+	if (h->ngrants == h->capgrants) {
+		size_t cap = h->capgrants ? 2 * h->capgrants : 16;
+		struct grant *more;
+
+		if (h->capgrants >= h->qmax) {
+			h->dropped++;
+			hist_seterr(h, "grant: history queue full, dropped");
+			return -1;
+		}
+		if (cap > h->qmax)
+			cap = h->qmax;
+		more = realloc(h->grants, cap * sizeof(*more));
+		if (more == NULL) {
+			hist_seterr(h, "grant: out of memory");
+			return -1;
+		}
+		h->grants = more;
+		h->capgrants = cap;
+	}
+	copy = strdup(cpus);
+	if (copy == NULL) {
+		hist_seterr(h, "grant: out of memory");
+		return -1;
+	}
+	g = &h->grants[h->ngrants++];
+	g->job = job_id;
+	g->quantum = quantum + h->qbase;
+	g->at_ns = at_ns;
+	g->allotment = allotment;
+	g->cpus = copy;
+	return 0;
+}
+
 /* The closed runs waiting for a flush. */
 size_t history_queued(const struct history *h)
 {
@@ -553,12 +677,13 @@ int history_flush(struct history *h)
 		return hist_write_pending(h, 0) == 0 || h->degraded ? 0 : -1;
 	open_due = h->open_written_ns != 0 &&
 		   h->now_ns - h->open_written_ns >= h->flush_open_ns;
-	if (h->qn == 0 && h->nskips == 0 && !open_due && !h->batch)
+	if (h->qn == 0 && h->nskips == 0 && h->ngrants == 0 && !open_due &&
+	    !h->batch)
 		return 0;
 	if (open_due && !any_dirty_open(h)) {
 		h->open_written_ns = h->now_ns;
 		open_due = 0;
-		if (h->qn == 0 && h->nskips == 0 && !h->batch)
+		if (h->qn == 0 && h->nskips == 0 && h->ngrants == 0 && !h->batch)
 			return 0;
 	}
 	/* Commit what is due: a commit rewrites every page the batch
@@ -566,7 +691,8 @@ int history_flush(struct history *h)
 	if (open_due || h->now_ns - h->committed_ns >= h->flush_ns ||
 	    h->qn - h->qw > HIST_BATCH_MAX)
 		return hist_write_pending(h, open_due) == 0 || h->degraded ? 0 : -1;
-	if (h->qn - h->qw < HIST_BURST && h->skips_w == h->nskips)
+	if (h->qn - h->qw < HIST_BURST && h->skips_w == h->nskips &&
+	    h->grants_w == h->ngrants)
 		return 0;
 	if (!h->batch) {
 		if (hist_tx_begin(h) < 0)
@@ -578,7 +704,7 @@ int history_flush(struct history *h)
 	for (; h->qw < end; h->qw++)
 		if (hist_write_run(h, h->q[h->qw].job, &h->q[h->qw].run) < 0)
 			goto fail;
-	if (h->qw == h->qn && hist_write_queue(h) < 0)     /* the skips */
+	if (h->qw == h->qn && hist_write_queue(h) < 0)  /* skips, grants */
 		goto fail;
 	return 0;
 fail:
@@ -603,7 +729,8 @@ static int write_slice(struct history *h, size_t max)
 		if (hist_write_run(h, h->q[h->qw].job, &h->q[h->qw].run) < 0)
 			goto fail;
 	all = h->qw == h->qn;
-	/* The skips, then the open runs, once the queue is written. */
+	/* The skips and grants, then the open runs, once the queue is
+	 * written. */
 	if (all && (hist_write_queue(h) < 0 || write_open(h) < 0))
 		goto fail;
 	if (hist_tx_commit(h) < 0)
@@ -649,6 +776,6 @@ void history_health(const struct history *h, struct history_health *out)
 	}
 	snprintf(out->state, sizeof(out->state), "%s%s", h->degraded ?
 		 "degraded: " : "ok", h->degraded ? h->why : "");
-	out->pending = (int64_t)(h->nops + h->qn + h->nskips);
+	out->pending = (int64_t)(h->nops + h->qn + h->nskips + h->ngrants);
 	out->dropped = h->dropped + h->ops_dropped;
 }

@@ -9,8 +9,10 @@
  * stale jobs, a newer or foreign database refused, retention, pagination,
  * filters, many jobs, a full queue, bad arguments; job totals that are
  * their runs' sums and quanta that go on after a daemon killed at any
- * point; a damaged file moved aside; and a full disk, which degrades the
- * history without refusing jobs, until it catches up.
+ * point; a damaged file moved aside; a full disk, which degrades the
+ * history without refusing jobs, until it catches up; and grants (CPUs
+ * given as a job joined): written with their values, refused when bad,
+ * upgraded into, expired with their jobs.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -197,7 +199,7 @@ static int64_t peek(const char *path, const char *sql)
 }
 
 /* Open the fixture's database again: it must still hold that many jobs
- * and be at schema version 4. */
+ * and be at this schema version. */
 static void reopen_unchanged(struct fixture *f, int64_t jobs)
 {
 	struct history *h = open_ok(f, NULL);
@@ -207,7 +209,8 @@ static void reopen_unchanged(struct fixture *f, int64_t jobs)
 	assert_int_equal(peek(f->path, "PRAGMA user_version"), HISTORY_SCHEMA_VERSION);
 }
 
-/* A new database gets schema version 4, WAL mode and its three tables. */
+/* A new database gets this schema version, WAL mode and its four
+ * tables. */
 static void test_create(void **state)
 {
 	struct fixture *f = *state;
@@ -217,7 +220,8 @@ static void test_create(void **state)
 
 	assert_int_equal(peek(f->path, "PRAGMA user_version"), HISTORY_SCHEMA_VERSION);
 	assert_int_equal(peek(f->path, "SELECT count(*) FROM sqlite_master"
-			      " WHERE name IN ('jobs', 'allotments', 'skipped')"), 3);
+			      " WHERE type = 'table' AND name IN ('jobs',"
+			      " 'allotments', 'skipped', 'grants')"), 4);
 	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &s,
 					    NULL), SQLITE_OK);
@@ -670,7 +674,7 @@ static void test_upgrade_v4(void **state)
 	    " allotted_ns INTEGER NOT NULL DEFAULT 0,"
 	    " sleep_ns INTEGER NOT NULL DEFAULT 0,"
 	    " preempted_ns INTEGER NOT NULL DEFAULT 0);"
-	    "DROP TABLE a4;"
+	    "DROP TABLE a4; DROP TABLE grants;"
 	    "CREATE INDEX allotments_by_job ON allotments(job, start_ns);"
 	    "INSERT INTO jobs(name, uid, pid, command, start_ns, end_ns)"
 	    " VALUES ('old', 1000, 77, 'fib 30', 1000, 3000);"
@@ -683,7 +687,7 @@ static void test_upgrade_v4(void **state)
 	    NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	h = open_ok(f, NULL);
-	assert_int_equal(peek(f->path, "PRAGMA user_version"), 5);
+	assert_int_equal(peek(f->path, "PRAGMA user_version"), HISTORY_SCHEMA_VERSION);
 	rs = query(h, NULL);
 	assert_int_equal(rs->nruns, 2);
 	assert_int_equal(rs->run[0].cpu_quanta, 2 * 10);
@@ -1088,7 +1092,7 @@ static void test_skipped(void **state)
 
 	history_close(h);
 	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "DROP TABLE skipped;"
+	assert_int_equal(sqlite3_exec(db, "DROP TABLE skipped; DROP TABLE grants;"
 				      " ALTER TABLE jobs DROP COLUMN sleep_ns;"
 				      " ALTER TABLE jobs DROP COLUMN preempted_ns;"
 				      " ALTER TABLE allotments DROP COLUMN sleep_ns;"
@@ -1149,6 +1153,239 @@ static void test_skipped_batch(void **state)
 	assert_int_equal(peek(f->path, "SELECT count(*) FROM skipped"), 4);
 }
 
+/* The cpus of job's one grant, read with another connection, into buf. */
+static void grant_cpus(struct fixture *f, int64_t job, char *buf, size_t len)
+{
+	sqlite3 *db;
+	sqlite3_stmt *s;
+
+	buf[0] = '\0';
+	assert_int_equal(sqlite3_open_v2(f->path, &db, SQLITE_OPEN_READONLY,
+					 NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT cpus FROM grants"
+					    " WHERE job = ?1", -1, &s, NULL),
+			 SQLITE_OK);
+	sqlite3_bind_int64(s, 1, job);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		snprintf(buf, len, "%s", (const char *)sqlite3_column_text(s, 0));
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+}
+
+/* A grant is written with its values, its quantum on the base of the
+ * runs (the job's first run starts at the next quantum), after a flush
+ * that failed on another connection's lock exactly once, and its quantum
+ * counts for the next daemon's base. */
+static void test_grant(void **state)
+{
+	struct fixture *f = *state;
+	struct history_opts o = { .busy_timeout_ms = 5 };
+	struct history *h = open_ok(f, &o);
+	struct history_quantum q;
+	int64_t a, b, base, c;
+	char sql[160], cpus[32];
+	sqlite3 *db;
+
+	/* A first daemon's quanta 0..9, so that the next has a base. */
+	a = begin(h, "a", 1, T0);
+	for (int i = 0; i < 10; i++) {
+		q = quantum(T0, i, 1, 2, 1, "0", HISTORY_SATISFIED);
+		assert_int_equal(history_allot(h, a, &q), 0);
+	}
+	assert_int_equal(history_job_end(h, a, T0 + 10 * QNS, NULL), 0);
+	history_close(h);
+	h = open_ok(f, &o);
+	base = stats(h).quantum_base;
+	assert_int_equal(base, 10);
+	/* b runs on CPU 0 from quantum 0; c joins after the tick of 3 and
+	 * is granted the free CPUs 1-2, then allotted from quantum 4. */
+	b = begin(h, "b", 2, T0 + 100 * QNS);
+	c = begin(h, "c", 3, T0 + 103 * QNS);
+	for (int i = 0; i < 4; i++) {
+		q = quantum(T0 + 100 * QNS, i, 1, 3, 1, "0", HISTORY_SATISFIED);
+		assert_int_equal(history_allot(h, b, &q), 0);
+	}
+	assert_int_equal(history_grant(h, c, 3, T0 + 103 * QNS + 5, 2, "1-2"), 0);
+	q = quantum(T0 + 100 * QNS, 4, 2, 2, 2, "1-2", HISTORY_SATISFIED);
+	assert_int_equal(history_allot(h, c, &q), 0);
+	/* Queued: on disk only after a flush, which the lock holds back. */
+	assert_int_equal(peek(f->path, "SELECT count(*) FROM grants"), 0);
+	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL),
+			 SQLITE_OK);
+	assert_int_equal(history_flush(h), -1);
+	assert_non_null(strstr(history_error(h), "locked"));
+	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+	sqlite3_close(db);
+	assert_int_equal(peek(f->path, "SELECT count(*) FROM grants"), 0);
+	assert_int_equal(history_flush(h), 0);
+	assert_int_equal(history_flush(h), 0);
+	assert_int_equal(peek(f->path, "SELECT count(*) FROM grants"), 1);
+	snprintf(sql, sizeof(sql), "SELECT quantum FROM grants WHERE job = %lld",
+		 (long long)c);
+	assert_int_equal(peek(f->path, sql), base + 3);
+	snprintf(sql, sizeof(sql), "SELECT at_ns FROM grants WHERE job = %lld",
+		 (long long)c);
+	assert_int_equal(peek(f->path, sql), T0 + 103 * QNS + 5);
+	snprintf(sql, sizeof(sql), "SELECT allotment FROM grants WHERE job ="
+		 " %lld", (long long)c);
+	assert_int_equal(peek(f->path, sql), 2);
+	grant_cpus(f, c, cpus, sizeof(cpus));
+	assert_string_equal(cpus, "1-2");
+	/* The job's first run starts at the quantum after the grant's. */
+	history_close(h);
+	snprintf(sql, sizeof(sql), "SELECT min(first_quantum) FROM allotments"
+		 " WHERE job = %lld", (long long)c);
+	assert_int_equal(peek(f->path, sql), base + 4);
+	/* A grant at the latest quantum, after every run, still puts the
+	 * next daemon's quanta after it. */
+	h = open_ok(f, &o);
+	base = stats(h).quantum_base;
+	c = begin(h, "d", 4, T0 + 200 * QNS);
+	assert_int_equal(history_grant(h, c, 50, T0 + 250 * QNS, 1, "3"), 0);
+	assert_int_equal(history_job_end(h, c, T0 + 250 * QNS + 9, NULL), 0);
+	history_close(h);
+	h = open_ok(f, &o);
+	assert_int_equal(stats(h).quantum_base, base + 51);
+	history_close(h);
+	assert_int_equal(peek(f->path, "SELECT count(*) FROM grants"), 2);
+}
+
+/* Bad grants (an unknown or ended job, allotment < 1, NULL or bad cpus,
+ * cpus that are not the allotment, a negative quantum or a bad time) are
+ * refused with a message and write nothing; beyond max_queue grants are
+ * dropped, counted. */
+static void test_grant_bad(void **state)
+{
+	struct fixture *f = *state;
+	struct history_opts o = { .max_queue = 16 };
+	struct history *h = open_ok(f, &o);
+	int64_t a = begin(h, "a", 1, T0), gone = begin(h, "gone", 2, T0);
+	int i;
+
+	assert_int_equal(history_job_end(h, gone, T0 + 5, NULL), 0);
+	assert_int_equal(history_grant(h, a + 100, 0, T0, 1, "0"), -1);
+	assert_non_null(strstr(history_error(h), "not running here"));
+	assert_int_equal(history_grant(h, gone, 0, T0, 1, "0"), -1);
+	assert_non_null(strstr(history_error(h), "not running here"));
+	assert_int_equal(history_grant(h, a, 0, T0, 0, ""), -1);
+	assert_non_null(strstr(history_error(h), "allotment below 1"));
+	assert_int_equal(history_grant(h, a, 0, T0, -2, "0"), -1);
+	assert_non_null(strstr(history_error(h), "allotment below 1"));
+	assert_int_equal(history_grant(h, a, 0, T0, 1, NULL), -1);
+	assert_non_null(strstr(history_error(h), "NULL cpus"));
+	assert_int_equal(history_grant(h, a, -1, T0, 1, "0"), -1);
+	assert_non_null(strstr(history_error(h), "bad quantum"));
+	assert_int_equal(history_grant(h, a, 0, 0, 1, "0"), -1);
+	assert_non_null(strstr(history_error(h), "bad quantum or time"));
+	assert_int_equal(history_grant(h, a, 0, T0, 1, "zero"), -1);
+	assert_non_null(strstr(history_error(h), "cpus 'zero'"));
+	assert_int_equal(history_grant(h, a, 0, T0, 1, "0-1"), -1);
+	assert_non_null(strstr(history_error(h), "are 2 CPUs, not the"
+			       " allotment 1"));
+	assert_int_equal(history_grant(NULL, a, 0, T0, 1, "0"), -1);
+	assert_int_equal(history_flush(h), 0);
+	assert_int_equal(peek(f->path, "SELECT count(*) FROM grants"), 0);
+	/* A full queue drops the grant and says so. */
+	for (i = 0; i < 16; i++)
+		assert_int_equal(history_grant(h, a, i, T0 + i, 1, "0"), 0);
+	assert_int_equal(history_grant(h, a, i, T0 + i, 1, "0"), -1);
+	assert_non_null(strstr(history_error(h), "queue full"));
+	assert_int_equal(stats(h).dropped, 1);
+	history_close(h);
+	assert_int_equal(peek(f->path, "SELECT count(*) FROM grants"), 16);
+	assert_int_equal(peek(f->path, "SELECT count(*) FROM grants WHERE"
+			      " job != (SELECT id FROM jobs WHERE name = 'a')"), 0);
+}
+
+/* A version 5 file is read as it is (no grants), and upgraded to 6 when
+ * a daemon opens it: its rows stay and it gets the table of grants. */
+static void test_upgrade_v5(void **state)
+{
+	struct fixture *f = *state;
+	struct history *h = open_ok(f, NULL);
+	struct history_quantum q;
+	struct history_stats s;
+	char why[256] = "";
+	int64_t a, b;
+	sqlite3 *db;
+
+	a = begin(h, "a", 1, T0);
+	q = quantum(T0, 0, 2, 2, 2, "0-1", HISTORY_SATISFIED);
+	assert_int_equal(history_allot(h, a, &q), 0);
+	assert_int_equal(history_job_end(h, a, T0 + QNS, NULL), 0);
+	history_close(h);
+	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "DROP TABLE grants;"
+				      " PRAGMA user_version = 5", NULL, NULL,
+				      NULL), SQLITE_OK);
+	sqlite3_close(db);
+	h = history_open_readonly(f->path, why, sizeof(why));
+	if (h == NULL)
+		fail_msg("history_open_readonly: %s", why);
+	assert_int_equal(history_stats(h, &s), 0);
+	assert_int_equal(s.jobs, 1);
+	assert_int_equal(s.quantum_base, 1);
+	history_close(h);
+	assert_int_equal(peek(f->path, "PRAGMA user_version"), 5);
+	assert_int_equal(peek(f->path, "SELECT count(*) FROM sqlite_master"
+			      " WHERE name = 'grants'"), 0);
+	h = open_ok(f, NULL);
+	assert_int_equal(peek(f->path, "PRAGMA user_version"), 6);
+	assert_int_equal(peek(f->path, "SELECT count(*) FROM sqlite_master"
+			      " WHERE name IN ('grants', 'grants_by_job')"), 2);
+	assert_int_equal(stats(h).jobs, 1);
+	assert_int_equal(stats(h).allotment_rows, 1);
+	b = begin(h, "b", 2, T0 + 5 * QNS);
+	assert_int_equal(history_grant(h, b, 4, T0 + 5 * QNS, 2, "0-1"), 0);
+	history_close(h);
+	assert_int_equal(peek(f->path, "SELECT quantum FROM grants"), 1 + 4);
+	/* A version 4 file is older than the one before: refused. */
+	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 4", NULL,
+				      NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	assert_null(history_open_readonly(f->path, why, sizeof(why)));
+	assert_non_null(strstr(why, "schema version 4 is older"));
+}
+
+/* Retention takes a job's grants with it (one with runs, one that left
+ * before its first tick), and leaves a running job's. */
+static void test_grant_expire(void **state)
+{
+	struct fixture *f = *state;
+	struct history_opts o = { .retention_days = 1 };
+	struct history *h = open_ok(f, &o);
+	struct history_quantum q;
+	int64_t a, b, c;
+	char sql[96];
+
+	a = begin(h, "a", 1, T0);
+	b = begin(h, "b", 2, T0);
+	c = begin(h, "c", 3, T0);
+	assert_int_equal(history_grant(h, a, 0, T0 + 1, 1, "0"), 0);
+	assert_int_equal(history_grant(h, b, 0, T0 + 2, 1, "1"), 0);
+	assert_int_equal(history_grant(h, c, 0, T0 + 3, 1, "2"), 0);
+	assert_int_equal(history_job_end(h, b, T0 + 4, NULL), 0);
+	for (int i = 1; i < 4; i++) {
+		q = quantum(T0, i, 1, 3, 1, "0", HISTORY_SATISFIED);
+		assert_int_equal(history_allot(h, a, &q), 0);
+		q = quantum(T0, i, 1, 3, 1, "2", HISTORY_SATISFIED);
+		assert_int_equal(history_allot(h, c, &q), 0);
+	}
+	assert_int_equal(history_job_end(h, a, T0 + 4 * QNS, NULL), 0);
+	assert_int_equal(history_flush(h), 0);
+	free(query(h, NULL));
+	assert_int_equal(peek(f->path, "SELECT count(*) FROM grants"), 3);
+	assert_true(history_expire(h, T0 + 2 * DAY, 0, NULL) >= 2 + 1);
+	assert_int_equal(peek(f->path, "SELECT count(*) FROM grants"), 1);
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM grants WHERE job ="
+		 " %lld", (long long)c);
+	assert_int_equal(peek(f->path, sql), 1);
+	assert_int_equal(stats(h).jobs, 1);
+	history_close(h);
+}
+
 /* A newer schema and another program's database are refused. */
 static void test_refused(void **state)
 {
@@ -1157,12 +1394,12 @@ static void test_refused(void **state)
 	sqlite3 *db;
 
 	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 6", NULL,
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 7", NULL,
 				      NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	assert_null(history_open(f->path, NULL, why, sizeof(why)));
-	assert_non_null(strstr(why, "database schema version 6 is newer than"
-			       " this asteald (5)"));
+	assert_non_null(strstr(why, "database schema version 7 is newer than"
+			       " this asteald (6)"));
 	unlink(f->path);
 
 	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
@@ -1932,6 +2169,10 @@ static void test_full_disk(void **state)
 		assert_int_equal(history_allot(h, a, &q), 0);
 		assert_int_equal(history_allot(h, b, &q), 0);
 		assert_int_equal(history_usage(h, b, USE(5, 0, 0, 0, 0, 5)), 0);
+		if (i == 5 || i == 20)      /* grants, written once, later */
+			assert_int_equal(history_grant(h, i == 5 ? c : d, i,
+						       T0 + i * QNS + 1, 1,
+						       i == 5 ? "1" : "2"), 0);
 		assert_int_equal(history_advance(h, i, T0 + (i + 1) * QNS), 0);
 		assert_int_equal(history_flush(h), 0);
 	}
@@ -1954,6 +2195,8 @@ static void test_full_disk(void **state)
 		struct history_quantum q = quantum(T0, 40, 1, 4, 1, "0", 1);
 
 		assert_int_equal(history_allot(h, g, &q), 0);
+		assert_int_equal(history_grant(h, g, 40, T0 + 40 * QNS, 1,
+					       "3"), 0);
 	}
 	rs = query(h, NULL);                /* from the disk: a alone */
 	assert_int_equal(rs->njobs, 1);
@@ -1977,6 +2220,11 @@ static void test_full_disk(void **state)
 	assert_string_equal(hh.state, "ok");
 	assert_int_equal(hh.pending, 0);
 	assert_int_equal(hh.dropped, 1);
+	/* The grants of c and d, once each; none of g, whose row was lost. */
+	assert_int_equal(peek(f->path, "SELECT count(*) FROM grants"), 2);
+	assert_int_equal(peek(f->path, "SELECT count(DISTINCT job) FROM grants"
+			      " WHERE (cpus = '1' AND quantum = 5) OR"
+			      " (cpus = '2' AND quantum = 20)"), 2);
 	st = stats(h);
 	assert_int_equal(st.job_writes, 0);
 	assert_int_equal(st.degraded, 0);
@@ -1992,6 +2240,42 @@ static void test_full_disk(void **state)
 	history_close(h);
 	t = totals_are_runs(f->path);
 	assert_int_equal(t, 2);
+	assert_int_equal(umount2(f->dir, MNT_DETACH), 0);
+}
+
+/* A grant written into a transaction that fails (a full disk at the
+ * commit) stays queued, and is written once when space returns. */
+static void test_grant_full_disk(void **state)
+{
+	struct fixture *f = *state;
+	struct history_quantum q;
+	char why[256], filler[128];
+	struct history *h;
+	int64_t a;
+
+	if (hist_tiny_fs(f->dir, 512, why, sizeof(why)) < 0) {
+		printf("test_grant_full_disk skipped: %s\n", why);
+		skip();
+	}
+	h = open_ok(f, NULL);
+	a = begin(h, "a", 100, T0);
+	q = quantum(T0, 0, 1, 4, 1, "0", HISTORY_SATISFIED);
+	assert_int_equal(history_allot(h, a, &q), 0);
+	assert_int_equal(history_flush(h), 0);
+	snprintf(filler, sizeof(filler), "%s/filler", f->dir);
+	assert_true(hist_fill(filler) > 0);
+	assert_int_equal(history_grant(h, a, 0, T0 + 1, 2, "1-2"), 0);
+	assert_int_equal(history_advance(h, 200, T0 + 201 * QNS), 0);
+	assert_int_equal(history_flush(h), 0);          /* and degraded */
+	assert_int_equal(stats(h).degraded, 1);
+	assert_int_equal(peek(f->path, "SELECT count(*) FROM grants"), 0);
+	assert_int_equal(unlink(filler), 0);
+	assert_int_equal(history_retry(h), 0);
+	assert_int_equal(stats(h).degraded, 0);
+	assert_int_equal(peek(f->path, "SELECT count(*) FROM grants"
+			      " WHERE cpus = '1-2'"), 1);
+	history_close(h);
+	assert_int_equal(peek(f->path, "SELECT count(*) FROM grants"), 1);
 	assert_int_equal(umount2(f->dir, MNT_DETACH), 0);
 }
 
@@ -2016,6 +2300,10 @@ int main(void)
 		T(test_restart),
 		T(test_skipped),
 		T(test_skipped_batch),
+		T(test_grant),
+		T(test_grant_bad),
+		T(test_upgrade_v5),
+		T(test_grant_expire),
 		T(test_refused),
 		T(test_retention),
 		T(test_pagination),
@@ -2029,6 +2317,7 @@ int main(void)
 		T(test_crash_totals),
 		T(test_damaged),
 		T(test_full_disk),
+		T(test_grant_full_disk),
 #undef T
 	};
 
