@@ -88,13 +88,15 @@ int query_status(const struct cli *g, int argc, char **argv)
 		       "\"clients\":%u,\"ticks\":%llu,\"skipped_ticks\":%llu,"
 		       "\"quantum\":%llu,\"changes_per_tick\":%.3f,"
 		       "\"sends_per_tick\":%.3f,\"feedbacks\":%llu,\"bad_feedbacks\":%llu,"
-		       "\"allots\":%llu,\"silent_jobs\":%u,\"revocations\":%llu",
+		       "\"allots\":%llu,\"grants\":%llu,\"silent_jobs\":%u,"
+		       "\"revocations\":%llu",
 		       s->n_cpus, s->quantum_us, s->offset_us, s->jobs, s->clients,
 		       (unsigned long long)s->ticks, (unsigned long long)s->skipped_ticks,
 		       (unsigned long long)s->quantum, s->changes_per_tick,
 		       s->sends_per_tick, (unsigned long long)s->feedbacks,
 		       (unsigned long long)s->bad_feedbacks,
-		       (unsigned long long)s->allots, s->silent_jobs,
+		       (unsigned long long)s->allots,
+		       (unsigned long long)s->grants, s->silent_jobs,
 		       (unsigned long long)s->revocations);
 		for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
 			printf(",\"%s\":", ns[i].key);
@@ -145,6 +147,9 @@ int query_status(const struct cli *g, int argc, char **argv)
 		          s->wake_max_ns);
 		printf("%-16s%.2f changed, %.2f Allots sent\n", "per tick:",
 		       s->changes_per_tick, s->sends_per_tick);
+		printf("%-16s%llu Allots, %llu of them grants (free CPUs to a job "
+		       "as it joined)\n", "allots:", (unsigned long long)s->allots,
+		       (unsigned long long)s->grants);
 		printf("%-16s%llu (%llu refused); %u jobs silent\n",
 		       "feedbacks:", (unsigned long long)s->feedbacks,
 		       (unsigned long long)s->bad_feedbacks, s->silent_jobs);

@@ -382,6 +382,8 @@ static void on_hello(struct peer *p, const Asteal__Envelope *m)
 	if (p->role == PEER_JOB)
 		sched_quanta(ctl->sched, &w.t0_ns, &w.heartbeat_ms, &w.offset_us);
 	conn_send(c, &env);
+	if (p->role == PEER_JOB)        /* after its Welcome: CPUs free now */
+		sched_job_grant(ctl->sched, p->job);
 }
 
 /* A client's request: answered (1), or not a request (0). */

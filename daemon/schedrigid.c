@@ -169,6 +169,7 @@ int sched_rigid_add(struct sched *s, uint64_t id, const char *name,
 	j->fresh = 1;
 	sched__touch(s, j);
 	sched__confine_join(s, j);
+	sched_job_grant(s, j);
 	log_info("job %llu '%s' is rigid: %d CPUs, uid %d pid %d",
 	         (unsigned long long)id, j->name, cpus, (int)uid, (int)pid);
 	return 0;

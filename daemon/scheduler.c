@@ -348,7 +348,7 @@ static void send_allot(struct sched *s, struct sched_job *j,
 		j->sent = *set;
 		j->allot_q = s->q;
 		j->decided = decided;
-		j->fresh = 0;
+		j->fresh = j->granted = 0;
 		return;
 	}
 	len = exchange_encode_allot(frame, &a);
@@ -357,7 +357,7 @@ static void send_allot(struct sched *s, struct sched_job *j,
 	j->sent = *set;
 	j->allot_q = s->q;
 	j->decided = decided;
-	j->fresh = 0;
+	j->fresh = j->granted = 0;
 	s->allots++;
 	s->tick_sends++;
 }
@@ -439,6 +439,99 @@ void sched__retry_held(struct sched *s, uint64_t now)
 {
 	if (!s->in_tick)
 		retry_held(s, now);
+}
+
+/* ------------------------------------------------------------ grants -- */
+
+/* The slots that no job holds or was last told it holds (so none that a
+ * job losing it has yet to give up) and that are not busy being handed
+ * over. */
+static struct deq_set free_slots(const struct sched *s)
+{
+	struct deq_set f;
+
+	deq_set_clear(&f);
+	for (int i = 0; i < s->P; i++)
+		deq_set_add(&f, i);
+	for (int k = 0; k < s->njobs; k++)
+		for (int w = 0; w * 64 < s->P; w++)
+			f.w[w] &= ~(s->deq[k].cpus.w[w] | s->jobs[k]->sent.w[w]);
+	return f;
+}
+
+/* Give j min(its desire, what is free) of the free CPUs, lowest first
+ * (where the next tick's DEQ places a new job when nobody else grows).
+ * Its DEQ state stays a new job's, so the tick decides as if there had
+ * been no grant (and tells the job, granted); the history keeps the grant
+ * apart. */
+static void grant(struct sched *s, struct sched_job *j)
+{
+	struct deq_set free = free_slots(s), give;
+	int want = sched__desire(j), n = 0;
+	uint32_t ids[CPULIST_MAX];
+	int cpus[CPULIST_MAX];
+	char list[CPULIST_MAX * 5];
+
+	if (want < 1 || !j->fresh || deq_set_count(&j->sent) > 0 ||
+	    deq_set_count(&s->deq[j->index].cpus) > 0)
+		return;                 /* the tick sends its Allot itself */
+	deq_set_clear(&give);
+	for (int i = 0; i < s->P && n < want; i++)
+		if (deq_set_has(&free, i)) {
+			deq_set_add(&give, i);
+			n++;
+		}
+	if (n == 0 || (s->handover != NULL && handover_busy(s->handover, j, &give)))
+		return;
+	s->deq[j->index].availability = n;
+	send_allot(s, j, &give, qtime_now_ns());
+	if (j->fresh)
+		return;                 /* not sent: its end comes */
+	j->granted = 1;
+	s->grants++;
+	n = sched__slot_cpus(s, &give, ids);
+	for (int i = 0; i < n; i++)
+		cpus[i] = (int)ids[i];
+	if (cpulist_format(cpus, n, list, sizeof(list)) < 0)
+		list[0] = '\0';
+	if (history_grant(s->hist, (int64_t)j->id, (int64_t)s->q,
+	                  (int64_t)qtime_wall_ns(), n, list) < 0)
+		log_warn("history: job %llu grant: %s", (unsigned long long)j->id,
+		         history_error(s->hist));
+}
+
+/* The grants are due: the jobs' input is read first (a job that ended
+ * just before another began, as a loop of runs does, has its CPUs back
+ * only once its end is read), then every job that joined since the last
+ * tick and asked for a grant gets one if CPUs are free. */
+static void on_grant(evutil_socket_t fd, short what, void *arg)
+{
+	struct sched *s = arg;
+
+	(void)fd;
+	(void)what;
+	if (s->in_tick)
+		return;
+	if (s->read != NULL)
+		s->read(s->read_arg);
+	for (int k = 0; k < s->ntouched; k++)
+		if (s->touched[k]->want_grant) {
+			s->touched[k]->want_grant = 0;
+			grant(s, s->touched[k]);
+		}
+}
+
+/* A job that just joined (its Welcome sent) gets, as soon as the event
+ * loop comes back (not from inside the caller, whose connection a read
+ * of the jobs could close), min(its desire, what is free) of the CPUs no
+ * job holds: those would idle until the next tick, and the job would wait
+ * for it, 5 ms on average. */
+void sched_job_grant(struct sched *s, struct sched_job *j)
+{
+	if (!j->fresh || !j->touched)
+		return;
+	j->want_grant = 1;
+	event_active(s->grant_ev, EV_TIMEOUT, 0);
 }
 
 /* ----------------------------------------------------------- history -- */
@@ -527,7 +620,7 @@ static void tick(struct sched *s, uint64_t start)
 	for (k = 0; k < nc; k++)
 		deliver(s, s->jobs[s->changed[k]], t);
 	for (k = 0; k < s->ntouched; k++)
-		if (s->touched[k]->fresh)
+		if (s->touched[k]->fresh || s->touched[k]->granted)
 			deliver(s, s->touched[k], t);
 	/* This DEQ decided the held jobs' sets again: a grant in this
 	 * quantum says so (an Allot of quantum q carries tick q's time). */
@@ -634,7 +727,9 @@ struct sched *sched_create(struct event_base *base, const struct conf *c,
 		goto nomem;
 	s->timer_ev = event_new(base, s->timer_fd, EV_READ | EV_PERSIST, on_timer, s);
 	s->hold_ev = evtimer_new(base, on_hold, s);
-	if (s->timer_ev == NULL || s->hold_ev == NULL || sched__reserve(s) < 0)
+	s->grant_ev = evtimer_new(base, on_grant, s);
+	if (s->timer_ev == NULL || s->hold_ev == NULL || s->grant_ev == NULL ||
+	    sched__reserve(s) < 0)
 		goto nomem;
 	/* Tick q at t0 + q L + offset: absolute, so it never drifts. */
 	first = s->t0 + s->offset;
@@ -685,6 +780,8 @@ void sched_free(struct sched *s)
 		event_free(s->timer_ev);
 	if (s->hold_ev != NULL)
 		event_free(s->hold_ev);
+	if (s->grant_ev != NULL)
+		event_free(s->grant_ev);
 	if (s->timer_fd >= 0)
 		close(s->timer_fd);
 	handover_free(s->handover);
@@ -779,7 +876,8 @@ struct sched_job *sched_job_add(struct sched *s, struct conn *conn,
 	sched__insert(s, j, u);
 	j->joined = qtime_now_ns();
 	sched__heard_now(s, j, j->joined);
-	j->fresh = 1;                   /* an Allot at the next tick */
+	j->fresh = 1;                   /* an Allot at the next tick, or a
+	                                   grant after its Welcome */
 	sched__touch(s, j);
 	sched__confine_join(s, j);
 	log_info("job %llu '%s' %s: uid %d pid %d, %d workers",

@@ -58,11 +58,17 @@ void sched_quanta(const struct sched *s, uint64_t *t0_ns,
  * under id_granted when its claim to an id was granted (its history row is
  * open and tracked already), else under a new id: the job, or NULL with a
  * reason in why (at the job limit, database error).  Its first Allot comes
- * at the next tick. */
+ * at the next tick, unless sched_job_grant gives it free CPUs first. */
 struct sched_job *sched_job_add(struct sched *s, struct conn *conn,
                                 const Asteal__Hello *hello, uid_t uid,
                                 pid_t pid, uint64_t id_granted, char *why,
                                 size_t whylen);
+
+/* Grant a job that has just joined (its Welcome sent) min(its desire,
+ * what is free) of the CPUs no job holds, at once: an Allot now rather
+ * than at the next tick; nothing if none is free, the job holds some
+ * already, or a tick is under way. */
+void sched_job_grant(struct sched *s, struct sched_job *j);
 
 /* The job's id (also its history row). */
 uint64_t sched_job_id(const struct sched_job *j);

@@ -43,6 +43,9 @@ struct sched_job {
 	int silent;                    /* counted as desiring nothing */
 	int touched, held, fresh;      /* in s->touched, in s->held; its
 	                                  first Allot is due */
+	int want_grant, granted;       /* joined, a grant due; given free
+	                                  CPUs as it joined: the next tick
+	                                  tells it DEQ's answer */
 	uint64_t recorded;             /* the tick that last recorded it */
 	uint64_t tot[HISTORY_NUSE];    /* usage totals it reported (enum
 	                                  history_use) */
@@ -84,7 +87,7 @@ struct sched {
 	void *read_arg;
 	int urgent_on;
 	int timer_fd;                  /* fires at t0 + q L + offset */
-	struct event *timer_ev, *hold_ev;
+	struct event *timer_ev, *hold_ev, *grant_ev;
 	int P;
 	uint32_t cpus_u32[CPULIST_MAX];
 	struct sched_job **jobs;       /* in id order: DEQ's stable order */
@@ -112,7 +115,7 @@ struct sched {
 	uint64_t ticks, skipped, started;
 	uint64_t epoch;         /* jobs that came or went: the history's
 				   runs of turns end where it moves */
-	uint64_t feedbacks, bad, allots, revocations, tick_sends;
+	uint64_t feedbacks, bad, allots, revocations, tick_sends, grants;
 	struct samples tick, deq_time, wake, revoke, changes, sends;
 };
 

@@ -50,6 +50,7 @@ void sched_status(struct sched *s, Asteal__Status *st)
 	st->feedbacks = s->feedbacks;
 	st->bad_feedbacks = s->bad;
 	st->allots = s->allots;
+	st->grants = s->grants;
 	st->silent_jobs = (uint32_t)s->nsilent;
 	st->revocations = s->revocations;
 	st->handover = (char *)conf_handover_name(s->conf->handover);

@@ -239,6 +239,7 @@ static int sample_body(Asteal__Envelope *env, struct store *s,
 		st->confine_how = "cgroup v1 cpuset /sys/fs/cgroup/cpuset/asteal-1";
 		st->n_cpu_others = 2;
 		st->cpu_others = others;
+		st->grants = 5;
 		env->status = st;
 		break;
 	}
