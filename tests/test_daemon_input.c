@@ -375,7 +375,10 @@ static void take(struct peer *p, Asteal__Envelope *m)
 		p->allot_ncpus = m->allot->n_cpus;
 		p->allot_q = m->allot->quantum;
 		p->decided_ns = m->allot->decided_ns;
-		check_decided(p, p->allot_q, p->decided_ns);
+		/* A job's first Allot may be a grant (scheduler.c), decided
+		 * as the job joined, not at its quantum's tick. */
+		if (p->allots > 1 || p->decided_ns < p->opened_ns)
+			check_decided(p, p->allot_q, p->decided_ns);
 		frame_free(m);
 		return;
 	case ASTEAL__ENVELOPE__MSG_ERROR:
@@ -735,7 +738,7 @@ static Asteal__Envelope *request(struct peer *c, const Asteal__Envelope *req)
 
 /* What the tests read of a Status. */
 struct snap {
-	uint64_t feedbacks, bad, allots, quantum, t0, revocations;
+	uint64_t feedbacks, bad, allots, quantum, t0, revocations, grants;
 	uint32_t jobs, silent, quantum_us;
 	char share[8];
 };
@@ -754,6 +757,7 @@ static void status(struct peer *c, struct snap *s)
 	s->feedbacks = m->status->feedbacks;
 	s->bad = m->status->bad_feedbacks;
 	s->allots = m->status->allots;
+	s->grants = m->status->grants;
 	s->quantum = m->status->quantum;
 	s->t0 = m->status->t0_ns;
 	s->revocations = m->status->revocations;
@@ -1618,14 +1622,24 @@ static void test_silent_job(void **state)
 	assert_int_equal(s.silent, 0);
 }
 
-/* The first two CPUs this process may run on, as a list ("0,1"): 0, or
- * -1 when there are fewer. */
+/* The CPUs this process could run on as it started (main): the daemons
+ * of the tests confine the jobs they see, and the peers of this process
+ * are jobs, so its own mask may have shrunk since. */
+static cpu_set_t start_cpus;
+
+/* The first two CPUs this process could run on as it started, as a list
+ * ("0,1"), and its mask back to those (daemons started next inherit it):
+ * 0, or -1 when there are fewer. */
 static int two_cpus(char *list, size_t len)
 {
-	cpu_set_t set;
+	cpu_set_t set = start_cpus;
 	int found[2], n = 0;
+	struct peer *c = peer_open("client", 0);
 
-	if (sched_getaffinity(0, sizeof(set), &set) < 0)
+	/* The tests' daemon has let go of this process's jobs. */
+	assert_int_equal(wait_for(no_jobs, c, bound()), 0);
+	peer_close(c);
+	if (sched_setaffinity(0, sizeof(set), &set) < 0)
 		return -1;
 	for (int i = 0; i < CPU_SETSIZE && n < 2; i++)
 		if (CPU_ISSET(i, &set))
@@ -1701,7 +1715,8 @@ static void test_share_users(void **state)
 		skip();
 	}
 	for (int m = 0; m < 2; m++) {
-		const char *extra[] = { "--cpus", cpus, "--share", modes[m], NULL };
+		const char *extra[] = { "--cpus", cpus, "--share", modes[m],
+		                        "--confine", "off", NULL };
 		struct peer *c, *x;
 		struct snap s;
 		uint64_t qa, qb, xa, allots;
@@ -1814,6 +1829,75 @@ static void test_bad_feedbacks(void **state)
 	assert_int_equal(log_lines(j->id, "a second Feedback"), 1);
 }
 
+/* The instant `after` past the tick of the quantum after the one now
+ * running, on p's grid: wait for it, and say which quantum that tick was
+ * for. */
+static uint64_t after_next_tick(const struct peer *p, uint64_t offset,
+                                uint64_t after)
+{
+	uint64_t q = qnow(p) + 1, at = p->t0 + q * p->L + offset + after;
+
+	assert_int_equal(wait_for(clock_at, &at, 2e-9 * (double)p->L + bound()), 0);
+	return q;
+}
+
+/* A job that joins while CPUs are free gets them at once, by a grant:
+ * its first Allot is decided as it joins, long before the next tick, and
+ * counted in Status; a job that joins while none is free gets its first
+ * Allot at the tick.  On a daemon of two CPUs and 500 ms quanta, joins
+ * made 50 ms after a tick (400 ms before the next); the history it wrote
+ * replays through DEQ (grants do not feed it) and its grants took only
+ * CPUs free then (deq_replay). */
+static void test_grant_at_join(void **state)
+{
+	struct tdaemon *d = &other_daemon;
+	char cpus[32];
+	const char *extra[] = { "--cpus", cpus, "--quantum-ms", "500",
+	                        "--confine", "off", NULL };
+	const uint64_t ms = 1000000u, offset = 50 * ms;
+	struct peer *c, *a, *b, *x;
+	struct snap s0, s;
+	uint64_t q;
+
+	(void)state;
+	if (two_cpus(cpus, sizeof(cpus)) < 0) {
+		print_message("test_grant_at_join: skipped: fewer than 2 CPUs\n");
+		skip();
+	}
+	assert_int_equal(daemon_start(d, extra), 0);
+	c = peer_open("client", 0);
+	status(c, &s0);
+	assert_int_equal(s0.grants, 0);
+	a = peer_open("a", 1);
+	first_allot(a);
+	assert_int_equal(a->allotment, 1);
+	/* b joins between ticks, with one CPU free: a grant. */
+	q = after_next_tick(a, offset, 50 * ms);
+	b = peer_open("b", 2);
+	first_allot(b);
+	assert_int_equal(b->allotment, 1);              /* d_1 = 1 */
+	assert_int_equal(b->allot_q, q);
+	assert_true(b->decided_ns >= b->opened_ns);
+	assert_true(b->decided_ns < b->t0 + (q + 1) * b->L + offset);
+	status(c, &s);
+	assert_int_equal(s.grants, s0.grants + 2);      /* a's and b's */
+	/* a, b ask for 1 each: none free; x waits for the tick. */
+	good(a, 1);
+	good(b, 1);
+	q = after_next_tick(a, offset, 50 * ms);
+	x = peer_open("x", 1);
+	first_allot(x);
+	assert_true(x->decided_ns >= x->t0 + (q + 1) * x->L + offset);
+	assert_true(x->allot_q >= q + 1);
+	status(c, &s);
+	assert_int_equal(s.grants, s0.grants + 2);
+	peers_close();
+	dm = &main_daemon;
+	assert_int_equal(tdaemon_halt(d), 0);
+	assert_int_equal(replay(d, cpus, "user"), 0);
+	assert_int_equal(tdaemon_clean(d), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1828,7 +1912,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_silent_job, reset, close_peers),
 		cmocka_unit_test_setup_teardown(test_share_users, reset, close_peers),
 		cmocka_unit_test_setup_teardown(test_bad_feedbacks, reset, close_peers),
+		cmocka_unit_test_setup_teardown(test_grant_at_join, reset, close_peers),
 	};
 
+	if (sched_getaffinity(0, sizeof(start_cpus), &start_cpus) < 0)
+		CPU_ZERO(&start_cpus);
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
