@@ -24,6 +24,17 @@
  * availability, the run's allotment or one more, on CPUs among the run's;
  * and at the end, the sum of what DEQ gave over the run is its
  * cpu_quanta, as it is for every run.
+ *
+ * Grants (table grants, none in an old database: CPUs a job was given at
+ * once as it joined, between the tick of quantum g and the next) are
+ * checked for what makes them harmless to DEQ's answers: the grant's
+ * CPUs are `allotment` of the daemon's; the job has no run at g or
+ * before (a grant is made only as a job joins), and its first run, if it
+ * has one, starts at g + 1 (or after quanta without a tick from there);
+ * the CPUs are disjoint from DEQ's replayed CPU set at g of every other
+ * job present at both g and g + 1 (which held its CPUs through the
+ * grant: a grant uses only CPUs free then), and from those of any other
+ * grant at g whose job has runs (it held them too, until g + 1).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,7 +58,8 @@ struct run {
 /* One job: its runs (a range of the sorted array), the cursor over them,
  * and DEQ's state for it after the quantum it was last present in. */
 struct job {
-	size_t run, end;        /* runs[run .. end) are this job's, cursor at run */
+	size_t first;           /* runs[first .. end) are this job's, */
+	size_t run, end;        /* the cursor at run */
 	long long last_q;       /* the last quantum it was present in */
 	size_t user;            /* its user in users[] */
 	struct deq_job d;
@@ -59,6 +71,15 @@ struct user {
 	long long uid, last_q;
 	int at;                 /* -1: no job in this quantum */
 	struct deq_user d;
+};
+
+/* One recorded grant. */
+struct grant {
+	long long job, quantum;
+	int allotment;
+	char cpus[64];
+	int ids[CPULIST_MAX];   /* its CPUs, parsed (n of them, -1: bad) */
+	int n;
 };
 
 /* Order runs by job, then first quantum. */
@@ -118,6 +139,55 @@ static int load_skips(const char *path, struct skips *k)
 	sqlite3_finalize(st);
 	sqlite3_close(db);
 	return 0;
+}
+
+/* Read the grants (none in an old database) into *out, by quantum: their
+ * number, or -1. */
+static long load_grants(const char *path, struct grant **out)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	struct grant *g = NULL;
+	size_t n = 0, cap = 0;
+	char why[64];
+
+	*out = NULL;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_prepare_v2(db, "SELECT job, quantum, allotment, cpus FROM"
+	                       " grants ORDER BY quantum, at_ns", -1, &st,
+	                       NULL) != SQLITE_OK) {
+		sqlite3_close(db);
+		return 0;               /* schema 5 or before: no such table */
+	}
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct grant *r;
+
+		if (n == cap) {
+			struct grant *more;
+
+			cap = cap ? 2 * cap : 16;
+			more = realloc(g, cap * sizeof(*more));
+			if (more == NULL) {
+				free(g);
+				sqlite3_finalize(st);
+				sqlite3_close(db);
+				return -1;
+			}
+			g = more;
+		}
+		r = &g[n++];
+		r->job = sqlite3_column_int64(st, 0);
+		r->quantum = sqlite3_column_int64(st, 1);
+		r->allotment = sqlite3_column_int(st, 2);
+		snprintf(r->cpus, sizeof(r->cpus), "%s",
+		         (const char *)sqlite3_column_text(st, 3));
+		r->n = cpulist_parse(r->cpus, r->ids, CPULIST_MAX, why, sizeof(why));
+	}
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	*out = g;
+	return (long)n;
 }
 
 /* Read every run of the database into *out; their number, or -1. */
@@ -218,6 +288,132 @@ static int agrees(const struct deq_job *d, const char *got, const struct run *r)
 	       within(got, r->cpus);
 }
 
+/* Whether grant g holds CPU id c. */
+static int grant_has(const struct grant *g, int c)
+{
+	for (int i = 0; i < g->n; i++)
+		if (g->ids[i] == c)
+			return 1;
+	return 0;
+}
+
+/* Whether grants a and b share a CPU. */
+static int grants_meet(const struct grant *a, const struct grant *b)
+{
+	for (int i = 0; i < a->n; i++)
+		if (grant_has(b, a->ids[i]))
+			return 1;
+	return 0;
+}
+
+/* The job of id `job` in jobs[] (runs from first), or NULL. */
+static const struct job *job_of(const struct job *jobs, size_t njobs,
+                                const struct run *runs, long long job)
+{
+	size_t lo = 0, hi = njobs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (runs[jobs[mid].first].job < job)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < njobs && runs[jobs[lo].first].job == job ? &jobs[lo] : NULL;
+}
+
+/* Check what each grant says of itself and of its job's runs, and that
+ * grants at the same quantum whose jobs stayed do not share a CPU
+ * (everything but the other jobs' CPUs, which the sweep checks): the
+ * number of mismatches printed. */
+static int check_grants(const struct grant *g, size_t ng, const struct job *jobs,
+                        size_t njobs, const struct run *runs,
+                        const struct skips *sk, const int *cpus, int P)
+{
+	int bad = 0;
+
+	for (size_t i = 0; i < ng && bad < 10; i++) {
+		const struct job *j = job_of(jobs, njobs, runs, g[i].job);
+		long long first = j ? runs[j->first].first : -1, q;
+		int k, c;
+
+		for (k = 0; k < g[i].n; k++) {
+			for (c = 0; c < P && cpus[c] != g[i].ids[k]; c++)
+				;
+			if (c == P)
+				break;
+		}
+		if (g[i].n != g[i].allotment || k < g[i].n) {
+			printf("grant to job %lld at quantum %lld: '%s' is not %d of "
+			       "the daemon's CPUs\n", g[i].job, g[i].quantum,
+			       g[i].cpus, g[i].allotment);
+			bad++;
+			continue;
+		}
+		if (j != NULL && first <= g[i].quantum) {
+			printf("grant to job %lld at quantum %lld: the job had a run "
+			       "from quantum %lld already\n", g[i].job,
+			       g[i].quantum, first);
+			bad++;
+			continue;
+		}
+		for (q = g[i].quantum + 1; j != NULL && q < first && skipped(sk, q); q++)
+			;
+		if (j != NULL && q != first) {
+			printf("grant to job %lld at quantum %lld: its first run "
+			       "starts at quantum %lld, not %lld\n", g[i].job,
+			       g[i].quantum, first, g[i].quantum + 1);
+			bad++;
+			continue;
+		}
+		for (size_t o = i + 1; j != NULL && o < ng &&
+		     g[o].quantum == g[i].quantum; o++)
+			if (job_of(jobs, njobs, runs, g[o].job) != NULL &&
+			    g[o].job != g[i].job && grants_meet(&g[i], &g[o])) {
+				printf("grants at quantum %lld: job %lld got '%s', "
+				       "job %lld '%s', both stayed\n",
+				       g[i].quantum, g[i].job, g[i].cpus,
+				       g[o].job, g[o].cpus);
+				bad++;
+			}
+	}
+	return bad;
+}
+
+/* Whether job j, present at quantum q, is present at q + 1 too. */
+static int stays(const struct job *j, const struct run *runs, long long q)
+{
+	return runs[j->run].last > q ||
+	       (j->run + 1 < j->end && runs[j->run + 1].first == q + 1);
+}
+
+/* Check the grants at quantum q (from g on, by quantum) against job j's
+ * CPUs at q (DEQ's, ids set[0..m), got as a list), if it stayed through
+ * them: the number of mismatches printed. */
+static int grants_clash(const struct grant *g, size_t ng, const struct job *j,
+                        const struct run *runs, const int *set, int m,
+                        const char *got, long long q)
+{
+	int bad = 0;
+
+	for (size_t i = 0; i < ng && g[i].quantum == q; i++) {
+		int k;
+
+		if (g[i].job == runs[j->run].job || !stays(j, runs, q))
+			continue;
+		for (k = 0; k < m && !grant_has(&g[i], set[k]); k++)
+			;
+		if (k < m) {
+			printf("grant to job %lld at quantum %lld: '%s' is not free, "
+			       "job %lld held '%s' through it\n", g[i].job, q,
+			       g[i].cpus, runs[j->run].job, got);
+			bad++;
+		}
+	}
+	return bad;
+}
+
 /* Order users by uid. */
 static int by_uid(const void *a, const void *b)
 {
@@ -299,6 +495,7 @@ static void users_keep(struct user *users, size_t nusers,
 int main(int argc, char **argv)
 {
 	struct run *runs = NULL;
+	struct grant *grants = NULL;
 	struct skips sk;
 	long long nskipped = 0;
 	struct job *jobs;
@@ -306,8 +503,8 @@ int main(int argc, char **argv)
 	struct deq_job *in;
 	struct deq_user *uin;
 	size_t *present, nusers;
-	long nruns;
-	size_t njobs = 0, i;
+	long nruns, ngrants;
+	size_t njobs = 0, i, gi = 0;
 	int cpus[CPULIST_MAX], P, bad = 0, by_user;
 	long long qmin, qmax, q, checked = 0;
 	char why[128];
@@ -324,7 +521,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	nruns = load(argv[1], &runs, &qmin, &qmax);
-	if (nruns < 0 || load_skips(argv[1], &sk) < 0)
+	if (nruns < 0 || load_skips(argv[1], &sk) < 0 ||
+	    (ngrants = load_grants(argv[1], &grants)) < 0)
 		return 2;
 	if (nruns == 0) {
 		fprintf(stderr, "deq_replay: no allotment records\n");
@@ -340,13 +538,15 @@ int main(int argc, char **argv)
 		return 2;
 	for (i = 0; i < (size_t)nruns; i++) {
 		if (i == 0 || runs[i].job != runs[i - 1].job) {
-			jobs[njobs].run = i;
+			jobs[njobs].first = jobs[njobs].run = i;
 			jobs[njobs].last_q = -2;
 			njobs++;
 		}
 		jobs[njobs - 1].end = i + 1;
 	}
 	nusers = users_of(jobs, njobs, runs, users);
+	bad = check_grants(grants, (size_t)ngrants, jobs, njobs, runs, &sk,
+	                   cpus, P);
 	for (q = qmin; q <= qmax && bad < 10; q++) {
 		size_t n = 0, k;
 		int nu, rc;
@@ -382,6 +582,8 @@ int main(int argc, char **argv)
 			}
 		}
 		users_keep(users, nusers, uin, q);
+		while (gi < (size_t)ngrants && grants[gi].quantum < q)
+			gi++;
 		for (k = 0; k < n; k++) {
 			struct job *j = &jobs[present[k]];
 			const struct run *r = &runs[j->run];
@@ -394,6 +596,9 @@ int main(int argc, char **argv)
 			if (cpulist_format(set, m, got, sizeof(got)) < 0)
 				got[0] = '\0';
 			runs[j->run].sum += in[k].allotment;
+			if (gi < (size_t)ngrants)
+				bad += grants_clash(grants + gi, (size_t)ngrants - gi,
+				                    j, runs, set, m, got, q);
 			if (!agrees(&in[k], got, r)) {
 				printf("quantum %lld job %lld: recorded allotment %d of %d on "
 				       "'%s', DEQ gives %d of %d on '%s' (desire %d)\n", q,
@@ -414,11 +619,12 @@ int main(int argc, char **argv)
 			bad++;
 		}
 	printf("%lld quanta of %zu jobs of %zu user%s replayed through DEQ, %s "
-	       "(%lld without a tick): %s\n", checked, njobs, nusers,
+	       "(%lld without a tick), %ld grants: %s\n", checked, njobs, nusers,
 	       nusers == 1 ? "" : "s", by_user ? "users first" : "flat", nskipped,
-	       bad ? "MISMATCH" : "every allotment, availability, CPU set and "
-	       "processor-quanta total equal");
+	       ngrants, bad ? "MISMATCH" : "every allotment, availability, CPU "
+	       "set and processor-quanta total equal, every grant on free CPUs");
 	free(runs);
+	free(grants);
 	free(sk.r);
 	free(jobs);
 	free(users);
