@@ -460,7 +460,8 @@ static struct deq_set free_slots(const struct sched *s)
 }
 
 /* Give j min(its desire, what is free) of the free CPUs, lowest first
- * (where the next tick's DEQ places a new job when nobody else grows).
+ * (where the next tick's DEQ places a new job when nobody else grows);
+ * none before the first tick, whose quantum a grant could not name.
  * Its DEQ state stays a new job's, so the tick decides as if there had
  * been no grant (and tells the job, granted); the history keeps the grant
  * apart. */
@@ -472,7 +473,7 @@ static void grant(struct sched *s, struct sched_job *j)
 	int cpus[CPULIST_MAX];
 	char list[CPULIST_MAX * 5];
 
-	if (want < 1 || !j->fresh || deq_set_count(&j->sent) > 0 ||
+	if (s->ticks == 0 || want < 1 || !j->fresh || deq_set_count(&j->sent) > 0 ||
 	    deq_set_count(&s->deq[j->index].cpus) > 0)
 		return;                 /* the tick sends its Allot itself */
 	deq_set_clear(&give);

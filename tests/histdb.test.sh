@@ -77,10 +77,10 @@ start_daemon() {
 
 # ---- 1. the same history through the daemon and from the file ----
 start_daemon
-# fib 34 outlives a tick: a job that ends before the next tick runs on a
+# fib 36 outlives a tick: a job that ends before the next tick runs on a
 # grant alone (docs/asteald.md, "Grants"), which has no allotment rows
-"$asteal" run --name one -- "$build/jobs/fib" 34 >/dev/null || fail "a job failed"
-"$asteal" run --name two -- "$build/jobs/fib" 33 >/dev/null || fail "a job failed"
+"$asteal" run --name one -- "$build/jobs/fib" 36 >/dev/null || fail "a job failed"
+"$asteal" run --name two -- "$build/jobs/fib" 35 >/dev/null || fail "a job failed"
 # a job's end reaches the history soon after run returns: wait for it
 ended() { "$asteal" history --jobs --format csv | awk -F, -v n="$1" '$2 == n && $8 != "" { ok = 1 } END { exit !ok }'; }
 wait_for 10 ended one && wait_for 10 ended two || fail "the jobs did not end in the history: $("$asteal" history --jobs)"
