@@ -441,6 +441,20 @@ void sched__retry_held(struct sched *s, uint64_t now)
 		retry_held(s, now);
 }
 
+/* A set of slots as a Linux CPU list ("0-3,6"; empty if it does not fit),
+ * for the history. */
+static void slot_list(const struct sched *s, const struct deq_set *set,
+                      char *buf, size_t len)
+{
+	int cpus[CPULIST_MAX], n = 0;
+
+	for (int i = 0; i < s->P; i++)
+		if (deq_set_has(set, i))
+			cpus[n++] = s->conf->cpus[i];
+	if (cpulist_format(cpus, n, buf, len) < 0)
+		buf[0] = '\0';
+}
+
 /* ------------------------------------------------------------ grants -- */
 
 /* The slots that no job holds or was last told it holds (so none that a
@@ -469,8 +483,6 @@ static void grant(struct sched *s, struct sched_job *j)
 {
 	struct deq_set free = free_slots(s), give;
 	int want = sched__desire(j), n = 0;
-	uint32_t ids[CPULIST_MAX];
-	int cpus[CPULIST_MAX];
 	char list[CPULIST_MAX * 5];
 
 	if (s->ticks == 0 || want < 1 || !j->fresh || deq_set_count(&j->sent) > 0 ||
@@ -490,11 +502,7 @@ static void grant(struct sched *s, struct sched_job *j)
 		return;                 /* not sent: its end comes */
 	j->granted = 1;
 	s->grants++;
-	n = sched__slot_cpus(s, &give, ids);
-	for (int i = 0; i < n; i++)
-		cpus[i] = (int)ids[i];
-	if (cpulist_format(cpus, n, list, sizeof(list)) < 0)
-		list[0] = '\0';
+	slot_list(s, &give, list, sizeof(list));
 	if (history_grant(s->hist, (int64_t)j->id, (int64_t)s->q,
 	                  (int64_t)qtime_wall_ns(), n, list) < 0)
 		log_warn("history: job %llu grant: %s", (unsigned long long)j->id,
@@ -542,18 +550,12 @@ static void record(struct sched *s, struct sched_job *j)
 {
 	const struct deq_job *d = &s->deq[j->index];
 	struct history_quantum hq;
-	int cpus[CPULIST_MAX], n = 0;
 
 	if (j->recorded == s->ticks)
 		return;
 	j->recorded = s->ticks;
-	if (d->changed) {
-		for (int i = 0; i < s->P; i++)
-			if (deq_set_has(&d->cpus, i))
-				cpus[n++] = s->conf->cpus[i];
-		if (cpulist_format(cpus, n, j->cpus, sizeof(j->cpus)) < 0)
-			j->cpus[0] = '\0';
-	}
+	if (d->changed)
+		slot_list(s, &d->cpus, j->cpus, sizeof(j->cpus));
 	memset(&hq, 0, sizeof(hq));
 	hq.quantum = (int64_t)s->q;
 	hq.start_ns = (int64_t)(s->t0_wall + s->q * s->L);
