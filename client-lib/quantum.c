@@ -627,8 +627,14 @@ static void try_connect(struct runtime *rt, struct quantum *qt, uint64_t now)
 	feedback_fill(rt, qt, &fb, -1);         /* totals 0: just set */
 	pthread_mutex_unlock(&qt->lock);
 	/* The daemon starts every job at d_1 = 1: say ours if it differs
-	 * (closing the quantum before this one, which has ended). */
-	if (fb.desire != 1 && qt->q > 0)
+	 * (closing the quantum before this one, which has ended).  Not
+	 * when idle: a job connects as the runtime starts, before its first
+	 * asteal_run, and a desire 0 said now would close that quantum, so
+	 * that the wake-up a moment later closes the one running, and the
+	 * boundary that ends it cannot report: the job would spend its
+	 * first whole quantum on d_1.  The boundary that still finds no
+	 * root task says 0 (one quantum of one CPU, at most, held idle). */
+	if (fb.desire != 1 && qt->q > 0 && !qt->idle)
 		report(qt, &fb, qt->q - 1, now, 1);
 	else
 		qt->sent_desire = 1, qt->sent_at = now;

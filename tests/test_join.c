@@ -430,9 +430,9 @@ static int worker1_parked(void *arg)
 }
 
 /* A job with no root task in flight asks for nothing: desire 0 before its
- * first asteal_run and after it; a root task makes it ask for 1 again (not
- * the desire its last one reached), and while its allotment is 0 no worker
- * runs it. */
+ * first asteal_run (said at its first boundary, not as it joins) and after
+ * it; a root task makes it ask for 1 again (not the desire its last one
+ * reached), and while its allotment is 0 no worker runs it. */
 static void test_nothing_to_run(void **state)
 {
 	static const uint32_t zero = 0, one = 1, two = 2;
@@ -445,9 +445,15 @@ static void test_nothing_to_run(void **state)
 
 	(void)state;
 	script_start(&sc);
-	/* Joined with nothing to run: desire 0, and the daemon allots 0. */
+	/* Joined with nothing to run: desire 0, and the daemon allots 0.
+	 * The first boundary says it, not the join: a Feedback as it joined
+	 * would close the quantum before (quantum 0: the Welcome's t0 is one
+	 * quantum back), so that a root task starting at once would have to
+	 * close the quantum running, and the boundary ending it could not
+	 * say the desire the root task grew to. */
 	assert_int_equal(next_feedback(&sc, &fb, test_now() + BOUND_S), 0);
 	assert_int_equal(fb.desire, 0);
+	assert_true(fb.quantum >= 1);
 	send_allots(&sc, &zero, 1);
 	/* A root task: desire 1, and nothing runs it while the allotment is 0. */
 	atomic_store(&started, 0);
