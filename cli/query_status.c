@@ -147,8 +147,8 @@ int query_status(const struct cli *g, int argc, char **argv)
 		          s->wake_max_ns);
 		printf("%-16s%.2f changed, %.2f Allots sent\n", "per tick:",
 		       s->changes_per_tick, s->sends_per_tick);
-		printf("%-16s%llu Allots, %llu of them grants (free CPUs to a job "
-		       "as it joined)\n", "allots:", (unsigned long long)s->allots,
+		printf("%-16s%llu Allots, %llu of them grants (free CPUs at once to a "
+		       "job holding none)\n", "allots:", (unsigned long long)s->allots,
 		       (unsigned long long)s->grants);
 		printf("%-16s%llu (%llu refused); %u jobs silent\n",
 		       "feedbacks:", (unsigned long long)s->feedbacks,

@@ -84,7 +84,8 @@ struct control {
 	uint64_t serials;
 	struct conn_batch *jobs;       /* the jobs' connections past Hello */
 	struct event *jobs_ev;         /* reads them as input comes, while a
-	                                  grant waits (--handover release) */
+	                                  grant waits (--handover release)
+	                                  or a CPU is free */
 };
 
 /* Top up a uid's bucket of new job rows to now. */
@@ -708,8 +709,8 @@ static void on_jobs_input(evutil_socket_t fd, short what, void *arg)
 	conn_batch_read(arg);
 }
 
-/* Read the jobs as input comes (a grant waits for a Released), or only
- * at ticks again. */
+/* Read the jobs as input comes (a grant waits for a Released, or a CPU
+ * is free), or only at ticks again. */
 static void jobs_urgent(void *arg, int on)
 {
 	struct control *ctl = arg;
@@ -745,15 +746,14 @@ int control_attach(struct control *ctl, struct sched *s, struct history *h)
 	if (ctl->launch == NULL || ctl->jobs == NULL)
 		return -1;
 	/* The jobs are read at every tick, just before DEQ: one wake-up a
-	 * quantum.  With --handover release, while a grant waits for a
-	 * Released, they are read as their input comes too. */
+	 * quantum.  While some CPU is free (a job holding none that asks
+	 * takes it at once) or, with --handover release, while a grant
+	 * waits for a Released, they are read as their input comes too. */
+	ctl->jobs_ev = event_new(ctl->base, conn_batch_fd(ctl->jobs),
+	                         EV_READ | EV_PERSIST, on_jobs_input, ctl->jobs);
+	if (ctl->jobs_ev == NULL)
+		return -1;
 	sched_set_reader(s, read_ctl_jobs, jobs_urgent, ctl);
-	if (ctl->conf->handover == CONF_HANDOVER_RELEASE) {
-		ctl->jobs_ev = event_new(ctl->base, conn_batch_fd(ctl->jobs),
-		                         EV_READ | EV_PERSIST, on_jobs_input, ctl->jobs);
-		if (ctl->jobs_ev == NULL)
-			return -1;
-	}
 	return 0;
 }
 

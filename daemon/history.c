@@ -32,7 +32,7 @@
 	" first_quantum INTEGER NOT NULL, last_quantum INTEGER NOT NULL," \
 	" start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL)"
 
-/* The CPUs granted to jobs as they joined (version 6), and their index
+/* The CPUs granted to jobs as they joined or woke (version 6), and their index
  * by job, which deleting a job (ON DELETE CASCADE) looks them up by. */
 #define GRANTS_TABLE "CREATE TABLE grants (" \
 	" job INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE," \

@@ -19,12 +19,13 @@
  *        daemon had no tick for (it woke up later than a whole quantum):
  *        nobody's allotment changed in them, DEQ did not run
  *   grants(job -> jobs.id ON DELETE CASCADE, quantum, at_ns, allotment,
- *        cpus): CPUs a job was given at once as it joined, at wall time
- *        at_ns, between the tick of `quantum` and the next: they were
- *        free then (held by no job), allotment of them (the lesser of its
- *        desire and the free ones); a grant does not feed DEQ: the tick
- *        of quantum + 1 decided the job's first allotment as for any new
- *        job (its first run starts there, unless it left before)
+ *        cpus): CPUs a job holding none was given at once as it joined
+ *        or woke, at wall time at_ns, between the tick of `quantum` and
+ *        the next: they were free then (held by no job), allotment of
+ *        them (the lesser of its desire and the free ones); a grant does
+ *        not feed DEQ: the tick of quantum + 1 decided the job's
+ *        allotment as if there had been none (a joining job's first run
+ *        starts there, unless it left before)
  *
  * with indexes jobs(end_ns), allotments(job, start_ns), grants(job) (a
  * job's grants go with it, retention included).
@@ -437,7 +438,7 @@ int history_skipped(struct history *h, int64_t first, int64_t last,
 		    int64_t start_ns, int64_t end_ns);
 
 /* Job job_id was granted `allotment` free CPUs (cpus, Linux list
- * format) at wall time at_ns, as it joined, between the tick of
+ * format) at wall time at_ns, as it joined or woke, between the tick of
  * quantum `quantum` and the next: queued like closed runs, written
  * with them; -1 on bad arguments, an unknown job or a full queue. */
 int history_grant(struct history *h, int64_t job_id, int64_t quantum,

@@ -593,7 +593,7 @@ static int check_grant(struct history *h, int64_t quantum, int64_t at_ns,
 	return 0;
 }
 
-/* Job job_id was granted free CPUs as it joined: queue the grant for the
+/* Job job_id was granted free CPUs as it joined or woke: queue the grant for the
  * next write, its quantum on the history's base. */
 int history_grant(struct history *h, int64_t job_id, int64_t quantum,
 		  int64_t at_ns, int allotment, const char *cpus)

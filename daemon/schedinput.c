@@ -188,6 +188,7 @@ void sched_feedback(struct sched *s, struct sched_job *j,
 	j->desire_real = f.desire_real;
 	if (f.cls >= 0)
 		j->cls = f.cls;
+	sched__job_woke(s, j);  /* holding none, it may take free CPUs now */
 }
 
 /* Take a job's Released: a revocation latency sample, and (handover

@@ -415,10 +415,7 @@ static void retry_held(struct sched *s, uint64_t now)
 	for (int i = s->nheld - 1; i >= 0 && i < s->nheld; i--)
 		deliver(s, s->held[i], s->decided);
 	arm_hold(s, now);
-	if (s->urgent != NULL && s->urgent_on != (s->nheld > 0)) {
-		s->urgent_on = s->nheld > 0;
-		s->urgent(s->read_arg, s->urgent_on);
-	}
+	sched__update_urgent(s);
 }
 
 /* CPUs held past the bound are free: grant them. */
@@ -473,20 +470,26 @@ static struct deq_set free_slots(const struct sched *s)
 	return f;
 }
 
-/* Give j min(its desire, what is free) of the free CPUs, lowest first
- * (where the next tick's DEQ places a new job when nobody else grows);
- * none before the first tick, whose quantum a grant could not name.
- * Its DEQ state stays a new job's, so the tick decides as if there had
- * been no grant (and tells the job, granted); the history keeps the grant
- * apart. */
+/* Whether j holds no CPU: none in DEQ's last answer, none it was told. */
+static int holds_none(const struct sched *s, const struct sched_job *j)
+{
+	return deq_set_count(&j->sent) == 0 &&
+	       deq_set_count(&s->deq[j->index].cpus) == 0;
+}
+
+/* Give j, which holds no CPU, min(its desire, what is free) of the free
+ * CPUs, lowest first (where the next tick's DEQ places a job when nobody
+ * else grows); none before the first tick, whose quantum a grant could
+ * not name.  Its DEQ state stays what the last tick left (a new job's, or
+ * allotment 0), so the next tick decides as if there had been no grant
+ * (and tells the job, granted); the history keeps the grant apart. */
 static void grant(struct sched *s, struct sched_job *j)
 {
 	struct deq_set free = free_slots(s), give;
 	int want = sched__desire(j), n = 0;
 	char list[CPULIST_MAX * 5];
 
-	if (s->ticks == 0 || want < 1 || !j->fresh || deq_set_count(&j->sent) > 0 ||
-	    deq_set_count(&s->deq[j->index].cpus) > 0)
+	if (s->ticks == 0 || want < 1 || !holds_none(s, j))
 		return;                 /* the tick sends its Allot itself */
 	deq_set_clear(&give);
 	for (int i = 0; i < s->P && n < want; i++)
@@ -498,7 +501,7 @@ static void grant(struct sched *s, struct sched_job *j)
 		return;
 	s->deq[j->index].availability = n;
 	send_allot(s, j, &give, qtime_now_ns());
-	if (j->fresh)
+	if (!same_set(s, &give, &j->sent))
 		return;                 /* not sent: its end comes */
 	j->granted = 1;
 	s->grants++;
@@ -511,8 +514,8 @@ static void grant(struct sched *s, struct sched_job *j)
 
 /* The grants are due: the jobs' input is read first (a job that ended
  * just before another began, as a loop of runs does, has its CPUs back
- * only once its end is read), then every job that joined since the last
- * tick and asked for a grant gets one if CPUs are free. */
+ * only once its end is read), then every job that asked for a grant since
+ * the last tick gets one if it still holds nothing and CPUs are free. */
 static void on_grant(evutil_socket_t fd, short what, void *arg)
 {
 	struct sched *s = arg;
@@ -528,19 +531,56 @@ static void on_grant(evutil_socket_t fd, short what, void *arg)
 			s->touched[k]->want_grant = 0;
 			grant(s, s->touched[k]);
 		}
+	sched__update_urgent(s);
 }
 
-/* A job that just joined (its Welcome sent) gets, as soon as the event
- * loop comes back (not from inside the caller, whose connection a read
- * of the jobs could close), min(its desire, what is free) of the CPUs no
- * job holds: those would idle until the next tick, and the job would wait
- * for it, 5 ms on average. */
+/* Make j's grant due, as soon as the event loop comes back (not from
+ * inside the caller, whose connection a read of the jobs could close). */
+static void grant_due(struct sched *s, struct sched_job *j)
+{
+	j->want_grant = 1;
+	event_active(s->grant_ev, EV_TIMEOUT, 0);
+}
+
+/* A job that just joined (its Welcome sent) gets min(its desire, what is
+ * free) of the CPUs no job holds: those would idle until the next tick,
+ * and the job would wait for it, 5 ms on average. */
 void sched_job_grant(struct sched *s, struct sched_job *j)
 {
 	if (!j->fresh || !j->touched)
 		return;
-	j->want_grant = 1;
-	event_active(s->grant_ev, EV_TIMEOUT, 0);
+	grant_due(s, j);
+}
+
+/* A job that holds no CPU asked for some (it woke from idle, or came
+ * back from silence): while CPUs are free, it gets them as a joining job
+ * does, not at the next tick (read as it came: sched__update_urgent). */
+void sched__job_woke(struct sched *s, struct sched_job *j)
+{
+	if (s->in_tick || !j->touched || j->fresh || !holds_none(s, j) ||
+	    sched__desire(j) < 1)
+		return;                 /* the tick (a new job: its grant) */
+	grant_due(s, j);
+}
+
+/* Read the jobs' input as it comes, or only at ticks again: as it comes
+ * while a job waits for CPUs to be released (--handover release), and
+ * while some CPU is free, so that a job which holds none and asks gets
+ * it at once (sched__job_woke); nothing else needs the daemon between
+ * ticks. */
+void sched__update_urgent(struct sched *s)
+{
+	struct deq_set free;
+	int on;
+
+	if (s->urgent == NULL)
+		return;
+	free = free_slots(s);
+	on = s->nheld > 0 || (s->njobs > 0 && deq_set_count(&free) > 0);
+	if (on != s->urgent_on) {
+		s->urgent_on = on;
+		s->urgent(s->read_arg, on);
+	}
 }
 
 /* ----------------------------------------------------------- history -- */
@@ -690,6 +730,7 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 		s->read(s->read_arg);
 	tick(s, now);
 	s->in_tick = 0;
+	sched__update_urgent(s);
 }
 
 /* ----------------------------------------------------- life and death -- */
@@ -932,4 +973,5 @@ void sched_job_remove(struct sched *s, struct sched_job *j)
 		return;
 	}
 	bury(s, j);
+	sched__update_urgent(s);         /* its CPUs may be free now */
 }

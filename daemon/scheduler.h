@@ -40,9 +40,9 @@ void sched_free(struct sched *s);
 
 /* Call read(arg) at the start of every tick, before DEQ: it reads what
  * the jobs said since the last (control.c reads its batch of jobs); and
- * urgent(arg, 1) while a job waits for CPUs to be released (--handover
- * release), when the jobs must be read as their input comes, then
- * urgent(arg, 0). */
+ * urgent(arg, 1) while the jobs must be read as their input comes (a job
+ * waits for CPUs to be released, --handover release, or some CPU is free
+ * for a job that wakes), then urgent(arg, 0). */
 void sched_set_reader(struct sched *s, void (*read)(void *),
                       void (*urgent)(void *, int), void *arg);
 

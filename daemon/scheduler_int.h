@@ -43,9 +43,9 @@ struct sched_job {
 	int silent;                    /* counted as desiring nothing */
 	int touched, held, fresh;      /* in s->touched, in s->held; its
 	                                  first Allot is due */
-	int want_grant, granted;       /* joined, a grant due; given free
-	                                  CPUs as it joined: the next tick
-	                                  tells it DEQ's answer */
+	int want_grant, granted;       /* a grant due; given free
+	                                  CPUs as it joined or woke: the
+	                                  next tick tells it DEQ's answer */
 	uint64_t recorded;             /* the tick that last recorded it */
 	uint64_t tot[HISTORY_NUSE];    /* usage totals it reported (enum
 	                                  history_use) */
@@ -151,6 +151,14 @@ int sched__slot_cpus(const struct sched *s, const struct deq_set *set,
  * losers' Released messages are read as they come.  Nothing during a
  * tick: the tick retries once its DEQ has run. */
 void sched__retry_held(struct sched *s, uint64_t now);
+
+/* A job that holds no CPU asked for some: while CPUs are free it gets
+ * them at once (a grant), not at the next tick. */
+void sched__job_woke(struct sched *s, struct sched_job *j);
+
+/* Have the jobs read as their input comes (while a grant waits for a
+ * Released, or while some CPU is free), or only at ticks. */
+void sched__update_urgent(struct sched *s);
 
 /* Defined in schedrigid.c. */
 

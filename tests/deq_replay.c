@@ -25,12 +25,13 @@
  * and at the end, the sum of what DEQ gave over the run is its
  * cpu_quanta, as it is for every run.
  *
- * Grants (table grants, none in an old database: CPUs a job was given at
- * once as it joined, between the tick of quantum g and the next) are
- * checked for what makes them harmless to DEQ's answers: the grant's
- * CPUs are `allotment` of the daemon's; the job has no run at g or
- * before (a grant is made only as a job joins), and its first run, if it
- * has one, starts at g + 1 (or after quanta without a tick from there);
+ * Grants (table grants, none in an old database: CPUs a job holding none
+ * was given at once as it joined or woke, between the tick of quantum g
+ * and the next) are checked for what makes them harmless to DEQ's
+ * answers: the grant's CPUs are `allotment` of the daemon's; a job that
+ * joined has no run at g or before, and its first run, if it has one,
+ * starts at g + 1 (or after quanta without a tick from there); a job that
+ * woke has a run through g and DEQ's replayed set at g gives it no CPU;
  * the CPUs are disjoint from DEQ's replayed CPU set at g of every other
  * job present at both g and g + 1 (which held its CPUs through the
  * grant: a grant uses only CPUs free then), and from those of any other
@@ -352,20 +353,31 @@ static int check_grants(const struct grant *g, size_t ng, const struct job *jobs
 			continue;
 		}
 		if (j != NULL && first <= g[i].quantum) {
-			printf("grant to job %lld at quantum %lld: the job had a run "
-			       "from quantum %lld already\n", g[i].job,
-			       g[i].quantum, first);
-			bad++;
-			continue;
-		}
-		for (q = g[i].quantum + 1; j != NULL && q < first && skipped(sk, q); q++)
-			;
-		if (j != NULL && q != first) {
-			printf("grant to job %lld at quantum %lld: its first run "
-			       "starts at quantum %lld, not %lld\n", g[i].job,
-			       g[i].quantum, first, g[i].quantum + 1);
-			bad++;
-			continue;
+			/* It woke: present through g (DEQ's set for it at g,
+			 * empty, is the sweep's to check). */
+			size_t r;
+
+			for (r = j->first; r < j->end && runs[r].last < g[i].quantum; r++)
+				;
+			if (r == j->end || runs[r].first > g[i].quantum) {
+				printf("grant to job %lld at quantum %lld: the job had "
+				       "runs from quantum %lld, none through %lld\n",
+				       g[i].job, g[i].quantum, first, g[i].quantum);
+				bad++;
+				continue;
+			}
+		} else if (j != NULL) {
+			/* It joined: its first run starts at g + 1. */
+			for (q = g[i].quantum + 1; q < first && skipped(sk, q); q++)
+				;
+			if (q != first) {
+				printf("grant to job %lld at quantum %lld: its first "
+				       "run starts at quantum %lld, not %lld\n",
+				       g[i].job, g[i].quantum, first,
+				       g[i].quantum + 1);
+				bad++;
+				continue;
+			}
 		}
 		for (size_t o = i + 1; j != NULL && o < ng &&
 		     g[o].quantum == g[i].quantum; o++)
@@ -389,8 +401,9 @@ static int stays(const struct job *j, const struct run *runs, long long q)
 }
 
 /* Check the grants at quantum q (from g on, by quantum) against job j's
- * CPUs at q (DEQ's, ids set[0..m), got as a list), if it stayed through
- * them: the number of mismatches printed. */
+ * CPUs at q (DEQ's, ids set[0..m), got as a list): a grant to j itself
+ * (it woke) wants none, one to another job none of them if j stayed
+ * through it: the number of mismatches printed. */
 static int grants_clash(const struct grant *g, size_t ng, const struct job *j,
                         const struct run *runs, const int *set, int m,
                         const char *got, long long q)
@@ -400,7 +413,15 @@ static int grants_clash(const struct grant *g, size_t ng, const struct job *j,
 	for (size_t i = 0; i < ng && g[i].quantum == q; i++) {
 		int k;
 
-		if (g[i].job == runs[j->run].job || !stays(j, runs, q))
+		if (g[i].job == runs[j->run].job) {
+			if (m > 0) {
+				printf("grant to job %lld at quantum %lld: DEQ gave it "
+				       "'%s' there already\n", g[i].job, q, got);
+				bad++;
+			}
+			continue;
+		}
+		if (!stays(j, runs, q))
 			continue;
 		for (k = 0; k < m && !grant_has(&g[i], set[k]); k++)
 			;

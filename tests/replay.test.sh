@@ -1,16 +1,18 @@
 #!/bin/sh
 # replay.test.sh BUILD - tests/deq_replay's checks of grants (the CPUs a
-# job is given as it joins, table grants), on histories written here with
-# the sqlite3 command (the columns deq_replay reads) on CPUs 0-1:
+# job holding none is given as it joins or wakes, table grants), on
+# histories written here with the sqlite3 command (the columns deq_replay
+# reads) on CPUs 0-1:
 #  1. job 1 alone on CPU 0 from quantum 0, job 2 granted CPU 1 after the
 #     tick of quantum 4 and allotted from 5: exit 0, "1 grants" in the
 #     summary; the same with quanta 5-6 without a tick and job 2's first
-#     run at 7; a history without the table: "0 grants";
+#     run at 7; a history without the table: "0 grants"; job 2 present
+#     from 0 but idle (desire 0) until it wakes after the tick of 4;
 #  2. exit 1 with a line naming the grant for: CPU 0, which job 1 held
-#     through it; a grant at the quantum of the job's first run (it had a
-#     run already); one two quanta before it; CPUs that are not the
+#     through it; a grant at a quantum where DEQ gave the job a CPU
+#     already; one two quanta before its first run; CPUs that are not the
 #     allotment or not the daemon's; two jobs that joined together and
-#     stayed, granted the same CPU.
+#     stayed, granted the same CPU; a woken job's grant of CPU 0.
 # Only in the normal build (deq_replay is the same program in every one).
 set -u
 
@@ -48,6 +50,16 @@ INSERT INTO allotments VALUES (1, 0, $(($1 - 1)), 1, 2, 1, '0', $1),
   (2, $1, 9, 1, 1, 1, '1', $((10 - $1)));"
 }
 
+# Job 1 wants 1 CPU from quantum 0 on (CPU 0); job 2, present from 0,
+# desires nothing until it wakes and wants 1 from quantum 5 (CPU 1).
+woken() {
+	echo "INSERT INTO jobs VALUES (1, 1000), (2, 1000);
+INSERT INTO allotments VALUES (1, 0, 4, 1, 2, 1, '0', 5),
+  (1, 5, 9, 1, 1, 1, '0', 5),
+  (2, 0, 4, 0, 1, 0, '', 0),
+  (2, 5, 9, 1, 1, 1, '1', 5);"
+}
+
 # replay_ok NAME GRANTS: deq_replay passes NAME.db, counting GRANTS.
 replay_ok() {
 	expect_rc 0 "$replay" "$tmp/$1.db" 0-1
@@ -76,13 +88,16 @@ replay_ok none 0
 history left "$(two_jobs 5) INSERT INTO jobs VALUES (3, 1000);
 INSERT INTO grants VALUES (3, 2, 1, 1, '1');"
 replay_ok left 1
-echo "grants of free CPUs, before the job's first run: exit 0"
+# Job 2 idle (desire 0, no CPU) from quantum 0, woken after the tick of 4.
+history woke "$(woken) INSERT INTO grants VALUES (2, 4, 1, 1, '1');"
+replay_ok woke 1
+echo "grants of free CPUs, before the job's first run or as it woke: exit 0"
 
 # ---- 2. grants deq_replay must refuse ----
 history taken "$(two_jobs 5) INSERT INTO grants VALUES (2, 4, 1, 1, '0');"
 replay_bad taken "grant to job 2 at quantum 4: '0' is not free, job 1 held '0' through it"
 history late "$(two_jobs 5) INSERT INTO grants VALUES (2, 5, 1, 1, '1');"
-replay_bad late "grant to job 2 at quantum 5: the job had a run from quantum 5 already"
+replay_bad late "grant to job 2 at quantum 5: DEQ gave it '1' there already"
 history early "$(two_jobs 5) INSERT INTO grants VALUES (2, 3, 1, 1, '1');"
 replay_bad early "grant to job 2 at quantum 3: its first run starts at quantum 5, not 4"
 history count "$(two_jobs 5) INSERT INTO grants VALUES (2, 4, 1, 2, '1');"
@@ -97,5 +112,7 @@ INSERT INTO grants VALUES (2, 2, 1, 1, '1'), (3, 2, 2, 1, '1');
 INSERT INTO allotments VALUES (2, 3, 3, 0, 1, 0, '', 0),
   (3, 3, 3, 0, 1, 0, '', 0);"
 replay_bad twice "grants at quantum 2: job 2 got '1', job 3 '1', both stayed"
-echo "a grant of a CPU another job held, one after or well before the job's first run, CPUs not the allotment or not the daemon's, two grants of one CPU: exit 1, named"
+history wokeon0 "$(woken) INSERT INTO grants VALUES (2, 4, 1, 1, '0');"
+replay_bad wokeon0 "grant to job 2 at quantum 4: '0' is not free, job 1 held '0' through it"
+echo "a grant of a CPU another job held, one to a job DEQ gave a CPU, one well before the job's first run, CPUs not the allotment or not the daemon's, two grants of one CPU, a woken job's grant of a held CPU: exit 1, named"
 echo ok

@@ -325,28 +325,44 @@ static uint64_t qnow(const struct peer *p)
 
 /* The decided_ns of the Allots of recent quanta, by quantum: every Allot
  * of one quantum must carry that quantum's tick, a grant held back for a
- * Released too. */
+ * Released too; only an Allot that gives CPUs to a job that had none may
+ * be a grant (scheduler.c), decided later than the tick.  firm: an Allot
+ * that cannot be a grant set `decided`; else it is the least seen. */
 static struct decided {
 	uint64_t t0, q, decided;
+	int firm;
 } decided_seen[64];
 
-/* Check an Allot's decided_ns against the other Allots of its quantum. */
-static void check_decided(const struct peer *p, uint64_t q, uint64_t decided)
+/* Check an Allot's decided_ns against the other Allots of its quantum;
+ * maybe_grant when it gives CPUs to a job that held none. */
+static void check_decided(const struct peer *p, uint64_t q, uint64_t decided,
+                          int maybe_grant)
 {
 	struct decided *d = &decided_seen[q % 64];
 
-	if (d->t0 == p->t0 && d->q == q && d->decided != decided)
+	if (d->t0 != p->t0 || d->q != q) {
+		d->t0 = p->t0;
+		d->q = q;
+		d->decided = decided;
+		d->firm = !maybe_grant;
+		return;
+	}
+	if (maybe_grant ? d->firm && decided < d->decided
+	                : (d->firm ? decided != d->decided : decided > d->decided))
 		fail_msg("job %" PRIu64 ": an Allot of quantum %" PRIu64 " decided "
-		         "at %" PRIu64 ", another of it at %" PRIu64, p->id, q,
-		         decided, d->decided);
-	d->t0 = p->t0;
-	d->q = q;
-	d->decided = decided;
+		         "at %" PRIu64 ", %s at %" PRIu64, p->id, q, decided,
+		         d->firm ? "its tick's" : "a grant of it", d->decided);
+	if (!maybe_grant || (!d->firm && decided < d->decided)) {
+		d->decided = decided;
+		d->firm |= !maybe_grant;
+	}
 }
 
 /* Take one message a peer received. */
 static void take(struct peer *p, Asteal__Envelope *m)
 {
+	int maybe_grant;
+
 	switch (m->msg_case) {
 	case ASTEAL__ENVELOPE__MSG_WELCOME:
 		assert_false(p->welcomed);
@@ -363,6 +379,8 @@ static void take(struct peer *p, Asteal__Envelope *m)
 		return;
 	case ASTEAL__ENVELOPE__MSG_ALLOT:
 		assert_true(p->job);
+		maybe_grant = (p->allots == 0 || p->allotment == 0) &&
+		              m->allot->allotment > 0;
 		if (p->allots > 0 && m->allot->quantum > p->allot_q)
 			p->cpu_quanta += (uint64_t)p->allotment *
 			                 (m->allot->quantum - p->allot_q);
@@ -375,10 +393,7 @@ static void take(struct peer *p, Asteal__Envelope *m)
 		p->allot_ncpus = m->allot->n_cpus;
 		p->allot_q = m->allot->quantum;
 		p->decided_ns = m->allot->decided_ns;
-		/* A job's first Allot may be a grant (scheduler.c), decided
-		 * as the job joined, not at its quantum's tick. */
-		if (p->allots > 1 || p->decided_ns < p->opened_ns)
-			check_decided(p, p->allot_q, p->decided_ns);
+		check_decided(p, p->allot_q, p->decided_ns, maybe_grant);
 		frame_free(m);
 		return;
 	case ASTEAL__ENVELOPE__MSG_ERROR:
@@ -1897,6 +1912,109 @@ static void test_grant_at_join(void **state)
 	assert_int_equal(tdaemon_clean(d), 0);
 }
 
+/* A Feedback of that desire closing the quantum now running (as
+ * libasteal's wake-up does when the last one is closed already). */
+static void wake(struct peer *p, uint32_t desire)
+{
+	uint64_t q = qnow(p), tot[NTOT];
+
+	assert_true(!p->has_q || q > p->last_q);
+	more_usage(p, tot);
+	send_fb(p, q, desire, desire, tot);
+	memcpy(p->tot, tot, sizeof(tot));
+	taken(p, q, desire);
+}
+
+/* What allotted_again waits for: p's Allots past n. */
+struct more_allots {
+	struct peer *p;
+	int n;
+};
+
+/* Whether p got an Allot since the count was taken. */
+static int allotted_again(void *arg)
+{
+	struct more_allots *m = arg;
+
+	assert_false(m->p->eof);
+	return m->p->allots > m->n;
+}
+
+/* Wake p (desire 1) `after` past the next tick: the quantum it wakes in,
+ * once its next Allot came; *sent_ns when the Feedback went. */
+static uint64_t wake_and_wait(struct peer *p, uint64_t offset, uint64_t after,
+                              uint64_t *sent_ns)
+{
+	struct more_allots m = { p, 0 };
+	uint64_t q = after_next_tick(p, offset, after);
+
+	m.n = p->allots;
+	*sent_ns = qtime_now_ns();
+	wake(p, 1);
+	assert_int_equal(wait_for(allotted_again, &m, 2e-9 * (double)p->L + bound()), 0);
+	assert_int_equal(p->allotment, 1);
+	return q;
+}
+
+/* A job that holds no CPU (idle: desire 0) and asks for one while a CPU
+ * is free gets it at once, by a grant decided as its Feedback came,
+ * counted in Status; while none is free, at the next tick.  On a daemon
+ * of two CPUs and 300 ms quanta, wake-ups sent 30 ms after a tick (240
+ * ms before the next; 300 ms quanta keep the heartbeats, at most one a
+ * quantum, well inside the 1 s silence); the history replays and its
+ * grant took a CPU free then from a job DEQ gave none (deq_replay). */
+static void test_grant_at_wake(void **state)
+{
+	struct tdaemon *d = &other_daemon;
+	char cpus[32];
+	const char *extra[] = { "--cpus", cpus, "--quantum-ms", "300",
+	                        "--confine", "off", NULL };
+	const uint64_t ms = 1000000u, offset = 30 * ms;
+	struct peer *c, *a, *b;
+	struct snap s0, s;
+	uint64_t q, sent;
+
+	(void)state;
+	if (two_cpus(cpus, sizeof(cpus)) < 0) {
+		print_message("test_grant_at_wake: skipped: fewer than 2 CPUs\n");
+		skip();
+	}
+	assert_int_equal(daemon_start(d, extra), 0);
+	c = peer_open("client", 0);
+	a = peer_open("a", 2);
+	b = peer_open("b", 2);
+	first_allot(a);
+	first_allot(b);
+	/* a idle, b on one CPU: the other is free. */
+	good(a, 0);
+	good(b, 1);
+	wait_job(c, a, 0, 0);
+	wait_job(c, b, 1, 1);
+	status(c, &s0);
+	q = wake_and_wait(a, offset, 30 * ms, &sent);
+	assert_int_equal(a->allot_q, q);
+	assert_true(a->decided_ns >= sent);
+	assert_true(a->decided_ns < a->t0 + (q + 1) * a->L + offset);
+	status(c, &s);
+	assert_int_equal(s.grants, s0.grants + 1);
+	wait_job(c, a, 1, 1);           /* DEQ's answer at the tick */
+	/* a idle again, b on both CPUs: none free, a waits for the tick. */
+	good(a, 0);
+	good(b, 2);
+	wait_job(c, a, 0, 0);
+	wait_job(c, b, 2, 2);
+	q = wake_and_wait(a, offset, 30 * ms, &sent);
+	assert_true(a->allot_q >= q + 1);
+	assert_true(a->decided_ns >= a->t0 + (q + 1) * a->L + offset);
+	status(c, &s);
+	assert_int_equal(s.grants, s0.grants + 1);
+	peers_close();
+	dm = &main_daemon;
+	assert_int_equal(tdaemon_halt(d), 0);
+	assert_int_equal(replay(d, cpus, "user"), 0);
+	assert_int_equal(tdaemon_clean(d), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1912,6 +2030,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_share_users, reset, close_peers),
 		cmocka_unit_test_setup_teardown(test_bad_feedbacks, reset, close_peers),
 		cmocka_unit_test_setup_teardown(test_grant_at_join, reset, close_peers),
+		cmocka_unit_test_setup_teardown(test_grant_at_wake, reset, close_peers),
 	};
 
 	if (sched_getaffinity(0, sizeof(start_cpus), &start_cpus) < 0)
