@@ -1856,6 +1856,33 @@ static uint64_t after_next_tick(const struct peer *p, uint64_t offset,
 	return q;
 }
 
+/* Start the grant tests' daemon d on two CPUs (their list in cpus, len
+ * bytes), no confinement, quanta of quantum_ms; the test is skipped on
+ * fewer than 2 CPUs. */
+static void grant_daemon_start(struct tdaemon *d, char *cpus, size_t len,
+                               const char *quantum_ms)
+{
+	const char *extra[] = { "--cpus", cpus, "--quantum-ms", quantum_ms,
+	                        "--confine", "off", NULL };
+
+	if (two_cpus(cpus, len) < 0) {
+		print_message("skipped: fewer than 2 CPUs\n");
+		skip();
+	}
+	assert_int_equal(daemon_start(d, extra), 0);
+}
+
+/* Close the peers, stop the grant tests' daemon d and replay its history
+ * (DEQ's answers, and its grants on free CPUs). */
+static void grant_daemon_end(struct tdaemon *d, const char *cpus)
+{
+	peers_close();
+	dm = &main_daemon;
+	assert_int_equal(tdaemon_halt(d), 0);
+	assert_int_equal(replay(d, cpus, "user"), 0);
+	assert_int_equal(tdaemon_clean(d), 0);
+}
+
 /* A job that joins while CPUs are free gets them at once, by a grant:
  * its first Allot is decided as it joins, long before the next tick, and
  * counted in Status; a job that joins while none is free gets its first
@@ -1867,19 +1894,13 @@ static void test_grant_at_join(void **state)
 {
 	struct tdaemon *d = &other_daemon;
 	char cpus[32];
-	const char *extra[] = { "--cpus", cpus, "--quantum-ms", "500",
-	                        "--confine", "off", NULL };
 	const uint64_t ms = 1000000u, offset = 50 * ms;
 	struct peer *c, *a, *b, *x;
 	struct snap s0, s;
 	uint64_t q;
 
 	(void)state;
-	if (two_cpus(cpus, sizeof(cpus)) < 0) {
-		print_message("test_grant_at_join: skipped: fewer than 2 CPUs\n");
-		skip();
-	}
-	assert_int_equal(daemon_start(d, extra), 0);
+	grant_daemon_start(d, cpus, sizeof(cpus), "500");
 	c = peer_open("client", 0);
 	a = peer_open("a", 1);
 	first_allot(a);                 /* a grant, or the first tick's */
@@ -1905,11 +1926,7 @@ static void test_grant_at_join(void **state)
 	assert_true(x->allot_q >= q + 1);
 	status(c, &s);
 	assert_int_equal(s.grants, s0.grants + 1);
-	peers_close();
-	dm = &main_daemon;
-	assert_int_equal(tdaemon_halt(d), 0);
-	assert_int_equal(replay(d, cpus, "user"), 0);
-	assert_int_equal(tdaemon_clean(d), 0);
+	grant_daemon_end(d, cpus);
 }
 
 /* A Feedback of that desire closing the quantum now running (as
@@ -1967,19 +1984,13 @@ static void test_grant_at_wake(void **state)
 {
 	struct tdaemon *d = &other_daemon;
 	char cpus[32];
-	const char *extra[] = { "--cpus", cpus, "--quantum-ms", "300",
-	                        "--confine", "off", NULL };
 	const uint64_t ms = 1000000u, offset = 30 * ms;
 	struct peer *c, *a, *b;
 	struct snap s0, s;
 	uint64_t q, sent;
 
 	(void)state;
-	if (two_cpus(cpus, sizeof(cpus)) < 0) {
-		print_message("test_grant_at_wake: skipped: fewer than 2 CPUs\n");
-		skip();
-	}
-	assert_int_equal(daemon_start(d, extra), 0);
+	grant_daemon_start(d, cpus, sizeof(cpus), "300");
 	c = peer_open("client", 0);
 	a = peer_open("a", 2);
 	b = peer_open("b", 2);
@@ -2008,11 +2019,7 @@ static void test_grant_at_wake(void **state)
 	assert_true(a->decided_ns >= a->t0 + (q + 1) * a->L + offset);
 	status(c, &s);
 	assert_int_equal(s.grants, s0.grants + 1);
-	peers_close();
-	dm = &main_daemon;
-	assert_int_equal(tdaemon_halt(d), 0);
-	assert_int_equal(replay(d, cpus, "user"), 0);
-	assert_int_equal(tdaemon_clean(d), 0);
+	grant_daemon_end(d, cpus);
 }
 
 int main(void)
