@@ -193,14 +193,19 @@ static int any_dirty_open(const struct history *h)
 	return 0;
 }
 
+/* Whether no closed run, skipped quanta or grant waits to be written. */
+static int queue_empty(const struct history *h)
+{
+	return h->qn == 0 && h->nskips == 0 && h->ngrants == 0;
+}
+
 /* Write the queue, and the dirty open runs if open_too, in one
  * transaction (none if there is nothing to write). */
 int hist_write_pending(struct history *h, int open_too)
 {
 	if (open_too && !any_dirty_open(h))
 		open_too = 0;
-	if (h->qn == 0 && h->nskips == 0 && h->ngrants == 0 && h->nops == 0 &&
-	    !open_too && !h->batch)
+	if (queue_empty(h) && h->nops == 0 && !open_too && !h->batch)
 		return 0;
 	if (hist_tx_begin(h) < 0)
 		goto fail;
@@ -354,22 +359,34 @@ static void take_turn(struct run *r, const struct history_quantum *q,
 	}
 }
 
+/* A full queue array arr of *cap elements of size bytes, grown (doubling
+ * from first, at most to h->qmax elements): the new array with *cap set,
+ * or NULL (arr unchanged) when it has h->qmax already or memory is out. */
+static void *queue_grow(struct history *h, void *arr, size_t *cap,
+			size_t size, size_t first)
+{
+	size_t more = *cap ? 2 * *cap : first;
+	void *bigger;
+
+	if (*cap >= h->qmax)
+		return NULL;
+	if (more > h->qmax)
+		more = h->qmax;
+	bigger = realloc(arr, more * size);
+	if (bigger != NULL)
+		*cap = more;
+	return bigger;
+}
+
 /* Queue closed run r of job (taking its cpus); -1 if the queue is full
  * (the run is dropped, counted). */
 int hist_enqueue(struct history *h, int64_t job, struct run *r)
 {
-	if (h->qn == h->qcap && h->qcap < h->qmax) {
-		size_t cap = h->qcap ? 2 * h->qcap : 64;
-		struct queued *bigger;
+	struct queued *bigger;
 
-		if (cap > h->qmax)
-			cap = h->qmax;
-		bigger = realloc(h->q, cap * sizeof(*h->q));
-		if (bigger != NULL) {
-			h->q = bigger;
-			h->qcap = cap;
-		}
-	}
+	if (h->qn == h->qcap &&
+	    (bigger = queue_grow(h, h->q, &h->qcap, sizeof(*h->q), 64)) != NULL)
+		h->q = bigger;
 	if (h->qn == h->qcap) {
 		free(r->cpus);
 		h->dropped++;
@@ -615,23 +632,19 @@ int history_grant(struct history *h, int64_t job_id, int64_t quantum,
 	if (l->lost)
 		return 0;       /* nothing of it is kept */
 	if (h->ngrants == h->capgrants) {
-		size_t cap = h->capgrants ? 2 * h->capgrants : 16;
-		struct grant *more;
+		struct grant *more = queue_grow(h, h->grants, &h->capgrants,
+						sizeof(*more), 16);
 
-		if (h->capgrants >= h->qmax) {
+		if (more == NULL && h->capgrants >= h->qmax) {
 			h->dropped++;
 			hist_seterr(h, "grant: history queue full, dropped");
 			return -1;
 		}
-		if (cap > h->qmax)
-			cap = h->qmax;
-		more = realloc(h->grants, cap * sizeof(*more));
 		if (more == NULL) {
 			hist_seterr(h, "grant: out of memory");
 			return -1;
 		}
 		h->grants = more;
-		h->capgrants = cap;
 	}
 	copy = strdup(cpus);
 	if (copy == NULL) {
@@ -677,13 +690,12 @@ int history_flush(struct history *h)
 		return hist_write_pending(h, 0) == 0 || h->degraded ? 0 : -1;
 	open_due = h->open_written_ns != 0 &&
 		   h->now_ns - h->open_written_ns >= h->flush_open_ns;
-	if (h->qn == 0 && h->nskips == 0 && h->ngrants == 0 && !open_due &&
-	    !h->batch)
+	if (queue_empty(h) && !open_due && !h->batch)
 		return 0;
 	if (open_due && !any_dirty_open(h)) {
 		h->open_written_ns = h->now_ns;
 		open_due = 0;
-		if (h->qn == 0 && h->nskips == 0 && h->ngrants == 0 && !h->batch)
+		if (queue_empty(h) && !h->batch)
 			return 0;
 	}
 	/* Commit what is due: a commit rewrites every page the batch
