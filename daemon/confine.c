@@ -32,7 +32,9 @@
  *   generation), so that a worker the job pinned to a CPU just granted is
  *   not put back into the old set.  A set that grows opens nothing to the
  *   threads already within the old one (the job pins its workers to the
- *   new CPUs itself).  EPERM or EINVAL fails the job.
+ *   new CPUs itself), but for a set given with CONFINE_EXACT (a job that
+ *   places no thread itself): its first sweep gives every thread exactly
+ *   the set.  EPERM or EINVAL fails the job.
  *
  * Pid reuse: a job's root is known by its pid and its start time (stat
  * field 22); a walk whose root no longer has that start time is dropped
@@ -421,12 +423,14 @@ int confine_add(struct confine *cf, uint64_t id, pid_t pid, int enforce,
 	return 0;
 }
 
-/* Job j's set is want from now; the watcher sweeps or moves what it
- * needs to (under mu). */
-static void set_to(struct confine *cf, struct confine_job *j, const cpu_set_t *want)
+/* Job j's set is want from now (exact: every thread gets it at the next
+ * sweep); the watcher sweeps or moves what it needs to (under mu). */
+static void set_to(struct confine *cf, struct confine_job *j, const cpu_set_t *want,
+                   int exact)
 {
 	memcpy(j->set, want, cf->setsize);
 	j->has_set = 1;
+	j->exact = exact;
 	atomic_fetch_add(&j->gen, 1);
 	if (j->aff || j->move_pending)
 		confine__kick(cf);
@@ -434,8 +438,9 @@ static void set_to(struct confine *cf, struct confine_job *j, const cpu_set_t *w
 
 /* Job id's CPU set from now. */
 int confine_set(struct confine *cf, uint64_t id, const int *cpus, int n,
-                char *why, size_t whylen)
+                unsigned flags, char *why, size_t whylen)
 {
+	int exact = (flags & CONFINE_EXACT) != 0;
 	char list[4096];
 	size_t sz = cf->setsize;
 	cpu_set_t *want = cf->want;
@@ -466,7 +471,7 @@ int confine_set(struct confine *cf, uint64_t id, const int *cpus, int n,
 	}
 	if (!j->use_cg) {
 		/* Affinity alone: the watcher applies it, now. */
-		set_to(cf, j, want);
+		set_to(cf, j, want, exact);
 		pthread_mutex_unlock(&cf->mu);
 		return 0;
 	}
@@ -481,7 +486,7 @@ int confine_set(struct confine *cf, uint64_t id, const int *cpus, int n,
 		r = cpuset_job_cpus(cf->cs, id, list, why, whylen);
 		pthread_mutex_lock(&cf->mu);
 		if (r == 0 || !j->use_cg) {
-			set_to(cf, j, want);
+			set_to(cf, j, want, exact);
 			r = 0;
 		}
 		pthread_mutex_unlock(&cf->mu);
@@ -496,7 +501,7 @@ int confine_set(struct confine *cf, uint64_t id, const int *cpus, int n,
 	pthread_mutex_lock(&cf->mu);
 	j->cg_made = 1;
 	j->move_pending = 1;
-	set_to(cf, j, want);
+	set_to(cf, j, want, exact);
 	pthread_mutex_unlock(&cf->mu);
 	return 0;
 }

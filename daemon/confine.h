@@ -73,10 +73,18 @@ int confine_add(struct confine *cf, uint64_t id, pid_t pid, int enforce,
  * already open to it.  With affinity, the watcher applies it at once and
  * then every quantum: every thread of the tree whose affinity is not a
  * subset of the set gets the whole set (threads already within it are
- * left alone).  Nothing when the job is not enforced.  0, or -1 with a
- * reason (the caller logs it once per job).  Cheap: no /proc walk. */
+ * left alone).  With CONFINE_EXACT in flags (a job that places none of
+ * its threads itself: a program without libasteal, or a linked job
+ * holding no CPU, whose workers are parked), the first sweep of the set
+ * gives every thread that is not allowed exactly the set the whole set,
+ * so that a set that grows opens to the threads held to the old one; the
+ * sweeps after it are as usual.  (A cgroup needs no flag: the kernel
+ * gives a new cpuset to every thread, bar a thread's own pin within it.)
+ * Nothing when the job is not enforced.  0, or -1 with a reason (the
+ * caller logs it once per job).  Cheap: no /proc walk. */
+#define CONFINE_EXACT 1u
 int confine_set(struct confine *cf, uint64_t id, const int *cpus, int n,
-                char *why, size_t whylen);
+                unsigned flags, char *why, size_t whylen);
 
 /* Job id has left: its tree may use the whole release set again (cgroup:
  * its folder's cpuset.cpus becomes the release set now, and the watcher

@@ -36,6 +36,8 @@ struct confine_job {
 	int has_set;               /* set holds the job's CPUs, applied */
 	cpu_set_t *set;
 	_Atomic uint64_t gen;      /* bumped whenever set changes */
+	int exact;                 /* CONFINE_EXACT: the next sweep gives
+	                              every thread exactly set */
 	int gone;                  /* the root ended: no sweeps, no samples */
 	int failed;                /* why holds the reason */
 	int warned;                /* the watcher logged the failure */

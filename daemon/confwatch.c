@@ -184,7 +184,7 @@ struct task {
 	pid_t root;
 	uint64_t root_start;
 	uint64_t gen;
-	int move, sweep, release, release_aff;
+	int move, sweep, release, release_aff, exact;
 	cpu_set_t *set;            /* a copy of the job's set (sweep) */
 };
 
@@ -210,6 +210,7 @@ static struct task *tasks_of(struct confine *cf, int *n)
 		} else {
 			t.move = live && j->cg_made && j->move_pending;
 			t.sweep = live && j->aff && j->has_set;
+			t.exact = j->exact;
 			if (!t.move && !t.sweep)
 				continue;
 		}
@@ -288,10 +289,12 @@ static int pass(struct confine *cf)
 			pthread_mutex_unlock(&cf->mu);
 		}
 		if (t->sweep) {
-			e = sweep(cf, j, t->root, t->root_start, t->set, 0, t->gen,
-				  why, sizeof(why));
+			e = sweep(cf, j, t->root, t->root_start, t->set, t->exact,
+				  t->gen, why, sizeof(why));
 			swept = 1;
 			pthread_mutex_lock(&cf->mu);
+			if (e == SWEEP_DONE && t->exact && atomic_load(&j->gen) == t->gen)
+				j->exact = 0;   /* given exactly once */
 			if (e == SWEEP_GONE)
 				j->gone = 1;
 			else if (e == SWEEP_FAILED)

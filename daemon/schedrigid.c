@@ -16,10 +16,14 @@
  * Every job, rigid or not, is given to confine.c when it joins: its
  * threads' CPU time is then the job's, not interference, and it is held
  * to its CPUs when --confine says so (all jobs, or the rigid ones: those
- * launched with --cpus, connected or not).  A job allotted no CPU keeps
- * its last set: a cpuset cannot be empty while it holds processes, and a
- * job with no CPU has nothing to run (a rigid job there shares its last
- * CPUs until its turn comes back).
+ * launched with --cpus, connected or not).  A job allotted no CPU still
+ * has processes (a cpuset cannot be empty while it holds them), and they
+ * may run: a linked job with no root task runs its program's serial part
+ * (reading input, checking, writing out) on its main thread, and a rigid
+ * job out of its turn runs on.  So such a job is held to the CPUs no job
+ * holds, while there are some, not to its last set, where it would share
+ * a CPU with the job that has it now while another CPU idles; with none
+ * free it keeps its last set (sched__confine_idle).
  */
 #include "scheduler_int.h"
 
@@ -95,22 +99,62 @@ void sched__confine_join(struct sched *s, struct sched_job *j)
 	j->confined = 1;
 }
 
-/* j's CPUs are ids[0..n-1]: hold it to them. */
-void sched__confine_set(struct sched *s, struct sched_job *j,
-                        const uint32_t *ids, int n)
+/* Hold j to the slots of set (at least one), unless it is there;
+ * exact: j places none of its threads itself (CONFINE_EXACT). */
+static void hold(struct sched *s, struct sched_job *j, const struct deq_set *set,
+                 int exact)
 {
-	int cpus[CPULIST_MAX];
+	uint32_t ids[CPULIST_MAX];
+	int cpus[CPULIST_MAX], n;
 	char why[200];
 
-	if (!j->confined || n <= 0 || !enforced(s, j))
+	if (memcmp(set, &j->hold, sizeof(*set)) == 0)
 		return;
+	n = sched__slot_cpus(s, set, ids);
 	for (int i = 0; i < n; i++)
 		cpus[i] = (int)ids[i];
-	if (confine_set(s->confine, j->id, cpus, n, why, sizeof(why)) < 0 &&
-	    !(j->logged & SCHED_LOGGED_CONFINE)) {
-		j->logged |= SCHED_LOGGED_CONFINE;
-		log_warn("job %llu '%s' cannot be held to its CPUs: %s",
-		         (unsigned long long)j->id, j->name, why);
+	if (confine_set(s->confine, j->id, cpus, n, exact ? CONFINE_EXACT : 0,
+	                why, sizeof(why)) < 0) {
+		if (!(j->logged & SCHED_LOGGED_CONFINE)) {
+			j->logged |= SCHED_LOGGED_CONFINE;
+			log_warn("job %llu '%s' cannot be held to its CPUs: %s",
+			         (unsigned long long)j->id, j->name, why);
+		}
+		return;
+	}
+	j->hold = *set;
+}
+
+/* j's CPUs are the slots of set: hold it to them (a set of none: see
+ * sched__confine_idle). */
+void sched__confine_set(struct sched *s, struct sched_job *j,
+                        const struct deq_set *set)
+{
+	if (!j->confined || !enforced(s, j))
+		return;
+	if (deq_set_count(set) == 0)
+		s->idle_dirty = 1;
+	else
+		hold(s, j, set, j->conn == NULL);
+}
+
+/* The jobs that hold no CPU go to the free ones, if any: called wherever
+ * the free set may have changed; a pass over the jobs only when it did,
+ * or when a held job came to hold none. */
+void sched__confine_idle(struct sched *s, const struct deq_set *free)
+{
+	if (s->confine == NULL || deq_set_count(free) == 0 ||
+	    (!s->idle_dirty && memcmp(free, &s->idle_free, sizeof(*free)) == 0))
+		return;
+	s->idle_free = *free;
+	s->idle_dirty = 0;
+	for (int k = 0; k < s->njobs; k++) {
+		struct sched_job *j = s->jobs[k];
+
+		if (j->confined && enforced(s, j) &&
+		    deq_set_count(&j->sent) == 0 &&
+		    deq_set_count(&s->deq[j->index].cpus) == 0)
+			hold(s, j, free, 1);
 	}
 }
 
@@ -120,6 +164,7 @@ void sched__confine_leave(struct sched *s, struct sched_job *j)
 	if (j->confined)
 		confine_remove(s->confine, j->id);
 	j->confined = 0;
+	deq_set_clear(&j->hold);
 }
 
 /* Register a rigid job. */

@@ -342,7 +342,7 @@ static void send_allot(struct sched *s, struct sched_job *j,
 	a.availability = (uint32_t)s->deq[j->index].availability;
 	a.decided_ns = decided;
 	if (j->fresh || !same_set(s, set, &j->sent))
-		sched__confine_set(s, j, ids, (int)a.ncpus);
+		sched__confine_set(s, j, set);
 	if (j->conn == NULL) {          /* rigid: confinement is its Allot */
 		sched__rigid_usage(s, j, decided);
 		j->sent = *set;
@@ -563,19 +563,20 @@ void sched__job_woke(struct sched *s, struct sched_job *j)
 	grant_due(s, j);
 }
 
-/* Read the jobs' input as it comes, or only at ticks again: as it comes
- * while a job waits for CPUs to be released (--handover release), and
- * while some CPU is free, so that a job which holds none and asks gets
- * it at once (sched__job_woke); nothing else needs the daemon between
- * ticks. */
+/* The free CPUs may have changed: the jobs holding none are held to
+ * them (sched__confine_idle), and the jobs' input is read as it comes,
+ * or only at ticks again: as it comes while a job waits for CPUs to be
+ * released (--handover release), and while some CPU is free, so that a
+ * job which holds none and asks gets it at once (sched__job_woke);
+ * nothing else needs the daemon between ticks. */
 void sched__update_urgent(struct sched *s)
 {
-	struct deq_set free;
+	struct deq_set free = free_slots(s);
 	int on;
 
+	sched__confine_idle(s, &free);
 	if (s->urgent == NULL)
 		return;
-	free = free_slots(s);
 	on = s->nheld > 0 || (s->njobs > 0 && deq_set_count(&free) > 0);
 	if (on != s->urgent_on) {
 		s->urgent_on = on;

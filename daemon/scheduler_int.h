@@ -58,6 +58,7 @@ struct sched_job {
 	                                  desire cap, no conn, never silent */
 	int cap;                       /* --cpus N: its desire's cap, 0 none */
 	int confined;                  /* confine_add took it */
+	struct deq_set hold;           /* the CPUs it was last held to */
 	int keep_row;                  /* leaving, its row is launch.c's */
 	uint64_t usage_at;             /* rigid: when tot[] was last updated */
 	struct sched_job *next_rigid;  /* s->rigids */
@@ -103,6 +104,9 @@ struct sched {
 	struct sched_job *oldest, *newest;  /* by last heard */
 	struct confine *confine;       /* measures jobs and holds them */
 	int confine_mode;              /* enum conf_confine, resolved */
+	struct deq_set idle_free;      /* the free CPUs the jobs holding
+	                                  none were last held to */
+	int idle_dirty;                /* a held job came to hold none */
 	struct sched_job *rigids;      /* the rigid jobs */
 	uint64_t rigid_usage_at;       /* their usage was last taken */
 	double others[CPULIST_MAX];    /* scratch for the Status */
@@ -170,9 +174,15 @@ int sched__desire(const struct sched_job *j);
  * says so. */
 void sched__confine_join(struct sched *s, struct sched_job *j);
 
-/* j's CPUs are now ids[0..n-1] (about to be told, or rigid): confine it. */
+/* j's CPUs are now the slots of set (about to be told, or rigid):
+ * confine it (a set of none: it is left where it is, until
+ * sched__confine_idle). */
 void sched__confine_set(struct sched *s, struct sched_job *j,
-                        const uint32_t *ids, int n);
+                        const struct deq_set *set);
+
+/* Hold the jobs holding no CPU to the free slots (none held or being
+ * handed over), when there are some and they or the jobs changed. */
+void sched__confine_idle(struct sched *s, const struct deq_set *free);
 
 /* j leaves: release its process tree. */
 void sched__confine_leave(struct sched *s, struct sched_job *j);

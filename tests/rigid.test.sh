@@ -13,6 +13,9 @@
 #     that CPU only, its process using at most about one CPU; under
 #     `--confine off` its own threads are allowed every CPU (so the check
 #     can fail);
+#  2c. a job holding no CPU (desire 0, its main thread spinning outside
+#     the runtime) is held to the CPUs no job holds: both, then the one a
+#     one-worker fib that joins after it does not take;
 #  3. a daemon restart re-confines a job that outlives it;
 #  4. --cpus: the environment the runtimes read, the listing (CAP, HELD),
 #     bad values, a linked program's desire capped;
@@ -78,7 +81,12 @@ exiting 1 when it fails.
   held A SECONDS ID...   every SECONDS-long watch (until the jobs end):
                          every thread of each job allowed only its CPUs
   cpu A ID SECONDS       the CPU-seconds per second job ID's process used
-  set A ID CPUS SECONDS  wait until every thread of ID is allowed CPUS"""
+  set A ID CPUS SECONDS  wait until every thread of ID is allowed CPUS
+  within A ID CPUS SECONDS
+                         wait until every thread of ID is allowed only
+                         CPUS, and its main thread all of them (a thread
+                         that pinned itself keeps its pin where the set
+                         still holds it, as Linux 6.2 on keeps it)"""
 import json, os, subprocess, sys, time
 
 def jobs(a):
@@ -157,15 +165,22 @@ def cpu(a, i, seconds):
     t1, c1 = time.monotonic(), ticks(pid)
     print(f"{(c1 - c0) / hz / (t1 - t0):.3f}")
 
-def cpuset(a, i, want, seconds):
+def cpuset(a, i, want, seconds, within=False):
     end = time.monotonic() + seconds
     while time.monotonic() < end:
         j = jobs(a)
         if j is not None and i in j:
             want_set = set(j[i]["cpus"]) if want == "allotted" else cpus_of(want)
-            seen = allowed(j[i]["pid"])
-            if seen and want_set and all(c == want_set for c in seen.values()):
-                print(f"job {i}: {len(seen)} threads allowed {sorted(want_set)}")
+            pid = j[i]["pid"]
+            seen = allowed(pid)
+            if within:
+                ok = all(c <= want_set for c in seen.values()) and \
+                    seen.get((pid, pid)) == want_set
+            else:
+                ok = all(c == want_set for c in seen.values())
+            if seen and want_set and ok:
+                print(f"job {i}: {len(seen)} threads allowed "
+                      f"{'within ' if within else ''}{sorted(want_set)}")
                 return
         time.sleep(0.02)
     print(f"job {i}: threads not all allowed {want}: "
@@ -177,8 +192,9 @@ if cmd == "held":
     held(sys.argv[2], float(sys.argv[3]), [int(x) for x in sys.argv[4:]])
 elif cmd == "cpu":
     cpu(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]))
-elif cmd == "set":
-    cpuset(sys.argv[2], int(sys.argv[3]), sys.argv[4], float(sys.argv[5]))
+elif cmd in ("set", "within"):
+    cpuset(sys.argv[2], int(sys.argv[3]), sys.argv[4], float(sys.argv[5]),
+           cmd == "within")
 EOF
 check() { python3 "$tmp/check.py" "$@"; }
 
@@ -254,6 +270,30 @@ EOF
 	fi
 	"$A" cancel "$g" >/dev/null 2>&1
 	wait_for 20 sh -c "! kill -0 $gpid 2>/dev/null" || fail "$how: greedy did not end"
+
+	# ---- 2c. a job holding no CPU runs on the free ones ----
+	# Its serial part (the main thread, no root task: desire 0) is held
+	# to the CPUs no job holds, not to the CPU it was granted as it
+	# joined, which the next job to join is granted in turn.
+	sj=$("$A" submit --parsable --output "$tmp/serial.out" -- \
+		"$build/tests/greedy" --serial 60) || fail "$how: submit greedy --serial"
+	holds_none() { "$A" --json jobs "$sj" 2>/dev/null | json 'd[0]["desire"] == 0 and not d[0]["cpus"]' 2>/dev/null | grep -q True; }
+	wait_for 20 holds_none || fail "$how: the serial job never came to hold none: $("$A" jobs)"
+	check within "$A" "$sj" 0-1 10 >"$tmp/set" || fail "$how: serial job, both CPUs free: $(cat "$tmp/set")"
+	f1=$(ASTEAL_WORKERS=1 "$A" submit --parsable -o /dev/null -- "$build/jobs/fib" $fibn) ||
+		fail "$how: submit a one-worker fib"
+	wait_for 20 running "$A" "$f1" || fail "$how: the one-worker fib never allotted"
+	fc=$("$A" --json jobs "$f1" | json '",".join(map(str, d[0]["cpus"]))')
+	case $fc in
+	0) free=1 ;;
+	1) free=0 ;;
+	*) fail "$how: a one-worker fib holds CPUs '$fc'" ;;
+	esac
+	check within "$A" "$sj" "$free" 10 >"$tmp/set" ||
+		fail "$how: the serial job is not held to the free CPU $free (fib has $fc): $(cat "$tmp/set")"
+	echo "$how: a job holding none, beside fib on CPU $fc: $(cat "$tmp/set")"
+	"$A" cancel "$f1" "$sj" >/dev/null 2>&1
+	"$A" wait "$f1" "$sj" >/dev/null 2>&1
 	stop_daemon
 done
 case $tested in

@@ -746,7 +746,7 @@ static void mechanism(enum confine_with with)
 	assert_int_equal(confine_add(live, 1, child, 1, why, sizeof(why)), 0);
 	assert_string_equal(confine_state(live, 1, buf, sizeof(buf)),
 			    cg ? "cgroup" : "affinity");
-	if (confine_set(live, 1, one, 1, why, sizeof(why)) != 0)
+	if (confine_set(live, 1, one, 1, 0, why, sizeof(why)) != 0)
 		fail_msg("confine_set: %s", why);
 	if (cg)
 		assert_string_equal(cg_read(job, "cpuset.cpus", buf, sizeof(buf)), "1");
@@ -783,7 +783,7 @@ static void mechanism(enum confine_with with)
 	expect_allowed(child, t0, 0, "1", "a thread that re-pinned itself");
 
 	/* With {0,1}, thread 0 pinned to CPU 1 stays so across sweeps. */
-	assert_int_equal(confine_set(live, 1, both, 2, why, sizeof(why)), 0);
+	assert_int_equal(confine_set(live, 1, both, 2, 0, why, sizeof(why)), 0);
 	t0 = command('q', &rc);
 	assert_int_equal(rc, 0);
 	if (cg) {
@@ -794,6 +794,27 @@ static void mechanism(enum confine_with with)
 		assert_int_equal(poll_until(swept_to, &until, 5), 0);
 	}
 	assert_string_equal(allowed_of(child, t0, buf, sizeof(buf)), "1");
+
+	/* Affinity: a set that grows opens to the threads held to the old
+	 * one only when given with CONFINE_EXACT (a job that places none of
+	 * its threads itself), and only at its first sweep. */
+	if (!cg) {
+		assert_int_equal(confine_set(live, 1, one, 1, 0, why, sizeof(why)), 0);
+		expect_allowed(child, 0, 0, "1", "back to {1}");
+		assert_int_equal(confine_set(live, 1, both, 2, 0, why, sizeof(why)), 0);
+		until = confine_sweeps(live) + 3;
+		assert_int_equal(poll_until(swept_to, &until, 5), 0);
+		expect_allowed(child, 0, 0, "1", "{0,1} without CONFINE_EXACT");
+		assert_int_equal(confine_set(live, 1, one, 1, 0, why, sizeof(why)), 0);
+		assert_int_equal(confine_set(live, 1, both, 2, CONFINE_EXACT, why,
+		                             sizeof(why)), 0);
+		expect_allowed(child, 0, 0, "0-1", "{0,1} with CONFINE_EXACT");
+		t0 = command('q', &rc);
+		assert_int_equal(rc, 0);
+		until = confine_sweeps(live) + 3;
+		assert_int_equal(poll_until(swept_to, &until, 5), 0);
+		assert_string_equal(allowed_of(child, t0, buf, sizeof(buf)), "1");
+	}
 
 	/* The job's usage grows and never goes back. */
 	assert_int_equal(confine_usage(live, 1, &use0), 0);
@@ -978,7 +999,7 @@ static void test_confine_others(void **state)
 	assert_int_equal(confine_others(live, o.share, 2), 0);  /* no second yet */
 	assert_int_equal(confine_add(live, 5, job, 0, why, sizeof(why)), 0);
 	assert_string_equal(confine_state(live, 5, buf, sizeof(buf)), "off");
-	assert_int_equal(confine_set(live, 5, one, 1, why, sizeof(why)), 0);
+	assert_int_equal(confine_set(live, 5, one, 1, 0, why, sizeof(why)), 0);
 	memset(&o, 0, sizeof(o));
 	o.job = job;
 	if (poll_until(others_as_expected, &o, 20) < 0)
@@ -1017,7 +1038,7 @@ static void unprivileged(void)
 	if (cf == NULL)
 		_exit(11);
 	if (confine_add(cf, 9, target, 1, why, sizeof(why)) < 0 ||
-	    confine_set(cf, 9, one, 1, why, sizeof(why)) < 0)
+	    confine_set(cf, 9, one, 1, 0, why, sizeof(why)) < 0)
 		_exit(12);
 	end = test_now() + 5;
 	while (strncmp(confine_state(cf, 9, buf, sizeof(buf)), "failed: ", 8) != 0) {
@@ -1027,7 +1048,7 @@ static void unprivileged(void)
 	}
 	if (strcmp(buf + 8, eperm) != 0)
 		_exit(14);
-	if (confine_set(cf, 9, zero, 1, why, sizeof(why)) != -1 ||
+	if (confine_set(cf, 9, zero, 1, 0, why, sizeof(why)) != -1 ||
 	    strcmp(why, eperm) != 0)
 		_exit(15);
 	confine_free(cf);
@@ -1102,9 +1123,9 @@ static void unprivileged_cgroup(void)
 		_exit(21);
 	}
 	if (confine_add(cf, 9, target, 1, why, sizeof(why)) < 0 ||
-	    confine_set(cf, 9, one, 1, why, sizeof(why)) < 0 ||
+	    confine_set(cf, 9, one, 1, 0, why, sizeof(why)) < 0 ||
 	    confine_add(cf, 10, mine, 1, why, sizeof(why)) < 0 ||
-	    confine_set(cf, 10, one, 1, why, sizeof(why)) < 0)
+	    confine_set(cf, 10, one, 1, 0, why, sizeof(why)) < 0)
 		_exit(22);
 	end = test_now() + 5;
 	while (strncmp(confine_state(cf, 9, buf, sizeof(buf)), "failed: ", 8) != 0 ||
@@ -1205,8 +1226,8 @@ static void test_confine_cgroup_leftovers(void **state)
 	snprintf(job8, sizeof(job8), "%s/job-8", base);
 	assert_int_equal(confine_add(live, 7, a, 1, why, sizeof(why)), 0);
 	assert_int_equal(confine_add(live, 8, b, 1, why, sizeof(why)), 0);
-	assert_int_equal(confine_set(live, 7, one, 1, why, sizeof(why)), 0);
-	assert_int_equal(confine_set(live, 8, zero, 1, why, sizeof(why)), 0);
+	assert_int_equal(confine_set(live, 7, one, 1, 0, why, sizeof(why)), 0);
+	assert_int_equal(confine_set(live, 8, zero, 1, 0, why, sizeof(why)), 0);
 	expect_allowed(a, a, 0, "1", "job 7");
 	expect_allowed(b, b, 0, "0", "job 8");
 
@@ -1225,7 +1246,7 @@ static void test_confine_cgroup_leftovers(void **state)
 	assert_false(path_gone(job8));
 	assert_int_equal(confine_add(live, 7, a, 1, why, sizeof(why)), 0);
 	/* Its process is in the folder already: held at once. */
-	assert_int_equal(confine_set(live, 7, zero, 1, why, sizeof(why)), 0);
+	assert_int_equal(confine_set(live, 7, zero, 1, 0, why, sizeof(why)), 0);
 	assert_string_equal(cg_read(job7, "cpuset.cpus", buf, sizeof(buf)), "0");
 	assert_string_equal(allowed_of(a, a, buf, sizeof(buf)), "0");
 
@@ -1265,7 +1286,7 @@ static void test_confine_kick(void **state)
 	for (int i = 0; i < 3; i++) {
 		struct allowed a = { pid, pid, 0, lists[i] };
 
-		assert_int_equal(confine_set(live, 4, sets[i], 1, why, sizeof(why)), 0);
+		assert_int_equal(confine_set(live, 4, sets[i], 1, 0, why, sizeof(why)), 0);
 		if (poll_until(allowed_is, &a, 0.5) < 0)
 			fail_msg("set %d (%s) not applied within 0.5 s", i, lists[i]);
 	}
@@ -1299,16 +1320,16 @@ static void test_confine_api(void **state)
 	assert_int_equal(confine_add(live, 1, getpid(), 1, why, sizeof(why)), 0);
 	assert_int_equal(confine_add(live, 1, getpid(), 1, why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "already"));
-	assert_int_equal(confine_set(live, 1, far, 1, why, sizeof(why)), -1);
+	assert_int_equal(confine_set(live, 1, far, 1, 0, why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "CPU 1023 is not in the release set"));
-	assert_int_equal(confine_set(live, 2, zero, 1, why, sizeof(why)), -1);
+	assert_int_equal(confine_set(live, 2, zero, 1, 0, why, sizeof(why)), -1);
 	assert_string_equal(confine_state(live, 2, buf, sizeof(buf)), "");
 	assert_int_equal(confine_usage(live, 2, &u), -1);
 	confine_remove(live, 2);                /* unknown: nothing */
 
 	/* A job whose root is gone: accepted, nothing to hold, state kept. */
 	assert_int_equal(confine_add(live, 3, gone, 1, why, sizeof(why)), 0);
-	assert_int_equal(confine_set(live, 3, zero, 1, why, sizeof(why)), 0);
+	assert_int_equal(confine_set(live, 3, zero, 1, 0, why, sizeof(why)), 0);
 	assert_string_equal(confine_state(live, 3, buf, sizeof(buf)), "affinity");
 	assert_int_equal(confine_usage(live, 3, &u), 0);
 	assert_int_equal(u, 0);
