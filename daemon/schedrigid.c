@@ -100,21 +100,17 @@ void sched__confine_join(struct sched *s, struct sched_job *j)
 }
 
 /* Hold j to the slots of set (at least one), unless it is there;
- * exact: j places none of its threads itself (CONFINE_EXACT). */
+ * flags: CONFINE_EXACT for a job that places none of its threads itself. */
 static void hold(struct sched *s, struct sched_job *j, const struct deq_set *set,
-                 int exact)
+                 unsigned flags)
 {
-	uint32_t ids[CPULIST_MAX];
 	int cpus[CPULIST_MAX], n;
 	char why[200];
 
 	if (memcmp(set, &j->hold, sizeof(*set)) == 0)
 		return;
-	n = sched__slot_cpus(s, set, ids);
-	for (int i = 0; i < n; i++)
-		cpus[i] = (int)ids[i];
-	if (confine_set(s->confine, j->id, cpus, n, exact ? CONFINE_EXACT : 0,
-	                why, sizeof(why)) < 0) {
+	n = sched__slot_ints(s, set, cpus);
+	if (confine_set(s->confine, j->id, cpus, n, flags, why, sizeof(why)) < 0) {
 		if (!(j->logged & SCHED_LOGGED_CONFINE)) {
 			j->logged |= SCHED_LOGGED_CONFINE;
 			log_warn("job %llu '%s' cannot be held to its CPUs: %s",
@@ -135,7 +131,7 @@ void sched__confine_set(struct sched *s, struct sched_job *j,
 	if (deq_set_count(set) == 0)
 		s->idle_dirty = 1;
 	else
-		hold(s, j, set, j->conn == NULL);
+		hold(s, j, set, j->conn == NULL ? CONFINE_EXACT : 0);
 }
 
 /* The jobs that hold no CPU go to the free ones, if any: called wherever
@@ -151,10 +147,8 @@ void sched__confine_idle(struct sched *s, const struct deq_set *free)
 	for (int k = 0; k < s->njobs; k++) {
 		struct sched_job *j = s->jobs[k];
 
-		if (j->confined && enforced(s, j) &&
-		    deq_set_count(&j->sent) == 0 &&
-		    deq_set_count(&s->deq[j->index].cpus) == 0)
-			hold(s, j, free, 1);
+		if (j->confined && enforced(s, j) && sched__holds_none(s, j))
+			hold(s, j, free, CONFINE_EXACT);
 	}
 }
 

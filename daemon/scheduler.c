@@ -438,16 +438,25 @@ void sched__retry_held(struct sched *s, uint64_t now)
 		retry_held(s, now);
 }
 
+/* The Linux CPU ids of a set of slots as ints (cpulist's and confine's
+ * type), ascending: their count. */
+int sched__slot_ints(const struct sched *s, const struct deq_set *set, int *cpus)
+{
+	int n = 0;
+
+	for (int i = 0; i < s->P; i++)
+		if (deq_set_has(set, i))
+			cpus[n++] = s->conf->cpus[i];
+	return n;
+}
+
 /* A set of slots as a Linux CPU list ("0-3,6"; empty if it does not fit),
  * for the history. */
 static void slot_list(const struct sched *s, const struct deq_set *set,
                       char *buf, size_t len)
 {
-	int cpus[CPULIST_MAX], n = 0;
+	int cpus[CPULIST_MAX], n = sched__slot_ints(s, set, cpus);
 
-	for (int i = 0; i < s->P; i++)
-		if (deq_set_has(set, i))
-			cpus[n++] = s->conf->cpus[i];
 	if (cpulist_format(cpus, n, buf, len) < 0)
 		buf[0] = '\0';
 }
@@ -471,7 +480,7 @@ static struct deq_set free_slots(const struct sched *s)
 }
 
 /* Whether j holds no CPU: none in DEQ's last answer, none it was told. */
-static int holds_none(const struct sched *s, const struct sched_job *j)
+int sched__holds_none(const struct sched *s, const struct sched_job *j)
 {
 	return deq_set_count(&j->sent) == 0 &&
 	       deq_set_count(&s->deq[j->index].cpus) == 0;
@@ -489,7 +498,7 @@ static void grant(struct sched *s, struct sched_job *j)
 	int want = sched__desire(j), n = 0;
 	char list[CPULIST_MAX * 5];
 
-	if (s->ticks == 0 || want < 1 || !holds_none(s, j))
+	if (s->ticks == 0 || want < 1 || !sched__holds_none(s, j))
 		return;                 /* the tick sends its Allot itself */
 	deq_set_clear(&give);
 	for (int i = 0; i < s->P && n < want; i++)
@@ -557,7 +566,7 @@ void sched_job_grant(struct sched *s, struct sched_job *j)
  * does, not at the next tick (read as it came: sched__update_urgent). */
 void sched__job_woke(struct sched *s, struct sched_job *j)
 {
-	if (s->in_tick || !j->touched || j->fresh || !holds_none(s, j) ||
+	if (s->in_tick || !j->touched || j->fresh || !sched__holds_none(s, j) ||
 	    sched__desire(j) < 1)
 		return;                 /* the tick (a new job: its grant) */
 	grant_due(s, j);

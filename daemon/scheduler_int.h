@@ -151,6 +151,12 @@ struct sched_job *sched__find(const struct sched *s, uint64_t id);
 int sched__slot_cpus(const struct sched *s, const struct deq_set *set,
                      uint32_t *ids);
 
+/* The same as ints (cpulist's and confine's type). */
+int sched__slot_ints(const struct sched *s, const struct deq_set *set, int *cpus);
+
+/* Whether j holds no CPU: none in DEQ's last answer, none it was told. */
+int sched__holds_none(const struct sched *s, const struct sched_job *j);
+
 /* Give the held jobs what is free now; while some still wait, their
  * losers' Released messages are read as they come.  Nothing during a
  * tick: the tick retries once its DEQ has run. */
