@@ -5,7 +5,9 @@
  * its Hello, read straight from its socket (conn_use_job_reader): with a
  * read event of its own, or in a batch, an epoll set of jobs read all at
  * once when the owner asks (conn_batch_read), so that the daemon wakes
- * once per quantum however many jobs spoke in it.  Every decoded message
+ * once per quantum however many jobs spoke in it; a second epoll set of
+ * the same sockets wakes only for a hang-up (conn_batch_hup_fd), so that
+ * a job's end is seen as it comes.  Every decoded message
  * goes to the owner's handler.  A peer that sends garbage
  * or an oversize frame gets an Error and is disconnected after it is
  * written; a peer that does not read its replies is dropped when
@@ -59,6 +61,7 @@ struct conn {
 /* Jobs' connections read together. */
 struct conn_batch {
 	int ep;                        /* epoll: the jobs' sockets */
+	int hup;                       /* epoll: the same, hang-ups only */
 };
 
 /* Reads of a batch per conn_batch_read: each reads every job with input
@@ -68,6 +71,13 @@ struct conn_batch {
 
 static void conn_close(struct conn *c);
 static void conn_drop(struct conn *c);
+
+/* Take c's socket out of its batch's two epoll sets. */
+static void batch_del(struct conn *c)
+{
+	epoll_ctl(c->batch->ep, EPOLL_CTL_DEL, c->fd, NULL);
+	epoll_ctl(c->batch->hup, EPOLL_CTL_DEL, c->fd, NULL);
+}
 
 /* Frames up to this size are encoded on the stack and may be written at
  * once (Tick, Allot, Welcome, small replies); larger ones (History pages,
@@ -228,7 +238,7 @@ void conn_free(struct conn *c)
 {
 	c->h->gone(c, c->arg);
 	if (c->batch != NULL && !c->closing)
-		epoll_ctl(c->batch->ep, EPOLL_CTL_DEL, c->fd, NULL);
+		batch_del(c);
 	if (c->rd != NULL)
 		event_free(c->rd);
 	if (c->pend != NULL)
@@ -263,7 +273,7 @@ static int start_closing(struct conn *c, short events)
 	if (c->rd != NULL)
 		event_del(c->rd);
 	if (c->batch != NULL)
-		epoll_ctl(c->batch->ep, EPOLL_CTL_DEL, c->fd, NULL);
+		batch_del(c);
 	return 1;
 }
 
@@ -484,8 +494,12 @@ void conn_use_job_reader(struct conn *c, struct conn_batch *b)
 	if (b != NULL) {
 		struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP,
 		                          .data.ptr = c };
+		struct epoll_event hup = { .events = EPOLLRDHUP, .data.ptr = c };
 
 		if (epoll_ctl(b->ep, EPOLL_CTL_ADD, c->fd, &ev) == 0) {
+			if (epoll_ctl(b->hup, EPOLL_CTL_ADD, c->fd, &hup) < 0)
+				log_warn("pid %d: epoll_ctl: %s; its end is seen "
+				         "at ticks", (int)c->peer.pid, strerror(errno));
 			c->batch = b;
 			bufferevent_disable(c->bev, EV_READ);
 			return;
@@ -512,9 +526,12 @@ struct conn_batch *conn_batch_create(void)
 	if (b == NULL)
 		return NULL;
 	b->ep = epoll_create1(EPOLL_CLOEXEC);
-	if (b->ep < 0) {
+	b->hup = b->ep < 0 ? -1 : epoll_create1(EPOLL_CLOEXEC);
+	if (b->hup < 0) {
 		int e = errno;
 
+		if (b->ep >= 0)
+			close(b->ep);
 		free(b);
 		errno = e;
 		return NULL;
@@ -528,6 +545,7 @@ void conn_batch_free(struct conn_batch *b)
 	if (b == NULL)
 		return;
 	close(b->ep);
+	close(b->hup);
 	free(b);
 }
 
@@ -535,6 +553,12 @@ void conn_batch_free(struct conn_batch *b)
 int conn_batch_fd(const struct conn_batch *b)
 {
 	return b->ep;
+}
+
+/* The batch's hang-up fd: readable when one of its jobs closed. */
+int conn_batch_hup_fd(const struct conn_batch *b)
+{
+	return b->hup;
 }
 
 /* Read every job of the batch that has input now, and take its frames. */

@@ -96,6 +96,11 @@ void conn_batch_free(struct conn_batch *b);
  * batch from the event loop as input comes, instead of at ticks). */
 int conn_batch_fd(const struct conn_batch *b);
 
+/* The batch's hang-up fd: readable only when one of its jobs closed its
+ * end or failed (to see a job's end as it comes, and read the batch then,
+ * without waking for every Feedback). */
+int conn_batch_hup_fd(const struct conn_batch *b);
+
 /* Read every job of the batch that has input now; their messages go to
  * their handlers (which may close or free them) before this returns. */
 void conn_batch_read(struct conn_batch *b);

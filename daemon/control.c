@@ -86,6 +86,7 @@ struct control {
 	struct event *jobs_ev;         /* reads them as input comes, while a
 	                                  grant waits (--handover release)
 	                                  or a CPU is free */
+	struct event *hup_ev;          /* reads them when one hangs up */
 };
 
 /* Top up a uid's bucket of new job rows to now. */
@@ -748,10 +749,16 @@ int control_attach(struct control *ctl, struct sched *s, struct history *h)
 	/* The jobs are read at every tick, just before DEQ: one wake-up a
 	 * quantum.  While some CPU is free (a job holding none that asks
 	 * takes it at once) or, with --handover release, while a grant
-	 * waits for a Released, they are read as their input comes too. */
+	 * waits for a Released, they are read as their input comes too.
+	 * And they are read whenever one hangs up: a job that ended gives
+	 * its CPUs back at once, not at the next tick (the scheduler gives
+	 * them to a job waiting for one, sched__update_urgent). */
 	ctl->jobs_ev = event_new(ctl->base, conn_batch_fd(ctl->jobs),
 	                         EV_READ | EV_PERSIST, on_jobs_input, ctl->jobs);
-	if (ctl->jobs_ev == NULL)
+	ctl->hup_ev = event_new(ctl->base, conn_batch_hup_fd(ctl->jobs),
+	                        EV_READ | EV_PERSIST, on_jobs_input, ctl->jobs);
+	if (ctl->jobs_ev == NULL || ctl->hup_ev == NULL ||
+	    event_add(ctl->hup_ev, NULL) < 0)
 		return -1;
 	sched_set_reader(s, read_ctl_jobs, jobs_urgent, ctl);
 	return 0;
@@ -767,6 +774,8 @@ void control_free(struct control *ctl)
 		conn_free(ctl->peers->conn);
 	if (ctl->jobs_ev != NULL)
 		event_free(ctl->jobs_ev);
+	if (ctl->hup_ev != NULL)
+		event_free(ctl->hup_ev);
 	conn_batch_free(ctl->jobs);
 	launch_free(ctl->launch);
 	evconnlistener_free(ctl->listener);

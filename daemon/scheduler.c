@@ -521,10 +521,43 @@ static void grant(struct sched *s, struct sched_job *j)
 		         history_error(s->hist));
 }
 
+/* CPUs came free between ticks (a job ended: they would idle until the
+ * next tick): the connected jobs that hold none and ask for some get them
+ * by grants, the one DEQ would serve first (the largest credit) first,
+ * until none is free or nobody waits.  A new job has its own grant; a
+ * rigid job moves only at ticks. */
+static void refill(struct sched *s)
+{
+	for (;;) {
+		struct deq_set free = free_slots(s);
+		struct sched_job *best = NULL;
+
+		if (deq_set_count(&free) == 0)
+			return;
+		for (int k = 0; k < s->njobs; k++) {
+			struct sched_job *j = s->jobs[k];
+
+			if (j->rigid || j->fresh || j->granted ||
+			    sched__desire(j) < 1 || !sched__holds_none(s, j))
+				continue;
+			if (best == NULL ||
+			    s->deq[k].credit > s->deq[best->index].credit)
+				best = j;
+		}
+		if (best == NULL)
+			return;
+		sched__touch(s, best);  /* the tick tells it DEQ's answer */
+		grant(s, best);
+		if (!best->granted)
+			return;         /* busy, or its end comes */
+	}
+}
+
 /* The grants are due: the jobs' input is read first (a job that ended
  * just before another began, as a loop of runs does, has its CPUs back
  * only once its end is read), then every job that asked for a grant since
- * the last tick gets one if it still holds nothing and CPUs are free. */
+ * the last tick gets one if it still holds nothing and CPUs are free, and
+ * then the jobs waiting for CPUs (refill). */
 static void on_grant(evutil_socket_t fd, short what, void *arg)
 {
 	struct sched *s = arg;
@@ -540,6 +573,8 @@ static void on_grant(evutil_socket_t fd, short what, void *arg)
 			s->touched[k]->want_grant = 0;
 			grant(s, s->touched[k]);
 		}
+	if (s->ticks > 0)
+		refill(s);
 	sched__update_urgent(s);
 }
 
@@ -581,8 +616,14 @@ void sched__job_woke(struct sched *s, struct sched_job *j)
 void sched__update_urgent(struct sched *s)
 {
 	struct deq_set free = free_slots(s);
+	struct deq_set grew = set_and(s, &free, &s->refill_free, 1);
 	int on;
 
+	/* Some CPU came free since the last look, between ticks: the jobs
+	 * waiting for one may take it now (on_grant, refill). */
+	s->refill_free = free;
+	if (deq_set_count(&grew) > 0 && !s->in_tick && s->ticks > 0)
+		event_active(s->grant_ev, EV_TIMEOUT, 0);
 	sched__confine_idle(s, &free);
 	if (s->urgent == NULL)
 		return;

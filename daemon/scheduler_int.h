@@ -107,6 +107,8 @@ struct sched {
 	struct deq_set idle_free;      /* the free CPUs the jobs holding
 	                                  none were last held to */
 	int idle_dirty;                /* a held job came to hold none */
+	struct deq_set refill_free;    /* the free CPUs when last looked:
+	                                  one more is a refill's cue */
 	struct sched_job *rigids;      /* the rigid jobs */
 	uint64_t rigid_usage_at;       /* their usage was last taken */
 	double others[CPULIST_MAX];    /* scratch for the Status */

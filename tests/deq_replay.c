@@ -26,12 +26,13 @@
  * cpu_quanta, as it is for every run.
  *
  * Grants (table grants, none in an old database: CPUs a job holding none
- * was given at once as it joined or woke, between the tick of quantum g
- * and the next) are checked for what makes them harmless to DEQ's
- * answers: the grant's CPUs are `allotment` of the daemon's; a job that
- * joined has no run at g or before, and its first run, if it has one,
- * starts at g + 1 (or after quanta without a tick from there); a job that
- * woke has a run through g and DEQ's replayed set at g gives it no CPU;
+ * was given at once as it joined, woke, or found free a CPU another job
+ * had just left, between the tick of quantum g and the next) are checked
+ * for what makes them harmless to DEQ's answers: the grant's CPUs are
+ * `allotment` of the daemon's; a job that joined has no run at g or
+ * before, and its first run, if it has one, starts at g + 1 (or after
+ * quanta without a tick from there); any other job (it woke, or waited)
+ * has a run through g and DEQ's replayed set at g gives it no CPU;
  * the CPUs are disjoint from DEQ's replayed CPU set at g of every other
  * job present at both g and g + 1 (which held its CPUs through the
  * grant: a grant uses only CPUs free then), and from those of any other

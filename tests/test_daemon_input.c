@@ -1857,13 +1857,15 @@ static uint64_t after_next_tick(const struct peer *p, uint64_t offset,
 }
 
 /* Start the grant tests' daemon d on two CPUs (their list in cpus, len
- * bytes), no confinement, quanta of quantum_ms; the test is skipped on
- * fewer than 2 CPUs. */
+ * bytes), no confinement, quanta of quantum_ms, CPUs handed over as
+ * `handover` says (NULL: the default); the test is skipped on fewer than
+ * 2 CPUs. */
 static void grant_daemon_start(struct tdaemon *d, char *cpus, size_t len,
-                               const char *quantum_ms)
+                               const char *quantum_ms, const char *handover)
 {
 	const char *extra[] = { "--cpus", cpus, "--quantum-ms", quantum_ms,
-	                        "--confine", "off", NULL };
+	                        "--confine", "off", handover ? "--handover" : NULL,
+	                        handover, NULL };
 
 	if (two_cpus(cpus, len) < 0) {
 		print_message("skipped: fewer than 2 CPUs\n");
@@ -1900,7 +1902,7 @@ static void test_grant_at_join(void **state)
 	uint64_t q;
 
 	(void)state;
-	grant_daemon_start(d, cpus, sizeof(cpus), "500");
+	grant_daemon_start(d, cpus, sizeof(cpus), "500", NULL);
 	c = peer_open("client", 0);
 	a = peer_open("a", 1);
 	first_allot(a);                 /* a grant, or the first tick's */
@@ -1990,7 +1992,7 @@ static void test_grant_at_wake(void **state)
 	uint64_t q, sent;
 
 	(void)state;
-	grant_daemon_start(d, cpus, sizeof(cpus), "300");
+	grant_daemon_start(d, cpus, sizeof(cpus), "300", NULL);
 	c = peer_open("client", 0);
 	a = peer_open("a", 2);
 	b = peer_open("b", 2);
@@ -2022,6 +2024,73 @@ static void test_grant_at_wake(void **state)
 	grant_daemon_end(d, cpus);
 }
 
+/* Among ps[0..n), the one DEQ gave no CPU in the quantum running now and
+ * one it gave a CPU, by the Jobs reply of client c (all asking for 1). */
+static void holders(struct peer *c, struct peer **ps, int n, struct peer **none,
+                    struct peer **one)
+{
+	struct row r;
+
+	*none = *one = NULL;
+	for (int i = 0; i < n; i++) {
+		assert_int_equal(job_row(c, ps[i]->id, &r), 1);
+		if (r.desire == 1 && r.allotment == 0 && *none == NULL)
+			*none = ps[i];
+		else if (r.allotment == 1 && *one == NULL)
+			*one = ps[i];
+	}
+}
+
+/* A job that ends between ticks gives its CPU back at once (its hang-up
+ * is read as it comes, not at the next tick), and a job waiting for one
+ * (it asks, DEQ gave it none) gets it by a grant within that quantum,
+ * counted in Status.  On a daemon of two CPUs, 500 ms quanta and CPUs
+ * handed over at once (nothing else makes it read its jobs), three
+ * jobs asking for one CPU each take turns for the two; 100 ms after a
+ * tick the one without a CPU is found and one with a CPU closes (found
+ * again a quantum later if that tick came while looking); the history
+ * replays, and the grant took a CPU free then (deq_replay). */
+static void test_grant_at_leave(void **state)
+{
+	struct tdaemon *d = &other_daemon;
+	char cpus[32];
+	const uint64_t ms = 1000000u, offset = 50 * ms;
+	const char *names[] = { "a", "b", "x" };
+	struct peer *c, *p[3], *w = NULL, *h = NULL;
+	struct more_allots m;
+	struct snap s0, s;
+	uint64_t q = 0;
+
+	(void)state;
+	grant_daemon_start(d, cpus, sizeof(cpus), "500", "immediate");
+	c = peer_open("client", 0);
+	for (int i = 0; i < 3; i++) {
+		p[i] = peer_open(names[i], 1);
+		first_allot(p[i]);
+	}
+	for (int i = 0; i < 3; i++)
+		good(p[i], 1);
+	for (int tries = 0; tries < 4 && (w == NULL || h == NULL); tries++) {
+		q = after_next_tick(p[0], offset, 50 * ms);
+		holders(c, p, 3, &w, &h);
+		if (qnow(p[0]) != q)
+			w = h = NULL;   /* the next tick came while looking */
+	}
+	assert_non_null(w);
+	assert_non_null(h);
+	status(c, &s0);
+	m.p = w;
+	m.n = w->allots;
+	peer_close(h);
+	assert_int_equal(wait_for(allotted_again, &m, 2e-9 * (double)w->L + bound()), 0);
+	assert_int_equal(w->allotment, 1);
+	assert_int_equal(w->allot_q, q);
+	assert_true(w->decided_ns < w->t0 + (q + 1) * w->L + offset);
+	status(c, &s);
+	assert_int_equal(s.grants, s0.grants + 1);
+	grant_daemon_end(d, cpus);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2038,6 +2107,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bad_feedbacks, reset, close_peers),
 		cmocka_unit_test_setup_teardown(test_grant_at_join, reset, close_peers),
 		cmocka_unit_test_setup_teardown(test_grant_at_wake, reset, close_peers),
+		cmocka_unit_test_setup_teardown(test_grant_at_leave, reset, close_peers),
 	};
 
 	if (sched_getaffinity(0, sizeof(start_cpus), &start_cpus) < 0)
