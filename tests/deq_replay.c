@@ -35,9 +35,11 @@
  * has a run through g and DEQ's replayed set at g gives it no CPU;
  * the CPUs are disjoint from DEQ's replayed CPU set at g of every other
  * job present at both g and g + 1 (which held its CPUs through the
- * grant: a grant uses only CPUs free then), and from those of any other
- * grant at g whose job has runs (it held them too, until g + 1).
+ * grant: a grant uses only CPUs free then), and from those of any earlier
+ * grant at g whose job has runs and had not ended by then (it held them
+ * until it ended or g + 1).
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +80,8 @@ struct user {
 /* One recorded grant. */
 struct grant {
 	long long job, quantum;
+	long long at_ns;        /* when it was made */
+	long long job_end_ns;   /* when its job ended (LLONG_MAX: it did not) */
 	int allotment;
 	char cpus[64];
 	int ids[CPULIST_MAX];   /* its CPUs, parsed (n of them, -1: bad) */
@@ -156,9 +160,10 @@ static long load_grants(const char *path, struct grant **out)
 	*out = NULL;
 	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
 		return -1;
-	if (sqlite3_prepare_v2(db, "SELECT job, quantum, allotment, cpus FROM"
-	                       " grants ORDER BY quantum, at_ns", -1, &st,
-	                       NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(db, "SELECT g.job, g.quantum, g.allotment, g.cpus,"
+	                       " g.at_ns, j.end_ns FROM grants g LEFT JOIN jobs j"
+	                       " ON j.id = g.job ORDER BY g.quantum, g.at_ns", -1,
+	                       &st, NULL) != SQLITE_OK) {
 		sqlite3_close(db);
 		return 0;               /* schema 5 or before: no such table */
 	}
@@ -185,6 +190,9 @@ static long load_grants(const char *path, struct grant **out)
 		snprintf(r->cpus, sizeof(r->cpus), "%s",
 		         (const char *)sqlite3_column_text(st, 3));
 		r->n = cpulist_parse(r->cpus, r->ids, CPULIST_MAX, why, sizeof(why));
+		r->at_ns = sqlite3_column_int64(st, 4);
+		r->job_end_ns = sqlite3_column_type(st, 5) == SQLITE_NULL
+		                ? LLONG_MAX : sqlite3_column_int64(st, 5);
 	}
 	sqlite3_finalize(st);
 	sqlite3_close(db);
@@ -380,12 +388,15 @@ static int check_grants(const struct grant *g, size_t ng, const struct job *jobs
 				continue;
 			}
 		}
+		/* A later grant at g may reuse the CPUs of one whose job had
+		 * ended by then (its end read at once, its CPUs given again). */
 		for (size_t o = i + 1; j != NULL && o < ng &&
 		     g[o].quantum == g[i].quantum; o++)
 			if (job_of(jobs, njobs, runs, g[o].job) != NULL &&
-			    g[o].job != g[i].job && grants_meet(&g[i], &g[o])) {
+			    g[o].job != g[i].job && grants_meet(&g[i], &g[o]) &&
+			    g[i].job_end_ns > g[o].at_ns) {
 				printf("grants at quantum %lld: job %lld got '%s', "
-				       "job %lld '%s', both stayed\n",
+				       "job %lld '%s' before it ended\n",
 				       g[i].quantum, g[i].job, g[i].cpus,
 				       g[o].job, g[o].cpus);
 				bad++;
