@@ -521,6 +521,15 @@ static void grant(struct sched *s, struct sched_job *j)
 		         history_error(s->hist));
 }
 
+/* Whether j waits for CPUs a grant could give it: connected, past its
+ * own grant as a new job, asking for some and holding none (one granted
+ * holds its grant). */
+static int waits_for_cpus(const struct sched *s, const struct sched_job *j)
+{
+	return !j->rigid && !j->fresh && sched__desire(j) >= 1 &&
+	       sched__holds_none(s, j);
+}
+
 /* CPUs came free between ticks (a job ended: they would idle until the
  * next tick): the connected jobs that hold none and ask for some get them
  * by grants, the one DEQ would serve first (the largest credit) first,
@@ -537,8 +546,7 @@ static void refill(struct sched *s)
 		for (int k = 0; k < s->njobs; k++) {
 			struct sched_job *j = s->jobs[k];
 
-			if (j->rigid || j->fresh || j->granted ||
-			    sched__desire(j) < 1 || !sched__holds_none(s, j))
+			if (!waits_for_cpus(s, j))
 				continue;
 			if (best == NULL ||
 			    s->deq[k].credit > s->deq[best->index].credit)
@@ -601,8 +609,7 @@ void sched_job_grant(struct sched *s, struct sched_job *j)
  * does, not at the next tick (read as it came: sched__update_urgent). */
 void sched__job_woke(struct sched *s, struct sched_job *j)
 {
-	if (s->in_tick || !j->touched || j->fresh || !sched__holds_none(s, j) ||
-	    sched__desire(j) < 1)
+	if (s->in_tick || !j->touched || !waits_for_cpus(s, j))
 		return;                 /* the tick (a new job: its grant) */
 	grant_due(s, j);
 }
