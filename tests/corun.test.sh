@@ -1,7 +1,8 @@
 #!/bin/sh
 # corun.test.sh BUILD - the bound of bench/corun (the best weighted speedup
 # and makespan any schedule could reach on 2 CPUs from each job's measured
-# rates) on cases worked by hand, and its argument checks.  The benchmark's
+# rates, and the weighted speedup and unfairness of equal shares) on cases
+# worked by hand, and its argument checks.  The benchmark's
 # runs themselves are measurements (make bench), not tests.
 set -u
 
@@ -55,6 +56,18 @@ near("slow+slow WS*", c.ws_bound([slow, slow]), 2 / 1.5)
 # the straight line to (2, 1/tbest), so one CPU is worth half a best run.
 sup = (1.0, 3.0)
 near("sup+sup WS*", c.ws_bound([sup, sup]), 1.0)
+# Equal shares (WS=, what DEQ gives jobs that all ask for their share):
+# the serial job and two parallel ones get 2/3 CPU each, 2/3 + 2 x 1/3,
+# where WS* gives the serial job a whole CPU, 1 + 0.5.
+near("ser+par+par WS*", c.ws_bound([ser, par, par]), 1.5)
+near("ser+par+par WS=", c.ws_equal([ser, par, par]), 4 / 3)
+near("4 par WS=", c.ws_equal([par] * 4), 1.0)
+# Unfairness on equal shares, against the regime's solos (solo, t1pair,
+# best): a CPU each, the serial job is not slowed and the parallel one
+# doubles; a regime whose parallel solo is 1.25 s shows 0.6 instead.
+near("ser+par equal unfair", c.equal_unfair([(1.0, 1.0, 1.0), (1.0, 2.0, 1.0)]), 1.0)
+near("ser+par equal unfair, slow solo",
+     c.equal_unfair([(1.0, 1.0, 1.0), (1.25, 2.0, 1.0)]), 0.6)
 # A job twice as long weighs twice: ws_bound counts best x rate.
 near("rate", c.rate(c.segments(2.0, 1.0), 1.0), 0.5)
 for b in bad:
