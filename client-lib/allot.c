@@ -222,11 +222,23 @@ void worker_allot(struct runtime *rt, int allotment, const int *cpus,
 	/* Pin before waking: a worker woken first runs on the CPU it last
 	 * had, which may now be another job's, and there it can keep that
 	 * job's leaving worker from its CPU, and this thread from pinning it,
-	 * for a whole scheduler tick (seen: 2.8 ms; bench/README.md). */
-	if (cpus != NULL)
+	 * for a whole scheduler tick (seen: 2.8 ms; bench/README.md).  A
+	 * hosted slot's holder pins itself (below). */
+	if (cpus != NULL && !rt->hosted)
 		for (i = 0; i < allotment; i++)
 			pin(&rt->workers[i], cpus[i]);
 	pthread_mutex_lock(&rt->park_lock);
+	/* Hosted: a slot's CPU is where its holder runs; one that changed
+	 * is re-pinned by its holder at its next safe point. */
+	if (cpus != NULL && rt->hosted)
+		for (i = 0; i < allotment; i++) {
+			struct worker *w = &rt->workers[i];
+			if (w->cpu == cpus[i])
+				continue;
+			w->cpu = cpus[i];
+			if (w->holder != NULL)
+				atomic_fetch_or(&w->hot.flags, RT_REPIN);
+		}
 	/* The leave windows start now, when the workers are told, not at
 	 * the decision (now may be earlier than this thread's last reading
 	 * of their accounting, which must not change: usage.h). */
@@ -260,6 +272,12 @@ void worker_allot(struct runtime *rt, int allotment, const int *cpus,
 			atomic_store(&w->hot.flags, f | RT_LEAVE);
 			atomic_store(worker_stocked(w), 0);
 			leaving++;
+			/* Hosted: a free slot has nobody to leave it; it
+			 * parks now (its part ends after the loop). */
+			if (rt->hosted && w->holder == NULL) {
+				w->parked = 1;
+				usage_rebind(&w->usage, WS_PARK, edge, 0);
+			}
 		}
 	}
 	/* A worker still in allot_park (a recall cleared its flag, but it has
@@ -272,8 +290,23 @@ void worker_allot(struct runtime *rt, int allotment, const int *cpus,
 			worker_revoke_done(rt, &rt->workers[i], now);
 	rt->allotment = allotment;
 	pthread_mutex_unlock(&rt->park_lock);
-	if (leaving > 0)
+	if (leaving > 0 && !rt->hosted)
 		worker_wake_all(rt);    /* sleepers must see their flags */
+	if (rt->allot_hook != NULL)
+		rt->allot_hook(rt);
+}
+
+/* Park a hosted slot its holder gives back after being told to leave. */
+void allot_slot_park(struct worker *w)
+{
+	struct runtime *rt = w->rt;
+	uint64_t now = qtime_now_ns();
+
+	w->parked = 1;
+	w->holder = NULL;
+	usage_detach(&w->usage, WS_PARK, now);
+	stat_add(&w->st.leaves, 1);
+	worker_revoke_done(rt, w, now);
 }
 
 /* Give the worker's processor back (the allotment lost it): its deque, if

@@ -193,8 +193,10 @@ static void rt_free(struct runtime *rt)
 	free(rt);
 }
 
-/* Allocate the runtime, its deques, first fibers and workers (no threads). */
-static struct runtime *rt_create(int nworkers, size_t stack, int64_t limit)
+/* Allocate the runtime, its deques, first fibers and workers (no threads;
+ * hosted: slots, without fibers or signal stacks). */
+static struct runtime *rt_create(int nworkers, size_t stack, int64_t limit,
+                                 int hosted)
 {
 	struct runtime *rt = calloc(1, sizeof(*rt));
 	uint64_t now;
@@ -206,6 +208,7 @@ static struct runtime *rt_create(int nworkers, size_t stack, int64_t limit)
 	pthread_mutex_init(&rt->park_lock, NULL);
 	rt->released_fd = -1;           /* quantum_config makes them */
 	rt->roots_fd = -1;
+	rt->hosted = hosted;
 	rt->stack_size = stack;
 	rt->ready_limit = limit;
 	rt->deques = calloc(RT_MAX_DEQUES, sizeof(deque *));
@@ -237,12 +240,14 @@ static struct runtime *rt_create(int nworkers, size_t stack, int64_t limit)
 		w->rng = 0x9E3779B97F4A7C15ULL * (uint64_t)(i + 1);
 		w->cpu = -1;
 		w->leave_ev = -1;
-		w->cur = worker_fiber_new(rt);
-		w->altstack = mmap(NULL, ALTSTACK_SIZE, PROT_READ | PROT_WRITE,
-		                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (w->altstack == MAP_FAILED)
-			w->altstack = NULL;
-		if (d == NULL || w->cur == NULL) {
+		if (!hosted) {
+			w->cur = worker_fiber_new(rt);
+			w->altstack = mmap(NULL, ALTSTACK_SIZE, PROT_READ | PROT_WRITE,
+			                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (w->altstack == MAP_FAILED)
+				w->altstack = NULL;
+		}
+		if (d == NULL || (!hosted && w->cur == NULL)) {
 			rt_free(rt);
 			return NULL;
 		}
@@ -265,6 +270,7 @@ static struct runtime *rt_create(int nworkers, size_t stack, int64_t limit)
 	for (i = rt->allotment; i < nworkers; i++) {
 		usage_leave(&rt->workers[i].usage, now);
 		atomic_store(&rt->workers[i].hot.flags, RT_LEAVE);
+		rt->workers[i].parked = hosted;   /* a slot nobody holds */
 	}
 	return rt;
 }
@@ -293,7 +299,7 @@ int asteal_start(const asteal_options *o)
 		return -1;
 	}
 	errno = ENOMEM;
-	rt = rt_create(nworkers, stack, limit);
+	rt = rt_create(nworkers, stack, limit, 0);
 	if (rt == NULL) {
 		pthread_mutex_unlock(&start_lock);
 		return -1;
@@ -324,8 +330,10 @@ int asteal_start(const asteal_options *o)
 	return 0;
 }
 
+static int rt_stats(struct runtime *rt, asteal_worker_stats *out, int n);
+
 /* ASTEAL_STATS=1: one line per worker on stderr, as the runtime stops. */
-static void print_stats(void)
+static void print_stats(struct runtime *rt)
 {
 	const char *e = getenv("ASTEAL_STATS");
 	asteal_worker_stats st[RT_MAX_WORKERS];
@@ -333,7 +341,7 @@ static void print_stats(void)
 
 	if (e == NULL || *e == '\0' || strcmp(e, "0") == 0)
 		return;
-	n = asteal_stats(st, RT_MAX_WORKERS);
+	n = rt_stats(rt, st, RT_MAX_WORKERS);
 	fprintf(stderr, "asteal: worker    tasks   pushed   steals/attempts    stolen  "
 	        "suspends  sleeps  work_s  steal_s  sleep_s  preempt_s  leave_s\n");
 	for (i = 0; i < n; i++)
@@ -372,7 +380,7 @@ int asteal_stop(void)
 		                            "(an asteal_run has not returned)", EBUSY);
 	}
 	quantum_stop(rt);
-	print_stats();
+	print_stats(rt);
 	quantum_print_summary(rt);
 	atomic_store(&rt->stopping, 1);
 	worker_wake_all(rt);
@@ -445,7 +453,12 @@ int asteal_worker_id(void)
 /* Copy up to n workers' statistics into out. */
 int asteal_stats(asteal_worker_stats *out, int n)
 {
-	struct runtime *rt = atomic_load(&the_rt);
+	return rt_stats(atomic_load(&the_rt), out, n);
+}
+
+/* Copy up to n of rt's workers' statistics into out. */
+static int rt_stats(struct runtime *rt, asteal_worker_stats *out, int n)
+{
 	uint64_t now = qtime_now_ns();
 	int i;
 
@@ -539,4 +552,42 @@ int asteal_summary_get(asteal_summary *s)
 	quantum_summary(rt, s);
 	pthread_mutex_unlock(&start_lock);
 	return 0;
+}
+
+/* Start a hosted runtime of n slots: its link thread, and the program as
+ * its one root task, in flight until the runtime stops (so the job is
+ * never idle: d_1 = 1 at once). */
+struct runtime *runtime_hosted_start(int n, void (*hook)(struct runtime *rt))
+{
+	struct runtime *rt;
+	int e;
+
+	if (n < 1)
+		n = 1;
+	if (n > RT_MAX_WORKERS)
+		n = RT_MAX_WORKERS;
+	errno = ENOMEM;
+	rt = rt_create(n, RT_DEFAULT_STACK, RT_DEFAULT_READY_LIMIT, 1);
+	if (rt == NULL)
+		return NULL;
+	rt->allot_hook = hook;
+	atomic_store(&rt->running_roots, 1);
+	if (quantum_start(rt) < 0) {
+		e = errno;
+		rt_free(rt);
+		errno = e;
+		return NULL;
+	}
+	quantum_root_started(rt);
+	return rt;
+}
+
+/* Stop a hosted runtime: the link thread says goodbye and the summary is
+ * printed (ASTEAL_STATS); its memory stays, as the layer's threads may
+ * still read their slots until the process ends. */
+void runtime_hosted_stop(struct runtime *rt)
+{
+	quantum_stop(rt);
+	print_stats(rt);
+	quantum_print_summary(rt);
 }

@@ -71,6 +71,7 @@ enum after_kind { AFTER_NONE, AFTER_RELEASE, AFTER_SUSPEND, AFTER_PARK };
 
 /* hot.flags bits */
 #define RT_LEAVE 1u                    /* the allotment lost this worker */
+#define RT_REPIN 2u                    /* hosted: the slot's CPU changed */
 
 /* Scheduling modes (ASTEAL_MODE). */
 enum rt_mode { RT_MODE_ASTEAL, RT_MODE_ABP, RT_MODE_STATIC };
@@ -108,7 +109,12 @@ struct worker {
 	int parked;
 	int leave_ev;                  /* the revocation it leaves for, or -1 */
 	uint64_t leave_t0;             /* when that revocation was asked */
-	int cpu;                       /* the CPU it is pinned to, or -1 */
+	int cpu;                       /* the CPU it is pinned to, or -1
+	                                  (hosted: the slot's CPU) */
+	/* Hosted (see struct runtime): the thread holding this slot, NULL
+	 * when none (under park_lock).  A slot nobody holds is free while
+	 * allotted, parked otherwise. */
+	void *holder;
 	/* The adaptive ready limit (see adapt_limit in suspend.c): the owner's
 	 * limit, its own pops since it last changed, and the flag thieves set
 	 * when they took the last entry of its deque. */
@@ -180,6 +186,15 @@ struct runtime {
 	uint64_t *latency;             /* revocation latencies (ns) */
 	size_t nlatency, caplatency;
 	struct quantum *quantum;       /* the link thread, NULL in static mode */
+	/* Hosted: the workers are processor slots that the threads of a
+	 * layer above the runtime (client-lib/omp/, the OpenMP layer) take
+	 * and give back; the runtime has no threads of its own but the link
+	 * thread.  The accounting, the allotment and its revocations are the
+	 * slots' (allot.c); the holder pins itself to its slot's CPU, and
+	 * allot_hook, when set, runs after every allotment change (on the
+	 * link thread, park_lock not held) to hand free slots out. */
+	int hosted;
+	void (*allot_hook)(struct runtime *rt);
 };
 
 /* worker.c */
@@ -193,6 +208,17 @@ int worker_report_misuse(const char *call, const char *what, int err);
  * worker before the runtime stops). */
 void worker_allot(struct runtime *rt, int allotment, const int *cpus,
                   uint64_t now, uint64_t tag);
+
+/* allot.c, hosted: the holder of slot w, told to leave, gives it back
+ * (under park_lock): the slot parks and its part of the revocation ends. */
+void allot_slot_park(struct worker *w);
+
+/* runtime.c, hosted: a runtime of n slots (no worker threads) with its
+ * link thread running and one root task in flight for good (the program
+ * itself); NULL with errno and a message on failure.  Stopped with
+ * runtime_hosted_stop. */
+struct runtime *runtime_hosted_start(int n, void (*hook)(struct runtime *rt));
+void runtime_hosted_stop(struct runtime *rt);
 
 /* The calling worker, or NULL outside tasks: exact even after the running
  * fiber moved to another thread (asteal__self_exact reads the thread

@@ -52,8 +52,12 @@ void usage_init(struct usage *u, uint64_t now, int s)
 /* Record the thread's CPU clock for readers on other threads. */
 void usage_attach(struct usage *u, pthread_t thread)
 {
-	if (pthread_getcpuclockid(thread, &u->clock) == 0)
+	clockid_t c;
+
+	if (pthread_getcpuclockid(thread, &c) == 0) {
+		atomic_store(&u->clock, (int)c);
 		atomic_store(&u->attached, 1);
+	}
 }
 
 /* The thread's CPU clock now, read from any thread; fallback when it
@@ -62,7 +66,8 @@ static uint64_t cpu_now(struct usage *u, uint64_t fallback)
 {
 	uint64_t ns;
 
-	if (!atomic_load(&u->attached) || qtime_cpu_ns(u->clock, &ns) < 0)
+	if (!atomic_load(&u->attached) ||
+	    qtime_cpu_ns((clockid_t)atomic_load(&u->clock), &ns) < 0)
 		return fallback;
 	return ns;
 }
@@ -216,20 +221,29 @@ static void charge(uint64_t wall[WS_COUNT], uint64_t cpu[WS_COUNT], int s,
 	cpu[out] += cb - chi;
 }
 
-/* Enter state s at now: charge the interval that ends. */
-void usage_enter(struct usage *u, int s, uint64_t now)
+/* What enter_at does to the slot's clock (hosted slots, usage.h). */
+enum { CLOCK_KEEP, CLOCK_DETACH, CLOCK_TAKE };
+
+/* Enter state s at now, the interval that ends having run until CPU
+ * reading c; the next one starts at CPU reading c_next.  With CLOCK_TAKE
+ * the slot's clock becomes the calling thread's, with CLOCK_DETACH it is
+ * detached, inside the same change, so that a reader never pairs one
+ * thread's clock with another's readings. */
+static void enter_at(struct usage *u, int s, uint64_t now, uint64_t c,
+                     uint64_t c_next, int clock)
 {
 	uint64_t wall[WS_COUNT] = { 0 }, cpu[WS_COUNT] = { 0 };
 	uint64_t since = atomic_load_explicit(&u->since, memory_order_relaxed);
 	uint64_t since_cpu = atomic_load_explicit(&u->since_cpu, memory_order_relaxed);
 	int old = atomic_load_explicit(&u->state, memory_order_relaxed);
 	uint32_t q = atomic_load_explicit(&u->seq, memory_order_relaxed);
-	uint64_t c;
 	struct window w;
 	int k;
 
-	if (qtime_cpu_ns(CLOCK_THREAD_CPUTIME_ID, &c) < 0 || c < since_cpu)
+	if (c < since_cpu)
 		c = since_cpu;
+	if (clock != CLOCK_TAKE)
+		c_next = c;
 	atomic_store(&u->seq, q + 1);
 	/* The window after the sequence number is odd: the link opens a
 	 * window before it next reads us, so either its reading waits for
@@ -249,17 +263,62 @@ void usage_enter(struct usage *u, int s, uint64_t now)
 			atomic_store(&u->cpu[k], atomic_load_explicit(&u->cpu[k],
 			             memory_order_relaxed) + cpu[k]);
 	}
+	if (clock == CLOCK_DETACH) {
+		atomic_store(&u->attached, 0);
+	} else if (clock == CLOCK_TAKE) {
+		clockid_t id;
+		if (pthread_getcpuclockid(pthread_self(), &id) == 0) {
+			atomic_store(&u->clock, (int)id);
+			atomic_store(&u->attached, 1);
+		}
+	}
 	atomic_store(&u->state, s);
 	atomic_store(&u->since, now > since ? now : since);
-	atomic_store(&u->since_cpu, c);
+	atomic_store(&u->since_cpu, c_next);
 	atomic_store(&u->seq, q + 2);
+}
+
+/* The calling thread's CPU clock, or fallback when it cannot be read. */
+static uint64_t own_cpu(uint64_t fallback)
+{
+	uint64_t c;
+
+	return qtime_cpu_ns(CLOCK_THREAD_CPUTIME_ID, &c) < 0 ? fallback : c;
+}
+
+/* Enter state s at now: charge the interval that ends. */
+void usage_enter(struct usage *u, int s, uint64_t now)
+{
+	uint64_t c = own_cpu(atomic_load_explicit(&u->since_cpu,
+	                                          memory_order_relaxed));
+
+	enter_at(u, s, now, c, c, CLOCK_KEEP);
+}
+
+/* The holder gives the slot up: state s from now, no clock. */
+void usage_detach(struct usage *u, int s, uint64_t now)
+{
+	uint64_t c = own_cpu(atomic_load_explicit(&u->since_cpu,
+	                                          memory_order_relaxed));
+
+	enter_at(u, s, now, c, c, CLOCK_DETACH);
+}
+
+/* A slot nobody holds enters state s: taken by the caller (take), or not. */
+void usage_rebind(struct usage *u, int s, uint64_t now, int take)
+{
+	uint64_t since_cpu = atomic_load_explicit(&u->since_cpu,
+	                                          memory_order_relaxed);
+
+	enter_at(u, s, now, since_cpu, take ? own_cpu(0) : since_cpu,
+	         take ? CLOCK_TAKE : CLOCK_KEEP);
 }
 
 /* Read the counters and add the interval in progress, split the same way
  * as usage_enter will split it. */
 void usage_read(struct usage *u, uint64_t now, struct usage_times *t)
 {
-	uint32_t q1, q2;
+	uint32_t q0, q1, q2;
 	uint64_t since, since_cpu, c, r;
 	struct window w;
 	int k, s;
@@ -270,9 +329,12 @@ void usage_read(struct usage *u, uint64_t now, struct usage_times *t)
 	while (r < now && !atomic_compare_exchange_weak(&u->read_until, &r, now))
 		;
 	/* The thread's CPU clock once, before the snapshot (a system call;
-	 * charge keeps the interval's CPU time from going negative). */
-	c = cpu_now(u, 0);
+	 * charge keeps the interval's CPU time from going negative).  A
+	 * hosted slot changes clocks under the sequence number, so a reading
+	 * taken across such a change is taken again. */
 	do {
+		q0 = atomic_load(&u->seq);
+		c = cpu_now(u, 0);
 		q1 = atomic_load(&u->seq);
 		for (k = 0; k < WS_COUNT; k++) {
 			t->wall[k] = atomic_load(&u->wall[k]);
@@ -282,7 +344,7 @@ void usage_read(struct usage *u, uint64_t now, struct usage_times *t)
 		since = atomic_load(&u->since);
 		since_cpu = atomic_load(&u->since_cpu);
 		q2 = atomic_load(&u->seq);
-	} while ((q1 & 1) || q1 != q2);
+	} while ((q1 & 1) || q1 != q2 || q0 != q1);
 	window_read(u, &w);
 	if (now > since)
 		charge(t->wall, t->cpu, s, since, since_cpu, now, c, &w);

@@ -80,7 +80,8 @@ struct usage {
 	_Atomic uint64_t carry_tag, carry_cut, carry_cut_cpu;
 	_Atomic uint64_t carry_in_wall, carry_in_cpu;
 	_Atomic uint64_t read_until; /* the latest time a reader read up to */
-	clockid_t clock;             /* the thread's CPU clock, once attached */
+	_Atomic int clock;           /* the thread's CPU clock (a clockid_t),
+	                                once attached */
 	_Atomic int attached;
 };
 
@@ -93,6 +94,20 @@ void usage_attach(struct usage *u, pthread_t thread);
 
 /* The worker enters state s at wall time now (the worker's thread only). */
 void usage_enter(struct usage *u, int s, uint64_t now);
+
+/* A processor slot's accounting changes hands (the OpenMP layer's threads
+ * take and give back libasteal workers; runtime.h, hosted): the calling
+ * thread, which held the slot, enters state s at now on its own clock and
+ * detaches its clock, so that the slot runs up no CPU time while nobody
+ * holds it. */
+void usage_detach(struct usage *u, int s, uint64_t now);
+
+/* The calling thread takes a slot nobody holds: the interval that ends
+ * (the slot free or parked) is charged no CPU time, and the slot's CPU
+ * clock is the caller's from now on, in state s.  Also enters state s on a
+ * slot nobody holds without taking it (take = 0: the link thread parking
+ * a free slot), charging no CPU time either. */
+void usage_rebind(struct usage *u, int s, uint64_t now, int take);
 
 /* The worker was told to leave at now (the link, under park_lock). */
 void usage_leave(struct usage *u, uint64_t now);

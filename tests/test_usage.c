@@ -3,8 +3,11 @@
  * whose thread has not started is allotted and preempted from the start;
  * the leave window splits an interval into allotted, leaving and allotted
  * again, and a parked worker recalled is allotted from the recall; the
- * CPU clock splits as the wall clock does; the sums add up.
+ * CPU clock splits as the wall clock does; the sums add up; a hosted
+ * slot (the OpenMP layer's) changes hands without charging one thread's
+ * CPU time to an interval it did not hold the slot in.
  */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -24,6 +27,70 @@ static struct usage_sum sum_at(struct usage *u, uint64_t now)
 	usage_read(u, now, &t);
 	usage_sum_add(&s, &zero, &t);
 	return s;
+}
+
+/* Burn about ms milliseconds of the calling thread's CPU time. */
+static void burn(unsigned ms)
+{
+	struct timespec a, b;
+	volatile unsigned long x = 0;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+	do {
+		for (int i = 0; i < 10000; i++)
+			x += (unsigned long)i;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+	} while ((uint64_t)(b.tv_sec - a.tv_sec) * 1000000000ull +
+	         (uint64_t)b.tv_nsec - (uint64_t)a.tv_nsec < ms * MS);
+}
+
+/* A second thread takes the slot: it burns CPU time before taking it
+ * (none of which may be charged to the slot), then works. */
+static void *taker(void *p)
+{
+	struct usage *u = p;
+
+	burn(20);
+	usage_rebind(u, WS_WORK, 300 * MS, 1);
+	burn(5);
+	usage_enter(u, WS_STEAL, 310 * MS);
+	return NULL;
+}
+
+/* A hosted slot: held and worked by this thread, given up (free: asleep,
+ * no CPU time), taken by another thread that had run 20 ms of CPU time of
+ * its own before: the slot is charged only what each holder ran while
+ * holding it, and a parked free slot charges nothing. */
+static void test_slot_hand_off(void **state)
+{
+	struct usage u;
+	struct usage_times t;
+	pthread_t th;
+
+	(void)state;
+	usage_init(&u, 100 * MS, WS_PARK);
+	usage_rebind(&u, WS_WORK, 100 * MS, 1);
+	burn(5);
+	usage_detach(&u, WS_SLEEP, 200 * MS);
+	burn(10);               /* after giving it up: not the slot's */
+	usage_read(&u, 250 * MS, &t);
+	assert_true(t.cpu[WS_WORK] >= 4 * MS && t.cpu[WS_WORK] < 9 * MS);
+	assert_int_equal(t.wall[WS_SLEEP], 50 * MS);
+	assert_int_equal(t.cpu[WS_SLEEP], 0);
+	assert_int_equal(pthread_create(&th, NULL, taker, &u), 0);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	usage_read(&u, 320 * MS, &t);
+	assert_int_equal(t.wall[WS_SLEEP], 100 * MS);
+	assert_int_equal(t.cpu[WS_SLEEP], 0);
+	assert_int_equal(t.wall[WS_WORK], 100 * MS + 10 * MS);
+	/* the holders' 5 + 5 ms, not the taker's 20 ms before it held it */
+	assert_true(t.cpu[WS_WORK] >= 9 * MS && t.cpu[WS_WORK] < 18 * MS);
+	/* the link parks it while nobody holds it: no CPU time either */
+	usage_rebind(&u, WS_PARK, 330 * MS, 0);
+	usage_read(&u, 340 * MS, &t);
+	assert_int_equal(t.wall[WS_STEAL], 20 * MS);
+	assert_int_equal(t.cpu[WS_STEAL], 0);
+	assert_int_equal(t.wall[WS_PARK], 10 * MS);
 }
 
 /* A worker allotted from its creation whose thread never ran: all its
@@ -273,6 +340,7 @@ int main(void)
 		cmocka_unit_test(test_late_change),
 		cmocka_unit_test(test_edge_not_before_reading),
 		cmocka_unit_test(test_sum_identity),
+		cmocka_unit_test(test_slot_hand_off),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
