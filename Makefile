@@ -112,14 +112,14 @@ BENCH_SUPPORT_OBJ = $(patsubst %.c,$(BUILD)/obj/bench-support/%.o,$(wildcard $(J
 
 all: lib bins jobs
 
-lib: $(LIBA) $(LIBSO) $(HEADER)
+lib: $(LIBA) $(LIBSO) $(HEADER) $(OMPSO)
 
 bins: $(BINS)
 
 jobs: $(JOBS)
 
 tests: $(TESTS) $(BUILD)/tests/fuzz_frame $(BUILD)/tests/fuzz_daemon $(BUILD)/tests/deq_replay $(JOBS) $(BINS) \
-       $(BUILD)/tests/greedy $(BUILD)/bench/omp_phases
+       $(BUILD)/tests/greedy $(BENCH_OMP)
 
 $(GEN)/proto/%.pb-c.c $(GEN)/proto/%.pb-c.h: proto/%.proto
 	@mkdir -p $(@D)
@@ -182,6 +182,21 @@ $(LIBSO): $(LIB_OBJ) $(LIB_MAP)
 	$(CC) $(CFLAGS) -shared -Wl,-soname,libasteal.so.0 -Wl,--version-script=$(LIB_MAP) \
 		-Wl,--no-undefined -o $@.0 $(LIB_OBJ) $(PROTO_LIBS) $(LDLIBS)
 	ln -sf libasteal.so.0 $@
+
+# The OpenMP layer (client-lib/omp/): libgomp's ABI on libasteal, so that
+# unmodified gcc -fopenmp programs run as adaptive jobs.  A library of its
+# own (libgomp.so.1, in a folder of its own that asteal puts first in a
+# program's library path) carrying the runtime's objects, hidden; the
+# version script exports the GOMP_* and omp_* entry points under
+# libgomp's version nodes and nothing else.
+OMP_SRC = $(wildcard client-lib/omp/*.c)
+OMP_OBJ = $(OMP_SRC:%.c=$(BUILD)/obj/%.o)
+OMP_MAP ?= client-lib/omp/libgomp.map
+OMPSO   = $(BUILD)/lib/asteal/libgomp.so.1
+$(OMPSO): $(OMP_OBJ) $(LIB_OBJ) $(OMP_MAP)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -shared -Wl,-soname,libgomp.so.1 -Wl,--version-script=$(OMP_MAP) \
+		-Wl,--no-undefined -o $@ $(OMP_OBJ) $(LIB_OBJ) $(PROTO_LIBS) $(LDLIBS)
 
 $(HEADER): client-lib/asteal.h
 	@mkdir -p $(@D)

@@ -1,0 +1,825 @@
+/*
+ * loop.c - worksharing loops: every schedule (static with and without a
+ * chunk, dynamic, guided, runtime, auto; the monotonic, nonmonotonic and
+ * maybe-nonmonotonic entry points), long and unsigned long long loops,
+ * ordered, doacross (ordered(n) with depend sink/source), the combined
+ * parallel loops, and gcc 9's GOMP_loop_start forms.
+ *
+ * A loop is kept in its work share (work.c) as n iterations numbered from
+ * 0, iteration i being start + i * incr (mod 2^64: the same arithmetic
+ * serves long and unsigned long long bounds, up or down).  A thread asks
+ * for its next chunk of indices [lo, hi) and gets back the bounds of the
+ * first and one past the last iteration, as gcc's loop code expects:
+ *  - static without a chunk: one contiguous block per thread, the first
+ *    n mod nthreads threads one iteration larger (libgomp's split);
+ *  - static with a chunk: chunks dealt round-robin by thread number;
+ *  - dynamic: the next chunk, by one atomic add (a scheduling point: the
+ *    safe point is passed at every hand-out, so a thread whose processor
+ *    was taken away gives it back there);
+ *  - guided: the remaining iterations over the team size, at least the
+ *    chunk, by compare-and-swap.
+ * Nonmonotonic schedules are run monotonic, which they allow.
+ *
+ * ordered: chunks pass a token on in index order; a thread may run the
+ * ordered parts of its chunk [lo, hi) once the token reaches lo, and
+ * passes it on (to hi) when it asks for its next chunk or has none left.
+ * doacross: the outermost dimension is the one scheduled; each of its
+ * iterations keeps the flattened inner iteration posted last (a thread
+ * runs one outer iteration's inner ones in order), and a wait for a sink
+ * waits until its row has posted that far.
+ */
+#include "layer.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gomp.h"
+
+#define ULL unsigned long long
+
+/* The number of iterations of a long loop. */
+static ULL count_long(long start, long end, long incr)
+{
+	if (incr > 0)
+		return start < end ? ((ULL)end - (ULL)start - 1) / (ULL)incr + 1 : 0;
+	if (incr < 0)
+		return start > end ? ((ULL)start - (ULL)end - 1) / (0 - (ULL)incr) + 1 : 0;
+	return 0;
+}
+
+/* The number of iterations of an unsigned long long loop. */
+static ULL count_ull(bool up, ULL start, ULL end, ULL incr)
+{
+	if (up)
+		return start < end && incr != 0 ? (end - start - 1) / incr + 1 : 0;
+	return start > end && incr != 0 ? (start - end - 1) / (0 - incr) + 1 : 0;
+}
+
+/* Resolve a schedule: runtime takes the ICV, auto is static, a chunk below
+ * 1 is the kind's default; the kind is returned, the chunk in *chunk. */
+static int resolve(unsigned sched, ULL *chunk, long given)
+{
+	unsigned k = sched & ~OMP_SCHED_MONOTONIC;
+
+	if (k == OMP_SCHED_RUNTIME) {
+		const struct omp_icv *icv = omp_icv();
+		k = icv->sched & ~OMP_SCHED_MONOTONIC;
+		given = icv->chunk;
+	}
+	if (k == OMP_SCHED_AUTO || k > OMP_SCHED_AUTO) {
+		k = OMP_SCHED_STATIC;
+		given = 0;
+	}
+	if (k == OMP_SCHED_STATIC)
+		*chunk = given > 0 ? (ULL)given : 0;
+	else
+		*chunk = given > 0 ? (ULL)given : 1;
+	return (int)k;
+}
+
+/* Set up ws for a loop. */
+static void loop_init(struct omp_ws *ws, ULL start, ULL incr, ULL n, int sched,
+                      ULL chunk)
+{
+	ws->start = start;
+	ws->incr = incr;
+	ws->n = n;
+	ws->sched = sched;
+	ws->chunk = chunk;
+	atomic_store_explicit(&ws->next, 0, memory_order_relaxed);
+	atomic_store_explicit(&ws->ordered_next, 0, memory_order_relaxed);
+	ws->doacross = NULL;
+	ws->dims = NULL;
+	ws->reductions = NULL;
+}
+
+/* The next chunk [lo, hi) of t's loop; false when none is left. */
+static bool next_chunk(struct omp_thr *t, ULL *lo, ULL *hi)
+{
+	struct omp_ws *ws = t->ws;
+	ULL n = ws->n, c = ws->chunk, cur, q;
+	unsigned nthr = t->team != NULL ? t->team->n : 1;
+	unsigned i = t->team != NULL ? t->num : 0;
+
+	switch (ws->sched) {
+	case OMP_SCHED_STATIC:
+		if (c == 0) {
+			ULL r;
+			if (t->static_trip++ != 0)
+				return false;
+			q = n / nthr;
+			r = n % nthr;
+			if (i < r) {
+				q++;
+				r = 0;
+			}
+			*lo = q * i + r;
+			*hi = *lo + q;
+			return q > 0;
+		}
+		cur = t->static_trip * nthr + i;
+		if (cur >= (n + c - 1) / c || (n + c - 1) < n)
+			return false;
+		t->static_trip++;
+		*lo = cur * c;
+		*hi = n - *lo > c ? *lo + c : n;
+		return true;
+	case OMP_SCHED_DYNAMIC:
+		omp_safepoint(t);
+		if (atomic_load_explicit(&ws->next, memory_order_relaxed) >= n)
+			return false;
+		cur = atomic_fetch_add_explicit(&ws->next, c, memory_order_relaxed);
+		if (cur >= n)
+			return false;
+		*lo = cur;
+		*hi = n - cur > c ? cur + c : n;
+		return true;
+	default:                /* guided */
+		omp_safepoint(t);
+		cur = atomic_load_explicit(&ws->next, memory_order_relaxed);
+		for (;;) {
+			ULL left;
+			if (cur >= n)
+				return false;
+			left = n - cur;
+			q = (left + nthr - 1) / nthr;
+			if (q < c)
+				q = c;
+			if (q > left)
+				q = left;
+			if (atomic_compare_exchange_weak_explicit(&ws->next, &cur, cur + q,
+			        memory_order_relaxed, memory_order_relaxed))
+				break;
+		}
+		*lo = cur;
+		*hi = cur + q;
+		return true;
+	}
+}
+
+/* Whether the ordered token reached t's chunk. */
+static bool token_here(void *p)
+{
+	struct omp_thr *t = p;
+
+	return atomic_load_explicit(&t->ws->ordered_next, memory_order_acquire) ==
+	       t->ord_lo;
+}
+
+/* Pass the ordered token on past t's chunk, once it has it. */
+static void token_pass(struct omp_thr *t)
+{
+	if (!t->ord_own)
+		return;
+	t->ord_own = 0;
+	if (t->team == NULL)
+		return;
+	if (!token_here(t))
+		omp_wait(t, token_here, t, OMP_WAIT_NONE);
+	atomic_store_explicit(&t->ws->ordered_next, t->ord_hi, memory_order_release);
+	omp_wake(t->team, 1);
+}
+
+/* The next chunk as long bounds (ordered: passing the token on first). */
+static bool next_long(struct omp_thr *t, bool ordered, long *istart, long *iend)
+{
+	ULL lo, hi;
+	struct omp_ws *ws = t->ws;
+
+	if (ordered)
+		token_pass(t);
+	if (!next_chunk(t, &lo, &hi))
+		return false;
+	if (ordered) {
+		t->ord_lo = lo;
+		t->ord_hi = hi;
+		t->ord_own = 1;
+	}
+	*istart = (long)(ws->start + lo * ws->incr);
+	*iend = (long)(ws->start + hi * ws->incr);
+	return true;
+}
+
+/* The next chunk as unsigned long long bounds. */
+static bool next_ull(struct omp_thr *t, bool ordered, ULL *istart, ULL *iend)
+{
+	ULL lo, hi;
+	struct omp_ws *ws = t->ws;
+
+	if (ordered)
+		token_pass(t);
+	if (!next_chunk(t, &lo, &hi))
+		return false;
+	if (ordered) {
+		t->ord_lo = lo;
+		t->ord_hi = hi;
+		t->ord_own = 1;
+	}
+	*istart = ws->start + lo * ws->incr;
+	*iend = ws->start + hi * ws->incr;
+	return true;
+}
+
+/* Shared zeroed memory of a loop (GOMP_loop_start's mem). */
+static void loop_mem(struct omp_ws *ws, bool first, void **mem)
+{
+	if (mem == NULL)
+		return;
+	if (first) {
+		ws->memsize = (uintptr_t)*mem;
+		ws->mem = calloc(1, ws->memsize ? ws->memsize : 1);
+		if (ws->mem == NULL)
+			omp_fatal("out of memory for a loop's shared data");
+	}
+	*mem = ws->mem;
+}
+
+/* Start a long loop: set its share up if first, then the first chunk. */
+static bool start_long(long start, long end, long incr, unsigned sched,
+                       long chunk, bool ordered, long *istart, long *iend,
+                       uintptr_t *reductions, void **mem)
+{
+	struct omp_thr *t = omp_thr_get();
+	struct omp_ws *ws;
+	bool first;
+	ULL c;
+	int k = resolve(sched, &c, chunk);
+
+	ws = omp_ws_enter(t, &first);
+	t->static_trip = 0;
+	t->ord_own = 0;
+	if (first) {
+		loop_init(ws, (ULL)start, (ULL)incr, count_long(start, end, incr), k, c);
+		loop_mem(ws, true, mem);
+		if (reductions != NULL)
+			omp_reduction_workshare(t, ws, reductions, true);
+		if (t->team != NULL)
+			omp_ws_ready(ws);
+	} else {
+		loop_mem(ws, false, mem);
+		if (reductions != NULL)
+			omp_reduction_workshare(t, ws, reductions, false);
+	}
+	if (istart == NULL)
+		return true;
+	return next_long(t, ordered, istart, iend);
+}
+
+/* Start an unsigned long long loop. */
+static bool start_ull(bool up, ULL start, ULL end, ULL incr, unsigned sched,
+                      long chunk, bool ordered, ULL *istart, ULL *iend,
+                      uintptr_t *reductions, void **mem)
+{
+	struct omp_thr *t = omp_thr_get();
+	struct omp_ws *ws;
+	bool first;
+	ULL c;
+	int k = resolve(sched, &c, chunk);
+
+	ws = omp_ws_enter(t, &first);
+	t->static_trip = 0;
+	t->ord_own = 0;
+	if (first) {
+		loop_init(ws, start, incr, count_ull(up, start, end, incr), k, c);
+		loop_mem(ws, true, mem);
+		if (reductions != NULL)
+			omp_reduction_workshare(t, ws, reductions, true);
+		if (t->team != NULL)
+			omp_ws_ready(ws);
+	} else {
+		loop_mem(ws, false, mem);
+		if (reductions != NULL)
+			omp_reduction_workshare(t, ws, reductions, false);
+	}
+	if (istart == NULL)
+		return true;
+	return next_ull(t, ordered, istart, iend);
+}
+
+/* The next chunk of the caller's long loop. */
+static bool loop_next(bool ordered, long *istart, long *iend)
+{
+	struct omp_thr *t = omp_self;
+
+	return t != NULL && t->ws != NULL && next_long(t, ordered, istart, iend);
+}
+
+/* The next chunk of the caller's unsigned long long loop. */
+static bool loop_ull_next(bool ordered, ULL *istart, ULL *iend)
+{
+	struct omp_thr *t = omp_self;
+
+	return t != NULL && t->ws != NULL && next_ull(t, ordered, istart, iend);
+}
+
+/* The long entry points: one per schedule, plain and ordered. */
+#define LOOP_START(name, sched, ordered)                                       \
+OMP_API bool GOMP_loop_##name##_start(long start, long end, long incr,         \
+                                      long chunk, long *istart, long *iend)    \
+{                                                                              \
+	return start_long(start, end, incr, sched, chunk, ordered, istart,      \
+	                  iend, NULL, NULL);                                    \
+}
+#define LOOP_NEXT(name, ordered)                                               \
+OMP_API bool GOMP_loop_##name##_next(long *istart, long *iend)                 \
+{                                                                              \
+	return loop_next(ordered, istart, iend);                                \
+}
+LOOP_START(static, OMP_SCHED_STATIC, false)
+LOOP_START(dynamic, OMP_SCHED_DYNAMIC, false)
+LOOP_START(guided, OMP_SCHED_GUIDED, false)
+LOOP_START(nonmonotonic_dynamic, OMP_SCHED_DYNAMIC, false)
+LOOP_START(nonmonotonic_guided, OMP_SCHED_GUIDED, false)
+LOOP_START(ordered_static, OMP_SCHED_STATIC, true)
+LOOP_START(ordered_dynamic, OMP_SCHED_DYNAMIC, true)
+LOOP_START(ordered_guided, OMP_SCHED_GUIDED, true)
+LOOP_NEXT(static, false)
+LOOP_NEXT(dynamic, false)
+LOOP_NEXT(guided, false)
+LOOP_NEXT(runtime, false)
+LOOP_NEXT(nonmonotonic_dynamic, false)
+LOOP_NEXT(nonmonotonic_guided, false)
+LOOP_NEXT(nonmonotonic_runtime, false)
+LOOP_NEXT(maybe_nonmonotonic_runtime, false)
+LOOP_NEXT(ordered_static, true)
+LOOP_NEXT(ordered_dynamic, true)
+LOOP_NEXT(ordered_guided, true)
+LOOP_NEXT(ordered_runtime, true)
+
+/* schedule(runtime), plain and ordered. */
+#define LOOP_RUNTIME(name, ordered)                                            \
+OMP_API bool GOMP_loop_##name##_start(long start, long end, long incr,         \
+                                      long *istart, long *iend)                \
+{                                                                              \
+	return start_long(start, end, incr, OMP_SCHED_RUNTIME, 0, ordered,      \
+	                  istart, iend, NULL, NULL);                            \
+}
+LOOP_RUNTIME(runtime, false)
+LOOP_RUNTIME(nonmonotonic_runtime, false)
+LOOP_RUNTIME(maybe_nonmonotonic_runtime, false)
+LOOP_RUNTIME(ordered_runtime, true)
+
+/* gcc 9's form: any schedule, task reductions and shared memory. */
+OMP_API bool GOMP_loop_start(long start, long end, long incr, long sched,
+                             long chunk, long *istart, long *iend,
+                             uintptr_t *reductions, void **mem)
+{
+	return start_long(start, end, incr, (unsigned)sched, chunk, false, istart,
+	                  iend, reductions, mem);
+}
+
+/* gcc 9's ordered form. */
+OMP_API bool GOMP_loop_ordered_start(long start, long end, long incr, long sched,
+                                     long chunk, long *istart, long *iend,
+                                     uintptr_t *reductions, void **mem)
+{
+	return start_long(start, end, incr, (unsigned)sched, chunk, true, istart,
+	                  iend, reductions, mem);
+}
+
+/* The unsigned long long entry points. */
+#define ULL_START(name, sched, ordered)                                        \
+OMP_API bool GOMP_loop_ull_##name##_start(bool up, ULL start, ULL end,         \
+                                          ULL incr, ULL chunk, ULL *istart,    \
+                                          ULL *iend)                           \
+{                                                                              \
+	return start_ull(up, start, end, incr, sched,                           \
+	                 chunk > (ULL)LONG_MAX ? LONG_MAX : (long)chunk, ordered,\
+	                 istart, iend, NULL, NULL);                             \
+}
+#define ULL_NEXT(name, ordered)                                                \
+OMP_API bool GOMP_loop_ull_##name##_next(ULL *istart, ULL *iend)               \
+{                                                                              \
+	return loop_ull_next(ordered, istart, iend);                            \
+}
+#define ULL_RUNTIME(name, ordered)                                             \
+OMP_API bool GOMP_loop_ull_##name##_start(bool up, ULL start, ULL end,         \
+                                          ULL incr, ULL *istart, ULL *iend)    \
+{                                                                              \
+	return start_ull(up, start, end, incr, OMP_SCHED_RUNTIME, 0, ordered,   \
+	                 istart, iend, NULL, NULL);                             \
+}
+ULL_START(static, OMP_SCHED_STATIC, false)
+ULL_START(dynamic, OMP_SCHED_DYNAMIC, false)
+ULL_START(guided, OMP_SCHED_GUIDED, false)
+ULL_START(nonmonotonic_dynamic, OMP_SCHED_DYNAMIC, false)
+ULL_START(nonmonotonic_guided, OMP_SCHED_GUIDED, false)
+ULL_START(ordered_static, OMP_SCHED_STATIC, true)
+ULL_START(ordered_dynamic, OMP_SCHED_DYNAMIC, true)
+ULL_START(ordered_guided, OMP_SCHED_GUIDED, true)
+ULL_RUNTIME(runtime, false)
+ULL_RUNTIME(nonmonotonic_runtime, false)
+ULL_RUNTIME(maybe_nonmonotonic_runtime, false)
+ULL_RUNTIME(ordered_runtime, true)
+ULL_NEXT(static, false)
+ULL_NEXT(dynamic, false)
+ULL_NEXT(guided, false)
+ULL_NEXT(runtime, false)
+ULL_NEXT(nonmonotonic_dynamic, false)
+ULL_NEXT(nonmonotonic_guided, false)
+ULL_NEXT(nonmonotonic_runtime, false)
+ULL_NEXT(maybe_nonmonotonic_runtime, false)
+ULL_NEXT(ordered_static, true)
+ULL_NEXT(ordered_dynamic, true)
+ULL_NEXT(ordered_guided, true)
+ULL_NEXT(ordered_runtime, true)
+
+/* gcc 9's unsigned long long form. */
+OMP_API bool GOMP_loop_ull_start(bool up, ULL start, ULL end, ULL incr,
+                                 long sched, ULL chunk, ULL *istart, ULL *iend,
+                                 uintptr_t *reductions, void **mem)
+{
+	return start_ull(up, start, end, incr, (unsigned)sched,
+	                 chunk > (ULL)LONG_MAX ? LONG_MAX : (long)chunk, false,
+	                 istart, iend, reductions, mem);
+}
+
+/* gcc 9's unsigned long long ordered form. */
+OMP_API bool GOMP_loop_ull_ordered_start(bool up, ULL start, ULL end, ULL incr,
+                                         long sched, ULL chunk, ULL *istart,
+                                         ULL *iend, uintptr_t *reductions,
+                                         void **mem)
+{
+	return start_ull(up, start, end, incr, (unsigned)sched,
+	                 chunk > (ULL)LONG_MAX ? LONG_MAX : (long)chunk, true,
+	                 istart, iend, reductions, mem);
+}
+
+/* The end of a loop, with its barrier. */
+OMP_API void GOMP_loop_end(void)
+{
+	struct omp_thr *t = omp_self;
+
+	if (t == NULL)
+		return;
+	token_pass(t);
+	omp_ws_leave(t);
+	if (t->team != NULL)
+		omp_barrier(t, false);
+}
+
+/* The end of a loop, cancellable: true when the region was cancelled. */
+OMP_API bool GOMP_loop_end_cancel(void)
+{
+	struct omp_thr *t = omp_self;
+
+	if (t == NULL)
+		return false;
+	token_pass(t);
+	omp_ws_leave(t);
+	return t->team != NULL && omp_barrier(t, true);
+}
+
+/* The end of a loop nowait. */
+OMP_API void GOMP_loop_end_nowait(void)
+{
+	struct omp_thr *t = omp_self;
+
+	if (t == NULL)
+		return;
+	token_pass(t);
+	omp_ws_leave(t);
+}
+
+/* #pragma omp ordered: wait for the token to reach this chunk. */
+OMP_API void GOMP_ordered_start(void)
+{
+	struct omp_thr *t = omp_self;
+
+	if (t == NULL || t->team == NULL || t->ws == NULL || !t->ord_own)
+		return;
+	if (!token_here(t))
+		omp_wait(t, token_here, t, OMP_WAIT_NONE);
+}
+
+/* The end of an ordered part: the token moves on with the chunk. */
+OMP_API void GOMP_ordered_end(void)
+{
+}
+
+/* ---- combined parallel loops ---- */
+
+struct preset_loop {
+	ULL start, incr, n, chunk;
+	int sched;
+};
+
+/* Set a combined loop's share up before its team starts. */
+static void loop_preset(struct omp_ws *ws, void *arg, unsigned n)
+{
+	struct preset_loop *p = arg;
+
+	(void)n;
+	loop_init(ws, p->start, p->incr, p->n, p->sched, p->chunk);
+}
+
+/* Begin a combined parallel loop's team. */
+static void parallel_loop(void (*fn)(void *), void *data, unsigned nthreads,
+                          long start, long end, long incr, unsigned sched,
+                          long chunk, unsigned flags)
+{
+	struct preset_loop p;
+	struct omp_region r = { fn, data, nthreads, flags, 0, NULL, loop_preset, &p };
+
+	omp_thr_get();
+	p.sched = resolve(sched, &p.chunk, chunk);
+	p.start = (ULL)start;
+	p.incr = (ULL)incr;
+	p.n = count_long(start, end, incr);
+	omp_team_begin(&r);
+}
+
+#define PARALLEL_LOOP(name, sched)                                             \
+OMP_API void GOMP_parallel_loop_##name(void (*fn)(void *), void *data,         \
+                                       unsigned nthreads, long start, long end,\
+                                       long incr, long chunk, unsigned flags)  \
+{                                                                              \
+	parallel_loop(fn, data, nthreads, start, end, incr, sched, chunk, flags);\
+	fn(data);                                                               \
+	omp_team_end();                                                         \
+}                                                                              \
+OMP_API void GOMP_parallel_loop_##name##_start(void (*fn)(void *), void *data, \
+                                               unsigned nthreads, long start,  \
+                                               long end, long incr, long chunk)\
+{                                                                              \
+	parallel_loop(fn, data, nthreads, start, end, incr, sched, chunk, 0);   \
+}
+PARALLEL_LOOP(static, OMP_SCHED_STATIC)
+PARALLEL_LOOP(dynamic, OMP_SCHED_DYNAMIC)
+PARALLEL_LOOP(guided, OMP_SCHED_GUIDED)
+
+#define PARALLEL_LOOP2(name, sched)                                            \
+OMP_API void GOMP_parallel_loop_##name(void (*fn)(void *), void *data,         \
+                                       unsigned nthreads, long start, long end,\
+                                       long incr, long chunk, unsigned flags)  \
+{                                                                              \
+	parallel_loop(fn, data, nthreads, start, end, incr, sched, chunk, flags);\
+	fn(data);                                                               \
+	omp_team_end();                                                         \
+}
+PARALLEL_LOOP2(nonmonotonic_dynamic, OMP_SCHED_DYNAMIC)
+PARALLEL_LOOP2(nonmonotonic_guided, OMP_SCHED_GUIDED)
+
+#define PARALLEL_RUNTIME(name)                                                 \
+OMP_API void GOMP_parallel_loop_##name(void (*fn)(void *), void *data,         \
+                                       unsigned nthreads, long start, long end,\
+                                       long incr, unsigned flags)              \
+{                                                                              \
+	parallel_loop(fn, data, nthreads, start, end, incr, OMP_SCHED_RUNTIME,  \
+	              0, flags);                                                \
+	fn(data);                                                               \
+	omp_team_end();                                                         \
+}
+PARALLEL_RUNTIME(runtime)
+PARALLEL_RUNTIME(nonmonotonic_runtime)
+PARALLEL_RUNTIME(maybe_nonmonotonic_runtime)
+
+/* schedule(runtime) combined, split form. */
+OMP_API void GOMP_parallel_loop_runtime_start(void (*fn)(void *), void *data,
+                                              unsigned nthreads, long start,
+                                              long end, long incr)
+{
+	parallel_loop(fn, data, nthreads, start, end, incr, OMP_SCHED_RUNTIME, 0, 0);
+}
+
+/* ---- doacross ---- */
+
+/* Set up a doacross loop's rows (first thread) from its dimensions. */
+static void doacross_init(struct omp_ws *ws, unsigned ndims, const ULL *dims)
+{
+	unsigned d;
+
+	ws->ndims = ndims;
+	ws->dims = malloc(ndims * sizeof(*ws->dims));
+	ws->doacross = calloc(dims[0] > 0 ? dims[0] : 1, sizeof(*ws->doacross));
+	if (ws->dims == NULL || ws->doacross == NULL)
+		omp_fatal("out of memory for a doacross loop");
+	ws->inner = 1;
+	for (d = 0; d < ndims; d++) {
+		ws->dims[d] = dims[d];
+		if (d > 0)
+			ws->inner *= dims[d];
+	}
+	ws->mem = ws->doacross;         /* freed with the share */
+}
+
+/* Start a doacross loop over dims[0] with the given schedule. */
+static bool doacross_start(unsigned ndims, const ULL *dims, unsigned sched,
+                           long chunk, ULL *lo, ULL *hi)
+{
+	struct omp_thr *t = omp_thr_get();
+	struct omp_ws *ws;
+	bool first;
+	ULL c, l, h;
+	int k = resolve(sched, &c, chunk);
+
+	ws = omp_ws_enter(t, &first);
+	t->static_trip = 0;
+	t->ord_own = 0;
+	if (first) {
+		loop_init(ws, 0, 1, dims[0], k, c);
+		doacross_init(ws, ndims, dims);
+		if (t->team != NULL)
+			omp_ws_ready(ws);
+	}
+	if (lo == NULL)
+		return true;
+	if (!next_chunk(t, &l, &h))
+		return false;
+	*lo = l;
+	*hi = h;
+	return true;
+}
+
+/* A long doacross start with istart/iend as longs. */
+static bool doacross_long(unsigned ndims, long *counts, unsigned sched,
+                          long chunk, long *istart, long *iend)
+{
+	ULL dims[ndims], lo, hi;
+	unsigned d;
+	bool r;
+
+	for (d = 0; d < ndims; d++)
+		dims[d] = counts[d] > 0 ? (ULL)counts[d] : 0;
+	r = doacross_start(ndims, dims, sched, chunk, istart ? &lo : NULL, &hi);
+	if (r && istart != NULL) {
+		*istart = (long)lo;
+		*iend = (long)hi;
+	}
+	return r;
+}
+
+#define DOACROSS(name, sched)                                                  \
+OMP_API bool GOMP_loop_doacross_##name##_start(unsigned ncounts, long *counts, \
+                                               long chunk, long *istart,       \
+                                               long *iend)                     \
+{                                                                              \
+	return doacross_long(ncounts, counts, sched, chunk, istart, iend);      \
+}                                                                              \
+OMP_API bool GOMP_loop_ull_doacross_##name##_start(unsigned ncounts,           \
+                                                   ULL *counts, ULL chunk,     \
+                                                   ULL *istart, ULL *iend)     \
+{                                                                              \
+	return doacross_start(ncounts, counts, sched,                           \
+	                      chunk > (ULL)LONG_MAX ? LONG_MAX : (long)chunk,   \
+	                      istart, iend);                                    \
+}
+DOACROSS(static, OMP_SCHED_STATIC)
+DOACROSS(dynamic, OMP_SCHED_DYNAMIC)
+DOACROSS(guided, OMP_SCHED_GUIDED)
+
+/* doacross, schedule(runtime). */
+OMP_API bool GOMP_loop_doacross_runtime_start(unsigned ncounts, long *counts,
+                                              long *istart, long *iend)
+{
+	return doacross_long(ncounts, counts, OMP_SCHED_RUNTIME, 0, istart, iend);
+}
+
+/* doacross over unsigned long long, schedule(runtime). */
+OMP_API bool GOMP_loop_ull_doacross_runtime_start(unsigned ncounts, ULL *counts,
+                                                  ULL *istart, ULL *iend)
+{
+	return doacross_start(ncounts, counts, OMP_SCHED_RUNTIME, 0, istart, iend);
+}
+
+/* gcc 9's doacross form. */
+OMP_API bool GOMP_loop_doacross_start(unsigned ncounts, long *counts, long sched,
+                                      long chunk, long *istart, long *iend,
+                                      uintptr_t *reductions, void **mem)
+{
+	if (reductions != NULL)
+		omp_unsupported("GOMP_loop_doacross_start", "a task reduction on a loop");
+	(void)mem;
+	return doacross_long(ncounts, counts, (unsigned)sched, chunk, istart, iend);
+}
+
+/* gcc 9's unsigned long long doacross form. */
+OMP_API bool GOMP_loop_ull_doacross_start(unsigned ncounts, ULL *counts,
+                                          long sched, ULL chunk, ULL *istart,
+                                          ULL *iend, uintptr_t *reductions,
+                                          void **mem)
+{
+	if (reductions != NULL)
+		omp_unsupported("GOMP_loop_ull_doacross_start", "a task reduction on a loop");
+	(void)mem;
+	return doacross_start(ncounts, counts, (unsigned)sched,
+	                      chunk > (ULL)LONG_MAX ? LONG_MAX : (long)chunk,
+	                      istart, iend);
+}
+
+/* The flattened inner iteration of a vector's dimensions 1 .. ndims-1;
+ * false when one is outside its dimension (the dependence then names no
+ * iteration and is ignored). */
+static bool flatten(const struct omp_ws *ws, const ULL *v, ULL *flat)
+{
+	unsigned d;
+	ULL f = 0;
+
+	for (d = 0; d < ws->ndims; d++)
+		if (v[d] >= ws->dims[d])
+			return false;
+	for (d = 1; d < ws->ndims; d++)
+		f = f * ws->dims[d] + v[d];
+	*flat = f;
+	return true;
+}
+
+/* The post of an iteration vector. */
+static void doacross_post(const ULL *v)
+{
+	struct omp_thr *t = omp_self;
+	struct omp_ws *ws;
+	ULL flat;
+
+	if (t == NULL || (ws = t->ws) == NULL || ws->doacross == NULL ||
+	    !flatten(ws, v, &flat))
+		return;
+	atomic_store_explicit(&ws->doacross[v[0]], flat + 1, memory_order_release);
+	if (t->team != NULL)
+		omp_wake(t->team, 1);
+}
+
+struct sink {
+	struct omp_ws *ws;
+	ULL row, flat;
+};
+
+/* Whether a sink's iteration has been posted. */
+static bool sink_posted(void *p)
+{
+	struct sink *s = p;
+
+	return atomic_load_explicit(&s->ws->doacross[s->row], memory_order_acquire) >
+	       s->flat;
+}
+
+/* The wait for a sink vector. */
+static void doacross_wait(const ULL *v)
+{
+	struct omp_thr *t = omp_self;
+	struct sink s;
+
+	if (t == NULL || (s.ws = t->ws) == NULL || s.ws->doacross == NULL ||
+	    !flatten(s.ws, v, &s.flat) || t->team == NULL)
+		return;
+	s.row = v[0];
+	if (!sink_posted(&s))
+		omp_wait(t, sink_posted, &s, OMP_WAIT_NONE);
+}
+
+/* depend(source) in a long doacross loop. */
+OMP_API void GOMP_doacross_post(long *counts)
+{
+	struct omp_thr *t = omp_self;
+	unsigned d, n = t != NULL && t->ws != NULL ? t->ws->ndims : 0;
+	ULL v[n > 0 ? n : 1];
+
+	for (d = 0; d < n; d++)
+		v[d] = (ULL)counts[d];
+	if (n > 0)
+		doacross_post(v);
+}
+
+/* depend(source) in an unsigned long long doacross loop. */
+OMP_API void GOMP_doacross_ull_post(ULL *counts)
+{
+	doacross_post(counts);
+}
+
+/* depend(sink: ...) in a long doacross loop. */
+OMP_API void GOMP_doacross_wait(long first, ...)
+{
+	struct omp_thr *t = omp_self;
+	unsigned d, n = t != NULL && t->ws != NULL ? t->ws->ndims : 0;
+	ULL v[n > 0 ? n : 1];
+	va_list ap;
+
+	if (n == 0)
+		return;
+	v[0] = (ULL)first;
+	va_start(ap, first);
+	for (d = 1; d < n; d++)
+		v[d] = (ULL)va_arg(ap, long);
+	va_end(ap);
+	doacross_wait(v);
+}
+
+/* depend(sink: ...) in an unsigned long long doacross loop. */
+OMP_API void GOMP_doacross_ull_wait(ULL first, ...)
+{
+	struct omp_thr *t = omp_self;
+	unsigned d, n = t != NULL && t->ws != NULL ? t->ws->ndims : 0;
+	ULL v[n > 0 ? n : 1];
+	va_list ap;
+
+	if (n == 0)
+		return;
+	v[0] = first;
+	va_start(ap, first);
+	for (d = 1; d < n; d++)
+		v[d] = va_arg(ap, ULL);
+	va_end(ap);
+	doacross_wait(v);
+}

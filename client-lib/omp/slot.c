@@ -1,0 +1,346 @@
+/*
+ * slot.c - processors for the OpenMP layer's threads: a thread runs team
+ * code only while it holds a slot, one of the hosted runtime's libasteal
+ * workers (runtime.h, hosted), so that no more threads run than the job is
+ * allotted processors, and the slots' accounting is A-STEAL's.
+ *
+ * The hand-offs, all under the runtime's park_lock, which the link thread
+ * also holds while it applies an allotment (allot.c, worker_allot):
+ *   - acquire: a thread takes a free slot (allotted, nobody holding it:
+ *     its last one first, for its CPU and cache), else queues and sleeps
+ *     on its futex word until a slot is granted to it;
+ *   - release: a thread that has nothing to do (wait.c), or leaves its
+ *     team, gives its slot to the first waiting thread, or leaves it free;
+ *     a slot the allotment took away parks (allot_slot_park), and its part
+ *     of the revocation ends there;
+ *   - the allotment hook (omp_slot_allot, on the link thread) grants the
+ *     slots an allotment freed or recalled to waiting threads;
+ *   - the safe point (omp_safepoint, at every scheduling point and entry
+ *     point) reads one word of the slot: a revoked slot is given back and
+ *     another waited for, a slot whose CPU changed re-pins its holder.
+ * The accounting follows the holder: the taker binds the slot's CPU clock
+ * to its own (usage_rebind), the giver detaches it (usage_detach); a free
+ * slot is allotted time asleep, a granted one not yet running is allotted
+ * time not run (preempted), a parked one is not allotted.
+ *
+ * A thread waiting for a slot longer than OMP_SLOT_PATIENCE_NS runs anyway,
+ * without one (overruns): the kernel then shares the job's processors, as
+ * it would without the layer.  This bounds what a program whose threads
+ * wait for each other outside OpenMP's synchronisation (a flag spun on)
+ * can lose, where a strict hand-off would never end.
+ */
+#include "layer.h"
+
+#include <limits.h>
+#include <sched.h>
+
+#include "qtime.h"
+#include "worker.h"
+
+_Atomic int omp_slot_waiters;
+static struct omp_thr *wait_head, *wait_tail;   /* under park_lock */
+static struct omp_thr *nappers;                 /* under park_lock */
+
+/* A free slot (allotted, no holder), the preferred one first; NULL if none
+ * (under park_lock). */
+static struct worker *free_slot(struct runtime *rt, int prefer)
+{
+	int i, a = rt->allotment;
+
+	if (prefer >= 0 && prefer < a) {
+		struct worker *w = &rt->workers[prefer];
+		if (w->holder == NULL && !(atomic_load(&w->hot.flags) & RT_LEAVE))
+			return w;
+	}
+	for (i = 0; i < a; i++) {
+		struct worker *w = &rt->workers[i];
+		if (w->holder == NULL && !(atomic_load(&w->hot.flags) & RT_LEAVE))
+			return w;
+	}
+	return NULL;
+}
+
+/* Grant slot w to waiting thread t and wake it (under park_lock). */
+static void grant(struct omp_thr *t, struct worker *w)
+{
+	w->holder = t;
+	w->parked = 0;
+	t->granted = w;
+	t->waiting = 0;
+	atomic_fetch_sub(&omp_slot_waiters, 1);
+	atomic_fetch_add(&t->word, 1);
+	futex_wake(&t->word, 1);
+}
+
+/* The first waiting thread, dequeued (under park_lock). */
+static struct omp_thr *dequeue(void)
+{
+	struct omp_thr *t = wait_head;
+
+	if (t != NULL) {
+		wait_head = t->next;
+		if (wait_head == NULL)
+			wait_tail = NULL;
+		t->next = NULL;
+	}
+	return t;
+}
+
+/* Remove t from the waiters (under park_lock). */
+static void unqueue(struct omp_thr *t)
+{
+	struct omp_thr **p, *prev = NULL;
+
+	for (p = &wait_head; *p != NULL; prev = *p, p = &(*p)->next)
+		if (*p == t) {
+			*p = t->next;
+			if (wait_tail == t)
+				wait_tail = prev;
+			t->next = NULL;
+			t->waiting = 0;
+			atomic_fetch_sub(&omp_slot_waiters, 1);
+			return;
+		}
+}
+
+/* Pin the calling thread to the slot's CPU if it is known and differs. */
+static void pin(struct omp_thr *t, int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu < 0 || cpu >= CPU_SETSIZE || cpu == t->cpu)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0)
+		t->cpu = cpu;
+}
+
+/* A thread that runs without a slot (out of patience) runs on the job's
+ * allotted CPUs, shared with the slots' holders, not on a CPU it held
+ * once that may be another job's now; nothing when none is known. */
+static void pin_allotted(struct omp_thr *t)
+{
+	cpu_set_t set;
+	int i, n = 0;
+
+	CPU_ZERO(&set);
+	pthread_mutex_lock(&omp_rt->park_lock);
+	for (i = 0; i < omp_rt->allotment; i++) {
+		int cpu = omp_rt->workers[i].cpu;
+		if (cpu >= 0 && cpu < CPU_SETSIZE) {
+			CPU_SET(cpu, &set);
+			n++;
+		}
+	}
+	pthread_mutex_unlock(&omp_rt->park_lock);
+	if (n > 0 && pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0)
+		t->cpu = -1;
+}
+
+/* t now holds w: the slot's clock becomes t's, and t runs on its CPU. */
+static void bind(struct omp_thr *t, struct worker *w)
+{
+	int cpu;
+
+	t->slot = w;
+	t->state = WS_WORK;
+	usage_rebind(&w->usage, WS_WORK, qtime_now_ns(), 1);
+	atomic_fetch_and(&w->hot.flags, ~RT_REPIN);
+	pthread_mutex_lock(&omp_rt->park_lock);
+	cpu = w->cpu;
+	pthread_mutex_unlock(&omp_rt->park_lock);
+	pin(t, cpu);
+}
+
+/* Take a slot for t, waiting for one if none is free. */
+void omp_slot_acquire(struct omp_thr *t)
+{
+	struct runtime *rt = omp_rt;
+	struct worker *w;
+	uint32_t e;
+	uint64_t deadline;
+
+	if (t->slot != NULL)
+		return;
+	pthread_mutex_lock(&rt->park_lock);
+	w = free_slot(rt, t->last_slot);
+	if (w != NULL) {
+		w->holder = t;
+		w->parked = 0;
+		pthread_mutex_unlock(&rt->park_lock);
+		bind(t, w);
+		return;
+	}
+	t->granted = NULL;
+	t->waiting = 1;
+	t->next = NULL;
+	if (wait_tail != NULL)
+		wait_tail->next = t;
+	else
+		wait_head = t;
+	wait_tail = t;
+	atomic_fetch_add(&omp_slot_waiters, 1);
+	e = atomic_load(&t->word);
+	pthread_mutex_unlock(&rt->park_lock);
+	deadline = qtime_now_ns() + OMP_SLOT_PATIENCE_NS;
+	for (;;) {
+		uint64_t now = qtime_now_ns();
+		struct timespec ts;
+		if (atomic_load(&t->word) == e && now < deadline) {
+			ts.tv_sec = (time_t)((deadline - now) / 1000000000u);
+			ts.tv_nsec = (long)((deadline - now) % 1000000000u);
+			syscall(SYS_futex, (uint32_t *)&t->word, FUTEX_WAIT_PRIVATE, e,
+			        &ts, NULL, 0);
+			continue;
+		}
+		pthread_mutex_lock(&rt->park_lock);
+		w = t->granted;
+		if (w == NULL && now >= deadline)
+			unqueue(t);
+		e = atomic_load(&t->word);
+		pthread_mutex_unlock(&rt->park_lock);
+		if (w != NULL) {
+			t->granted = NULL;
+			bind(t, w);
+			return;
+		}
+		if (now >= deadline) {
+			t->overruns++;
+			pin_allotted(t);
+			return;         /* run without a slot (see the top) */
+		}
+	}
+}
+
+/* Give t's slot back: parked if revoked, else to a waiter, else free. */
+void omp_slot_release(struct omp_thr *t)
+{
+	struct runtime *rt = omp_rt;
+	struct worker *w = t->slot;
+	struct omp_thr *next;
+
+	if (w == NULL)
+		return;
+	pthread_mutex_lock(&rt->park_lock);
+	t->slot = NULL;
+	t->last_slot = w->id;
+	if (atomic_load(&w->hot.flags) & RT_LEAVE) {
+		allot_slot_park(w);
+	} else if ((next = dequeue()) != NULL) {
+		usage_detach(&w->usage, WS_STEAL, qtime_now_ns());
+		grant(next, w);
+	} else {
+		usage_detach(&w->usage, WS_SLEEP, qtime_now_ns());
+		w->holder = NULL;
+	}
+	pthread_mutex_unlock(&rt->park_lock);
+}
+
+/* The allotment changed (link thread): grant free slots to waiters, and
+ * if some are still free, wake the teams of napping threads (each
+ * napper's team lives while it naps, and it naps under park_lock's
+ * watch: it leaves the list under the lock before it leaves its team). */
+void omp_slot_allot(struct runtime *rt)
+{
+	struct worker *w;
+	struct omp_thr *t;
+
+	pthread_mutex_lock(&rt->park_lock);
+	while (wait_head != NULL && (w = free_slot(rt, -1)) != NULL)
+		grant(dequeue(), w);
+	if (free_slot(rt, -1) != NULL)
+		for (t = nappers; t != NULL; t = t->nap_next) {
+			atomic_fetch_add(&t->team->epoch, 1);
+			futex_wake(&t->team->epoch, INT_MAX);
+		}
+	pthread_mutex_unlock(&rt->park_lock);
+}
+
+/* t begins a nap: its slot goes back, and it joins the nappers. */
+void omp_slot_nap_begin(struct omp_thr *t)
+{
+	omp_slot_release(t);
+	pthread_mutex_lock(&omp_rt->park_lock);
+	t->napping = 1;
+	t->nap_next = nappers;
+	nappers = t;
+	pthread_mutex_unlock(&omp_rt->park_lock);
+}
+
+/* t's nap is over: it leaves the nappers and takes a slot. */
+void omp_slot_nap_end(struct omp_thr *t)
+{
+	struct omp_thr **p;
+
+	pthread_mutex_lock(&omp_rt->park_lock);
+	for (p = &nappers; *p != NULL; p = &(*p)->nap_next)
+		if (*p == t) {
+			*p = t->nap_next;
+			break;
+		}
+	t->napping = 0;
+	pthread_mutex_unlock(&omp_rt->park_lock);
+	omp_slot_acquire(t);
+}
+
+/* The safe point's slow path. */
+void omp_slot_check(struct omp_thr *t)
+{
+	struct worker *w = t->slot;
+	uint32_t f;
+
+	if (w == NULL) {
+		/* Outside any team nobody needs a slot; inside, a thread that
+		 * ran out of patience takes one as soon as one is free. */
+		if (t->team != NULL && omp_rt != NULL) {
+			pthread_mutex_lock(&omp_rt->park_lock);
+			w = wait_head == NULL ? free_slot(omp_rt, -1) : NULL;
+			if (w != NULL) {
+				w->holder = t;
+				w->parked = 0;
+			}
+			pthread_mutex_unlock(&omp_rt->park_lock);
+			if (w != NULL)
+				bind(t, w);
+		}
+		return;
+	}
+	f = atomic_load_explicit(&w->hot.flags, memory_order_acquire);
+	if (f & RT_LEAVE) {
+		omp_slot_release(t);
+		omp_slot_acquire(t);
+		return;
+	}
+	if (f & RT_REPIN) {
+		int cpu;
+		atomic_fetch_and(&w->hot.flags, ~RT_REPIN);
+		pthread_mutex_lock(&omp_rt->park_lock);
+		cpu = w->cpu;
+		pthread_mutex_unlock(&omp_rt->park_lock);
+		pin(t, cpu);
+	}
+}
+
+/* t blocks outside the layer's waits: its slot goes to whoever needs it. */
+void omp_slot_block(struct omp_thr *t)
+{
+	if (t != NULL && t->team != NULL)
+		omp_slot_release(t);
+}
+
+/* t is back from blocking: a slot again (inside a team). */
+void omp_slot_unblock(struct omp_thr *t)
+{
+	if (t != NULL && t->team != NULL)
+		omp_slot_acquire(t);
+}
+
+/* Enter accounting state s on the slot t holds. */
+void omp_slot_state(struct omp_thr *t, int s)
+{
+	if (t->state == s || t->slot == NULL)
+		return;
+	t->state = s;
+	usage_enter(&t->slot->usage, s, qtime_now_ns());
+}

@@ -1,0 +1,115 @@
+#!/bin/sh
+# ompkernels.test.sh BUILD - the OpenMP kernels of bench/ (omp_fib,
+# omp_nqueens, omp_uts, omp_cilksort, omp_matmul, omp_phases), unmodified
+# gcc -fopenmp binaries, on the OpenMP layer (BUILD/lib/asteal first in the
+# library path):
+#  1. standalone at 1, 2 and 4 threads: right results (check=ok), and the
+#     layer really is the libgomp they run on (the layer's summary line,
+#     ASTEAL_STATS=1, which the system's libgomp does not print);
+#  2. with the allotment flapping (ASTEAL_PROFILE: 2, 1, 0, 2, 1, 1, 2, 0
+#     over and over, a quantum of 2 ms): right results, and the trace shows
+#     the allotment followed the profile (quanta at allotment 0 and 2);
+#  3. under a private asteald beside a libasteal job (jobs/fib): right
+#     results, both jobs in the daemon's history, the OpenMP one with
+#     allotment rows (it joined as an adaptive job);
+#  4. the same under ASTEAL_OMP_TEAM=allotment.
+# In the sanitizer builds (ASTEAL_TEST_SAN) the kernels and the layer are
+# both instrumented, and the sizes are smaller.  Every wait is bounded.
+set -u
+
+build=${1:?usage: sh tests/ompkernels.test.sh BUILD}
+san=${ASTEAL_TEST_SAN:-}
+. scripts/lib.sh
+test_tmp ompkernels
+layer="$build/lib/asteal"
+[ -f "$layer/libgomp.so.1" ] || fail "no layer at $layer/libgomp.so.1 (make lib builds it)"
+
+KERNELS="fib nqueens uts cilksort matmul phases"
+
+# The arguments of kernel $1's test run.
+args() {
+	if [ -n "$san" ]; then
+		case $1 in
+		fib) echo 18 ;;
+		nqueens) echo 7 ;;
+		uts) echo T3S ;;
+		cilksort) echo 20000 ;;
+		matmul) echo 64 ;;
+		phases) echo 2 --w1 300 --w2 100 --h 4 ;;
+		esac
+	else
+		case $1 in
+		fib) echo 24 ;;
+		nqueens) echo 9 ;;
+		uts) echo T1S ;;
+		cilksort) echo 200000 ;;
+		matmul) echo 160 ;;
+		phases) echo 4 --w1 2000 --w2 500 --h 8 ;;
+		esac
+	fi
+}
+
+# Run kernel $1 on the layer with $2 threads (further environment from
+# the caller); fail unless it prints check=ok and the layer's summary.
+run_kernel() {
+	k=$1
+	n=$2
+	# shellcheck disable=SC2046
+	if ! LD_LIBRARY_PATH="$layer${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+	    ASTEAL_STATS=1 timeout 120 "$build/bench/omp_$k" $(args "$k") \
+	    --workers "$n" >"$tmp/out" 2>"$tmp/err"; then
+		fail "omp_$k $(args "$k") --workers $n: exit $?: $(tail -3 "$tmp/err")"
+	fi
+	grep -q 'check=ok' "$tmp/out" ||
+		fail "omp_$k --workers $n: no check=ok: $(cat "$tmp/out")"
+	grep -q '^asteal: mode=' "$tmp/err" ||
+		fail "omp_$k --workers $n: not run on the layer (no summary line)"
+}
+
+# 1. standalone
+for k in $KERNELS; do
+	for n in 1 2 4; do
+		ASTEAL_SOCKET=none run_kernel "$k" "$n"
+	done
+done
+echo "ok: standalone at 1, 2 and 4 threads"
+
+# 2. a flapping availability
+printf '2\n1\n0\n2\n1\n1\n2\n0\n' >"$tmp/one"
+for i in 1 2 3 4 5 6 7 8; do cat "$tmp/one"; done >"$tmp/profile"
+for k in $KERNELS; do
+	for n in 2 4; do
+		ASTEAL_SOCKET=none ASTEAL_PROFILE="$tmp/profile" ASTEAL_QUANTUM_MS=2 \
+		ASTEAL_TRACE="$tmp/trace.csv" run_kernel "$k" "$n"
+	done
+done
+# The last trace: the allotment went down to 0 and back up (column 6).
+awk -F, 'NR > 1 { seen[$6] = 1 } END { exit !(seen[0] && (seen[1] || seen[2])) }' \
+	"$tmp/trace.csv" || fail "flapping profile: the trace's allotments did not follow it: $(cut -d, -f1,5,6 "$tmp/trace.csv" | head -12)"
+echo "ok: with the allotment flapping"
+
+# 3. under asteald, beside a libasteal job
+sock="$tmp/d.sock"
+: >"$tmp/daemon.log"
+"$build/bin/asteald" --foreground --socket "$sock" --db "$tmp/d.db" \
+	--cpus 0-1 --quantum-ms 10 >"$tmp/daemon.log" 2>&1 &
+daemon_pid=$!
+wait_for 10 grep -q 'listening on' "$tmp/daemon.log" || fail "asteald did not start"
+case $san in asan) fibn=34 ;; tsan) fibn=30 ;; *) fibn=38 ;; esac
+ASTEAL_SOCKET="$sock" "$build/jobs/fib" "$fibn" >"$tmp/fib.out" 2>&1 &
+fib_pid=$!
+for k in $KERNELS; do
+	ASTEAL_SOCKET="$sock" run_kernel "$k" 2
+done
+for policy in allotment; do
+	for k in fib phases; do
+		ASTEAL_SOCKET="$sock" ASTEAL_OMP_TEAM=$policy run_kernel "$k" 2
+	done
+done
+wait "$fib_pid" || fail "the libasteal job beside them failed: $(cat "$tmp/fib.out")"
+grep -q 'check=ok' "$tmp/fib.out" || fail "fib beside them: $(cat "$tmp/fib.out")"
+"$build/bin/asteal" --socket "$sock" history --csv >"$tmp/hist.csv" 2>"$tmp/err" ||
+	fail "asteal history: $(cat "$tmp/err")"
+grep -q 'omp_fib' "$tmp/hist.csv" || fail "the OpenMP jobs are not in the history: $(head -5 "$tmp/hist.csv")"
+grep -q '[^_]fib' "$tmp/hist.csv" || fail "the libasteal job is not in the history"
+echo "ok: under asteald beside a libasteal job, and with ASTEAL_OMP_TEAM=allotment"
