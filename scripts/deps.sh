@@ -7,7 +7,10 @@
 #   check   make check: build, and the tests' tools (cmocka, the aarch64
 #           cross compiler and qemu, man, systemd-analyze, sqlite3, ...;
 #           munge, Slurm and libslurm-dev for tests/slurm.test.sh's
-#           one-node cluster and the SPANK plugin it loads)
+#           one-node cluster and the SPANK plugin it loads; ImageMagick,
+#           OpenBLAS's OpenMP build and GROMACS, the real OpenMP programs
+#           of tests/ompreal.test.sh: about 97 MB to download, 36
+#           packages, 515 MB installed)
 #   bench   make bench: build, and g++ and oneTBB (the comparison kernels)
 #
 # (default: check).  Each target asks only for what it uses, so a user
@@ -24,7 +27,8 @@ BUILD_PKGS="gcc make libc6-dev libssl-dev libevent-dev libprotobuf-c-dev
 DEMO_PKGS="python3"
 CHECK_PKGS="python3 pkg-config file procps libcmocka-dev sqlite3 systemd
 	groff-base man-db gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
-	munge slurmctld slurmd slurm-client libslurm-dev"
+	munge slurmctld slurmd slurm-client libslurm-dev
+	imagemagick libopenblas0-openmp libopenblas-openmp-dev gromacs"
 BENCH_PKGS="python3 g++ libtbb-dev"
 
 [ $# -gt 0 ] || set -- check
