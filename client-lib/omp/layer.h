@@ -337,7 +337,7 @@ void omp_slot_check(struct omp_thr *t);
  * sleeps, an allotment that leaves a slot free wakes its team, so that
  * a processor given to the job finds a thread to run on it. */
 void omp_slot_nap_begin(struct omp_thr *t);
-void omp_slot_nap_end(struct omp_thr *t);
+void omp_slot_nap_end(struct omp_thr *t, bool acquire);
 
 /* t is about to block outside the layer's waits (a lock, an event):
  * its slot goes to whoever needs one; omp_slot_unblock takes one back. */
@@ -365,12 +365,16 @@ static inline void omp_safepoint(struct omp_thr *t)
 /* ---- wait.c: scheduling points ---- */
 
 enum { OMP_WAIT_ANY, OMP_WAIT_TIED, OMP_WAIT_NONE };
+#define OMP_WAIT_NOSLOT 0x100          /* or'ed in: the caller runs nothing
+                                          after the wait, so a wait that
+                                          ends asleep takes no slot back */
 
 /* Wait until done(arg) holds.  Meanwhile run the team's tasks (mode
  * OMP_WAIT_ANY: any; OMP_WAIT_TIED: descendants of the current task, as
  * the task scheduling constraints allow; OMP_WAIT_NONE: none), give the
  * slot up when it is revoked or someone waits for one, and sleep when
- * there is nothing to do.  Returns in state WS_WORK. */
+ * there is nothing to do.  Returns in state WS_WORK, holding a slot
+ * unless OMP_WAIT_NOSLOT. */
 void omp_wait(struct omp_thr *t, bool (*done)(void *), void *arg, int mode);
 
 /* Wake the team's sleepers: one (new work), or all (a condition changed). */

@@ -268,8 +268,8 @@ void omp_slot_nap_begin(struct omp_thr *t)
 	pthread_mutex_unlock(&omp_rt->park_lock);
 }
 
-/* t's nap is over: it leaves the nappers and takes a slot. */
-void omp_slot_nap_end(struct omp_thr *t)
+/* t's nap is over: it leaves the nappers and (acquire) takes a slot. */
+void omp_slot_nap_end(struct omp_thr *t, bool acquire)
 {
 	struct omp_thr **p;
 
@@ -281,7 +281,8 @@ void omp_slot_nap_end(struct omp_thr *t)
 		}
 	t->napping = 0;
 	pthread_mutex_unlock(&omp_rt->park_lock);
-	omp_slot_acquire(t);
+	if (acquire)
+		omp_slot_acquire(t);
 }
 
 /* The safe point's slow path. */

@@ -373,7 +373,7 @@ void omp_task_create(void (*fn)(void *), void *data,
 			               ~(uintptr_t)(arg_align - 1));
 			if (cpyfn != NULL)
 				cpyfn(arg, data);
-			else
+			else if (arg_size > 0)
 				memcpy(arg, data, (size_t)arg_size);
 			if (range != NULL)
 				memcpy(arg, range, 2 * range_size);
@@ -429,7 +429,7 @@ void omp_task_create(void (*fn)(void *), void *data,
 		t->task = task;
 		cpyfn(arg, data);
 		t->task = parent;
-	} else {
+	} else if (arg_size > 0) {
 		memcpy(arg, data, (size_t)arg_size);
 	}
 	if (task->detach && data != NULL && cpyfn == NULL)

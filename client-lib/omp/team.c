@@ -186,7 +186,10 @@ unsigned omp_team_size(struct omp_thr *t, unsigned n)
 	if (max == 0)
 		max = 1;
 	if ((icv->dyn || omp_g.team_policy == OMP_TEAM_ALLOTMENT) && omp_rt != NULL) {
-		int a = omp_rt->allotment;
+		int a;
+		pthread_mutex_lock(&omp_rt->park_lock);
+		a = omp_rt->allotment;
+		pthread_mutex_unlock(&omp_rt->park_lock);
 		if (a < 1)
 			a = 1;
 		if ((unsigned)a < max)
@@ -228,8 +231,10 @@ static bool no_children(void *p)
 	return atomic_load_explicit(&task->children, memory_order_acquire) == 0;
 }
 
-/* Wait at barrier bar of t's team. */
-static bool bar_wait(struct omp_thr *t, struct omp_barrier *bar, bool cancellable)
+/* Wait at barrier bar of t's team (noslot: the caller runs nothing after
+ * it and needs no slot back). */
+static bool bar_wait(struct omp_thr *t, struct omp_barrier *bar, bool cancellable,
+                     int noslot)
 {
 	struct omp_team *team = t->team;
 	struct bar_wait b = { bar, 0, team, cancellable };
@@ -247,7 +252,7 @@ static bool bar_wait(struct omp_thr *t, struct omp_barrier *bar, bool cancellabl
 		atomic_store_explicit(&bar->gen, b.gen + 1, memory_order_release);
 		omp_wake(team, 1);
 	} else {
-		omp_wait(t, bar_passed, &b, OMP_WAIT_ANY);
+		omp_wait(t, bar_passed, &b, OMP_WAIT_ANY | noslot);
 	}
 	return cancellable && atomic_load(&team->cancelled);
 }
@@ -261,7 +266,7 @@ bool omp_barrier(struct omp_thr *t, bool cancellable)
 		return false;
 	}
 	omp_safepoint(t);
-	return bar_wait(t, &t->team->bar, cancellable);
+	return bar_wait(t, &t->team->bar, cancellable, 0);
 }
 
 /* Set up member i of team: its implicit task, deque and state. */
@@ -302,7 +307,9 @@ void omp_team_member(struct omp_thr *t)
 	omp_slot_acquire(t);
 	omp_slot_state(t, WS_WORK);
 	team->fn(team->data);
-	bar_wait(t, &team->endbar, false);
+	bar_wait(t, &team->endbar, false, OMP_WAIT_NOSLOT);
+	if (t->task->dephash != NULL)
+		omp_dep_free(t->task);
 	omp_slot_release(t);
 	t->team = NULL;
 	t->task = NULL;
@@ -438,7 +445,9 @@ void omp_team_end(void)
 	struct omp_thr *t = omp_self;
 	struct omp_team *team = t->team;
 
-	bar_wait(t, &team->endbar, false);
+	bar_wait(t, &team->endbar, false, team->took_slot ? OMP_WAIT_NOSLOT : 0);
+	if (t->task->dephash != NULL)
+		omp_dep_free(t->task);
 	/* Members leave right after the barrier; a preempted one is waited
 	 * for, yielding. */
 	while (!members_done(team))

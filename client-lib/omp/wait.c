@@ -52,13 +52,13 @@ static void nap(struct omp_thr *t, bool (*done)(void *), void *arg, int mode,
 	atomic_fetch_add_explicit(&team->sleepers, 1, memory_order_seq_cst);
 	FENCE_SC();
 	if (!done(arg) &&
-	    (give || !(mode == OMP_WAIT_ANY && omp_task_visible(team)))) {
+	    (give || !((mode & 0xff) == OMP_WAIT_ANY && omp_task_visible(team)))) {
 		omp_slot_nap_begin(t);
 		if (!done(arg))
 			syscall(SYS_futex, (uint32_t *)&team->epoch, FUTEX_WAIT_PRIVATE,
 			        e, &backstop, NULL, 0);
 		atomic_fetch_sub_explicit(&team->sleepers, 1, memory_order_seq_cst);
-		omp_slot_nap_end(t);
+		omp_slot_nap_end(t, !((mode & OMP_WAIT_NOSLOT) && done(arg)));
 		return;
 	}
 	atomic_fetch_sub_explicit(&team->sleepers, 1, memory_order_seq_cst);
@@ -77,12 +77,13 @@ void omp_wait(struct omp_thr *t, bool (*done)(void *), void *arg, int mode)
 {
 	uint64_t start = 0, limit = spin_ns();
 	unsigned fails = 0;
+	int kind = mode & 0xff;
 
 	for (;;) {
 		if (done(arg))
 			break;
 		omp_safepoint(t);
-		if (mode != OMP_WAIT_NONE && omp_task_find_run(t, mode)) {
+		if (kind != OMP_WAIT_NONE && omp_task_find_run(t, kind)) {
 			fails = 0;
 			start = 0;
 			continue;
