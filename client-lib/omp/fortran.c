@@ -38,6 +38,24 @@ static int to_int(int64_t v)
 	return v > INT_MIN ? (v < INT_MAX ? (int)v : INT_MAX) : INT_MIN;
 }
 
+/* name_: the routine name(void) returning an integer(4). */
+#define GETTER(name)                                                           \
+FN(int32_t, name##_, (void))                                                   \
+{                                                                              \
+	return name();                                                          \
+}
+
+/* name_ and name_8_: the routine name(int) taking an integer(4) or (8). */
+#define SETTER(name)                                                           \
+FN(void, name##_, (const int32_t *v))                                          \
+{                                                                              \
+	name(*v);                                                               \
+}                                                                              \
+FN(void, name##_8_, (const int64_t *v))                                        \
+{                                                                              \
+	name(to_int(*v));                                                       \
+}
+
 /* A Fortran character argument as a C string (NULL for length 0); free
  * it with free(). */
 static char *cstr(const char *s, size_t len)
@@ -195,60 +213,22 @@ FN(void, omp_set_nested_8_, (const int64_t *set))
 	omp_set_nested(*set != 0);
 }
 
-/* omp_get_nested. */
-FN(int32_t, omp_get_nested_, (void))
-{
-	return omp_get_nested();
-}
+GETTER(omp_get_nested)
 #pragma GCC diagnostic pop
 
-/* omp_set_num_threads with an integer(4). */
-FN(void, omp_set_num_threads_, (const int32_t *n))
-{
-	omp_set_num_threads(*n);
-}
+SETTER(omp_set_num_threads)
 
-/* omp_set_num_threads with an integer(8). */
-FN(void, omp_set_num_threads_8_, (const int64_t *n))
-{
-	omp_set_num_threads(to_int(*n));
-}
+GETTER(omp_get_dynamic)
 
-/* omp_get_dynamic. */
-FN(int32_t, omp_get_dynamic_, (void))
-{
-	return omp_get_dynamic();
-}
+GETTER(omp_in_parallel)
 
-/* omp_in_parallel. */
-FN(int32_t, omp_in_parallel_, (void))
-{
-	return omp_in_parallel();
-}
+GETTER(omp_get_max_threads)
 
-/* omp_get_max_threads. */
-FN(int32_t, omp_get_max_threads_, (void))
-{
-	return omp_get_max_threads();
-}
+GETTER(omp_get_num_procs)
 
-/* omp_get_num_procs. */
-FN(int32_t, omp_get_num_procs_, (void))
-{
-	return omp_get_num_procs();
-}
+GETTER(omp_get_num_threads)
 
-/* omp_get_num_threads. */
-FN(int32_t, omp_get_num_threads_, (void))
-{
-	return omp_get_num_threads();
-}
-
-/* omp_get_thread_num. */
-FN(int32_t, omp_get_thread_num_, (void))
-{
-	return omp_get_thread_num();
-}
+GETTER(omp_get_thread_num)
 
 /* omp_get_wtick. */
 FN(double, omp_get_wtick_, (void))
@@ -297,41 +277,15 @@ FN(void, omp_get_schedule_8_, (int32_t *kind, int64_t *chunk))
 	*chunk = c;
 }
 
-/* omp_get_thread_limit. */
-FN(int32_t, omp_get_thread_limit_, (void))
-{
-	return omp_get_thread_limit();
-}
+GETTER(omp_get_thread_limit)
 
-/* omp_set_max_active_levels with an integer(4). */
-FN(void, omp_set_max_active_levels_, (const int32_t *levels))
-{
-	omp_set_max_active_levels(*levels);
-}
+SETTER(omp_set_max_active_levels)
 
-/* omp_set_max_active_levels with an integer(8). */
-FN(void, omp_set_max_active_levels_8_, (const int64_t *levels))
-{
-	omp_set_max_active_levels(to_int(*levels));
-}
+GETTER(omp_get_max_active_levels)
 
-/* omp_get_max_active_levels. */
-FN(int32_t, omp_get_max_active_levels_, (void))
-{
-	return omp_get_max_active_levels();
-}
+GETTER(omp_get_supported_active_levels)
 
-/* omp_get_supported_active_levels. */
-FN(int32_t, omp_get_supported_active_levels_, (void))
-{
-	return omp_get_supported_active_levels();
-}
-
-/* omp_get_level. */
-FN(int32_t, omp_get_level_, (void))
-{
-	return omp_get_level();
-}
+GETTER(omp_get_level)
 
 /* omp_get_ancestor_thread_num with an integer(4). */
 FN(int32_t, omp_get_ancestor_thread_num_, (const int32_t *level))
@@ -357,23 +311,11 @@ FN(int32_t, omp_get_team_size_8_, (const int64_t *level))
 	return omp_get_team_size(to_int(*level));
 }
 
-/* omp_get_active_level. */
-FN(int32_t, omp_get_active_level_, (void))
-{
-	return omp_get_active_level();
-}
+GETTER(omp_get_active_level)
 
-/* omp_in_final. */
-FN(int32_t, omp_in_final_, (void))
-{
-	return omp_in_final();
-}
+GETTER(omp_in_final)
 
-/* omp_get_cancellation. */
-FN(int32_t, omp_get_cancellation_, (void))
-{
-	return omp_get_cancellation();
-}
+GETTER(omp_get_cancellation)
 
 /* omp_fulfill_event: the handle comes by value (omp_lib's interface). */
 FN(void, omp_fulfill_event_, (intptr_t event))
@@ -383,67 +325,23 @@ FN(void, omp_fulfill_event_, (intptr_t event))
 
 /* ---- teams ---- */
 
-/* omp_set_num_teams with an integer(4). */
-FN(void, omp_set_num_teams_, (const int32_t *n))
-{
-	omp_set_num_teams(*n);
-}
+SETTER(omp_set_num_teams)
 
-/* omp_set_num_teams with an integer(8). */
-FN(void, omp_set_num_teams_8_, (const int64_t *n))
-{
-	omp_set_num_teams(to_int(*n));
-}
+GETTER(omp_get_max_teams)
 
-/* omp_get_max_teams. */
-FN(int32_t, omp_get_max_teams_, (void))
-{
-	return omp_get_max_teams();
-}
+SETTER(omp_set_teams_thread_limit)
 
-/* omp_set_teams_thread_limit with an integer(4). */
-FN(void, omp_set_teams_thread_limit_, (const int32_t *limit))
-{
-	omp_set_teams_thread_limit(*limit);
-}
+GETTER(omp_get_teams_thread_limit)
 
-/* omp_set_teams_thread_limit with an integer(8). */
-FN(void, omp_set_teams_thread_limit_8_, (const int64_t *limit))
-{
-	omp_set_teams_thread_limit(to_int(*limit));
-}
+GETTER(omp_get_num_teams)
 
-/* omp_get_teams_thread_limit. */
-FN(int32_t, omp_get_teams_thread_limit_, (void))
-{
-	return omp_get_teams_thread_limit();
-}
-
-/* omp_get_num_teams. */
-FN(int32_t, omp_get_num_teams_, (void))
-{
-	return omp_get_num_teams();
-}
-
-/* omp_get_team_num. */
-FN(int32_t, omp_get_team_num_, (void))
-{
-	return omp_get_team_num();
-}
+GETTER(omp_get_team_num)
 
 /* ---- places ---- */
 
-/* omp_get_proc_bind. */
-FN(int32_t, omp_get_proc_bind_, (void))
-{
-	return omp_get_proc_bind();
-}
+GETTER(omp_get_proc_bind)
 
-/* omp_get_num_places. */
-FN(int32_t, omp_get_num_places_, (void))
-{
-	return omp_get_num_places();
-}
+GETTER(omp_get_num_places)
 
 /* omp_get_place_num_procs with an integer(4). */
 FN(int32_t, omp_get_place_num_procs_, (const int32_t *place))
@@ -481,17 +379,9 @@ FN(void, omp_get_place_proc_ids_8_, (const int64_t *place, int64_t *ids))
 	free(tmp);
 }
 
-/* omp_get_place_num. */
-FN(int32_t, omp_get_place_num_, (void))
-{
-	return omp_get_place_num();
-}
+GETTER(omp_get_place_num)
 
-/* omp_get_partition_num_places. */
-FN(int32_t, omp_get_partition_num_places_, (void))
-{
-	return omp_get_partition_num_places();
-}
+GETTER(omp_get_partition_num_places)
 
 /* omp_get_partition_place_nums into integer(4)s. */
 FN(void, omp_get_partition_place_nums_, (int32_t *nums))
@@ -575,53 +465,19 @@ FN(int32_t, omp_capture_affinity_, (char *buffer, const char *format,
 
 /* ---- devices, pause, environment ---- */
 
-/* omp_set_default_device with an integer(4). */
-FN(void, omp_set_default_device_, (const int32_t *dev))
-{
-	omp_set_default_device(*dev);
-}
+SETTER(omp_set_default_device)
 
-/* omp_set_default_device with an integer(8). */
-FN(void, omp_set_default_device_8_, (const int64_t *dev))
-{
-	omp_set_default_device(to_int(*dev));
-}
+GETTER(omp_get_default_device)
 
-/* omp_get_default_device. */
-FN(int32_t, omp_get_default_device_, (void))
-{
-	return omp_get_default_device();
-}
+GETTER(omp_get_num_devices)
 
-/* omp_get_num_devices. */
-FN(int32_t, omp_get_num_devices_, (void))
-{
-	return omp_get_num_devices();
-}
+GETTER(omp_is_initial_device)
 
-/* omp_is_initial_device. */
-FN(int32_t, omp_is_initial_device_, (void))
-{
-	return omp_is_initial_device();
-}
+GETTER(omp_get_initial_device)
 
-/* omp_get_initial_device. */
-FN(int32_t, omp_get_initial_device_, (void))
-{
-	return omp_get_initial_device();
-}
+GETTER(omp_get_device_num)
 
-/* omp_get_device_num. */
-FN(int32_t, omp_get_device_num_, (void))
-{
-	return omp_get_device_num();
-}
-
-/* omp_get_max_task_priority. */
-FN(int32_t, omp_get_max_task_priority_, (void))
-{
-	return omp_get_max_task_priority();
-}
+GETTER(omp_get_max_task_priority)
 
 /* omp_pause_resource. */
 FN(int32_t, omp_pause_resource_, (const int32_t *kind, const int32_t *dev))

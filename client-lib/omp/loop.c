@@ -182,28 +182,9 @@ static void token_pass(struct omp_thr *t)
 	omp_wake(t->team, 1);
 }
 
-/* The next chunk as long bounds (ordered: passing the token on first). */
-static bool next_long(struct omp_thr *t, bool ordered, long *istart, long *iend)
-{
-	ULL lo, hi;
-	struct omp_ws *ws = t->ws;
-
-	if (ordered)
-		token_pass(t);
-	if (!next_chunk(t, &lo, &hi))
-		return false;
-	if (ordered) {
-		t->ord_lo = lo;
-		t->ord_hi = hi;
-		t->ord_own = 1;
-	}
-	*istart = (long)(ws->start + lo * ws->incr);
-	*iend = (long)(ws->start + hi * ws->incr);
-	return true;
-}
-
-/* The next chunk as unsigned long long bounds. */
-static bool next_ull(struct omp_thr *t, bool ordered, ULL *istart, ULL *iend)
+/* The next chunk, as the bounds of its first and one past its last
+ * iteration (ordered: passing the token on first); false when none. */
+static bool next_bounds(struct omp_thr *t, bool ordered, ULL *istart, ULL *iend)
 {
 	ULL lo, hi;
 	struct omp_ws *ws = t->ws;
@@ -222,6 +203,18 @@ static bool next_ull(struct omp_thr *t, bool ordered, ULL *istart, ULL *iend)
 	return true;
 }
 
+/* next_bounds for a long loop. */
+static bool next_long(struct omp_thr *t, bool ordered, long *istart, long *iend)
+{
+	ULL s, e;
+
+	if (!next_bounds(t, ordered, &s, &e))
+		return false;
+	*istart = (long)s;
+	*iend = (long)e;
+	return true;
+}
+
 /* Shared zeroed memory of a loop (GOMP_loop_start's mem). */
 static void loop_mem(struct omp_ws *ws, bool first, void **mem)
 {
@@ -236,66 +229,58 @@ static void loop_mem(struct omp_ws *ws, bool first, void **mem)
 	*mem = ws->mem;
 }
 
-/* Start a long loop: set its share up if first, then the first chunk. */
+static void doacross_init(struct omp_ws *ws, unsigned ndims, const ULL *dims);
+
+/* Enter a loop of n iterations (iteration i: start + i * incr): set its
+ * share up if first, with its shared memory, task reductions and (dims
+ * not NULL) the rows of a doacross loop over ndims dimensions. */
+static struct omp_thr *loop_start(ULL start, ULL incr, ULL n, unsigned sched,
+                                  long chunk, uintptr_t *reductions, void **mem,
+                                  unsigned ndims, const ULL *dims)
+{
+	struct omp_thr *t = omp_thr_get();
+	struct omp_ws *ws;
+	bool first;
+	ULL c;
+	int k = resolve(sched, &c, chunk);
+
+	ws = omp_ws_enter(t, &first);
+	t->static_trip = 0;
+	t->ord_own = 0;
+	if (first) {
+		loop_init(ws, start, incr, n, k, c);
+		if (dims != NULL)
+			doacross_init(ws, ndims, dims);
+	}
+	loop_mem(ws, first, mem);
+	if (reductions != NULL)
+		omp_reduction_workshare(t, ws, reductions, first);
+	if (first && t->team != NULL)
+		omp_ws_ready(ws);
+	return t;
+}
+
+/* Start a long loop and take its first chunk (none asked: istart NULL). */
 static bool start_long(long start, long end, long incr, unsigned sched,
                        long chunk, bool ordered, long *istart, long *iend,
                        uintptr_t *reductions, void **mem)
 {
-	struct omp_thr *t = omp_thr_get();
-	struct omp_ws *ws;
-	bool first;
-	ULL c;
-	int k = resolve(sched, &c, chunk);
+	struct omp_thr *t = loop_start((ULL)start, (ULL)incr,
+	                               count_long(start, end, incr), sched, chunk,
+	                               reductions, mem, 0, NULL);
 
-	ws = omp_ws_enter(t, &first);
-	t->static_trip = 0;
-	t->ord_own = 0;
-	if (first) {
-		loop_init(ws, (ULL)start, (ULL)incr, count_long(start, end, incr), k, c);
-		loop_mem(ws, true, mem);
-		if (reductions != NULL)
-			omp_reduction_workshare(t, ws, reductions, true);
-		if (t->team != NULL)
-			omp_ws_ready(ws);
-	} else {
-		loop_mem(ws, false, mem);
-		if (reductions != NULL)
-			omp_reduction_workshare(t, ws, reductions, false);
-	}
-	if (istart == NULL)
-		return true;
-	return next_long(t, ordered, istart, iend);
+	return istart == NULL || next_long(t, ordered, istart, iend);
 }
 
-/* Start an unsigned long long loop. */
+/* Start an unsigned long long loop and take its first chunk. */
 static bool start_ull(bool up, ULL start, ULL end, ULL incr, unsigned sched,
                       long chunk, bool ordered, ULL *istart, ULL *iend,
                       uintptr_t *reductions, void **mem)
 {
-	struct omp_thr *t = omp_thr_get();
-	struct omp_ws *ws;
-	bool first;
-	ULL c;
-	int k = resolve(sched, &c, chunk);
+	struct omp_thr *t = loop_start(start, incr, count_ull(up, start, end, incr),
+	                               sched, chunk, reductions, mem, 0, NULL);
 
-	ws = omp_ws_enter(t, &first);
-	t->static_trip = 0;
-	t->ord_own = 0;
-	if (first) {
-		loop_init(ws, start, incr, count_ull(up, start, end, incr), k, c);
-		loop_mem(ws, true, mem);
-		if (reductions != NULL)
-			omp_reduction_workshare(t, ws, reductions, true);
-		if (t->team != NULL)
-			omp_ws_ready(ws);
-	} else {
-		loop_mem(ws, false, mem);
-		if (reductions != NULL)
-			omp_reduction_workshare(t, ws, reductions, false);
-	}
-	if (istart == NULL)
-		return true;
-	return next_ull(t, ordered, istart, iend);
+	return istart == NULL || next_bounds(t, ordered, istart, iend);
 }
 
 /* The next chunk of the caller's long loop. */
@@ -311,7 +296,7 @@ static bool loop_ull_next(bool ordered, ULL *istart, ULL *iend)
 {
 	struct omp_thr *t = omp_self;
 
-	return t != NULL && t->ws != NULL && next_ull(t, ordered, istart, iend);
+	return t != NULL && t->ws != NULL && next_bounds(t, ordered, istart, iend);
 }
 
 /* The long entry points: one per schedule, plain and ordered. */
@@ -609,28 +594,10 @@ static void doacross_init(struct omp_ws *ws, unsigned ndims, const ULL *dims)
 static bool doacross_start(unsigned ndims, const ULL *dims, unsigned sched,
                            long chunk, ULL *lo, ULL *hi)
 {
-	struct omp_thr *t = omp_thr_get();
-	struct omp_ws *ws;
-	bool first;
-	ULL c, l, h;
-	int k = resolve(sched, &c, chunk);
+	struct omp_thr *t = loop_start(0, 1, dims[0], sched, chunk, NULL, NULL,
+	                               ndims, dims);
 
-	ws = omp_ws_enter(t, &first);
-	t->static_trip = 0;
-	t->ord_own = 0;
-	if (first) {
-		loop_init(ws, 0, 1, dims[0], k, c);
-		doacross_init(ws, ndims, dims);
-		if (t->team != NULL)
-			omp_ws_ready(ws);
-	}
-	if (lo == NULL)
-		return true;
-	if (!next_chunk(t, &l, &h))
-		return false;
-	*lo = l;
-	*hi = h;
-	return true;
+	return lo == NULL || next_chunk(t, lo, hi);
 }
 
 /* A long doacross start with istart/iend as longs. */
@@ -788,38 +755,24 @@ OMP_API void GOMP_doacross_ull_post(ULL *counts)
 	doacross_post(counts);
 }
 
-/* depend(sink: ...) in a long doacross loop. */
-OMP_API void GOMP_doacross_wait(long first, ...)
-{
-	struct omp_thr *t = omp_self;
-	unsigned d, n = t != NULL && t->ws != NULL ? t->ws->ndims : 0;
-	ULL v[n > 0 ? n : 1];
-	va_list ap;
-
-	if (n == 0)
-		return;
-	v[0] = (ULL)first;
-	va_start(ap, first);
-	for (d = 1; d < n; d++)
-		v[d] = (ULL)va_arg(ap, long);
-	va_end(ap);
-	doacross_wait(v);
+/* depend(sink: ...) in a doacross loop over T: the vector's first
+ * element, then the others, variadic. */
+#define DOACROSS_WAIT(name, T)                                                 \
+OMP_API void name(T first, ...)                                                \
+{                                                                              \
+	struct omp_thr *t = omp_self;                                           \
+	unsigned d, n = t != NULL && t->ws != NULL ? t->ws->ndims : 0;          \
+	ULL v[n > 0 ? n : 1];                                                   \
+	va_list ap;                                                             \
+                                                                               \
+	if (n == 0)                                                             \
+		return;                                                         \
+	v[0] = (ULL)first;                                                      \
+	va_start(ap, first);                                                    \
+	for (d = 1; d < n; d++)                                                 \
+		v[d] = (ULL)va_arg(ap, T);                                      \
+	va_end(ap);                                                             \
+	doacross_wait(v);                                                       \
 }
-
-/* depend(sink: ...) in an unsigned long long doacross loop. */
-OMP_API void GOMP_doacross_ull_wait(ULL first, ...)
-{
-	struct omp_thr *t = omp_self;
-	unsigned d, n = t != NULL && t->ws != NULL ? t->ws->ndims : 0;
-	ULL v[n > 0 ? n : 1];
-	va_list ap;
-
-	if (n == 0)
-		return;
-	v[0] = first;
-	va_start(ap, first);
-	for (d = 1; d < n; d++)
-		v[d] = va_arg(ap, ULL);
-	va_end(ap);
-	doacross_wait(v);
-}
+DOACROSS_WAIT(GOMP_doacross_wait, long)
+DOACROSS_WAIT(GOMP_doacross_ull_wait, ULL)
