@@ -28,19 +28,28 @@ struct command {
 
 static const struct command commands[] = {
 	{ "run", supervise_run,
-	  "run [-J|--name NAME] [-c|--cpus N] [--stats] -- PROGRAM [ARGS...]",
+	  "run [-J|--name NAME] [-c|--cpus N] [--omp layer|system] [--stats] -- "
+	  "PROGRAM [ARGS...]",
 	  "Run a job in the foreground under the daemon; exit with its status.\n"
+	  "A program linked with libasteal, or with libgomp (run on asteal's\n"
+	  "OpenMP layer), is an adaptive job; any other a rigid job (of 1 CPU\n"
+	  "unless --cpus, said in one line).\n"
 	  "  -J, --name NAME  the job's name (default: the program's)\n"
 	  "  -c, --cpus N  a rigid job of N CPUs, for a program not linked with\n"
 	  "                libasteal (OMP_NUM_THREADS and the like set to N);\n"
-	  "                a linked program's desire is capped at N\n"
+	  "                an adaptive program's desire is capped at N\n"
+	  "  --omp layer   run a program linked with libgomp on asteal's OpenMP\n"
+	  "                layer, as an adaptive job (the default)\n"
+	  "  --omp system  on the system's libgomp instead, as a rigid job\n"
 	  "  --stats       print a summary line when it ends\n" },
 	{ "submit", supervise_submit,
-	  "submit [-J|--name NAME] [-c|--cpus N] [-o|--output FILE] [-e|--error FILE] "
-	  "[--parsable] -- PROGRAM [ARGS...]",
-	  "Start a job detached and print its id.\n"
+	  "submit [-J|--name NAME] [-c|--cpus N] [--omp layer|system] [-o|--output FILE] "
+	  "[-e|--error FILE] [--parsable] -- PROGRAM [ARGS...]",
+	  "Start a job detached and print its id (adaptive or rigid as for run).\n"
 	  "  -J, --name NAME    the job's name (default: the program's)\n"
 	  "  -c, --cpus N       a rigid job of N CPUs (as for run)\n"
+	  "  --omp layer|system a libgomp program on asteal's OpenMP layer\n"
+	  "                     (default) or on the system's libgomp (as for run)\n"
 	  "  -o, --output FILE  its standard output, and its standard error\n"
 	  "                     unless -e (default asteal-%j.out; %j is the\n"
 	  "                     job id, %% a %)\n"

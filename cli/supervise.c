@@ -14,6 +14,17 @@
  * A submitted job's child opens its output files itself, once it knows
  * the id that %j in their names stands for.
  *
+ * How the program runs is chosen before it starts, from what its file
+ * says it is linked with (program.c): a program linked with libasteal
+ * runs as it is (an adaptive job); one whose libraries include
+ * libgomp.so.1 runs on asteal's OpenMP layer (--omp layer, the default),
+ * which its child puts first in LD_LIBRARY_PATH, and is an adaptive job
+ * as well; any other is a rigid job, of --cpus N, or of
+ * SUPERVISE_RIGID_CPUS with a line saying so.  LLVM's libomp, OpenMP
+ * linked in statically, or a layer that is missing or cannot replace the
+ * program's libgomp: a line saying that it runs rigid, and why, even
+ * with --cpus.
+ *
  * When the daemon goes away (a restart), the job goes on; the supervisor
  * connects again with backoff (client_retry: at least every half second)
  * and takes the job back (Launch with its job_id), and after the child
@@ -35,6 +46,8 @@
 #include "cli.h"
 #include "client.h"
 #include "frame.h"
+#include "paths.h"
+#include "program.h"
 #include "qtime.h"
 #include "table.h"
 
@@ -44,6 +57,13 @@
 
 /* submit's default output file, in the current folder. */
 #define SUPERVISE_OUTPUT "asteal-%j.out"
+
+/* The CPUs of a rigid job whose program is linked with neither libasteal
+ * nor libgomp (or runs on the system's OpenMP) when no --cpus is given:
+ * what most such programs use (a shell, a serial tool), as Slurm gives a
+ * task one CPU without -c; counted in DEQ and held, where unmanaged it
+ * would take CPUs from the adaptive jobs unseen. */
+#define SUPERVISE_RIGID_CPUS 1
 
 /* What the child failed at, as it tells start() (with errno). */
 enum child_fail { FAIL_EXEC, FAIL_OUTPUT, FAIL_ERROR };
@@ -56,6 +76,9 @@ struct spawn {
 	const char *output;       /* submit: where its stdout (and stderr) go */
 	const char *error;        /* submit: where its stderr goes, or NULL */
 	unsigned cpus;            /* --cpus N: a rigid job of N CPUs; 0 none */
+	int omp_system;           /* --omp system: never the OpenMP layer */
+	char layer[PATH_MAX];     /* the layer's folder, put first in LD_LIBRARY_PATH */
+	char notice[3 * PATH_MAX]; /* how it runs, said before it starts, or "" */
 	int failed;               /* the child failed: an enum child_fail + 1 */
 	int detached;             /* submit */
 	pid_t pid;
@@ -136,6 +159,7 @@ static int parse_spawn(int argc, char **argv, struct spawn *sp, int *stats,
 		{ "name", required_argument, NULL, 'J' },
 		{ "stats", no_argument, NULL, 's' },
 		{ "cpus", required_argument, NULL, 'c' },
+		{ "omp", required_argument, NULL, 'O' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct option submit_opts[] = {
@@ -144,6 +168,7 @@ static int parse_spawn(int argc, char **argv, struct spawn *sp, int *stats,
 		{ "error", required_argument, NULL, 'e' },
 		{ "parsable", no_argument, NULL, 'p' },
 		{ "cpus", required_argument, NULL, 'c' },
+		{ "omp", required_argument, NULL, 'O' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *cmd = argv[0];
@@ -163,6 +188,13 @@ static int parse_spawn(int argc, char **argv, struct spawn *sp, int *stats,
 				return cli_usage(cmd, "--cpus: '%s' is not a number of "
 				                 "CPUs from 1 to %d", optarg, CLI_MAX_CPUS);
 			sp->cpus = (unsigned)v;
+			break;
+		case 'O':
+			if (strcmp(optarg, "layer") != 0 && strcmp(optarg, "system") != 0)
+				return cli_usage(cmd, "--omp: '%s' is not layer (asteal's "
+				                 "OpenMP layer) or system (the system's "
+				                 "libgomp)", optarg);
+			sp->omp_system = strcmp(optarg, "system") == 0;
 			break;
 		case 'J':
 			if (*optarg == '\0' || strlen(optarg) > 63)
@@ -221,7 +253,12 @@ static const char *const cpus_env[] = {
  * the user chose, OMP_WAIT_POLICY=passive: a rigid job's allotment can be
  * less than n, and OpenMP threads that spin at barriers on a shared CPU
  * burn the slices of the threads they wait for (bench/README.md, "Rigid
- * jobs"). */
+ * jobs"); and KMP_AFFINITY=disabled: a rigid job's CPUs are the daemon's
+ * to set, and LLVM's libomp (and Intel's), which reads its affinity mask
+ * as it starts and then pins its threads within it, aborts ("OMP: System
+ * error #22: Invalid argument") when confinement changed the mask in
+ * between: 8 runs in 40 of a small libomp program under `--cpus 1` with
+ * a cgroup v1 cpuset, none with the variable. */
 static int set_cpus_env(unsigned n)
 {
 	char v[16];
@@ -230,7 +267,172 @@ static int set_cpus_env(unsigned n)
 	for (size_t i = 0; i < sizeof(cpus_env) / sizeof(cpus_env[0]); i++)
 		if (setenv(cpus_env[i], v, 1) < 0)
 			return -1;
+	if (setenv("KMP_AFFINITY", "disabled", 0) < 0)
+		return -1;
 	return setenv("OMP_WAIT_POLICY", "passive", 0);
+}
+
+/* Put dir first in the search list of variable var (LD_LIBRARY_PATH): 0,
+ * or -1 with errno. */
+static int prepend_path(const char *var, const char *dir)
+{
+	const char *old = getenv(var);
+	char *v;
+	int r;
+
+	if (old == NULL || *old == '\0')
+		return setenv(var, dir, 1);
+	if (asprintf(&v, "%s:%s", dir, old) < 0)
+		return -1;
+	r = setenv(var, v, 1);
+	free(v);
+	return r;
+}
+
+/* Whether the space-separated list have holds word. */
+static int has_word(const char *have, const char *word)
+{
+	size_t w = strlen(word);
+
+	for (const char *at = have; (at = strstr(at, word)) != NULL; at += w)
+		if ((at == have || at[-1] == ' ') && (at[w] == ' ' || at[w] == '\0'))
+			return 1;
+	return 0;
+}
+
+/* Whether the layer at lib lacks a version of libgomp that program p's
+ * closure asks for (an OpenACC program's OACC_2.0, a newer gcc's): 1 with
+ * the first in miss (len bytes), 0 when it has them all or cannot tell
+ * (the dynamic linker then says). */
+static int lacks(const struct program *p, const char *lib, char *miss, size_t len)
+{
+	char have[4096], want[sizeof(p->gomp_versions)], *w, *save = NULL;
+
+	if (p->gomp_versions[0] == '\0' || program_versions(lib, have, sizeof(have)) < 0)
+		return 0;
+	snprintf(want, sizeof(want), "%s", p->gomp_versions);
+	for (w = strtok_r(want, " ", &save); w != NULL; w = strtok_r(NULL, " ", &save))
+		if (!has_word(have, w)) {
+			snprintf(miss, len, "%s", w);
+			return 1;
+		}
+	return 0;
+}
+
+/* The folder of asteal's OpenMP layer for program p: 0 with it in dir
+ * (len bytes), or -1 with why (wlen bytes).  The layer is libgomp.so.1 in
+ * ../lib/asteal from asteal's own folder (a build tree's build/lib/asteal,
+ * or an install with lib beside bin), else in CLI_OMP_DIR, where make
+ * install put it; it must be of the program's class and machine, and
+ * define every version of libgomp the program asks for. */
+static int layer_dir(const struct program *p, char *dir, size_t len, char *why,
+                     size_t wlen)
+{
+	char exe[PATH_MAX], beside[PATH_MAX], lib[PATH_MAX], miss[64] = "";
+	const char *cand[2], *other = NULL, *short_of = NULL;
+	char *s;
+	ssize_t n;
+	int ncand = 0, cls, machine;
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		if ((s = strrchr(exe, '/')) != NULL) {
+			*s = '\0';                    /* bin */
+			if ((s = strrchr(exe, '/')) != NULL) {
+				*s = '\0';            /* its parent */
+				if (snprintf(beside, sizeof(beside), "%s/lib/asteal", exe) <
+				    (int)sizeof(beside))
+					cand[ncand++] = beside;
+			}
+		}
+	}
+	if (ncand == 0 || strcmp(cand[0], CLI_OMP_DIR) != 0)
+		cand[ncand++] = CLI_OMP_DIR;
+	for (int i = 0; i < ncand; i++) {
+		if (snprintf(lib, sizeof(lib), "%s/libgomp.so.1", cand[i]) >= (int)sizeof(lib) ||
+		    program_elf_id(lib, &cls, &machine) < 0)
+			continue;
+		if (cls == p->elf_class && machine == p->machine) {
+			if (lacks(p, lib, miss, sizeof(miss))) {
+				if (short_of == NULL)
+					short_of = cand[i];
+				continue;
+			}
+			if (snprintf(dir, len, "%s", cand[i]) < (int)len)
+				return 0;
+		}
+		if (other == NULL)
+			other = cand[i];
+	}
+	if (short_of != NULL)
+		snprintf(why, wlen, "asteal's OpenMP layer (%s) lacks %s, a version of "
+		         "libgomp.so.1 the program needs", short_of, miss);
+	else if (other != NULL)
+		snprintf(why, wlen, "asteal's OpenMP layer (%s) is built for another "
+		         "machine or word size than the program", other);
+	else
+		snprintf(why, wlen, "asteal's OpenMP layer is not installed (no "
+		         "libgomp.so.1 in %s%s%s)", cand[0], ncand > 1 ? " or " : "",
+		         ncand > 1 ? cand[1] : "");
+	return -1;
+}
+
+/* Choose how sp's program runs, from what it is linked with: sp->layer
+ * for one to run on the OpenMP layer, sp->cpus for a rigid job
+ * (SUPERVISE_RIGID_CPUS when none was given), and in sp->notice the line
+ * that says so when it is not what the user may expect. */
+static void choose(struct spawn *sp)
+{
+	struct program *p = malloc(sizeof(*p));
+	unsigned cpus = sp->cpus ? sp->cpus : SUPERVISE_RIGID_CPUS;
+	char why[2 * PATH_MAX + 128], how[64];
+	const char *name = sp->argv[0], *hint = sp->cpus ? "" : " (--cpus N for N)";
+
+	sp->notice[0] = '\0';
+	sp->layer[0] = '\0';
+	/* Not found or not readable: execvp says why it cannot run. */
+	if (p == NULL || program_inspect(name, p) < 0)
+		goto out;
+	/* Linked with libasteal: an adaptive job as it is (--cpus caps it). */
+	if (p->links & PROGRAM_ASTEAL)
+		goto out;
+	snprintf(how, sizeof(how), "a rigid job of %u CPU%s", cpus, cpus == 1 ? "" : "s");
+	if (p->links & PROGRAM_LIBOMP) {
+		snprintf(sp->notice, sizeof(sp->notice), "%s is linked with LLVM's "
+		         "libomp%s%s: %s%s; asteal's OpenMP layer replaces libgomp.so.1 "
+		         "only", name, p->via[0] ? " through " : "", p->via, how, hint);
+	} else if (p->links & PROGRAM_GOMP_STATIC) {
+		snprintf(sp->notice, sizeof(sp->notice), "%s has OpenMP (libgomp) linked "
+		         "in statically: %s%s; asteal's OpenMP layer replaces the shared "
+		         "libgomp.so.1 only", name, how, hint);
+	} else if ((p->links & PROGRAM_GOMP) && !sp->omp_system) {
+		if (p->links & PROGRAM_GOMP_PINNED)
+			snprintf(why, sizeof(why), "its libgomp.so.1 is named by a path or "
+			         "found through a DT_RPATH, which LD_LIBRARY_PATH does not "
+			         "override");
+		else if (layer_dir(p, sp->layer, sizeof(sp->layer), why, sizeof(why)) == 0)
+			goto out;       /* on the layer: an adaptive job */
+		snprintf(sp->notice, sizeof(sp->notice), "%s: %s: %s on the system's "
+		         "libgomp%s", name, why, how, hint);
+	} else if (sp->cpus > 0) {
+		goto out;               /* rigid, as asked */
+	} else if (p->links & PROGRAM_GOMP) {
+		snprintf(sp->notice, sizeof(sp->notice), "%s runs on the system's libgomp "
+		         "(--omp system): %s%s", name, how, hint);
+	} else if (p->kind == PROGRAM_SCRIPT) {
+		snprintf(sp->notice, sizeof(sp->notice), "%s is a script (#!%s), which "
+		         "asteal does not look into: %s%s", name, p->interp, how, hint);
+	} else if (p->kind == PROGRAM_OTHER) {
+		snprintf(sp->notice, sizeof(sp->notice), "%s is not a program asteal can "
+		         "read (%s): %s%s", name, p->why, how, hint);
+	} else {
+		snprintf(sp->notice, sizeof(sp->notice), "%s is linked with neither "
+		         "libasteal nor libgomp: %s%s", name, how, hint);
+	}
+	sp->cpus = cpus;
+out:
+	free(p);
 }
 
 /* Tell the parent why the child failed, through the close-on-exec pipe
@@ -313,7 +515,8 @@ static void child(const struct cli *g, struct spawn *sp, int gate, int err)
 	if (setenv("ASTEAL_SOCKET", g->socket, 1) < 0 ||
 	    setenv("ASTEAL_JOB_ID", buf, 1) < 0 ||
 	    setenv("ASTEAL_JOB_NAME", sp->name, 1) < 0 ||
-	    (sp->cpus > 0 && set_cpus_env(sp->cpus) < 0))
+	    (sp->cpus > 0 && set_cpus_env(sp->cpus) < 0) ||
+	    (sp->layer[0] != '\0' && prepend_path("LD_LIBRARY_PATH", sp->layer) < 0))
 		child_fail(err, FAIL_EXEC);
 	execvp(sp->argv[0], sp->argv);
 	child_fail(err, FAIL_EXEC);
@@ -671,8 +874,11 @@ int supervise_run(const struct cli *g, int argc, char **argv)
 	memset(&sp, 0, sizeof(sp));
 	if ((code = parse_spawn(argc, argv, &sp, &stats, &parsable)) != 0)
 		return code;
+	choose(&sp);
 	if ((code = client_open(g->socket, &c)) != 0)
 		return code;
+	if (sp.notice[0] != '\0')
+		cli_error("%s", sp.notice);
 	if (catch_signals(0) < 0) {
 		client_close(c);
 		return CLI_FAIL;
@@ -732,6 +938,7 @@ int supervise_submit(const struct cli *g, int argc, char **argv)
 	sp.output = SUPERVISE_OUTPUT;
 	if ((code = parse_spawn(argc, argv, &sp, &stats, &parsable)) != 0)
 		return code;
+	choose(&sp);
 	if (pipe2(tell, O_CLOEXEC) < 0) {
 		cli_error("pipe: %s", strerror(errno));
 		return CLI_FAIL;
@@ -773,6 +980,8 @@ int supervise_submit(const struct cli *g, int argc, char **argv)
 		dprintf(tell[1], "!%d\n", c == NULL && code ? code : CLI_FAIL);
 		_exit(CLI_FAIL);
 	}
+	if (sp.notice[0] != '\0')
+		cli_error("%s", sp.notice);     /* still on the terminal */
 	code = start(g, c, &sp);
 	if (code > 0) {
 		dprintf(tell[1], "!%d\n", code);

@@ -5,8 +5,8 @@
 # bash-completion package's helpers only when they are loaded.
 #
 # Completes the global options, the commands, each command's options, the
-# values of --format, --state, --user, --since, --until, --signal and
-# --cpus, files for --socket, --output, --error, --db and --plot,
+# values of --format, --state, --user, --since, --until, --signal, --cpus
+# and --omp, files for --socket, --output, --error, --db and --plot,
 # the program after `run --` and `submit --`, and job ids (of the running
 # jobs, from `asteal --json jobs`, asked with a one-second bound; nothing
 # when asteal or its daemon is missing).  Options may be given as
@@ -18,8 +18,8 @@ _asteal_commands="run submit wait cancel jobs history status help"
 _asteal_options()
 {
 	case $1 in
-	run) echo "--name --cpus --stats --help --" ;;
-	submit) echo "--name --cpus --output --error --parsable --help --" ;;
+	run) echo "--name --cpus --omp --stats --help --" ;;
+	submit) echo "--name --cpus --omp --output --error --parsable --help --" ;;
 	wait) echo "--timeout --help" ;;
 	cancel) echo "--signal --help" ;;
 	jobs) echo "--watch --interval --user --name --state --since --until" \
@@ -187,6 +187,9 @@ _asteal()
 		return 0 ;;
 	--cpus | -c)
 		_asteal_words "$(_asteal_cpu_counts)" "$cur"
+		return 0 ;;
+	--omp)
+		_asteal_words "layer system" "$cur"
 		return 0 ;;
 	--name | --timeout | --interval | -J | -t)
 		return 0 ;;

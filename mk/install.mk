@@ -1,5 +1,6 @@
 # mk/install.mk - `make install` and `make uninstall` (included by the
-# Makefile, after the build rules it uses: BUILD, BINS, LIBA, LIBSO, HEADER).
+# Makefile, after the build rules it uses: BUILD, BINS, LIBA, LIBSO, HEADER,
+# OMPSO).
 #
 #   make install   [PREFIX=/usr/local] [DESTDIR=/staging/root] [BUILD=build]
 #   make uninstall [PREFIX=/usr/local] [DESTDIR=/staging/root]
@@ -11,6 +12,12 @@
 #                      (the programs this build makes: asteal once cli/ exists)
 #   $(LIBDIR)          libasteal.a, libasteal.so.VERSION, and the symlinks
 #                      libasteal.so.0 (the soname) and libasteal.so
+#   $(OMP_LIBDIR)      libgomp.so.1, the OpenMP layer (client-lib/omp/),
+#                      default $(LIBDIR)/asteal: a folder of its own, which
+#                      asteal puts first in an OpenMP program's
+#                      LD_LIBRARY_PATH and which ldconfig never reads (it
+#                      is in no ld.so.conf), so the system's libgomp stays
+#                      every other program's; asteal is built knowing it
 #   $(INCLUDEDIR)      asteal.h
 #   $(PKGCONFIGDIR)    asteal.pc, from client-lib/asteal.pc.in (less its
 #                      '#' comment lines)
@@ -39,6 +46,7 @@ PKGCONFIGDIR   ?= $(LIBDIR)/pkgconfig
 SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 SYSUSERSDIR    ?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR    ?= $(PREFIX)/lib/tmpfiles.d
+OMP_LIBDIR     ?= $(LIBDIR)/asteal
 BASHCOMPDIR    ?= $(DATADIR)/bash-completion/completions
 INSTALL        ?= install
 
@@ -60,7 +68,7 @@ INSTALL_GEN    = $(BUILD)/install
 install: all
 	@test -n "$(ASTEAL_PKG_VERSION)" || { echo "install: no ASTEAL_VERSION in client-lib/asteal.h" >&2; exit 1; }
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(LIBDIR) \
-		$(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+		$(DESTDIR)$(OMP_LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
 		$(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASHCOMPDIR)
 	$(if $(INSTALL_DAEMON),$(INSTALL) -m 0755 $(INSTALL_DAEMON) $(DESTDIR)$(SBINDIR)/)
@@ -69,6 +77,7 @@ install: all
 	$(INSTALL) -m 0755 $(LIBSO).0 $(DESTDIR)$(LIBDIR)/libasteal.so.$(ASTEAL_PKG_VERSION)
 	ln -sf libasteal.so.$(ASTEAL_PKG_VERSION) $(DESTDIR)$(LIBDIR)/libasteal.so.0
 	ln -sf libasteal.so.0 $(DESTDIR)$(LIBDIR)/libasteal.so
+	$(INSTALL) -m 0755 $(OMPSO) $(DESTDIR)$(OMP_LIBDIR)/libgomp.so.1
 	$(INSTALL) -m 0644 $(HEADER) $(DESTDIR)$(INCLUDEDIR)/asteal.h
 	@mkdir -p $(INSTALL_GEN)
 	sed -e '/^#/d' -e 's|@prefix@|$(PREFIX)|g' -e 's|@libdir@|$(PC_LIBDIR)|g' \
@@ -97,4 +106,5 @@ uninstall:
 		$(DESTDIR)$(SYSTEMDUNITDIR)/asteald.service $(DESTDIR)$(SYSTEMDUNITDIR)/asteald.socket \
 		$(DESTDIR)$(SYSUSERSDIR)/asteal.conf $(DESTDIR)$(TMPFILESDIR)/asteal.conf \
 		$(DESTDIR)$(MANDIR)/man1/asteal.1 $(DESTDIR)$(MANDIR)/man8/asteald.8 \
-		$(DESTDIR)$(BASHCOMPDIR)/asteal
+		$(DESTDIR)$(BASHCOMPDIR)/asteal $(DESTDIR)$(OMP_LIBDIR)/libgomp.so.1
+	rmdir $(DESTDIR)$(OMP_LIBDIR) 2>/dev/null || true

@@ -7,6 +7,7 @@
 #  3. each command's options; --format gives exactly table json csv (also
 #     as --format=); --signal names (TERM, KILL, and SIGTERM after SIG);
 #     --since offers relative times and words; --state the command's states;
+#     --omp layer and system;
 #  4. files for --output, --socket and --db, only *.svg (and folders) for --plot,
 #     programs after `run --`;
 #  5. job ids come from `asteal --json jobs` (a stand-in asteal that
@@ -96,8 +97,10 @@ expect "asteal help" "cancel help history jobs run status submit wait" ""
 echo "commands and global options: ok"
 
 # ---- 3. options and their values ----
-expect "asteal run" "-- --cpus --help --name --stats" "-"
-expect "asteal submit" "-- --cpus --error --help --name --output --parsable" "-"
+expect "asteal run" "-- --cpus --help --name --omp --stats" "-"
+expect "asteal submit" "-- --cpus --error --help --name --omp --output --parsable" "-"
+expect "asteal run --omp" "layer system" ""
+expect "asteal submit --omp =" "system" "s"
 expect "asteal run --cpus" "$(awk '/^processor/ { n++ } END { for (i = 1; i <= n; i++) s = s (i > 1 ? " " : "") i; print s }' /proc/cpuinfo)" ""
 expect "asteal wait" "--help --timeout" "-"
 expect "asteal cancel" "--help --signal" "-"

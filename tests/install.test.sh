@@ -8,7 +8,9 @@
 #     asteal.pc (version ASTEAL_VERSION), the systemd units with
 #     ExecStart=/usr/sbin/asteald, the sysusers and tmpfiles files, the two
 #     man pages and the bash completion, the SPANK plugin where libslurm-dev
-#     is installed (in lib/slurm/); no installed text names DESTDIR or
+#     is installed (in lib/slurm/), the OpenMP layer as lib/asteal/
+#     libgomp.so.1 (soname libgomp.so.1, the build's), which the installed
+#     asteal names as its folder; no installed text names DESTDIR or
 #     keeps an @...@ placeholder;
 #     the shared library exports exactly the names asteal.h declares
 #     ASTEAL_API (nm -D), each in the version node ASTEAL_1;
@@ -19,7 +21,8 @@
 #     installed library) and statically (no libasteal.so.0 needed), and
 #     both print the right results with ASTEAL_SOCKET=none;
 #     pkg-config --define-variable=prefix moves every directory;
-#  3. the default PREFIX is /usr/local, substituted into the service;
+#  3. the default PREFIX is /usr/local, substituted into the service and
+#     the layer's folder compiled into asteal;
 #  4. `make uninstall` leaves no file behind.
 # Only in the normal build: a sanitizer build's library needs its runtime
 # on the link line, which pkg-config does not give.
@@ -54,6 +57,7 @@ usr/lib/libasteal.a
 usr/lib/libasteal.so
 usr/lib/libasteal.so.0
 usr/lib/libasteal.so.$version
+usr/lib/asteal/libgomp.so.1
 usr/lib/pkgconfig/asteal.pc
 usr/lib/systemd/system/asteald.service
 usr/lib/systemd/system/asteald.socket
@@ -88,6 +92,17 @@ lib="$d/usr/lib"
 soname=$(readelf -d "$lib/libasteal.so.$version" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 [ "$soname" = libasteal.so.0 ] || fail "the library's soname is '$soname', not libasteal.so.0"
 cmp -s "$d/usr/include/asteal.h" client-lib/asteal.h || fail "the installed asteal.h is not client-lib/asteal.h"
+# The OpenMP layer: the build's, in a folder of its own, which asteal knows.
+cmp -s "$lib/asteal/libgomp.so.1" "$build/lib/asteal/libgomp.so.1" ||
+	fail "lib/asteal/libgomp.so.1 is not the build's layer"
+[ -x "$lib/asteal/libgomp.so.1" ] || fail "lib/asteal/libgomp.so.1 is not executable"
+omp_soname=$(readelf -d "$lib/asteal/libgomp.so.1" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+[ "$omp_soname" = libgomp.so.1 ] || fail "the layer's soname is '$omp_soname', not libgomp.so.1"
+if [ -x "$build/bin/asteal" ]; then
+	grep -aqx '#define CLI_OMP_DIR "/usr/lib/asteal"' "$build/gen/cli/paths.h" &&
+		strings -a "$d/usr/bin/asteal" | grep -qx /usr/lib/asteal ||
+		fail "the installed asteal does not name /usr/lib/asteal, the layer's folder"
+fi
 grep -qx "Version: $version" "$lib/pkgconfig/asteal.pc" || fail "asteal.pc is not version $version"
 grep -qx "prefix=/usr" "$lib/pkgconfig/asteal.pc" || fail "asteal.pc: prefix is not /usr"
 grep -qx "ExecStart=/usr/sbin/asteald --admin-group asteal" "$lib/systemd/system/asteald.service" ||
@@ -240,6 +255,11 @@ mk install DESTDIR="$d2"
 grep -qx "ExecStart=/usr/local/sbin/asteald --admin-group asteal" "$d2/usr/local/lib/systemd/system/asteald.service" ||
 	fail "default PREFIX: $(grep ExecStart "$d2/usr/local/lib/systemd/system/asteald.service")"
 grep -qx "prefix=/usr/local" "$d2/usr/local/lib/pkgconfig/asteal.pc" || fail "default PREFIX: asteal.pc"
+[ -f "$d2/usr/local/lib/asteal/libgomp.so.1" ] || fail "default PREFIX: no lib/asteal/libgomp.so.1"
+if [ -x "$build/bin/asteal" ]; then
+	strings -a "$d2/usr/local/bin/asteal" | grep -qx /usr/local/lib/asteal ||
+		fail "default PREFIX: asteal does not name /usr/local/lib/asteal"
+fi
 echo "default PREFIX /usr/local: ExecStart=/usr/local/sbin/asteald"
 
 # ---- 4. make uninstall ----

@@ -3,11 +3,13 @@
 # on a private socket managing CPUs 0-1, once per mechanism this machine
 # has (a cgroup cpuset, then sched_setaffinity; a line saying what is
 # missing where one is not there):
-#  1. an OpenMP program (libgomp) run with `asteal submit --cpus 2` beside
-#     a linked fib: every thread of each is allowed only the CPUs the
-#     daemon allots its job (Cpus_allowed_list of /proc/PID/task/*/status,
-#     read back every quantum or so while the allotments hold still), both
-#     results right, the history holds both (the rigid one with desire 2);
+#  1. an OpenMP program (libgomp) run with `asteal submit --omp system
+#     --cpus 2` (the system's libgomp: on the OpenMP layer it would be
+#     adaptive, runomp.test.sh) beside a linked fib: every thread of each
+#     is allowed only the CPUs the daemon allots its job
+#     (Cpus_allowed_list of /proc/PID/task/*/status, read back every
+#     quantum or so while the allotments hold still), both results right,
+#     the history holds both (the rigid one with desire 2);
 #  2. a linked job that spins two threads of its own while reporting
 #     desire 1 (tests/greedy.c) is held to one CPU: its threads allowed
 #     that CPU only, its process using at most about one CPU; under
@@ -220,7 +222,7 @@ for how in cgroup affinity; do
 	fib=$("$A" submit --parsable --output "$tmp/fib.out" -- "$build/jobs/fib" $fibn) ||
 		fail "$how: submit fib"
 	wait_for 20 running "$A" "$fib" || fail "$how: fib never allotted"
-	ompid=$("$A" submit --parsable --cpus 2 --output "$tmp/omp.out" -- \
+	ompid=$("$A" submit --parsable --omp system --cpus 2 --output "$tmp/omp.out" -- \
 		"$omp" 600 --w1 1000 --w2 2000 --h 4) || fail "$how: submit omp"
 	wait_for 20 running "$A" "$ompid" || fail "$how: the OpenMP job never allotted"
 	"$A" --json jobs "$ompid" >"$tmp/ompjob" || fail "$how: jobs"
