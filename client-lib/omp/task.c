@@ -162,6 +162,8 @@ void omp_task_push(struct omp_thr *t, struct omp_task *task)
 		omp_task_run(t, task);          /* no memory for the deque */
 		return;
 	}
+	if (t->slot != NULL)
+		stat_add(&t->slot->st.pushed, 1);
 	if (before == 0)
 		omp_wake(team, 0);
 }
@@ -229,7 +231,13 @@ int omp_task_find_run(struct omp_thr *t, int mode)
 		unsigned k = (unsigned)(rng_next(&t->rng) % (team->n - 1));
 		if (k >= t->num)
 			k++;
+		if (t->slot != NULL)
+			stat_add(&t->slot->st.steal_attempts, 1);
 		if (dq_steal(team->dq[k], &e) > 0) {
+			if (t->slot != NULL) {
+				stat_add(&t->slot->st.steals, 1);
+				stat_add(&t->slot->st.stolen, 1);
+			}
 			task = e.arg;
 			if (w != NULL && !descends(task, w)) {
 				orphan(team, task);
@@ -287,6 +295,8 @@ void omp_task_run(struct omp_thr *t, struct omp_task *task)
 	struct omp_task *prev = t->task;
 
 	omp_slot_state(t, WS_WORK);
+	if (t->slot != NULL)
+		stat_add(&t->slot->st.tasks, 1);
 	t->task = task;
 	if (!omp_task_cancelled(task))
 		task->fn(task->data);

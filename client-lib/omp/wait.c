@@ -53,6 +53,8 @@ static void nap(struct omp_thr *t, bool (*done)(void *), void *arg, int mode,
 	FENCE_SC();
 	if (!done(arg) &&
 	    (give || !((mode & 0xff) == OMP_WAIT_ANY && omp_task_visible(team)))) {
+		if (t->slot != NULL)
+			stat_add(&t->slot->st.sleeps, 1);
 		omp_slot_nap_begin(t);
 		if (!done(arg))
 			syscall(SYS_futex, (uint32_t *)&team->epoch, FUTEX_WAIT_PRIVATE,
