@@ -10,7 +10,8 @@
 #           one-node cluster and the SPANK plugin it loads; ImageMagick,
 #           OpenBLAS's OpenMP build and GROMACS, the real OpenMP programs
 #           of tests/ompreal.test.sh: about 97 MB to download, 36
-#           packages, 515 MB installed)
+#           packages, 515 MB installed; g++ and gfortran for the C++ and
+#           Fortran programs of tests/omp.test.sh)
 #   bench   make bench: build, and g++ and oneTBB (the comparison kernels)
 #
 # (default: check).  Each target asks only for what it uses, so a user
@@ -28,7 +29,8 @@ DEMO_PKGS="python3"
 CHECK_PKGS="python3 pkg-config file procps libcmocka-dev sqlite3 systemd
 	groff-base man-db gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
 	munge slurmctld slurmd slurm-client libslurm-dev
-	imagemagick libopenblas0-openmp libopenblas-openmp-dev gromacs"
+	imagemagick libopenblas0-openmp libopenblas-openmp-dev gromacs
+	g++ gfortran"
 BENCH_PKGS="python3 g++ libtbb-dev"
 
 [ $# -gt 0 ] || set -- check

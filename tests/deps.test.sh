@@ -4,12 +4,13 @@
 # id (root or not) and a fake apt-get (which records what it was asked) on
 # PATH:
 #  1. a user without the check-only packages (cmocka, the aarch64 cross
-#     compiler, qemu, munge and Slurm, and the real OpenMP programs of
-#     tests/ompreal.test.sh: ImageMagick, OpenBLAS, GROMACS) and the
-#     bench-only ones (g++, oneTBB) can build and run the demo: deps.sh
-#     build and demo pass and say nothing; check names exactly the
-#     check-only ones in its apt-get line, bench exactly the bench-only
-#     ones, and neither installs anything;
+#     compiler, qemu, munge and Slurm, the real OpenMP programs of
+#     tests/ompreal.test.sh: ImageMagick, OpenBLAS, GROMACS, and g++ and
+#     gfortran for tests/omp.test.sh) and the bench-only ones (g++,
+#     oneTBB) can build and run the demo: deps.sh build and demo pass and
+#     say nothing; check names exactly the check-only ones in its apt-get
+#     line, bench exactly the bench-only ones, and neither installs
+#     anything;
 #  2. python3 missing: demo names it alone, build still passes; make demo
 #     stops at that, before compiling anything;
 #  3. as root, only the missing packages of the target are installed
@@ -66,7 +67,7 @@ asked() {
 	printf '%s\n' "$out" | sed -n 's/^deps: install them with:  sudo apt-get install //p'
 }
 
-CHECK_ONLY="libcmocka-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user munge slurmctld slurmd slurm-client libslurm-dev imagemagick libopenblas0-openmp libopenblas-openmp-dev gromacs"
+CHECK_ONLY="libcmocka-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user munge slurmctld slurmd slurm-client libslurm-dev imagemagick libopenblas0-openmp libopenblas-openmp-dev gromacs g++ gfortran"
 BENCH_ONLY="g++ libtbb-dev"
 
 # ---- 1. a user without the test and benchmark packages ----

@@ -592,17 +592,19 @@ static void doacross_init(struct omp_ws *ws, unsigned ndims, const ULL *dims)
 
 /* Start a doacross loop over dims[0] with the given schedule. */
 static bool doacross_start(unsigned ndims, const ULL *dims, unsigned sched,
-                           long chunk, ULL *lo, ULL *hi)
+                           long chunk, ULL *lo, ULL *hi, uintptr_t *reductions,
+                           void **mem)
 {
-	struct omp_thr *t = loop_start(0, 1, dims[0], sched, chunk, NULL, NULL,
-	                               ndims, dims);
+	struct omp_thr *t = loop_start(0, 1, dims[0], sched, chunk, reductions,
+	                               mem, ndims, dims);
 
 	return lo == NULL || next_chunk(t, lo, hi);
 }
 
 /* A long doacross start with istart/iend as longs. */
 static bool doacross_long(unsigned ndims, long *counts, unsigned sched,
-                          long chunk, long *istart, long *iend)
+                          long chunk, long *istart, long *iend,
+                          uintptr_t *reductions, void **mem)
 {
 	ULL dims[ndims], lo, hi;
 	unsigned d;
@@ -610,7 +612,8 @@ static bool doacross_long(unsigned ndims, long *counts, unsigned sched,
 
 	for (d = 0; d < ndims; d++)
 		dims[d] = counts[d] > 0 ? (ULL)counts[d] : 0;
-	r = doacross_start(ndims, dims, sched, chunk, istart ? &lo : NULL, &hi);
+	r = doacross_start(ndims, dims, sched, chunk, istart ? &lo : NULL, &hi,
+	                   reductions, mem);
 	if (r && istart != NULL) {
 		*istart = (long)lo;
 		*iend = (long)hi;
@@ -623,7 +626,8 @@ OMP_API bool GOMP_loop_doacross_##name##_start(unsigned ncounts, long *counts, \
                                                long chunk, long *istart,       \
                                                long *iend)                     \
 {                                                                              \
-	return doacross_long(ncounts, counts, sched, chunk, istart, iend);      \
+	return doacross_long(ncounts, counts, sched, chunk, istart, iend,       \
+	                     NULL, NULL);                                       \
 }                                                                              \
 OMP_API bool GOMP_loop_ull_doacross_##name##_start(unsigned ncounts,           \
                                                    ULL *counts, ULL chunk,     \
@@ -631,7 +635,7 @@ OMP_API bool GOMP_loop_ull_doacross_##name##_start(unsigned ncounts,           \
 {                                                                              \
 	return doacross_start(ncounts, counts, sched,                           \
 	                      chunk > (ULL)LONG_MAX ? LONG_MAX : (long)chunk,   \
-	                      istart, iend);                                    \
+	                      istart, iend, NULL, NULL);                        \
 }
 DOACROSS(static, OMP_SCHED_STATIC)
 DOACROSS(dynamic, OMP_SCHED_DYNAMIC)
@@ -641,14 +645,16 @@ DOACROSS(guided, OMP_SCHED_GUIDED)
 OMP_API bool GOMP_loop_doacross_runtime_start(unsigned ncounts, long *counts,
                                               long *istart, long *iend)
 {
-	return doacross_long(ncounts, counts, OMP_SCHED_RUNTIME, 0, istart, iend);
+	return doacross_long(ncounts, counts, OMP_SCHED_RUNTIME, 0, istart, iend,
+	                     NULL, NULL);
 }
 
 /* doacross over unsigned long long, schedule(runtime). */
 OMP_API bool GOMP_loop_ull_doacross_runtime_start(unsigned ncounts, ULL *counts,
                                                   ULL *istart, ULL *iend)
 {
-	return doacross_start(ncounts, counts, OMP_SCHED_RUNTIME, 0, istart, iend);
+	return doacross_start(ncounts, counts, OMP_SCHED_RUNTIME, 0, istart, iend,
+	                      NULL, NULL);
 }
 
 /* gcc 9's doacross form. */
@@ -656,10 +662,8 @@ OMP_API bool GOMP_loop_doacross_start(unsigned ncounts, long *counts, long sched
                                       long chunk, long *istart, long *iend,
                                       uintptr_t *reductions, void **mem)
 {
-	if (reductions != NULL)
-		omp_unsupported("GOMP_loop_doacross_start", "a task reduction on a loop");
-	(void)mem;
-	return doacross_long(ncounts, counts, (unsigned)sched, chunk, istart, iend);
+	return doacross_long(ncounts, counts, (unsigned)sched, chunk, istart, iend,
+	                     reductions, mem);
 }
 
 /* gcc 9's unsigned long long doacross form. */
@@ -668,12 +672,9 @@ OMP_API bool GOMP_loop_ull_doacross_start(unsigned ncounts, ULL *counts,
                                           ULL *iend, uintptr_t *reductions,
                                           void **mem)
 {
-	if (reductions != NULL)
-		omp_unsupported("GOMP_loop_ull_doacross_start", "a task reduction on a loop");
-	(void)mem;
 	return doacross_start(ncounts, counts, (unsigned)sched,
 	                      chunk > (ULL)LONG_MAX ? LONG_MAX : (long)chunk,
-	                      istart, iend);
+	                      istart, iend, reductions, mem);
 }
 
 /* The flattened inner iteration of a vector's dimensions 1 .. ndims-1;
