@@ -75,6 +75,12 @@ LIB_ASM  = $(wildcard client-lib/*.S)
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(LIB_ASM:%.S=$(BUILD)/obj/%.o) \
            $(BUILD)/obj/policy/estimator.o $(PROTO_OBJ)
 
+# The OpenMP layer's objects and its library (the rule is below).
+OMP_SRC = $(wildcard client-lib/omp/*.c)
+OMP_OBJ = $(OMP_SRC:%.c=$(BUILD)/obj/%.o)
+OMP_MAP ?= client-lib/omp/libgomp.map
+OMPSO   = $(BUILD)/lib/asteal/libgomp.so.1
+
 # The daemon's modules (all of daemon/*.c but main.c) form an internal
 # archive that asteald and the tests link.
 DMOD_OBJ = $(patsubst %.c,$(BUILD)/obj/%.o,$(filter-out daemon/main.c,$(wildcard daemon/*.c)))
@@ -189,10 +195,6 @@ $(LIBSO): $(LIB_OBJ) $(LIB_MAP)
 # program's library path) carrying the runtime's objects, hidden; the
 # version script exports the GOMP_* and omp_* entry points under
 # libgomp's version nodes and nothing else.
-OMP_SRC = $(wildcard client-lib/omp/*.c)
-OMP_OBJ = $(OMP_SRC:%.c=$(BUILD)/obj/%.o)
-OMP_MAP ?= client-lib/omp/libgomp.map
-OMPSO   = $(BUILD)/lib/asteal/libgomp.so.1
 $(OMPSO): $(OMP_OBJ) $(LIB_OBJ) $(OMP_MAP)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -shared -Wl,-soname,libgomp.so.1 -Wl,--version-script=$(OMP_MAP) \
