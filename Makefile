@@ -125,7 +125,7 @@ bins: $(BINS)
 jobs: $(JOBS)
 
 tests: $(TESTS) $(BUILD)/tests/fuzz_frame $(BUILD)/tests/fuzz_daemon $(BUILD)/tests/deq_replay $(JOBS) $(BINS) \
-       $(BUILD)/tests/greedy $(BENCH_OMP) $(OMPSO)
+       $(BUILD)/tests/greedy $(BENCH_OMP) $(OMPSO) $(if $(SAN),,$(BUILD)/bench/asteal-spawncost)
 
 $(GEN)/proto/%.pb-c.c $(GEN)/proto/%.pb-c.h: proto/%.proto
 	@mkdir -p $(@D)
@@ -368,9 +368,17 @@ $(BUILD)/bench/asteal-probe: $(BUILD)/obj/bench/probe.o
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^
 
+# What a spawn and its sync cost on libasteal, in omp_overhead's units
+# (bench/omp.sh sets an OpenMP task's cost against it).
+$(BUILD)/obj/bench/spawncost.o: CPPFLAGS += -Iclient-lib
+$(BUILD)/bench/asteal-spawncost: $(BUILD)/obj/bench/spawncost.o $(LIBA)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ $(PROTO_LIBS) $(LDLIBS)
+
 bench-bins: $(BENCH_OMP) $(BENCH_TBB) $(BUILD)/bench/asteal-loadgen $(BUILD)/tests/deq_replay \
             $(BUILD)/bench/asteal-wirefloor $(BUILD)/bench/asteal-dequebench \
-            $(BUILD)/bench/asteal-probe $(BUILD)/bench/asteal-histbench
+            $(BUILD)/bench/asteal-probe $(BUILD)/bench/asteal-histbench \
+            $(BUILD)/bench/asteal-spawncost
 
 # The Debian packages each target needs (scripts/deps.sh): make deps asks
 # for them all; make demo only for the build's and python3.

@@ -380,13 +380,15 @@ wait_for 20 listening || fail "asteald did not start"
 export ASTEAL_SOCKET="$sock"
 runs daemon layer
 
-# The history: each fib and, on the layer, each real program as a job
-# with more than one allotment row.
+# The history: each fib and, on the layer, each real program as an
+# adaptive job: its runtime said how many workers it has and reported
+# the work it did (a program not on the layer would be neither), with an
+# allotment row (more only if its allotment changed while it ran).
 cat >"$tmp/hist.py" <<'EOF'
 """hist.py FILE STANDIN FIBS PIDS: the history (asteal --json history)
 holds the fib jobs FIBS (ids, comma-separated), each with an allotment
-row, and unless STANDIN is 1 a job for each pid of PIDS (name=pid,...)
-with more than one."""
+row, and unless STANDIN is 1 an adaptive job for each pid of PIDS
+(name=pid,...): workers and work reported, an allotment row."""
 import json, sys
 d = json.load(open(sys.argv[1]))
 standin, fibs = sys.argv[2] == "1", [int(x) for x in sys.argv[3].split(",")]
@@ -401,8 +403,11 @@ if not standin:
         jobs = [j for j in d["jobs"] if str(j["pid"]) == pid]
         if not jobs:
             bad.append(f"{name} (pid {pid}): no job")
-        elif rows.get(jobs[0]["id"], 0) < 2:
-            bad.append(f"{name} (pid {pid}): job {jobs[0]['id']} has {rows.get(jobs[0]['id'], 0)} allotment rows")
+        elif rows.get(jobs[0]["id"], 0) < 1:
+            bad.append(f"{name} (pid {pid}): job {jobs[0]['id']} has no allotment row")
+        elif not (int(jobs[0].get("workers") or 0) >= 1 and int(jobs[0].get("work_ns") or 0) > 0):
+            bad.append(f"{name} (pid {pid}): job {jobs[0]['id']} is not adaptive "
+                       f"(workers {jobs[0].get('workers')}, work_ns {jobs[0].get('work_ns')})")
         else:
             found.append(f"{name} job {jobs[0]['id']} ({rows[jobs[0]['id']]} rows)")
 print("; ".join(bad) if bad else ", ".join(found) or "fib jobs recorded")
