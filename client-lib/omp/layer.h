@@ -269,6 +269,7 @@ struct omp_thr {
 	struct omp_task root;               /* the initial task (initial thread) */
 	/* Pool and slot hand-offs (futex). */
 	_Atomic uint32_t word;
+	_Atomic int dozing;                 /* a pool thread asleep on word */
 	_Atomic(struct omp_team *) next_team;   /* given by a master */
 	unsigned next_num;
 	struct omp_thr *next;               /* pool list / slot waiters */
@@ -376,6 +377,11 @@ enum { OMP_WAIT_ANY, OMP_WAIT_TIED, OMP_WAIT_NONE };
  * there is nothing to do.  Returns in state WS_WORK, holding a slot
  * unless OMP_WAIT_NOSLOT. */
 void omp_wait(struct omp_thr *t, bool (*done)(void *), void *arg, int mode);
+
+/* Spin (OMP_WAIT_POLICY's time) until *word moves from e or cond(arg);
+ * whether it did. */
+bool omp_spin_until(_Atomic uint32_t *word, uint32_t e, bool (*cond)(void *),
+                    void *arg);
 
 /* Wake the team's sleepers: one (new work), or all (a condition changed). */
 void omp_wake(struct omp_team *team, int all);

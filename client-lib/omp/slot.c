@@ -138,18 +138,21 @@ static void pin_allotted(struct omp_thr *t)
 		t->cpu = -1;
 }
 
-/* t now holds w: the slot's clock becomes t's, and t runs on its CPU. */
-static void bind(struct omp_thr *t, struct worker *w)
+/* The CPU of slot w, which its new holder is about to pin itself to: a
+ * change flagged before now is taken care of by that (under park_lock,
+ * as worker_allot changes both). */
+static int slot_cpu(struct worker *w)
 {
-	int cpu;
+	atomic_fetch_and(&w->hot.flags, ~RT_REPIN);
+	return w->cpu;
+}
 
+/* t now holds w: the slot's clock becomes t's, and t runs on cpu. */
+static void bind(struct omp_thr *t, struct worker *w, int cpu)
+{
 	t->slot = w;
 	t->state = WS_WORK;
 	usage_rebind(&w->usage, WS_WORK, qtime_now_ns(), 1);
-	atomic_fetch_and(&w->hot.flags, ~RT_REPIN);
-	pthread_mutex_lock(&omp_rt->park_lock);
-	cpu = w->cpu;
-	pthread_mutex_unlock(&omp_rt->park_lock);
 	pin(t, cpu);
 }
 
@@ -166,10 +169,12 @@ void omp_slot_acquire(struct omp_thr *t)
 	pthread_mutex_lock(&rt->park_lock);
 	w = free_slot(rt, t->last_slot);
 	if (w != NULL) {
+		int cpu;
 		w->holder = t;
 		w->parked = 0;
+		cpu = slot_cpu(w);
 		pthread_mutex_unlock(&rt->park_lock);
-		bind(t, w);
+		bind(t, w, cpu);
 		return;
 	}
 	t->granted = NULL;
@@ -194,15 +199,18 @@ void omp_slot_acquire(struct omp_thr *t)
 			        &ts, NULL, 0);
 			continue;
 		}
+		int cpu = -1;
 		pthread_mutex_lock(&rt->park_lock);
 		w = t->granted;
 		if (w == NULL && now >= deadline)
 			unqueue(t);
+		if (w != NULL)
+			cpu = slot_cpu(w);
 		e = atomic_load(&t->word);
 		pthread_mutex_unlock(&rt->park_lock);
 		if (w != NULL) {
 			t->granted = NULL;
-			bind(t, w);
+			bind(t, w, cpu);
 			return;
 		}
 		if (now >= deadline) {
@@ -295,15 +303,17 @@ void omp_slot_check(struct omp_thr *t)
 		/* Outside any team nobody needs a slot; inside, a thread that
 		 * ran out of patience takes one as soon as one is free. */
 		if (t->team != NULL && omp_rt != NULL) {
+			int cpu = -1;
 			pthread_mutex_lock(&omp_rt->park_lock);
 			w = wait_head == NULL ? free_slot(omp_rt, -1) : NULL;
 			if (w != NULL) {
 				w->holder = t;
 				w->parked = 0;
+				cpu = slot_cpu(w);
 			}
 			pthread_mutex_unlock(&omp_rt->park_lock);
 			if (w != NULL)
-				bind(t, w);
+				bind(t, w, cpu);
 		}
 		return;
 	}
@@ -315,9 +325,8 @@ void omp_slot_check(struct omp_thr *t)
 	}
 	if (f & RT_REPIN) {
 		int cpu;
-		atomic_fetch_and(&w->hot.flags, ~RT_REPIN);
 		pthread_mutex_lock(&omp_rt->park_lock);
-		cpu = w->cpu;
+		cpu = slot_cpu(w);
 		pthread_mutex_unlock(&omp_rt->park_lock);
 		pin(t, cpu);
 	}

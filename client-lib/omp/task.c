@@ -218,7 +218,7 @@ int omp_task_find_run(struct omp_thr *t, int mode)
 
 	if (team == NULL)
 		return 0;
-	if (dq_pop(t->dq, &e)) {
+	if (dq_size(t->dq) > 0 && dq_pop(t->dq, &e)) {
 		task = e.arg;
 		if (w != NULL && !descends(task, w)) {
 			orphan(team, task);
@@ -231,6 +231,8 @@ int omp_task_find_run(struct omp_thr *t, int mode)
 		unsigned k = (unsigned)(rng_next(&t->rng) % (team->n - 1));
 		if (k >= t->num)
 			k++;
+		if (dq_public(team->dq[k]) == 0)
+			return 0;
 		if (t->slot != NULL)
 			stat_add(&t->slot->st.steal_attempts, 1);
 		if (dq_steal(team->dq[k], &e) > 0) {

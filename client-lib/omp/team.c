@@ -62,6 +62,49 @@ static deque *level_deque(struct omp_thr *t, unsigned level)
 	return t->dqs[k];
 }
 
+/* Whether a docked pool thread must stop spinning with its slot: a team
+ * came, the slot was revoked, or a thread waits for one. */
+static bool undock(struct omp_thr *t)
+{
+	return atomic_load_explicit(&t->next_team, memory_order_acquire) != NULL ||
+	       atomic_load_explicit(&t->slot->hot.flags, memory_order_relaxed) ||
+	       atomic_load_explicit(&omp_slot_waiters, memory_order_relaxed) > 0;
+}
+
+/* After its region, a pool thread that still holds a slot keeps it while
+ * it spins for its next team (the wait policy's time), so that a program
+ * of back-to-back regions starts each without taking a slot again; the
+ * first 10 us count as the region's work (no state change, which costs a
+ * reading of the CPU clock, for a region that follows at once), the rest
+ * as stealing.  The
+ * slot goes back when the spin ends without a team, when it is revoked,
+ * or when another thread waits for one. */
+static void dock(struct omp_thr *t)
+{
+	uint64_t start = 0, limit = omp_g.wait_policy == 0 ? 0 :
+	                            omp_g.wait_policy == 1 ? 100 * (uint64_t)OMP_SPIN_NS
+	                                                   : OMP_SPIN_NS;
+	unsigned fails = 0;
+
+	while (!undock(t)) {
+		fails++;
+		for (unsigned i = 0; i < (fails < 32 ? fails : 32); i++)
+			cpu_relax();
+		if ((fails & 15) == 0) {
+			uint64_t now = qtime_now_ns();
+			if (start == 0)
+				start = now;
+			if (now - start >= 10000)
+				omp_slot_state(t, WS_STEAL);
+			if (now - start >= limit)
+				break;
+		}
+	}
+	if (atomic_load_explicit(&t->next_team, memory_order_acquire) == NULL ||
+	    atomic_load_explicit(&t->slot->hot.flags, memory_order_relaxed) & RT_LEAVE)
+		omp_slot_release(t);
+}
+
 /* A pool thread: run the teams it is given, forever. */
 static void *pool_main(void *arg)
 {
@@ -71,12 +114,24 @@ static void *pool_main(void *arg)
 	omp_self = t;
 	for (;;) {
 		uint32_t e = atomic_load(&t->word);
-		if (atomic_load_explicit(&t->next_team, memory_order_acquire) == NULL) {
-			syscall(SYS_futex, (uint32_t *)&t->word, FUTEX_WAIT_PRIVATE, e,
-			        NULL, NULL, 0);
+		if (t->slot != NULL)
+			dock(t);
+		/* Between regions, spin first (as the wait policy says): a
+		 * program of many short regions then starts each without a
+		 * wake-up.  It holds no processor while it waits. */
+		if (atomic_load_explicit(&t->next_team, memory_order_acquire) == NULL &&
+		    !omp_spin_until(&t->word, e, NULL, NULL)) {
+			/* Say so before sleeping (seq_cst), so that a master
+			 * that hands us a team after our last look wakes us. */
+			atomic_store(&t->dozing, 1);
+			if (atomic_load(&t->word) == e)
+				syscall(SYS_futex, (uint32_t *)&t->word, FUTEX_WAIT_PRIVATE,
+				        e, NULL, NULL, 0);
+			atomic_store(&t->dozing, 0);
 			continue;
 		}
-		omp_team_member(t);
+		if (atomic_load_explicit(&t->next_team, memory_order_acquire) != NULL)
+			omp_team_member(t);
 	}
 	return NULL;
 }
@@ -310,13 +365,13 @@ void omp_team_member(struct omp_thr *t)
 	bar_wait(t, &team->endbar, false, OMP_WAIT_NOSLOT);
 	if (t->task->dephash != NULL)
 		omp_dep_free(t->task);
-	omp_slot_release(t);
 	t->team = NULL;
 	t->task = NULL;
 	t->dq = NULL;
-	pool_put(t);
-	/* The last touch of the team: the master frees it once all are done. */
+	/* The last touch of the team: the master frees it once all are done.
+	 * The slot, if still held, is kept a while (dock). */
 	atomic_fetch_add_explicit(&team->done, 1, memory_order_release);
+	pool_put(t);
 }
 
 /* Start a team (layer.h). */
@@ -425,8 +480,9 @@ void omp_team_begin(const struct omp_region *r)
 		struct omp_thr *p = team->thr[i];
 		p->next_num = i;
 		atomic_store_explicit(&p->next_team, team, memory_order_release);
-		atomic_fetch_add(&p->word, 1);
-		futex_wake(&p->word, 1);
+		atomic_fetch_add(&p->word, 1);          /* seq_cst, then dozing */
+		if (atomic_load(&p->dozing))
+			futex_wake(&p->word, 1);
 	}
 	omp_slot_state(t, WS_WORK);
 }

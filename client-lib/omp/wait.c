@@ -74,7 +74,11 @@ static uint64_t spin_ns(void)
 	return omp_g.wait_policy == 1 ? 100 * (uint64_t)OMP_SPIN_NS : OMP_SPIN_NS;
 }
 
-/* Wait until done(arg), running tasks and sleeping meanwhile (layer.h). */
+/* Wait until done(arg), running tasks and sleeping meanwhile (layer.h).
+ * The wait is accounted as stealing (not usage) from its first clock
+ * reading on, after 64 tries: a wait shorter than that (most barriers of
+ * a busy team) costs no reading of the thread's CPU clock, a system call
+ * on each side of the state change. */
 void omp_wait(struct omp_thr *t, bool (*done)(void *), void *arg, int mode)
 {
 	uint64_t start = 0, limit = spin_ns();
@@ -90,10 +94,10 @@ void omp_wait(struct omp_thr *t, bool (*done)(void *), void *arg, int mode)
 			start = 0;
 			continue;
 		}
-		omp_slot_state(t, WS_STEAL);
 		/* Someone needs a processor and we have nothing to do. */
 		if (t->slot != NULL &&
 		    atomic_load_explicit(&omp_slot_waiters, memory_order_relaxed) > 0) {
+			omp_slot_state(t, WS_STEAL);
 			nap(t, done, arg, mode, true);
 			continue;
 		}
@@ -102,6 +106,7 @@ void omp_wait(struct omp_thr *t, bool (*done)(void *), void *arg, int mode)
 			cpu_relax();
 		if ((fails & 63) == 0 || limit == 0) {
 			uint64_t now = qtime_now_ns();
+			omp_slot_state(t, WS_STEAL);
 			if (start == 0)
 				start = now;
 			if (now - start >= limit) {
@@ -111,5 +116,34 @@ void omp_wait(struct omp_thr *t, bool (*done)(void *), void *arg, int mode)
 			}
 		}
 	}
-	omp_slot_state(t, WS_WORK);
+	/* A caller that gives its slot up next (NOSLOT) closes the wait's
+	 * accounting with that. */
+	if (!(mode & OMP_WAIT_NOSLOT))
+		omp_slot_state(t, WS_WORK);
+}
+
+/* Spin for up to the wait policy's time until *word moves from e or
+ * cond holds; whether it did (then no sleep is needed). */
+bool omp_spin_until(_Atomic uint32_t *word, uint32_t e, bool (*cond)(void *),
+                    void *arg)
+{
+	uint64_t start = 0, limit = spin_ns();
+	unsigned fails = 0;
+
+	while (limit > 0) {
+		if (atomic_load_explicit(word, memory_order_acquire) != e ||
+		    (cond != NULL && cond(arg)))
+			return true;
+		fails++;
+		for (unsigned i = 0; i < (fails < 32 ? fails : 32); i++)
+			cpu_relax();
+		if ((fails & 63) == 0) {
+			uint64_t now = qtime_now_ns();
+			if (start == 0)
+				start = now;
+			else if (now - start >= limit)
+				break;
+		}
+	}
+	return false;
 }
