@@ -272,9 +272,12 @@ void worker_allot(struct runtime *rt, int allotment, const int *cpus,
 			atomic_store(&w->hot.flags, f | RT_LEAVE);
 			atomic_store(worker_stocked(w), 0);
 			leaving++;
-			/* Hosted: a free slot has nobody to leave it; it
-			 * parks now (its part ends after the loop). */
-			if (rt->hosted && w->holder == NULL) {
+			/* Hosted: a free slot has nobody to leave it, and a
+			 * lazy one's holder is in serial code: it parks now
+			 * (its part ends after the loop). */
+			if (rt->hosted && (w->holder == NULL || w->lazy)) {
+				w->holder = NULL;
+				w->lazy = 0;
 				w->parked = 1;
 				usage_rebind(&w->usage, WS_PARK, edge, 0);
 			}

@@ -113,8 +113,11 @@ struct worker {
 	                                  (hosted: the slot's CPU) */
 	/* Hosted (see struct runtime): the thread holding this slot, NULL
 	 * when none (under park_lock).  A slot nobody holds is free while
-	 * allotted, parked otherwise. */
+	 * allotted, parked otherwise.  lazy: its holder runs outside the
+	 * layer's teams (serial code) and keeps it only until someone needs
+	 * it: a revocation parks it at once, a thread waiting takes it. */
 	void *holder;
+	int lazy;
 	/* The adaptive ready limit (see adapt_limit in suspend.c): the owner's
 	 * limit, its own pops since it last changed, and the flag thieves set
 	 * when they took the last entry of its deque. */

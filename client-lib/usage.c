@@ -304,13 +304,16 @@ void usage_detach(struct usage *u, int s, uint64_t now)
 	enter_at(u, s, now, c, c, CLOCK_DETACH);
 }
 
-/* A slot nobody holds enters state s: taken by the caller (take), or not. */
+/* A slot its holder left enters state s: taken by the caller (take), or
+ * not.  The interval that ends ran the CPU time of the clock still
+ * attached (a lazy holder's, in serial code), none when detached. */
 void usage_rebind(struct usage *u, int s, uint64_t now, int take)
 {
 	uint64_t since_cpu = atomic_load_explicit(&u->since_cpu,
 	                                          memory_order_relaxed);
+	uint64_t c = cpu_now(u, since_cpu);
 
-	enter_at(u, s, now, since_cpu, take ? own_cpu(0) : since_cpu,
+	enter_at(u, s, now, c, take ? own_cpu(0) : c,
 	         take ? CLOCK_TAKE : CLOCK_KEEP);
 }
 

@@ -102,11 +102,12 @@ void usage_enter(struct usage *u, int s, uint64_t now);
  * holds it. */
 void usage_detach(struct usage *u, int s, uint64_t now);
 
-/* The calling thread takes a slot nobody holds: the interval that ends
- * (the slot free or parked) is charged no CPU time, and the slot's CPU
- * clock is the caller's from now on, in state s.  Also enters state s on a
- * slot nobody holds without taking it (take = 0: the link thread parking
- * a free slot), charging no CPU time either. */
+/* The calling thread takes a slot its holder left: the interval that
+ * ends is charged the CPU time of the clock still attached (a holder that
+ * left the slot to whoever needs it, running on), none once detached (the
+ * slot free or parked), and the slot's CPU clock is the caller's from now
+ * on, in state s.  Also enters state s on such a slot without taking it
+ * (take = 0: the link thread parking it), charged the same way. */
 void usage_rebind(struct usage *u, int s, uint64_t now, int take);
 
 /* The worker was told to leave at now (the link, under park_lock). */

@@ -149,6 +149,12 @@ else
 		grep -qE "lacks G?OACC_[0-9.]+, a version of libgomp\.so\.1 the program needs: a rigid job of 1 CPU on the system's libgomp \(--cpus N for N\)$" "$tmp/err" ||
 		fail "OpenACC: $(cat "$tmp/err")"
 	echo "layer: an OpenACC program (OACC_2.0 and GOACC_2.0.1, which the layer lacks) runs rigid, said"
+	# Started by hand on the layer: the loader refuses it in one line
+	# naming the version it lacks, and a non-zero exit, not a wrong run.
+	expect_rc 1 env LD_LIBRARY_PATH="$abs_layer_dir" "$tmp/acc"
+	grep -q "version .G\{0,1\}OACC_[0-9.]*' not found" "$tmp/err" ||
+		fail "OpenACC on the layer by hand: $(cat "$tmp/err")"
+	echo "layer: the same program started by hand on the layer is refused, naming $(grep -o "G\{0,1\}OACC_[0-9.]*" "$tmp/err" | head -1)"
 fi
 
 # ---- 2. --omp system: the system's libgomp, rigid ----

@@ -278,8 +278,10 @@ struct omp_thr {
 	int napping;                        /* asleep in omp_wait (slot.c) */
 	struct omp_thr *nap_next;
 	unsigned overruns;                  /* slot waits that ran anyway */
-	/* Host teams (target.c): this thread's league. */
+	/* Host teams (target.c): this thread's league; the target regions it
+	 * entered from inside a team and is still in. */
 	unsigned team_num, num_teams;
+	unsigned target_in_team;
 	/* As a master: the pool threads of its last team, by thread number,
 	 * taken again in the same places (threadprivate data persists
 	 * between regions of one team size, as OpenMP promises). */
@@ -330,6 +332,11 @@ void omp_slot_acquire(struct omp_thr *t);
 
 /* Give t's slot back (to a waiting thread, or free). */
 void omp_slot_release(struct omp_thr *t);
+
+/* t leaves its outermost team for serial code and keeps its slot lazily;
+ * omp_slot_resume, at its next region, takes it back or another. */
+void omp_slot_lazy(struct omp_thr *t);
+bool omp_slot_resume(struct omp_thr *t);
 
 /* The safe point's slow path: the slot was revoked or re-pinned. */
 void omp_slot_check(struct omp_thr *t);

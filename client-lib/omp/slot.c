@@ -41,29 +41,41 @@ _Atomic int omp_slot_waiters;
 static struct omp_thr *wait_head, *wait_tail;   /* under park_lock */
 static struct omp_thr *nappers;                 /* under park_lock */
 
-/* A free slot (allotted, no holder), the preferred one first; NULL if none
- * (under park_lock). */
+/* Whether slot w can be taken: allotted, and nobody holds it or its holder
+ * keeps it lazily (under park_lock). */
+static bool takeable(struct worker *w)
+{
+	return (w->holder == NULL || w->lazy) &&
+	       !(atomic_load(&w->hot.flags) & RT_LEAVE);
+}
+
+/* A slot to take, the preferred one first, lazily held ones last; NULL if
+ * none (under park_lock). */
 static struct worker *free_slot(struct runtime *rt, int prefer)
 {
 	int i, a = rt->allotment;
+	struct worker *lazy = NULL;
 
-	if (prefer >= 0 && prefer < a) {
-		struct worker *w = &rt->workers[prefer];
-		if (w->holder == NULL && !(atomic_load(&w->hot.flags) & RT_LEAVE))
-			return w;
-	}
+	if (prefer >= 0 && prefer < a && takeable(&rt->workers[prefer]) &&
+	    !rt->workers[prefer].lazy)
+		return &rt->workers[prefer];
 	for (i = 0; i < a; i++) {
 		struct worker *w = &rt->workers[i];
-		if (w->holder == NULL && !(atomic_load(&w->hot.flags) & RT_LEAVE))
+		if (!takeable(w))
+			continue;
+		if (!w->lazy)
 			return w;
+		if (lazy == NULL)
+			lazy = w;
 	}
-	return NULL;
+	return lazy;
 }
 
 /* Grant slot w to waiting thread t and wake it (under park_lock). */
 static void grant(struct omp_thr *t, struct worker *w)
 {
 	w->holder = t;
+	w->lazy = 0;
 	w->parked = 0;
 	t->granted = w;
 	t->waiting = 0;
@@ -171,6 +183,7 @@ void omp_slot_acquire(struct omp_thr *t)
 	if (w != NULL) {
 		int cpu;
 		w->holder = t;
+		w->lazy = 0;
 		w->parked = 0;
 		cpu = slot_cpu(w);
 		pthread_mutex_unlock(&rt->park_lock);
@@ -308,6 +321,7 @@ void omp_slot_check(struct omp_thr *t)
 			w = wait_head == NULL ? free_slot(omp_rt, -1) : NULL;
 			if (w != NULL) {
 				w->holder = t;
+				w->lazy = 0;
 				w->parked = 0;
 				cpu = slot_cpu(w);
 			}
@@ -330,6 +344,61 @@ void omp_slot_check(struct omp_thr *t)
 		pthread_mutex_unlock(&omp_rt->park_lock);
 		pin(t, cpu);
 	}
+}
+
+/* t leaves its team's code for serial code: it keeps its slot lazily, no
+ * accounting change (serial code is work, as a libasteal root task's),
+ * until a revocation parks it or a thread that waits takes it. */
+void omp_slot_lazy(struct omp_thr *t)
+{
+	struct worker *w = t->slot;
+
+	if (w == NULL)
+		return;
+	omp_slot_state(t, WS_WORK);
+	pthread_mutex_lock(&omp_rt->park_lock);
+	if (atomic_load(&w->hot.flags) & RT_LEAVE) {
+		t->slot = NULL;
+		t->last_slot = w->id;
+		allot_slot_park(w);
+	} else if (wait_head != NULL) {
+		struct omp_thr *next = dequeue();
+		t->slot = NULL;
+		t->last_slot = w->id;
+		usage_detach(&w->usage, WS_STEAL, qtime_now_ns());
+		grant(next, w);
+	} else {
+		w->lazy = 1;
+	}
+	pthread_mutex_unlock(&omp_rt->park_lock);
+}
+
+/* t starts a region: the slot it holds stays its own (a lazy one, if not
+ * taken or parked meanwhile, becomes active again), else it takes one as
+ * any thread does.  Whether it held none actively before (then it gives
+ * it back, lazily, at the region's end). */
+bool omp_slot_resume(struct omp_thr *t)
+{
+	struct worker *w = t->slot;
+	bool took = true;
+
+	if (w != NULL) {
+		pthread_mutex_lock(&omp_rt->park_lock);
+		if (w->holder == t) {
+			took = w->lazy != 0;
+			w->lazy = 0;
+		} else {
+			w = NULL;
+		}
+		pthread_mutex_unlock(&omp_rt->park_lock);
+		if (w != NULL)
+			return took;
+		/* Taken or parked meanwhile: its accounting is not ours. */
+		t->slot = NULL;
+		t->state = -1;
+	}
+	omp_slot_acquire(t);
+	return true;
 }
 
 /* t blocks outside the layer's waits: its slot goes to whoever needs it. */

@@ -350,7 +350,8 @@ void omp_task_create(void (*fn)(void *), void *data,
 	if (arg_align < 1)
 		arg_align = 1;
 	if (team == NULL || !if_clause || parent->final ||
-	    (!(flags & (OMP_TASK_DEPEND | OMP_TASK_DETACH)) && stocked(t))) {
+	    (!(flags & (OMP_TASK_DEPEND | OMP_TASK_DETACH)) &&
+	     (team->n == 1 || stocked(t)))) {
 		struct omp_task inc;
 		if (team != NULL)
 			omp_safepoint(t);
@@ -499,10 +500,12 @@ OMP_API void GOMP_task(void (*fn)(void *), void *data,
 {
 	struct omp_thr *t = omp_thr_get();
 
-	/* The fast path: a busy thread's plain task runs at once. */
+	/* The fast path: a busy thread's plain task runs at once (a team of
+	 * one thread is always busy: nobody could take a queued task). */
 	if (__builtin_expect(cpyfn == NULL && if_clause && t->team != NULL &&
 	                     !(flags & (OMP_TASK_DEPEND | OMP_TASK_DETACH)) &&
-	                     !omp_g.cancel && !t->task->final && stocked(t), 1)) {
+	                     !omp_g.cancel && !t->task->final &&
+	                     (t->team->n == 1 || stocked(t)), 1)) {
 		run_included(t, t->task, fn, data, flags);
 		return;
 	}

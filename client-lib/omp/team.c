@@ -473,9 +473,7 @@ void omp_team_begin(const struct omp_region *r)
 		team->preset = 1;
 	}
 	member_enter(team, t, 0);
-	team->took_slot = t->slot == NULL;
-	if (team->took_slot)
-		omp_slot_acquire(t);
+	team->took_slot = omp_slot_resume(t);
 	for (i = 1; i < n; i++) {
 		struct omp_thr *p = team->thr[i];
 		p->next_num = i;
@@ -520,8 +518,12 @@ void omp_team_end(void)
 	t->ord_lo = team->prev_ord_lo;
 	t->ord_hi = team->prev_ord_hi;
 	t->ord_own = team->prev_ord_own;
-	if (team->took_slot)
-		omp_slot_release(t);    /* serial code holds no processor */
+	/* Back to serial code (no team, in no target region entered from
+	 * inside one): it keeps the slot lazily, until needed; back to a
+	 * team's code without a slot before: it keeps it, as a team thread
+	 * holds one. */
+	if (team->took_slot && t->team == NULL && t->target_in_team == 0)
+		omp_slot_lazy(t);
 	free(team->reduction_group);
 	team_free(team);
 }
@@ -555,6 +557,8 @@ void omp_target_enter(struct omp_thr_save *s)
 	t->ws_next = t->single_next = 0;
 	t->team_num = 0;
 	t->num_teams = 1;
+	if (s->team != NULL)
+		t->target_in_team++;
 }
 
 /* Leave a target region run on the host: back where the thread was. */
@@ -577,6 +581,8 @@ void omp_target_leave(struct omp_thr_save *s)
 	t->ord_own = s->ord_own;
 	t->team_num = s->team_num;
 	t->num_teams = s->num_teams;
+	if (s->team != NULL)
+		t->target_in_team--;
 }
 
 /* #pragma omp parallel: run fn on a team of num_threads (0: the ICV). */
