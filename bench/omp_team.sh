@@ -53,7 +53,7 @@ trap 'exit 1' HUP INT TERM
 if [ $quick -eq 1 ]; then
 	KERNELS="fib:30 phases:20_--w1_2000_--w2_500_--h_8"
 else
-	KERNELS="fib:36 nqueens:13 uts:T1S cilksort:3000000 matmul:640 phases:60_--w1_2000_--w2_500_--h_8"
+	KERNELS="fib:36 nqueens:15 uts:T1 cilksort:8000000 matmul:1024 phases:60_--w1_2000_--w2_500_--h_8"
 fi
 
 # The steal counter of /proc/stat's cpu line (jiffies).

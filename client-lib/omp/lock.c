@@ -62,8 +62,10 @@ _Static_assert(sizeof(struct nest_lock) <= sizeof(omp_nest_lock_t)
 _Static_assert(sizeof(lockword) <= sizeof(void *) && alignof(lockword) <= alignof(void *),
                "a named critical's lock word must fit its pointer");
 
-static lockword critical_word;
-static lockword atomic_word;
+/* Each on a cache line of its own (a busy critical section's line moves
+ * between the threads; nothing else should move with it). */
+static alignas(CACHELINE) lockword critical_word;
+static alignas(CACHELINE) lockword atomic_word;
 
 /* Sleep while *w holds val. */
 static void futex_wait(lockword *w, uint32_t val)

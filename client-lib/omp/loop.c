@@ -320,11 +320,41 @@ LOOP_START(nonmonotonic_guided, OMP_SCHED_GUIDED, false)
 LOOP_START(ordered_static, OMP_SCHED_STATIC, true)
 LOOP_START(ordered_dynamic, OMP_SCHED_DYNAMIC, true)
 LOOP_START(ordered_guided, OMP_SCHED_GUIDED, true)
+/* The next chunk of a dynamic loop: one atomic add (the common case of
+ * schedule(dynamic), kept short); any other share takes the general path. */
+static inline bool dynamic_next(long *istart, long *iend)
+{
+	struct omp_thr *t = omp_self;
+	struct omp_ws *ws;
+	ULL lo, c;
+
+	if (t == NULL || (ws = t->ws) == NULL || ws->sched != OMP_SCHED_DYNAMIC)
+		return loop_next(false, istart, iend);
+	omp_safepoint(t);
+	c = ws->chunk;
+	lo = atomic_fetch_add_explicit(&ws->next, c, memory_order_relaxed);
+	if (lo >= ws->n)
+		return false;
+	*istart = (long)(ws->start + lo * ws->incr);
+	*iend = (long)(ws->start + (ws->n - lo > c ? lo + c : ws->n) * ws->incr);
+	return true;
+}
+
+/* schedule(dynamic) and schedule(nonmonotonic: dynamic): the next chunk. */
+OMP_API bool GOMP_loop_dynamic_next(long *istart, long *iend)
+{
+	return dynamic_next(istart, iend);
+}
+
+/* The same, for gcc's nonmonotonic entry point. */
+OMP_API bool GOMP_loop_nonmonotonic_dynamic_next(long *istart, long *iend)
+{
+	return dynamic_next(istart, iend);
+}
+
 LOOP_NEXT(static, false)
-LOOP_NEXT(dynamic, false)
 LOOP_NEXT(guided, false)
 LOOP_NEXT(runtime, false)
-LOOP_NEXT(nonmonotonic_dynamic, false)
 LOOP_NEXT(nonmonotonic_guided, false)
 LOOP_NEXT(nonmonotonic_runtime, false)
 LOOP_NEXT(maybe_nonmonotonic_runtime, false)
