@@ -259,12 +259,15 @@ struct omp_thr {
 	struct omp_ws *solo;                /* constructs met outside teams */
 	int64_t limit;                      /* queued tasks before spawns run at once */
 	int state;                          /* the slot's accounting state (WS_*) */
+	_Atomic uint64_t progress;          /* safe points passed (slot.c) */
 	uint64_t rng;
 	/* The thread. */
 	int index;                          /* in the pool; 0: the initial thread */
 	pthread_t pt;
 	int cpu;                            /* pinned to, or -1 */
 	int last_slot;                      /* the slot it held last, or -1 */
+	unsigned set_gen;                   /* cpu -1: pinned to the allotted
+	                                       CPUs of this allotment (slot.c) */
 	deque *dqs[OMP_MAX_LEVELS];         /* one deque per nesting level */
 	struct omp_task root;               /* the initial task (initial thread) */
 	/* Pool and slot hand-offs (futex). */
@@ -361,11 +364,15 @@ void omp_slot_allot(struct runtime *rt);
 /* Enter accounting state s on the slot held (WS_WORK or WS_STEAL). */
 void omp_slot_state(struct omp_thr *t, int s);
 
-/* A safe point: one load when nothing is asked. */
+/* A safe point: one load when nothing is asked, and the thread's count of
+ * them (its own line; a thread waiting for a slot reads it to tell
+ * holders that make progress from holders spinning in user code). */
 static inline void omp_safepoint(struct omp_thr *t)
 {
 	struct worker *s = t->slot;
 
+	atomic_store_explicit(&t->progress, atomic_load_explicit(&t->progress,
+	                      memory_order_relaxed) + 1, memory_order_relaxed);
 	if (s == NULL || atomic_load_explicit(&s->hot.flags, memory_order_relaxed))
 		omp_slot_check(t);
 }

@@ -115,6 +115,22 @@ static void unqueue(struct omp_thr *t)
 		}
 }
 
+/* The sum of the safe points the slots' holders have passed (a hand-off
+ * changes it too), under park_lock. */
+static uint64_t holders_progress(struct runtime *rt)
+{
+	uint64_t sum = 0;
+	int i;
+
+	for (i = 0; i < rt->nworkers; i++) {
+		struct omp_thr *h = rt->workers[i].holder;
+		if (h != NULL)
+			sum += atomic_load_explicit(&h->progress, memory_order_relaxed) +
+			       (uint64_t)(uintptr_t)h;
+	}
+	return sum;
+}
+
 /* Pin the calling thread to the slot's CPU if it is known and differs. */
 static void pin(struct omp_thr *t, int cpu)
 {
@@ -128,26 +144,63 @@ static void pin(struct omp_thr *t, int cpu)
 		t->cpu = cpu;
 }
 
+/* Allotment changes seen (under park_lock), so that a thread pinned to
+ * the allotted CPUs knows when that set may have changed. */
+static unsigned allot_gen;
+
+/* The allotted slots' CPUs in *set (under park_lock); how many are known. */
+static int allotted_cpus(cpu_set_t *set)
+{
+	int i, n = 0;
+
+	CPU_ZERO(set);
+	for (i = 0; i < omp_rt->allotment; i++) {
+		int cpu = omp_rt->workers[i].cpu;
+		if (cpu >= 0 && cpu < CPU_SETSIZE) {
+			CPU_SET(cpu, set);
+			n++;
+		}
+	}
+	return n;
+}
+
+/* Whether t must be pinned to the allotted CPUs before it waits (under
+ * park_lock; the set in *set): a thread that waits for a slot wakes where
+ * it last ran, and a CPU the job lost is another job's now, where its
+ * wake-up would wait behind that job's threads. */
+static bool needs_allotted_pin(struct omp_thr *t, cpu_set_t *set)
+{
+	if (t->cpu == -1 && t->set_gen == allot_gen)
+		return false;           /* pinned to the set, unchanged since */
+	if (allotted_cpus(set) == 0)
+		return false;           /* no CPU known: standalone */
+	return !(t->cpu >= 0 && t->cpu < CPU_SETSIZE && CPU_ISSET(t->cpu, set));
+}
+
+/* Pin t to the set needs_allotted_pin gave (gen: allot_gen then). */
+static void pin_set(struct omp_thr *t, const cpu_set_t *set, unsigned gen)
+{
+	if (pthread_setaffinity_np(pthread_self(), sizeof(*set), set) == 0) {
+		t->cpu = -1;
+		t->set_gen = gen;
+	}
+}
+
 /* A thread that runs without a slot (out of patience) runs on the job's
  * allotted CPUs, shared with the slots' holders, not on a CPU it held
  * once that may be another job's now; nothing when none is known. */
 static void pin_allotted(struct omp_thr *t)
 {
 	cpu_set_t set;
-	int i, n = 0;
+	unsigned gen;
+	int n;
 
-	CPU_ZERO(&set);
 	pthread_mutex_lock(&omp_rt->park_lock);
-	for (i = 0; i < omp_rt->allotment; i++) {
-		int cpu = omp_rt->workers[i].cpu;
-		if (cpu >= 0 && cpu < CPU_SETSIZE) {
-			CPU_SET(cpu, &set);
-			n++;
-		}
-	}
+	n = allotted_cpus(&set);
+	gen = allot_gen;
 	pthread_mutex_unlock(&omp_rt->park_lock);
-	if (n > 0 && pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0)
-		t->cpu = -1;
+	if (n > 0)
+		pin_set(t, &set, gen);
 }
 
 /* The CPU of slot w, which its new holder is about to pin itself to: a
@@ -174,7 +227,7 @@ void omp_slot_acquire(struct omp_thr *t)
 	struct runtime *rt = omp_rt;
 	struct worker *w;
 	uint32_t e;
-	uint64_t deadline;
+	uint64_t deadline, progress;
 
 	if (t->slot != NULL)
 		return;
@@ -200,8 +253,18 @@ void omp_slot_acquire(struct omp_thr *t)
 	wait_tail = t;
 	atomic_fetch_add(&omp_slot_waiters, 1);
 	e = atomic_load(&t->word);
-	pthread_mutex_unlock(&rt->park_lock);
+	{
+		cpu_set_t set;
+		unsigned gen = allot_gen;
+		bool repin = needs_allotted_pin(t, &set);
+		pthread_mutex_unlock(&rt->park_lock);
+		if (repin)
+			pin_set(t, &set, gen);
+	}
 	deadline = qtime_now_ns() + OMP_SLOT_PATIENCE_NS;
+	pthread_mutex_lock(&rt->park_lock);
+	progress = holders_progress(rt);
+	pthread_mutex_unlock(&rt->park_lock);
 	for (;;) {
 		uint64_t now = qtime_now_ns();
 		struct timespec ts;
@@ -215,6 +278,16 @@ void omp_slot_acquire(struct omp_thr *t)
 		int cpu = -1;
 		pthread_mutex_lock(&rt->park_lock);
 		w = t->granted;
+		/* Out of patience only while the slots' holders pass no safe
+		 * point: holders that go on through OpenMP's entry points will
+		 * come to wait, and give their slot. */
+		if (w == NULL && now >= deadline) {
+			uint64_t p = holders_progress(rt);
+			if (p != progress) {
+				progress = p;
+				deadline = now + OMP_SLOT_PATIENCE_NS;
+			}
+		}
 		if (w == NULL && now >= deadline)
 			unqueue(t);
 		if (w != NULL)
@@ -268,6 +341,7 @@ void omp_slot_allot(struct runtime *rt)
 	struct omp_thr *t;
 
 	pthread_mutex_lock(&rt->park_lock);
+	allot_gen++;
 	while (wait_head != NULL && (w = free_slot(rt, -1)) != NULL)
 		grant(dequeue(), w);
 	if (free_slot(rt, -1) != NULL)
