@@ -535,13 +535,22 @@ OMP_API void GOMP_taskwait_depend(void **depend)
 	omp_dep_wait(t, depend);
 }
 
-/* #pragma omp taskyield: a safe point (the yield is a hint). */
+/* #pragma omp taskyield: a safe point, where a thread that holds a slot
+ * others wait for lets the first of them run (a thread that spins on
+ * taskyield waiting for another thread of its team, with fewer
+ * processors than threads, would otherwise keep that thread waiting). */
 OMP_API void GOMP_taskyield(void)
 {
 	struct omp_thr *t = omp_self;
 
-	if (t != NULL && t->team != NULL)
-		omp_safepoint(t);
+	if (t == NULL || t->team == NULL)
+		return;
+	omp_safepoint(t);
+	if (t->slot != NULL &&
+	    atomic_load_explicit(&omp_slot_waiters, memory_order_relaxed) > 0) {
+		omp_slot_release(t);
+		omp_slot_acquire(t);
+	}
 }
 
 /* #pragma omp taskgroup: a group whose end waits for the tasks created in it. */
