@@ -11,8 +11,10 @@
 #              every quantum at random (asteal-profile uniform --min 1
 #              --max 2, seed 7, 10 ms quanta): the allotment changes under
 #              running regions;
-#   daemon     under a private asteald on CPUs 0-1 beside a libasteal job
-#              (jobs/fib 44, restarted as it ends), DEQ sharing the CPUs.
+#   alone      under a private asteald on CPUs 0-1, no other job: the
+#              desire starts at 1 and grows as the kernel runs;
+#   daemon     under the same asteald beside a libasteal job (jobs/fib 44,
+#              restarted as it ends), DEQ sharing the CPUs.
 # Every cell is the median of N rounds (default 5) of the kernel's own
 # time; the rounds interleave the two policies (full first in odd rounds,
 # allotment first in even ones).  Beside each kernel: the host's steal
@@ -118,6 +120,7 @@ until grep -q 'listening on' "$tmp/daemon.log" 2>/dev/null; do
 	[ $i -gt 200 ] && { echo "omp_team.sh: asteald did not start" >&2; exit 1; }
 	sleep 0.05
 done
+ASTEAL_SOCKET="$sock" measure alone
 ( while :; do ASTEAL_SOCKET="$sock" "$build/jobs/fib" 44 >/dev/null 2>&1 || exit 0; done ) &
 bg=$!
 ASTEAL_SOCKET="$sock" measure daemon
