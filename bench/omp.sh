@@ -431,8 +431,13 @@ ovh_field() {
 	awk -v f="$2" -v c="$3" '$1 == "overhead" {
 		delete kv
 		for (i = 2; i <= NF; i++) { split($i, p, "="); kv[p[1]] = p[2] }
-		if (kv["construct"] == c && (f in kv)) { print kv[f]; found = 1; exit } }
-		END { if (!found) print "n/a" }' "$1"
+		if (kv["construct"] == c && (f in kv)) v[n++] = kv[f] + 0 }
+		END {
+			if (n == 0) { print "n/a"; exit }
+			# the median over the rounds (insertion sort: a few values)
+			for (i = 1; i < n; i++)
+				for (j = i; j > 0 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+			printf "%.4f\n", (n % 2) ? v[(n - 1) / 2] : (v[n / 2 - 1] + v[n / 2]) / 2 }' "$1"
 }
 
 # The cell "MEDIAN (SPREAD)" of construct $2 in output file $1, or n/a.
@@ -445,19 +450,19 @@ ovh_cell() {
 	fi
 }
 
-# run_overhead RT: omp_overhead at 2 threads on runtime RT into
-# $tmp/ovh.RT (nothing when RT is missing).
+# run_overhead RT C: omp_overhead --only C at 2 threads on runtime RT,
+# its line appended to $tmp/ovh.RT (nothing when RT is missing).
 run_overhead() {
 	rt_present "$1" || return 0
 	ro_bin=$build/bench/omp_overhead
-	check_binding "$1" "$ro_bin" --only parallel --reps 1
+	[ -f "$tmp/ovh.$1" ] || check_binding "$1" "$ro_bin" --only parallel --reps 1
 	rt_env "$1"
-	echo "omp.sh: omp_overhead on $(rt_label "$1")" >&2
+	echo "omp.sh: omp_overhead $2 on $(rt_label "$1")" >&2
 	# shellcheck disable=SC2086  # ENV is split on purpose
-	ro_out=$(env $RT_ENV timeout "$limit" "$ro_bin" --threads 2 --reps "$ovh_reps" 2>&1)
+	ro_out=$(env $RT_ENV timeout "$limit" "$ro_bin" --threads 2 --reps "$ovh_reps" --only "$2" 2>&1)
 	ro_rc=$?
-	[ "$ro_rc" -eq 0 ] || fail "${RT_ENV:+$RT_ENV }$ro_bin --threads 2 --reps $ovh_reps" "$ro_rc" "$ro_out"
-	printf '%s\n' "$ro_out" >"$tmp/ovh.$1"
+	[ "$ro_rc" -eq 0 ] || fail "${RT_ENV:+$RT_ENV }$ro_bin --threads 2 --reps $ovh_reps --only $2" "$ro_rc" "$ro_out"
+	printf '%s\n' "$ro_out" | grep '^overhead ' >>"$tmp/ovh.$1"
 }
 
 echo "OpenMP runtimes on the same binaries: $build/bench/omp_*, median (min) of $rounds round(s)$([ "$quick" -eq 1 ] && echo ', quick sizes')"
@@ -509,9 +514,20 @@ for k in nqueens uts; do
 done
 
 echo
-echo "construct overheads at 2 threads (omp_overhead; us per construct, median (interquartile range) of $ovh_reps reps):"
-for rt in $runtimes; do
-	run_overhead "$rt"
+echo "construct overheads at 2 threads (omp_overhead; us per construct: the median over $rounds round(s) of each run's median (interquartile range) of $ovh_reps reps; runtimes interleaved construct by construct):"
+# Each construct on every runtime back to back, the runtimes' order
+# rotating from round to round: the host's slow spells (its vCPUs placed
+# apart) then hit the runtimes alike, as they do the kernels' cells.
+ovh_constructs="parallel barrier single critical dynamic task task_all"
+r=0
+while [ "$r" -lt "$rounds" ]; do
+	order=$(echo $runtimes | awk -v k="$r" '{ for (i = 0; i < NF; i++) printf "%s ", $(1 + (i + k) % NF) }')
+	for c in $ovh_constructs; do
+		for rt in $order; do
+			run_overhead "$rt" "$c"
+		done
+	done
+	r=$((r + 1))
 done
 if [ -x "$build/bench/asteal-spawncost" ]; then
 	echo "omp.sh: asteal-spawncost" >&2
@@ -521,7 +537,7 @@ if [ -x "$build/bench/asteal-spawncost" ]; then
 	printf '%s\n' "$sc_out" >"$tmp/ovh.spawn"
 fi
 printf '  %-10s %-18s %-18s %-18s\n' construct libgomp libomp layer
-constructs=$(grep '^overhead ' "$tmp/ovh.gomp" | sed 's/.* construct=\([^ ]*\) .*/\1/')
+constructs=$ovh_constructs
 for c in $constructs; do
 	printf '  %-10s %-18s %-18s %-18s\n' "$c" "$(ovh_cell "$tmp/ovh.gomp" "$c")" \
 	       "$(ovh_cell "$tmp/ovh.libomp" "$c")" "$(ovh_cell "$tmp/ovh.layer" "$c")"

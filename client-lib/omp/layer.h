@@ -168,15 +168,17 @@ struct omp_ws {
 	_Atomic unsigned left;       /* threads yet to finish with it */
 	/* Loops (loop.c) and sections (work.c), in iteration indices:
 	 * iteration i of n is start + i * incr (mod 2^64, so the same words
-	 * serve long and unsigned long long loops). */
-	_Atomic unsigned long long next;    /* next index to hand out */
-	unsigned long long n;               /* iterations */
+	 * serve long and unsigned long long loops).  next, written at every
+	 * hand-out, has a line of its own: the bounds every thread reads
+	 * then stay in every cache. */
+	_Alignas(CACHELINE) _Atomic unsigned long long next;   /* next index to hand out */
+	_Alignas(CACHELINE) unsigned long long n;              /* iterations */
 	unsigned long long start, incr;
 	unsigned long long chunk;           /* in iterations */
 	int sched;                          /* OMP_SCHED_STATIC, _DYNAMIC, _GUIDED */
 	/* ordered: the first index whose ordered parts may run (chunks pass
 	 * it on in index order) */
-	_Atomic unsigned long long ordered_next;
+	_Alignas(CACHELINE) _Atomic unsigned long long ordered_next;
 	/* doacross: per outermost iteration, the flattened inner iteration
 	 * posted last, plus 1 */
 	_Atomic unsigned long long *doacross;
