@@ -3,7 +3,8 @@
 # (tests/omp/README.md lists the programs).  Every program of tests/omp is
 # compiled (gcc -fopenmp for *.c, g++ for *.cpp, gfortran for *.f90) into
 # BUILD/tests/omp, those newer than their source and headers kept, and
-# run at OMP_NUM_THREADS=1, 2 and 4 under two runtimes:
+# run at OMP_NUM_THREADS=1, 2 and 4, and at 4 with the layer's processors
+# flapping (ASTEAL_PROFILE), under two runtimes:
 #
 #   system  as built: the system's libgomp.so.1
 #   layer   BUILD/lib/asteal/libgomp.so.1, first in LD_LIBRARY_PATH (with
@@ -168,7 +169,17 @@ variants() {
 	cancel_*) echo "2/off OMP_NUM_THREADS=2 EXPECT_CANCELLATION=0" ;;
 	nested) echo "4/mal=3 OMP_NUM_THREADS=4 OMP_MAX_ACTIVE_LEVELS=3 EXPECT_MAX_ACTIVE_LEVELS=3" ;;
 	esac
+	# The layer's processors flapping under a team of 4 (2, 1, 0 and
+	# back, a quantum of 1 ms; the system's libgomp ignores it): every
+	# slot hand-off, revocation and lazy slot of serial code on the way.
+	case $1 in
+	cancel_*) extra=" OMP_CANCELLATION=true EXPECT_CANCELLATION=1" ;;
+	nested) extra=" EXPECT_MAX_ACTIVE_LEVELS=1" ;;
+	*) extra= ;;
+	esac
+	echo "4/flap OMP_NUM_THREADS=4 ASTEAL_PROFILE=$tmp/flap ASTEAL_QUANTUM_MS=1$extra"
 }
+printf '2\n1\n0\n2\n1\n2\n0\n1\n' >"$tmp/flap"
 
 # run RUNTIME BIN ASSIGNMENTS...: one run, stdout in $tmp/out, stderr in
 # $tmp/err; the exit status ($? of timeout: 124 or more when it hung).

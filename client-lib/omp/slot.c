@@ -386,10 +386,14 @@ void omp_slot_check(struct omp_thr *t)
 	struct worker *w = t->slot;
 	uint32_t f;
 
+	/* Outside teams (a construct met in serial code) a slot is held
+	 * lazily, and may be another thread's by now: nothing to do. */
+	if (t->team == NULL)
+		return;
 	if (w == NULL) {
-		/* Outside any team nobody needs a slot; inside, a thread that
-		 * ran out of patience takes one as soon as one is free. */
-		if (t->team != NULL && omp_rt != NULL) {
+		/* A thread that ran out of patience takes one as soon as
+		 * one is free. */
+		if (omp_rt != NULL) {
 			int cpu = -1;
 			pthread_mutex_lock(&omp_rt->park_lock);
 			w = wait_head == NULL ? free_slot(omp_rt, -1) : NULL;
