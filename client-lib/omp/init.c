@@ -67,8 +67,11 @@ static void omp_fork_child(void)
 {
 	omp_rt = NULL;
 	atomic_store(&started, 0);
+	pthread_mutex_init(&init_lock, NULL);
 	next_index = 1;
 	omp_self = NULL;
+	omp_slot_fork_child();
+	omp_team_fork_child();
 }
 
 /* Start the hosted runtime (once per process). */

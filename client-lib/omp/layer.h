@@ -360,6 +360,10 @@ void omp_slot_unblock(struct omp_thr *t);
 /* Threads waiting for a slot (a hint). */
 extern _Atomic int omp_slot_waiters;
 
+/* A forked child starts afresh (init.c's fork handler calls these). */
+void omp_slot_fork_child(void);
+void omp_team_fork_child(void);
+
 /* The allotment hook of the hosted runtime (runtime.h). */
 void omp_slot_allot(struct runtime *rt);
 

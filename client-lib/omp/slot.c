@@ -352,6 +352,15 @@ void omp_slot_allot(struct runtime *rt)
 	pthread_mutex_unlock(&rt->park_lock);
 }
 
+/* A forked child has none of its parent's threads: nobody waits or naps. */
+void omp_slot_fork_child(void)
+{
+	wait_head = wait_tail = NULL;
+	nappers = NULL;
+	atomic_store(&omp_slot_waiters, 0);
+	allot_gen = 0;
+}
+
 /* t begins a nap: its slot goes back, and it joins the nappers. */
 void omp_slot_nap_begin(struct omp_thr *t)
 {

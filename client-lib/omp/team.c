@@ -223,6 +223,16 @@ static void team_free(struct omp_team *team)
 	pthread_mutex_unlock(&pool_lock);
 }
 
+/* A forked child has none of its parent's threads: no pool, no teams (the
+ * parent's memory for them is left as it is). */
+void omp_team_fork_child(void)
+{
+	pthread_mutex_init(&pool_lock, NULL);
+	pool_idle = NULL;
+	team_cache = NULL;
+	atomic_store(&threads_busy, 1);
+}
+
 /* The size of a new team asked for n threads (libgomp's rules; the
  * allotment stands in for the processors dyn-var leaves free). */
 unsigned omp_team_size(struct omp_thr *t, unsigned n)
