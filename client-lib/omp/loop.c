@@ -462,40 +462,40 @@ OMP_API bool GOMP_loop_ull_ordered_start(bool up, ULL start, ULL end, ULL incr,
 	                 istart, iend, reductions, mem);
 }
 
-/* The end of a loop, with its barrier. */
-OMP_API void GOMP_loop_end(void)
+/* The caller's part of its loop is over: the ordered token passed on, the
+ * share left; its thread, NULL when none. */
+static struct omp_thr *loop_leave(void)
 {
 	struct omp_thr *t = omp_self;
 
-	if (t == NULL)
-		return;
-	token_pass(t);
-	omp_ws_leave(t);
-	if (t->team != NULL)
+	if (t != NULL) {
+		token_pass(t);
+		omp_ws_leave(t);
+	}
+	return t;
+}
+
+/* The end of a loop, with its barrier. */
+OMP_API void GOMP_loop_end(void)
+{
+	struct omp_thr *t = loop_leave();
+
+	if (t != NULL && t->team != NULL)
 		omp_barrier(t, false);
 }
 
 /* The end of a loop, cancellable: true when the region was cancelled. */
 OMP_API bool GOMP_loop_end_cancel(void)
 {
-	struct omp_thr *t = omp_self;
+	struct omp_thr *t = loop_leave();
 
-	if (t == NULL)
-		return false;
-	token_pass(t);
-	omp_ws_leave(t);
-	return t->team != NULL && omp_barrier(t, true);
+	return t != NULL && t->team != NULL && omp_barrier(t, true);
 }
 
 /* The end of a loop nowait. */
 OMP_API void GOMP_loop_end_nowait(void)
 {
-	struct omp_thr *t = omp_self;
-
-	if (t == NULL)
-		return;
-	token_pass(t);
-	omp_ws_leave(t);
+	loop_leave();
 }
 
 /* #pragma omp ordered: wait for the token to reach this chunk. */

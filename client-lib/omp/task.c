@@ -311,6 +311,28 @@ void omp_task_run(struct omp_thr *t, struct omp_task *task)
 	task_finish(t, task);
 }
 
+/* Set up the descriptor of an included task of parent (run at once on
+ * the caller's stack), with what its descendants and the omp_* calls in
+ * it read. */
+static inline void included_init(struct omp_task *inc, struct omp_task *parent,
+                                 struct omp_team *team, bool final, bool detach)
+{
+	inc->parent = parent;
+	inc->team = team;
+	atomic_init(&inc->children, 0);
+	inc->taskgroup = NULL;
+	inc->in_group = NULL;
+	inc->cancel_group = parent->taskgroup != NULL ? parent->taskgroup
+	                                              : parent->cancel_group;
+	inc->icv = parent->icv;
+	inc->depth = parent->depth + 1;
+	inc->kind = OMP_TASK_INCLUDED;
+	inc->final = final;
+	inc->detach = detach;
+	inc->dephash = NULL;
+	inc->dep = NULL;
+}
+
 /* Whether a detached included task was fulfilled. */
 static bool fulfilled(void *p)
 {
@@ -357,22 +379,11 @@ void omp_task_create(void (*fn)(void *), void *data,
 			omp_safepoint(t);
 		if ((flags & OMP_TASK_DEPEND) && parent->dephash != NULL)
 			omp_dep_wait(t, depend);
-		inc.parent = parent;
-		inc.team = team;
-		atomic_init(&inc.children, 0);
-		inc.taskgroup = NULL;
-		inc.in_group = NULL;
-		inc.cancel_group = parent->taskgroup != NULL ? parent->taskgroup
-		                                             : parent->cancel_group;
-		inc.icv = parent->icv;
-		inc.depth = parent->depth + 1;
-		inc.kind = OMP_TASK_INCLUDED;
-		inc.final = parent->final || (flags & OMP_TASK_FINAL) != 0;
+		included_init(&inc, parent, team,
+		              parent->final || (flags & OMP_TASK_FINAL) != 0,
+		              (flags & OMP_TASK_DETACH) != 0);
 		inc.untied = 0;
-		inc.detach = (flags & OMP_TASK_DETACH) != 0;
 		atomic_init(&inc.detach_state, 0);
-		inc.dephash = NULL;
-		inc.dep = NULL;
 		inc.reductions = NULL;
 		if (inc.detach) {
 			*(void **)detach = &inc;
@@ -468,20 +479,7 @@ static void run_included(struct omp_thr *t, struct omp_task *parent,
 {
 	struct omp_task inc;
 
-	inc.parent = parent;
-	inc.team = t->team;
-	atomic_init(&inc.children, 0);
-	inc.taskgroup = NULL;
-	inc.in_group = NULL;
-	inc.cancel_group = parent->taskgroup != NULL ? parent->taskgroup
-	                                             : parent->cancel_group;
-	inc.icv = parent->icv;
-	inc.depth = parent->depth + 1;
-	inc.kind = OMP_TASK_INCLUDED;
-	inc.final = (flags & OMP_TASK_FINAL) != 0;
-	inc.detach = 0;
-	inc.dephash = NULL;
-	inc.dep = NULL;
+	included_init(&inc, parent, t->team, (flags & OMP_TASK_FINAL) != 0, 0);
 	omp_safepoint(t);
 	t->task = &inc;
 	fn(data);
