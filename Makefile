@@ -103,6 +103,7 @@ JOBS        = $(JOB_NAMES:%=$(BUILD)/jobs/%)
 JOB_LIBS    = -lcrypto
 
 TEST_SRC = $(wildcard tests/test_*.c)
+CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 TESTS    = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 
 BENCH_OMP = $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/omp_*.c))
@@ -385,8 +386,10 @@ bench-bins: $(BENCH_OMP) $(BENCH_TBB) $(BUILD)/bench/asteal-loadgen $(BUILD)/tes
 deps:
 	@scripts/deps.sh build demo check bench
 
-# The tests of one build folder (BUILD, SAN) without the dependency check.
-check-here: tests
+# The tests of one build folder (BUILD, SAN) without the dependency check:
+# built with a job per CPU, run one at a time (tests wait on time bounds).
+check-here:
+	$(MAKE) -j$(CHECK_JOBS) tests
 	tests/run.sh $(BUILD) $(SAN)
 
 check:
