@@ -33,6 +33,8 @@
 # default; the others show n/a).  Which are there is decided once, at the
 # start.  Progress goes to stderr, the tables to stdout.
 set -u
+bench_name=omp.sh
+. "$(dirname "$0")/lib.sh"
 
 # Print the usage line on stderr and exit 2.
 usage() {
@@ -102,13 +104,6 @@ unset ASTEAL_READY_LIMIT ASTEAL_PROFILE ASTEAL_TRACE ASTEAL_STATS
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/asteal-ompbench.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
-
-# Print the failing command and its output, and stop.
-fail() {
-	echo "omp.sh: FAILED (exit $2): $1" >&2
-	printf '%s\n' "$3" | sed 's/^/  | /' >&2
-	exit 1
-}
 
 # The name runtime $1 goes by in the tables.
 rt_label() {
@@ -205,26 +200,6 @@ probe_args() {
 	matmul) echo 16 ;;
 	phases) echo 1 --w1 1 --w2 1 --h 2 ;;
 	esac
-}
-
-# job_time OUT RC CMD: TIME becomes the time_s of a kernel's output OUT
-# (exit status RC; 124 is timeout's, shown as >LIMIT); a failed run or one
-# without check=ok stops the script, naming CMD.
-job_time() {
-	if [ "$2" -eq 124 ]; then
-		TIME=">$limit"
-		return 0
-	fi
-	jt_line=$(printf '%s\n' "$1" | grep '^job=' | tail -n 1)
-	TIME=$(printf '%s\n' "$jt_line" |
-	       sed -n 's/.* time_s=\([0-9.][0-9.]*\).*/\1/p')
-	case "$jt_line" in
-	*" check=ok"*) jt_ok=1 ;;
-	*) jt_ok=0 ;;
-	esac
-	if [ "$2" -ne 0 ] || [ "$jt_ok" -eq 0 ] || [ -z "$TIME" ]; then
-		fail "$3" "$2" "$1"
-	fi
 }
 
 # TICKS becomes the host's CPU time and ours: "TOTAL STEAL BUSY

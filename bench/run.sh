@@ -25,6 +25,8 @@
 # not print check=ok stops the script with exit 1; a binary that is
 # missing shows n/a.  Unmet targets are reported, not fatal.
 set -u
+bench_name=bench
+. "$(dirname "$0")/lib.sh"
 
 usage() {
 	echo "usage: bench/run.sh BUILD [--quick | --targets]" >&2
@@ -78,13 +80,6 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/asteal-bench.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
 
-# Print the failing command and its output, and stop.
-fail() {
-	echo "bench: FAILED (exit $2): $1" >&2
-	printf '%s\n' "$3" | sed 's/^/  | /' >&2
-	exit 1
-}
-
 # The least of two times, either of which may be n/a.
 # shellcheck disable=SC2317  # called through eval
 least() {
@@ -98,26 +93,6 @@ ratio() {
 	awk -v a="$1" -v b="$2" -v d="${3:-2}" 'BEGIN {
 		if (a == "n/a" || b == "n/a" || a ~ /^>/ || b ~ /^>/ || b + 0 == 0) print "n/a";
 		else printf "%.*f\n", d, a / b }'
-}
-
-# job_time OUT RC CMD: TIME becomes the time_s of a job run's output OUT
-# (exit status RC; 124 is timeout's, shown as >LIMIT); a failed run or
-# one without check=ok stops the script, naming CMD.
-job_time() {
-	if [ "$2" -eq 124 ]; then
-		TIME=">$limit"
-		return 0
-	fi
-	jt_line=$(printf '%s\n' "$1" | grep '^job=' | tail -n 1)
-	TIME=$(printf '%s\n' "$jt_line" |
-	       sed -n 's/.* time_s=\([0-9.][0-9.]*\).*/\1/p')
-	case "$jt_line" in
-	*" check=ok"*) jt_ok=1 ;;
-	*) jt_ok=0 ;;
-	esac
-	if [ "$2" -ne 0 ] || [ "$jt_ok" -eq 0 ] || [ -z "$TIME" ]; then
-		fail "$3" "$2" "$1"
-	fi
 }
 
 # run_once ENV BIN ARGS...: run BIN ARGS once, with the environment
