@@ -376,7 +376,19 @@ $(BUILD)/bench/asteal-spawncost: $(BUILD)/obj/bench/spawncost.o $(LIBA)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ $(PROTO_LIBS) $(LDLIBS)
 
-bench-bins: $(BENCH_OMP) $(BENCH_TBB) $(BUILD)/bench/asteal-loadgen $(BUILD)/tests/deq_replay \
+# OpenBLAS's OpenMP build (libopenblas0-openmp): tests/ompreal_dgemm.c
+# linked to it by path, a real OpenMP program of bench/corun's OpenMP mixes
+# (tests/ompreal.test.sh builds its own).
+MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
+BLAS_DIR  = /usr/lib/$(MULTIARCH)/openblas-openmp
+BLAS_INC  = /usr/include/$(MULTIARCH)/openblas-openmp
+REAL_DGEMM = $(if $(wildcard $(BLAS_INC)/cblas.h),$(BUILD)/bench/real_dgemm)
+$(BUILD)/bench/real_dgemm: tests/ompreal_dgemm.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O2 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -I$(BLAS_INC) -o $@ $< \
+		$(BLAS_DIR)/libopenblas.so.0 -Wl,--disable-new-dtags,-rpath,$(BLAS_DIR)
+
+bench-bins: $(BENCH_OMP) $(BENCH_TBB) $(REAL_DGEMM) $(BUILD)/bench/asteal-loadgen $(BUILD)/tests/deq_replay \
             $(BUILD)/bench/asteal-wirefloor $(BUILD)/bench/asteal-dequebench \
             $(BUILD)/bench/asteal-probe $(BUILD)/bench/asteal-histbench \
             $(BUILD)/bench/asteal-spawncost
@@ -416,7 +428,7 @@ fuzz: $(BUILD)/tests/fuzz_frame $(BUILD)/tests/fuzz_daemon
 
 demo:
 	@scripts/deps.sh demo
-	$(MAKE) all
+	$(MAKE) all $(BENCH_OMP)
 	scripts/demo.sh $(BUILD)
 
 bench:

@@ -12,7 +12,9 @@
 #           of tests/ompreal.test.sh: about 97 MB to download, 36
 #           packages, 515 MB installed; g++ and gfortran for the C++ and
 #           Fortran programs of tests/omp.test.sh)
-#   bench   make bench: build, and g++ and oneTBB (the comparison kernels)
+#   bench   make bench: build, and g++ and oneTBB (the comparison kernels),
+#           LLVM's libomp, ImageMagick and OpenBLAS's OpenMP build (the
+#           OpenMP runtimes and programs of bench/omp.sh and bench/corun)
 #
 # (default: check).  Each target asks only for what it uses, so a user
 # without the test or benchmark packages can build and run the demo.
@@ -31,7 +33,8 @@ CHECK_PKGS="python3 pkg-config file procps libcmocka-dev sqlite3 systemd
 	munge slurmctld slurmd slurm-client libslurm-dev
 	imagemagick libopenblas0-openmp libopenblas-openmp-dev gromacs
 	g++ gfortran"
-BENCH_PKGS="python3 g++ libtbb-dev"
+BENCH_PKGS="python3 g++ libtbb-dev libomp5-14 imagemagick libopenblas0-openmp
+	libopenblas-openmp-dev"
 
 [ $# -gt 0 ] || set -- check
 wanted=$BUILD_PKGS
