@@ -123,4 +123,18 @@ EOF
 python3 bench/corun "$build" --verdict --window 4 --out "$dir/corun" \
 	>"$dir/verdict.txt" || die "the co-run verdict failed"
 sed 's/^/  /' "$dir/verdict.txt"
+
+cat <<EOF
+
+And for OpenMP programs as users run them today (gcc -fopenmp, unmodified,
+each asking for every CPU): three of them (nqueens with tasks, a matrix
+product with a parallel loop, phases of serial and parallel regions)
+looped together for 3 s, unmanaged on the system's libgomp (whose threads
+spin while they wait) and under a fresh asteald on the libgomp layer
+(asteal run), twice each, interleaved (bench/corun --verdict-omp; the
+OpenMP mixes of bench/corun measure more):
+EOF
+python3 bench/corun "$build" --verdict-omp --window 3 --out "$dir/corun-omp" \
+	>"$dir/verdict-omp.txt" || die "the OpenMP verdict failed"
+sed 's/^/  /' "$dir/verdict-omp.txt"
 exit $status
