@@ -2,7 +2,8 @@
 # corun.test.sh BUILD - the bound of bench/corun (the best weighted speedup
 # and makespan any schedule could reach on 2 CPUs from each job's measured
 # rates, and the weighted speedup and unfairness of equal shares) on cases
-# worked by hand, and its argument checks.  The benchmark's
+# worked by hand, the goals of its OpenMP mixes on a sitting made up by
+# hand, and its argument checks.  The benchmark's
 # runs themselves are measurements (make bench), not tests.
 set -u
 
@@ -75,6 +76,54 @@ for b in bad:
 sys.exit(1 if bad else 0)
 PYEOF
 
+# The OpenMP mixes' goals, on a sitting made up by hand: the layer is
+# compared with the other OpenMP regimes (never with layer-allot), against
+# WS= and against libgomp default's unfairness; the full team against the
+# allotment's; two mixes must lead the best other by 1.3x.
+python3 - <<'PYEOF' || fail "the OpenMP goals"
+import contextlib, importlib.machinery, importlib.util, io, sys
+loader = importlib.machinery.SourceFileLoader("corun", "bench/corun")
+spec = importlib.util.spec_from_loader("corun", loader)
+c = importlib.util.module_from_spec(spec)
+loader.exec_module(c)
+def reg(ws, unfair, spread=0.02):
+    return {"ws": ws, "ws_spread": spread, "slow": [0.5, 0.5], "unfair": unfair,
+            "cpu": 1.0, "makespan": 2.0, "steal": 0.0, "others": 0.0, "idle": 0.0}
+def mix(layer, allot, unfair):
+    return {"omp": True, "waste": False, "jobs": ["a", "b"], "ws_bound": 2.0,
+            "ws_equal": 1.6, "makespan_bound": 1.0,
+            "regimes": {"gomp": reg(0.8, 0.30), "gomp-dynamic": reg(1.1, 0.10),
+                        "libomp-lb": reg(1.0, 0.20), "layer": reg(layer, unfair),
+                        "layer-allot": reg(allot, 0.0)}}
+res = {"omp:good": mix(1.55, 1.50, 0.10), "omp:fair": mix(1.52, 1.70, 0.50),
+       "omp:slow": mix(1.12, 1.10, 0.20)}
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    c.report(res, {"rounds": 1, "window": 1})
+text = out.getvalue()
+want = [
+    "met      omp:good: layer not behind the best other (gomp-dynamic)",
+    "met      omp:good: layer >= 95% of WS=",
+    "met      omp:good: unfairness no worse than gomp's",
+    "met      omp:good: the default team (full) not behind allotment's",
+    "NOT met  omp:fair: unfairness no worse than gomp's (0.50 vs 0.30",
+    "NOT met  omp:fair: the default team (full) not behind allotment's",
+    "NOT met  omp:slow: layer >= 95% of WS=",
+    "met      omp:slow: layer not behind the best other (gomp-dynamic)",
+    "met      two oversubscribed OpenMP mixes with WS >= 1.3 x the best other regime "
+    "(omp:good 1.41, omp:fair 1.38, omp:slow 1.02)",
+]
+bad = [w for w in want if w not in text]
+# layer-allot is no "other": a mix where only it is ahead is still led.
+if "best other (layer-allot)" in text:
+    bad.append("layer-allot counted as another regime")
+for b in bad:
+    print("missing: %s" % b)
+if bad:
+    print(text)
+sys.exit(1 if bad else 0)
+PYEOF
+
 # Bad arguments: a clear message and exit 1 (2 for no arguments), nothing run.
 bad() {
 	out=$(python3 bench/corun "$build" "$@" 2>&1) && fail "corun $*: succeeded"
@@ -89,10 +138,12 @@ bad --bogus
 bad --custom "nosuch 3"
 bad --custom "fib 30 --workers x"
 bad --custom ""
+bad --regimes layer,nosuch
 python3 bench/corun >/dev/null 2>&1
 [ $? -eq 2 ] || fail "corun without arguments did not exit 2"
 python3 bench/corun "$build" --list | grep -q '^4-on-2 ' || fail "corun --list"
 python3 bench/corun --list | grep -q '^4-on-2 ' || fail "corun --list without a build"
+python3 bench/corun --list | grep -q '^omp:convert+dgemm  *convert-im6.q16 ' || fail "corun --list: no OpenMP mix"
 out=$(cd "$tmp" && python3 "$OLDPWD/bench/corun" --rounds 1 2>&1) && fail "corun without a build: succeeded"
 case $out in "corun: the build folder comes first"*) ;; *) fail "corun without a build: $out" ;; esac
 [ -z "$(ls -A "$tmp")" ] || fail "corun without a build left files: $(ls -A "$tmp")"
