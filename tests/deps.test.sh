@@ -7,7 +7,8 @@
 #     compiler, qemu, munge and Slurm, the real OpenMP programs of
 #     tests/ompreal.test.sh: ImageMagick, OpenBLAS, GROMACS, and g++ and
 #     gfortran for tests/omp.test.sh) and the bench-only ones (g++,
-#     oneTBB) can build and run the demo: deps.sh build and demo pass and
+#     oneTBB, LLVM's libomp, ImageMagick and OpenBLAS for bench/corun's
+#     OpenMP mixes) can build and run the demo: deps.sh build and demo pass and
 #     say nothing; check names exactly the check-only ones in its apt-get
 #     line, bench exactly the bench-only ones, and neither installs
 #     anything;
@@ -68,7 +69,7 @@ asked() {
 }
 
 CHECK_ONLY="libcmocka-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user munge slurmctld slurmd slurm-client libslurm-dev imagemagick libopenblas0-openmp libopenblas-openmp-dev gromacs g++ gfortran"
-BENCH_ONLY="g++ libtbb-dev"
+BENCH_ONLY="g++ libtbb-dev libomp5-14 imagemagick libopenblas0-openmp libopenblas-openmp-dev"
 
 # ---- 1. a user without the test and benchmark packages ----
 echo 1000 >"$tmp/uid"
