@@ -55,7 +55,7 @@ void link_quanta(const struct link *l, struct link_quanta *q)
 	q->t0_ns = q->length_ns = q->heartbeat_ns = 0;
 }
 
-int link_feedback(struct link *l, const struct link_feedback *fb)
+int link_feedback(struct link *l, const struct exchange_feedback *fb)
 {
 	(void)l;
 	(void)fb;
@@ -311,24 +311,12 @@ static int send_now(struct link *l, const Asteal__Envelope *env)
 }
 
 /* Send a Feedback without blocking. */
-int link_feedback(struct link *l, const struct link_feedback *f)
+int link_feedback(struct link *l, const struct exchange_feedback *f)
 {
 	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
 	Asteal__Feedback fb;
-	struct exchange_feedback x = {
-		.quantum = f->quantum,
-		.desire = f->desire < 0 ? 0 : (uint32_t)f->desire,
-		.desire_real = f->desire_real,
-		.work_ns = f->work_ns,
-		.steal_ns = f->steal_ns,
-		.mug_ns = f->mug_ns,
-		.allotted_ns = f->allotted_ns,
-		.cls = f->klass,
-		.sleep_ns = f->sleep_ns,
-		.preempted_ns = f->preempted_ns,
-	};
 
-	exchange_feedback_msg(&fb, &x);
+	exchange_feedback_msg(&fb, f);
 	env.msg_case = ASTEAL__ENVELOPE__MSG_FEEDBACK;
 	env.feedback = &fb;
 	return send_now(l, &env);

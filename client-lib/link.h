@@ -1,13 +1,16 @@
 /*
  * link.h - libasteal's connection to asteald (see link.c).  Plain C types
- * only, so that the rest of the library does not depend on the protocol's
- * generated code (a build with -DASTEAL_NO_DAEMON has no link at all).
+ * only (a Feedback is proto/message.h's, as the daemon's), so that the rest
+ * of the library does not depend on the protocol's generated code (a build
+ * with -DASTEAL_NO_DAEMON has no link at all).
  */
 #ifndef ASTEAL_LINK_H
 #define ASTEAL_LINK_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "message.h"            /* struct exchange_feedback */
 
 #define LINK_MAX_CPUS 1024
 
@@ -29,16 +32,6 @@ struct link_msg {
 	int cpus[LINK_MAX_CPUS];
 	uint64_t decided_ns;           /* when DEQ decided (CLOCK_MONOTONIC) */
 	char text[160];                /* LINK_ERROR: the daemon's words */
-};
-
-/* A job's report at a quantum boundary (proto/asteal.proto, Feedback). */
-struct link_feedback {
-	uint64_t quantum;              /* the quantum just closed */
-	int desire;                    /* for the next one, rounded up */
-	double desire_real;
-	uint64_t work_ns, steal_ns, mug_ns, allotted_ns;  /* since the Welcome */
-	int klass;                     /* enum est_class of the closed quantum */
-	uint64_t sleep_ns, preempted_ns;  /* since the Welcome */
 };
 
 /* Connect to the daemon at path and register as a job of `workers`
@@ -64,7 +57,7 @@ void link_quanta(const struct link *l, struct link_quanta *q);
 int link_next(struct link *l, struct link_msg *m, char *why, size_t whylen);
 
 /* Send a Feedback without blocking; -1 when it cannot go now. */
-int link_feedback(struct link *l, const struct link_feedback *fb);
+int link_feedback(struct link *l, const struct exchange_feedback *fb);
 
 /* Say that the workers the Allot of quantum q took away have parked, the
  * last at parked_ns; -1 when it cannot go now. */

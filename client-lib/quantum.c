@@ -240,9 +240,11 @@ static int reported(const struct quantum *qt, const struct runtime *rt)
 /* Fill a Feedback with the desire to report and the totals since the
  * Welcome; klass is the closed quantum's class, -1 for none. */
 static void feedback_fill(const struct runtime *rt, const struct quantum *qt,
-                          struct link_feedback *fb, int klass)
+                          struct exchange_feedback *fb, int klass)
 {
-	fb->desire = reported(qt, rt);
+	int desire = reported(qt, rt);
+
+	fb->desire = desire < 0 ? 0 : (uint32_t)desire;
 	fb->desire_real = qt->desire;
 	fb->work_ns = qt->since.work;
 	fb->steal_ns = qt->since.steal;
@@ -250,7 +252,7 @@ static void feedback_fill(const struct runtime *rt, const struct quantum *qt,
 	fb->sleep_ns = qt->since.sleep;
 	fb->preempted_ns = qt->since.preempted;
 	fb->allotted_ns = qt->since.allotted;
-	fb->klass = klass;
+	fb->cls = klass;
 }
 
 /* The allotment without a daemon, from desire and availability. */
@@ -390,7 +392,7 @@ fail:
  * the trace row and add to the totals; idle from now on when no root task
  * is in flight; what to report in *fb (under qt->lock). */
 static void quantum_close(struct runtime *rt, struct quantum *qt, uint64_t now,
-                          struct link_feedback *fb)
+                          struct exchange_feedback *fb)
 {
 	struct usage_sum u = { 0 }, held = { 0 };
 	uint64_t qstart;
@@ -495,13 +497,13 @@ static void lost_daemon(struct quantum *qt, uint64_t now, const char *why)
 
 /* Send the daemon a Feedback closing quantum closed when the reported
  * desire changed, a heartbeat is due, or force is set. */
-static void report(struct quantum *qt, struct link_feedback *fb,
+static void report(struct quantum *qt, struct exchange_feedback *fb,
                    uint64_t closed, uint64_t now, int force)
 {
 	if (qt->link == NULL)
 		return;
 	/* A heartbeat goes at the boundary nearest its period. */
-	if (!force && fb->desire == qt->sent_desire &&
+	if (!force && (int)fb->desire == qt->sent_desire &&
 	    now - qt->sent_at + qt->length / 2 < qt->heartbeat)
 		return;
 	if (closed < qt->closable)
@@ -511,7 +513,7 @@ static void report(struct quantum *qt, struct link_feedback *fb,
 		lost_daemon(qt, now, "it does not read");
 		return;
 	}
-	qt->sent_desire = fb->desire;
+	qt->sent_desire = (int)fb->desire;
 	qt->sent_at = now;
 	qt->closable = closed + 1;
 }
@@ -544,7 +546,7 @@ static int wake_up(struct runtime *rt, struct quantum *qt, uint64_t now)
  * open the one now running, report. */
 static void boundary(struct runtime *rt, struct quantum *qt)
 {
-	struct link_feedback fb = { 0 };
+	struct exchange_feedback fb = { 0 };
 	uint64_t n, now, q;
 
 	if (read(qt->timer_fd, &n, sizeof(n)) != (ssize_t)sizeof(n))
@@ -584,7 +586,7 @@ static void stop_waiting(struct runtime *rt, struct quantum *qt, uint64_t now)
 static void try_connect(struct runtime *rt, struct quantum *qt, uint64_t now)
 {
 	struct link_quanta lq;
-	struct link_feedback fb = { 0 };
+	struct exchange_feedback fb = { 0 };
 	char why[256];
 
 	if (qt->socket[0] == '\0' || qt->link != NULL || now < qt->retry_at)
@@ -670,7 +672,7 @@ static void send_released(struct runtime *rt, struct quantum *qt)
  * this one is closed too, the next boundary's report says it). */
 static void roots_changed(struct runtime *rt, struct quantum *qt)
 {
-	struct link_feedback fb = { 0 };
+	struct exchange_feedback fb = { 0 };
 	uint64_t n, now, q;
 	int woke;
 
@@ -836,7 +838,7 @@ void quantum_stop(struct runtime *rt)
 	struct quantum *qt = rt->quantum;
 
 	if (qt != NULL && qt->running) {
-		struct link_feedback fb = { 0 };
+		struct exchange_feedback fb = { 0 };
 		uint64_t now;
 		char c = 1;
 

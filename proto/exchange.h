@@ -2,7 +2,7 @@
  * exchange.h - the quantum exchange's messages as plain C, and the codecs
  * that run for them on the daemon's busy path (see exchange.c).
  *
- * The quantum exchange is Feedback (job -> daemon, when a job's rounded
+ * The messages' types are in message.h.  The quantum exchange is Feedback (job -> daemon, when a job's rounded
  * desire changes, and as a heartbeat), Allot (daemon -> job, when a job's
  * allotment changes) and Released (job -> daemon, when the workers an
  * Allot took away have parked).  asteald encodes every Allot and decodes
@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "asteal.pb-c.h"
+#include "message.h"
 #include "proto.h"
 
 /* CPU ids on the wire are below this (asteald's CPULIST_MAX). */
@@ -32,25 +33,6 @@
  * four varint fields with their tags (4 x 11), the cpus' tag and length (6)
  * and a varint of at most 2 bytes per CPU id below EXCHANGE_MAX_CPUS. */
 #define EXCHANGE_ALLOT_MAX (PROTO_HEADER_LEN + 6 + 4 * 11 + 6 + 2 * EXCHANGE_MAX_CPUS)
-
-/* A Feedback (asteal.proto has the meaning of each field). */
-struct exchange_feedback {
-	uint64_t quantum;
-	uint32_t desire;
-	double desire_real;
-	uint64_t work_ns, steal_ns, mug_ns, allotted_ns;
-	int cls;                   /* class index 0..2, -1 for none */
-	uint64_t sleep_ns, preempted_ns;
-};
-
-/* An Allot; cpus points at ncpus ids, each below EXCHANGE_MAX_CPUS. */
-struct exchange_allot {
-	uint64_t quantum;
-	uint32_t allotment, availability;
-	const uint32_t *cpus;
-	size_t ncpus;
-	uint64_t decided_ns;
-};
 
 /* Append v as a protobuf varint at p (10 bytes of room): the bytes
  * written. */
