@@ -439,8 +439,6 @@ static int read_job(struct conn *c)
 		return 1;
 	}
 	while (!c->closing) {
-		Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
-		Asteal__Feedback fb;
 		struct exchange_feedback x;
 		size_t flen = 0;
 		int r = frame_peek(buf + at, (size_t)n - at, &flen);
@@ -455,13 +453,11 @@ static int read_job(struct conn *c)
 			return 1;
 		}
 		/* A Feedback is decoded by hand, without allocating
-		 * (exchange.c); anything else by protobuf-c. */
+		 * (exchange.c), and handed over as it is; anything else is
+		 * decoded by protobuf-c. */
 		if (exchange_decode_feedback(buf + at + PROTO_HEADER_LEN,
 		                             flen - PROTO_HEADER_LEN, &x)) {
-			exchange_feedback_msg(&fb, &x);
-			env.msg_case = ASTEAL__ENVELOPE__MSG_FEEDBACK;
-			env.feedback = &fb;
-			c->h->message(c, &env, c->arg);
+			c->h->feedback(c, &x, c->arg);
 		} else {
 			char why[FRAME_WHY_LEN];
 			Asteal__Envelope *m = frame_decode(buf + at + PROTO_HEADER_LEN,

@@ -19,6 +19,7 @@
 #include <event2/util.h>
 
 #include "asteal.pb-c.h"
+#include "message.h"
 
 #define CONN_MAX_OUTPUT (8u << 20)     /* bytes queued to a peer that does
                                           not read: beyond, it is dropped */
@@ -33,6 +34,10 @@ struct conn_handler {
 	/* A decoded message (m is freed after the call): the handler may
 	 * fail or close c, which is then freed later, not during the call. */
 	void (*message)(struct conn *c, const Asteal__Envelope *m, void *arg);
+	/* A Feedback the job's reader decoded by hand (exchange.c), as
+	 * plain C: the same rules as message. */
+	void (*feedback)(struct conn *c, const struct exchange_feedback *fb,
+	                 void *arg);
 	/* conn_fail disconnects the peer: its Error is queued, it is about
 	 * to close. */
 	void (*failed)(struct conn *c, void *arg);

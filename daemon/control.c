@@ -27,6 +27,7 @@
 #include "asteal.h"
 #include "conf.h"
 #include "conn.h"
+#include "exchange.h"
 #include "control.h"
 #include "frame.h"
 #include "launch.h"
@@ -441,7 +442,12 @@ static void dispatch(struct conn *c, const Asteal__Envelope *m, void *arg)
 		return;
 	}
 	if (p->role == PEER_JOB && m->msg_case == ASTEAL__ENVELOPE__MSG_FEEDBACK) {
-		sched_feedback(ctl->sched, p->job, m->feedback);
+		struct exchange_feedback f;
+
+		if (exchange_feedback_take(&f, m->feedback, why, sizeof(why)) < 0)
+			sched_feedback_refused(ctl->sched, p->job, why);
+		else
+			sched_feedback(ctl->sched, p->job, &f);
 		return;
 	}
 	if (p->role == PEER_JOB && m->msg_case == ASTEAL__ENVELOPE__MSG_RELEASED) {
@@ -461,9 +467,30 @@ static void dispatch(struct conn *c, const Asteal__Envelope *m, void *arg)
 	conn_fail(c, ASTEAL__ERROR_CODE__UNEXPECTED, why);
 }
 
+/* A Feedback a job's reader decoded by hand: straight to the scheduler
+ * from a job (the common case); from anyone else, what dispatch says of
+ * it. */
+static void dispatch_feedback(struct conn *c, const struct exchange_feedback *fb,
+                              void *arg)
+{
+	struct peer *p = arg;
+	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
+	Asteal__Feedback m;
+
+	if (p->role == PEER_JOB) {
+		sched_feedback(p->ctl->sched, p->job, fb);
+		return;
+	}
+	exchange_feedback_msg(&m, fb);
+	env.msg_case = ASTEAL__ENVELOPE__MSG_FEEDBACK;
+	env.feedback = &m;
+	dispatch(c, &env, arg);
+}
+
 /* What a connection hands the control. */
 static const struct conn_handler peer_handler = {
 	.message = dispatch,
+	.feedback = dispatch_feedback,
 	.failed = peer_failed,
 	.gone = peer_gone,
 };

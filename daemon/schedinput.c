@@ -77,7 +77,7 @@ uint64_t sched__quantum_now(const struct sched *s, uint64_t now)
 
 /* Whether a Feedback's fields are all ones a job could send at `now`;
  * otherwise 0 with the first that is not, named, in why. */
-static int fields_ok(const struct sched_job *j, const Asteal__Feedback *fb,
+static int fields_ok(const struct sched_job *j, const struct exchange_feedback *fb,
                      const uint64_t tot[HISTORY_NUSE], uint64_t now, char *why,
                      size_t len)
 {
@@ -103,12 +103,6 @@ static int fields_ok(const struct sched_job *j, const Asteal__Feedback *fb,
 		         "to the job's %d workers", fb->desire_real, j->workers);
 		return 0;
 	}
-	if ((int)fb->quantum_class < ASTEAL__QUANTUM_CLASS__CLASS_UNSPECIFIED ||
-	    (int)fb->quantum_class > ASTEAL__QUANTUM_CLASS__DEPRIVED) {
-		snprintf(why, len, "Feedback.quantum_class %d is not a class",
-		         (int)fb->quantum_class);
-		return 0;
-	}
 	for (int k = 0; k < HISTORY_NUSE; k++) {
 		if (tot[k] < j->tot[k]) {
 			snprintf(why, len, "Feedback.%s went back, from %llu to %llu "
@@ -128,17 +122,24 @@ static int fields_ok(const struct sched_job *j, const Asteal__Feedback *fb,
 	return 1;
 }
 
+/* A job's Feedback that is not one a job could send on the wire: counted
+ * as a Feedback, and the job dropped. */
+void sched_feedback_refused(struct sched *s, struct sched_job *j, const char *why)
+{
+	s->feedbacks++;
+	drop(s, j, why);
+}
+
 /* Take a job's Feedback. */
 void sched_feedback(struct sched *s, struct sched_job *j,
-                    const Asteal__Feedback *fb)
+                    const struct exchange_feedback *fb)
 {
-	struct exchange_feedback f;
+	struct exchange_feedback f = *fb;
 	uint64_t now = qtime_now_ns(), qnow = sched__quantum_now(s, now);
 	uint64_t tot[HISTORY_NUSE];
 	int64_t add[HISTORY_NUSE];
 	char why[200];
 
-	exchange_feedback_from(&f, fb);
 	s->feedbacks++;
 	if (f.quantum > qnow) {
 		snprintf(why, sizeof(why), "Feedback.quantum %llu has not begun "
@@ -164,7 +165,7 @@ void sched_feedback(struct sched *s, struct sched_job *j,
 	tot[HISTORY_SLEEP] = f.sleep_ns;
 	tot[HISTORY_PREEMPTED] = f.preempted_ns;
 	tot[HISTORY_ALLOTTED] = f.allotted_ns;
-	if (!fields_ok(j, fb, tot, now, why, sizeof(why))) {
+	if (!fields_ok(j, &f, tot, now, why, sizeof(why))) {
 		drop(s, j, why);
 		return;                 /* j is leaving: touch nothing */
 	}

@@ -20,6 +20,7 @@
 #include <sys/types.h>
 
 #include "asteal.pb-c.h"
+#include "message.h"
 
 struct event_base;
 struct conf;
@@ -79,14 +80,18 @@ void sched_job_remove(struct sched *s, struct sched_job *j);
 
 /* A job's Feedback arrived: checked, and taken for the next tick.  A
  * field no job could send (a quantum that has not begun, a desire above
- * the job's workers, a desire_real that is not a number in range, an
- * unknown class, usage totals going back or beyond what its workers could
- * use) drops the job (an Error naming the field, then conn_fail: j is
- * gone or going when this returns); a Feedback for a quantum that ended
- * long ago or a second one for a quantum is refused with an Error and
- * ignored. */
+ * the job's workers, a desire_real that is not a number in range, usage
+ * totals going back or beyond what its workers could use) drops the job
+ * (an Error naming the field, then conn_fail: j is gone or going when
+ * this returns); a Feedback for a quantum that ended long ago or a second
+ * one for a quantum is refused with an Error and ignored.  (An unknown
+ * class never gets here: exchange_feedback_take refuses it.) */
 void sched_feedback(struct sched *s, struct sched_job *j,
-                    const Asteal__Feedback *fb);
+                    const struct exchange_feedback *f);
+
+/* A Feedback from job j that exchange_feedback_take refused (why):
+ * counted as a Feedback, and the job dropped as sched_feedback drops it. */
+void sched_feedback_refused(struct sched *s, struct sched_job *j, const char *why);
 
 /* A job's Released arrived: its leaving workers have parked. */
 void sched_released(struct sched *s, struct sched_job *j,

@@ -13,6 +13,7 @@
 #include "exchange.h"
 #include "frame.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* Wire types. */
@@ -193,6 +194,20 @@ void exchange_feedback_from(struct exchange_feedback *fb, const Asteal__Feedback
 	fb->cls = exchange_class_index(m->quantum_class);
 	fb->sleep_ns = m->sleep_ns;
 	fb->preempted_ns = m->preempted_ns;
+}
+
+/* Fill plain C from a Feedback message protobuf-c decoded, or say why not. */
+int exchange_feedback_take(struct exchange_feedback *fb, const Asteal__Feedback *m,
+                           char *why, size_t len)
+{
+	if ((int)m->quantum_class < ASTEAL__QUANTUM_CLASS__CLASS_UNSPECIFIED ||
+	    (int)m->quantum_class > ASTEAL__QUANTUM_CLASS__DEPRIVED) {
+		snprintf(why, len, "Feedback.quantum_class %d is not a class",
+		         (int)m->quantum_class);
+		return -1;
+	}
+	exchange_feedback_from(fb, m);
+	return 0;
 }
 
 /* A class index on the wire: index + 1 (QuantumClass's values). */

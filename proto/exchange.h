@@ -65,6 +65,11 @@ void exchange_feedback_msg(Asteal__Feedback *m, const struct exchange_feedback *
 /* Fill fb from a decoded Feedback message. */
 void exchange_feedback_from(struct exchange_feedback *fb, const Asteal__Feedback *m);
 
+/* Fill fb from a Feedback message decoded by protobuf-c, whose class may
+ * be one this side does not know: 0, or -1 with the field named in why. */
+int exchange_feedback_take(struct exchange_feedback *fb, const Asteal__Feedback *m,
+                           char *why, size_t len);
+
 /* The wire value of a class index (0..2; anything else is unspecified). */
 Asteal__QuantumClass exchange_class_wire(int cls);
 
