@@ -3,7 +3,8 @@
 # and makespan any schedule could reach on 2 CPUs from each job's measured
 # rates, and the weighted speedup and unfairness of equal shares) on cases
 # worked by hand, the goals of its OpenMP mixes on a sitting made up by
-# hand, and its argument checks.  The benchmark's
+# hand, a run that hangs (killed and counted as never ending), and its
+# argument checks.  The benchmark's
 # runs themselves are measurements (make bench), not tests.
 set -u
 
@@ -121,6 +122,39 @@ for b in bad:
     print("missing: %s" % b)
 if bad:
     print(text)
+sys.exit(1 if bad else 0)
+PYEOF
+
+# A run that hangs: killed after HANG_S (1 s here), counted once as a run
+# that never ends, and not started again; the other job loops on, in the
+# window loop and in the batch (once).
+python3 - "$build" "$tmp" <<'PYEOF' || fail "a hung run"
+import importlib.machinery, importlib.util, math, sys
+loader = importlib.machinery.SourceFileLoader("corun", "bench/corun")
+spec = importlib.util.spec_from_loader("corun", loader)
+c = importlib.util.module_from_spec(spec)
+loader.exec_module(c)
+c.HANG_S = 1
+b = c.Bench(sys.argv[1], sys.argv[2])
+cmds = {"hang": ["sleep", "60"], "quick": ["true"]}
+b.command = lambda job, regime, workers=None: (cmds[job.name], dict(b.env))
+b.right = lambda job, text: True
+jobs = [c.Job("hang", "x", []), c.Job("quick", "x", [])]
+bad = []
+try:
+    for once in (False, True):
+        runs, took, _ = b.loop(jobs, "static", 2.0, min_runs=2, once=once)
+        hung, quick = runs
+        if len(hung) != 1 or not math.isinf(hung[0][0]):
+            bad.append("once=%s: the hung job's runs are %r" % (once, hung))
+        if len(quick) < (1 if once else 2) or any(math.isinf(w) for w, _ in quick):
+            bad.append("once=%s: the other job's runs are %r" % (once, quick))
+        if not 0.9 < took < 10:
+            bad.append("once=%s: the loop took %.2f s" % (once, took))
+finally:
+    b.stop()
+for x in bad:
+    print(x)
 sys.exit(1 if bad else 0)
 PYEOF
 
