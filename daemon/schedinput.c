@@ -132,44 +132,43 @@ void sched_feedback_refused(struct sched *s, struct sched_job *j, const char *wh
 
 /* Take a job's Feedback. */
 void sched_feedback(struct sched *s, struct sched_job *j,
-                    const struct exchange_feedback *fb)
+                    const struct exchange_feedback *f)
 {
-	struct exchange_feedback f = *fb;
 	uint64_t now = qtime_now_ns(), qnow = sched__quantum_now(s, now);
 	uint64_t tot[HISTORY_NUSE];
 	int64_t add[HISTORY_NUSE];
 	char why[200];
 
 	s->feedbacks++;
-	if (f.quantum > qnow) {
+	if (f->quantum > qnow) {
 		snprintf(why, sizeof(why), "Feedback.quantum %llu has not begun "
-		         "(quantum %llu runs)", (unsigned long long)f.quantum,
+		         "(quantum %llu runs)", (unsigned long long)f->quantum,
 		         (unsigned long long)qnow);
 		drop(s, j, why);
 		return;
 	}
-	if (qnow - f.quantum > s->past) {
+	if (qnow - f->quantum > s->past) {
 		complain(s, j, BAD_PAST, "a Feedback for quantum %llu, which ended "
-		         "more than %u s ago: ignored", (unsigned long long)f.quantum,
+		         "more than %u s ago: ignored", (unsigned long long)f->quantum,
 		         PROTO_FEEDBACK_PAST_MS / 1000);
 		return;
 	}
-	if (f.quantum < j->closable) {
+	if (f->quantum < j->closable) {
 		complain(s, j, BAD_REPEAT, "a second Feedback for quantum %llu (one "
-		         "per quantum): ignored", (unsigned long long)f.quantum);
+		         "per quantum): ignored", (unsigned long long)f->quantum);
 		return;
 	}
-	tot[HISTORY_WORK] = f.work_ns;
-	tot[HISTORY_STEAL] = f.steal_ns;
-	tot[HISTORY_MUG] = f.mug_ns;
-	tot[HISTORY_SLEEP] = f.sleep_ns;
-	tot[HISTORY_PREEMPTED] = f.preempted_ns;
-	tot[HISTORY_ALLOTTED] = f.allotted_ns;
-	if (!fields_ok(j, &f, tot, now, why, sizeof(why))) {
+	tot[HISTORY_WORK] = f->work_ns;
+	tot[HISTORY_STEAL] = f->steal_ns;
+	tot[HISTORY_MUG] = f->mug_ns;
+	tot[HISTORY_SLEEP] = f->sleep_ns;
+	tot[HISTORY_PREEMPTED] = f->preempted_ns;
+	tot[HISTORY_ALLOTTED] = f->allotted_ns;
+	if (!fields_ok(j, f, tot, now, why, sizeof(why))) {
 		drop(s, j, why);
 		return;                 /* j is leaving: touch nothing */
 	}
-	j->closable = f.quantum + 1;
+	j->closable = f->quantum + 1;
 	for (int k = 0; k < HISTORY_NUSE; k++)
 		add[k] = (int64_t)(tot[k] - j->tot[k]);
 	if (history_usage(s->hist, (int64_t)j->id, add) < 0)
@@ -183,12 +182,12 @@ void sched_feedback(struct sched *s, struct sched_job *j,
 		         j->name);
 	}
 	sched__heard_now(s, j, now);
-	if ((int)f.desire != j->desire || (f.cls >= 0 && f.cls != j->cls))
+	if ((int)f->desire != j->desire || (f->cls >= 0 && f->cls != j->cls))
 		sched__touch(s, j);
-	j->desire = (int)f.desire;
-	j->desire_real = f.desire_real;
-	if (f.cls >= 0)
-		j->cls = f.cls;
+	j->desire = (int)f->desire;
+	j->desire_real = f->desire_real;
+	if (f->cls >= 0)
+		j->cls = f->cls;
 	sched__job_woke(s, j);  /* holding none, it may take free CPUs now */
 }
 
