@@ -152,7 +152,7 @@ $(BUILD)/obj/%.o: %.S
 # ASTEAL_VERSION only; the jobs and the benchmarks take proto/ for the
 # clock (qtime.h) only; the tests see every part they test.
 $(BUILD)/obj/client-lib/%.o: CPPFLAGS += -Iclient-lib -Ipolicy -Iproto -I$(GEN)/proto
-$(BUILD)/obj/policy/%.o:     CPPFLAGS += -Ipolicy
+$(BUILD)/obj/policy/%.o:     CPPFLAGS += -Ipolicy -Iproto
 $(BUILD)/obj/proto/%.o:      CPPFLAGS += -Iproto -I$(GEN)/proto
 $(BUILD)/obj/daemon/%.o:     CPPFLAGS += -Idaemon -Ipolicy -Iproto -I$(GEN)/proto -Iclient-lib
 $(BUILD)/obj/sim/%.o:        CPPFLAGS += -Isim -Ipolicy
@@ -299,7 +299,7 @@ fuzz-bins: $(BUILD)/fuzz/fuzz_frame $(BUILD)/fuzz/fuzz_daemon
 # The daemon test's check that recorded allotments are DEQ's answers: it
 # reads the history database (SQLite) and replays it through DEQ and the
 # daemon's CPU-list module.
-$(BUILD)/tests/deq_replay: $(BUILD)/obj/tests/deq_replay.o $(DLIBA) $(POLICY_A)
+$(BUILD)/tests/deq_replay: $(BUILD)/obj/tests/deq_replay.o $(DLIBA) $(POLICY_A) $(PROTO_A)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ -lsqlite3 $(LDLIBS)
 

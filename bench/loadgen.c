@@ -76,6 +76,7 @@
 #include "exchange.h"
 #include "frame.h"
 #include "qtime.h"
+#include "search.h"
 
 #define CPU_IDS EXCHANGE_MAX_CPUS
 #define WORDS ((int)(CPU_IDS / 64))
@@ -507,20 +508,18 @@ static Asteal__Envelope *ask(int fd, struct frame_reader *r, Asteal__Envelope *r
 	return m;
 }
 
+/* Whether jobs[i] sorts before the id at key. */
+static int fake_below(const void *arr, size_t i, const void *key)
+{
+	return ((const struct fake *)arr)[i].id < *(const uint64_t *)key;
+}
+
 /* The job with this id, or NULL (ids grow with the index). */
 static struct fake *by_id(struct run *g, uint64_t id)
 {
-	int lo = 0, hi = g->n;
+	size_t at = search_first(g->jobs, (size_t)g->n, &id, fake_below);
 
-	while (lo < hi) {
-		int mid = lo + (hi - lo) / 2;
-
-		if (g->jobs[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < g->n && g->jobs[lo].id == id ? &g->jobs[lo] : NULL;
+	return at < (size_t)g->n && g->jobs[at].id == id ? &g->jobs[at] : NULL;
 }
 
 /* What the history check found. */

@@ -60,7 +60,6 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,20 +70,7 @@
 #include "cpuset.h"
 #include "jobtime.h"
 #include "log.h"
-
-/* Format a reason into why (when there is one), return -1. */
-__attribute__((format(printf, 3, 4)))
-static int fail(char *why, size_t whylen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why != NULL && whylen > 0) {
-		va_start(ap, fmt);
-		vsnprintf(why, whylen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
+#include "why.h"
 
 /* The hash bucket of id. */
 static size_t bucket(const struct confine *cf, uint64_t id)
@@ -209,7 +195,7 @@ static int choose(struct confine *cf, enum confine_with with, const char *name,
 		return 0;
 	}
 	if (with == CONFINE_WITH_CGROUP)
-		return fail(why, whylen, "no usable cgroup cpuset: %s; %s", why2, why1);
+		return why_fail(why, whylen, 0, "no usable cgroup cpuset: %s; %s", why2, why1);
 	snprintf(cf->how, sizeof(cf->how), "sched_setaffinity (no cgroup: %s; %s)",
 		 why2, why1);
 	return 0;
@@ -244,21 +230,21 @@ struct confine *confine_create(enum confine_with with, const char *name,
 
 	if (name == NULL || *name == '\0' || strchr(name, '/') != NULL ||
 	    strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || strlen(name) > 200) {
-		fail(why, whylen, "bad cgroup name '%.64s'", name ? name : "");
+		why_fail(why, whylen, 0, "bad cgroup name '%.64s'", name ? name : "");
 		return NULL;
 	}
 	if (ncpus < 1 || ncpus > CPULIST_MAX) {
-		fail(why, whylen, "no CPUs to manage");
+		why_fail(why, whylen, 0, "no CPUs to manage");
 		return NULL;
 	}
 	na = cpulist_allowed(allowed, CPULIST_MAX);
 	if (na < 0) {
-		fail(why, whylen, "sched_getaffinity: %s", strerror(errno));
+		why_fail(why, whylen, 0, "sched_getaffinity: %s", strerror(errno));
 		return NULL;
 	}
 	cf = calloc(1, sizeof(*cf));
 	if (cf == NULL) {
-		fail(why, whylen, "out of memory");
+		why_fail(why, whylen, 0, "out of memory");
 		return NULL;
 	}
 	cf->ncpus = ncpus;
@@ -278,7 +264,7 @@ struct confine *confine_create(enum confine_with with, const char *name,
 	if (cf->others == NULL || cf->pids == NULL ||
 	    cf->tids == NULL || cf->release == NULL || cf->have == NULL ||
 	    cf->tmp == NULL || cf->want == NULL || cf->jt == NULL || cf->share == NULL) {
-		fail(why, whylen, cf->setsize == 0 ? "sched_getaffinity: no mask size fits" :
+		why_fail(why, whylen, 0, cf->setsize == 0 ? "sched_getaffinity: no mask size fits" :
 		     "out of memory");
 		goto fail;
 	}
@@ -288,14 +274,14 @@ struct confine *confine_create(enum confine_with with, const char *name,
 	for (int i = 0; i < ncpus; i++) {
 		if (cpus[i] < 0 || cpus[i] >= CPULIST_MAX ||
 		    !CPU_ISSET_S((size_t)cpus[i], cf->setsize, cf->release)) {
-			fail(why, whylen, "CPU %d is not among this process's CPUs",
+			why_fail(why, whylen, 0, "CPU %d is not among this process's CPUs",
 			     cpus[i]);
 			goto fail;
 		}
 	}
 	if (cpulist_format(allowed, na, cf->release_list,
 			   sizeof(cf->release_list)) < 0) {
-		fail(why, whylen, "release set too long to write");
+		why_fail(why, whylen, 0, "release set too long to write");
 		goto fail;
 	}
 	cf->period_ns = quantum_ns < CONFINE_SWEEP_MIN_NS ? CONFINE_SWEEP_MIN_NS :
@@ -305,7 +291,7 @@ struct confine *confine_create(enum confine_with with, const char *name,
 	if (cf->cs != NULL) {
 		cf->left = malloc(4096 * sizeof(*cf->left));
 		if (cf->left == NULL) {
-			fail(why, whylen, "out of memory");
+			why_fail(why, whylen, 0, "out of memory");
 			goto fail;
 		}
 		cf->nleft = cpuset_leftovers(cf->cs, cf->left, 4096);
@@ -319,7 +305,7 @@ struct confine *confine_create(enum confine_with with, const char *name,
 	pthread_cond_init(&cf->cv, &ca);
 	pthread_condattr_destroy(&ca);
 	if ((err = pthread_create(&cf->thread, NULL, confine__watcher, cf)) != 0) {
-		fail(why, whylen, "pthread_create: %s", strerror(err));
+		why_fail(why, whylen, 0, "pthread_create: %s", strerror(err));
 		pthread_cond_destroy(&cf->cv);
 		pthread_mutex_destroy(&cf->mu);
 		goto fail;
@@ -387,13 +373,13 @@ int confine_add(struct confine *cf, uint64_t id, pid_t pid, int enforce,
 	uint64_t start;
 
 	if (pid <= 0)
-		return fail(why, whylen, "job %llu: bad pid %d",
+		return why_fail(why, whylen, 0, "job %llu: bad pid %d",
 			    (unsigned long long)id, (int)pid);
 	start = confine__root_start(pid);
 	pthread_mutex_lock(&cf->mu);
 	if (confine__find(cf, id) != NULL) {
 		pthread_mutex_unlock(&cf->mu);
-		return fail(why, whylen, "job %llu is confined already",
+		return why_fail(why, whylen, 0, "job %llu is confined already",
 			    (unsigned long long)id);
 	}
 	j = calloc(1, sizeof(*j));
@@ -406,7 +392,7 @@ int confine_add(struct confine *cf, uint64_t id, pid_t pid, int enforce,
 			CPU_FREE(j->set);
 		free(j);
 		pthread_mutex_unlock(&cf->mu);
-		return fail(why, whylen, "out of memory");
+		return why_fail(why, whylen, 0, "out of memory");
 	}
 	j->root = pid;
 	j->root_start = start;
@@ -451,17 +437,17 @@ int confine_set(struct confine *cf, uint64_t id, const int *cpus, int n,
 	for (int i = 0; i < n; i++) {
 		if (cpus[i] < 0 || cpus[i] >= CPULIST_MAX ||
 		    !CPU_ISSET_S((size_t)cpus[i], sz, cf->release))
-			return fail(why, whylen, "CPU %d is not in the release set %s",
+			return why_fail(why, whylen, 0, "CPU %d is not in the release set %s",
 				    cpus[i], cf->release_list);
 		CPU_SET_S((size_t)cpus[i], sz, want);
 	}
 	if (n < 1 || cpulist_format(cpus, n, list, sizeof(list)) < 0)
-		return fail(why, whylen, "bad CPU set (%d CPUs)", n);
+		return why_fail(why, whylen, 0, "bad CPU set (%d CPUs)", n);
 	pthread_mutex_lock(&cf->mu);
 	j = confine__find(cf, id);
 	if (j == NULL || j->failed) {
-		r = j == NULL ? fail(why, whylen, "no job %llu", (unsigned long long)id) :
-		    fail(why, whylen, "%s", j->why);
+		r = j == NULL ? why_fail(why, whylen, 0, "no job %llu", (unsigned long long)id) :
+		    why_fail(why, whylen, 0, "%s", j->why);
 		pthread_mutex_unlock(&cf->mu);
 		return r;
 	}

@@ -16,30 +16,15 @@
  */
 #include <errno.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cpulist.h"
+#include "why.h"
 
 /* The largest CPU set cpulist_allowed tries (bits). */
 #define ALLOWED_MAX_BITS (1 << 22)
-
-/* Format a reason into why (when there is one), set errno, return -1. */
-__attribute__((format(printf, 3, 4)))
-static int fail(char *why, size_t whylen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why != NULL && whylen > 0) {
-		va_start(ap, fmt);
-		vsnprintf(why, whylen, fmt, ap);
-		va_end(ap);
-	}
-	errno = EINVAL;
-	return -1;
-}
 
 /* Whether c is a blank between tokens. */
 static int is_blank(char c)
@@ -63,13 +48,13 @@ static int parse_id(const char **p, int *id, char *why, size_t whylen)
 	skip_blanks(p);
 	s = *p;
 	if (*s == '-' && s[1] >= '0' && s[1] <= '9')
-		return fail(why, whylen, "negative CPU id at '%.16s'", s);
+		return why_fail(why, whylen, EINVAL, "negative CPU id at '%.16s'", s);
 	if (*s == '-' || *s == '+')
-		return fail(why, whylen, "CPU ids have no sign (at '%.16s')", s);
+		return why_fail(why, whylen, EINVAL, "CPU ids have no sign (at '%.16s')", s);
 	if (*s < '0' || *s > '9') {
 		if (*s == '\0')
-			return fail(why, whylen, "CPU id missing at the end");
-		return fail(why, whylen, "expected a CPU id at '%.16s'", s);
+			return why_fail(why, whylen, EINVAL, "CPU id missing at the end");
+		return why_fail(why, whylen, EINVAL, "expected a CPU id at '%.16s'", s);
 	}
 	while (*s >= '0' && *s <= '9') {
 		if (v < 1000000000L)
@@ -78,10 +63,10 @@ static int parse_id(const char **p, int *id, char *why, size_t whylen)
 	}
 	if (v >= CPULIST_MAX) {
 		if (v >= 1000000000L)
-			return fail(why, whylen, "CPU %.*s out of range (0-%d)",
+			return why_fail(why, whylen, EINVAL, "CPU %.*s out of range (0-%d)",
 				    (int)(s - *p > 20 ? 20 : s - *p), *p,
 				    CPULIST_MAX - 1);
-		return fail(why, whylen, "CPU %ld out of range (0-%d)", v,
+		return why_fail(why, whylen, EINVAL, "CPU %ld out of range (0-%d)", v,
 			    CPULIST_MAX - 1);
 	}
 	*p = s;
@@ -97,17 +82,17 @@ int cpulist_parse(const char *s, int *cpus, int max, char *why, size_t whylen)
 	int n = 0;
 
 	if (s == NULL)
-		return fail(why, whylen, "empty list");
+		return why_fail(why, whylen, EINVAL, "empty list");
 	memset(seen, 0, sizeof(seen));
 	skip_blanks(&p);
 	if (*p == '\0')
-		return fail(why, whylen, "empty list");
+		return why_fail(why, whylen, EINVAL, "empty list");
 	for (;;) {
 		int lo, hi;
 
 		skip_blanks(&p);
 		if (*p == ',')
-			return fail(why, whylen, "empty item in '%.32s'", s);
+			return why_fail(why, whylen, EINVAL, "empty item in '%.32s'", s);
 		if (parse_id(&p, &lo, why, whylen) < 0)
 			return -1;
 		hi = lo;
@@ -116,17 +101,17 @@ int cpulist_parse(const char *s, int *cpus, int max, char *why, size_t whylen)
 			p++;
 			skip_blanks(&p);
 			if (*p == '\0' || *p == ',')
-				return fail(why, whylen,
+				return why_fail(why, whylen, EINVAL,
 					    "range %d- has no end", lo);
 			if (parse_id(&p, &hi, why, whylen) < 0)
 				return -1;
 			if (hi < lo)
-				return fail(why, whylen, "bad range %d-%d",
+				return why_fail(why, whylen, EINVAL, "bad range %d-%d",
 					    lo, hi);
 		}
 		for (int c = lo; c <= hi; c++) {
 			if (seen[c])
-				return fail(why, whylen, "CPU %d listed twice",
+				return why_fail(why, whylen, EINVAL, "CPU %d listed twice",
 					    c);
 			seen[c] = 1;
 		}
@@ -135,15 +120,15 @@ int cpulist_parse(const char *s, int *cpus, int max, char *why, size_t whylen)
 		if (*p == '\0')
 			break;
 		if (*p != ',')
-			return fail(why, whylen, "unexpected '%.16s' in CPU list",
+			return why_fail(why, whylen, EINVAL, "unexpected '%.16s' in CPU list",
 				    p);
 		p++;
 		skip_blanks(&p);
 		if (*p == '\0')
-			return fail(why, whylen, "trailing comma in '%.32s'", s);
+			return why_fail(why, whylen, EINVAL, "trailing comma in '%.32s'", s);
 	}
 	if (n > max)
-		return fail(why, whylen, "more than %d CPUs", max < 0 ? 0 : max);
+		return why_fail(why, whylen, EINVAL, "more than %d CPUs", max < 0 ? 0 : max);
 	n = 0;
 	for (int c = 0; c < CPULIST_MAX; c++)
 		if (seen[c])

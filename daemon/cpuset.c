@@ -39,7 +39,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +48,7 @@
 #include "cpulist.h"
 #include "cpuset.h"
 #include "proctree.h"
+#include "why.h"
 
 /* The most job folders of a previous daemon kept (with processes). */
 #define CPUSET_LEFT_MAX 4096
@@ -63,21 +63,6 @@ struct cpuset {
 	uint64_t *left;         /* leftover job folders with processes */
 	int nleft;
 };
-
-/* Format a reason into why, set errno to err, return -1. */
-__attribute__((format(printf, 4, 5)))
-static int fail(char *why, size_t whylen, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why != NULL && whylen > 0) {
-		va_start(ap, fmt);
-		vsnprintf(why, whylen, fmt, ap);
-		va_end(ap);
-	}
-	errno = err;
-	return -1;
-}
 
 /* Join dir and name into buf: 0, or -1 with ENAMETOOLONG. */
 static int join(char *buf, size_t len, const char *dir, const char *name)
@@ -101,12 +86,12 @@ static int write_text(const char *dir, const char *file, const char *text,
 	int fd, err;
 
 	if (join(path, sizeof(path), dir, file) < 0)
-		return fail(why, whylen, ENAMETOOLONG, "path too long: %s/%s",
+		return why_fail(why, whylen, ENAMETOOLONG, "path too long: %s/%s",
 			    dir, file);
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0) {
 		err = errno;
-		return fail(why, whylen, err, "open %s: %s", path, strerror(err));
+		return why_fail(why, whylen, err, "open %s: %s", path, strerror(err));
 	}
 	do
 		n = write(fd, text, len);
@@ -114,10 +99,10 @@ static int write_text(const char *dir, const char *file, const char *text,
 	err = errno;
 	close(fd);
 	if (n < 0)
-		return fail(why, whylen, err, "write '%.64s' to %s: %s", text,
+		return why_fail(why, whylen, err, "write '%.64s' to %s: %s", text,
 			    path, strerror(err));
 	if ((size_t)n != len)
-		return fail(why, whylen, EIO, "write '%.64s' to %s: short write",
+		return why_fail(why, whylen, EIO, "write '%.64s' to %s: short write",
 			    text, path);
 	return 0;
 }
@@ -184,7 +169,7 @@ static int find_mount(int version, char *mnt, size_t mlen, char *root,
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 
 	if (f == NULL)
-		return fail(why, whylen, errno, "/proc/self/mountinfo: %s",
+		return why_fail(why, whylen, errno, "/proc/self/mountinfo: %s",
 			    strerror(errno));
 	while (fgets(line, sizeof(line), f) != NULL) {
 		char *field[6], *sep, *save = NULL, *tail, *fstype, *opts;
@@ -223,8 +208,8 @@ static int find_mount(int version, char *mnt, size_t mlen, char *root,
 	}
 	fclose(f);
 	if (version == 2)
-		return fail(why, whylen, ENOENT, "no cgroup2 mount");
-	return fail(why, whylen, ENOENT, "no cgroup v1 cpuset mount");
+		return why_fail(why, whylen, ENOENT, "no cgroup2 mount");
+	return why_fail(why, whylen, ENOENT, "no cgroup v1 cpuset mount");
 }
 
 /* This process's cgroup path in the hierarchy (version 2: the "0::" line;
@@ -236,7 +221,7 @@ static int own_path(int version, char *path, size_t len, char *why,
 	FILE *f = fopen("/proc/self/cgroup", "re");
 
 	if (f == NULL)
-		return fail(why, whylen, errno, "/proc/self/cgroup: %s",
+		return why_fail(why, whylen, errno, "/proc/self/cgroup: %s",
 			    strerror(errno));
 	while (fgets(line, sizeof(line), f) != NULL) {
 		char *c1 = strchr(line, ':'), *c2;
@@ -254,7 +239,7 @@ static int own_path(int version, char *path, size_t len, char *why,
 		return 0;
 	}
 	fclose(f);
-	return fail(why, whylen, ENOENT, "no %s line in /proc/self/cgroup",
+	return why_fail(why, whylen, ENOENT, "no %s line in /proc/self/cgroup",
 		    version == 2 ? "0::" : "cpuset");
 }
 
@@ -273,7 +258,7 @@ static int find_own(struct cpuset *cs, int *is_root, char *why, size_t whylen)
 	cs->pfx = noprefix ? "" : "cpuset.";
 	rl = strcmp(root, "/") == 0 ? 0 : strlen(root);
 	if (strncmp(path, root, rl) != 0 || (path[rl] != '/' && path[rl] != '\0'))
-		return fail(why, whylen, ENOENT,
+		return why_fail(why, whylen, ENOENT,
 			    "own cgroup %s is outside the mount's root %s", path,
 			    root);
 	rel = path + rl;
@@ -282,7 +267,7 @@ static int find_own(struct cpuset *cs, int *is_root, char *why, size_t whylen)
 	*is_root = *rel == '\0';
 	n = snprintf(cs->own, sizeof(cs->own), "%s%s", mnt, rel);
 	if (n < 0 || (size_t)n >= sizeof(cs->own))
-		return fail(why, whylen, ENAMETOOLONG, "path too long: %s%s",
+		return why_fail(why, whylen, ENAMETOOLONG, "path too long: %s%s",
 			    mnt, rel);
 	return 0;
 }
@@ -299,7 +284,7 @@ static const char *cs_file(const struct cpuset *cs, const char *f, char *buf,
 static int make_dir(const char *path, char *why, size_t whylen)
 {
 	if (mkdir(path, 0755) < 0 && errno != EEXIST)
-		return fail(why, whylen, errno, "mkdir %s: %s", path,
+		return why_fail(why, whylen, errno, "mkdir %s: %s", path,
 			    strerror(errno));
 	return 0;
 }
@@ -324,10 +309,10 @@ static int open_v2(struct cpuset *cs, int is_root, char *why, size_t whylen)
 	char buf[4096], path[PATH_MAX], leaf[PATH_MAX], pid[32];
 
 	if (read_text(cs->own, "cgroup.controllers", buf, sizeof(buf)) < 0)
-		return fail(why, whylen, errno, "%s/cgroup.controllers: %s",
+		return why_fail(why, whylen, errno, "%s/cgroup.controllers: %s",
 			    cs->own, strerror(errno));
 	if (!has_item(buf, "cpuset", ' '))
-		return fail(why, whylen, ENOENT,
+		return why_fail(why, whylen, ENOENT,
 			    "no cpuset controller in %s (cgroup.controllers: %s)",
 			    cs->own, *buf != '\0' ? buf : "none");
 	if (access(cs->own, W_OK) < 0 ||
@@ -335,12 +320,12 @@ static int open_v2(struct cpuset *cs, int is_root, char *why, size_t whylen)
 	    access(path, W_OK) < 0 ||
 	    join(path, sizeof(path), cs->own, "cgroup.procs") < 0 ||
 	    access(path, W_OK) < 0)
-		return fail(why, whylen, errno, "%s not writable (not delegated): %s",
+		return why_fail(why, whylen, errno, "%s not writable (not delegated): %s",
 			    cs->own, strerror(errno));
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
 	if (!is_root) {
 		if (join(leaf, sizeof(leaf), cs->own, "daemon") < 0)
-			return fail(why, whylen, ENAMETOOLONG, "path too long");
+			return why_fail(why, whylen, ENAMETOOLONG, "path too long");
 		if (make_dir(leaf, why, whylen) < 0 ||
 		    write_text(leaf, "cgroup.procs", pid, why, whylen) < 0)
 			return -1;
@@ -392,13 +377,13 @@ static int open_v1(struct cpuset *cs, char *why, size_t whylen)
 
 	if (read_text(cs->own, cs_file(cs, "mems", f, sizeof(f)), buf,
 		      sizeof(buf)) < 0)
-		return fail(why, whylen, errno, "%s/%s: %s", cs->own, f,
+		return why_fail(why, whylen, errno, "%s/%s: %s", cs->own, f,
 			    strerror(errno));
 	if (*buf == '\0')
-		return fail(why, whylen, ENOENT, "%s/%s is empty", cs->own, f);
+		return why_fail(why, whylen, ENOENT, "%s/%s is empty", cs->own, f);
 	cs->mems = strdup(buf);
 	if (cs->mems == NULL)
-		return fail(why, whylen, ENOMEM, "out of memory");
+		return why_fail(why, whylen, ENOMEM, "out of memory");
 	if (make_dir(cs->base, why, whylen) < 0 ||
 	    write_text(cs->base, cs_file(cs, "sched_load_balance", f, sizeof(f)),
 		       "0", why, whylen) < 0 ||
@@ -453,7 +438,7 @@ struct cpuset *cpuset_open(int version, const char *name, const char *release,
 		cs->pfx = "cpuset.";
 		r = find_own(cs, &is_root, msg, sizeof(msg));
 		if (r == 0 && join(cs->base, sizeof(cs->base), cs->own, name) < 0)
-			r = fail(msg, sizeof(msg), ENAMETOOLONG, "path too long");
+			r = why_fail(msg, sizeof(msg), ENAMETOOLONG, "path too long");
 		if (r == 0 && version == 2)
 			r = open_v2(cs, is_root, msg, sizeof(msg));
 		if (r == 0 && version == 1)
@@ -513,7 +498,7 @@ int cpuset_job_make(struct cpuset *cs, uint64_t id, const char *cpus,
 	char dir[PATH_MAX], f[64];
 
 	if (job_dir(cs, id, dir, sizeof(dir)) < 0)
-		return fail(why, whylen, ENAMETOOLONG, "path too long");
+		return why_fail(why, whylen, ENAMETOOLONG, "path too long");
 	if (make_dir(dir, why, whylen) < 0)
 		return -1;
 	if (cs->version == 1 &&
@@ -532,7 +517,7 @@ int cpuset_job_cpus(struct cpuset *cs, uint64_t id, const char *cpus,
 	char dir[PATH_MAX], f[64];
 
 	if (job_dir(cs, id, dir, sizeof(dir)) < 0)
-		return fail(why, whylen, ENAMETOOLONG, "path too long");
+		return why_fail(why, whylen, ENAMETOOLONG, "path too long");
 	return write_text(dir, cs_file(cs, "cpus", f, sizeof(f)), cpus, why,
 			  whylen);
 }
@@ -544,7 +529,7 @@ int cpuset_job_attach(struct cpuset *cs, uint64_t id, pid_t pid,
 	char dir[PATH_MAX], text[32];
 
 	if (job_dir(cs, id, dir, sizeof(dir)) < 0)
-		return fail(why, whylen, ENAMETOOLONG, "path too long");
+		return why_fail(why, whylen, ENAMETOOLONG, "path too long");
 	snprintf(text, sizeof(text), "%d", (int)pid);
 	return write_text(dir, "cgroup.procs", text, why, whylen);
 }

@@ -15,26 +15,23 @@
  * The job totals are added to as runs are written (hist_acc_add).
  */
 #include "history_int.h"
+#include "search.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sqlite3.h>
 
+/* Whether live[i] sorts before the job id at key. */
+static int live_below(const void *arr, size_t i, const void *key)
+{
+	return ((const struct live *)arr)[i].job < *(const int64_t *)key;
+}
+
 /* Index of the first tracked job with id >= job. */
 static size_t live_pos(const struct history *h, int64_t job)
 {
-	size_t lo = 0, hi = h->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (h->live[mid].job < job)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return search_first(h->live, h->n, &job, live_below);
 }
 
 /* The tracked job `job`, or NULL. */

@@ -22,6 +22,7 @@
 #include "cpulist.h"
 #include "jobtime.h"
 #include "proctree.h"
+#include "search.h"
 
 /* The most thread ids of one process read. */
 #define JOBTIME_TIDS_MAX (1 << 20)
@@ -94,22 +95,18 @@ void jobtime_begin(struct jobtime *jt, uint64_t now_ns)
 	jt->ncur = 0;
 }
 
+/* Whether prev[i] sorts before the thread id at key. */
+static int tsamp_below(const void *arr, size_t i, const void *key)
+{
+	return ((const struct tsamp *)arr)[i].tid < *(const pid_t *)key;
+}
+
 /* The last round's sample of thread tid, or NULL. */
 static const struct tsamp *prev_of(const struct jobtime *jt, pid_t tid)
 {
-	size_t lo = 0, hi = jt->nprev;
+	size_t at = search_first(jt->prev, jt->nprev, &tid, tsamp_below);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (jt->prev[mid].tid == tid)
-			return &jt->prev[mid];
-		if (jt->prev[mid].tid < tid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	return at < jt->nprev && jt->prev[at].tid == tid ? &jt->prev[at] : NULL;
 }
 
 /* Process pid's threads into jt->tids, growing it: the count, or -1. */

@@ -55,6 +55,7 @@
 #include "qtime.h"
 #include "samples.h"
 #include "scheduler.h"
+#include "search.h"
 
 
 static void bury(struct sched *s, struct sched_job *j);
@@ -183,20 +184,16 @@ static void remove_by_index(struct sched *s, struct sched_job *j)
 	s->epoch++;
 }
 
+/* Whether users[i] sorts before the uid at key. */
+static int user_below(const void *arr, size_t i, const void *key)
+{
+	return ((const struct sched_user *)arr)[i].uid < *(const uid_t *)key;
+}
+
 /* users[]'s place for uid: where it is, or where it would go. */
 static int user_place(const struct sched *s, uid_t uid)
 {
-	int lo = 0, hi = s->nusers;
-
-	while (lo < hi) {
-		int mid = lo + (hi - lo) / 2;
-
-		if (s->users[mid].uid < uid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return (int)search_first(s->users, (size_t)s->nusers, &uid, user_below);
 }
 
 /* One more job of uid: the user's place in users[] (a new user is put
@@ -271,20 +268,18 @@ static void user_leave(struct sched *s, int u)
 		s->users_gone = 1;
 }
 
+/* Whether jobs[i] sorts before the id at key. */
+static int job_below(const void *arr, size_t i, const void *key)
+{
+	return ((struct sched_job *const *)arr)[i]->id < *(const uint64_t *)key;
+}
+
 /* The connected job with this id, or NULL (binary search: id order). */
 struct sched_job *sched__find(const struct sched *s, uint64_t id)
 {
-	int lo = 0, hi = s->njobs;
+	size_t at = search_first(s->jobs, (size_t)s->njobs, &id, job_below);
 
-	while (lo < hi) {
-		int mid = lo + (hi - lo) / 2;
-
-		if (s->jobs[mid]->id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < s->njobs && s->jobs[lo]->id == id ? s->jobs[lo] : NULL;
+	return at < (size_t)s->njobs && s->jobs[at]->id == id ? s->jobs[at] : NULL;
 }
 
 /* ------------------------------------------------------------ allots -- */

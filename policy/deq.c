@@ -94,6 +94,7 @@
 #include <string.h>
 
 #include "deq.h"
+#include "search.h"
 
 #define DEQ_WORDS (DEQ_MAX_PROCS / 64)
 #define DEQ_CREDIT_MAX ((int64_t)0x7fffffff)
@@ -372,20 +373,18 @@ struct deq_saved {
 	struct deq_set old;
 };
 
+/* Whether saved[k] sorts before the job index at key. */
+static int saved_below(const void *arr, size_t k, const void *key)
+{
+	return ((const struct deq_saved *)arr)[k].job < *(const int *)key;
+}
+
 /* Whether job i's old slots were saved (saved[] is in job order). */
 static int is_saved(const struct deq_saved *saved, size_t n, int i)
 {
-	size_t lo = 0, hi = n;
+	size_t at = search_first(saved, n, &i, saved_below);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (saved[mid].job < i)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && saved[lo].job == i;
+	return at < n && saved[at].job == i;
 }
 
 /* The next free slot from a cursor over the complement of taken. */

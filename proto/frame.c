@@ -10,7 +10,6 @@
  */
 #include <errno.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +17,7 @@
 #include <unistd.h>
 
 #include "frame.h"
+#include "why.h"
 
 /* The reader's smallest buffer, and the largest it keeps once empty. */
 #define READER_MIN_CAP 4096u
@@ -34,21 +34,6 @@ struct frame_reader {
 	int broken;        /* errno once the stream is unusable (EMSGSIZE), or 0 */
 	char why[FRAME_WHY_LEN];
 };
-
-/* Format a reason into why (when there is one), set errno, return -1. */
-__attribute__((format(printf, 4, 5)))
-static int fail(int err, char *why, size_t whylen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why != NULL && whylen > 0) {
-		va_start(ap, fmt);
-		vsnprintf(why, whylen, fmt, ap);
-		va_end(ap);
-	}
-	errno = err;
-	return -1;
-}
 
 /* Read a big-endian 32-bit length. */
 static uint32_t get_be32(const uint8_t *p)
@@ -90,13 +75,13 @@ static int check_outgoing(const Asteal__Envelope *m, size_t *n)
 	const ProtobufCMessage *body;
 
 	if (m == NULL || m->base.descriptor != &asteal__envelope__descriptor)
-		return fail(EINVAL, NULL, 0, "not an Envelope");
+		return why_fail(NULL, 0, EINVAL, "not an Envelope");
 	body = envelope_body(m);
 	if (body == NULL || !protobuf_c_message_check(body))
-		return fail(EINVAL, NULL, 0, "no message, or an incomplete one");
+		return why_fail(NULL, 0, EINVAL, "no message, or an incomplete one");
 	*n = protobuf_c_message_get_packed_size(&m->base);
 	if (*n > PROTO_MAX_FRAME)
-		return fail(EMSGSIZE, NULL, 0, "too large");
+		return why_fail(NULL, 0, EMSGSIZE, "too large");
 	return 0;
 }
 
@@ -116,16 +101,16 @@ int frame_encode(const Asteal__Envelope *m, uint8_t *buf, size_t cap,
 	size_t n = 0;
 
 	if (len == NULL)
-		return fail(EINVAL, NULL, 0, "no length");
+		return why_fail(NULL, 0, EINVAL, "no length");
 	*len = 0;
 	if (check_outgoing(m, &n) < 0)
 		return -1;
 	*len = PROTO_HEADER_LEN + n;
 	if (buf == NULL || cap < *len)
-		return fail(ENOBUFS, NULL, 0, "buffer too small");
+		return why_fail(NULL, 0, ENOBUFS, "buffer too small");
 	frame_put_header(buf, (uint32_t)n);
 	if (protobuf_c_message_pack(&m->base, buf + PROTO_HEADER_LEN) != n)
-		return fail(EINVAL, NULL, 0, "pack size mismatch");
+		return why_fail(NULL, 0, EINVAL, "pack size mismatch");
 	return 0;
 }
 
@@ -160,13 +145,13 @@ int frame_peek(const uint8_t *p, size_t avail, size_t *frame_len)
 	uint32_t n;
 
 	if (frame_len == NULL || (p == NULL && avail > 0))
-		return fail(EINVAL, NULL, 0, "peek");
+		return why_fail(NULL, 0, EINVAL, "peek");
 	*frame_len = 0;
 	if (avail < PROTO_HEADER_LEN)
 		return 0;
 	n = get_be32(p);
 	if (n > PROTO_MAX_FRAME)
-		return fail(EMSGSIZE, NULL, 0, "frame too large");
+		return why_fail(NULL, 0, EMSGSIZE, "frame too large");
 	*frame_len = PROTO_HEADER_LEN + (size_t)n;
 	return avail >= *frame_len;
 }
@@ -213,16 +198,16 @@ Asteal__Envelope *frame_decode(const uint8_t *body, size_t len, char *why,
 	Asteal__Envelope *m;
 
 	if (body == NULL && len > 0) {
-		fail(EINVAL, why, whylen, "no body to decode");
+		why_fail(why, whylen, EINVAL, "no body to decode");
 		return NULL;
 	}
 	if (len > PROTO_MAX_FRAME) {
-		fail(EMSGSIZE, why, whylen, "frame of %zu bytes is above the maximum (%u)",
+		why_fail(why, whylen, EMSGSIZE, "frame of %zu bytes is above the maximum (%u)",
 		     len, PROTO_MAX_FRAME);
 		return NULL;
 	}
 	if (len == 0) {
-		fail(ENOMSG, why, whylen, "unknown message: empty frame");
+		why_fail(why, whylen, ENOMSG, "unknown message: empty frame");
 		return NULL;
 	}
 	m = asteal__envelope__unpack(NULL, len, body);
@@ -231,15 +216,15 @@ Asteal__Envelope *frame_decode(const uint8_t *body, size_t len, char *why,
 		m = NULL;
 	}
 	if (m == NULL) {
-		fail(EBADMSG, why, whylen, "malformed message (%zu bytes)", len);
+		why_fail(why, whylen, EBADMSG, "malformed message (%zu bytes)", len);
 		return NULL;
 	}
 	if (envelope_body(m) == NULL) {
 		if (m->base.n_unknown_fields > 0)
-			fail(ENOMSG, why, whylen, "unknown message (field %u)",
+			why_fail(why, whylen, ENOMSG, "unknown message (field %u)",
 			     (unsigned)m->base.unknown_fields[0].tag);
 		else
-			fail(ENOMSG, why, whylen, "unknown message: none in the frame");
+			why_fail(why, whylen, ENOMSG, "unknown message: none in the frame");
 		asteal__envelope__free_unpacked(m, NULL);
 		return NULL;
 	}
@@ -386,10 +371,10 @@ int frame_check_version(uint32_t peer, char *why, size_t whylen)
 	if (peer == PROTO_VERSION)
 		return 0;
 	if (peer == 0)
-		return fail(EPROTONOSUPPORT, why, whylen,
+		return why_fail(why, whylen, EPROTONOSUPPORT,
 			    "no protocol version from the peer, this side speaks %u",
 			    PROTO_VERSION);
-	return fail(EPROTONOSUPPORT, why, whylen,
+	return why_fail(why, whylen, EPROTONOSUPPORT,
 		    "protocol version %u, this side speaks %u", (unsigned)peer,
 		    PROTO_VERSION);
 }
@@ -401,10 +386,10 @@ int frame_check_handshake(const Asteal__Envelope *m,
 {
 	if (want != ASTEAL__ENVELOPE__MSG_HELLO &&
 	    want != ASTEAL__ENVELOPE__MSG_WELCOME)
-		return fail(EINVAL, why, whylen, "%s is not a handshake message",
+		return why_fail(why, whylen, EINVAL, "%s is not a handshake message",
 			    frame_case_name(want));
 	if (m == NULL || m->msg_case != want || envelope_body(m) == NULL)
-		return fail(EPROTO, why, whylen, "expected %s first, got %s",
+		return why_fail(why, whylen, EPROTO, "expected %s first, got %s",
 			    frame_case_name(want), frame_name(m));
 	return frame_check_version(want == ASTEAL__ENVELOPE__MSG_HELLO ?
 				   m->hello->version : m->welcome->version,
@@ -463,7 +448,7 @@ static int reader_reserve(struct frame_reader *r, size_t room)
 		r->end = pending;
 	}
 	if (room > SIZE_MAX - pending)
-		return fail(ENOMEM, r->why, sizeof(r->why), "out of memory");
+		return why_fail(r->why, sizeof(r->why), ENOMEM, "out of memory");
 	if (cap - pending >= room)
 		return 0;
 	if (cap < READER_MIN_CAP)
@@ -472,7 +457,7 @@ static int reader_reserve(struct frame_reader *r, size_t room)
 		cap = cap > SIZE_MAX / 2 ? pending + room : cap * 2;
 	p = realloc(r->buf, cap);
 	if (p == NULL)
-		return fail(ENOMEM, r->why, sizeof(r->why), "out of memory");
+		return why_fail(r->why, sizeof(r->why), ENOMEM, "out of memory");
 	r->buf = p;
 	r->cap = cap;
 	return 0;
@@ -486,10 +471,10 @@ static int reader_check(struct frame_reader *r, size_t *len)
 
 	*len = 0;
 	if (r->broken)
-		return fail(r->broken, NULL, 0, "broken");
+		return why_fail(NULL, 0, r->broken, "broken");
 	if (frame_peek(p, r->end - r->start, len) < 0 && p != NULL) {
 		r->broken = EMSGSIZE;
-		return fail(EMSGSIZE, r->why, sizeof(r->why),
+		return why_fail(r->why, sizeof(r->why), EMSGSIZE,
 			    "frame of %u bytes is above the maximum (%u)",
 			    (unsigned)get_be32(p), PROTO_MAX_FRAME);
 	}
@@ -521,7 +506,7 @@ ssize_t frame_reader_fill(struct frame_reader *r, int fd)
 	ssize_t n;
 
 	if (r == NULL)
-		return fail(EINVAL, NULL, 0, "no reader");
+		return why_fail(NULL, 0, EINVAL, "no reader");
 	if (reader_check(r, &need) < 0)
 		return -1;
 	if (reader_reserve(r, need > r->end - r->start ?
@@ -538,13 +523,13 @@ ssize_t frame_reader_fill(struct frame_reader *r, int fd)
 	if (n == 0) {
 		if (!reader_partial(r, &have, &want))
 			return 0;
-		return fail(EPROTO, r->why, sizeof(r->why),
+		return why_fail(r->why, sizeof(r->why), EPROTO,
 			    "end of stream in the middle of a frame (%zu of %zu bytes)",
 			    have, want);
 	}
 	if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
 		return -1;
-	return fail(errno, r->why, sizeof(r->why), "read: %s", strerror(errno));
+	return why_fail(r->why, sizeof(r->why), errno, "read: %s", strerror(errno));
 }
 
 /* Append bytes from memory to the reader. */
@@ -553,7 +538,7 @@ int frame_reader_feed(struct frame_reader *r, const void *p, size_t n)
 	size_t len;
 
 	if (r == NULL || (p == NULL && n > 0))
-		return fail(EINVAL, NULL, 0, "feed");
+		return why_fail(NULL, 0, EINVAL, "feed");
 	if (reader_check(r, &len) < 0)
 		return -1;
 	if (n == 0)
@@ -572,7 +557,7 @@ int frame_reader_next(struct frame_reader *r, Asteal__Envelope **msg)
 	int err;
 
 	if (r == NULL || msg == NULL)
-		return fail(EINVAL, NULL, 0, "next");
+		return why_fail(NULL, 0, EINVAL, "next");
 	*msg = NULL;
 	if (reader_check(r, &len) < 0)
 		return -1;
@@ -591,7 +576,7 @@ int frame_reader_next(struct frame_reader *r, Asteal__Envelope **msg)
 		}
 	}
 	if (*msg == NULL)
-		return fail(err, NULL, 0, "decode");
+		return why_fail(NULL, 0, err, "decode");
 	return 1;
 }
 
@@ -638,7 +623,7 @@ int frame_reader_read(struct frame_reader *r, int fd, Asteal__Envelope **msg)
 		if (errno != EAGAIN && errno != EWOULDBLOCK)
 			return -1;
 		if (wait_fd(fd, POLLIN) < 0)
-			return fail(errno, r->why, sizeof(r->why), "poll: %s",
+			return why_fail(r->why, sizeof(r->why), errno, "poll: %s",
 				    strerror(errno));
 	}
 }
@@ -668,7 +653,7 @@ static int write_all(int fd, const uint8_t *p, size_t n)
 		if (w < 0)
 			return -1;
 		if (w == 0)
-			return fail(EIO, NULL, 0, "write returned 0");
+			return why_fail(NULL, 0, EIO, "write returned 0");
 		p += w;
 		n -= (size_t)w;
 	}
