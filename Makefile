@@ -81,6 +81,12 @@ OMP_OBJ = $(OMP_SRC:%.c=$(BUILD)/obj/%.o)
 OMP_MAP ?= client-lib/omp/libgomp.map
 OMPSO   = $(BUILD)/lib/asteal/libgomp.so.1
 
+# The allotment history (history/*.c: the SQLite store and its queries,
+# and the pages of a query's answer) is a library of its own, which
+# asteald, the command line (`history --db FILE`) and the tests link.
+HIST_OBJ = $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard history/*.c))
+HIST_A   = $(BUILD)/lib/libasteal-history.a
+
 # The daemon's modules (all of daemon/*.c but main.c) form an internal
 # archive that asteald and the tests link.
 DMOD_OBJ = $(patsubst %.c,$(BUILD)/obj/%.o,$(filter-out daemon/main.c,$(wildcard daemon/*.c)))
@@ -154,11 +160,12 @@ $(BUILD)/obj/%.o: %.S
 $(BUILD)/obj/client-lib/%.o: CPPFLAGS += -Iclient-lib -Ipolicy -Iproto -I$(GEN)/proto
 $(BUILD)/obj/policy/%.o:     CPPFLAGS += -Ipolicy -Iproto
 $(BUILD)/obj/proto/%.o:      CPPFLAGS += -Iproto -I$(GEN)/proto
-$(BUILD)/obj/daemon/%.o:     CPPFLAGS += -Idaemon -Ipolicy -Iproto -I$(GEN)/proto -Iclient-lib
+$(BUILD)/obj/daemon/%.o:     CPPFLAGS += -Idaemon -Ihistory -Ipolicy -Iproto -I$(GEN)/proto -Iclient-lib
+$(BUILD)/obj/history/%.o:    CPPFLAGS += -Ihistory -Iproto -I$(GEN)/proto
 $(BUILD)/obj/sim/%.o:        CPPFLAGS += -Isim -Ipolicy
-$(BUILD)/obj/cli/%.o:        CPPFLAGS += -Icli -Iproto -I$(GEN)/proto -Iclient-lib -Idaemon
+$(BUILD)/obj/cli/%.o:        CPPFLAGS += -Icli -Ihistory -Iproto -I$(GEN)/proto -Iclient-lib
 $(BUILD)/obj/jobs/%.o:       CPPFLAGS += -Ijobs -Iclient-lib -Iproto
-$(BUILD)/obj/tests/%.o:      CPPFLAGS += -Itests -Ijobs -Iclient-lib -Ipolicy -Iproto -I$(GEN)/proto -Idaemon
+$(BUILD)/obj/tests/%.o:      CPPFLAGS += -Itests -Ijobs -Iclient-lib -Ipolicy -Iproto -I$(GEN)/proto -Idaemon -Ihistory
 $(BUILD)/obj/bench/%.o:      CPPFLAGS += -Iproto
 
 # The jobs' kernels, and their OpenMP and oneTBB versions, align their
@@ -209,7 +216,7 @@ $(BUILD)/jobs/%: $(BUILD)/obj/jobs/%.o $(JOB_SUPPORT_OBJ) $(LIBA)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ $(JOB_LIBS) $(PROTO_LIBS) $(LDLIBS)
 
-# The internal archives: policy, protocol, daemon modules.
+# The internal archives: policy, protocol, history, daemon modules.
 $(POLICY_A): $(POLICY_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@
@@ -220,13 +227,19 @@ $(PROTO_A): $(PROTO_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
+$(HIST_A): $(HIST_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@
+	ar rcs $@ $^
+
 $(DLIBA): $(DMOD_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@
 	ar rcs $@ $^
 
-# The daemon: its modules, DEQ from the policy archive, the protocol.
-$(BUILD)/bin/asteald: $(BUILD)/obj/daemon/main.o $(DLIBA) $(POLICY_A) $(PROTO_A)
+# The daemon: its modules, the history, DEQ from the policy archive, the
+# protocol.
+$(BUILD)/bin/asteald: $(BUILD)/obj/daemon/main.o $(DLIBA) $(HIST_A) $(POLICY_A) $(PROTO_A)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ $(DAEMON_LIBS) $(PROTO_LIBS) $(LDLIBS)
 
@@ -244,13 +257,10 @@ $(BUILD)/bin/asteal-sim: $(SIM_OBJ) $(POLICY_A)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-# The command line: a client of the daemon, so the protocol and nothing
-# of the daemon or the runtime, but its CPU-list format (daemon/cpulist.c,
-# pure) and, for `history --db FILE`, which reads the history file itself
-# (cli/histdb.c), the daemon's history and page modules (daemon/hist*.c)
-# and SQLite.
-CLI_HIST_OBJ = $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard daemon/hist*.c) daemon/cpulist.c)
-$(BUILD)/obj/cli/histdb.o: CPPFLAGS += -Idaemon
+# The command line: a client of the daemon, so the protocol (CPU lists
+# included) and nothing of the daemon or the runtime, but, for `history
+# --db FILE`, which reads the history file itself (cli/histdb.c), the
+# history library and SQLite.
 
 # Where `make install` puts the OpenMP layer (OMP_LIBDIR, mk/install.mk),
 # which asteal looks in after ../lib/asteal beside its own folder: a
@@ -262,7 +272,7 @@ $(GEN)/cli/paths.h: FORCE
 	@if cmp -s $@.new $@; then rm -f $@.new; else mv $@.new $@; fi
 $(BUILD)/obj/cli/supervise.o: $(GEN)/cli/paths.h
 $(BUILD)/obj/cli/supervise.o: CPPFLAGS += -I$(GEN)/cli
-$(BUILD)/bin/asteal: $(CLI_OBJ) $(CLI_HIST_OBJ) $(PROTO_A)
+$(BUILD)/bin/asteal: $(CLI_OBJ) $(HIST_A) $(PROTO_A)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ -lsqlite3 $(PROTO_LIBS) $(LDLIBS)
 
@@ -276,7 +286,7 @@ $(BUILD)/tests/fuzz_frame: $(BUILD)/obj/tests/fuzz_frame.o $(PROTO_A)
 # The daemon's fuzzer, standalone: the daemon's modules in its process,
 # driven over socketpairs (tests/fuzz.test.sh runs it too).
 $(BUILD)/obj/tests/fuzz_daemon.o: CPPFLAGS += -DFUZZ_STANDALONE
-$(BUILD)/tests/fuzz_daemon: $(BUILD)/obj/tests/fuzz_daemon.o $(DLIBA) $(POLICY_A) $(PROTO_A)
+$(BUILD)/tests/fuzz_daemon: $(BUILD)/obj/tests/fuzz_daemon.o $(DLIBA) $(HIST_A) $(POLICY_A) $(PROTO_A)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ $(DAEMON_LIBS) $(PROTO_LIBS) $(LDLIBS)
 
@@ -290,7 +300,7 @@ $(BUILD)/fuzz/fuzz_frame: $(BUILD)/obj/tests/fuzz_frame.libfuzzer.o $(PROTO_A)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(PROTO_LIBS) $(LDLIBS)
 
-$(BUILD)/fuzz/fuzz_daemon: $(BUILD)/obj/tests/fuzz_daemon.libfuzzer.o $(DLIBA) $(POLICY_A) $(PROTO_A)
+$(BUILD)/fuzz/fuzz_daemon: $(BUILD)/obj/tests/fuzz_daemon.libfuzzer.o $(DLIBA) $(HIST_A) $(POLICY_A) $(PROTO_A)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(DAEMON_LIBS) $(PROTO_LIBS) $(LDLIBS)
 
@@ -299,19 +309,19 @@ fuzz-bins: $(BUILD)/fuzz/fuzz_frame $(BUILD)/fuzz/fuzz_daemon
 # The daemon test's check that recorded allotments are DEQ's answers: it
 # reads the history database (SQLite) and replays it through DEQ and the
 # daemon's CPU-list module.
-$(BUILD)/tests/deq_replay: $(BUILD)/obj/tests/deq_replay.o $(DLIBA) $(POLICY_A) $(PROTO_A)
+$(BUILD)/tests/deq_replay: $(BUILD)/obj/tests/deq_replay.o $(DLIBA) $(HIST_A) $(POLICY_A) $(PROTO_A)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ -lsqlite3 $(LDLIBS)
 
 # The unit tests: each links what any of them needs (the daemon's modules,
 # then the policy and protocol archives they call, then the runtime).
-$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(DLIBA) $(POLICY_A) $(PROTO_A) $(LIBA)
+$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(DLIBA) $(HIST_A) $(POLICY_A) $(PROTO_A) $(LIBA)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(DAEMON_LIBS) $(PROTO_LIBS) $(LDLIBS)
 
 # The command line's output modules, tested apart (with the CPU-list
 # formatter they call).
-CLIOUT_OBJ = $(BUILD)/obj/cli/table.o $(BUILD)/obj/cli/plot.o $(BUILD)/obj/daemon/cpulist.o
+CLIOUT_OBJ = $(BUILD)/obj/cli/table.o $(BUILD)/obj/cli/plot.o
 $(BUILD)/obj/tests/test_cliout.o: CPPFLAGS += -Icli
 $(BUILD)/tests/test_cliout: $(BUILD)/obj/tests/test_cliout.o $(CLIOUT_OBJ) $(PROTO_A)
 	@mkdir -p $(@D)

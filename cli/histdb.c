@@ -1,7 +1,7 @@
 /*
  * histdb.c - `asteal history --db FILE` (see histdb.h): the history file
- * opened read-only (daemon/history.c, history_open_readonly), each
- * request answered by the daemon's own page builder (daemon/histpage.c)
+ * opened read-only (history/history.c, history_open_readonly), each
+ * request answered by the history library's page builder (history/histpage.c)
  * as the file's owner would see it, and the page passed through the
  * protocol's encoding and decoding (proto/frame.c), so that the caller
  * gets and frees exactly what a daemon's reply would give it.

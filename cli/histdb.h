@@ -1,7 +1,7 @@
 /*
  * histdb.h - `asteal history --db FILE`: the history read from its file,
  * without a daemon (read-only: the file is never written), in the same
- * pages asteald would send (daemon/histpage.c builds both), so that the
+ * pages asteald would send (history/histpage.c builds both), so that the
  * past stays queryable while the service is down.
  */
 #ifndef ASTEAL_CLI_HISTDB_H
