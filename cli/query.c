@@ -344,21 +344,22 @@ int query_option(struct query_args *a, const char *cmd, int o, const char *arg)
 	}
 }
 
-/* The index of the column named s (its name or key, any case), or -1. */
-static int find_col(const struct query_col *cols, int ncols, const char *s)
+/* The QC_* of the column of cols (ncols QC_*) named s (its name or key,
+ * any case), or -1. */
+static int find_col(const int *cols, int ncols, const char *s)
 {
 	int i;
 
 	for (i = 0; i < ncols; i++)
-		if (strcasecmp(s, cols[i].name) == 0 || strcasecmp(s, cols[i].key) == 0)
-			return i;
+		if (strcasecmp(s, query_cols[cols[i]].name) == 0 ||
+		    strcasecmp(s, query_cols[cols[i]].key) == 0)
+			return cols[i];
 	return -1;
 }
 
 /* Check the shared options together and choose the columns. */
-int query_args_done(struct query_args *a, const char *cmd,
-                    const struct query_col *cols, int ncols,
-                    const char *table_cols, const char *csv_cols)
+int query_args_done(struct query_args *a, const char *cmd, const int *cols,
+                    int ncols, const char *table_cols, const char *csv_cols)
 {
 	char copy[1024], *words[QUERY_MAX_COLS], list[1024];
 	const char *chosen;
@@ -385,7 +386,7 @@ int query_args_done(struct query_args *a, const char *cmd,
 	list[0] = '\0';
 	for (k = 0; k < ncols && used < sizeof(list); k++)
 		used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
-		                         k ? "," : "", cols[k].name);
+		                         k ? "," : "", query_cols[cols[k]].name);
 	if (n < 0)
 		return cli_usage(cmd, "bad column list '%s' (at most %d names, comma-"
 		                 "separated, of: %s)", chosen, QUERY_MAX_COLS, list);
@@ -411,35 +412,4 @@ int query_keep(const struct query_args *a, uint32_t uid, const char *name,
 			return 0;
 	}
 	return a->states == 0 || (state >= 0 && (a->states >> state & 1));
-}
-
-/* A table with the chosen columns. */
-struct table *query_table(const struct query_args *a, const struct query_col *cols)
-{
-	const char *hdr[QUERY_MAX_COLS];
-	char names[QUERY_MAX_COLS][32];
-	int i;
-
-	for (i = 0; i < a->ncols; i++) {
-		const struct query_col *c = &cols[a->cols[i]];
-		if (a->style == TABLE_CSV)
-			hdr[i] = c->key;
-		else {
-			snprintf(names[i], sizeof(names[i]), "%s%s", c->right ? ">" : "",
-			         c->name);
-			hdr[i] = names[i];
-		}
-	}
-	return table_new(hdr, a->ncols);
-}
-
-/* Add the chosen cells of a row of every column. */
-int query_row(struct table *t, const struct query_args *a, const char *const *all)
-{
-	const char *row[QUERY_MAX_COLS];
-	int i;
-
-	for (i = 0; i < a->ncols; i++)
-		row[i] = all[a->cols[i]];
-	return table_add(t, row);
 }

@@ -1,13 +1,17 @@
 /*
  * query.h - what the query commands (`jobs`, `history`, `status`; one
- * file each, query_*.c) share: option and argument parsing, times, and
- * the words and flushing of their output.
+ * file each, query_jobs.c, query_history.c, query_status.c) share:
+ * option and argument parsing, times, and the words and flushing of their
+ * output (query.c); and the one table of the columns `jobs` and `history`
+ * show, each column's cell made from a row's value, and the members of
+ * a job both write in JSON (query_cols.c).
  */
 #ifndef ASTEAL_CLI_QUERY_H
 #define ASTEAL_CLI_QUERY_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "asteal.pb-c.h"
 #include "cli.h"
@@ -64,15 +68,6 @@ enum { QUERY_OPT_NAME = 1000, QUERY_OPT_STATE, QUERY_OPT_CSV };
 	{ "parsable", no_argument, NULL, 'P' }, \
 	{ "csv", no_argument, NULL, QUERY_OPT_CSV }
 
-/* One column of a command's table: its name (the header; -o takes it in
- * any case) and its key (the CSV header and the JSON key; -o takes it
- * too). */
-struct query_col {
-	const char *name;           /* "START" */
-	const char *key;            /* "start_ns" */
-	int right;                  /* right-aligned: a number */
-};
-
 /* The shared options as parsed: filters and the output's form. */
 struct query_args {
 	uint32_t uids[QUERY_MAX_LIST];      /* -u: any of these; none: all */
@@ -90,7 +85,7 @@ struct query_args {
 	int form_given;                     /* --csv, --parsable, --format F */
 	const char *columns;                /* -o's list, NULL: the default */
 	const char *table_opt;              /* a table-only option given */
-	int cols[QUERY_MAX_COLS];           /* the columns chosen */
+	int cols[QUERY_MAX_COLS];           /* the columns chosen (QC_*) */
 	int ncols;
 };
 
@@ -105,23 +100,122 @@ int query_option(struct query_args *a, const char *cmd, int o, const char *arg);
 
 /* After the options: check them together (--json excludes the table
  * options) and choose the columns (-o's, else the default list for
- * tables or CSV, comma-separated names of cols): 0, or CLI_USAGE after a
- * message naming the valid columns. */
-int query_args_done(struct query_args *a, const char *cmd,
-                    const struct query_col *cols, int ncols,
-                    const char *table_cols, const char *csv_cols);
+ * tables or CSV, comma-separated names of the command's columns cols,
+ * ncols QC_* in its order) into a->cols: 0, or CLI_USAGE after a message
+ * naming the valid columns. */
+int query_args_done(struct query_args *a, const char *cmd, const int *cols,
+                    int ncols, const char *table_cols, const char *csv_cols);
 
 /* Whether a job of user uid named name in state (an index of the state
  * words, -1 for none) passes -u, --name and --state. */
 int query_keep(const struct query_args *a, uint32_t uid, const char *name,
                int state);
 
+/* ---- the columns of `jobs` and `history` (query_cols.c) ---- */
+
+/* Every column either command shows; each command lists its own, in its
+ * order (asteal(1) explains each). */
+enum {
+	QC_ID, QC_JOB, QC_NAME, QC_USER, QC_UID, QC_PID, QC_COMMAND, QC_STATE,
+	QC_START, QC_END, QC_START_MS, QC_END_MS, QC_AGE, QC_ELAPSED,
+	QC_DURATION, QC_FIRST, QC_LAST, QC_DESIRE, QC_AVAIL, QC_ALLOT, QC_CPUS,
+	QC_CAP, QC_RIGID, QC_HELD, QC_WORKERS, QC_EFF, QC_CLASS, QC_STATUS,
+	QC_KNOWN, QC_WSTATUS, QC_WORK, QC_STEAL, QC_MUG, QC_SLEEP,
+	QC_PREEMPTED, QC_ALLOTTED, QC_CPUTIME, QC_CPUQ, QC_NCOLS
+};
+
+/* How a column's value becomes its cell: for people (a table) or raw
+ * (CSV: integers, ns). */
+enum query_fmt {
+	QF_TEXT,        /* a string as it is (query_text) */
+	QF_UINT,        /* a number (query_num) */
+	QF_INT,         /* a signed number (query_int) */
+	QF_USER,        /* a uid: its user's name, or the number (query_num) */
+	QF_TIME,        /* an instant: local time to the second; raw: ns */
+	QF_TIME_MS,     /* an instant: to the millisecond; raw: ns */
+	QF_DURATION,    /* a duration: "4m05s"; raw: ns */
+	QF_BOOL,        /* yes or no; raw: 1 or 0 */
+	QF_CLASS,       /* a quantum class's word (query_num) */
+	QF_CPUS,        /* a CPU list "0-3,6" (query_cpus) */
+};
+
+/* One column: its name (the header; -o takes it in any case), its key
+ * (the CSV header and the JSON key; -o takes it too), its alignment and
+ * how its value is written. */
+struct query_col {
+	const char *name;           /* "START" */
+	const char *key;            /* "start_ns" */
+	int right;                  /* right-aligned: a number */
+	enum query_fmt fmt;
+};
+
+/* The columns, by QC_*. */
+extern const struct query_col query_cols[QC_NCOLS];
+
+/* One row's cells, every column by QC_* (NULL: no value, "-" in a table
+ * and empty in CSV), and room for their text. */
+struct query_cells {
+	int raw;                            /* CSV's values, not people's */
+	const char *cell[QC_NCOLS];
+	char v[QC_NCOLS][48];
+	char cpus[QUERY_CPUS_LEN];
+};
+
+/* Start r's row with no values (raw: CSV's values). */
+void query_cells_start(struct query_cells *r, int raw);
+
+/* Column col's cell: the number v, written by the column's kind. */
+void query_num(struct query_cells *r, int col, uint64_t v);
+
+/* A column's number, for query_nums. */
+struct query_val {
+	int col;                    /* QC_* */
+	uint64_t v;
+};
+
+/* The cells of n columns' numbers (query_num each). */
+void query_nums(struct query_cells *r, const struct query_val *v, size_t n);
+
+/* Column col's cell: a signed number. */
+void query_int(struct query_cells *r, int col, int v);
+
+/* Column col's cell: s as it is (NULL: no value). */
+void query_text(struct query_cells *r, int col, const char *s);
+
+/* Column col's cell: n CPU ids as a list, no value for none. */
+void query_cpus(struct query_cells *r, int col, const uint32_t *cpus, size_t n);
+
+/* The usage columns WORK, STEAL, MUG, SLEEP, PREEMPTED and ALLOTTED. */
+void query_usage(struct query_cells *r, uint64_t work, uint64_t steal,
+                 uint64_t mug, uint64_t sleep, uint64_t preempted,
+                 uint64_t allotted);
+
+/* What `jobs` and `history --jobs` both say of a job first, from the
+ * message either has. */
+struct query_job {
+	uint64_t id;
+	const char *name;
+	uint32_t uid;
+	int pid;
+	const char *command;
+	const char *state;          /* one of the command's state words */
+	uint64_t start_ns;
+};
+
+/* The cells of j: ID, NAME, USER, UID, PID, COMMAND, STATE and START. */
+void query_job_cells(struct query_cells *r, const struct query_job *j);
+
+/* j as the start of a JSON object: {"id", "name", "uid", "user", "pid",
+ * "command", "state", "start_ns" and "start" (the rest is the caller's,
+ * and the closing brace). */
+void query_job_json(FILE *f, const struct query_job *j);
+
 /* A new table of the chosen columns (headers: names, or keys for CSV):
  * NULL when out of memory. */
-struct table *query_table(const struct query_args *a, const struct query_col *cols);
+struct table *query_table(const struct query_args *a);
 
-/* Add to t the chosen cells of all (a cell per column of the command, in
- * its order; NULL for no value): 0, or -1 when out of memory. */
-int query_row(struct table *t, const struct query_args *a, const char *const *all);
+/* Add to t the chosen cells of r: 0, or -1 when out of memory. */
+int query_row(struct table *t, const struct query_args *a,
+              const struct query_cells *r);
 
 #endif

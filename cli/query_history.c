@@ -142,45 +142,25 @@ static const Asteal__JobRecord *hist_job(const struct hist *h, uint64_t id)
 	return NULL;
 }
 
-/* The columns of `history` (allotment records) and of `history --jobs`
- * (asteal(1) explains each). */
-enum {
-	R_JOB, R_NAME, R_USER, R_FIRST, R_LAST, R_START, R_END, R_DURATION,
-	R_DESIRE, R_AVAIL, R_ALLOT, R_CPUS, R_WORK, R_STEAL, R_MUG, R_SLEEP,
-	R_PREEMPTED, R_ALLOTTED, R_CLASS, R_CPUQ, NRCOLS
-};
-static const struct query_col rec_cols[NRCOLS] = {
-	{ "JOB", "job_id", 1 }, { "NAME", "name", 0 }, { "USER", "user", 0 },
-	{ "FIRST", "first_quantum", 1 }, { "LAST", "last_quantum", 1 },
-	{ "START", "start_ns", 0 }, { "END", "end_ns", 0 },
-	{ "DURATION", "duration_ns", 1 }, { "DESIRE", "desire", 1 },
-	{ "AVAIL", "availability", 1 }, { "ALLOT", "allotment", 1 },
-	{ "CPUS", "cpus", 0 }, { "WORK", "work_ns", 1 }, { "STEAL", "steal_ns", 1 },
-	{ "MUG", "mug_ns", 1 }, { "SLEEP", "sleep_ns", 1 },
-	{ "PREEMPTED", "preempted_ns", 1 }, { "ALLOTTED", "allotted_ns", 1 },
-	{ "CLASS", "quantum_class", 0 }, { "CPUQ", "cpu_quanta", 1 },
+/* The columns of `history` (allotment records) and of `history --jobs`,
+ * in their order. */
+static const int rec_cols[] = {
+	QC_JOB, QC_NAME, QC_USER, QC_FIRST, QC_LAST, QC_START_MS, QC_END_MS,
+	QC_DURATION, QC_DESIRE, QC_AVAIL, QC_ALLOT, QC_CPUS, QC_WORK, QC_STEAL,
+	QC_MUG, QC_SLEEP, QC_PREEMPTED, QC_ALLOTTED, QC_CLASS, QC_CPUQ,
 };
 #define REC_TABLE "job,name,first,last,start,duration,desire,avail,allot," \
 	"cpus,work,steal,sleep,preempted,class"
 #define REC_CSV "job,name,first,last,start,end,desire,avail,allot,cpus,work," \
 	"steal,mug,sleep,preempted,allotted,class,cpuq"
 
-enum {
-	J_ID, J_NAME, J_USER, J_UID, J_PID, J_COMMAND, J_START, J_END, J_ELAPSED,
-	J_STATE, J_STATUS, J_KNOWN, J_WSTATUS, J_WORK, J_STEAL, J_MUG, J_SLEEP,
-	J_PREEMPTED, J_WORKERS, J_ALLOTTED, NJCOLS
+static const int job_cols[] = {
+	QC_ID, QC_NAME, QC_USER, QC_UID, QC_PID, QC_COMMAND, QC_START, QC_END,
+	QC_ELAPSED, QC_STATE, QC_STATUS, QC_KNOWN, QC_WSTATUS, QC_WORK, QC_STEAL,
+	QC_MUG, QC_SLEEP, QC_PREEMPTED, QC_WORKERS, QC_ALLOTTED,
 };
-static const struct query_col job_cols[NJCOLS] = {
-	{ "ID", "id", 1 }, { "NAME", "name", 0 }, { "USER", "user", 0 },
-	{ "UID", "uid", 1 }, { "PID", "pid", 1 }, { "COMMAND", "command", 0 },
-	{ "START", "start_ns", 0 }, { "END", "end_ns", 0 },
-	{ "ELAPSED", "elapsed_ns", 1 }, { "STATE", "state", 0 },
-	{ "STATUS", "status", 0 }, { "KNOWN", "status_known", 0 },
-	{ "WSTATUS", "wait_status", 1 }, { "WORK", "work_ns", 1 },
-	{ "STEAL", "steal_ns", 1 }, { "MUG", "mug_ns", 1 },
-	{ "SLEEP", "sleep_ns", 1 }, { "PREEMPTED", "preempted_ns", 1 },
-	{ "WORKERS", "workers", 1 }, { "ALLOTTED", "allotted_ns", 1 },
-};
+#define NRCOLS ((int)(sizeof(rec_cols) / sizeof(rec_cols[0])))
+#define NJCOLS ((int)(sizeof(job_cols) / sizeof(job_cols[0])))
 #define JOB_TABLE "id,name,user,pid,start,end,status,work,steal,mug,sleep," \
 	"preempted"
 #define JOB_CSV "id,name,uid,user,pid,command,start,end,known,wstatus," \
@@ -205,101 +185,66 @@ static int job_state(const Asteal__JobRecord *j)
 	return WIFSIGNALED(j->wait_status) ? S_KILLED : S_UNKNOWN;
 }
 
-/* One row's cells, every column of either table. */
-struct row {
-	const char *cell[(int)NRCOLS > (int)NJCOLS ? (int)NRCOLS : (int)NJCOLS];
-	char v[(int)NRCOLS > (int)NJCOLS ? (int)NRCOLS : (int)NJCOLS][48];
-	char cpus[QUERY_CPUS_LEN];
-};
-
-/* A duration or, raw, its ns into buf. */
-static char *duration(char *buf, uint64_t ns, int raw)
+/* Who job j is, for the cells and JSON both commands share. */
+static struct query_job job_who(const Asteal__JobRecord *j)
 {
-	return raw ? fmt_u64(buf, 48, ns) : fmt_duration(buf, 48, ns);
+	struct query_job w = { j->id, j->name, j->uid, (int)j->pid, j->command,
+		states[job_state(j)], j->start_ns };
+
+	return w;
 }
 
 /* Fill r with an allotment record's cells (raw: CSV's values). */
 static void record_row(const struct hist *h, const Asteal__AllotmentRecord *a,
-                       int raw, struct row *r)
+                       int raw, struct query_cells *r)
 {
 	const Asteal__JobRecord *j = hist_job(h, a->job_id);
-	uint64_t usage[] = { a->work_ns, a->steal_ns, a->mug_ns, a->sleep_ns,
-		a->preempted_ns, a->allotted_ns };
-	int k;
+	const struct query_val v[] = { { QC_JOB, a->job_id },
+		{ QC_FIRST, a->first_quantum }, { QC_LAST, a->last_quantum },
+		{ QC_START_MS, a->start_ns }, { QC_END_MS, a->end_ns },
+		{ QC_DURATION, a->end_ns > a->start_ns ? a->end_ns - a->start_ns : 0 },
+		{ QC_DESIRE, a->desire }, { QC_AVAIL, a->availability },
+		{ QC_ALLOT, a->allotment }, { QC_CPUQ, plot_cpu_quanta(a) },
+		{ QC_CLASS, (uint64_t)a->quantum_class } };
 
-	for (k = 0; k < NRCOLS; k++)
-		r->cell[k] = r->v[k];
-	fmt_u64(r->v[R_JOB], 48, a->job_id);
-	r->cell[R_NAME] = j != NULL ? j->name : NULL;
-	r->cell[R_USER] = j != NULL ? fmt_user(j->uid, r->v[R_USER], 48) : NULL;
-	fmt_u64(r->v[R_FIRST], 48, a->first_quantum);
-	fmt_u64(r->v[R_LAST], 48, a->last_quantum);
-	if (raw) {
-		fmt_u64(r->v[R_START], 48, a->start_ns);
-		fmt_u64(r->v[R_END], 48, a->end_ns);
-	} else {
-		fmt_time_ms(r->v[R_START], 48, a->start_ns);
-		fmt_time_ms(r->v[R_END], 48, a->end_ns);
+	query_cells_start(r, raw);
+	query_nums(r, v, sizeof(v) / sizeof(v[0]));
+	if (j != NULL) {
+		query_text(r, QC_NAME, j->name);
+		query_num(r, QC_USER, j->uid);
 	}
-	duration(r->v[R_DURATION], a->end_ns > a->start_ns ? a->end_ns - a->start_ns
-	         : 0, raw);
-	snprintf(r->v[R_DESIRE], 48, "%u", a->desire);
-	snprintf(r->v[R_AVAIL], 48, "%u", a->availability);
 	/* a run of turns: its mean in a table, its lower value raw */
-	if (!raw && plot_mean_allotment(a) > a->allotment)
-		snprintf(r->v[R_ALLOT], 48, "%.2f", plot_mean_allotment(a));
-	else
-		snprintf(r->v[R_ALLOT], 48, "%u", a->allotment);
-	fmt_u64(r->v[R_CPUQ], 48, plot_cpu_quanta(a));
-	r->cell[R_CPUS] = a->n_cpus > 0 ? fmt_cpus(r->cpus, sizeof(r->cpus), a->cpus,
-	                                           a->n_cpus) : NULL;
-	for (k = 0; k < 6; k++)
-		duration(r->v[R_WORK + k], usage[k], raw);
-	r->cell[R_CLASS] = query_class_name(a->quantum_class);
+	if (!raw && plot_mean_allotment(a) > a->allotment) {
+		snprintf(r->v[QC_ALLOT], 48, "%.2f", plot_mean_allotment(a));
+		query_text(r, QC_ALLOT, r->v[QC_ALLOT]);
+	}
+	query_cpus(r, QC_CPUS, a->cpus, a->n_cpus);
+	query_usage(r, a->work_ns, a->steal_ns, a->mug_ns, a->sleep_ns,
+	            a->preempted_ns, a->allotted_ns);
 }
 
 /* Fill r with a job record's cells (raw: CSV's values). */
 static void jobrec_row(const Asteal__JobRecord *j, uint64_t now, int raw,
-                       struct row *r)
+                       struct query_cells *r)
 {
-	uint64_t usage[] = { j->work_ns, j->steal_ns, j->mug_ns, j->sleep_ns,
-		j->preempted_ns };
+	struct query_job who = job_who(j);
 	uint64_t end = j->end_ns != 0 ? j->end_ns : now;
-	int k;
+	const struct query_val v[] = { { QC_END, j->end_ns },
+		{ QC_ELAPSED, end > j->start_ns ? end - j->start_ns : 0 },
+		{ QC_KNOWN, j->status_known }, { QC_WORKERS, j->workers } };
 
-	for (k = 0; k < NJCOLS; k++)
-		r->cell[k] = r->v[k];
-	fmt_u64(r->v[J_ID], 48, j->id);
-	r->cell[J_NAME] = j->name;
-	fmt_user(j->uid, r->v[J_USER], 48);
-	snprintf(r->v[J_UID], 48, "%u", j->uid);
-	snprintf(r->v[J_PID], 48, "%d", (int)j->pid);
-	r->cell[J_COMMAND] = j->command;
-	if (raw) {
-		fmt_u64(r->v[J_START], 48, j->start_ns);
-		fmt_u64(r->v[J_END], 48, j->end_ns);
-		if (j->end_ns == 0)
-			r->cell[J_END] = NULL;
-	} else {
-		fmt_time(r->v[J_START], 48, j->start_ns);
-		if (j->end_ns != 0)
-			fmt_time(r->v[J_END], 48, j->end_ns);
-		else
-			r->cell[J_END] = "running";
-	}
-	duration(r->v[J_ELAPSED], end > j->start_ns ? end - j->start_ns : 0, raw);
-	r->cell[J_STATE] = states[job_state(j)];
+	query_cells_start(r, raw);
+	query_job_cells(r, &who);
+	query_nums(r, v, sizeof(v) / sizeof(v[0]));
+	/* no end yet: "running" in a table, empty in CSV */
+	if (j->end_ns == 0)
+		query_text(r, QC_END, raw ? NULL : "running");
 	/* no status: "-" in a table, empty in CSV */
-	r->cell[J_STATUS] = query_exit_text(r->v[J_STATUS], 48, j);
-	r->cell[J_KNOWN] = raw ? (j->status_known ? "1" : "0")
-	                   : (j->status_known ? "yes" : "no");
-	snprintf(r->v[J_WSTATUS], 48, "%d", (int)j->wait_status);
-	if (!j->status_known)
-		r->cell[J_WSTATUS] = NULL;
-	for (k = 0; k < 5; k++)
-		duration(r->v[J_WORK + k], usage[k], raw);
-	snprintf(r->v[J_WORKERS], 48, "%u", j->workers);
-	duration(r->v[J_ALLOTTED], j->allotted_ns, raw);
+	query_text(r, QC_STATUS, query_exit_text(r->v[QC_STATUS], 48, j));
+	if (j->status_known)
+		query_int(r, QC_WSTATUS, (int)j->wait_status);
+	query_usage(r, j->work_ns, j->steal_ns, j->mug_ns, j->sleep_ns,
+	            j->preempted_ns, j->allotted_ns);
 }
 
 /* Print h as a table in a's form and columns (jobs: its jobs, else its
@@ -307,8 +252,8 @@ static void jobrec_row(const Asteal__JobRecord *j, uint64_t now, int raw,
 static int hist_table(FILE *f, const struct hist *h, int jobs,
                       const struct query_args *a)
 {
-	struct table *t = query_table(a, jobs ? job_cols : rec_cols);
-	struct row *r = malloc(sizeof(*r));
+	struct table *t = query_table(a);
+	struct query_cells *r = malloc(sizeof(*r));
 	int raw = a->style == TABLE_CSV, rc = -1;
 	size_t i;
 
@@ -319,7 +264,7 @@ static int hist_table(FILE *f, const struct hist *h, int jobs,
 			jobrec_row(h->jobs[i], a->now, raw, r);
 		else
 			record_row(h, h->recs[i], raw, r);
-		if (query_row(t, a, r->cell) < 0)
+		if (query_row(t, a, r) < 0)
 			goto out;
 	}
 	table_write(t, f, a->style, a->header);
@@ -351,18 +296,11 @@ static void hist_filter(struct hist *h, const struct query_args *a)
 /* One job record as a JSON object. */
 static void jobrec_json(FILE *f, const Asteal__JobRecord *j)
 {
-	char user[64], status[64];
+	struct query_job who = job_who(j);
+	char status[64];
 	int st = j->wait_status;
 
-	fprintf(f, "{\"id\":%llu,\"name\":", (unsigned long long)j->id);
-	json_string(f, j->name);
-	fprintf(f, ",\"uid\":%u,\"user\":", j->uid);
-	json_string(f, fmt_user(j->uid, user, sizeof(user)));
-	fprintf(f, ",\"pid\":%d,\"command\":", (int)j->pid);
-	json_string(f, j->command);
-	fputs(",\"state\":", f);
-	json_string(f, states[job_state(j)]);
-	json_instant(f, "start", j->start_ns);
+	query_job_json(f, &who);
 	json_instant(f, "end", j->end_ns);
 	fprintf(f, ",\"running\":%s,\"status_known\":%s,\"wait_status\":",
 	        j->end_ns ? "false" : "true", j->status_known ? "true" : "false");

@@ -104,27 +104,14 @@ static int jobs_fetch(struct client *c, const uint64_t *ids, size_t nids,
 	return 0;
 }
 
-/* The columns of `jobs` (asteal(1) explains each). */
-enum {
-	C_ID, C_NAME, C_USER, C_UID, C_PID, C_STATE, C_DESIRE, C_AVAIL, C_ALLOT,
-	C_CPUS, C_CAP, C_RIGID, C_HELD, C_WORKERS, C_START, C_AGE, C_EFF,
-	C_CLASS, C_WORK, C_STEAL, C_MUG, C_SLEEP, C_PREEMPTED, C_ALLOTTED,
-	C_CPUTIME, C_COMMAND, NCOLS
+/* The columns of `jobs`, in its order. */
+static const int cols[] = {
+	QC_ID, QC_NAME, QC_USER, QC_UID, QC_PID, QC_STATE, QC_DESIRE, QC_AVAIL,
+	QC_ALLOT, QC_CPUS, QC_CAP, QC_RIGID, QC_HELD, QC_WORKERS, QC_START,
+	QC_AGE, QC_EFF, QC_CLASS, QC_WORK, QC_STEAL, QC_MUG, QC_SLEEP,
+	QC_PREEMPTED, QC_ALLOTTED, QC_CPUTIME, QC_COMMAND,
 };
-static const struct query_col cols[NCOLS] = {
-	{ "ID", "id", 1 }, { "NAME", "name", 0 }, { "USER", "user", 0 },
-	{ "UID", "uid", 1 }, { "PID", "pid", 1 }, { "STATE", "state", 0 },
-	{ "DESIRE", "desire", 1 }, { "AVAIL", "availability", 1 },
-	{ "ALLOT", "allotment", 1 }, { "CPUS", "cpus", 0 },
-	{ "CAP", "cpus_cap", 0 }, { "RIGID", "rigid", 0 },
-	{ "HELD", "confinement", 0 }, { "WORKERS", "workers", 1 },
-	{ "START", "start_ns", 0 }, { "AGE", "age_ns", 1 },
-	{ "EFF", "efficiency", 1 }, { "CLASS", "quantum_class", 0 },
-	{ "WORK", "work_ns", 1 }, { "STEAL", "steal_ns", 1 },
-	{ "MUG", "mug_ns", 1 }, { "SLEEP", "sleep_ns", 1 },
-	{ "PREEMPTED", "preempted_ns", 1 }, { "ALLOTTED", "allotted_ns", 1 },
-	{ "CPUTIME", "cpu_ns", 1 }, { "COMMAND", "command", 0 },
-};
+#define NCOLS ((int)(sizeof(cols) / sizeof(cols[0])))
 #define TABLE_COLS "id,name,user,pid,desire,allot,cpus,cap,held,age,eff"
 #define CSV_COLS "id,name,user,uid,pid,state,desire,avail,allot,cpus,cap," \
 	"rigid,held,workers,start,age,eff,class,work,steal,mug,sleep," \
@@ -144,75 +131,56 @@ static int job_state(const Asteal__JobInfo *j)
 	       : j->desire > 0 ? S_WAITING : S_IDLE;
 }
 
-/* One row's cells, every column (raw: CSV's values). */
-struct row {
-	const char *cell[NCOLS];
-	char v[NCOLS][48];
-	char cpus[QUERY_CPUS_LEN];
-};
+/* Who job j is, for the cells and JSON both commands share. */
+static struct query_job job_who(const Asteal__JobInfo *j)
+{
+	struct query_job w = { j->id, j->name, j->uid, (int)j->pid, j->command,
+		states[job_state(j)], j->start_ns };
+
+	return w;
+}
 
 /* Fill r with job j's cells: for people (what the table shows; NULL is
  * "-": no such value) or raw (CSV: integers, ns, fractions). */
-static void job_row(const Asteal__JobInfo *j, uint64_t now, int raw, struct row *r)
+static void job_row(const Asteal__JobInfo *j, uint64_t now, int raw,
+                    struct query_cells *r)
 {
-	uint64_t age = now > j->start_ns ? now - j->start_ns : 0;
-	uint64_t usage[] = { j->work_ns, j->steal_ns, j->mug_ns, j->sleep_ns,
-		j->preempted_ns, j->allotted_ns, j->cpu_ns };
+	struct query_job who = job_who(j);
+	const struct query_val v[] = { { QC_DESIRE, j->desire },
+		{ QC_AVAIL, j->availability }, { QC_ALLOT, j->allotment },
+		{ QC_RIGID, j->rigid }, { QC_WORKERS, j->workers },
+		{ QC_CLASS, (uint64_t)j->quantum_class }, { QC_CPUTIME, j->cpu_ns } };
 	double eff = NAN;
-	int k;
 
-	for (k = 0; k < NCOLS; k++)
-		r->cell[k] = r->v[k];
-	fmt_u64(r->v[C_ID], 48, j->id);
-	r->cell[C_NAME] = j->name;
-	fmt_user(j->uid, r->v[C_USER], 48);
-	snprintf(r->v[C_UID], 48, "%u", j->uid);
-	snprintf(r->v[C_PID], 48, "%d", (int)j->pid);
-	r->cell[C_STATE] = states[job_state(j)];
-	snprintf(r->v[C_DESIRE], 48, "%u", j->desire);
-	snprintf(r->v[C_AVAIL], 48, "%u", j->availability);
-	snprintf(r->v[C_ALLOT], 48, "%u", j->allotment);
-	r->cell[C_CPUS] = j->n_cpus > 0 ? fmt_cpus(r->cpus, sizeof(r->cpus), j->cpus,
-	                                           j->n_cpus) : NULL;
-	r->cell[C_CAP] = NULL;
-	if (j->cpus_cap > 0)
-		snprintf(r->v[C_CAP], 48, raw ? "%u" : "%u%s", j->cpus_cap,
+	query_cells_start(r, raw);
+	query_job_cells(r, &who);
+	query_num(r, QC_AGE, now > j->start_ns ? now - j->start_ns : 0);
+	if (j->unmanaged)           /* the daemon knows none of the rest */
+		return;
+	query_nums(r, v, sizeof(v) / sizeof(v[0]));
+	query_cpus(r, QC_CPUS, j->cpus, j->n_cpus);
+	if (j->cpus_cap > 0) {
+		snprintf(r->v[QC_CAP], 48, raw ? "%u" : "%u%s", j->cpus_cap,
 		         j->rigid ? " rigid" : "");
-	if (j->cpus_cap > 0)
-		r->cell[C_CAP] = r->v[C_CAP];
-	r->cell[C_RIGID] = raw ? (j->rigid ? "1" : "0") : (j->rigid ? "yes" : "no");
+		query_text(r, QC_CAP, r->v[QC_CAP]);
+	}
 	/* "failed: why" is for CSV and --json; the table says failed */
-	snprintf(r->v[C_HELD], 48, "%.*s", raw ? 47 : (int)strcspn(j->confinement, ":"),
-	         j->confinement);
-	r->cell[C_HELD] = *j->confinement != '\0' ? (raw ? j->confinement : r->v[C_HELD])
-	                  : NULL;
-	snprintf(r->v[C_WORKERS], 48, "%u", j->workers);
-	if (raw) {
-		fmt_u64(r->v[C_START], 48, j->start_ns);
-		fmt_u64(r->v[C_AGE], 48, age);
-	} else {
-		fmt_time(r->v[C_START], 48, j->start_ns);
-		fmt_duration(r->v[C_AGE], 48, age);
+	if (*j->confinement != '\0') {
+		snprintf(r->v[QC_HELD], 48, "%.*s", (int)strcspn(j->confinement, ":"),
+		         j->confinement);
+		query_text(r, QC_HELD, raw ? j->confinement : r->v[QC_HELD]);
 	}
 	/* a rigid job: its CPU time against its allotment */
 	if (j->rigid && j->allotted_ns > 0)
 		eff = (double)j->cpu_ns / (double)j->allotted_ns;
 	else if (j->allotted_ns > 0 && isfinite(j->efficiency))
 		eff = j->efficiency;
-	snprintf(r->v[C_EFF], 48, raw ? "%.4f" : "%.0f%%", raw ? eff : eff * 100);
-	r->cell[C_EFF] = isfinite(eff) ? r->v[C_EFF] : NULL;
-	r->cell[C_CLASS] = query_class_name(j->quantum_class);
-	for (k = 0; k < 7; k++) {
-		if (raw)
-			fmt_u64(r->v[C_WORK + k], 48, usage[k]);
-		else
-			fmt_duration(r->v[C_WORK + k], 48, usage[k]);
+	if (isfinite(eff)) {
+		snprintf(r->v[QC_EFF], 48, raw ? "%.4f" : "%.0f%%", raw ? eff : eff * 100);
+		query_text(r, QC_EFF, r->v[QC_EFF]);
 	}
-	r->cell[C_COMMAND] = j->command;
-	if (j->unmanaged)           /* the daemon knows none of it */
-		for (k = C_DESIRE; k <= C_CPUTIME; k++)
-			if (k != C_START && k != C_AGE)
-				r->cell[k] = NULL;
+	query_usage(r, j->work_ns, j->steal_ns, j->mug_ns, j->sleep_ns,
+	            j->preempted_ns, j->allotted_ns);
 }
 
 /* Print the jobs as a table in a's form and columns: 0, or -1 when out
@@ -220,8 +188,8 @@ static void job_row(const Asteal__JobInfo *j, uint64_t now, int raw, struct row 
 static int jobs_table(FILE *f, const Asteal__Jobs *js, uint64_t now,
                       const struct query_args *a)
 {
-	struct table *t = query_table(a, cols);
-	struct row *r = malloc(sizeof(*r));
+	struct table *t = query_table(a);
+	struct query_cells *r = malloc(sizeof(*r));
 	size_t i;
 	int rc = -1;
 
@@ -229,7 +197,7 @@ static int jobs_table(FILE *f, const Asteal__Jobs *js, uint64_t now,
 		goto out;
 	for (i = 0; i < js->n_jobs; i++) {
 		job_row(js->jobs[i], now, a->style == TABLE_CSV, r);
-		if (query_row(t, a, r->cell) < 0)
+		if (query_row(t, a, r) < 0)
 			goto out;
 	}
 	table_write(t, f, a->style, a->header);
@@ -263,23 +231,15 @@ static void jobs_filter(const struct query_args *a, const Asteal__Jobs *in,
  * one line (nl ""). */
 static void jobs_json(FILE *f, const Asteal__Jobs *js, const char *nl)
 {
-	char user[64];
 	size_t i;
 
 	fputc('[', f);
 	for (i = 0; i < js->n_jobs; i++) {
 		const Asteal__JobInfo *j = js->jobs[i];
+		struct query_job who = job_who(j);
 
-		fprintf(f, "%s%s{\"id\":%llu,\"name\":", i ? "," : "", nl,
-		        (unsigned long long)j->id);
-		json_string(f, j->name);
-		fprintf(f, ",\"uid\":%u,\"user\":", j->uid);
-		json_string(f, fmt_user(j->uid, user, sizeof(user)));
-		fprintf(f, ",\"pid\":%d,\"command\":", (int)j->pid);
-		json_string(f, j->command);
-		fputs(",\"state\":", f);
-		json_string(f, states[job_state(j)]);
-		json_instant(f, "start", j->start_ns);
+		fprintf(f, "%s%s", i ? "," : "", nl);
+		query_job_json(f, &who);
 		fprintf(f, ",\"desire\":%u,\"allotment\":%u,\"availability\":%u,\"cpus\":",
 		        j->desire, j->allotment, j->availability);
 		json_u32s(f, j->cpus, j->n_cpus);

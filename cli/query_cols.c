@@ -1,0 +1,200 @@
+/*
+ * query_cols.c - the columns of `asteal jobs` and `asteal history` (see
+ * query.h): one table of every column either shows (its header, its CSV
+ * and JSON key, its alignment, how its value is written), the cells of a
+ * row made from values by that table, the cells and JSON members of a
+ * job both commands write alike, and the chosen columns into a table.
+ *
+ * A command fills a row by column (query_num, query_text, ...), and the
+ * column's kind writes the value for people or raw for CSV; what only
+ * one command shows in its own way (EFF, CAP, a mean ALLOT, ...) it
+ * writes itself with query_text.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "query.h"
+#include "table.h"
+
+const struct query_col query_cols[QC_NCOLS] = {
+	[QC_ID] = { "ID", "id", 1, QF_UINT },
+	[QC_JOB] = { "JOB", "job_id", 1, QF_UINT },
+	[QC_NAME] = { "NAME", "name", 0, QF_TEXT },
+	[QC_USER] = { "USER", "user", 0, QF_USER },
+	[QC_UID] = { "UID", "uid", 1, QF_UINT },
+	[QC_PID] = { "PID", "pid", 1, QF_INT },
+	[QC_COMMAND] = { "COMMAND", "command", 0, QF_TEXT },
+	[QC_STATE] = { "STATE", "state", 0, QF_TEXT },
+	[QC_START] = { "START", "start_ns", 0, QF_TIME },
+	[QC_END] = { "END", "end_ns", 0, QF_TIME },
+	[QC_START_MS] = { "START", "start_ns", 0, QF_TIME_MS },
+	[QC_END_MS] = { "END", "end_ns", 0, QF_TIME_MS },
+	[QC_AGE] = { "AGE", "age_ns", 1, QF_DURATION },
+	[QC_ELAPSED] = { "ELAPSED", "elapsed_ns", 1, QF_DURATION },
+	[QC_DURATION] = { "DURATION", "duration_ns", 1, QF_DURATION },
+	[QC_FIRST] = { "FIRST", "first_quantum", 1, QF_UINT },
+	[QC_LAST] = { "LAST", "last_quantum", 1, QF_UINT },
+	[QC_DESIRE] = { "DESIRE", "desire", 1, QF_UINT },
+	[QC_AVAIL] = { "AVAIL", "availability", 1, QF_UINT },
+	[QC_ALLOT] = { "ALLOT", "allotment", 1, QF_UINT },
+	[QC_CPUS] = { "CPUS", "cpus", 0, QF_CPUS },
+	[QC_CAP] = { "CAP", "cpus_cap", 0, QF_TEXT },
+	[QC_RIGID] = { "RIGID", "rigid", 0, QF_BOOL },
+	[QC_HELD] = { "HELD", "confinement", 0, QF_TEXT },
+	[QC_WORKERS] = { "WORKERS", "workers", 1, QF_UINT },
+	[QC_EFF] = { "EFF", "efficiency", 1, QF_TEXT },
+	[QC_CLASS] = { "CLASS", "quantum_class", 0, QF_CLASS },
+	[QC_STATUS] = { "STATUS", "status", 0, QF_TEXT },
+	[QC_KNOWN] = { "KNOWN", "status_known", 0, QF_BOOL },
+	[QC_WSTATUS] = { "WSTATUS", "wait_status", 1, QF_INT },
+	[QC_WORK] = { "WORK", "work_ns", 1, QF_DURATION },
+	[QC_STEAL] = { "STEAL", "steal_ns", 1, QF_DURATION },
+	[QC_MUG] = { "MUG", "mug_ns", 1, QF_DURATION },
+	[QC_SLEEP] = { "SLEEP", "sleep_ns", 1, QF_DURATION },
+	[QC_PREEMPTED] = { "PREEMPTED", "preempted_ns", 1, QF_DURATION },
+	[QC_ALLOTTED] = { "ALLOTTED", "allotted_ns", 1, QF_DURATION },
+	[QC_CPUTIME] = { "CPUTIME", "cpu_ns", 1, QF_DURATION },
+	[QC_CPUQ] = { "CPUQ", "cpu_quanta", 1, QF_UINT },
+};
+
+/* Start a row with no values. */
+void query_cells_start(struct query_cells *r, int raw)
+{
+	int k;
+
+	r->raw = raw;
+	for (k = 0; k < QC_NCOLS; k++)
+		r->cell[k] = NULL;
+}
+
+/* Write a number by its column's kind. */
+void query_num(struct query_cells *r, int col, uint64_t v)
+{
+	char *buf = r->v[col];
+	size_t len = sizeof(r->v[col]);
+
+	switch (query_cols[col].fmt) {
+	case QF_USER:
+		r->cell[col] = fmt_user((uint32_t)v, buf, len);
+		return;
+	case QF_TIME:
+		r->cell[col] = r->raw ? fmt_u64(buf, len, v) : fmt_time(buf, len, v);
+		return;
+	case QF_TIME_MS:
+		r->cell[col] = r->raw ? fmt_u64(buf, len, v) : fmt_time_ms(buf, len, v);
+		return;
+	case QF_DURATION:
+		r->cell[col] = r->raw ? fmt_u64(buf, len, v) : fmt_duration(buf, len, v);
+		return;
+	case QF_BOOL:
+		r->cell[col] = v ? (r->raw ? "1" : "yes") : (r->raw ? "0" : "no");
+		return;
+	case QF_CLASS:
+		r->cell[col] = query_class_name((Asteal__QuantumClass)v);
+		return;
+	default:
+		r->cell[col] = fmt_u64(buf, len, v);
+		return;
+	}
+}
+
+/* Write numbers by their columns' kinds. */
+void query_nums(struct query_cells *r, const struct query_val *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		query_num(r, v[i].col, v[i].v);
+}
+
+/* Write a signed number. */
+void query_int(struct query_cells *r, int col, int v)
+{
+	snprintf(r->v[col], sizeof(r->v[col]), "%d", v);
+	r->cell[col] = r->v[col];
+}
+
+/* A string as it is. */
+void query_text(struct query_cells *r, int col, const char *s)
+{
+	r->cell[col] = s;
+}
+
+/* A CPU list. */
+void query_cpus(struct query_cells *r, int col, const uint32_t *cpus, size_t n)
+{
+	r->cell[col] = n > 0 ? fmt_cpus(r->cpus, sizeof(r->cpus), cpus, n) : NULL;
+}
+
+/* The six usage columns. */
+void query_usage(struct query_cells *r, uint64_t work, uint64_t steal,
+                 uint64_t mug, uint64_t sleep, uint64_t preempted,
+                 uint64_t allotted)
+{
+	const struct query_val v[] = { { QC_WORK, work }, { QC_STEAL, steal },
+		{ QC_MUG, mug }, { QC_SLEEP, sleep }, { QC_PREEMPTED, preempted },
+		{ QC_ALLOTTED, allotted } };
+
+	query_nums(r, v, sizeof(v) / sizeof(v[0]));
+}
+
+/* Who a job is and when it started, as cells. */
+void query_job_cells(struct query_cells *r, const struct query_job *j)
+{
+	const struct query_val v[] = { { QC_ID, j->id }, { QC_USER, j->uid },
+		{ QC_UID, j->uid }, { QC_START, j->start_ns } };
+
+	query_nums(r, v, sizeof(v) / sizeof(v[0]));
+	query_text(r, QC_NAME, j->name);
+	query_text(r, QC_COMMAND, j->command);
+	query_text(r, QC_STATE, j->state);
+	query_int(r, QC_PID, j->pid);
+}
+
+/* Who a job is and when it started, as the first JSON members. */
+void query_job_json(FILE *f, const struct query_job *j)
+{
+	char user[64];
+
+	fprintf(f, "{\"id\":%llu,\"name\":", (unsigned long long)j->id);
+	json_string(f, j->name);
+	fprintf(f, ",\"uid\":%u,\"user\":", j->uid);
+	json_string(f, fmt_user(j->uid, user, sizeof(user)));
+	fprintf(f, ",\"pid\":%d,\"command\":", j->pid);
+	json_string(f, j->command);
+	fputs(",\"state\":", f);
+	json_string(f, j->state);
+	json_instant(f, "start", j->start_ns);
+}
+
+/* A table with the chosen columns. */
+struct table *query_table(const struct query_args *a)
+{
+	const char *hdr[QUERY_MAX_COLS];
+	char names[QUERY_MAX_COLS][32];
+	int i;
+
+	for (i = 0; i < a->ncols; i++) {
+		const struct query_col *c = &query_cols[a->cols[i]];
+		if (a->style == TABLE_CSV)
+			hdr[i] = c->key;
+		else {
+			snprintf(names[i], sizeof(names[i]), "%s%s", c->right ? ">" : "",
+			         c->name);
+			hdr[i] = names[i];
+		}
+	}
+	return table_new(hdr, a->ncols);
+}
+
+/* Add the chosen cells of a row. */
+int query_row(struct table *t, const struct query_args *a,
+              const struct query_cells *r)
+{
+	const char *row[QUERY_MAX_COLS];
+	int i;
+
+	for (i = 0; i < a->ncols; i++)
+		row[i] = r->cell[a->cols[i]];
+	return table_add(t, row);
+}
