@@ -87,9 +87,10 @@ OMPSO   = $(BUILD)/lib/asteal/libgomp.so.1
 HIST_OBJ = $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard history/*.c))
 HIST_A   = $(BUILD)/lib/libasteal-history.a
 
-# The daemon's modules (all of daemon/*.c but main.c) form an internal
-# archive that asteald and the tests link.
-DMOD_OBJ = $(patsubst %.c,$(BUILD)/obj/%.o,$(filter-out daemon/main.c,$(wildcard daemon/*.c)))
+# The daemon's modules (all of daemon/*.c but main.c, and the
+# confinement's, daemon/confine/*.c) form an internal archive that asteald
+# and the tests link.
+DMOD_OBJ = $(patsubst %.c,$(BUILD)/obj/%.o,$(filter-out daemon/main.c,$(wildcard daemon/*.c daemon/confine/*.c)))
 DLIBA    = $(BUILD)/lib/libasteald.a
 SIM_OBJ  = $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard sim/*.c))
 CLI_OBJ  = $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard cli/*.c))
@@ -160,12 +161,12 @@ $(BUILD)/obj/%.o: %.S
 $(BUILD)/obj/client-lib/%.o: CPPFLAGS += -Iclient-lib -Ipolicy -Iproto -I$(GEN)/proto
 $(BUILD)/obj/policy/%.o:     CPPFLAGS += -Ipolicy -Iproto
 $(BUILD)/obj/proto/%.o:      CPPFLAGS += -Iproto -I$(GEN)/proto
-$(BUILD)/obj/daemon/%.o:     CPPFLAGS += -Idaemon -Ihistory -Ipolicy -Iproto -I$(GEN)/proto -Iclient-lib
+$(BUILD)/obj/daemon/%.o:     CPPFLAGS += -Idaemon -Idaemon/confine -Ihistory -Ipolicy -Iproto -I$(GEN)/proto -Iclient-lib
 $(BUILD)/obj/history/%.o:    CPPFLAGS += -Ihistory -Iproto -I$(GEN)/proto
 $(BUILD)/obj/sim/%.o:        CPPFLAGS += -Isim -Ipolicy
 $(BUILD)/obj/cli/%.o:        CPPFLAGS += -Icli -Ihistory -Iproto -I$(GEN)/proto -Iclient-lib
 $(BUILD)/obj/jobs/%.o:       CPPFLAGS += -Ijobs -Iclient-lib -Iproto
-$(BUILD)/obj/tests/%.o:      CPPFLAGS += -Itests -Ijobs -Iclient-lib -Ipolicy -Iproto -I$(GEN)/proto -Idaemon -Ihistory
+$(BUILD)/obj/tests/%.o:      CPPFLAGS += -Itests -Ijobs -Iclient-lib -Ipolicy -Iproto -I$(GEN)/proto -Idaemon -Idaemon/confine -Ihistory
 $(BUILD)/obj/bench/%.o:      CPPFLAGS += -Iproto
 
 # The jobs' kernels, and their OpenMP and oneTBB versions, align their
@@ -361,9 +362,9 @@ $(BUILD)/bench/asteal-wirefloor: $(BUILD)/obj/bench/wirefloor.o
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^
 
-# What asteald's history costs per change, the module alone.
-$(BUILD)/obj/bench/histbench.o: CPPFLAGS += -Idaemon
-$(BUILD)/bench/asteal-histbench: $(BUILD)/obj/bench/histbench.o $(DLIBA)
+# What asteald's history costs per change, the library alone.
+$(BUILD)/obj/bench/histbench.o: CPPFLAGS += -Ihistory
+$(BUILD)/bench/asteal-histbench: $(BUILD)/obj/bench/histbench.o $(HIST_A) $(PROTO_A)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ -lsqlite3 $(LDLIBS)
 
