@@ -2,8 +2,9 @@
 # fuzz.sh FUZZBUILD SEEDBUILD SECONDS - run both fuzz harnesses under
 # libFuzzer for SECONDS each (make fuzz): FUZZBUILD/fuzz/fuzz_frame and
 # fuzz_daemon (clang, ASan + UBSan, built by make fuzz), each from the
-# seeds its standalone build in SEEDBUILD writes (-s DIR) and the corpus
-# kept from earlier runs in FUZZBUILD/corpus/NAME.  Prints, per harness,
+# seeds its standalone build in SEEDBUILD writes (-s DIR), its regression
+# inputs (tests/fuzz/NAME, read only) and the corpus kept from earlier
+# runs in FUZZBUILD/corpus/NAME.  Prints, per harness,
 # libFuzzer's last status line (cov: edges covered, ft: features, corp:
 # corpus) and its final statistics (executions, executions a second, peak
 # memory).  A crash, leak, sanitizer report or oracle failure stops it
@@ -21,10 +22,16 @@ for name in frame daemon; do
 	log="$fb/$name.log"
 	mkdir -p "$seeds" "$corpus"
 	"$sb/tests/fuzz_$name" -s "$seeds"
+	# New inputs go to the first folder, the corpus; the others are read.
+	set -- "$corpus" "$seeds"
+	regress="$(dirname "$0")/../tests/fuzz/$name"
+	if [ -d "$regress" ]; then
+		set -- "$@" "$regress"
+	fi
 	echo "fuzz_$name: $secs s under libFuzzer (log: $log)"
 	if ! "$fb/fuzz/fuzz_$name" -max_total_time="$secs" -max_len=8192 \
 	    -timeout=10 -print_final_stats=1 -artifact_prefix="$fb/crash-$name-" \
-	    "$corpus" "$seeds" >"$log" 2>&1; then
+	    "$@" >"$log" 2>&1; then
 		tail -n 40 "$log"
 		echo "fuzz_$name: FAILED (input saved as $fb/crash-$name-*)"
 		exit 1

@@ -2,9 +2,12 @@
 # fuzz.test.sh BUILD - run both fuzz harnesses, built standalone, for a
 # fixed number of deterministic mutations: the framing fuzzer
 # (tests/fuzz_frame.c) from two seeds, the daemon's (tests/fuzz_daemon.c)
-# from one.  Any crash, sanitizer report, leak or oracle mismatch fails,
-# and so does a run whose oracles had too little to compare.  Fewer
-# iterations under the sanitizers, which are slower.
+# from one; then their regression inputs, each once: the inputs that once
+# failed, kept after the fix as tests/fuzz/frame/*.bin and
+# tests/fuzz/daemon/*.bin, named for what they caught.  Any crash,
+# sanitizer report, leak or oracle mismatch fails, and so does a run whose
+# oracles had too little to compare.  Fewer iterations under the
+# sanitizers, which are slower.
 set -eu
 
 build=${1:?usage: sh tests/fuzz.test.sh BUILD}
@@ -38,4 +41,10 @@ least "$(count "$out" 'jobs)')" "jobs registered" $((n / 20))
 least "$(count "$out" 'replies')" "replies" $((n / 2))
 least "$(count "$out" 'peers failed')" "peers failed as predicted" $((n / 2))
 least "$(count "$out" 'Allots')" "Allots" 10
+
+for name in frame daemon; do
+	set -- "$(dirname "$0")/fuzz/$name"/*.bin
+	[ -f "$1" ] || continue
+	"$build/tests/fuzz_$name" -r "$@"
+done
 echo ok

@@ -11,8 +11,15 @@
  *   NAME [ITERATIONS [SEED]]    default iterations per harness, seed 1
  *   NAME -s DIR                 write the seeds to DIR as seed-NN files
  *                               (a starting corpus for libFuzzer)
+ *   NAME -r FILE...             run each file once as an input (the
+ *                               regression inputs: tests/fuzz.test.sh)
  * Everything is deterministic for a given seed.  Include once, from the
  * harness's .c file.
+ *
+ * A regression input is an input that once failed (a crash, a sanitizer
+ * report, an oracle: NAME-crash.bin, or libFuzzer's crash-*), kept after
+ * the fix in tests/fuzz/daemon/ (fuzz_daemon's) or tests/fuzz/frame/
+ * (fuzz_frame's), named for what it caught.
  */
 #ifndef FUZZUTIL_H
 #define FUZZUTIL_H
@@ -194,10 +201,44 @@ static inline int fuzz_write_seeds(const char *dir, const struct fuzz_seeds *s)
 	return 0;
 }
 
+/* Run each of the n files at paths once as an input, then
+ * report(inputs, seconds taken): 0, or 1 when a file cannot be read or is
+ * larger than an input may be. */
+static inline int fuzz_replay(int n, char **paths,
+			      void (*report)(unsigned long, double))
+{
+	static uint8_t buf[FUZZ_MAX_INPUT + 1];
+	uint64_t t0 = qtime_now_ns();
+	int k;
+
+	for (k = 0; k < n; k++) {
+		FILE *f = fopen(paths[k], "rb");
+		size_t len;
+
+		if (f == NULL) {
+			perror(paths[k]);
+			return 1;
+		}
+		len = fread(buf, 1, sizeof(buf), f);
+		if (ferror(f) || len > FUZZ_MAX_INPUT) {
+			fprintf(stderr, "%s: unreadable, or more than %d bytes\n",
+				paths[k], FUZZ_MAX_INPUT);
+			fclose(f);
+			return 1;
+		}
+		fclose(f);
+		LLVMFuzzerTestOneInput(buf, len);
+		printf("%s (%zu bytes): passed\n", paths[k], len);
+	}
+	report((unsigned long)n, (double)(qtime_now_ns() - t0) * 1e-9);
+	return 0;
+}
+
 /* The standalone driver, a harness's main(): the seed writer (-s DIR),
- * or argv's first number of inputs (else iters) made from the seeds
- * make_seeds gives by the mutation loop, seeded by argv's second number
- * (else 1), then report(inputs, seconds taken).  The exit status. */
+ * the regression inputs (-r FILE...), or argv's first number of inputs
+ * (else iters) made from the seeds make_seeds gives by the mutation
+ * loop, seeded by argv's second number (else 1), then report(inputs,
+ * seconds taken).  The exit status. */
 static inline int fuzz_main(int argc, char **argv,
 			    void (*make_seeds)(struct fuzz_seeds *),
 			    unsigned long iters,
@@ -211,6 +252,8 @@ static inline int fuzz_main(int argc, char **argv,
 	make_seeds(&s);
 	if (argc == 3 && strcmp(argv[1], "-s") == 0)
 		return fuzz_write_seeds(argv[2], &s);
+	if (argc >= 2 && strcmp(argv[1], "-r") == 0)
+		return fuzz_replay(argc - 2, argv + 2, report);
 	if (argc > 1)
 		iters = strtoul(argv[1], NULL, 0);
 	fuzz_rng_state = argc > 2 ? strtoull(argv[2], NULL, 0) : 1;

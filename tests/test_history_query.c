@@ -1,0 +1,313 @@
+/*
+ * test_history_query.c - asteald's history in SQLite, read back: pages of
+ * runs after a cursor (disjoint, in order, all of them, also while a job
+ * already paged past grows), filters by job and by time, a callback that
+ * stops a query, and queries that may look at a few rows at a time,
+ * taken up where they stopped, selecting what one unbounded query does.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#define HISTUTIL_FIXTURE
+#include "histutil.h"
+#include "history.h"
+
+/* Fill a history with 3 jobs of 40 one-quantum runs each (every quantum
+ * changes desire); ids in id[]. */
+static struct history *fill(struct fixture *f, int64_t id[3])
+{
+	struct history *h = open_ok(f, NULL);
+
+	for (int j = 0; j < 3; j++)
+		id[j] = begin(h, "job", 1 + j, T0);
+	for (int i = 0; i < 40; i++)
+		for (int j = 0; j < 3; j++) {
+			struct history_quantum q = quantum(
+				T0 + j * 5 * QNS, i, 1 + i % 2, 4, 1, "0",
+				HISTORY_DEPRIVED);
+
+			assert_int_equal(history_allot(h, id[j], &q), 0);
+		}
+	assert_int_equal(history_flush(h), 0);
+	return h;
+}
+
+/* The filter f moved on past the last run of page. */
+static void after_last(struct history_filter *f, const struct rows *page)
+{
+	const struct history_run *r = &page->run[page->nruns - 1];
+
+	f->after_job = r->job;
+	f->after_start_ns = r->start_ns;
+	f->after_run = r->id;
+}
+
+/* Pages of 7 runs, each after the last of the one before, are disjoint,
+ * in order, and cover all 120. */
+static void test_pagination(void **state)
+{
+	struct fixture *f = *state;
+	int64_t id[3];
+	struct history *h = fill(f, id);
+	struct rows *all = query(h, NULL), *page;
+	struct history_filter flt = { .limit = 7 };
+	int seen = 0;
+
+	assert_int_equal(all->nruns, 120);
+	for (;;) {
+		page = query(h, &flt);
+		assert_true(page->nruns <= 7);
+		for (int r = 0; r < page->nruns; r++, seen++) {
+			assert_true(seen < 120);
+			assert_int_equal(page->run[r].id, all->run[seen].id);
+			assert_int_equal(page->run[r].job, all->run[seen].job);
+			assert_int_equal(page->run[r].first_quantum,
+					 all->run[seen].first_quantum);
+		}
+		if (page->nruns == 0) {
+			free(page);
+			break;
+		}
+		after_last(&flt, page);
+		free(page);
+	}
+	assert_int_equal(seen, 120);
+	/* Ordered by job, then time: each (job, quantum) once. */
+	for (int r = 1; r < 120; r++)
+		assert_true(all->run[r].job > all->run[r - 1].job ||
+			    (all->run[r].job == all->run[r - 1].job &&
+			     all->run[r].first_quantum ==
+			     all->run[r - 1].first_quantum + 1));
+	/* Jobs page by id: after the second job comes the third alone. */
+	page = query(h, &(struct history_filter){ .limit = 2,
+						  .after_job = id[1] });
+	assert_int_equal(page->njobs, 1);
+	assert_int_equal(page->job[0].id, id[2]);
+	free(page);
+	free(all);
+	history_close(h);
+}
+
+/* Runs added to a job already paged past, between two pages (a running
+ * job's new allotments), shift nothing: every run there was when paging
+ * began comes exactly once, and nothing twice. */
+static void test_pagination_growing(void **state)
+{
+	struct fixture *f = *state;
+	int64_t id[3];
+	struct history *h = fill(f, id);
+	struct rows *all = query(h, NULL), *page;
+	struct history_filter flt = { .limit = 7 };
+	int64_t seen_ids[400];
+	int seen = 0, orig = 0, q = 40, ahead = 0, behind = 0;
+
+	for (;;) {
+		page = query(h, &flt);
+		for (int r = 0; r < page->nruns; r++) {
+			for (int k = 0; k < seen; k++)
+				assert_true(seen_ids[k] != page->run[r].id);
+			assert_true(seen < 400);
+			seen_ids[seen++] = page->run[r].id;
+			if (orig < 120 && page->run[r].id == all->run[orig].id)
+				orig++;
+		}
+		if (page->nruns == 0) {
+			free(page);
+			break;
+		}
+		after_last(&flt, page);
+		free(page);
+		/* For the first fifteen pages, the first job (paged past
+		 * after six or seven) and the last both change desire: a run
+		 * more each, seen if the job is not behind the cursor. */
+		for (int k = 0; k < 3 && q < 55; k += 2) {
+			struct history_quantum hq = quantum(
+				T0 + k * 5 * QNS, q, 1 + q % 2, 4, 1, "0",
+				HISTORY_DEPRIVED);
+
+			assert_int_equal(history_allot(h, id[k], &hq), 0);
+			if (id[k] >= flt.after_job)
+				ahead++;
+			else
+				behind++;
+		}
+		q++;
+		assert_int_equal(history_flush(h), 0);
+	}
+	assert_int_equal(orig, 120);     /* all the first ones, in order */
+	assert_true(behind > 0);
+	assert_int_equal(seen, 120 + ahead);    /* and the new ones ahead */
+	free(all);
+	history_close(h);
+}
+
+/* Count stopping: a callback that returns nonzero ends the query. */
+static int stop_at_3(const struct history_run *r, void *arg)
+{
+	int *n = arg;
+
+	(void)r;
+	return ++*n == 3;
+}
+
+/* Filters by job and by time select exactly the matching rows. */
+static void test_filters(void **state)
+{
+	struct fixture *f = *state;
+	int64_t id[3], since = T0 + 12 * QNS, until = T0 + 20 * QNS;
+	struct history *h = fill(f, id);
+	int64_t pick[2];
+	struct rows *all = query(h, NULL), *rs;
+	struct history_filter flt;
+	int want = 0, n = 0;
+
+	pick[0] = id[2];
+	pick[1] = id[0];
+	rs = query(h, &(struct history_filter){ .jobs = pick, .njobs = 2 });
+	assert_int_equal(rs->njobs, 2);
+	assert_int_equal(rs->nruns, 80);
+	for (int r = 0; r < rs->nruns; r++)
+		assert_int_not_equal(rs->run[r].job, id[1]);
+	free(rs);
+
+	for (int r = 0; r < all->nruns; r++)
+		want += all->run[r].end_ns >= since &&
+			all->run[r].start_ns <= until;
+	flt = (struct history_filter){ .since_ns = since, .until_ns = until };
+	rs = query(h, &flt);
+	assert_int_equal(rs->nruns, want);
+	assert_true(want > 0 && want < 120);
+	for (int r = 0; r < rs->nruns; r++)
+		assert_true(rs->run[r].end_ns >= since &&
+			    rs->run[r].start_ns <= until);
+	assert_int_equal(rs->njobs, 3);
+	free(rs);
+	/* Both filters; and jobs that started after the window are out. */
+	flt.jobs = &id[1];
+	flt.njobs = 1;
+	rs = query(h, &flt);
+	assert_true(rs->nruns > 0 && rs->nruns < want);
+	assert_int_equal(rs->njobs, 1);
+	free(rs);
+	rs = query(h, &(struct history_filter){ .until_ns = T0 - 1 });
+	assert_int_equal(rs->njobs, 0);
+	assert_int_equal(rs->nruns, 0);
+	free(rs);
+	assert_int_equal(history_query(h, NULL, NULL, stop_at_3, &n), 3);
+	assert_int_equal(n, 3);
+	free(all);
+	history_close(h);
+}
+
+/* Query f a max_scan at a time, going on from where each stopped, into
+ * one rows struct: the jobs (runs == 0) or the runs; *pages counts the
+ * calls.  Each call reports no more than it may look at, and each stops
+ * at a place after the one it started from. */
+static struct rows *query_bounded(struct history *h,
+				  const struct history_filter *f, int64_t max,
+				  int runs, int *pages)
+{
+	struct rows *rs = calloc(1, sizeof(*rs));
+	struct history_filter g = *f;
+	struct history_place at;
+	int before, n;
+
+	assert_non_null(rs);
+	g.max_scan = max;
+	g.stopped_at = &at;
+	*pages = 0;
+	do {
+		before = runs ? rs->nruns : rs->njobs;
+		n = history_query(h, &g, runs ? NULL : keep_job,
+				  runs ? keep_run : NULL, rs);
+		assert_int_equal(n, (runs ? rs->nruns : rs->njobs) - before);
+		assert_true(n <= max);
+		(*pages)++;
+		assert_true(*pages < 1000);
+		if (!at.stopped)
+			break;
+		assert_true(at.job > g.after_job ||
+			    (runs && at.job == g.after_job &&
+			     (at.start_ns > g.after_start_ns ||
+			      (at.start_ns == g.after_start_ns &&
+			       at.run > g.after_run))));
+		g.after_job = at.job;
+		g.after_start_ns = at.start_ns;
+		g.after_run = at.run;
+	} while (1);
+	return rs;
+}
+
+/* A query that may look at a few rows at a time, taken up where it
+ * stopped, selects exactly what one unbounded query does, for every kind
+ * of filter; one that selects nothing still stops after a few rows. */
+static void test_bounded_scan(void **state)
+{
+	struct fixture *f = *state;
+	int64_t id[3], pick[3];
+	struct history *h = fill(f, id);
+	struct history_filter flts[6];
+	int pages;
+
+	pick[0] = id[2];
+	pick[1] = 0;                    /* no such job */
+	pick[2] = id[0];
+	flts[0] = (struct history_filter){ 0 };
+	flts[1] = (struct history_filter){ .since_ns = T0 + 12 * QNS,
+					   .until_ns = T0 + 20 * QNS };
+	flts[2] = (struct history_filter){ .jobs = pick, .njobs = 3 };
+	flts[3] = (struct history_filter){ .by_uid = 1, .uid = 1000 };
+	flts[4] = (struct history_filter){ .by_uid = 1, .uid = 1001 };
+	flts[5] = (struct history_filter){ .since_ns = T0 + 1000 * QNS };
+	for (size_t i = 0; i < sizeof(flts) / sizeof(flts[0]); i++)
+		for (int64_t max = 1; max <= 13; max += 6)
+			for (int runs = 0; runs < 2; runs++) {
+				struct rows *all = query(h, &flts[i]);
+				struct rows *rs = query_bounded(h, &flts[i],
+								max, runs,
+								&pages);
+				int n = runs ? all->nruns : all->njobs;
+
+				assert_int_equal(runs ? rs->nruns : rs->njobs,
+						 n);
+				for (int r = 0; r < n; r++)
+					if (runs)
+						assert_int_equal(rs->run[r].id,
+								 all->run[r].id);
+					else
+						assert_int_equal(rs->job[r].id,
+								 all->job[r].id);
+				/* Nothing selected, yet looked at a max at a
+				 * time: as many pages as it takes; a user's
+				 * jobs passed over with a seek each. */
+				if (i == 5 && runs)
+					assert_true(pages >= 120 / (max + 1));
+				if (i == 4)
+					assert_true(pages <= 4);
+				free(all);
+				free(rs);
+			}
+	history_close(h);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+#define T(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
+		T(test_pagination),
+		T(test_pagination_growing),
+		T(test_filters),
+		T(test_bounded_scan),
+#undef T
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

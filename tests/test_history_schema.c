@@ -1,0 +1,409 @@
+/*
+ * test_history_schema.c - asteald's history in SQLite, its file: a new
+ * database's schema version, WAL mode and tables; older files (versions
+ * 1, 3, 4 and 5) upgraded in place, their rows kept and the new columns
+ * and tables filled; a newer schema and another program's database
+ * refused; the modes of the database and its -wal and -shm whatever the
+ * umask.  (The other test_history_* files test the rest of the module;
+ * their fixture is in histutil.h.)
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#define HISTUTIL_FIXTURE
+#include "histutil.h"
+#include "history.h"
+
+/* Open the fixture's database again: it must still hold that many jobs
+ * and be at this schema version. */
+static void reopen_unchanged(struct fixture *f, int64_t jobs)
+{
+	struct history *h = open_ok(f, NULL);
+
+	assert_int_equal(stats(h).jobs, jobs);
+	history_close(h);
+	assert_int_equal(peek(f->path, "PRAGMA user_version"), HISTORY_SCHEMA_VERSION);
+}
+
+/* A new database gets this schema version, WAL mode and its four
+ * tables. */
+static void test_create(void **state)
+{
+	struct fixture *f = *state;
+	struct history *h = open_ok(f, NULL);
+	sqlite3 *db;
+	sqlite3_stmt *s;
+
+	assert_int_equal(peek(f->path, "PRAGMA user_version"), HISTORY_SCHEMA_VERSION);
+	assert_int_equal(peek(f->path, "SELECT count(*) FROM sqlite_master"
+			      " WHERE type = 'table' AND name IN ('jobs',"
+			      " 'allotments', 'skipped', 'grants')"), 4);
+	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &s,
+					    NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(s), SQLITE_ROW);
+	assert_string_equal((const char *)sqlite3_column_text(s, 0), "wal");
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	history_close(h);
+	/* Opening it again accepts the schema as it is. */
+	reopen_unchanged(f, 0);
+}
+
+/* A version 1 file (no worker counts, no allotted time) is upgraded in
+ * place: its rows stay, the new columns read 0, and new rows fill them. */
+static void test_upgrade_v1(void **state)
+{
+	struct fixture *f = *state;
+	struct history_quantum q;
+	struct history *h;
+	struct rows *rs;
+	sqlite3 *db;
+	int64_t b;
+
+	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db,
+	    "PRAGMA application_id = 1095980104; PRAGMA user_version = 1;"
+	    "CREATE TABLE jobs (id INTEGER PRIMARY KEY AUTOINCREMENT,"
+	    " name TEXT NOT NULL, uid INTEGER NOT NULL, pid INTEGER NOT NULL,"
+	    " command TEXT NOT NULL, start_ns INTEGER NOT NULL, end_ns INTEGER,"
+	    " exit_status INTEGER, work_ns INTEGER NOT NULL DEFAULT 0,"
+	    " steal_ns INTEGER NOT NULL DEFAULT 0,"
+	    " mug_ns INTEGER NOT NULL DEFAULT 0);"
+	    "CREATE INDEX jobs_by_end ON jobs(end_ns);"
+	    "CREATE TABLE allotments (id INTEGER PRIMARY KEY,"
+	    " job INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,"
+	    " first_quantum INTEGER NOT NULL, last_quantum INTEGER NOT NULL,"
+	    " start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL,"
+	    " desire INTEGER NOT NULL, availability INTEGER NOT NULL,"
+	    " allotment INTEGER NOT NULL, cpus TEXT NOT NULL,"
+	    " work_ns INTEGER NOT NULL, steal_ns INTEGER NOT NULL,"
+	    " mug_ns INTEGER NOT NULL, class INTEGER NOT NULL);"
+	    "CREATE INDEX allotments_by_job ON allotments(job, start_ns);"
+	    "CREATE INDEX allotments_by_end ON allotments(end_ns);"
+	    "INSERT INTO jobs(name, uid, pid, command, start_ns, end_ns,"
+	    " work_ns) VALUES('old', 1000, 77, 'fib 30', 1000, 2000, 5);"
+	    "INSERT INTO allotments(job, first_quantum, last_quantum, start_ns,"
+	    " end_ns, desire, availability, allotment, cpus, work_ns,"
+	    " steal_ns, mug_ns, class) VALUES(1, 0, 9, 1000, 2000, 2, 2, 2,"
+	    " '0-1', 5, 0, 0, 1);", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	h = open_ok(f, NULL);
+	assert_int_equal(peek(f->path, "PRAGMA user_version"), HISTORY_SCHEMA_VERSION);
+	assert_int_equal(peek(f->path, "SELECT count(*) FROM skipped"), 0);
+	/* The index no query used is gone, the one by job stays. */
+	assert_int_equal(peek(f->path, "SELECT count(*) FROM sqlite_master"
+			      " WHERE name = 'allotments_by_end'"), 0);
+	assert_int_equal(peek(f->path, "SELECT count(*) FROM sqlite_master"
+			      " WHERE name = 'allotments_by_job'"), 1);
+	b = begin(h, "new", 4242, T0);
+	q = quantum(T0, 0, 1, 4, 1, "0", HISTORY_SATISFIED);
+	assert_int_equal(history_allot(h, b, &q), 0);
+	assert_int_equal(history_job_end(h, b, T0 + 99, NULL), 0);
+	rs = query(h, NULL);
+	assert_int_equal(rs->njobs, 2);
+	assert_string_equal(rs->job[0].name, "old");
+	assert_int_equal(rs->job[0].work_ns, 5);
+	assert_int_equal(rs->job[0].workers, 0);
+	assert_int_equal(rs->job[0].allotted_ns, 0);
+	assert_int_equal(rs->job[1].workers, 4);
+	assert_int_equal(rs->job[1].allotted_ns, 4000000);
+	assert_int_equal(rs->job[0].sleep_ns, 0);
+	assert_int_equal(rs->job[1].sleep_ns, 500000);
+	assert_int_equal(rs->job[1].preempted_ns, 250000);
+	assert_int_equal(rs->nruns, 2);
+	assert_string_equal(rs->run[0].cpus, "0-1");
+	assert_int_equal(rs->run[0].last_quantum, 9);
+	assert_int_equal(rs->run[0].allotted_ns, 0);
+	assert_int_equal(rs->run[1].allotted_ns, 4000000);
+	assert_int_equal(rs->run[0].preempted_ns, 0);
+	assert_int_equal(rs->run[1].preempted_ns, 250000);
+	free(rs);
+	history_close(h);
+	/* Opened again, it stays as it is. */
+	reopen_unchanged(f, 2);
+}
+
+/* A version 3 file (steal with the sleep in it, no sleep nor preempted
+ * time) is upgraded in place: its rows stay and read 0 for both, a job
+ * it left running is taken back and adds both to its totals, and a job
+ * it left running that nobody takes back is closed with the sums of its
+ * runs. */
+static void test_upgrade_v3(void **state)
+{
+	struct fixture *f = *state;
+	struct history_quantum q;
+	struct history *h;
+	struct rows *rs;
+	sqlite3 *db;
+
+	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db,
+	    "PRAGMA application_id = 1095980104; PRAGMA user_version = 3;"
+	    "CREATE TABLE jobs (id INTEGER PRIMARY KEY AUTOINCREMENT,"
+	    " name TEXT NOT NULL, uid INTEGER NOT NULL, pid INTEGER NOT NULL,"
+	    " command TEXT NOT NULL, start_ns INTEGER NOT NULL, end_ns INTEGER,"
+	    " exit_status INTEGER, work_ns INTEGER NOT NULL DEFAULT 0,"
+	    " steal_ns INTEGER NOT NULL DEFAULT 0,"
+	    " mug_ns INTEGER NOT NULL DEFAULT 0,"
+	    " workers INTEGER NOT NULL DEFAULT 0,"
+	    " allotted_ns INTEGER NOT NULL DEFAULT 0);"
+	    "CREATE INDEX jobs_by_end ON jobs(end_ns);"
+	    "CREATE TABLE allotments (id INTEGER PRIMARY KEY,"
+	    " job INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,"
+	    " first_quantum INTEGER NOT NULL, last_quantum INTEGER NOT NULL,"
+	    " start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL,"
+	    " desire INTEGER NOT NULL, availability INTEGER NOT NULL,"
+	    " allotment INTEGER NOT NULL, cpus TEXT NOT NULL,"
+	    " work_ns INTEGER NOT NULL, steal_ns INTEGER NOT NULL,"
+	    " mug_ns INTEGER NOT NULL, class INTEGER NOT NULL,"
+	    " allotted_ns INTEGER NOT NULL DEFAULT 0);"
+	    "CREATE INDEX allotments_by_job ON allotments(job, start_ns);"
+	    "CREATE TABLE skipped (first_quantum INTEGER NOT NULL,"
+	    " last_quantum INTEGER NOT NULL, start_ns INTEGER NOT NULL,"
+	    " end_ns INTEGER NOT NULL);"
+	    "INSERT INTO jobs(name, uid, pid, command, start_ns, end_ns,"
+	    " work_ns, steal_ns, mug_ns, workers, allotted_ns) VALUES"
+	    " ('run', 1000, 77, 'fib 30', 1000, NULL, 5, 6, 7, 2, 18),"
+	    " ('stale', 1000, 78, 'fib 30', 1000, NULL, 1, 2, 3, 2, 6);"
+	    "INSERT INTO allotments(job, first_quantum, last_quantum, start_ns,"
+	    " end_ns, desire, availability, allotment, cpus, work_ns,"
+	    " steal_ns, mug_ns, class, allotted_ns) VALUES"
+	    " (1, 0, 9, 1000, 2000, 2, 2, 2, '0-1', 5, 6, 7, 1, 18),"
+	    " (2, 0, 9, 1000, 2000, 2, 2, 2, '2-3', 1, 2, 3, 1, 6);",
+	    NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	h = open_ok(f, NULL);
+	assert_int_equal(peek(f->path, "PRAGMA user_version"), HISTORY_SCHEMA_VERSION);
+	assert_int_equal(peek(f->path, "SELECT sum(sleep_ns + preempted_ns)"
+			      " FROM jobs"), 0);
+	assert_int_equal(peek(f->path, "SELECT sum(sleep_ns + preempted_ns)"
+			      " FROM allotments"), 0);
+	assert_int_equal(history_job_reopen(h, 1, 77), 0);
+	q = quantum(T0, 0, 1, 4, 1, "0", HISTORY_SATISFIED);
+	assert_int_equal(history_allot(h, 1, &q), 0);
+	assert_int_equal(history_usage(h, 1, USE(0, 0, 0, 7, 3, 10)), 0);
+	assert_int_equal(history_job_end(h, 1, T0 + 99, NULL), 0);
+	assert_int_equal(history_close_stale(h, T0 + 100, 0), 1);
+	rs = query(h, NULL);
+	assert_int_equal(rs->njobs, 2);
+	assert_int_equal(rs->job[0].work_ns, 5 + 1000000);
+	assert_int_equal(rs->job[0].steal_ns, 6 + 2000000);
+	assert_int_equal(rs->job[0].sleep_ns, 500000 + 7);
+	assert_int_equal(rs->job[0].preempted_ns, 250000 + 3);
+	assert_int_equal(rs->job[0].allotted_ns, 18 + 4000000 + 10);
+	assert_int_equal(rs->job[1].end_ns, T0 + 100);
+	assert_int_equal(rs->job[1].steal_ns, 2);
+	assert_int_equal(rs->job[1].sleep_ns, 0);
+	assert_int_equal(rs->job[1].allotted_ns, 6);
+	assert_int_equal(rs->nruns, 3);
+	assert_int_equal(rs->run[0].sleep_ns, 0);
+	assert_int_equal(rs->run[0].allotted_ns, 18);
+	assert_int_equal(rs->run[1].sleep_ns, 500000 + 7);
+	assert_int_equal(rs->run[1].preempted_ns, 250000 + 3);
+	assert_int_equal(rs->run[2].preempted_ns, 0);
+	free(rs);
+	history_close(h);
+	reopen_unchanged(f, 2);
+}
+
+/* A version 4 file gets the runs' processor-quanta: allotment x quanta. */
+static void test_upgrade_v4(void **state)
+{
+	struct fixture *f = *state;
+	struct history *h;
+	struct rows *rs;
+	sqlite3 *db;
+
+	h = open_ok(f, NULL);
+	history_close(h);
+	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db,
+	    "CREATE TABLE a4 AS SELECT * FROM allotments;"
+	    "DROP TABLE allotments;"
+	    "CREATE TABLE allotments (id INTEGER PRIMARY KEY,"
+	    " job INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,"
+	    " first_quantum INTEGER NOT NULL, last_quantum INTEGER NOT NULL,"
+	    " start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL,"
+	    " desire INTEGER NOT NULL, availability INTEGER NOT NULL,"
+	    " allotment INTEGER NOT NULL, cpus TEXT NOT NULL,"
+	    " work_ns INTEGER NOT NULL, steal_ns INTEGER NOT NULL,"
+	    " mug_ns INTEGER NOT NULL, class INTEGER NOT NULL,"
+	    " allotted_ns INTEGER NOT NULL DEFAULT 0,"
+	    " sleep_ns INTEGER NOT NULL DEFAULT 0,"
+	    " preempted_ns INTEGER NOT NULL DEFAULT 0);"
+	    "DROP TABLE a4; DROP TABLE grants;"
+	    "CREATE INDEX allotments_by_job ON allotments(job, start_ns);"
+	    "INSERT INTO jobs(name, uid, pid, command, start_ns, end_ns)"
+	    " VALUES ('old', 1000, 77, 'fib 30', 1000, 3000);"
+	    "INSERT INTO allotments(job, first_quantum, last_quantum, start_ns,"
+	    " end_ns, desire, availability, allotment, cpus, work_ns,"
+	    " steal_ns, mug_ns, class, allotted_ns) VALUES"
+	    " (1, 0, 9, 1000, 2000, 2, 2, 2, '0-1', 5, 6, 7, 1, 18),"
+	    " (1, 10, 12, 2000, 3000, 3, 3, 3, '0-2', 5, 6, 7, 1, 18);"
+	    "PRAGMA user_version = 4;",
+	    NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	h = open_ok(f, NULL);
+	assert_int_equal(peek(f->path, "PRAGMA user_version"), HISTORY_SCHEMA_VERSION);
+	rs = query(h, NULL);
+	assert_int_equal(rs->nruns, 2);
+	assert_int_equal(rs->run[0].cpu_quanta, 2 * 10);
+	assert_int_equal(rs->run[1].cpu_quanta, 3 * 3);
+	free(rs);
+	history_close(h);
+}
+
+/* A version 5 file is read as it is (no grants), and upgraded to 6 when
+ * a daemon opens it: its rows stay and it gets the table of grants. */
+static void test_upgrade_v5(void **state)
+{
+	struct fixture *f = *state;
+	struct history *h = open_ok(f, NULL);
+	struct history_quantum q;
+	struct history_stats s;
+	char why[256] = "";
+	int64_t a, b;
+	sqlite3 *db;
+
+	a = begin(h, "a", 1, T0);
+	q = quantum(T0, 0, 2, 2, 2, "0-1", HISTORY_SATISFIED);
+	assert_int_equal(history_allot(h, a, &q), 0);
+	assert_int_equal(history_job_end(h, a, T0 + QNS, NULL), 0);
+	history_close(h);
+	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "DROP TABLE grants;"
+				      " PRAGMA user_version = 5", NULL, NULL,
+				      NULL), SQLITE_OK);
+	sqlite3_close(db);
+	h = history_open_readonly(f->path, why, sizeof(why));
+	if (h == NULL)
+		fail_msg("history_open_readonly: %s", why);
+	assert_int_equal(history_stats(h, &s), 0);
+	assert_int_equal(s.jobs, 1);
+	assert_int_equal(s.quantum_base, 1);
+	history_close(h);
+	assert_int_equal(peek(f->path, "PRAGMA user_version"), 5);
+	assert_int_equal(peek(f->path, "SELECT count(*) FROM sqlite_master"
+			      " WHERE name = 'grants'"), 0);
+	h = open_ok(f, NULL);
+	assert_int_equal(peek(f->path, "PRAGMA user_version"), 6);
+	assert_int_equal(peek(f->path, "SELECT count(*) FROM sqlite_master"
+			      " WHERE name IN ('grants', 'grants_by_job')"), 2);
+	assert_int_equal(stats(h).jobs, 1);
+	assert_int_equal(stats(h).allotment_rows, 1);
+	b = begin(h, "b", 2, T0 + 5 * QNS);
+	assert_int_equal(history_grant(h, b, 4, T0 + 5 * QNS, 2, "0-1"), 0);
+	history_close(h);
+	assert_int_equal(peek(f->path, "SELECT quantum FROM grants"), 1 + 4);
+	/* A version 4 file is older than the one before: refused. */
+	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 4", NULL,
+				      NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	assert_null(history_open_readonly(f->path, why, sizeof(why)));
+	assert_non_null(strstr(why, "schema version 4 is older"));
+}
+
+/* A newer schema and another program's database are refused. */
+static void test_refused(void **state)
+{
+	struct fixture *f = *state;
+	char why[256] = "";
+	sqlite3 *db;
+
+	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 7", NULL,
+				      NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	assert_null(history_open(f->path, NULL, why, sizeof(why)));
+	assert_non_null(strstr(why, "database schema version 7 is newer than"
+			       " this asteald (6)"));
+	unlink(f->path);
+
+	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "CREATE TABLE t(x)", NULL, NULL,
+				      NULL), SQLITE_OK);
+	sqlite3_close(db);
+	assert_null(history_open(f->path, NULL, why, sizeof(why)));
+	assert_non_null(strstr(why, "not an asteal history database"));
+	unlink(f->path);
+
+}
+
+/* The mode and group of a file. */
+static void file_mode(const char *path, mode_t *mode, gid_t *gid)
+{
+	struct stat st;
+
+	assert_int_equal(stat(path, &st), 0);
+	*mode = st.st_mode & 07777;
+	*gid = st.st_gid;
+}
+
+/* The database and its -wal and -shm get their modes whatever the umask:
+ * 0600, or 0640 to a group; an old file's lax mode is tightened. */
+static void test_file_modes(void **state)
+{
+	struct fixture *f = *state;
+	struct history_opts o = { .group_gid = 0 };
+	struct history *h;
+	char wal[160], shm[160];
+	mode_t old = umask(0), m;
+	gid_t g;
+	int fd;
+
+	snprintf(wal, sizeof(wal), "%s-wal", f->path);
+	snprintf(shm, sizeof(shm), "%s-shm", f->path);
+	fd = open(f->path, O_CREAT | O_WRONLY, 0666);  /* as an old daemon left it */
+	assert_true(fd >= 0);
+	close(fd);
+	h = history_open(f->path, &o, NULL, 0);
+	assert_non_null(h);
+	file_mode(f->path, &m, &g);
+	assert_int_equal(m, 0600);
+	file_mode(wal, &m, &g);
+	assert_int_equal(m, 0600);
+	file_mode(shm, &m, &g);
+	assert_int_equal(m, 0600);
+	history_close(h);
+	if (geteuid() == 0) {
+		o.group_gid = 64990;    /* root may give files to any group */
+		h = history_open(f->path, &o, NULL, 0);
+		assert_non_null(h);
+		file_mode(f->path, &m, &g);
+		assert_int_equal(m, 0640);
+		assert_int_equal(g, 64990);
+		history_close(h);
+	} else {
+		print_message("not root: the group case is not checked\n");
+	}
+	umask(old);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+#define T(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
+		T(test_create),
+		T(test_upgrade_v1),
+		T(test_upgrade_v3),
+		T(test_upgrade_v4),
+		T(test_upgrade_v5),
+		T(test_refused),
+		T(test_file_modes),
+#undef T
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
