@@ -61,10 +61,12 @@
  * In ABP mode nobody mugs in find_work; a worker that comes back from
  * parking takes one of the job's unowned deques at random instead.
  */
-#include "worker.h"
+#include "allot.h"
 
 #include <sched.h>
 #include <stdlib.h>
+
+#include "worker.h"
 
 /* An empty deque for a worker whose deque left with a suspended fiber. */
 deque *allot_deque_get(struct runtime *rt)

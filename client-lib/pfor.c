@@ -9,9 +9,11 @@
 /* This file defines the out-of-line asteal_for; asteal.h's inline one
  * must not be seen here. */
 #define ASTEAL__FOR_OUT_OF_LINE 1
-#include "runtime.h"
+#include "pfor.h"
 
 #include <errno.h>
+
+#include "runtime.h"
 
 /* Run body over [lo, hi) in parallel chunks of at most grain: the
  * out-of-line entry (for callers without the header's inline fast path,

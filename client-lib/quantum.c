@@ -1,10 +1,13 @@
 /*
- * quantum.c - A-STEAL's quanta inside the job: the link thread that, at the
- * end of every quantum, sums the workers' accounting into work, steal and
- * mug time, computes the next desire with the estimator (estimator.c),
- * reports it to the daemon when it changed, applies the allotments the
- * daemon sends (worker_allot) and writes a trace row; the configuration
- * from the environment; and the summary printed at stop.
+ * quantum.c - A-STEAL's quanta inside the job: the link thread and the
+ * quantum's boundary.  At the end of every quantum the thread sums the
+ * workers' accounting into work, steal and mug time, computes the next
+ * desire with the estimator (estimator.c), reports it to the daemon when
+ * it changed, and applies the allotments the daemon sends (worker_allot,
+ * allot.c).  Its neighbours: settings.c reads the environment it starts
+ * from (quantum_config), profile.c the scripted availability, trace.c
+ * writes a row per quantum closed, and summary.c makes the job's summary
+ * from its totals (quantum_totals).
  *
  * Quanta are global (../shared/DESIGN.md, "One quantum, on the wire"):
  * quantum q is [t0 + q L, t0 + (q+1) L) on CLOCK_MONOTONIC, with the t0
@@ -37,11 +40,10 @@
  * boundary (without a daemon, it applies the allotment at once).  ABP
  * mode keeps its constant desire.
  */
-#include "runtime.h"
+#include "quantum.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <poll.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -51,26 +53,24 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
-#include "estimator.h"
+#include "allot.h"
 #include "link.h"
-#include "proto.h"
+#include "profile.h"
 #include "qtime.h"
+#include "settings.h"
+#include "trace.h"
 
-#define Q_DEFAULT_MS 10.0
 #define Q_RETRY_MIN_NS 100000000ull     /* reconnect backoff: 0.1 s ... */
 #define Q_RETRY_MAX_NS 2000000000ull    /* ... doubling up to 2 s */
-#define Q_MAX_PROFILE (1 << 24)      /* lines of a profile file */
 #define Q_LINK_SLICE_NS 100000ull       /* the link thread's slice: the
                                            kernel's least (short_slice) */
 
 struct quantum {
 	struct est_params est;
-	uint64_t own_length;             /* L without a daemon (ns) */
-	int *profile;                    /* availability per quantum, or NULL */
-	size_t nprofile;
+	struct profile profile;          /* ASTEAL_PROFILE, or none */
 	FILE *trace;                     /* ASTEAL_TRACE, or NULL */
 
-	char socket[108];                /* the daemon's socket, "" for none */
+	char socket[SETTINGS_SOCKET_MAX]; /* the daemon's socket, "" for none */
 	struct link *link;               /* connected to the daemon, or NULL */
 	uint64_t claim;                  /* the id to claim when connecting:
 	                                    ASTEAL_JOB_ID, then the last one */
@@ -105,86 +105,6 @@ struct quantum {
 	uint64_t classes[EST_NCLASSES];
 };
 
-static const char *const mode_names[] = { "asteal", "abp", "static" };
-
-/* Read an environment variable as a real number in [lo, hi]: 1 when set
- * and valid, 0 when unset, -1 with a message when invalid. */
-static int env_real(const char *name, double lo, double hi, double *out)
-{
-	const char *s = getenv(name);
-	char *end;
-	double v;
-
-	if (s == NULL || *s == '\0')
-		return 0;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno != 0 || end == s || *end != '\0' || !(v >= lo && v <= hi)) {
-		fprintf(stderr, "asteal: %s=%s: expected a number from %g to %g\n",
-		        name, s, lo, hi);
-		errno = EINVAL;
-		return -1;
-	}
-	*out = v;
-	return 1;
-}
-
-/* Read a profile: one availability (an integer >= 0) per line; blank lines
- * and lines starting with # are skipped.  -1 with a message on error. */
-static int read_profile(struct quantum *qt, const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char line[128];
-	size_t cap = 0, lineno = 0;
-
-	if (f == NULL) {
-		fprintf(stderr, "asteal: ASTEAL_PROFILE=%s: %s\n", path, strerror(errno));
-		errno = EINVAL;
-		return -1;
-	}
-	while (fgets(line, sizeof(line), f) != NULL) {
-		char *p = line, *end;
-		long v;
-
-		lineno++;
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (*p == '#' || *p == '\n' || *p == '\r' || *p == '\0')
-			continue;
-		errno = 0;
-		v = strtol(p, &end, 10);
-		while (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n')
-			end++;
-		if (errno != 0 || end == p || *end != '\0' || v < 0 ||
-		    v > RT_MAX_WORKERS || qt->nprofile >= Q_MAX_PROFILE) {
-			fprintf(stderr, "asteal: ASTEAL_PROFILE=%s:%zu: expected one "
-			        "availability (0 to %d) per line\n", path, lineno,
-			        RT_MAX_WORKERS);
-			fclose(f);
-			errno = EINVAL;
-			return -1;
-		}
-		if (qt->nprofile == cap) {
-			int *n = realloc(qt->profile, (cap ? 2 * cap : 256) * sizeof(int));
-			if (n == NULL) {
-				fclose(f);
-				errno = ENOMEM;
-				return -1;
-			}
-			qt->profile = n;
-			cap = cap ? 2 * cap : 256;
-		}
-		qt->profile[qt->nprofile++] = (int)v;
-	}
-	fclose(f);
-	if (qt->nprofile == 0) {
-		fprintf(stderr, "asteal: ASTEAL_PROFILE=%s: no availability in it\n", path);
-		errno = EINVAL;
-		return -1;
-	}
-	return 0;
-}
-
 /* Free the link's state (the thread has stopped). */
 void quantum_free(struct runtime *rt)
 {
@@ -192,8 +112,7 @@ void quantum_free(struct runtime *rt)
 
 	if (qt == NULL)
 		return;
-	if (qt->trace != NULL)
-		fclose(qt->trace);
+	trace_close(qt->trace);
 	link_close(qt->link);
 	if (qt->stop_pipe[0] >= 0) {
 		close(qt->stop_pipe[0]);
@@ -210,22 +129,10 @@ void quantum_free(struct runtime *rt)
 		rt->roots_fd = -1;
 	}
 	pthread_mutex_destroy(&qt->lock);
-	free(qt->profile);
+	profile_free(&qt->profile);
 	free(qt->last);
 	free(qt);
 	rt->quantum = NULL;
-}
-
-/* The availability of quantum q without a daemon: the profile's line q
- * (from 1; the last line repeats), or all workers. */
-static int availability(const struct quantum *qt, const struct runtime *rt,
-                        uint64_t q)
-{
-	if (qt->profile == NULL)
-		return rt->nworkers;
-	if (q < 1)
-		q = 1;
-	return qt->profile[q - 1 < qt->nprofile ? q - 1 : qt->nprofile - 1];
 }
 
 /* The desire the job reports: rounded up (the worker count in ABP mode,
@@ -263,34 +170,14 @@ static int allotment(const struct quantum *qt, const struct runtime *rt)
 	return want < qt->availability ? want : qt->availability;
 }
 
-/* Read the mode and A-STEAL's settings from the environment into a new
- * link state; sets rt->mode and the first quantum's allotment.  -1 with a
- * message when a value is bad. */
+/* Make the link's state from the environment's settings (settings.c). */
 int quantum_config(struct runtime *rt)
 {
-	const char *mode = getenv("ASTEAL_MODE");
-	const char *profile = getenv("ASTEAL_PROFILE");
-	const char *trace = getenv("ASTEAL_TRACE");
-	const char *sock = getenv(PROTO_SOCKET_ENV);
-	const char *quiet = getenv("ASTEAL_QUIET");
-	const char *why;
+	struct settings set;
 	struct quantum *qt;
-	double ms = Q_DEFAULT_MS;
 
-	rt->mode = RT_MODE_ASTEAL;
-	if (mode != NULL && *mode != '\0') {
-		int m;
-		for (m = 0; m <= RT_MODE_STATIC; m++)
-			if (strcmp(mode, mode_names[m]) == 0)
-				break;
-		if (m > RT_MODE_STATIC) {
-			fprintf(stderr, "asteal: ASTEAL_MODE=%s: expected asteal, abp "
-			        "or static\n", mode);
-			errno = EINVAL;
-			return -1;
-		}
-		rt->mode = m;
-	}
+	if (settings_mode(&rt->mode) < 0)
+		return -1;
 	rt->allotment = rt->nworkers;
 	if (rt->mode == RT_MODE_STATIC)
 		return 0;
@@ -310,42 +197,15 @@ int quantum_config(struct runtime *rt)
 		qt->stop_pipe[0] = qt->stop_pipe[1] = -1;
 		goto fail;
 	}
-	est_params_default(&qt->est, rt->nworkers);
-	if (env_real("ASTEAL_DELTA", 0.0, 1.0, &qt->est.delta) < 0 ||
-	    env_real("ASTEAL_RHO", 1.0, 1000.0, &qt->est.rho) < 0 ||
-	    env_real("ASTEAL_QUANTUM_MS", 0.05, 60000.0, &ms) < 0)
+	if (settings_read(&set, rt->nworkers) < 0)
 		goto fail;
-	if (est_params_check(&qt->est, &why) < 0) {
-		fprintf(stderr, "asteal: ASTEAL_DELTA/ASTEAL_RHO: %s\n", why);
-		errno = EINVAL;
+	qt->est = set.est;
+	qt->length = set.length;
+	if (set.profile != NULL && profile_read(&qt->profile, set.profile) < 0)
 		goto fail;
-	}
-	qt->own_length = qt->length = (uint64_t)(ms * 1e6);
-	if (profile != NULL && *profile != '\0' && read_profile(qt, profile) < 0)
-		goto fail;
-	/* The daemon: ASTEAL_SOCKET, else the system socket; none with a
-	 * scripted profile (the profile is the job scheduler then) or when
-	 * ASTEAL_SOCKET is "none". */
-	if (qt->profile == NULL && !(sock != NULL && strcmp(sock, "none") == 0)) {
-		if (sock == NULL || *sock == '\0')
-			sock = PROTO_SOCKET_PATH;
-		if (strlen(sock) >= sizeof(qt->socket)) {
-			fprintf(stderr, "asteal: %s=%s: path too long\n", PROTO_SOCKET_ENV, sock);
-			errno = EINVAL;
-			goto fail;
-		}
-		snprintf(qt->socket, sizeof(qt->socket), "%s", sock);
-		/* Launched by `asteal run`/`submit`: claim the id it made. */
-		const char *id = getenv("ASTEAL_JOB_ID");
-		if (id != NULL && *id != '\0') {
-			char *end;
-			errno = 0;
-			qt->claim = strtoull(id, &end, 10);
-			if (errno != 0 || *end != '\0')
-				qt->claim = 0;  /* not ours to judge: register anew */
-		}
-	}
-	qt->quiet = quiet != NULL && *quiet != '\0' && strcmp(quiet, "0") != 0;
+	memcpy(qt->socket, set.socket, sizeof(qt->socket));
+	qt->claim = set.claim;
+	qt->quiet = set.quiet;
 	qt->retry_ns = Q_RETRY_MIN_NS;
 	qt->sent_desire = -1;
 	qt->last = calloc((size_t)rt->nworkers, sizeof(*qt->last));
@@ -353,24 +213,13 @@ int quantum_config(struct runtime *rt)
 		errno = ENOMEM;
 		goto fail;
 	}
-	if (trace != NULL && *trace != '\0') {
-		qt->trace = fopen(trace, "w");
-		if (qt->trace == NULL) {
-			fprintf(stderr, "asteal: ASTEAL_TRACE=%s: %s\n", trace,
-			        strerror(errno));
-			errno = EINVAL;
-			goto fail;
-		}
-		fprintf(qt->trace, "quantum,time_ns,desire,desire_real,availability,"
-		        "allotment,work_ns,steal_ns,mug_ns,allotted_ns,class,clock_ns,"
-		        "sleep_ns,preempted_ns,leave_ns,judged_usage_ns,"
-		        "judged_allotted_ns\n");
-	}
+	if (set.trace != NULL && (qt->trace = trace_open(set.trace)) == NULL)
+		goto fail;
 	qt->q = 1;
 	/* No root task yet: idle (desire 0) until asteal_run starts one. */
 	qt->idle = rt->mode == RT_MODE_ASTEAL;
 	qt->desire = rt->mode == RT_MODE_ABP ? rt->nworkers : 0.0;
-	qt->availability = availability(qt, rt, 1);
+	qt->availability = profile_availability(&qt->profile, rt->nworkers, 1);
 	/* With a daemon to join, no worker runs before its first Allot: a
 	 * worker started on a CPU DEQ gives another job would have to be
 	 * revoked there, among every other starting job's threads. */
@@ -395,7 +244,6 @@ static void quantum_close(struct runtime *rt, struct quantum *qt, uint64_t now,
                           struct exchange_feedback *fb)
 {
 	struct usage_sum u = { 0 }, held = { 0 };
-	uint64_t qstart;
 	struct est_quantum m;
 	enum est_class cls = EST_NCLASSES;
 	double next = qt->desire;
@@ -428,19 +276,21 @@ static void quantum_close(struct runtime *rt, struct quantum *qt, uint64_t now,
 		m.allotted = (double)held.allotted;
 		next = est_next(&qt->est, &m, &cls);
 	}
-	qstart = qt->t0 + qt->q * qt->length;
-	if (qt->trace != NULL)
-		fprintf(qt->trace, "%llu,%lld,%d,%.4f,%d,%d,%llu,%llu,%llu,%llu,%s,"
-		        "%llu,%llu,%llu,%llu,%llu,%llu\n",
-		        (unsigned long long)qt->q, (long long)(qstart - qt->start),
-		        reported(qt, rt), qt->desire, qt->availability, qt->allotment,
-		        (unsigned long long)u.work, (unsigned long long)u.steal,
-		        (unsigned long long)u.mug, (unsigned long long)u.allotted,
-		        busy ? est_class_name(cls) : "idle", (unsigned long long)qstart,
-		        (unsigned long long)u.sleep, (unsigned long long)u.preempted,
-		        (unsigned long long)u.leave,
-		        (unsigned long long)(held.work + held.mug),
-		        (unsigned long long)held.allotted);
+	if (qt->trace != NULL) {
+		struct trace_row row = {
+			.quantum = qt->q,
+			.clock_ns = qt->t0 + qt->q * qt->length,
+			.start_ns = qt->start,
+			.desire = reported(qt, rt),
+			.desire_real = qt->desire,
+			.availability = qt->availability,
+			.allotment = qt->allotment,
+			.cls = busy ? est_class_name(cls) : "idle",
+			.all = &u,
+			.held = &held,
+		};
+		trace_write(qt->trace, &row);
+	}
 	qt->quanta++;
 	qt->sum_allotment += (uint64_t)qt->allotment;
 	usage_sum_merge(&qt->total, &u);
@@ -523,7 +373,7 @@ static void report(struct quantum *qt, struct exchange_feedback *fb,
 static void allot_alone(struct runtime *rt, struct quantum *qt, uint64_t now)
 {
 	qt->waiting = 0;
-	qt->availability = availability(qt, rt, qt->q);
+	qt->availability = profile_availability(&qt->profile, rt->nworkers, qt->q);
 	qt->allotment = allotment(qt, rt);
 	worker_allot(rt, qt->allotment, NULL, now, RT_NO_TAG);
 }
@@ -855,112 +705,27 @@ void quantum_stop(struct runtime *rt)
 		link_close(qt->link);           /* the daemon closes our row */
 		qt->link = NULL;
 		qt->running = 0;
-		if (qt->trace != NULL)
-			fflush(qt->trace);
+		trace_flush(qt->trace);
 	}
 	worker_allot(rt, rt->nworkers, NULL, qtime_now_ns(), RT_NO_TAG);
 }
 
-/* Compare two latencies, for qsort. */
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* The summary's usage fields from a sum. */
-static void summary_usage(asteal_summary *s, const struct usage_sum *u)
-{
-	s->work_ns = u->work;
-	s->steal_ns = u->steal;
-	s->mug_ns = u->mug;
-	s->sleep_ns = u->sleep;
-	s->preempted_ns = u->preempted;
-	s->leave_ns = u->leave;
-	s->allotted_ns = u->allotted;
-}
-
-/* Fill the job-wide summary (see asteal_summary in asteal.h). */
-void quantum_summary(struct runtime *rt, asteal_summary *s)
+/* Copy the link's totals for the summary (summary.c). */
+int quantum_totals(struct runtime *rt, struct quantum_totals *t)
 {
 	struct quantum *qt = rt->quantum;
-	uint64_t *lat = NULL;
-	size_t n;
-	int i;
 
-	memset(s, 0, sizeof(*s));
-	s->mode = mode_names[rt->mode];
-	s->workers = rt->nworkers;
-	for (i = 0; i < rt->nworkers; i++) {
-		s->mugs += atomic_load(&rt->workers[i].st.mugs);
-		s->leaves += atomic_load(&rt->workers[i].st.leaves);
-	}
-	if (qt != NULL) {
-		pthread_mutex_lock(&qt->lock);
-		s->quanta = qt->quanta;
-		s->skipped = qt->skipped;
-		s->mean_allotment = qt->quanta ? (double)qt->sum_allotment / qt->quanta : 0;
-		summary_usage(s, &qt->total);
-		s->desire = qt->desire;
-		s->allotment = qt->allotment;
-		s->job_id = qt->job_id;
-		s->inefficient = qt->classes[EST_INEFFICIENT];
-		s->satisfied = qt->classes[EST_EFFICIENT_SATISFIED];
-		s->deprived = qt->classes[EST_EFFICIENT_DEPRIVED];
-		pthread_mutex_unlock(&qt->lock);
-	} else {                /* static: no quanta, the workers' totals */
-		struct usage_sum u = { 0 };
-		struct usage_times zero = { { 0 }, { 0 } }, t;
-		uint64_t now = qtime_now_ns();
-		for (i = 0; i < rt->nworkers; i++) {
-			usage_read(&rt->workers[i].usage, now, &t);
-			usage_sum_add(&u, &zero, &t);
-		}
-		summary_usage(s, &u);
-		s->allotment = rt->nworkers;
-		s->mean_allotment = rt->nworkers;
-		s->desire = rt->nworkers;
-	}
-	pthread_mutex_lock(&rt->park_lock);
-	n = rt->nlatency;
-	if (n > 0 && (lat = malloc(n * sizeof(*lat))) != NULL)
-		memcpy(lat, rt->latency, n * sizeof(*lat));
-	pthread_mutex_unlock(&rt->park_lock);
-	if (lat != NULL) {
-		qsort(lat, n, sizeof(*lat), cmp_u64);
-		s->revocations = n;
-		s->latency_p50_ns = lat[(n - 1) / 2];
-		s->latency_p99_ns = lat[(size_t)ceil(0.99 * (double)n) - 1];
-		s->latency_max_ns = lat[n - 1];
-		free(lat);
-	}
-}
-
-/* ASTEAL_STATS=1: the job's summary on stderr, as the runtime stops. */
-void quantum_print_summary(struct runtime *rt)
-{
-	asteal_summary s;
-	const char *e = getenv("ASTEAL_STATS");
-
-	if (e == NULL || *e == '\0' || strcmp(e, "0") == 0)
-		return;
-	quantum_summary(rt, &s);
-	fprintf(stderr, "asteal: mode=%s workers=%d quanta=%llu idle=%llu "
-	        "mean_allotment=%.2f "
-	        "work_s=%.3f waste=%.1f%% (steal %.3f s, sleep %.3f s, mug %.3f s) "
-	        "preempted_s=%.3f leave_s=%.3f mugs=%llu "
-	        "revocations=%llu latency_us p50=%.1f p99=%.1f max=%.1f "
-	        "skipped=%llu\n",
-	        s.mode, s.workers, (unsigned long long)s.quanta,
-	        (unsigned long long)(s.quanta - s.inefficient - s.satisfied -
-	                             s.deprived), s.mean_allotment,
-	        s.work_ns * 1e-9,
-	        s.work_ns ? 100.0 * (double)(s.steal_ns + s.sleep_ns + s.mug_ns) /
-	                    (double)s.work_ns : 0.0,
-	        s.steal_ns * 1e-9, s.sleep_ns * 1e-9, s.mug_ns * 1e-9,
-	        s.preempted_ns * 1e-9, s.leave_ns * 1e-9, (unsigned long long)s.mugs,
-	        (unsigned long long)s.revocations, s.latency_p50_ns * 1e-3,
-	        s.latency_p99_ns * 1e-3, s.latency_max_ns * 1e-3,
-	        (unsigned long long)s.skipped);
+	if (qt == NULL)
+		return -1;
+	pthread_mutex_lock(&qt->lock);
+	t->quanta = qt->quanta;
+	t->skipped = qt->skipped;
+	t->sum_allotment = qt->sum_allotment;
+	t->total = qt->total;
+	memcpy(t->classes, qt->classes, sizeof(t->classes));
+	t->desire = qt->desire;
+	t->allotment = qt->allotment;
+	t->job_id = qt->job_id;
+	pthread_mutex_unlock(&qt->lock);
+	return 0;
 }

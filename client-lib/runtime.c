@@ -17,6 +17,9 @@
 #include <unistd.h>
 
 #include "qtime.h"
+#include "quantum.h"
+#include "summary.h"
+#include "worker.h"
 
 #define ALTSTACK_SIZE (64 * 1024)
 
@@ -381,7 +384,7 @@ int asteal_stop(void)
 	}
 	quantum_stop(rt);
 	print_stats(rt);
-	quantum_print_summary(rt);
+	summary_print(rt);
 	atomic_store(&rt->stopping, 1);
 	worker_wake_all(rt);
 	for (i = 0; i < rt->nworkers; i++)
@@ -549,7 +552,7 @@ int asteal_summary_get(asteal_summary *s)
 		errno = ESRCH;
 		return -1;
 	}
-	quantum_summary(rt, s);
+	summary_fill(rt, s);
 	pthread_mutex_unlock(&start_lock);
 	return 0;
 }
@@ -589,5 +592,5 @@ void runtime_hosted_stop(struct runtime *rt)
 {
 	quantum_stop(rt);
 	print_stats(rt);
-	quantum_print_summary(rt);
+	summary_print(rt);
 }

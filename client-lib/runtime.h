@@ -1,9 +1,11 @@
 /*
  * runtime.h - libasteal's internal shared state: the runtime (one per
- * process), its workers, and the functions that runtime.c (lifecycle and
- * public entry points), the scheduler (worker.c, allot.c and suspend.c;
- * worker.h has what those three share among themselves) and quantum.c
- * (the link thread) provide each other.
+ * process), its workers, the inline helpers every part of the library
+ * uses on them, and runtime.c's own functions (the hosted runtime).  The
+ * other modules' functions are declared in their own headers: worker.h
+ * (the scheduler's loop, and what worker.c, allot.c and suspend.c share),
+ * allot.h, suspend.h, pfor.h, quantum.h (the link thread), settings.h,
+ * profile.h, trace.h and summary.h.
  *
  * Invariants the scheduler keeps (worker.c, allot.c and suspend.c argue
  * them):
@@ -200,22 +202,6 @@ struct runtime {
 	void (*allot_hook)(struct runtime *rt);
 };
 
-/* worker.c */
-void *worker_main(void *arg);
-void worker_notify(struct runtime *rt);
-void worker_wake_all(struct runtime *rt);
-fiber *worker_fiber_new(struct runtime *rt);
-int worker_report_misuse(const char *call, const char *what, int err);
-
-/* allot.c: apply an allotment (the link thread; also a recall of every
- * worker before the runtime stops). */
-void worker_allot(struct runtime *rt, int allotment, const int *cpus,
-                  uint64_t now, uint64_t tag);
-
-/* allot.c, hosted: the holder of slot w, told to leave, gives it back
- * (under park_lock): the slot parks and its part of the revocation ends. */
-void allot_slot_park(struct worker *w);
-
 /* runtime.c, hosted: a runtime of n slots (no worker threads) with its
  * link thread running and one root task in flight for good (the program
  * itself); NULL with errno and a message on failure.  Stopped with
@@ -242,18 +228,8 @@ static inline _Atomic uint32_t *worker_stocked(struct worker *w)
 	return atomic_load_explicit(&w->stocked, memory_order_acquire);
 }
 
-/* pfor.c: run a part split off a loop (a task; arg: asteal__range), and
- * split one off for thieves. */
-void pfor_task(void *p);
-int64_t pfor_promote(struct asteal__loops *ls, deque *d);
-
-/* quantum.c: the link thread that runs A-STEAL's quanta. */
-int quantum_config(struct runtime *rt);
-int quantum_start(struct runtime *rt);
-void quantum_stop(struct runtime *rt);
-void quantum_summary(struct runtime *rt, asteal_summary *s);
-void quantum_print_summary(struct runtime *rt);
-void quantum_free(struct runtime *rt);
-void quantum_root_started(struct runtime *rt);
+/* worker_allot is allot.c's (allot.h), included here for the callers
+ * that include runtime.h alone (tests/test_recall.c). */
+#include "allot.h"
 
 #endif

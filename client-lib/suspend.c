@@ -28,10 +28,13 @@
  *      entry resumes F, adopting F's deque if it kept one; its own deque,
  *      if not empty, becomes muggable.
  */
-#include "worker.h"
+#include "suspend.h"
 
 #include <errno.h>
 #include <sched.h>
+
+#include "pfor.h"
+#include "worker.h"
 
 /* The worker's ready limit adapts to its thieves.  It starts at the
  * configured one; a thief that takes the last entry of the deque asks for

@@ -19,6 +19,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "suspend.h"
+
 __thread struct asteal__hot *asteal__tls __attribute__((tls_model("initial-exec")));
 __thread struct asteal__fast asteal__fast __attribute__((tls_model("initial-exec"))) =
 	{ 0, ASTEAL__GROUP_OUTSIDE };

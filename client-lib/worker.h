@@ -1,9 +1,10 @@
 /*
- * worker.h - what the scheduler's three modules share: worker.c (each
- * worker's loop: find work, steal, sleep; the loop fibers and the switch),
- * allot.c (the allotment: leaving, parking, mugging, deque hand-over) and
- * suspend.c (the slow paths of spawn, sync and poll; suspension and
- * resumption).  The helpers below are inline: the owner's slow paths of
+ * worker.h - worker.c's functions (each worker's loop: find work, steal,
+ * sleep; the loop fibers and the switch; wake-ups), and what the
+ * scheduler's three modules share: worker.c, allot.c (the allotment:
+ * leaving, parking, mugging, deque hand-over; allot.h) and suspend.c (the
+ * slow paths of spawn, sync and poll; suspension and resumption;
+ * suspend.h).  The helpers below are inline: the owner's slow paths of
  * spawn and sync and the steal loop call most of them on every pass, and
  * must not gain a call by the split.  The functions declared after them
  * are off those paths (a fiber switch, a park, a mug, a deque changing
@@ -16,6 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "allot.h"
 #include "qtime.h"
 #include "runtime.h"
 
@@ -106,14 +108,23 @@ static inline void deque_disown(deque *d, int state)
 fiber *worker_fiber_get(struct worker *w);
 void worker_switch_to(struct worker *w, fiber *to);
 
-/* allot.c: parking, mugging, and handing deques over. */
-void allot_park(struct worker *w);
-int allot_mug(struct worker *w);
-deque *allot_deque_get(struct runtime *rt);
-void allot_deque_release(struct runtime *rt, deque *d);
+/* worker.c: a worker thread (its start routine: loop fibers until the
+ * runtime stops). */
+void *worker_main(void *arg);
 
-/* suspend.c: the enable rule's push of a ready fiber, and its resumption. */
-void suspend_make_ready(struct worker *w, fiber *f);
-void suspend_resume(struct worker *w, fiber *f);
+/* worker.c: work was made visible (a deque went from empty to not empty,
+ * a root, a muggable deque): wake a sleeper if there is one. */
+void worker_notify(struct runtime *rt);
+
+/* worker.c: wake every sleeping worker (stop). */
+void worker_wake_all(struct runtime *rt);
+
+/* worker.c: a loop fiber with the runtime's stack size (NULL when out of
+ * memory). */
+fiber *worker_fiber_new(struct runtime *rt);
+
+/* worker.c: print one line about a misuse of the API and fail with err
+ * (-1 with errno err). */
+int worker_report_misuse(const char *call, const char *what, int err);
 
 #endif

@@ -34,6 +34,7 @@
 #include <limits.h>
 #include <sched.h>
 
+#include "allot.h"
 #include "qtime.h"
 #include "worker.h"
 
