@@ -16,6 +16,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "allot.h"
 #include "qtime.h"
 #include "quantum.h"
 #include "summary.h"

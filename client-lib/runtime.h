@@ -228,8 +228,4 @@ static inline _Atomic uint32_t *worker_stocked(struct worker *w)
 	return atomic_load_explicit(&w->stocked, memory_order_acquire);
 }
 
-/* worker_allot is allot.c's (allot.h), included here for the callers
- * that include runtime.h alone (tests/test_recall.c). */
-#include "allot.h"
-
 #endif

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "allot.h"
 #include "suspend.h"
 
 __thread struct asteal__hot *asteal__tls __attribute__((tls_model("initial-exec")));

@@ -30,6 +30,7 @@
 
 #include "asteal.h"
 #include "fib_kernels.h"       /* fib_iterative, the reference */
+#include "allot.h"
 #include "runtime.h"
 #include "testutil.h"
 
