@@ -153,12 +153,12 @@ static void feedback_fill(const struct runtime *rt, const struct quantum *qt,
 
 	fb->desire = desire < 0 ? 0 : (uint32_t)desire;
 	fb->desire_real = qt->desire;
-	fb->work_ns = qt->since.work;
-	fb->steal_ns = qt->since.steal;
-	fb->mug_ns = qt->since.mug;
-	fb->sleep_ns = qt->since.sleep;
-	fb->preempted_ns = qt->since.preempted;
-	fb->allotted_ns = qt->since.allotted;
+	fb->use.ns[USAGE_WORK] = qt->since.work;
+	fb->use.ns[USAGE_STEAL] = qt->since.steal;
+	fb->use.ns[USAGE_MUG] = qt->since.mug;
+	fb->use.ns[USAGE_SLEEP] = qt->since.sleep;
+	fb->use.ns[USAGE_PREEMPTED] = qt->since.preempted;
+	fb->use.ns[USAGE_ALLOTTED] = qt->since.allotted;
 	fb->cls = klass;
 }
 

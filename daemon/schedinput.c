@@ -30,6 +30,15 @@
 #include "qtime.h"
 #include "samples.h"
 
+/* The history takes usage in the same order (history_usage). */
+_Static_assert((int)HISTORY_WORK == USAGE_WORK &&
+               (int)HISTORY_STEAL == USAGE_STEAL &&
+               (int)HISTORY_MUG == USAGE_MUG && (int)HISTORY_SLEEP == USAGE_SLEEP &&
+               (int)HISTORY_PREEMPTED == USAGE_PREEMPTED &&
+               (int)HISTORY_ALLOTTED == USAGE_ALLOTTED &&
+               (int)HISTORY_NUSE == USAGE_N,
+               "history_use and usage_kind differ");
+
 /* Kinds of bad input refused and ignored, each logged once per job (then
  * only counted). */
 enum { BAD_PAST, BAD_REPEAT, BAD_RELEASED };
@@ -78,14 +87,9 @@ uint64_t sched__quantum_now(const struct sched *s, uint64_t now)
 /* Whether a Feedback's fields are all ones a job could send at `now`;
  * otherwise 0 with the first that is not, named, in why. */
 static int fields_ok(const struct sched_job *j, const struct exchange_feedback *fb,
-                     const uint64_t tot[HISTORY_NUSE], uint64_t now, char *why,
-                     size_t len)
+                     uint64_t now, char *why, size_t len)
 {
-	static const char *const names[HISTORY_NUSE] = {
-		[HISTORY_WORK] = "work_ns", [HISTORY_STEAL] = "steal_ns",
-		[HISTORY_MUG] = "mug_ns", [HISTORY_SLEEP] = "sleep_ns",
-		[HISTORY_PREEMPTED] = "preempted_ns",
-		[HISTORY_ALLOTTED] = "allotted_ns" };
+	const uint64_t *tot = fb->use.ns, *had = j->tot.ns;
 	uint64_t span = now - j->joined + PROTO_USAGE_SLACK_MS * 1000000ull;
 	uint64_t most;
 
@@ -103,18 +107,20 @@ static int fields_ok(const struct sched_job *j, const struct exchange_feedback *
 		         "to the job's %d workers", fb->desire_real, j->workers);
 		return 0;
 	}
-	for (int k = 0; k < HISTORY_NUSE; k++) {
-		if (tot[k] < j->tot[k]) {
+	for (int k = 0; k < USAGE_N; k++) {
+		if (tot[k] < had[k]) {
 			snprintf(why, len, "Feedback.%s went back, from %llu to %llu "
-			         "(totals since the Welcome only grow)", names[k],
-			         (unsigned long long)j->tot[k],
+			         "(totals since the Welcome only grow)",
+			         exchange_usage_name((enum usage_kind)k),
+			         (unsigned long long)had[k],
 			         (unsigned long long)tot[k]);
 			return 0;
 		}
 		if (tot[k] > most) {
 			snprintf(why, len, "Feedback.%s %llu is more than the job's %d "
 			         "workers could use in the %.3f s since it joined",
-			         names[k], (unsigned long long)tot[k], j->workers,
+			         exchange_usage_name((enum usage_kind)k),
+			         (unsigned long long)tot[k], j->workers,
 			         (double)(now - j->joined) * 1e-9);
 			return 0;
 		}
@@ -135,8 +141,7 @@ void sched_feedback(struct sched *s, struct sched_job *j,
                     const struct exchange_feedback *f)
 {
 	uint64_t now = qtime_now_ns(), qnow = sched__quantum_now(s, now);
-	uint64_t tot[HISTORY_NUSE];
-	int64_t add[HISTORY_NUSE];
+	int64_t add[USAGE_N];
 	char why[200];
 
 	s->feedbacks++;
@@ -158,22 +163,16 @@ void sched_feedback(struct sched *s, struct sched_job *j,
 		         "per quantum): ignored", (unsigned long long)f->quantum);
 		return;
 	}
-	tot[HISTORY_WORK] = f->work_ns;
-	tot[HISTORY_STEAL] = f->steal_ns;
-	tot[HISTORY_MUG] = f->mug_ns;
-	tot[HISTORY_SLEEP] = f->sleep_ns;
-	tot[HISTORY_PREEMPTED] = f->preempted_ns;
-	tot[HISTORY_ALLOTTED] = f->allotted_ns;
-	if (!fields_ok(j, f, tot, now, why, sizeof(why))) {
+	if (!fields_ok(j, f, now, why, sizeof(why))) {
 		drop(s, j, why);
 		return;                 /* j is leaving: touch nothing */
 	}
 	j->closable = f->quantum + 1;
-	for (int k = 0; k < HISTORY_NUSE; k++)
-		add[k] = (int64_t)(tot[k] - j->tot[k]);
+	for (int k = 0; k < USAGE_N; k++)
+		add[k] = (int64_t)(f->use.ns[k] - j->tot.ns[k]);
 	if (history_usage(s->hist, (int64_t)j->id, add) < 0)
 		log_warn("history: %s", history_error(s->hist));
-	memcpy(j->tot, tot, sizeof(tot));
+	j->tot = f->use;
 	if (j->silent) {
 		j->silent = 0;
 		s->nsilent--;

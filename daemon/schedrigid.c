@@ -244,7 +244,7 @@ struct sched_job *sched__rigid_connect(struct sched *s, struct sched_job *j,
 	j->cls = -1;
 	j->closable = 0;
 	/* The Feedback totals count from its Welcome. */
-	memset(j->tot, 0, sizeof(j->tot));
+	memset(&j->tot, 0, sizeof(j->tot));
 	j->joined = now;
 	sched__heard_now(s, j, now);
 	j->fresh = 1;
@@ -260,22 +260,22 @@ struct sched_job *sched__rigid_connect(struct sched *s, struct sched_job *j,
 /* Usage of one rigid job up to now. */
 static void usage_of(struct sched *s, struct sched_job *j, uint64_t now)
 {
-	int64_t add[HISTORY_NUSE];
+	int64_t add[USAGE_N];
 	uint64_t cpu;
 
 	memset(add, 0, sizeof(add));
 	if (j->confined && confine_usage(s->confine, j->id, &cpu) == 0 &&
-	    cpu > j->tot[HISTORY_WORK]) {
-		add[HISTORY_WORK] = (int64_t)(cpu - j->tot[HISTORY_WORK]);
-		j->tot[HISTORY_WORK] = cpu;
+	    cpu > j->tot.ns[USAGE_WORK]) {
+		add[USAGE_WORK] = (int64_t)(cpu - j->tot.ns[USAGE_WORK]);
+		j->tot.ns[USAGE_WORK] = cpu;
 	}
 	if (now > j->usage_at) {
-		add[HISTORY_ALLOTTED] = (int64_t)((now - j->usage_at) *
+		add[USAGE_ALLOTTED] = (int64_t)((now - j->usage_at) *
 		                        (uint64_t)deq_set_count(&j->sent));
-		j->tot[HISTORY_ALLOTTED] += (uint64_t)add[HISTORY_ALLOTTED];
+		j->tot.ns[USAGE_ALLOTTED] += (uint64_t)add[USAGE_ALLOTTED];
 		j->usage_at = now;
 	}
-	if ((add[HISTORY_WORK] != 0 || add[HISTORY_ALLOTTED] != 0) &&
+	if ((add[USAGE_WORK] != 0 || add[USAGE_ALLOTTED] != 0) &&
 	    history_usage(s->hist, (int64_t)j->id, add) < 0)
 		log_warn("history: %s", history_error(s->hist));
 }

@@ -16,6 +16,7 @@
 #include "cpulist.h"
 #include "deq.h"
 #include "history.h"
+#include "message.h"
 #include "samples.h"
 #include "scheduler.h"
 
@@ -47,8 +48,7 @@ struct sched_job {
 	                                  CPUs as it joined or woke: the
 	                                  next tick tells it DEQ's answer */
 	uint64_t recorded;             /* the tick that last recorded it */
-	uint64_t tot[HISTORY_NUSE];    /* usage totals it reported (enum
-	                                  history_use) */
+	struct usage_totals tot;       /* usage totals it reported */
 	struct deq_set sent;           /* the CPUs of its last Allot */
 	uint64_t allot_q, decided;     /* its last Allot's quantum; when DEQ
 	                                  decided it */
@@ -60,7 +60,7 @@ struct sched_job {
 	int confined;                  /* confine_add took it */
 	struct deq_set hold;           /* the CPUs it was last held to */
 	int keep_row;                  /* leaving, its row is launch.c's */
-	uint64_t usage_at;             /* rigid: when tot[] was last updated */
+	uint64_t usage_at;             /* rigid: when tot was last updated */
 	struct sched_job *next_rigid;  /* s->rigids */
 	char confstate[96];            /* its confinement, for a JobInfo */
 	struct sched_job *older, *newer;   /* by last heard (not if silent) */

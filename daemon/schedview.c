@@ -133,15 +133,15 @@ int sched_jobs(struct sched *s, const uint64_t *ids, size_t n, Asteal__Jobs *out
 		ji->allotment = (uint32_t)d->allotment;
 		ji->availability = (uint32_t)d->availability;
 		ji->n_cpus = (size_t)sched__slot_cpus(s, &d->cpus, ji->cpus);
-		ji->efficiency = j->tot[HISTORY_ALLOTTED] ?
-			(double)(j->tot[HISTORY_WORK] + j->tot[HISTORY_MUG]) /
-			(double)j->tot[HISTORY_ALLOTTED] : 0;
-		ji->work_ns = j->tot[HISTORY_WORK];
-		ji->steal_ns = j->tot[HISTORY_STEAL];
-		ji->mug_ns = j->tot[HISTORY_MUG];
-		ji->sleep_ns = j->tot[HISTORY_SLEEP];
-		ji->preempted_ns = j->tot[HISTORY_PREEMPTED];
-		ji->allotted_ns = j->tot[HISTORY_ALLOTTED];
+		ji->efficiency = j->tot.ns[USAGE_ALLOTTED] ?
+			(double)(j->tot.ns[USAGE_WORK] + j->tot.ns[USAGE_MUG]) /
+			(double)j->tot.ns[USAGE_ALLOTTED] : 0;
+		ji->work_ns = j->tot.ns[USAGE_WORK];
+		ji->steal_ns = j->tot.ns[USAGE_STEAL];
+		ji->mug_ns = j->tot.ns[USAGE_MUG];
+		ji->sleep_ns = j->tot.ns[USAGE_SLEEP];
+		ji->preempted_ns = j->tot.ns[USAGE_PREEMPTED];
+		ji->allotted_ns = j->tot.ns[USAGE_ALLOTTED];
 		ji->workers = (uint32_t)j->workers;
 		ji->quantum_class = exchange_class_wire(j->cls);
 		ji->cpus_cap = (uint32_t)j->cap;

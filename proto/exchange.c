@@ -172,13 +172,13 @@ void exchange_feedback_msg(Asteal__Feedback *m, const struct exchange_feedback *
 	m->quantum = fb->quantum;
 	m->desire = fb->desire;
 	m->desire_real = fb->desire_real;
-	m->work_ns = fb->work_ns;
-	m->steal_ns = fb->steal_ns;
-	m->mug_ns = fb->mug_ns;
-	m->allotted_ns = fb->allotted_ns;
+	m->work_ns = fb->use.ns[USAGE_WORK];
+	m->steal_ns = fb->use.ns[USAGE_STEAL];
+	m->mug_ns = fb->use.ns[USAGE_MUG];
+	m->allotted_ns = fb->use.ns[USAGE_ALLOTTED];
 	m->quantum_class = exchange_class_wire(fb->cls);
-	m->sleep_ns = fb->sleep_ns;
-	m->preempted_ns = fb->preempted_ns;
+	m->sleep_ns = fb->use.ns[USAGE_SLEEP];
+	m->preempted_ns = fb->use.ns[USAGE_PREEMPTED];
 }
 
 /* Fill plain C from a Feedback message. */
@@ -187,13 +187,13 @@ void exchange_feedback_from(struct exchange_feedback *fb, const Asteal__Feedback
 	fb->quantum = m->quantum;
 	fb->desire = m->desire;
 	fb->desire_real = m->desire_real;
-	fb->work_ns = m->work_ns;
-	fb->steal_ns = m->steal_ns;
-	fb->mug_ns = m->mug_ns;
-	fb->allotted_ns = m->allotted_ns;
+	fb->use.ns[USAGE_WORK] = m->work_ns;
+	fb->use.ns[USAGE_STEAL] = m->steal_ns;
+	fb->use.ns[USAGE_MUG] = m->mug_ns;
+	fb->use.ns[USAGE_ALLOTTED] = m->allotted_ns;
 	fb->cls = exchange_class_index(m->quantum_class);
-	fb->sleep_ns = m->sleep_ns;
-	fb->preempted_ns = m->preempted_ns;
+	fb->use.ns[USAGE_SLEEP] = m->sleep_ns;
+	fb->use.ns[USAGE_PREEMPTED] = m->preempted_ns;
 }
 
 /* Fill plain C from a Feedback message protobuf-c decoded, or say why not. */
@@ -222,4 +222,16 @@ int exchange_class_index(Asteal__QuantumClass c)
 {
 	return c >= ASTEAL__QUANTUM_CLASS__INEFFICIENT &&
 	       c <= ASTEAL__QUANTUM_CLASS__DEPRIVED ? (int)c - 1 : -1;
+}
+
+/* The Feedback field of a kind of usage ("work_ns", ...), for messages. */
+const char *exchange_usage_name(enum usage_kind k)
+{
+	static const char *const names[USAGE_N] = {
+		[USAGE_WORK] = "work_ns", [USAGE_STEAL] = "steal_ns",
+		[USAGE_MUG] = "mug_ns", [USAGE_SLEEP] = "sleep_ns",
+		[USAGE_PREEMPTED] = "preempted_ns",
+		[USAGE_ALLOTTED] = "allotted_ns" };
+
+	return (unsigned)k < USAGE_N ? names[k] : "?";
 }

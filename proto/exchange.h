@@ -73,6 +73,9 @@ int exchange_feedback_take(struct exchange_feedback *fb, const Asteal__Feedback 
 /* The wire value of a class index (0..2; anything else is unspecified). */
 Asteal__QuantumClass exchange_class_wire(int cls);
 
+/* The Feedback field of a kind of usage ("work_ns", ...), for messages. */
+const char *exchange_usage_name(enum usage_kind k);
+
 /* The class index of a wire value: 0..2, or -1 for unspecified or a value
  * this side does not know. */
 int exchange_class_index(Asteal__QuantumClass c);

@@ -13,6 +13,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The kinds of a job's usage, each in nanoseconds (asteal.proto,
+ * "Usage", has their meaning): the places in struct usage_totals, and in
+ * the history's arrays of usage. */
+enum usage_kind {
+	USAGE_WORK, USAGE_STEAL, USAGE_MUG, USAGE_SLEEP, USAGE_PREEMPTED,
+	USAGE_ALLOTTED,
+	USAGE_N
+};
+
+/* A job's usage totals: one type from the job's boundary to the daemon's
+ * job table (the names on the wire: exchange_usage_name). */
+struct usage_totals {
+	uint64_t ns[USAGE_N];
+};
+
 /* A Feedback (asteal.proto has the meaning of each field): the quantum
  * just closed, the desire for the next one (rounded up, and as A-STEAL
  * computed it), the usage totals since the Welcome and the closed
@@ -21,9 +36,8 @@ struct exchange_feedback {
 	uint64_t quantum;
 	uint32_t desire;
 	double desire_real;
-	uint64_t work_ns, steal_ns, mug_ns, allotted_ns;
+	struct usage_totals use;
 	int cls;                   /* class index 0..2, -1 for none */
-	uint64_t sleep_ns, preempted_ns;
 };
 
 /* An Allot; cpus points at ncpus ids, each below EXCHANGE_MAX_CPUS. */

@@ -108,12 +108,8 @@ static void assert_same(const struct exchange_feedback *fb, const Asteal__Feedba
 	assert_int_equal(fb->quantum, ref.quantum);
 	assert_int_equal(fb->desire, ref.desire);
 	assert_memory_equal(&fb->desire_real, &ref.desire_real, sizeof(double));
-	assert_int_equal(fb->work_ns, ref.work_ns);
-	assert_int_equal(fb->steal_ns, ref.steal_ns);
-	assert_int_equal(fb->mug_ns, ref.mug_ns);
-	assert_int_equal(fb->allotted_ns, ref.allotted_ns);
-	assert_int_equal(fb->sleep_ns, ref.sleep_ns);
-	assert_int_equal(fb->preempted_ns, ref.preempted_ns);
+	for (int k = 0; k < USAGE_N; k++)
+		assert_int_equal(fb->use.ns[k], ref.use.ns[k]);
 	assert_int_equal(fb->cls, ref.cls);
 }
 
@@ -180,7 +176,7 @@ static void test_feedback_random(void **state)
 		                                          len - PROTO_HEADER_LEN, &fb), 1);
 		assert_same(&fb, back);
 		assert_int_equal(fb.quantum, m.quantum);
-		assert_int_equal(fb.work_ns, m.work_ns);
+		assert_int_equal(fb.use.ns[USAGE_WORK], m.work_ns);
 		frame_free(dec);
 	}
 	assert_true(left > RUNS / 10 && left < RUNS / 2);   /* both kinds */
@@ -238,8 +234,8 @@ static void test_feedback_other_forms(void **state)
 		if (taken) {
 			assert_int_equal(fb.quantum, 5);
 			/* fields 9 and 10 left out (zero) read as 0 */
-			assert_int_equal(fb.sleep_ns, i == 0 ? 0 : 3);
-			assert_int_equal(fb.preempted_ns, i == 0 ? 0 : 2);
+			assert_int_equal(fb.use.ns[USAGE_SLEEP], i == 0 ? 0 : 3);
+			assert_int_equal(fb.use.ns[USAGE_PREEMPTED], i == 0 ? 0 : 2);
 			assert_same(&fb, m->feedback);
 		}
 		frame_free(m);
@@ -249,7 +245,12 @@ static void test_feedback_other_forms(void **state)
 /* Messages filled from plain C and back keep every field. */
 static void test_feedback_msg(void **state)
 {
-	struct exchange_feedback a = { 9, 3, 2.5, 10, 20, 30, 40, 2, 50, 60 }, b;
+	struct exchange_feedback a = {
+		.quantum = 9, .desire = 3, .desire_real = 2.5,
+		.use.ns = { [USAGE_WORK] = 10, [USAGE_STEAL] = 20, [USAGE_MUG] = 30,
+		            [USAGE_ALLOTTED] = 40, [USAGE_SLEEP] = 50,
+		            [USAGE_PREEMPTED] = 60 },
+		.cls = 2 }, b;
 	Asteal__Feedback m;
 
 	(void)state;
@@ -259,12 +260,13 @@ static void test_feedback_msg(void **state)
 	assert_int_equal(b.quantum, a.quantum);
 	assert_int_equal(b.desire, a.desire);
 	assert_true(b.desire_real == a.desire_real);
-	assert_int_equal(b.work_ns, a.work_ns);
-	assert_int_equal(b.steal_ns, a.steal_ns);
-	assert_int_equal(b.mug_ns, a.mug_ns);
-	assert_int_equal(b.allotted_ns, a.allotted_ns);
-	assert_int_equal(b.sleep_ns, 50);
-	assert_int_equal(b.preempted_ns, 60);
+	assert_int_equal(m.work_ns, 10);
+	assert_int_equal(m.steal_ns, 20);
+	assert_int_equal(m.mug_ns, 30);
+	assert_int_equal(m.allotted_ns, 40);
+	assert_int_equal(m.sleep_ns, 50);
+	assert_int_equal(m.preempted_ns, 60);
+	assert_memory_equal(&b.use, &a.use, sizeof(a.use));
 	assert_int_equal(b.cls, 2);
 }
 
