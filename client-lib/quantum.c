@@ -9,7 +9,7 @@
  * writes a row per quantum closed, and summary.c makes the job's summary
  * from its totals (quantum_totals).
  *
- * Quanta are global (../shared/DESIGN.md, "One quantum, on the wire"):
+ * Quanta are global (../shared/DESIGN.md, "One quantum, through a shared page"):
  * quantum q is [t0 + q L, t0 + (q+1) L) on CLOCK_MONOTONIC, with the t0
  * and L of the daemon's Welcome, or the job's own (t0 one quantum before
  * the runtime started, so that its first quantum is 1) when it runs

@@ -1,6 +1,6 @@
 /*
  * scheduler.h - asteald's job scheduler: the table of running jobs and the
- * quantum exchange (../shared/DESIGN.md, "One quantum, on the wire").
+ * quantum exchange (../shared/DESIGN.md, "One quantum, through a shared page").
  *
  * Quanta are global: quantum q is [t0 + q L, t0 + (q+1) L) on
  * CLOCK_MONOTONIC, t0 being when the scheduler was created; jobs learn t0

@@ -7,7 +7,7 @@
  * allotment changes) and Released (job -> daemon, when the workers an
  * Allot took away have parked).  asteald encodes every Allot and decodes
  * every Feedback by hand here, without allocating; the bytes are those
- * protobuf-c writes and reads for the same messages (tests/test_frame.c
+ * protobuf-c writes and reads for the same messages (tests/test_exchange.c
  * checks both on random messages).  Everything else, and every input the
  * hand decoder does not recognise, goes through frame.h's generic codec.
  *

@@ -18,7 +18,7 @@
  * of steal_ns) and were preempted apart (Feedback in asteal.proto). */
 #define PROTO_VERSION 3u
 
-/* The quantum exchange (../shared/DESIGN.md, "One quantum, on the wire").
+/* The quantum exchange (../shared/DESIGN.md, "One quantum, through a shared page").
  * A job sends a Feedback when its rounded desire changes and at least every
  * PROTO_HEARTBEAT_MS (the daemon may say another period in its Welcome);
  * a job silent for PROTO_SILENT_BEATS periods counts as desiring nothing
