@@ -1,7 +1,8 @@
 /*
  * profile.c - the profile reader (profile.h): a text file of one
  * availability (an integer from 0 to RT_MAX_WORKERS) per line, blank
- * lines and lines starting with # skipped, at most PROFILE_MAX lines.
+ * lines and lines starting with # skipped, at most PROFILE_MAX lines,
+ * the last not 0 (it holds from there on: a job would never run again).
  * Without a daemon the link thread (quantum.c) takes quantum q's
  * availability from line q, the last line repeating; a job with a profile
  * never connects to the daemon (settings.c).
@@ -22,7 +23,7 @@ int profile_read(struct profile *p, const char *path)
 {
 	FILE *f = fopen(path, "r");
 	char line[128];
-	size_t cap = 0, lineno = 0;
+	size_t cap = 0, lineno = 0, last = 0;
 
 	if (f == NULL) {
 		fprintf(stderr, "asteal: ASTEAL_PROFILE=%s: %s\n", path, strerror(errno));
@@ -62,10 +63,19 @@ int profile_read(struct profile *p, const char *path)
 			cap = cap ? 2 * cap : 256;
 		}
 		p->avail[p->n++] = (int)v;
+		last = lineno;
 	}
 	fclose(f);
 	if (p->n == 0) {
 		fprintf(stderr, "asteal: ASTEAL_PROFILE=%s: no availability in it\n", path);
+		errno = EINVAL;
+		return -1;
+	}
+	if (p->avail[p->n - 1] == 0) {
+		fprintf(stderr, "asteal: ASTEAL_PROFILE=%s:%zu: the last availability, "
+		        "which holds from there on, is 0: the job would stop there for "
+		        "good; end the profile with 1 or more\n", path, last);
+		profile_free(p);
 		errno = EINVAL;
 		return -1;
 	}

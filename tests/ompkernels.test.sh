@@ -86,7 +86,8 @@ echo "ok: standalone at $counts threads"
 
 # 2. a flapping availability
 printf '2\n1\n0\n2\n1\n1\n2\n0\n' >"$tmp/one"
-for i in 1 2 3 4 5 6 7 8; do cat "$tmp/one"; done >"$tmp/profile"
+# (the last line holds from there on: 2, not 0, which a profile may not end with)
+{ for i in 1 2 3 4 5 6 7 8; do cat "$tmp/one"; done; echo 2; } >"$tmp/profile"
 for k in $some; do
 	for n in $flaps; do
 		ASTEAL_SOCKET=none ASTEAL_PROFILE="$tmp/profile" ASTEAL_QUANTUM_MS=2 \

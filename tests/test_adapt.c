@@ -509,6 +509,15 @@ static void test_bad_settings(void **state)
 	setenv("ASTEAL_PROFILE", profile_path, 1);
 	assert_int_equal(asteal_start(NULL), -1);
 	assert_int_equal(errno, EINVAL);
+	/* a profile whose last availability, which holds for ever, is 0 */
+	f = fopen(profile_path, "w");
+	assert_non_null(f);
+	fputs("2\n1\n0\n", f);
+	fclose(f);
+	assert_int_equal(asteal_start(NULL), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(asteal_workers(), 0);
+	unlink(profile_path);
 	unsetenv("ASTEAL_PROFILE");
 	/* and the defaults still start */
 	assert_int_equal(asteal_start(NULL), 0);

@@ -24,7 +24,8 @@ static void usage(FILE *f)
 	    "         [--min M] [--quanta N] [--seed S] [--step X] [--period K]\n"
 	    "  One availability per line, one line per quantum, on stdout.\n"
 	    "  --max P     the largest availability (required, 1..1000000)\n"
-	    "  --min M     the smallest (default 1; 0 allowed)\n"
+	    "  --min M     the smallest (default 1; 0 allowed, but never on the\n"
+	    "              last line, which holds from there on: it is --max)\n"
 	    "  --quanta N  lines to write (default 1000)\n"
 	    "  --seed S    random seed (default 1): the same seed, the same profile\n"
 	    "  --step X    smooth: standard deviation of a change (default 1)\n"
@@ -122,8 +123,9 @@ int main(int argc, char **argv)
 		}
 		i++;
 	}
-	if (max < 0 || min > max) {
-		fprintf(stderr, "asteal-profile: --max is required and must be >= --min\n");
+	if (max < 1 || min > max) {
+		fprintf(stderr, "asteal-profile: --max is required, at least 1 and "
+		        ">= --min\n");
 		return 2;
 	}
 	rng = 0x9E3779B97F4A7C15ULL ^ (uint64_t)seed;
@@ -143,6 +145,10 @@ int main(int argc, char **argv)
 		} else {
 			p = (q / period) % 2 == 0 ? max : min;
 		}
+		/* The last line holds for the rest of the job's life:
+		 * libasteal refuses a profile that ends in 0. */
+		if (q == quanta - 1 && p == 0)
+			p = max;
 		if (printf("%ld\n", p) < 0) {
 			perror("asteal-profile: stdout");
 			return 1;
