@@ -40,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <grp.h>
 #include <sys/syscall.h>
@@ -691,6 +692,18 @@ static int path_gone(void *path)
 	return stat(path, &sb) < 0 && errno == ENOENT;
 }
 
+/* Write text into dir/file, or fail the test. */
+static void cg_put(const char *dir, const char *file, const char *text)
+{
+	char path[PATH_MAX + 64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	f = fopen(path, "w");
+	if (f == NULL || fputs(text, f) < 0 || fclose(f) != 0)
+		fail_msg("%s: %s", path, strerror(errno));
+}
+
 /* The folder of this run's instance from its how line, into buf. */
 static const char *cg_base(const struct confine *cf, char *buf, size_t len)
 {
@@ -1264,6 +1277,80 @@ static void test_confine_cgroup_leftovers(void **state)
 	assert_true(path_gone(base));
 }
 
+/* A daemon killed with -9 leaves its folder behind; the next instance
+ * (another name: another socket) removes it, its empty job folders with
+ * it, and keeps a folder a live instance holds (flock, as cpuset.c's
+ * handles do) and one whose job folder still has a process. */
+static void test_confine_cgroup_abandoned(void **state)
+{
+	static const int managed[] = { 0, 1 };
+	char why[WHY], base[PATH_MAX], own[PATH_MAX], dead[PATH_MAX + 32];
+	char held[PATH_MAX + 32], busy[PATH_MAX + 32], sub[PATH_MAX + 64];
+	char pid[32], how[1024];
+	int fd;
+	pid_t a;
+
+	(void)state;
+	if (!have_cpus_01()) {
+		printf("skip: confinement needs CPUs 0 and 1\n");
+		return;
+	}
+	live = confine_create(CONFINE_WITH_CGROUP, name_of(), managed, 2,
+			      QUANTUM_NS, why, sizeof(why));
+	if (live == NULL) {
+		printf("skip: cgroup confinement: %s\n", why);
+		return;
+	}
+	cg_base(live, base, sizeof(base));
+	snprintf(how, sizeof(how), "%s", confine_how(live));
+	confine_free(live);
+	live = NULL;
+	snprintf(own, sizeof(own), "%s", base);
+	*strrchr(own, '/') = '\0';
+	/* A dead daemon's folder with two empty job folders. */
+	snprintf(dead, sizeof(dead), "%s/asteal-d%07x", own, (unsigned)getpid());
+	assert_int_equal(mkdir(dead, 0755), 0);
+	snprintf(sub, sizeof(sub), "%s/job-7", dead);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	snprintf(sub, sizeof(sub), "%s/job-8", dead);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	/* A live one's, held as a handle holds it. */
+	snprintf(held, sizeof(held), "%s/asteal-e%07x", own, (unsigned)getpid());
+	assert_int_equal(mkdir(held, 0755), 0);
+	fd = open(held, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0);
+	/* A dead one's whose job still runs. */
+	snprintf(busy, sizeof(busy), "%s/asteal-f%07x", own, (unsigned)getpid());
+	assert_int_equal(mkdir(busy, 0755), 0);
+	assert_int_equal(mkdir(strcat(strcpy(sub, busy), "/job-9"), 0755), 0);
+	a = spawn(idle_child, NULL);
+	if (strstr(how, "cgroup v1") != NULL) {
+		cg_put(busy, "cpuset.cpus", "0");
+		cg_put(busy, "cpuset.mems", cg_read(own, "cpuset.mems", why, sizeof(why)));
+		cg_put(sub, "cpuset.cpus", "0");
+		cg_put(sub, "cpuset.mems", cg_read(own, "cpuset.mems", why, sizeof(why)));
+	}
+	snprintf(pid, sizeof(pid), "%d", (int)a);
+	cg_put(sub, "cgroup.procs", pid);
+
+	live = confine_create(CONFINE_WITH_CGROUP, name_of(), managed, 2,
+			      QUANTUM_NS, why, sizeof(why));
+	if (live == NULL)
+		fail_msg("confine_create again: %s", why);
+	assert_true(path_gone(dead));
+	assert_false(path_gone(held));
+	assert_false(path_gone(sub));           /* its process runs */
+
+	kill(a, SIGKILL);
+	assert_int_equal(waitpid(a, NULL, 0), a);
+	nkids = 0;
+	close(fd);
+	assert_int_equal(rmdir(held), 0);
+	assert_int_equal(rmdir(sub), 0);
+	assert_int_equal(rmdir(busy), 0);
+}
+
 /* confine_set wakes the watcher: with a sweep period of a second, each of
  * three changes shows within 0.5 s. */
 static void test_confine_kick(void **state)
@@ -1351,6 +1438,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_confine_affinity, teardown),
 		cmocka_unit_test_teardown(test_confine_cgroup, teardown),
 		cmocka_unit_test_teardown(test_confine_cgroup_leftovers, teardown),
+		cmocka_unit_test_teardown(test_confine_cgroup_abandoned, teardown),
 		cmocka_unit_test_teardown(test_confine_others, teardown),
 		cmocka_unit_test_teardown(test_confine_failed, teardown),
 		cmocka_unit_test_teardown(test_confine_cgroup_refused, teardown),

@@ -192,6 +192,9 @@ static int choose(struct confine *cf, enum confine_with with, const char *name,
 			 cpuset_version(cf->cs), cpuset_path(cf->cs));
 		if (cpuset_version(cf->cs) == 1 && *why2 != '\0')
 			log_debug("confine: not cgroup v2: %s", why2);
+		if (cpuset_swept(cf->cs) > 0)
+			log_info("confine: removed the folders of %d dead daemons "
+			         "beside %s", cpuset_swept(cf->cs), cpuset_path(cf->cs));
 		return 0;
 	}
 	if (with == CONFINE_WITH_CGROUP)

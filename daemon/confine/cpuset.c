@@ -34,6 +34,16 @@
  * left by a previous daemon may have other CPUs; it first gets the union
  * of the old and the release set, its job folders the release set, then
  * it the release set.
+ *
+ * Folders of dead daemons.  Each daemon names its folder after its socket
+ * (main.c), so one killed (kill -9, a crash) on a socket nobody uses again
+ * would leave it for good.  A live handle holds an exclusive flock on its
+ * folder (taken as soon as the folder is made, and checked to be the
+ * folder still at that path: a sweeping peer may have removed it in
+ * between), which the kernel drops when the daemon dies however it dies.
+ * Opening, a daemon removes every <own>/asteal-* folder beside its own
+ * that no process holds so: its empty job folders, then it (a folder
+ * whose jobs still run stays, held to their last CPUs).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -42,6 +52,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -62,6 +73,8 @@ struct cpuset {
 	char *release;          /* the release set, a CPU list */
 	uint64_t *left;         /* leftover job folders with processes */
 	int nleft;
+	int lock_fd;            /* base, flocked while the handle lives */
+	int swept;              /* dead daemons' folders removed at open */
 };
 
 /* Join dir and name into buf: 0, or -1 with ENAMETOOLONG. */
@@ -302,6 +315,74 @@ static int job_dir(const struct cpuset *cs, uint64_t id, char *buf, size_t len)
 	return 0;
 }
 
+/* Make the daemon's folder and hold it (an exclusive flock for the
+ * handle's life), retrying when a peer sweeping dead daemons' folders
+ * removed it in between: 0, or -1 with a reason. */
+static int lock_base(struct cpuset *cs, char *why, size_t whylen)
+{
+	for (int i = 0; i < 100; i++) {
+		struct stat a, b;
+
+		if (make_dir(cs->base, why, whylen) < 0)
+			return -1;
+		if (cs->lock_fd < 0)
+			cs->lock_fd = open(cs->base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (cs->lock_fd < 0) {
+			if (errno == ENOENT)
+				continue;
+			return why_fail(why, whylen, errno, "%s: %s", cs->base,
+			                strerror(errno));
+		}
+		if (flock(cs->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+			if (errno != EWOULDBLOCK)
+				return why_fail(why, whylen, errno, "flock %s: %s",
+				                cs->base, strerror(errno));
+			usleep(1000);   /* a peer's sweep holds it a moment */
+			continue;
+		}
+		if (fstat(cs->lock_fd, &a) == 0 && stat(cs->base, &b) == 0 &&
+		    a.st_ino == b.st_ino && a.st_dev == b.st_dev)
+			return 0;
+		close(cs->lock_fd);     /* removed meanwhile: again */
+		cs->lock_fd = -1;
+	}
+	return why_fail(why, whylen, EBUSY, "%s is held by another asteald "
+	                "(on the same socket?)", cs->base);
+}
+
+/* Remove the folders dead daemons left beside this one (see the top of
+ * this file): every <own>/asteal-* that no handle holds, its empty job
+ * folders first; counted in cs->swept. */
+static void sweep_abandoned(struct cpuset *cs, const char *name)
+{
+	struct dirent *e, *j;
+	DIR *d = opendir(cs->own), *jd;
+	char path[PATH_MAX], sub[PATH_MAX];
+	int fd;
+
+	if (d == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		if (strncmp(e->d_name, "asteal-", 7) != 0 ||
+		    strcmp(e->d_name, name) == 0 ||
+		    join(path, sizeof(path), cs->own, e->d_name) < 0 ||
+		    (fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+			continue;
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+		    (jd = fdopendir(dup(fd))) != NULL) {
+			while ((j = readdir(jd)) != NULL)
+				if (strncmp(j->d_name, "job-", 4) == 0 &&
+				    join(sub, sizeof(sub), path, j->d_name) == 0)
+					(void)rmdir(sub);
+			closedir(jd);
+			if (rmdir(path) == 0)
+				cs->swept++;
+		}
+		close(fd);
+	}
+	closedir(d);
+}
+
 /* Version 2: check delegation, move into <own>/daemon, enable cpuset for
  * the children of <own> and of <own>/<name>: 0, or -1 with a reason. */
 static int open_v2(struct cpuset *cs, int is_root, char *why, size_t whylen)
@@ -345,7 +426,7 @@ static int open_v2(struct cpuset *cs, int is_root, char *why, size_t whylen)
 		errno = err;
 		return -1;
 	}
-	if (make_dir(cs->base, why, whylen) < 0 ||
+	if (lock_base(cs, why, whylen) < 0 ||
 	    write_text(cs->base, "cgroup.subtree_control", "+cpuset", why,
 		       whylen) < 0 ||
 	    write_text(cs->base, "cpuset.cpus", cs->release, why, whylen) < 0)
@@ -384,7 +465,7 @@ static int open_v1(struct cpuset *cs, char *why, size_t whylen)
 	cs->mems = strdup(buf);
 	if (cs->mems == NULL)
 		return why_fail(why, whylen, ENOMEM, "out of memory");
-	if (make_dir(cs->base, why, whylen) < 0 ||
+	if (lock_base(cs, why, whylen) < 0 ||
 	    write_text(cs->base, cs_file(cs, "sched_load_balance", f, sizeof(f)),
 		       "0", why, whylen) < 0 ||
 	    write_text(cs->base, cs_file(cs, "mems", f, sizeof(f)), cs->mems,
@@ -433,6 +514,8 @@ struct cpuset *cpuset_open(int version, const char *name, const char *release,
 	char msg[512] = "out of memory", f[64];
 	int is_root = 0, r = -1;
 
+	if (cs != NULL)
+		cs->lock_fd = -1;
 	if (cs != NULL && (cs->release = strdup(release)) != NULL) {
 		cs->version = version;
 		cs->pfx = "cpuset.";
@@ -443,8 +526,10 @@ struct cpuset *cpuset_open(int version, const char *name, const char *release,
 			r = open_v2(cs, is_root, msg, sizeof(msg));
 		if (r == 0 && version == 1)
 			r = open_v1(cs, msg, sizeof(msg));
-		if (r == 0)
+		if (r == 0) {
 			sweep_leftovers(cs);
+			sweep_abandoned(cs, name);
+		}
 		if (r == 0 && version == 1)
 			r = write_text(cs->base, cs_file(cs, "cpus", f, sizeof(f)),
 				       cs->release, msg, sizeof(msg));
@@ -463,6 +548,8 @@ void cpuset_close(struct cpuset *cs)
 {
 	if (cs == NULL)
 		return;
+	if (cs->lock_fd >= 0)
+		close(cs->lock_fd);
 	free(cs->mems);
 	free(cs->release);
 	free(cs->left);
@@ -479,6 +566,12 @@ const char *cpuset_path(const struct cpuset *cs)
 int cpuset_version(const struct cpuset *cs)
 {
 	return cs->version;
+}
+
+/* How many folders of dead daemons cpuset_open removed. */
+int cpuset_swept(const struct cpuset *cs)
+{
+	return cs->swept;
 }
 
 /* The leftover job folders with processes. */

@@ -35,6 +35,10 @@ const char *cpuset_path(const struct cpuset *cs);
 /* 1 or 2. */
 int cpuset_version(const struct cpuset *cs);
 
+/* How many folders of dead daemons (<own>/asteal-* beside this one that
+ * no live handle holds) cpuset_open removed. */
+int cpuset_swept(const struct cpuset *cs);
+
 /* The job-<id> directories a previous daemon left that still had
  * processes when this handle was opened (the others were removed): their
  * ids in ids[0..max-1], the count (at most max). */
