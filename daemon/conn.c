@@ -47,6 +47,8 @@ struct conn {
 	                                  (set whenever some are put there;
 	                                  cleared once it is seen empty) */
 	struct event *free_ev;         /* frees a closing connection soon */
+	struct event *more_ev;         /* takes the rest of a burst at the
+	                                  loop's next turn */
 	struct event *rd;              /* a job's read event
 	                                  (conn_use_job_reader), NULL while
 	                                  the bufferevent reads */
@@ -63,6 +65,12 @@ struct conn_batch {
 	int ep;                        /* epoll: the jobs' sockets */
 	int hup;                       /* epoll: the same, hang-ups only */
 };
+
+/* The whole frames one connection's input gives the loop in one turn:
+ * the rest wait for its next turn, after the timers (the tick) and the
+ * other connections, so that a peer's burst of requests, each cheap, can
+ * hold neither the ticks nor the other peers. */
+#define CONN_TURN_FRAMES 32
 
 /* Reads of a batch per conn_batch_read: each reads every job with input
  * once (16 KiB each), so a job that floods cannot hold the loop. */
@@ -247,6 +255,7 @@ void conn_free(struct conn *c)
 	bufferevent_free(c->bev);
 	close_later(c->base, c->fd);
 	event_free(c->free_ev);
+	event_free(c->more_ev);
 	event_free(c->hello_ev);
 	if (c->peer.pidfd >= 0)
 		close(c->peer.pidfd);
@@ -349,9 +358,13 @@ static void take_message(struct conn *c, Asteal__Envelope *m, const char *why)
 	frame_free(m);
 }
 
-/* Take every whole frame in an input buffer. */
+/* Take the whole frames in an input buffer, CONN_TURN_FRAMES at most in
+ * this turn of the loop (on_more takes the rest in the next). */
 static void take_frames(struct conn *c, struct evbuffer *in)
 {
+	static const struct timeval next_turn = { 0, 0 };
+	int taken = 0;
+
 	while (!c->closing) {
 		uint8_t hdr[PROTO_HEADER_LEN];
 		size_t avail = evbuffer_get_length(in), flen = 0;
@@ -368,11 +381,28 @@ static void take_frames(struct conn *c, struct evbuffer *in)
 		}
 		if (avail < PROTO_HEADER_LEN || avail < flen)
 			return;         /* wait for the rest */
+		if (taken++ == CONN_TURN_FRAMES) {
+			evtimer_add(c->more_ev, &next_turn);
+			return;
+		}
 		m = frame_decode(evbuffer_pullup(in, (ssize_t)flen) + PROTO_HEADER_LEN,
 		                 flen - PROTO_HEADER_LEN, why, sizeof(why));
 		evbuffer_drain(in, flen);
 		take_message(c, m, why);
 	}
+}
+
+/* The rest of a burst, at the loop's next turn: from the job's own
+ * buffer once it reads for itself, else from the bufferevent's. */
+static void on_more(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn *c = arg;
+	struct evbuffer *in = c->rd != NULL ? c->pend : bufferevent_get_input(c->bev);
+
+	(void)fd;
+	(void)what;
+	if (in != NULL && !c->closing)
+		take_frames(c, in);
 }
 
 /* Keep the start of a frame a job sent (n bytes at p) for its next read:
@@ -658,9 +688,10 @@ struct conn *conn_create(struct event_base *base, evutil_socket_t fd,
 		return NULL;
 	c->free_ev = event_new(base, -1, 0, on_free, c);
 	c->hello_ev = evtimer_new(base, on_hello_late, c);
+	c->more_ev = evtimer_new(base, on_more, c);
 	c->bev = bufferevent_socket_new(base, fd, BEV_OPT_CLOSE_ON_FREE);
-	if (c->free_ev == NULL || c->hello_ev == NULL || c->bev == NULL ||
-	    evtimer_add(c->hello_ev, &hello) < 0) {
+	if (c->free_ev == NULL || c->hello_ev == NULL || c->more_ev == NULL ||
+	    c->bev == NULL || evtimer_add(c->hello_ev, &hello) < 0) {
 		if (c->bev != NULL) {
 			bufferevent_setfd(c->bev, -1);  /* fd stays the caller's */
 			bufferevent_free(c->bev);
@@ -669,6 +700,8 @@ struct conn *conn_create(struct event_base *base, evutil_socket_t fd,
 			event_free(c->hello_ev);
 		if (c->free_ev != NULL)
 			event_free(c->free_ev);
+		if (c->more_ev != NULL)
+			event_free(c->more_ev);
 		free(c);
 		return NULL;
 	}

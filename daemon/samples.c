@@ -4,7 +4,6 @@
  */
 #include "samples.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 /* Add one value. */
@@ -19,29 +18,69 @@ size_t samples_count(const struct samples *s)
 	return s->n < SAMPLES_RING ? (size_t)s->n : SAMPLES_RING;
 }
 
-/* Compare two values, for qsort. */
-static int cmp_u64(const void *a, const void *b)
+/* Put the k-th smallest of a[0..n-1] at a[k], the smaller ones before it
+ * and the others after (Hoare's selection, middle pivot): linear on
+ * average, and on the sorted or constant runs a ring mostly holds. */
+static void select_kth(uint64_t *a, size_t n, size_t k)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	size_t lo = 0, hi = n - 1;
 
-	return x < y ? -1 : x > y;
+	while (lo < hi) {
+		uint64_t pivot = a[lo + (hi - lo) / 2], t;
+		size_t i = lo, j = hi;
+
+		while (i <= j) {
+			while (a[i] < pivot)
+				i++;
+			while (a[j] > pivot)
+				j--;
+			if (i <= j) {
+				t = a[i];
+				a[i] = a[j];
+				a[j] = t;
+				i++;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return;
+	}
 }
 
-/* The p50, p99 and max of the values kept: nearest rank. */
-void samples_pct(const struct samples *s, uint64_t *p50, uint64_t *p99,
+/* The p50, p99 and max of the values kept: nearest rank, found again
+ * only when values came since they were last asked for. */
+void samples_pct(struct samples *s, uint64_t *p50, uint64_t *p99,
                  uint64_t *max)
 {
-	static uint64_t sorted[SAMPLES_RING];   /* one event loop calls this */
-	size_t n = samples_count(s);
+	static uint64_t a[SAMPLES_RING];        /* one event loop calls this */
+	size_t n = samples_count(s), k50, k99;
 
-	*p50 = *p99 = *max = 0;
-	if (n == 0)
-		return;
-	memcpy(sorted, s->v, n * sizeof(*sorted));
-	qsort(sorted, n, sizeof(*sorted), cmp_u64);
-	*p50 = sorted[(n - 1) / 2];
-	*p99 = sorted[(n * 99 + 99) / 100 - 1];
-	*max = sorted[n - 1];
+	if (s->at != s->n + 1) {
+		s->p50 = s->p99 = s->max = 0;
+		if (n > 0) {
+			k50 = (n - 1) / 2;
+			k99 = (n * 99 + 99) / 100 - 1;
+			memcpy(a, s->v, n * sizeof(*a));
+			select_kth(a, n, k99);
+			s->p99 = a[k99];
+			s->max = a[k99];
+			for (size_t i = k99 + 1; i < n; i++)
+				if (a[i] > s->max)
+					s->max = a[i];
+			select_kth(a, k99 + 1, k50);
+			s->p50 = a[k50];
+		}
+		s->at = s->n + 1;
+	}
+	*p50 = s->p50;
+	*p99 = s->p99;
+	*max = s->max;
 }
 
 /* The mean of the values kept. */

@@ -1,0 +1,205 @@
+/*
+ * test_daemon_flood.c - one connection's burst of requests stalls nothing:
+ * 20,000 StatusRequests written at once on one connection (by a child,
+ * which then reads their answers), and all the while the daemon works
+ * through them, another client's Status is answered within a bound, every
+ * time, and the daemon's ticks go on (the tick count grows with the time
+ * that passed).  The daemon runs 1 ms quanta, and the flood starts once
+ * its measurement rings are full (4,096 ticks), as on a daemon up for a
+ * while, where a Status's percentiles cost the most.  The daemon
+ * takes a bounded number of frames from one connection per turn of its
+ * loop (daemon/conn.c), and its Status costs microseconds (the
+ * percentiles are found once per new sample, daemon/samples.c).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "daemonutil.h"
+
+enum { FLOOD = 20000, ASKS = 20, RING = 4096 };
+
+static struct tdaemon d;
+static int cl;                  /* the client that asks */
+static struct frame_reader *rd; /* its reader */
+
+/* One StatusRequest on fd and its Status: the reply, which the caller
+ * frees (NULL when none came within the bound). */
+static Asteal__Status *ask_status(int fd, struct frame_reader *r,
+                                  Asteal__Envelope **env)
+{
+	Asteal__Envelope req = ASTEAL__ENVELOPE__INIT;
+	Asteal__StatusRequest sr = ASTEAL__STATUS_REQUEST__INIT;
+
+	req.msg_case = ASTEAL__ENVELOPE__MSG_STATUS_REQUEST;
+	req.status_request = &sr;
+	assert_int_equal(frame_write_fd(fd, &req), 0);
+	*env = tdaemon_next(fd, r, tdaemon_bound());
+	if (*env == NULL || (*env)->msg_case != ASTEAL__ENVELOPE__MSG_STATUS)
+		return NULL;
+	return (*env)->status;
+}
+
+/* Whether the daemon ticked more than RING times (its rings are full);
+ * asked every 20 ms (a test_wait condition). */
+static int rings_full(void *arg)
+{
+	Asteal__Envelope *e;
+	Asteal__Status *s;
+	int full;
+
+	(void)arg;
+	(void)poll(NULL, 0, 20);
+	s = ask_status(cl, rd, &e);
+	assert_non_null(s);
+	full = s->ticks > RING + 100;
+	frame_free(e);
+	return full;
+}
+
+/* Write FLOOD StatusRequests on fd as one burst, then read the answers:
+ * the child's exit status is 0 when every one came. */
+static int flood(int fd)
+{
+	struct frame_reader *r = frame_reader_new();
+	int got = 0;
+	Asteal__Envelope req = ASTEAL__ENVELOPE__INIT;
+	Asteal__StatusRequest sr = ASTEAL__STATUS_REQUEST__INIT;
+	uint8_t one[64], *buf;
+	size_t len = 0, at = 0;
+
+	req.msg_case = ASTEAL__ENVELOPE__MSG_STATUS_REQUEST;
+	req.status_request = &sr;
+	if (frame_encode(&req, one, sizeof(one), &len) < 0)
+		_exit(2);
+	buf = malloc(len * FLOOD);
+	if (buf == NULL)
+		_exit(2);
+	for (int i = 0; i < FLOOD; i++)
+		memcpy(buf + (size_t)i * len, one, len);
+	while (at < len * FLOOD) {
+		ssize_t n = send(fd, buf + at, len * FLOOD - at, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		at += (size_t)n;
+	}
+	free(buf);
+	while (r != NULL && got < FLOOD) {
+		Asteal__Envelope *m = tdaemon_next(fd, r, tdaemon_bound());
+
+		if (m == NULL || m->msg_case != ASTEAL__ENVELOPE__MSG_STATUS) {
+			frame_free(m);
+			break;
+		}
+		frame_free(m);
+		got++;
+	}
+	frame_reader_free(r);
+	return got == FLOOD ? 0 : 1;
+}
+
+/* While one connection floods, another's Status is answered within
+ * 0.5 s (2 s under the sanitizers) every time it asks (at least ASKS
+ * times), and the ticks go on. */
+static void test_flood_stalls_nothing(void **state)
+{
+	Asteal__Envelope *reply = NULL, *e0 = NULL, *e1 = NULL;
+	Asteal__Status *s0, *s1;
+	struct frame_reader *r = rd = frame_reader_new();
+	double most = test_sanitized() ? 2.0 : 0.5, worst = 0, t0, t1;
+	int fl, status = 0, asks = 0;
+	pid_t writer, done = 0;
+
+	(void)state;
+	assert_non_null(r);
+	cl = tdaemon_connect(&d, 0, &reply);
+	assert_true(cl >= 0);
+	assert_non_null(reply);
+	assert_int_equal(reply->msg_case, ASTEAL__ENVELOPE__MSG_WELCOME);
+	frame_free(reply);
+	fl = tdaemon_connect(&d, 0, &reply);
+	assert_true(fl >= 0);
+	assert_non_null(reply);
+	frame_free(reply);
+	assert_int_equal(test_wait(rings_full, NULL, 10 + 2 * tdaemon_bound()), 0);
+	s0 = ask_status(cl, r, &e0);
+	assert_non_null(s0);
+	t0 = test_now();
+
+	writer = fork();
+	assert_true(writer >= 0);
+	if (writer == 0)
+		_exit(flood(fl));
+	while (done == 0 || asks < ASKS) {
+		double a = test_now(), took;
+		Asteal__Envelope *e;
+
+		assert_non_null(ask_status(cl, r, &e));
+		took = test_now() - a;
+		frame_free(e);
+		if (took > worst)
+			worst = took;
+		asks++;
+		if (done == 0)
+			done = waitpid(writer, &status, WNOHANG);
+		assert_true(done >= 0);
+		assert_true(test_now() - t0 < 10 * tdaemon_bound());
+	}
+	s1 = ask_status(cl, r, &e1);
+	assert_non_null(s1);
+	t1 = test_now();
+	print_message("a Status beside a flood of %d: the slowest of %d "
+	              "answered in %.1f ms; %llu ticks in %.0f ms, %llu skipped\n",
+	              FLOOD, asks, worst * 1e3,
+	              (unsigned long long)(s1->ticks - s0->ticks), (t1 - t0) * 1e3,
+	              (unsigned long long)(s1->skipped_ticks - s0->skipped_ticks));
+	assert_true(worst <= most);
+	/* A tick per quantum (1 ms) went on: at least half of those due. */
+	assert_true((double)(s1->ticks - s0->ticks) >= (t1 - t0) / 0.001 / 2 - 2);
+	frame_free(e0);
+	frame_free(e1);
+	frame_reader_free(r);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	close(fl);
+	close(cl);
+}
+
+/* Start the daemon of the test. */
+static int setup(void **state)
+{
+	static const char *const args[] = { "--log-level", "warn",
+		"--quantum-ms", "1", NULL };
+
+	(void)state;
+	return tdaemon_start(&d, args, 0);
+}
+
+/* Stop it: it must exit 0 on SIGTERM. */
+static int teardown(void **state)
+{
+	(void)state;
+	return tdaemon_stop(&d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_flood_stalls_nothing, setup,
+		                                teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
