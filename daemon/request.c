@@ -100,6 +100,14 @@ static void jobs_page(Asteal__Jobs *jobs, uint64_t after)
 	jobs->n_jobs = k;
 }
 
+/* Compare two ids, for qsort. */
+static int cmp_id(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /* A Jobs request: one page of them. */
 void request_jobs(struct conn *c, struct sched *s, struct launch *l,
                   const Asteal__JobsRequest *r, int priv)
@@ -108,10 +116,26 @@ void request_jobs(struct conn *c, struct sched *s, struct launch *l,
 	Asteal__Jobs jobs;
 	uint32_t viewer = (uint32_t)conn_uid(c);
 	int all = sees_all(c);
-	size_t k = 0;
+	uint64_t ids[PROTO_JOBS_MAX_IDS];
+	size_t k = 0, n = 0;
+	char why[64];
 
-	if (sched_jobs(s, r->ids, r->n_ids, &jobs) < 0 ||
-	    launch_jobs(l, r->ids, r->n_ids, &jobs) < 0) {
+	/* The ids sorted once, without repeats: each job looks itself up
+	 * in them by binary search. */
+	if (r->n_ids > PROTO_JOBS_MAX_IDS) {
+		snprintf(why, sizeof(why), "at most %u job ids", PROTO_JOBS_MAX_IDS);
+		request_error(c, ASTEAL__ERROR_CODE__INVALID, why);
+		return;
+	}
+	if (r->n_ids > 0) {
+		memcpy(ids, r->ids, r->n_ids * sizeof(ids[0]));
+		qsort(ids, r->n_ids, sizeof(ids[0]), cmp_id);
+	}
+	for (size_t i = 0; i < r->n_ids; i++)
+		if (n == 0 || ids[i] != ids[n - 1])
+			ids[n++] = ids[i];
+	if (sched_jobs(s, ids, n, &jobs) < 0 ||
+	    launch_jobs(l, ids, n, &jobs) < 0) {
 		request_error(c, ASTEAL__ERROR_CODE__INTERNAL, "out of memory");
 		return;
 	}

@@ -110,8 +110,8 @@ Asteal__JobInfo *sched_info_new(uint64_t id, const char *name, uid_t uid,
                                 pid_t pid, const char *command,
                                 uint64_t start_ns, size_t ncpus);
 
-/* Whether id is among the n ids (any id when n == 0): a Jobs request's
- * selection. */
+/* Whether id is among the n ids, sorted ascending (any id when n == 0):
+ * a Jobs request's selection, a binary search. */
 int sched_id_wanted(uint64_t id, const uint64_t *ids, size_t n);
 
 /* Free what sched_jobs allocated. */

@@ -22,6 +22,7 @@
 #include "proto.h"
 #include "qtime.h"
 #include "samples.h"
+#include "search.h"
 
 /* Fill a Status reply. */
 void sched_status(struct sched *s, Asteal__Status *st)
@@ -70,17 +71,21 @@ void sched_status(struct sched *s, Asteal__Status *st)
 	}
 }
 
-/* Whether id is among ids (all when n == 0). */
+/* Whether ids[i] sorts before the id at key. */
+static int id_below(const void *arr, size_t i, const void *key)
+{
+	return ((const uint64_t *)arr)[i] < *(const uint64_t *)key;
+}
+
+/* Whether id is among ids, sorted (all when n == 0). */
 int sched_id_wanted(uint64_t id, const uint64_t *ids, size_t n)
 {
-	size_t i;
+	size_t at;
 
 	if (n == 0)
 		return 1;
-	for (i = 0; i < n; i++)
-		if (ids[i] == id)
-			return 1;
-	return 0;
+	at = search_first(ids, n, &id, id_below);
+	return at < n && ids[at] == id;
 }
 
 /* A JobInfo with its identity filled (the strings borrowed) and room for

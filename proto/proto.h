@@ -37,6 +37,9 @@
 /* The most job ids a HistoryRequest may name. */
 #define PROTO_HISTORY_MAX_IDS 256u
 
+/* The most job ids a JobsRequest may name. */
+#define PROTO_JOBS_MAX_IDS 256u
+
 /* Bytes of the length prefix. */
 #define PROTO_HEADER_LEN 4u
 

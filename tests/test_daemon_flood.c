@@ -9,7 +9,11 @@
  * while, where a Status's percentiles cost the most.  The daemon
  * takes a bounded number of frames from one connection per turn of its
  * loop (daemon/conn.c), and its Status costs microseconds (the
- * percentiles are found once per new sample, daemon/samples.c).
+ * percentiles are found once per new sample, daemon/samples.c).  A Jobs
+ * request names at most PROTO_JOBS_MAX_IDS ids (more is refused, as a
+ * History request's); they are sorted once, so that each job looks itself
+ * up by binary search, and the selection is exact whatever their order
+ * and repeats.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +30,7 @@
 #include <cmocka.h>
 
 #include "daemonutil.h"
+#include "proto.h"
 
 enum { FLOOD = 20000, ASKS = 20, RING = 4096 };
 
@@ -177,6 +182,64 @@ static void test_flood_stalls_nothing(void **state)
 	close(cl);
 }
 
+/* A Jobs request of ids: its reply, which the caller frees. */
+static Asteal__Envelope *ask_jobs(int fd, uint64_t *ids, size_t n)
+{
+	Asteal__Envelope req = ASTEAL__ENVELOPE__INIT, *m;
+	Asteal__JobsRequest jr = ASTEAL__JOBS_REQUEST__INIT;
+	struct frame_reader *r = frame_reader_new();
+
+	assert_non_null(r);
+	jr.ids = ids;
+	jr.n_ids = n;
+	req.msg_case = ASTEAL__ENVELOPE__MSG_JOBS_REQUEST;
+	req.jobs_request = &jr;
+	assert_int_equal(frame_write_fd(fd, &req), 0);
+	m = tdaemon_next(fd, r, tdaemon_bound());
+	frame_reader_free(r);
+	assert_non_null(m);
+	return m;
+}
+
+/* Too many ids are refused, naming the limit; the most allowed, out of
+ * order and repeated, select exactly the job among them. */
+static void test_jobs_ids(void **state)
+{
+	static uint64_t ids[PROTO_JOBS_MAX_IDS + 1];
+	Asteal__Envelope *reply = NULL, *m;
+	uint64_t job;
+	int c, j;
+
+	(void)state;
+	c = tdaemon_connect(&d, 0, &reply);
+	assert_true(c >= 0);
+	frame_free(reply);
+	j = tdaemon_connect(&d, 1, &reply);
+	assert_true(j >= 0);
+	assert_non_null(reply);
+	assert_int_equal(reply->msg_case, ASTEAL__ENVELOPE__MSG_WELCOME);
+	job = reply->welcome->job_id;
+	frame_free(reply);
+
+	for (size_t i = 0; i < PROTO_JOBS_MAX_IDS + 1; i++)
+		ids[i] = job + 1000 + (i * 7919) % 4096;
+	m = ask_jobs(c, ids, PROTO_JOBS_MAX_IDS + 1);
+	assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_ERROR);
+	assert_int_equal(m->error->code, ASTEAL__ERROR_CODE__INVALID);
+	assert_non_null(strstr(m->error->message, "at most"));
+	frame_free(m);
+
+	ids[17] = job;
+	ids[200] = job;                         /* twice, out of order */
+	m = ask_jobs(c, ids, PROTO_JOBS_MAX_IDS);
+	assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_JOBS);
+	assert_int_equal(m->jobs->n_jobs, 1);
+	assert_int_equal(m->jobs->jobs[0]->id, job);
+	frame_free(m);
+	close(j);
+	close(c);
+}
+
 /* Start the daemon of the test. */
 static int setup(void **state)
 {
@@ -199,6 +262,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_flood_stalls_nothing, setup,
 		                                teardown),
+		cmocka_unit_test_setup_teardown(test_jobs_ids, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
