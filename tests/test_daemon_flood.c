@@ -13,7 +13,10 @@
  * request names at most PROTO_JOBS_MAX_IDS ids (more is refused, as a
  * History request's); they are sorted once, so that each job looks itself
  * up by binary search, and the selection is exact whatever their order
- * and repeats.
+ * and repeats.  A job that sends refused input by the thousand (one
+ * Feedback for the same quantum again and again) is disconnected once
+ * past its room for it (2,048, then 256 a second), with an Error that says
+ * so.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +34,7 @@
 
 #include "daemonutil.h"
 #include "proto.h"
+#include "qtime.h"
 
 enum { FLOOD = 20000, ASKS = 20, RING = 4096 };
 
@@ -240,6 +244,54 @@ static void test_jobs_ids(void **state)
 	close(c);
 }
 
+/* A job repeating one Feedback 6,000 times: the first is taken, about
+ * 2,048 repeats (the daemon's room for refused input) are refused with an
+ * Error each, then the daemon says why it gives up and closes the
+ * connection. */
+static void test_refused_flood(void **state)
+{
+	Asteal__Envelope *reply = NULL, *m;
+	struct frame_reader *r = frame_reader_new();
+	uint64_t tot[TDAEMON_NUSE] = { 0 }, q, t0, L;
+	int j, errors = 0, dropped = 0;
+	pid_t writer;
+
+	(void)state;
+	assert_non_null(r);
+	j = tdaemon_connect(&d, 2, &reply);
+	assert_true(j >= 0);
+	assert_non_null(reply);
+	assert_int_equal(reply->msg_case, ASTEAL__ENVELOPE__MSG_WELCOME);
+	t0 = reply->welcome->t0_ns;
+	L = (uint64_t)reply->welcome->quantum_us * 1000u;
+	frame_free(reply);
+	q = (qtime_now_ns() - t0) / L;
+	/* A child writes while this process reads the Errors (a job that
+	 * does not read them would be dropped as a slow reader first). */
+	writer = fork();
+	assert_true(writer >= 0);
+	if (writer == 0) {
+		for (int i = 0; i < 6000; i++)
+			if (tdaemon_feedback(j, q, 1, 1.0, tot, 1) < 0)
+				break;  /* closed already */
+		_exit(0);
+	}
+	while ((m = tdaemon_next(j, r, tdaemon_bound())) != NULL) {
+		if (m->msg_case == ASTEAL__ENVELOPE__MSG_ERROR) {
+			errors++;
+			if (strstr(m->error->message, "disconnected") != NULL)
+				dropped = 1;
+		}
+		frame_free(m);
+	}
+	assert_int_equal(waitpid(writer, NULL, 0), writer);
+	print_message("6000 repeated Feedbacks: %d Errors, then closed\n", errors);
+	assert_true(dropped);
+	assert_true(errors >= 2000 && errors <= 4000);
+	frame_reader_free(r);
+	close(j);
+}
+
 /* Start the daemon of the test. */
 static int setup(void **state)
 {
@@ -263,6 +315,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_flood_stalls_nothing, setup,
 		                                teardown),
 		cmocka_unit_test_setup_teardown(test_jobs_ids, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refused_flood, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
