@@ -328,10 +328,12 @@ $(BUILD)/tests/test_cliout: $(BUILD)/obj/tests/test_cliout.o $(CLIOUT_OBJ) $(PRO
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(PROTO_LIBS) $(LDLIBS)
 
-# What a program is linked with (cli/program.c), tested apart against
-# programs the test finds in the build and builds itself.
+# What a program is linked with (cli/program.c, which reads its ELF file
+# with cli/elffile.c and its libraries with cli/closure.c), tested apart
+# against programs the test finds in the build and builds itself.
+PROGRAM_OBJ = $(BUILD)/obj/cli/program.o $(BUILD)/obj/cli/closure.o $(BUILD)/obj/cli/elffile.o
 $(BUILD)/obj/tests/test_program.o: CPPFLAGS += -Icli
-$(BUILD)/tests/test_program: $(BUILD)/obj/tests/test_program.o $(BUILD)/obj/cli/program.o
+$(BUILD)/tests/test_program: $(BUILD)/obj/tests/test_program.o $(PROGRAM_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(LDLIBS)
 

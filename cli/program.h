@@ -56,7 +56,7 @@ struct program {
 	int machine;                /* e_machine (PROGRAM_ELF) */
 	int is_static;              /* no PT_INTERP: linked statically */
 	unsigned nobjects;          /* objects of the closure read, the program included */
-	int truncated;              /* the closure had more than the bounds of program.c */
+	int truncated;              /* the closure had more than the bounds of closure.c */
 	char via[NAME_MAX + 1];     /* the library whose DT_NEEDED names libgomp or
 	                             * libomp; "" when it is the program's own */
 	char gomp_versions[512];    /* the versions of libgomp.so.1 (GOMP_4.0 ...)
