@@ -49,6 +49,9 @@ struct conn {
 	struct event *free_ev;         /* frees a closing connection soon */
 	struct event *more_ev;         /* takes the rest of a burst at the
 	                                  loop's next turn */
+	struct event *partial_ev;      /* the deadline of a frame begun */
+	uint64_t frames;               /* whole frames taken so far */
+	uint64_t frames_armed;         /* ... when partial_ev was armed */
 	struct event *rd;              /* a job's read event
 	                                  (conn_use_job_reader), NULL while
 	                                  the bufferevent reads */
@@ -71,6 +74,11 @@ struct conn_batch {
  * other connections, so that a peer's burst of requests, each cheap, can
  * hold neither the ticks nor the other peers. */
 #define CONN_TURN_FRAMES 32
+
+/* How long a frame may take to come whole after its first bytes: peers
+ * write a frame at once, so one that stays partial is a peer holding the
+ * daemon's memory (or a byte at a time, its time). */
+#define CONN_PARTIAL_MS 3000
 
 /* Reads of a batch per conn_batch_read: each reads every job with input
  * once (16 KiB each), so a job that floods cannot hold the loop. */
@@ -256,6 +264,7 @@ void conn_free(struct conn *c)
 	close_later(c->base, c->fd);
 	event_free(c->free_ev);
 	event_free(c->more_ev);
+	event_free(c->partial_ev);
 	event_free(c->hello_ev);
 	if (c->peer.pidfd >= 0)
 		close(c->peer.pidfd);
@@ -332,17 +341,30 @@ void conn_fail(struct conn *c, Asteal__ErrorCode code, const char *why)
 	conn_close(c);
 }
 
-/* The first bytes of a stream announce a frame over the limit (a smaller
- * one before the Hello): say so and close. */
+/* Whether c is a job that reads its socket itself (conn_use_job_reader). */
+static int is_job(const struct conn *c)
+{
+	return c->rd != NULL || c->batch != NULL;
+}
+
+/* The largest frame body c may send now: a Hello's before its
+ * handshake, a job's once it joined, a client's request otherwise. */
+static uint32_t frame_limit(const struct conn *c)
+{
+	return c->hello ? PROTO_MAX_HELLO_FRAME :
+	       is_job(c) ? PROTO_MAX_JOB_FRAME : PROTO_MAX_FRAME;
+}
+
+/* The first bytes of a frame announce one over c's limit: say so and
+ * close. */
 static void fail_too_large(struct conn *c, const uint8_t *hdr)
 {
 	char why[FRAME_WHY_LEN];
 
 	snprintf(why, sizeof(why), "a frame of %lu bytes is over the "
 	         "limit of %u%s", (unsigned long)hdr[0] << 24 | (unsigned long)hdr[1] << 16 |
-	         (unsigned long)hdr[2] << 8 | hdr[3],
-	         c->hello ? PROTO_MAX_HELLO_FRAME : PROTO_MAX_FRAME,
-	         c->hello ? " before the hello" : "");
+	         (unsigned long)hdr[2] << 8 | hdr[3], frame_limit(c),
+	         c->hello ? " before the hello" : is_job(c) ? " for a job" : "");
 	conn_fail(c, ASTEAL__ERROR_CODE__TOO_LARGE, why);
 }
 
@@ -374,8 +396,8 @@ static void take_frames(struct conn *c, struct evbuffer *in)
 
 		evbuffer_copyout(in, hdr, avail < sizeof(hdr) ? avail : sizeof(hdr));
 		r = frame_peek(hdr, avail < sizeof(hdr) ? avail : sizeof(hdr), &flen);
-		if (r < 0 || (c->hello && avail >= PROTO_HEADER_LEN &&
-		              flen > PROTO_HEADER_LEN + PROTO_MAX_HELLO_FRAME)) {
+		if (r < 0 || (avail >= PROTO_HEADER_LEN &&
+		              flen > PROTO_HEADER_LEN + frame_limit(c))) {
 			fail_too_large(c, hdr);
 			return;
 		}
@@ -388,6 +410,7 @@ static void take_frames(struct conn *c, struct evbuffer *in)
 		m = frame_decode(evbuffer_pullup(in, (ssize_t)flen) + PROTO_HEADER_LEN,
 		                 flen - PROTO_HEADER_LEN, why, sizeof(why));
 		evbuffer_drain(in, flen);
+		c->frames++;
 		take_message(c, m, why);
 	}
 }
@@ -397,7 +420,9 @@ static void take_frames(struct conn *c, struct evbuffer *in)
 static void on_more(evutil_socket_t fd, short what, void *arg)
 {
 	struct conn *c = arg;
-	struct evbuffer *in = c->rd != NULL ? c->pend : bufferevent_get_input(c->bev);
+	struct evbuffer *in = is_job(c) && c->pend != NULL &&
+	                      evbuffer_get_length(c->pend) > 0 ? c->pend :
+	                      bufferevent_get_input(c->bev);
 
 	(void)fd;
 	(void)what;
@@ -418,6 +443,45 @@ static int keep_partial(struct conn *c, const void *p, size_t n)
 	return 0;
 }
 
+/* The bytes c has read and not yet taken: a frame begun, or whole frames
+ * waiting for the loop's next turn. */
+static size_t unread(struct conn *c)
+{
+	if (is_job(c))
+		return c->pend != NULL ? evbuffer_get_length(c->pend) : 0;
+	return evbuffer_get_length(bufferevent_get_input(c->bev));
+}
+
+/* After a read: a frame left begun gets its deadline, unless one runs. */
+static void watch_partial(struct conn *c)
+{
+	static const struct timeval late = { CONN_PARTIAL_MS / 1000,
+	                                     CONN_PARTIAL_MS % 1000 * 1000 };
+
+	if (c->closing || unread(c) == 0 || evtimer_pending(c->partial_ev, NULL))
+		return;
+	c->frames_armed = c->frames;
+	evtimer_add(c->partial_ev, &late);
+}
+
+/* A frame's deadline passed: the peer is disconnected if no frame came
+ * whole since and bytes still wait; otherwise the next one is watched. */
+static void on_partial_late(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn *c = arg;
+
+	(void)fd;
+	(void)what;
+	if (c->closing || unread(c) == 0)
+		return;
+	if (c->frames == c->frames_armed) {
+		conn_fail(c, ASTEAL__ERROR_CODE__UNEXPECTED, "a frame begun "
+		          "3 s ago is not whole yet");
+		return;
+	}
+	watch_partial(c);
+}
+
 /* Bytes arrived in the bufferevent's input: take every whole frame. */
 static void on_read(struct bufferevent *bev, void *arg)
 {
@@ -431,19 +495,20 @@ static void on_read(struct bufferevent *bev, void *arg)
 	 * goes on in c->pend.  (Only libevent may add to a bufferevent's
 	 * input.) */
 	left = evbuffer_get_length(in);
-	if (c->rd != NULL && !c->closing && left > 0) {
+	if (is_job(c) && !c->closing && left > 0) {
 		if ((c->pend == NULL && (c->pend = evbuffer_new()) == NULL) ||
 		    evbuffer_remove_buffer(in, c->pend, left) != (int)left) {
 			log_error("out of memory reading from pid %d", (int)c->peer.pid);
 			conn_fail(c, ASTEAL__ERROR_CODE__INTERNAL, "out of memory");
 		}
 	}
+	watch_partial(c);
 }
 
 /* Read what a job's socket has with one recv() and take every whole frame
  * straight from it: 1 when bytes came (the connection may be closing
  * now), 0 when none were there, -1 when the peer is gone and c freed. */
-static int read_job(struct conn *c)
+static int read_some(struct conn *c)
 {
 	uint8_t buf[16384];
 	size_t at = 0;
@@ -473,7 +538,7 @@ static int read_job(struct conn *c)
 		size_t flen = 0;
 		int r = frame_peek(buf + at, (size_t)n - at, &flen);
 
-		if (r < 0) {
+		if (r < 0 || flen > PROTO_HEADER_LEN + frame_limit(c)) {
 			fail_too_large(c, buf + at);
 			return 1;
 		}
@@ -495,9 +560,20 @@ static int read_job(struct conn *c)
 			                                   sizeof(why));
 			take_message(c, m, why);
 		}
+		c->frames++;
 		at += flen;
 	}
 	return 1;
+}
+
+/* read_some, then a frame left begun gets its deadline: its result. */
+static int read_job(struct conn *c)
+{
+	int r = read_some(c);
+
+	if (r > 0)
+		watch_partial(c);
+	return r;
 }
 
 /* A job's socket is readable (its own read event). */
@@ -638,44 +714,6 @@ static void on_hello_late(evutil_socket_t fd, short what, void *arg)
 	conn_fail(c, ASTEAL__ERROR_CODE__UNEXPECTED, "no hello in time");
 }
 
-#ifndef SO_PEERPIDFD
-#define SO_PEERPIDFD 77                /* Linux 6.5; older headers lack it */
-#endif
-
-/* Learn who is at the other end of fd, with a pidfd for its process. */
-int conn_peer_of(evutil_socket_t fd, struct conn_peer *p, char *why,
-                 size_t whylen)
-{
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
-	int pidfd = -1;
-
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
-		snprintf(why, whylen, "SO_PEERCRED: %s", strerror(errno));
-		return -1;
-	}
-	p->uid = cred.uid;
-	p->gid = cred.gid;
-	p->pid = cred.pid;
-	/* The kernel's pidfd for the process that connected is the one that
-	 * cannot name another process; pidfd_open by pid (older kernels)
-	 * could, if the peer died and its pid was reused between connect
-	 * and here, a window of microseconds.  A peer gone already gets
-	 * none and is never signalled. */
-	len = sizeof(pidfd);
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) < 0) {
-		pidfd = -1;
-		if (errno == ENOPROTOOPT || errno == EINVAL)
-			pidfd = (int)syscall(SYS_pidfd_open, cred.pid, 0);
-	}
-	if (pidfd < 0 && (errno == EMFILE || errno == ENFILE)) {
-		snprintf(why, whylen, "pidfd: %s", strerror(errno));
-		return -1;
-	}
-	p->pidfd = pidfd;               /* close-on-exec, as every pidfd */
-	return 0;
-}
-
 /* A new connection, waiting for its first message. */
 struct conn *conn_create(struct event_base *base, evutil_socket_t fd,
                          const struct conn_peer *p, int hello_ms,
@@ -689,9 +727,11 @@ struct conn *conn_create(struct event_base *base, evutil_socket_t fd,
 	c->free_ev = event_new(base, -1, 0, on_free, c);
 	c->hello_ev = evtimer_new(base, on_hello_late, c);
 	c->more_ev = evtimer_new(base, on_more, c);
+	c->partial_ev = evtimer_new(base, on_partial_late, c);
 	c->bev = bufferevent_socket_new(base, fd, BEV_OPT_CLOSE_ON_FREE);
 	if (c->free_ev == NULL || c->hello_ev == NULL || c->more_ev == NULL ||
-	    c->bev == NULL || evtimer_add(c->hello_ev, &hello) < 0) {
+	    c->partial_ev == NULL || c->bev == NULL ||
+	    evtimer_add(c->hello_ev, &hello) < 0) {
 		if (c->bev != NULL) {
 			bufferevent_setfd(c->bev, -1);  /* fd stays the caller's */
 			bufferevent_free(c->bev);
@@ -702,6 +742,8 @@ struct conn *conn_create(struct event_base *base, evutil_socket_t fd,
 			event_free(c->free_ev);
 		if (c->more_ev != NULL)
 			event_free(c->more_ev);
+		if (c->partial_ev != NULL)
+			event_free(c->partial_ev);
 		free(c);
 		return NULL;
 	}

@@ -54,6 +54,11 @@
  * make the daemon hold more than this for it. */
 #define PROTO_MAX_HELLO_FRAME 4096u
 
+/* The largest frame a job sends once it joined: its messages (Feedback,
+ * Released) are a few dozen bytes, so a job holds at most this much of
+ * the daemon's memory in a frame it has begun. */
+#define PROTO_MAX_JOB_FRAME 4096u
+
 /* The daemon's socket when it runs as the system service. */
 #define PROTO_SOCKET_PATH "/run/asteal/asteald.sock"
 

@@ -16,7 +16,9 @@
  * and repeats.  A job that sends refused input by the thousand (one
  * Feedback for the same quantum again and again) is disconnected once
  * past its room for it (2,048, then 256 a second), with an Error that says
- * so.
+ * so.  A job may begin no frame over PROTO_MAX_JOB_FRAME (a client, one
+ * over PROTO_MAX_FRAME), and any peer's frame must come whole within 3 s
+ * of its first bytes: neither can hold the daemon's memory.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -292,6 +294,58 @@ static void test_refused_flood(void **state)
 	close(j);
 }
 
+/* The next message on fd is an Error with code and text, then the
+ * stream ends. */
+static void expect_end(int fd, Asteal__ErrorCode code, const char *text)
+{
+	struct frame_reader *r = frame_reader_new();
+	Asteal__Envelope *m;
+
+	assert_non_null(r);
+	m = tdaemon_next(fd, r, tdaemon_bound() + 3);
+	assert_non_null(m);
+	assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_ERROR);
+	assert_int_equal(m->error->code, code);
+	if (strstr(m->error->message, text) == NULL)
+		fail_msg("Error \"%s\", expected \"%s\"", m->error->message, text);
+	frame_free(m);
+	assert_null(tdaemon_next(fd, r, tdaemon_bound()));
+	frame_reader_free(r);
+}
+
+/* A job announcing a frame over its limit is refused at once; a client
+ * that begins a frame and stops is disconnected after 3 s. */
+static void test_frame_limits(void **state)
+{
+	static const uint8_t big[] = { 0, 1, 0x86, 0xa0, 0x0a };  /* 100,000 */
+	static const uint8_t begun[] = { 0, 0, 0, 100, 0x0a, 0, 0, 0 };
+	Asteal__Envelope *reply = NULL;
+	double t;
+	int j, c;
+
+	(void)state;
+	j = tdaemon_connect(&d, 1, &reply);
+	assert_true(j >= 0);
+	assert_non_null(reply);
+	assert_int_equal(reply->msg_case, ASTEAL__ENVELOPE__MSG_WELCOME);
+	frame_free(reply);
+	assert_int_equal(send(j, big, sizeof(big), MSG_NOSIGNAL), (ssize_t)sizeof(big));
+	expect_end(j, ASTEAL__ERROR_CODE__TOO_LARGE, "for a job");
+	close(j);
+
+	c = tdaemon_connect(&d, 0, &reply);
+	assert_true(c >= 0);
+	frame_free(reply);
+	t = test_now();
+	assert_int_equal(send(c, begun, sizeof(begun), MSG_NOSIGNAL),
+	                 (ssize_t)sizeof(begun));
+	expect_end(c, ASTEAL__ERROR_CODE__UNEXPECTED, "not whole");
+	print_message("a frame begun and left: disconnected after %.1f s\n",
+	              test_now() - t);
+	assert_true(test_now() - t >= 2.5);
+	close(c);
+}
+
 /* Start the daemon of the test. */
 static int setup(void **state)
 {
@@ -316,6 +370,7 @@ int main(void)
 		                                teardown),
 		cmocka_unit_test_setup_teardown(test_jobs_ids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refused_flood, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_frame_limits, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
