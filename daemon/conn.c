@@ -352,7 +352,7 @@ static int is_job(const struct conn *c)
 static uint32_t frame_limit(const struct conn *c)
 {
 	return c->hello ? PROTO_MAX_HELLO_FRAME :
-	       is_job(c) ? PROTO_MAX_JOB_FRAME : PROTO_MAX_FRAME;
+	       is_job(c) ? PROTO_MAX_JOB_FRAME : PROTO_MAX_REQUEST_FRAME;
 }
 
 /* The first bytes of a frame announce one over c's limit: say so and

@@ -6,6 +6,7 @@
  * hears READY, STATUS, WATCHDOG and STOPPING through sd_notify.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -46,6 +47,8 @@ struct daemon {
 	struct claim *claim;
 	struct event *sigterm, *sigint, *housekeeping, *watchdog;
 	int last_jobs;
+	int most_peers;                /* peers (jobs and clients) at most
+	                                  since memory was last trimmed */
 	time_t started;
 	int degraded;                  /* the history was, at the last look */
 	int64_t dropped;               /* history writes lost, at the last look */
@@ -130,7 +133,7 @@ static void on_housekeeping(evutil_socket_t fd, short what, void *arg)
 {
 	struct daemon *d = arg;
 	static int ticks;
-	int jobs = sched_njobs(d->sched), done = 1;
+	int jobs = sched_njobs(d->sched), done = 1, peers;
 
 	(void)fd;
 	(void)what;
@@ -138,6 +141,15 @@ static void on_housekeeping(evutil_socket_t fd, short what, void *arg)
 	if (jobs != d->last_jobs) {
 		sd_notifyf(0, "STATUS=%d job%s running", jobs, jobs == 1 ? "" : "s");
 		d->last_jobs = jobs;
+	}
+	/* Many peers gone since the most (a flood of connections that
+	 * ended): what their buffers took goes back to the system. */
+	peers = jobs + control_clients(d->ctl);
+	if (peers > d->most_peers)
+		d->most_peers = peers;
+	if (peers + 64 < d->most_peers) {
+		malloc_trim(0);
+		d->most_peers = peers;
 	}
 	ticks++;
 	/* Retention: hourly, a step a second until done (after a catch-up

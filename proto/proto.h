@@ -59,6 +59,11 @@
  * the daemon's memory in a frame it has begun. */
 #define PROTO_MAX_JOB_FRAME 4096u
 
+/* The largest request a client sends: the largest are a History or Jobs
+ * request naming 256 ids and a Launch with its 256-byte command line,
+ * a few KiB; replies may be up to PROTO_MAX_FRAME. */
+#define PROTO_MAX_REQUEST_FRAME 65536u
+
 /* The daemon's socket when it runs as the system service. */
 #define PROTO_SOCKET_PATH "/run/asteal/asteald.sock"
 
