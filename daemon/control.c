@@ -8,13 +8,14 @@
  * unexpected message or a wrong version gets an Error and is disconnected
  * after it is written (conn_fail).  Reading, framing and sending are
  * conn.c's: each connection hands its decoded messages to dispatch here.
+ * Whether a peer may connect, take a role or make a job row is admit.c's:
+ * each peer holds its ticket, and the control asks before each step.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -24,6 +25,7 @@
 #include <event2/listener.h>
 #include <systemd/sd-daemon.h>
 
+#include "admit.h"
 #include "asteal.h"
 #include "conf.h"
 #include "conn.h"
@@ -32,20 +34,12 @@
 #include "frame.h"
 #include "launch.h"
 #include "log.h"
-#include "qtime.h"
 #include "request.h"
 #include "scheduler.h"
 
-enum peer_role { PEER_HELLO, PEER_JOB, PEER_CLIENT };
-
-/* What one uid holds now (only uids with a connection have one). */
-struct user {
-	uid_t uid;
-	int pending, clients, jobs;    /* connections before their Hello,
-	                                  command-line ones, jobs */
-	double tokens;                 /* new job rows it may make now */
-	uint64_t refill_ns;            /* when tokens were last topped up */
-	struct user *next;
+/* A peer's role: the place its ticket holds. */
+enum peer_role {
+	PEER_HELLO = ADMIT_HELLO, PEER_JOB = ADMIT_JOB, PEER_CLIENT = ADMIT_CLIENT
 };
 
 /* What the control knows of a connection (its handler's argument). */
@@ -54,10 +48,7 @@ struct peer {
 	struct conn *conn;
 	int role;                      /* enum peer_role */
 	struct sched_job *job;         /* a JOB's, until it is dropped */
-	struct user *user;             /* its uid's counts */
-	int admin;                     /* root, our own uid or --admin-group:
-	                                  no per-uid limits, room beyond the
-	                                  total ones */
+	struct admit_ticket *ticket;   /* its place, as admission counts it */
 	uint64_t serial;
 	struct peer *prev, *next;
 };
@@ -72,11 +63,7 @@ struct control {
 	int bound;                     /* we bound the path (unlink at exit) */
 	int stopping;                  /* control_free: jobs outlive us */
 	struct peer *peers;
-	struct user *users;
-	int nconns, nclients;
-	int conn_cap;                  /* connections our descriptors allow */
-	int admin_room;                /* of which only admins may take the
-	                                  last ones */
+	struct admit *admit;           /* who may connect, and their counts */
 	int spare_fd;                  /* closed to shed a connection when out
 	                                  of descriptors, then taken again */
 	int pause_ms;                  /* accepting paused that long after the
@@ -89,84 +76,6 @@ struct control {
 	                                  or a CPU is free */
 	struct event *hup_ev;          /* reads them when one hangs up */
 };
-
-/* Top up a uid's bucket of new job rows to now. */
-static void refill(struct user *u, uint64_t now)
-{
-	if (u->refill_ns == 0)
-		u->tokens = CONTROL_USER_JOB_BURST;
-	else
-		u->tokens += (double)(now - u->refill_ns) * 1e-9 *
-		             CONTROL_USER_JOB_RATE;
-	if (u->tokens > CONTROL_USER_JOB_BURST)
-		u->tokens = CONTROL_USER_JOB_BURST;
-	u->refill_ns = now;
-}
-
-/* Whether a uid holds nothing, and its bucket is full: it may go. */
-static int idle(struct user *u)
-{
-	if (u->pending > 0 || u->clients > 0 || u->jobs > 0)
-		return 0;
-	refill(u, qtime_now_ns());
-	return u->tokens >= CONTROL_USER_JOB_BURST;
-}
-
-/* The counts of uid, made when it has none; NULL when out of memory.
- * The only place that forgets a uid: the list holds the uids with a
- * connection, and idle ones until the next accept passes them. */
-static struct user *user_get(struct control *ctl, uid_t uid)
-{
-	struct user *u, **p = &ctl->users;
-
-	/* Forget, on the way, the uids that hold nothing and whose bucket
-	 * is full again (kept until then, so that connecting one job at a
-	 * time does not start a fresh bucket each time). */
-	while ((u = *p) != NULL) {
-		if (u->uid == uid)
-			return u;
-		if (idle(u)) {
-			*p = u->next;
-			free(u);
-		} else {
-			p = &u->next;
-		}
-	}
-	u = calloc(1, sizeof(*u));
-	if (u == NULL)
-		return NULL;
-	u->uid = uid;
-	u->next = ctl->users;
-	ctl->users = u;
-	return u;
-}
-
-/* Whether the peer's uid may make one more job row now (a token bucket:
- * CONTROL_USER_JOB_RATE a second after a burst of CONTROL_USER_JOB_BURST;
- * admins always may); takes it when so, else says why.  A uid's bucket
- * lasts until it holds no connection and is full again. */
-static int may_make_job(const struct peer *p, char *why, size_t whylen)
-{
-	struct user *u = p->user;
-
-	if (p->admin)
-		return 1;
-	refill(u, qtime_now_ns());
-	if (u->tokens < 1) {
-		snprintf(why, whylen, "uid %d starts jobs faster than %d a second",
-		         (int)u->uid, CONTROL_USER_JOB_RATE);
-		return 0;
-	}
-	u->tokens -= 1;
-	return 1;
-}
-
-/* The count a peer in its role takes from its uid's. */
-static int *user_count(struct user *u, int role)
-{
-	return role == PEER_HELLO ? &u->pending
-	     : role == PEER_JOB ? &u->jobs : &u->clients;
-}
 
 /* Refuse a connection we cannot or will not keep: an Error, written if
  * the socket takes it at once, then close. */
@@ -184,83 +93,11 @@ static void refuse(evutil_socket_t fd, Asteal__ErrorCode code, const char *why)
 	evutil_closesocket(fd);
 }
 
-/* Whether the peer on fd is limited as root is: root, the daemon's own
- * uid, or a member of --admin-group (its groups as they were when it
- * connected, SO_PEERGROUPS: no lookup that could block). */
-static int is_admin(const struct control *ctl, evutil_socket_t fd,
-                    const struct conn_peer *who)
-{
-	gid_t small[64], *g = small;
-	socklen_t len = sizeof(small);
-	int admin = 0;
-
-	if (who->uid == 0 || who->uid == geteuid())
-		return 1;
-	if (ctl->conf->admin_gid < 0)
-		return 0;
-	if ((gid_t)ctl->conf->admin_gid == who->gid)
-		return 1;
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, g, &len) < 0) {
-		if (errno != ERANGE || (g = malloc(len)) == NULL ||
-		    getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, g, &len) < 0) {
-			if (g != small)
-				free(g);
-			return 0;
-		}
-	}
-	for (size_t i = 0; i < len / sizeof(*g); i++)
-		if (g[i] == (gid_t)ctl->conf->admin_gid)
-			admin = 1;
-	if (g != small)
-		free(g);
-	return admin;
-}
-
-/* Whether a peer may take one more of role's places (role PEER_HELLO: a
- * new connection); when not, the reason in why. */
-static int room_for(const struct control *ctl, const struct peer *p,
-                    int role, char *why, size_t whylen)
-{
-	int extra = p->admin ? ctl->admin_room : 0;
-	const struct user *u = p->user;
-
-	if (role == PEER_HELLO) {
-		if (ctl->nconns >= ctl->conn_cap - ctl->admin_room + extra) {
-			snprintf(why, whylen, "asteald has %d connections, as many as "
-			         "it has room for", ctl->nconns);
-			return 0;
-		}
-		if (!p->admin && u->pending >= CONTROL_USER_PENDING) {
-			snprintf(why, whylen, "uid %d has %d connections that have "
-			         "not said hello", (int)u->uid, u->pending);
-			return 0;
-		}
-	} else if (role == PEER_CLIENT) {
-		if (ctl->nclients >= ctl->conf->max_clients +
-		                     (p->admin ? CONTROL_ADMIN_CLIENTS : 0)) {
-			snprintf(why, whylen, "too many clients (--max-clients %d)",
-			         ctl->conf->max_clients);
-			return 0;
-		}
-		if (!p->admin && u->clients >= ctl->conf->max_user_clients) {
-			snprintf(why, whylen, "uid %d has %d command-line connections "
-			         "(--max-user-clients)", (int)u->uid, u->clients);
-			return 0;
-		}
-	} else if (!p->admin && u->jobs >= ctl->conf->max_user_jobs) {
-		snprintf(why, whylen, "uid %d has %d jobs (--max-user-jobs)",
-		         (int)u->uid, u->jobs);
-		return 0;
-	}
-	return 1;
-}
-
 /* A peer takes its place in a new role (counts move with it). */
 static void peer_set_role(struct peer *p, int role)
 {
-	(*user_count(p->user, p->role))--;
+	admit_take(p->ctl->admit, p->ticket, (enum admit_role)role);
 	p->role = role;
-	(*user_count(p->user, role))++;
 }
 
 /* A job's connection is going: its CPUs go back at the next tick, and it
@@ -295,20 +132,17 @@ static void peer_gone(struct conn *c, void *arg)
 	struct control *ctl = p->ctl;
 
 	peer_drop_job(p);
-	if (p->role == PEER_CLIENT) {
-		if (!ctl->stopping)
-			launch_conn_gone(ctl->launch, c);
-		ctl->nclients--;
-		sched_set_clients(ctl->sched, ctl->nclients);
-	}
-	(*user_count(p->user, p->role))--;     /* user_get forgets it when idle */
+	if (p->role == PEER_CLIENT && !ctl->stopping)
+		launch_conn_gone(ctl->launch, c);
+	admit_leave(ctl->admit, p->ticket);
+	if (p->role == PEER_CLIENT)
+		sched_set_clients(ctl->sched, admit_clients(ctl->admit));
 	if (p->prev != NULL)
 		p->prev->next = p->next;
 	else
 		ctl->peers = p->next;
 	if (p->next != NULL)
 		p->next->prev = p->prev;
-	ctl->nconns--;
 	free(p);
 }
 
@@ -342,8 +176,9 @@ static void on_hello(struct peer *p, const Asteal__Envelope *m)
 			conn_fail(c, ASTEAL__ERROR_CODE__INVALID, why);
 			return;
 		}
-		if (!room_for(ctl, p, PEER_JOB, why, sizeof(why)) ||
-		    (h->job_id == 0 && !may_make_job(p, why, sizeof(why)))) {
+		if (admit_room(ctl->admit, p->ticket, ADMIT_JOB, why, sizeof(why)) < 0 ||
+		    (h->job_id == 0 &&
+		     admit_job_token(p->ticket, why, sizeof(why)) < 0)) {
 			conn_fail(c, ASTEAL__ERROR_CODE__BUSY, why);
 			return;
 		}
@@ -366,13 +201,13 @@ static void on_hello(struct peer *p, const Asteal__Envelope *m)
 		id = sched_job_id(p->job);
 		conn_use_job_reader(c, ctl->jobs);
 	} else if (h->role == ASTEAL__ROLE__CLIENT) {
-		if (!room_for(ctl, p, PEER_CLIENT, why, sizeof(why))) {
+		if (admit_room(ctl->admit, p->ticket, ADMIT_CLIENT, why,
+		               sizeof(why)) < 0) {
 			conn_fail(c, ASTEAL__ERROR_CODE__BUSY, why);
 			return;
 		}
 		peer_set_role(p, PEER_CLIENT);
-		ctl->nclients++;
-		sched_set_clients(ctl->sched, ctl->nclients);
+		sched_set_clients(ctl->sched, admit_clients(ctl->admit));
 	} else {
 		conn_fail(c, ASTEAL__ERROR_CODE__INVALID, "hello: unknown role");
 		return;
@@ -412,7 +247,7 @@ static int client_request(struct peer *p, struct conn *c,
 		request_cancel(c, ctl->sched, ctl->launch, m->cancel_request);
 		return 1;
 	case ASTEAL__ENVELOPE__MSG_LAUNCH:
-		if (!may_make_job(p, why, sizeof(why))) {
+		if (admit_job_token(p->ticket, why, sizeof(why)) < 0) {
 			request_error(c, ASTEAL__ERROR_CODE__BUSY, why);
 			return 1;
 		}
@@ -505,10 +340,9 @@ int control_adopt(struct control *ctl, int fd, const struct conn_peer *who)
 
 	snprintf(why, sizeof(why), "out of memory");
 	p = calloc(1, sizeof(*p));
-	if (p == NULL || (p->user = user_get(ctl, who->uid)) == NULL)
+	if (p == NULL || (p->ticket = admit_enter(ctl->admit, fd, who)) == NULL)
 		goto refused;
-	p->admin = is_admin(ctl, fd, who);
-	if (!room_for(ctl, p, PEER_HELLO, why, sizeof(why))) {
+	if (admit_room(ctl->admit, p->ticket, ADMIT_HELLO, why, sizeof(why)) < 0) {
 		code = ASTEAL__ERROR_CODE__BUSY;
 		goto refused;
 	}
@@ -517,19 +351,19 @@ int control_adopt(struct control *ctl, int fd, const struct conn_peer *who)
 	if (p->conn == NULL)
 		goto refused;
 	p->ctl = ctl;
-	p->role = PEER_HELLO;
-	p->user->pending++;
+	peer_set_role(p, PEER_HELLO);
 	p->serial = ++ctl->serials;
 	p->next = ctl->peers;
 	if (ctl->peers != NULL)
 		ctl->peers->prev = p;
 	ctl->peers = p;
-	ctl->nconns++;
 	log_debug("connection from pid %d uid %d", (int)who->pid, (int)who->uid);
 	return 0;
 refused:
 	log_warn("accept: pid %d uid %d refused: %s", (int)who->pid,
 	         (int)who->uid, why);
+	if (p != NULL)
+		admit_leave(ctl->admit, p->ticket);
 	free(p);
 	refuse(fd, code, why);
 	if (who->pidfd >= 0)
@@ -603,30 +437,6 @@ static void on_accept_error(struct evconnlistener *l, void *arg)
 	tv.tv_sec = ctl->pause_ms / 1000;
 	tv.tv_usec = (ctl->pause_ms % 1000) * 1000;
 	evtimer_add(ctl->resume_ev, &tv);
-}
-
-/* How many connections our descriptors allow (each takes its socket and
- * a pidfd), and the last of them kept for admins. */
-static void size_conn_cap(struct control *ctl)
-{
-	long most = (long)ctl->conf->max_jobs + ctl->conf->max_clients +
-	            CONTROL_ADMIN_CLIENTS + 16;
-	struct rlimit rl;
-	long fds = 1L << 20;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-	    rl.rlim_cur < (rlim_t)fds)
-		fds = (long)rl.rlim_cur;
-	fds = (fds - CONTROL_FD_RESERVE) / 2;
-	if (fds > most)
-		fds = most;
-	ctl->conn_cap = fds < 2 ? 2 : (int)fds;
-	ctl->admin_room = ctl->conn_cap / 4 < CONTROL_ADMIN_CLIENTS
-	                ? ctl->conn_cap / 4 : CONTROL_ADMIN_CLIENTS;
-	if (fds < 64)
-		log_warn("room for %d connections only (%ld descriptors): raise "
-		         "the limit (ulimit -n, LimitNOFILE=)", ctl->conn_cap,
-		         2 * fds + CONTROL_FD_RESERVE);
 }
 
 /* Bind our own socket at path, refusing a live daemon's and replacing a
@@ -711,7 +521,8 @@ struct control *control_create(struct event_base *base, const struct conf *c,
 	                                   LEV_OPT_CLOSE_ON_FREE, -1, fd);
 	ctl->resume_ev = evtimer_new(base, on_resume, ctl);
 	ctl->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (ctl->listener == NULL || ctl->resume_ev == NULL) {
+	if (ctl->listener == NULL || ctl->resume_ev == NULL ||
+	    (ctl->admit = admit_create(c)) == NULL) {
 		snprintf(why, whylen, "cannot listen: %s", strerror(errno));
 		if (ctl->listener != NULL)
 			evconnlistener_free(ctl->listener);
@@ -725,7 +536,6 @@ struct control *control_create(struct event_base *base, const struct conf *c,
 		return NULL;
 	}
 	evconnlistener_set_error_cb(ctl->listener, on_accept_error);
-	size_conn_cap(ctl);
 	return ctl;
 }
 
@@ -809,12 +619,7 @@ void control_free(struct control *ctl)
 	event_free(ctl->resume_ev);
 	if (ctl->spare_fd >= 0)
 		close(ctl->spare_fd);
-	while (ctl->users != NULL) {    /* the ones whose buckets refill */
-		struct user *u = ctl->users;
-
-		ctl->users = u->next;
-		free(u);
-	}
+	admit_free(ctl->admit);
 	if (ctl->bound)
 		unlink(ctl->conf->socket);
 	free(ctl);
@@ -823,5 +628,5 @@ void control_free(struct control *ctl)
 /* Command-line connections now. */
 int control_clients(const struct control *ctl)
 {
-	return ctl->nclients;
+	return admit_clients(ctl->admit);
 }

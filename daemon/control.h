@@ -3,7 +3,8 @@
  * here, or passed by systemd), accepting connections, each peer's
  * credentials (SO_PEERCRED), the handshake, and dispatching jobs' messages
  * to the scheduler and the command line's requests to request.h.  A
- * connection itself (framing, sending, closing) is conn.h.
+ * connection itself (framing, sending, closing) is conn.h; who may
+ * connect, in which role, and how fast a uid may make jobs is admit.h.
  */
 #ifndef ASTEAL_CONTROL_H
 #define ASTEAL_CONTROL_H
@@ -12,19 +13,6 @@
 #include <stdint.h>
 
 #include "asteal.pb-c.h"
-
-/* Limits on peers beside conf's (docs/security.md has the table).  Root,
- * the daemon's own uid and --admin-group are "admins": no per-uid limit,
- * and room beyond the total ones, so that they can always connect. */
-#define CONTROL_USER_PENDING 128       /* connections of one uid that have
-                                          not said Hello yet */
-#define CONTROL_ADMIN_CLIENTS 16       /* command-line connections admins
-                                          may have beyond --max-clients */
-#define CONTROL_USER_JOB_RATE 100      /* new job rows (jobs joining,
-                                          launches) per second per uid, */
-#define CONTROL_USER_JOB_BURST 200     /* ... after a burst of this many */
-#define CONTROL_FD_RESERVE 32          /* descriptors not used for
-                                          connections (history, log, ...) */
 
 struct event_base;
 struct conf;

@@ -25,7 +25,7 @@
  *   without their command lines in Jobs and History; with
  *   --private-history they do not show at all, and waiting for one is
  *   refused as for a job that does not exist;
- * - a user who starts jobs faster than CONTROL_USER_JOB_RATE a second
+ * - a user who starts jobs faster than ADMIT_USER_JOB_RATE a second
  *   (after a burst) is refused, root is not;
  * - waits are bounded per connection (LAUNCH_CONN_WAITS, then BUSY), and
  *   each job's end answers its own waits, all of them, and no other;
@@ -50,6 +50,7 @@
 #include <sys/resource.h>
 #include <cmocka.h>
 
+#include "admit.h"
 #include "control.h"
 #include "daemonutil.h"
 #include "history.h"
@@ -461,7 +462,7 @@ static void test_user_limits(void **state)
 	assert_int_equal(finish_uid(b, gb), 2);
 	fd = client();                          /* root: beyond the total */
 	status_served(fd);
-	c = as_uid(64993, user_silent, CONTROL_USER_PENDING, &gc);
+	c = as_uid(64993, user_silent, ADMIT_USER_PENDING, &gc);
 	status_served(client());                /* root still */
 	assert_int_equal(finish_uid(a, ga), 0);
 	assert_int_equal(finish_uid(c, gc), 0);
@@ -1174,8 +1175,8 @@ static int user_spam(int most)
 	frame_reader_free(r);
 	if (!refused)
 		return 3;
-	return welcomed <= CONTROL_USER_JOB_BURST + BATCH +
-	       (test_now() - t0) * CONTROL_USER_JOB_RATE ? 0 : 2;
+	return welcomed <= ADMIT_USER_JOB_BURST + BATCH +
+	       (test_now() - t0) * ADMIT_USER_JOB_RATE ? 0 : 2;
 }
 
 /* A user who starts jobs too fast is refused; root is not. */
@@ -1191,9 +1192,9 @@ static void test_job_rate(void **state)
 		skip();
 	}
 	start(0, (const char *)NULL);
-	u = as_uid(64995, user_spam, 20 * CONTROL_USER_JOB_BURST, &go);
+	u = as_uid(64995, user_spam, 20 * ADMIT_USER_JOB_BURST, &go);
 	assert_int_equal(finish_uid(u, go), 0);
-	for (int i = 0; i < CONTROL_USER_JOB_BURST + 50; i++) {
+	for (int i = 0; i < ADMIT_USER_JOB_BURST + 50; i++) {
 		Asteal__Envelope *m = NULL;
 		int fd = tdaemon_connect(&d, 1, &m);
 

@@ -1,0 +1,70 @@
+/*
+ * admit.h - asteald's admission policy: who may connect to the control
+ * socket and take which place (a connection before its Hello, a job, a
+ * command-line client), the limits per uid and in all, the room kept for
+ * admins, and the rate at which a uid may make new job rows.  It counts
+ * the places its tickets hold and knows nothing of connections beyond
+ * the peer's credentials: control.c asks it before each step and tells
+ * it what was taken.
+ */
+#ifndef ASTEAL_ADMIT_H
+#define ASTEAL_ADMIT_H
+
+#include <stddef.h>
+
+/* Limits on peers beside conf's (docs/security.md has the table).  Root,
+ * the daemon's own uid and --admin-group are "admins": no per-uid limit,
+ * and room beyond the total ones, so that they can always connect. */
+#define ADMIT_USER_PENDING 128          /* connections of one uid that have
+                                           not said Hello yet */
+#define ADMIT_ADMIN_CLIENTS 16          /* command-line connections admins
+                                           may have beyond --max-clients */
+#define ADMIT_USER_JOB_RATE 100         /* new job rows (jobs joining,
+                                           launches) per second per uid, */
+#define ADMIT_USER_JOB_BURST 200        /* ... after a burst of this many */
+#define ADMIT_FD_RESERVE 32             /* descriptors not used for
+                                           connections (history, log, ...) */
+
+/* The places a connection takes, each counted against its uid and in
+ * all. */
+enum admit_role { ADMIT_HELLO, ADMIT_JOB, ADMIT_CLIENT };
+
+struct conf;
+struct conn_peer;
+struct admit;                   /* the policy, every uid's counts, totals */
+struct admit_ticket;            /* one connection's place */
+
+/* The admission for conf's limits, with room for as many connections as
+ * our descriptors allow (a warning when that is few): NULL when out of
+ * memory. */
+struct admit *admit_create(const struct conf *c);
+
+/* Free a and every uid's counts (its tickets left first; NULL is fine). */
+void admit_free(struct admit *a);
+
+/* The ticket of a new connection from who on fd, holding no place yet
+ * (whether who is an admin is settled here, from its groups as they were
+ * when it connected): NULL when out of memory. */
+struct admit_ticket *admit_enter(struct admit *a, int fd,
+                                 const struct conn_peer *who);
+
+/* Whether t may take one more of role's places (ADMIT_HELLO: a new
+ * connection): 0, or -1 with the reason in why. */
+int admit_room(const struct admit *a, const struct admit_ticket *t,
+               enum admit_role role, char *why, size_t whylen);
+
+/* t takes a place in role, giving back the one it held. */
+void admit_take(struct admit *a, struct admit_ticket *t, enum admit_role role);
+
+/* Take one of t's uid's new job rows (a token bucket: ADMIT_USER_JOB_RATE
+ * a second after a burst of ADMIT_USER_JOB_BURST; admins always may): 0,
+ * or -1 with the reason in why. */
+int admit_job_token(struct admit_ticket *t, char *why, size_t whylen);
+
+/* t's connection is gone: its place given back, t freed (NULL is fine). */
+void admit_leave(struct admit *a, struct admit_ticket *t);
+
+/* Command-line connections now. */
+int admit_clients(const struct admit *a);
+
+#endif
