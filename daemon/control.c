@@ -609,6 +609,7 @@ void control_free(struct control *ctl)
 	ctl->stopping = 1;
 	while (ctl->peers != NULL)
 		conn_free(ctl->peers->conn);
+	conn_close_pending();
 	if (ctl->jobs_ev != NULL)
 		event_free(ctl->jobs_ev);
 	if (ctl->hup_ev != NULL)
