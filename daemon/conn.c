@@ -29,6 +29,7 @@
 #include <event2/event.h>
 
 #include "conn.h"
+#include "fdlater.h"
 #include "exchange.h"
 #include "frame.h"
 #include "log.h"
@@ -219,92 +220,6 @@ int conn_send(struct conn *c, const Asteal__Envelope *m)
 	return 0;
 }
 
-/* Sockets closed later (close_later): the numbers /dev/null holds until
- * the timer after the loop's next dispatch closes them all, or
- * conn_close_pending does (the owner, before it frees the loop, when that
- * timer may not have fired).  One event loop per process uses
- * connections at a time. */
-static struct {
-	struct event_base *base;       /* the loop of ev */
-	struct event *ev;              /* closes them, soon */
-	int *fd;
-	size_t n, cap;
-} later;
-
-/* Close every number waiting. */
-static void close_waiting(void)
-{
-	for (size_t i = 0; i < later.n; i++)
-		close(later.fd[i]);
-	later.n = 0;
-}
-
-/* The timer after the loop's next dispatch: close what waits. */
-static void on_later(evutil_socket_t fd, short what, void *arg)
-{
-	(void)fd;
-	(void)what;
-	(void)arg;
-	close_waiting();
-}
-
-/* Close the sockets still waiting, and forget the timer (the owner frees
- * its loop next). */
-void conn_close_pending(void)
-{
-	close_waiting();
-	if (later.ev != NULL)
-		event_free(later.ev);
-	free(later.fd);
-	memset(&later, 0, sizeof(later));
-}
-
-/* Close a connection's socket now, but free its number only after the
- * loop's next dispatch: with the epoll changelist (main.c) the deletion
- * of its events reaches epoll only then, and a number freed before could
- * be another thread's file by then (the confinement watcher opens
- * /proc's).  So /dev/null takes the number (dup3 closes the socket: the
- * peer sees the end at once) until a timer closes it.  A plain close when
- * that cannot be arranged, and when no event of the loop is running (the
- * owner freeing its connections with the loop stopped). */
-static void close_later(struct event_base *base, evutil_socket_t fd)
-{
-	/* Not 0, which libevent runs in this very turn: a timeout runs
-	 * after the next dispatch. */
-	static const struct timeval soon = { 0, 1 };
-	int nul;
-
-	if (event_base_get_running_event(base) == NULL)
-		goto now;
-	if (later.base != base) {               /* another loop: start again */
-		conn_close_pending();
-		if ((later.ev = evtimer_new(base, on_later, NULL)) == NULL)
-			goto now;
-		later.base = base;
-	}
-	if (later.n == later.cap) {
-		size_t cap = later.cap ? 2 * later.cap : 64;
-		int *n = realloc(later.fd, cap * sizeof(*n));
-
-		if (n == NULL)
-			goto now;
-		later.fd = n;
-		later.cap = cap;
-	}
-	nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (nul < 0 || dup3(nul, fd, O_CLOEXEC) < 0 ||
-	    evtimer_add(later.ev, &soon) < 0) {
-		if (nul >= 0)
-			close(nul);
-		goto now;
-	}
-	close(nul);
-	later.fd[later.n++] = fd;
-	return;
-now:
-	close(fd);
-}
-
 /* Free a connection now (its handler's gone first). */
 void conn_free(struct conn *c)
 {
@@ -317,7 +232,7 @@ void conn_free(struct conn *c)
 		evbuffer_free(c->pend);
 	bufferevent_setfd(c->bev, -1);          /* closed below, later */
 	bufferevent_free(c->bev);
-	close_later(c->base, c->fd);
+	fdlater_close(c->base, c->fd);
 	event_free(c->free_ev);
 	event_free(c->more_ev);
 	event_free(c->partial_ev);

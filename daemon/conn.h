@@ -71,10 +71,6 @@ struct conn *conn_create(struct event_base *base, evutil_socket_t fd,
                          const struct conn_peer *p, int hello_ms,
                          const struct conn_handler *h, void *arg);
 
-/* Close the sockets of freed connections still waiting for the loop's
- * next dispatch (the owner, before it frees its event loop). */
-void conn_close_pending(void);
-
 /* Free a connection now (the handler's gone is called first). */
 void conn_free(struct conn *c);
 

@@ -31,6 +31,7 @@
 #include "conn.h"
 #include "exchange.h"
 #include "control.h"
+#include "fdlater.h"
 #include "frame.h"
 #include "launch.h"
 #include "log.h"
@@ -609,7 +610,7 @@ void control_free(struct control *ctl)
 	ctl->stopping = 1;
 	while (ctl->peers != NULL)
 		conn_free(ctl->peers->conn);
-	conn_close_pending();
+	fdlater_flush();          /* the sockets' numbers, before the loop goes */
 	if (ctl->jobs_ev != NULL)
 		event_free(ctl->jobs_ev);
 	if (ctl->hup_ev != NULL)
