@@ -85,12 +85,17 @@ static void test_slot_hand_off(void **state)
 	assert_int_equal(t.wall[WS_WORK], 100 * MS + 10 * MS);
 	/* the holders' 5 + 5 ms, not the taker's 20 ms before it held it */
 	assert_true(t.cpu[WS_WORK] >= 9 * MS && t.cpu[WS_WORK] < 18 * MS);
-	/* the link parks it while nobody holds it: no CPU time either */
+	/* the link parks it while nobody holds it: no CPU time either,
+	 * but for what the taker ran after entering STEAL: its return and
+	 * its thread's exit, until the kernel forgets its clock (a few
+	 * microseconds; 75 us once on a loaded host), which may fall in
+	 * the STEAL interval or the parked one. */
 	usage_rebind(&u, WS_PARK, 330 * MS, 0);
 	usage_read(&u, 340 * MS, &t);
 	assert_int_equal(t.wall[WS_STEAL], 20 * MS);
-	assert_int_equal(t.cpu[WS_STEAL], 0);
+	assert_true(t.cpu[WS_STEAL] < 2 * MS);
 	assert_int_equal(t.wall[WS_PARK], 10 * MS);
+	assert_true(t.cpu[WS_PARK] < 2 * MS);
 }
 
 /* A worker allotted from its creation whose thread never ran: all its
