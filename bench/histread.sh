@@ -32,9 +32,11 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' HUP INT TERM
 unset ASTEAL_TRACE ASTEAL_PROFILE ASTEAL_MODE ASTEAL_QUANTUM_MS
+bench_name=histread
+limit=0
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 
-steal() { awk '/^cpu /{ print $9 }' /proc/stat; }
-total() { awk '/^cpu /{ s = 0; for (i = 2; i <= NF; i++) s += $i; print s }' /proc/stat; }
 
 quanta=$((runs / 100))
 "$H" --db "$tmp/base.db" --jobs 100 --quanta "$quanta" --rate 1 >"$tmp/hb" 2>&1 ||

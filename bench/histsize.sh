@@ -31,10 +31,11 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' HUP INT TERM
 unset ASTEAL_TRACE ASTEAL_PROFILE ASTEAL_MODE ASTEAL_QUANTUM_MS
+bench_name=histsize
+limit=0
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 
-# The host's steal ticks so far (/proc/stat, all CPUs).
-steal() { awk '/^cpu /{ print $9 }' /proc/stat; }
-total() { awk '/^cpu /{ s = 0; for (i = 2; i <= NF; i++) s += $i; print s }' /proc/stat; }
 
 db_bytes() {
 	sqlite3 "$1" "PRAGMA wal_checkpoint(TRUNCATE);" >/dev/null 2>&1

@@ -10,6 +10,9 @@
 #                     (exit status RC; 124 is timeout's, shown as >LIMIT);
 #                     a failed run or one without check=ok stops the
 #                     script, naming CMD
+#   steal, total      the host's steal ticks and all its ticks so far
+#                     (/proc/stat, every CPU): a sitting's steal is the
+#                     change of one over the change of the other
 
 fail() {
 	# shellcheck disable=SC2154  # set by the script that sources this
@@ -35,3 +38,6 @@ job_time() {
 		fail "$3" "$2" "$1"
 	fi
 }
+
+steal() { awk '/^cpu /{ print $9 }' /proc/stat; }
+total() { awk '/^cpu /{ s = 0; for (i = 2; i <= NF; i++) s += $i; print s }' /proc/stat; }

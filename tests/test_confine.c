@@ -1209,6 +1209,28 @@ static void test_confine_cgroup_refused(void **state)
 	assert_string_equal(allowed_of(target, target, after, sizeof(after)), before);
 }
 
+/* A live cgroup instance of this run's name on CPUs 0-1 (in live), its
+ * folder and how it holds jobs: 1, or 0 after saying why the test skips. */
+static int cg_live(char *base, size_t blen, char *how, size_t hlen)
+{
+	static const int managed[] = { 0, 1 };
+	char why[WHY];
+
+	if (!have_cpus_01()) {
+		printf("skip: confinement needs CPUs 0 and 1\n");
+		return 0;
+	}
+	live = confine_create(CONFINE_WITH_CGROUP, name_of(), managed, 2,
+			      QUANTUM_NS, why, sizeof(why));
+	if (live == NULL) {
+		printf("skip: cgroup confinement: %s\n", why);
+		return 0;
+	}
+	cg_base(live, base, blen);
+	snprintf(how, hlen, "%s", confine_how(live));
+	return 1;
+}
+
 /* Job folders with survivors stay after confine_free, widened to the
  * release set; the next instance of the same name takes one back (job 7)
  * and removes the other (job 8) once its process is gone. */
@@ -1220,21 +1242,13 @@ static void test_confine_cgroup_leftovers(void **state)
 	pid_t a, b;
 
 	(void)state;
-	if (!have_cpus_01()) {
-		printf("skip: confinement needs CPUs 0 and 1\n");
-		return;
-	}
+	/* The children first: forked later, they would share the handle's
+	 * flock on its folder (cpuset.c), and keep it past confine_free. */
 	release_list(rel, sizeof(rel));
 	a = spawn(idle_child, NULL);
 	b = spawn(idle_child, NULL);
-	live = confine_create(CONFINE_WITH_CGROUP, name_of(), managed, 2,
-			      QUANTUM_NS, why, sizeof(why));
-	if (live == NULL) {
-		printf("skip: cgroup confinement: %s\n", why);
+	if (!cg_live(base, sizeof(base), how, sizeof(how)))
 		return;
-	}
-	cg_base(live, base, sizeof(base));
-	snprintf(how, sizeof(how), "%s", confine_how(live));
 	snprintf(job7, sizeof(job7), "%s/job-7", base);
 	snprintf(job8, sizeof(job8), "%s/job-8", base);
 	assert_int_equal(confine_add(live, 7, a, 1, why, sizeof(why)), 0);
@@ -1291,18 +1305,8 @@ static void test_confine_cgroup_abandoned(void **state)
 	pid_t a;
 
 	(void)state;
-	if (!have_cpus_01()) {
-		printf("skip: confinement needs CPUs 0 and 1\n");
+	if (!cg_live(base, sizeof(base), how, sizeof(how)))
 		return;
-	}
-	live = confine_create(CONFINE_WITH_CGROUP, name_of(), managed, 2,
-			      QUANTUM_NS, why, sizeof(why));
-	if (live == NULL) {
-		printf("skip: cgroup confinement: %s\n", why);
-		return;
-	}
-	cg_base(live, base, sizeof(base));
-	snprintf(how, sizeof(how), "%s", confine_how(live));
 	confine_free(live);
 	live = NULL;
 	snprintf(own, sizeof(own), "%s", base);
