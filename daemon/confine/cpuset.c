@@ -40,7 +40,9 @@
  * would leave it for good.  A live handle holds an exclusive flock on its
  * folder (taken as soon as the folder is made, and checked to be the
  * folder still at that path: a sweeping peer may have removed it in
- * between), which the kernel drops when the daemon dies however it dies.
+ * between), which the kernel drops when the daemon dies however it dies
+ * (the lock is its open file's: a child forked without exec would share
+ * it; asteald forks none, and the descriptor is close-on-exec).
  * Opening, a daemon removes every <own>/asteal-* folder beside its own
  * that no process holds so: its empty job folders, then it (a folder
  * whose jobs still run stays, held to their last CPUs).
