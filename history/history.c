@@ -1,19 +1,20 @@
 /*
  * history.c - asteald's allotment history in SQLite, its handle: opening
- * (schema creation, version check and upgrade, pragmas, the prepared
- * statements), closing, errors, and the helpers the other files use: error
- * messages, binding and stepping statements, the write transaction (whose
- * commit applies the row ids learnt in it), the temporary table of ids.
- * The format and the rules are described in history.h; the job rows are
- * histjob.c, the runs histrun.c, the read side (queries, retention, sizes)
- * histquery.c, and what they share (the handle, the statements, the
- * helpers) is in history_int.h.
+ * (file modes, the integrity check, a damaged file moved aside, pragmas,
+ * WAL, the prepared statements), opening to read only, closing, errors,
+ * and the helpers the other files use: error messages, running SQL text,
+ * binding and stepping statements, the write transaction (whose commit
+ * applies the row ids learnt in it), the temporary table of ids.
+ * The format and the rules are described in history.h; the schema (its
+ * tables, the upgrades from older versions, the version checks) is
+ * histschema.c, the job rows histjob.c, the runs histrun.c, the read side
+ * (queries, retention, sizes) histquery.c, and what they share (the
+ * handle, the statements, the helpers) is in history_int.h.
  */
 #include "history_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,94 +24,8 @@
 #include <unistd.h>
 #include <sqlite3.h>
 
-#define APP_ID 0x41535448               /* "ASTH" */
 #define NS_PER_DAY (86400LL * 1000000000LL)
 #define RETENTION_MAX 36500             /* days, a century */
-
-/* The quanta without a tick (version 3). */
-#define SKIPPED_TABLE "CREATE TABLE skipped (" \
-	" first_quantum INTEGER NOT NULL, last_quantum INTEGER NOT NULL," \
-	" start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL)"
-
-/* The CPUs granted to jobs as they joined or woke (version 6), and their index
- * by job, which deleting a job (ON DELETE CASCADE) looks them up by. */
-#define GRANTS_TABLE "CREATE TABLE grants (" \
-	" job INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE," \
-	" quantum INTEGER NOT NULL, at_ns INTEGER NOT NULL," \
-	" allotment INTEGER NOT NULL, cpus TEXT NOT NULL);" \
-	"CREATE INDEX grants_by_job ON grants(job)"
-
-/* The schema, version 6 (see history.h); version 1 lacked the columns
- * that MIGRATE_V2 adds, version 2 the table MIGRATE_V3 adds, version 3
- * the columns MIGRATE_V4 adds, version 4 the column MIGRATE_V5 adds,
- * version 5 the table MIGRATE_V6 adds. */
-static const char SCHEMA[] =
-	"CREATE TABLE jobs ("
-	" id INTEGER PRIMARY KEY AUTOINCREMENT,"
-	" name TEXT NOT NULL, uid INTEGER NOT NULL, pid INTEGER NOT NULL,"
-	" command TEXT NOT NULL, start_ns INTEGER NOT NULL, end_ns INTEGER,"
-	" exit_status INTEGER, work_ns INTEGER NOT NULL DEFAULT 0,"
-	" steal_ns INTEGER NOT NULL DEFAULT 0,"
-	" mug_ns INTEGER NOT NULL DEFAULT 0,"
-	" workers INTEGER NOT NULL DEFAULT 0,"
-	" allotted_ns INTEGER NOT NULL DEFAULT 0,"
-	" sleep_ns INTEGER NOT NULL DEFAULT 0,"
-	" preempted_ns INTEGER NOT NULL DEFAULT 0);"
-	"CREATE INDEX jobs_by_end ON jobs(end_ns);"
-	"CREATE TABLE allotments ("
-	" id INTEGER PRIMARY KEY,"
-	" job INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,"
-	" first_quantum INTEGER NOT NULL, last_quantum INTEGER NOT NULL,"
-	" start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL,"
-	" desire INTEGER NOT NULL, availability INTEGER NOT NULL,"
-	" allotment INTEGER NOT NULL, cpus TEXT NOT NULL,"
-	" work_ns INTEGER NOT NULL, steal_ns INTEGER NOT NULL,"
-	" mug_ns INTEGER NOT NULL, class INTEGER NOT NULL,"
-	" allotted_ns INTEGER NOT NULL DEFAULT 0,"
-	" sleep_ns INTEGER NOT NULL DEFAULT 0,"
-	" preempted_ns INTEGER NOT NULL DEFAULT 0,"
-	" cpu_quanta INTEGER NOT NULL DEFAULT 0);"
-	"CREATE INDEX allotments_by_job ON allotments(job, start_ns);"
-	SKIPPED_TABLE ";"
-	GRANTS_TABLE;
-
-/* Earlier databases of every version had an index of the runs by end,
- * which no query used (the runs are read by job, and selected by time
- * within the job) and every insert paid for: dropped at open. */
-static const char DROP_UNUSED[] = "DROP INDEX IF EXISTS allotments_by_end";
-
-/* From version 5 to 6: the grants (none before). */
-static const char MIGRATE_V6[] = GRANTS_TABLE "; PRAGMA user_version = 6";
-
-/* From version 4 to 5: the processor-quanta of each run (runs of turns
- * came with it; every run before had its allotment throughout). */
-static const char MIGRATE_V5[] =
-	"ALTER TABLE allotments ADD COLUMN cpu_quanta INTEGER NOT NULL"
-	" DEFAULT 0;"
-	"UPDATE allotments SET cpu_quanta ="
-	" allotment * (last_quantum - first_quantum + 1);"
-	"PRAGMA user_version = 5";
-
-/* From version 3 to 4: the time the jobs' workers slept and were
- * preempted (rows of before are 0: their steal_ns has the sleep in it). */
-static const char MIGRATE_V4[] =
-	"ALTER TABLE jobs ADD COLUMN sleep_ns INTEGER NOT NULL DEFAULT 0;"
-	"ALTER TABLE jobs ADD COLUMN preempted_ns INTEGER NOT NULL DEFAULT 0;"
-	"ALTER TABLE allotments ADD COLUMN sleep_ns INTEGER NOT NULL DEFAULT 0;"
-	"ALTER TABLE allotments ADD COLUMN preempted_ns INTEGER NOT NULL"
-	" DEFAULT 0;"
-	"PRAGMA user_version = 4";
-
-/* From version 2 to 3: the quanta without a tick. */
-static const char MIGRATE_V3[] = SKIPPED_TABLE "; PRAGMA user_version = 3";
-
-/* From version 1 to 2: the jobs' worker counts and allotted time. */
-static const char MIGRATE_V2[] =
-	"ALTER TABLE jobs ADD COLUMN workers INTEGER NOT NULL DEFAULT 0;"
-	"ALTER TABLE jobs ADD COLUMN allotted_ns INTEGER NOT NULL DEFAULT 0;"
-	"ALTER TABLE allotments ADD COLUMN allotted_ns INTEGER NOT NULL"
-	" DEFAULT 0;"
-	"PRAGMA user_version = 2";
 
 /* The store's statements (the read side's are histquery.c's). */
 static const char *const SQL[ST_QUERY] = {
@@ -197,6 +112,21 @@ int hist_step_done(struct history *h, sqlite3_stmt *s, const char *what)
 	sqlite3_reset(s);
 	sqlite3_clear_bindings(s);
 	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Run SQL text with sqlite3_exec; 0, or -1 with the message in h->err. */
+int hist_exec(struct history *h, const char *sql, const char *what)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(h->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		h->rc = sqlite3_extended_errcode(h->db);
+		hist_seterr(h, "%s: %s", what,
+			    msg ? msg : sqlite3_errmsg(h->db));
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
 }
 
 /* Bind parameters first, first + 1, ... of s as fmt says (hist_bind). */
@@ -350,77 +280,6 @@ int hist_tx_commit(struct history *h)
 	return 0;
 }
 
-/* Read the schema version, the application id and the number of schema
- * objects (tables, indexes...) into v[0..2]; 0, or -1 with the message. */
-static int probe(struct history *h, int64_t v[3])
-{
-	sqlite3_stmt *s;
-	int rc;
-
-	if (sqlite3_prepare_v2(h->db, "SELECT v.user_version,"
-			       " a.application_id, (SELECT count(*) FROM"
-			       " sqlite_master) FROM pragma_user_version() v,"
-			       " pragma_application_id() a", -1, &s,
-			       NULL) != SQLITE_OK)
-		return hist_sqlerr(h, "read schema version");
-	rc = sqlite3_step(s);
-	for (int i = 0; i < 3 && rc == SQLITE_ROW; i++)
-		v[i] = sqlite3_column_int64(s, i);
-	if (rc != SQLITE_ROW)
-		hist_sqlerr(h, "read schema version");
-	sqlite3_finalize(s);
-	return rc == SQLITE_ROW ? 0 : -1;
-}
-
-/* Run SQL text with sqlite3_exec; 0, or -1 with the message in h->err. */
-static int exec(struct history *h, const char *sql, const char *what)
-{
-	char *msg = NULL;
-
-	if (sqlite3_exec(h->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		h->rc = sqlite3_extended_errcode(h->db);
-		hist_seterr(h, "%s: %s", what,
-			    msg ? msg : sqlite3_errmsg(h->db));
-		sqlite3_free(msg);
-		return -1;
-	}
-	return 0;
-}
-
-/* In one transaction, run sql (then more, unless NULL) if the schema is
- * still at version `from`; another asteald may have moved it on meanwhile,
- * which is fine.  0, or -1 with the message. */
-static int schema_change(struct history *h, int64_t from, const char *sql,
-			 const char *more, const char *what)
-{
-	int64_t v[3];
-
-	if (exec(h, "BEGIN IMMEDIATE", what) < 0)
-		return -1;
-	if (probe(h, v) < 0)
-		goto fail;
-	if (v[0] == from && (exec(h, sql, what) < 0 ||
-			     (more != NULL && exec(h, more, what) < 0)))
-		goto fail;
-	if (exec(h, "COMMIT", what) < 0)
-		goto fail;
-	return 0;
-fail:
-	if (!sqlite3_get_autocommit(h->db))
-		sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
-	return -1;
-}
-
-/* Create the current schema in an empty database; 0 or -1. */
-static int create_schema(struct history *h)
-{
-	char sql[128];
-
-	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d;"
-		 " PRAGMA application_id = %d", HISTORY_SCHEMA_VERSION, APP_ID);
-	return schema_change(h, 0, SCHEMA, sql, "create schema");
-}
-
 /* Whether SQLite's last error says the file is damaged or no database. */
 static int damaged(const struct history *h)
 {
@@ -501,15 +360,15 @@ static int read_extent(struct history *h)
 static int setup(struct history *h, const char *path, int busy_ms,
 		 int *broken)
 {
-	int64_t v[3], version;
+	int64_t v[3];
 	sqlite3_stmt *s;
 	int ok, memory = strcmp(path, ":memory:") == 0;
 
 	sqlite3_extended_result_codes(h->db, 1);
 	sqlite3_busy_timeout(h->db, busy_ms);
-	if (exec(h, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;"
-		 " PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16384",
-		 "configure") < 0) {
+	if (hist_exec(h, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;"
+		      " PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16384",
+		      "configure") < 0) {
 		*broken = damaged(h);
 		return -1;
 	}
@@ -519,21 +378,8 @@ static int setup(struct history *h, const char *path, int busy_ms,
 	if (!memory && check_intact(h, broken) < 0)
 		return -1;
 	sqlite3_db_config(h->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, NULL);
-	if (probe(h, v) < 0)
+	if (hist_schema_probe(h, v) < 0 || hist_schema_check(h, v) < 0)
 		return -1;
-	version = v[0];
-	if (version > HISTORY_SCHEMA_VERSION) {
-		hist_seterr(h, "database schema version %" PRId64 " is newer"
-			    " than this asteald (%d)", version,
-			    HISTORY_SCHEMA_VERSION);
-		return -1;
-	}
-	if ((version == 0 && v[2] != 0) || (version != 0 && v[1] != APP_ID)) {
-		hist_seterr(h, "not an asteal history database (schema version"
-			    " %" PRId64 ", application_id %" PRId64 ", %" PRId64
-			    " objects)", version, v[1], v[2]);
-		return -1;
-	}
 	/* journal_mode answers with the mode now in force. */
 	if (sqlite3_prepare_v2(h->db, "PRAGMA journal_mode = WAL", -1, &s,
 			       NULL) != SQLITE_OK)
@@ -546,27 +392,7 @@ static int setup(struct history *h, const char *path, int busy_ms,
 	sqlite3_finalize(s);
 	if (!ok)
 		return -1;
-	if (version == 0 && create_schema(h) < 0)
-		return -1;
-	if (version == 1 &&
-	    schema_change(h, 1, MIGRATE_V2, NULL, "upgrade schema to version 2") < 0)
-		return -1;
-	if (version >= 1 && version <= 2 &&
-	    schema_change(h, 2, MIGRATE_V3, NULL, "upgrade schema to version 3") < 0)
-		return -1;
-	if (version >= 1 && version <= 3 &&
-	    schema_change(h, 3, MIGRATE_V4, NULL, "upgrade schema to version 4") < 0)
-		return -1;
-	if (version >= 1 && version <= 4 &&
-	    schema_change(h, 4, MIGRATE_V5, NULL, "upgrade schema to version 5") < 0)
-		return -1;
-	if (version >= 1 && version <= 5 &&
-	    schema_change(h, 5, MIGRATE_V6, NULL, "upgrade schema to version 6") < 0)
-		return -1;
-	if (version != 0 && exec(h, DROP_UNUSED, "drop an unused index") < 0)
-		return -1;
-	if (exec(h, "CREATE TEMP TABLE history_ids(id INTEGER PRIMARY KEY)",
-		 "create temporary table") < 0)
+	if (hist_schema_update(h, v[0]) < 0)
 		return -1;
 	for (int i = 0; i < ST_COUNT; i++)
 		if (sqlite3_prepare_v3(h->db, i < ST_QUERY ? SQL[i] :
@@ -829,8 +655,8 @@ static int connect_readonly(struct history *h, const char *path,
 	/* A reader waits only while another connection recovers the log. */
 	sqlite3_busy_timeout(h->db, 5000);
 	sqlite3_db_config(h->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
-	if (exec(h, "PRAGMA temp_store = MEMORY", "configure") < 0 ||
-	    probe(h, v) < 0) {
+	if (hist_exec(h, "PRAGMA temp_store = MEMORY", "configure") < 0 ||
+	    hist_schema_probe(h, v) < 0) {
 		if (damaged(h))
 			hist_seterr(h, "not an SQLite database, or a damaged one"
 				    " (%s)", sqlite3_errmsg(h->db));
@@ -842,38 +668,9 @@ static int connect_readonly(struct history *h, const char *path,
 				    path);
 		return -1;
 	}
-	if (v[0] > HISTORY_SCHEMA_VERSION) {
-		hist_seterr(h, "its schema version %" PRId64 " is newer than"
-			    " this asteal's (%d): read it with the asteal of"
-			    " the asteald that wrote it", v[0],
-			    HISTORY_SCHEMA_VERSION);
+	if (hist_schema_readable(h, v) < 0)
 		return -1;
-	}
-	if (v[0] == 0 || v[1] != APP_ID) {
-		hist_seterr(h, "not an asteal history database (schema version"
-			    " %" PRId64 ", application_id %" PRId64 ", %" PRId64
-			    " objects)", v[0], v[1], v[2]);
-		return -1;
-	}
-	if (v[0] < HISTORY_SCHEMA_VERSION - 1) {
-		hist_seterr(h, "its schema version %" PRId64 " is older than"
-			    " this asteal's (%d), and reading never upgrades"
-			    " it: an asteald of this version does when it"
-			    " opens the file", v[0], HISTORY_SCHEMA_VERSION);
-		return -1;
-	}
-	/* The temporary tables live in memory, not in the file.  A version
-	 * 5 file is read with an empty temporary table of grants, as its
-	 * upgrade would make it (it had none); temp names come first. */
-	if (exec(h, "CREATE TEMP TABLE history_ids(id INTEGER PRIMARY KEY)",
-		 "create temporary table") < 0)
-		return -1;
-	if (v[0] == 5 && exec(h, "CREATE TEMP TABLE grants(job INTEGER,"
-			      " quantum INTEGER, at_ns INTEGER,"
-			      " allotment INTEGER, cpus TEXT)",
-			      "read a version 5 file") < 0)
-		return -1;
-	if (exec(h, "PRAGMA query_only = 1", "configure") < 0)
+	if (hist_exec(h, "PRAGMA query_only = 1", "configure") < 0)
 		return -1;
 	/* Only the queries' statements: a reader calls nothing else. */
 	for (int i = ST_Q_JOBS; i <= ST_STATS; i++) {

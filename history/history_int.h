@@ -1,10 +1,10 @@
 /*
  * history_int.h - what the files of asteald's history, history.c (the
- * handle), histjob.c (the job rows), histrun.c (the runs) and histquery.c
- * (the read side), share; private to them (history.h is the interface,
- * and no other file includes this one): the handle with its tracked jobs,
- * their open runs and the queue of closed runs, the prepared statements,
- * and a few helpers.
+ * handle), histschema.c (the schema and its upgrades), histjob.c (the job
+ * rows), histrun.c (the runs) and histquery.c (the read side), share;
+ * private to them (history.h is the interface, and no other file includes
+ * this one): the handle with its tracked jobs, their open runs and the
+ * queue of closed runs, the prepared statements, and a few helpers.
  */
 #ifndef ASTEAL_HISTORY_INT_H
 #define ASTEAL_HISTORY_INT_H
@@ -151,6 +151,9 @@ void hist_seterr(struct history *h, const char *fmt, ...);
 /* Set the error message to what SQLite said about `what`; returns -1. */
 int hist_sqlerr(struct history *h, const char *what);
 
+/* Run SQL text with sqlite3_exec; 0, or -1 with the message. */
+int hist_exec(struct history *h, const char *sql, const char *what);
+
 /* Step a statement that returns no rows, then reset it; 0 or -1. */
 int hist_step_done(struct history *h, sqlite3_stmt *s, const char *what);
 
@@ -189,6 +192,27 @@ int hist_tx_commit(struct history *h);
 /* Forget the row ids learnt in a transaction that failed, and roll back
  * (keeping the error message that caused it). */
 void hist_tx_rollback(struct history *h);
+
+/* Defined in histschema.c. */
+
+/* Read the schema version, the application id and the number of schema
+ * objects (tables, indexes...) into v[0..2]; 0, or -1 with the message. */
+int hist_schema_probe(struct history *h, int64_t v[3]);
+
+/* Check, from what hist_schema_probe read into v, that a writer may use
+ * the file: empty, or an asteal history no newer than this version; 0, or
+ * -1 with the message. */
+int hist_schema_check(struct history *h, const int64_t v[3]);
+
+/* Bring the schema of a file at `version` (0: empty) to the current one,
+ * a version at a time, drop the unused index, and create the temporary
+ * table of ids; 0, or -1 with the message. */
+int hist_schema_update(struct history *h, int64_t version);
+
+/* Check, from what hist_schema_probe read into v, that a reader of this
+ * version can read the file as it is (it never upgrades), and create the
+ * temporary tables it needs; 0, or -1 with the message. */
+int hist_schema_readable(struct history *h, const int64_t v[3]);
 
 /* Defined in histjob.c. */
 
