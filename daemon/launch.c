@@ -2,11 +2,8 @@
  * launch.c - launched jobs and waits (see launch.h).
  *
  * The launches (one per job a supervisor holds), a short list, and the
- * waits (one per WaitRequest not answered yet), which an unprivileged
- * client could make many of: at most LAUNCH_CONN_WAITS per connection,
- * found by job id in a hash table when a job ends and by connection in
- * another when the client goes, so that neither scans every wait (3 M
- * waits once made every job end cost 14 ms).  A launch's states:
+ * waits (one per WaitRequest not answered yet: waits.c), at most
+ * LAUNCH_CONN_WAITS per connection.  A launch's states:
  *
  *   begun --claim--> connected --job left--> left
  *     |                  |                     |
@@ -17,35 +14,33 @@
  * the child's socket and its supervisor's report race, so the job ends at
  * whichever of the two comes last.
  *
- * A launch whose child is the sender's own holds a pidfd on it: when the
- * supervisor goes (killed) while the child lives, the job stays, listed
- * and cancelled through that pidfd, and ends when the pidfd says the
- * process has exited (its status unknown).  A daemon that just started
- * holds back the answers "unknown" for rows a previous daemon left
- * without an exit status, for LAUNCH_RESUME_S: the supervisors of those
- * jobs reconnect within a second or two (Launch with job_id, or JobExit).
+ * A launch whose child is the sender's own holds a pidfd on it
+ * (childfd.c): when the supervisor goes (killed) while the child lives,
+ * the job stays, listed and cancelled through that pidfd, and ends when
+ * the pidfd says the process has exited (its status unknown).  A daemon
+ * that just started holds back the answers "unknown" for rows a previous
+ * daemon left without an exit status, for LAUNCH_RESUME_S: the
+ * supervisors of those jobs reconnect within a second or two (Launch with
+ * job_id, or JobExit).
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <event2/event.h>
 
+#include "childfd.h"
 #include "conn.h"
 #include "history.h"
 #include "launch.h"
 #include "log.h"
-#include "proctree.h"
 #include "qtime.h"
 #include "scheduler.h"
+#include "waits.h"
 
 struct launch_job {
 	uint64_t id;
@@ -61,42 +56,10 @@ struct launch_job {
 	int exited;                /* JobExit came */
 	int status;
 	int cpus;                  /* Launch.cpus: rigid until it connects */
-	int pidfd;                 /* the child's, when it is the sender's own;
-	                              -1 once it has exited (or never) */
-	struct event *pidev;       /* fires when it exits (watched once its
-	                              supervisor is gone) */
+	struct childfd child;      /* the child's pidfd, when it is the sender's own */
 	struct conn *reporter;     /* gets Ok for its JobExit when the job ends */
 	uint64_t reporter_id;      /* ... under the JobExit's request id */
 	struct launch_job *next;
-};
-
-/* A node of a hash table (first in the structs the tables hold), chained
- * both ways so that it leaves in O(1). */
-struct hnode {
-	uint64_t key;
-	struct hnode *next, **pprev;
-};
-
-/* A hash table's chains (a power of two of them, or none yet). */
-struct launch_hash {
-	struct hnode **b;
-	size_t n, count;
-};
-
-/* A client's waits (one per connection that waits), by connection. */
-struct launch_waiter {
-	struct hnode node;             /* key: the connection */
-	struct conn *conn;
-	struct launch_wait *waits;     /* its own, through next_own */
-	int nwaits;
-};
-
-/* One wait, by job id, and in its waiter's list. */
-struct launch_wait {
-	struct hnode node;             /* key: the job id */
-	struct launch_waiter *owner;
-	struct launch_wait *next_own;
-	uint64_t request_id;           /* the WaitRequest's, for the reply */
 };
 
 struct launch {
@@ -107,12 +70,10 @@ struct launch {
 	int resuming;                  /* within it: LAUNCH_RESUME_S */
 	uint64_t started_ns;           /* wall clock, at launch_create */
 	struct launch_job *jobs;
-	struct launch_hash waits;      /* struct launch_wait by job id */
-	struct launch_hash waiters;    /* struct launch_waiter by conn */
+	struct waits waits;            /* the clients waiting for jobs to end */
 	int njobs;
 };
 
-static void waiter_drop(struct launch *l, struct launch_waiter *o);
 static void on_resumed(evutil_socket_t fd, short what, void *arg);
 
 /* The table. */
@@ -139,33 +100,6 @@ struct launch *launch_create(struct sched *s, struct history *h,
 	return l;
 }
 
-/* Close a pidfd whose event was deleted, once the loop has applied the
- * deletion (asteald's epoll changelist applies it at the next dispatch,
- * and an fd closed before would be another's by then). */
-static void close_later(evutil_socket_t fd, short what, void *arg)
-{
-	(void)fd;
-	(void)what;
-	close((int)(intptr_t)arg);
-}
-
-/* Close a launch's pidfd and its event; now, when the loop is not
- * running (launch_free), else after the loop's next dispatch. */
-static void pidfd_close(struct launch_job *j, int now)
-{
-	static const struct timeval zero = { 0, 0 };
-	int watched = j->pidev != NULL;
-
-	if (j->pidev != NULL)
-		event_free(j->pidev);
-	j->pidev = NULL;
-	if (j->pidfd >= 0 && (now || !watched ||
-	                      event_base_once(j->owner->base, -1, EV_TIMEOUT, close_later,
-	                                      (void *)(intptr_t)j->pidfd, &zero) < 0))
-		close(j->pidfd);
-	j->pidfd = -1;
-}
-
 /* Free the lists. */
 void launch_free(struct launch *l)
 {
@@ -174,16 +108,12 @@ void launch_free(struct launch *l)
 	while (l->jobs != NULL) {
 		struct launch_job *j = l->jobs;
 		l->jobs = j->next;
-		pidfd_close(j, 1);
+		childfd_close(&j->child, l->base, 1);
 		free(j);
 	}
 	if (l->resume_ev != NULL)
 		event_free(l->resume_ev);
-	for (size_t i = 0; i < l->waiters.n; i++)
-		while (l->waiters.b[i] != NULL)
-			waiter_drop(l, (struct launch_waiter *)l->waiters.b[i]);
-	free(l->waits.b);
-	free(l->waiters.b);
+	waits_free(&l->waits);
 	free(l);
 }
 
@@ -207,7 +137,7 @@ static void drop(struct launch *l, struct launch_job *dead)
 		if (*p == dead) {
 			*p = dead->next;
 			l->njobs--;
-			pidfd_close(dead, 0);
+			childfd_close(&dead->child, l->base, 0);
 			free(dead);
 			return;
 		}
@@ -246,146 +176,21 @@ static int row_get(struct launch *l, uint64_t id, struct row *r)
 	return r->found;
 }
 
-/* The chain of key in a table of n chains (n a power of two, > 0). */
-static size_t bucket(uint64_t key, size_t n)
-{
-	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & (n - 1);
-}
-
-/* Put node x at the head of chain *head. */
-static void chain_add(struct hnode **head, struct hnode *x)
-{
-	x->next = *head;
-	if (*head != NULL)
-		(*head)->pprev = &x->next;
-	*head = x;
-	x->pprev = head;
-}
-
-/* Add x to h, doubling h when it is as full as it has chains: -1 when
- * out of memory (x is then not added). */
-static int hash_add(struct launch_hash *h, struct hnode *x)
-{
-	if (h->count >= h->n) {
-		size_t n = h->n == 0 ? 64 : 2 * h->n;
-		struct hnode **b = calloc(n, sizeof(*b));
-
-		if (b == NULL)
-			return -1;
-		for (size_t i = 0; i < h->n; i++)
-			while (h->b[i] != NULL) {
-				struct hnode *y = h->b[i];
-
-				h->b[i] = y->next;
-				chain_add(&b[bucket(y->key, n)], y);
-			}
-		free(h->b);
-		h->b = b;
-		h->n = n;
-	}
-	chain_add(&h->b[bucket(x->key, h->n)], x);
-	h->count++;
-	return 0;
-}
-
-/* Take x out of h. */
-static void hash_del(struct launch_hash *h, struct hnode *x)
-{
-	*x->pprev = x->next;
-	if (x->next != NULL)
-		x->next->pprev = x->pprev;
-	h->count--;
-}
-
-/* The first node of key's chain in h (the caller checks the keys). */
-static struct hnode *hash_chain(const struct launch_hash *h, uint64_t key)
-{
-	return h->n > 0 ? h->b[bucket(key, h->n)] : NULL;
-}
-
-/* The waiter of connection c, made when make is set (NULL when it has
- * none, or out of memory). */
-static struct launch_waiter *waiter_of(struct launch *l, struct conn *c, int make)
-{
-	uint64_t key = (uint64_t)(uintptr_t)c;
-	struct launch_waiter *o;
-	struct hnode *x;
-
-	for (x = hash_chain(&l->waiters, key); x != NULL; x = x->next)
-		if (((struct launch_waiter *)x)->conn == c)
-			return (struct launch_waiter *)x;
-	if (!make || (o = calloc(1, sizeof(*o))) == NULL)
-		return NULL;
-	o->conn = c;
-	o->node.key = key;
-	if (hash_add(&l->waiters, &o->node) < 0) {
-		free(o);
-		return NULL;
-	}
-	return o;
-}
-
-/* Forget a waiter that has no wait left. */
-static void waiter_put(struct launch *l, struct launch_waiter *o)
-{
-	if (o->nwaits > 0)
-		return;
-	hash_del(&l->waiters, &o->node);
-	free(o);
-}
-
-/* Take a wait out of both its lists and free it. */
-static void wait_drop(struct launch *l, struct launch_wait *w)
-{
-	struct launch_wait **p;
-
-	hash_del(&l->waits, &w->node);
-	for (p = &w->owner->waits; *p != w; p = &(*p)->next_own)
-		;
-	*p = w->next_own;
-	w->owner->nwaits--;
-	free(w);
-}
-
-/* Drop a waiter and all its waits (its connection went). */
-static void waiter_drop(struct launch *l, struct launch_waiter *o)
-{
-	while (o->waits != NULL)
-		wait_drop(l, o->waits);
-	waiter_put(l, o);
-}
-
 /* Answer everyone waiting for job id, from its history row. */
 static void answer_waiters(struct launch *l, uint64_t id)
 {
-	struct hnode *x, *next;
+	Asteal__WaitReply rep = ASTEAL__WAIT_REPLY__INIT;
 	struct row r;
-	int have = -2;
 
-	for (x = hash_chain(&l->waits, id); x != NULL; x = next) {
-		Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
-		Asteal__WaitReply rep = ASTEAL__WAIT_REPLY__INIT;
-		struct launch_wait *w = (struct launch_wait *)x;
-		struct launch_waiter *o = w->owner;
-
-		next = x->next;
-		if (x->key != id)
-			continue;
-		if (have == -2)
-			have = row_get(l, id, &r);
-		rep.job_id = id;
-		if (have == 1) {
-			rep.status_known = r.info.has_exit != 0;
-			rep.wait_status = r.info.exit_status;
-			rep.end_ns = (uint64_t)r.info.end_ns;
-		}
-		env.msg_case = ASTEAL__ENVELOPE__MSG_WAIT_REPLY;
-		env.wait_reply = &rep;
-		env.request_id = w->request_id;
-		conn_send(o->conn, &env);
-		wait_drop(l, w);
-		waiter_put(l, o);
+	if (!waits_for(&l->waits, id))
+		return;
+	rep.job_id = id;
+	if (row_get(l, id, &r) == 1) {
+		rep.status_known = r.info.has_exit != 0;
+		rep.wait_status = r.info.exit_status;
+		rep.end_ns = (uint64_t)r.info.end_ns;
 	}
+	waits_answer(&l->waits, id, &rep);
 }
 
 /* Whether the waits for job id (not launched here, not connected) are
@@ -395,15 +200,21 @@ static int awaits_report(struct launch *l, uint64_t id)
 {
 	struct row r;
 
-	struct hnode *x;
-
-	if (!l->resuming)
-		return 0;
-	for (x = hash_chain(&l->waits, id); x != NULL && x->key != id; x = x->next)
-		;
-	if (x == NULL || row_get(l, id, &r) != 1)
+	if (!l->resuming || !waits_for(&l->waits, id) || row_get(l, id, &r) != 1)
 		return 0;               /* nobody waits, or no row to wait on */
 	return !r.info.has_exit && r.info.start_ns < (int64_t)l->started_ns;
+}
+
+/* Answer the waits for job id when nobody took it back (waits_each's
+ * callback): 1 when they were answered. */
+static int resumed_one(void *arg, uint64_t id)
+{
+	struct launch *l = arg;
+
+	if (find(l, id) != NULL || sched_job_owner(l->sched, id, NULL) == 0)
+		return 0;
+	answer_waiters(l, id);
+	return 1;
 }
 
 /* The resumption window closed: answer the waits held back for jobs that
@@ -415,21 +226,7 @@ static void on_resumed(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	l->resuming = 0;
-	for (size_t i = 0; i < l->waits.n; i++) {
-		struct hnode *x = l->waits.b[i];
-
-		while (x != NULL) {
-			uint64_t id = x->key;
-
-			if (find(l, id) == NULL &&
-			    sched_job_owner(l->sched, id, NULL) != 0) {
-				answer_waiters(l, id);
-				x = l->waits.b[i];      /* the chain changed */
-			} else {
-				x = x->next;
-			}
-		}
-	}
+	waits_each(&l->waits, resumed_one, l);
 }
 
 /* Answer a JobExit. */
@@ -450,7 +247,7 @@ static void maybe_end(struct launch *l, struct launch_job *j)
 {
 	uint64_t id = j->id;
 
-	if (j->connected || (!j->exited && (j->sup != NULL || j->pidfd >= 0)))
+	if (j->connected || (!j->exited && (j->sup != NULL || j->child.fd >= 0)))
 		return;
 	sched_rigid_remove(l->sched, id);
 	/* The scheduler closed the row of a job that connected; one that
@@ -469,16 +266,6 @@ static void maybe_end(struct launch *l, struct launch_job *j)
 	answer_waiters(l, id);
 }
 
-/* Whether pid is a child of parent, owned by uid. */
-static int child_of(pid_t pid, pid_t parent, uid_t uid)
-{
-	pid_t ppid;
-	uid_t owner;
-
-	return proctree_parent(pid, &ppid, &owner) == 0 && ppid == parent &&
-	       owner == uid;
-}
-
 /* The launched child exited (its pidfd is readable): a job whose
  * supervisor is gone ends now. */
 static void on_child_exit(evutil_socket_t fd, short what, void *arg)
@@ -488,53 +275,17 @@ static void on_child_exit(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	pidfd_close(j, 0);
+	childfd_close(&j->child, l->base, 0);
 	maybe_end(l, j);
-}
-
-/* Hold a pidfd on the launched child when it is the sender's own (pid
- * sup_pid, uid), watched for its exit; -1 otherwise (a child of some
- * other process: the daemon then neither signals nor watches it). */
-static void pidfd_take(struct launch *l, struct launch_job *j, pid_t sup_pid)
-{
-	struct pollfd p;
-	int fd;
-
-	j->pidfd = -1;
-	if (l->base == NULL)
-		return;
-	fd = (int)syscall(SYS_pidfd_open, j->pid, 0);
-	if (fd < 0)
-		return;
-	/* The pidfd names a process that was the sender's child while it
-	 * was open (not exited since: the pid was not reused between). */
-	p.fd = fd;
-	p.events = POLLIN;
-	p.revents = 0;
-	if (!child_of(j->pid, sup_pid, j->uid) || poll(&p, 1, 0) != 0 ||
-	    fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
-		close(fd);
-		return;
-	}
-	j->pidfd = fd;
 }
 
 /* The supervisor went: watch the child's pidfd for its exit (the job ends
  * then); without a watch, the pidfd goes and the job ends now. */
 static void pidfd_watch(struct launch *l, struct launch_job *j)
 {
-	if (j->pidfd < 0 || j->pidev != NULL)
-		return;
-	j->pidev = event_new(l->base, j->pidfd, EV_READ, on_child_exit, j);
-	if (j->pidev == NULL || event_add(j->pidev, NULL) < 0) {
+	if (childfd_watch(&j->child, l->base, on_child_exit, j) < 0)
 		log_warn("job %llu: cannot watch pid %d: %s", (unsigned long long)j->id,
 		         (int)j->pid, strerror(errno));
-		if (j->pidev != NULL)
-			event_free(j->pidev);
-		j->pidev = NULL;
-		close(j->pidfd);
-		j->pidfd = -1;
-	}
 }
 
 /* A launch with --cpus: a rigid job until its child connects, or a cap
@@ -578,7 +329,7 @@ Asteal__ErrorCode launch_begin(struct launch *l, struct conn *sup, uid_t uid,
 		         SCHED_MAX_WORKERS);
 		return ASTEAL__ERROR_CODE__INVALID;
 	}
-	if (m->cpus > 0 && !child_of(m->pid, conn_pid(sup), uid)) {
+	if (m->cpus > 0 && !childfd_is_child(m->pid, conn_pid(sup), uid)) {
 		/* Its process tree will be confined: it must be the
 		 * sender's own child, not any pid the message names. */
 		snprintf(why, whylen, "launch: pid %d is not a child of the "
@@ -596,7 +347,7 @@ Asteal__ErrorCode launch_begin(struct launch *l, struct conn *sup, uid_t uid,
 	j->uid = uid;
 	j->pid = m->pid;
 	j->owner = l;
-	j->pidfd = -1;
+	j->child.fd = -1;
 	j->sup = sup;
 	j->cpus = (int)m->cpus;
 	j->start_ns = qtime_wall_ns();
@@ -651,7 +402,7 @@ Asteal__ErrorCode launch_begin(struct launch *l, struct conn *sup, uid_t uid,
 		}
 		j->id = (uint64_t)row;
 	}
-	pidfd_take(l, j, conn_pid(sup));
+	childfd_take(&j->child, l->base, j->pid, conn_pid(sup), j->uid);
 	j->next = l->jobs;
 	l->jobs = j;
 	l->njobs++;
@@ -766,8 +517,7 @@ Asteal__ErrorCode launch_wait(struct launch *l, struct conn *c, uint64_t id,
                               int64_t only_uid, char *why, size_t whylen)
 {
 	struct launch_job *j = find(l, id);
-	struct launch_waiter *o;
-	struct launch_wait *w;
+	Asteal__ErrorCode code;
 	struct row r;
 	uid_t owner = 0;
 	int have = 1;
@@ -786,31 +536,10 @@ Asteal__ErrorCode launch_wait(struct launch *l, struct conn *c, uint64_t id,
 		return have < 0 ? ASTEAL__ERROR_CODE__INTERNAL
 		                : ASTEAL__ERROR_CODE__NOT_FOUND;
 	}
-	o = waiter_of(l, c, 1);
-	if (o != NULL && o->nwaits >= LAUNCH_CONN_WAITS) {
-		snprintf(why, whylen, "job %llu: this connection waits for %d jobs "
-		         "already, the most it may", (unsigned long long)id,
-		         LAUNCH_CONN_WAITS);
-		return ASTEAL__ERROR_CODE__BUSY;
-	}
-	if (o == NULL || (w = calloc(1, sizeof(*w))) == NULL) {
-		if (o != NULL)
-			waiter_put(l, o);
-		snprintf(why, whylen, "out of memory");
-		return ASTEAL__ERROR_CODE__INTERNAL;
-	}
-	w->owner = o;
-	w->node.key = id;
-	w->request_id = conn_reply_id(c);
-	if (hash_add(&l->waits, &w->node) < 0) {
-		free(w);
-		waiter_put(l, o);
-		snprintf(why, whylen, "out of memory");
-		return ASTEAL__ERROR_CODE__INTERNAL;
-	}
-	w->next_own = o->waits;
-	o->waits = w;
-	o->nwaits++;
+	code = waits_add(&l->waits, c, id, conn_reply_id(c), LAUNCH_CONN_WAITS,
+	                 why, whylen);
+	if (code != 0)
+		return code;
 	/* A job that is neither launched nor connected has ended (a row a
 	 * previous daemon left open counts as ended: nobody runs it now). */
 	if (j == NULL && sched_job_owner(l->sched, id, NULL) != 0 &&
@@ -827,7 +556,7 @@ int launch_cancel(struct launch *l, uint64_t id, uid_t uid, int sig,
 	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
 	Asteal__CancelRequest cr = ASTEAL__CANCEL_REQUEST__INIT;
 
-	if (j == NULL || j->exited || (j->sup == NULL && j->pidfd < 0))
+	if (j == NULL || j->exited || (j->sup == NULL && j->child.fd < 0))
 		return 0;
 	if (uid != 0 && uid != j->uid) {
 		snprintf(why, whylen, "job %llu: not yours (only its owner or root "
@@ -836,7 +565,7 @@ int launch_cancel(struct launch *l, uint64_t id, uid_t uid, int sig,
 	}
 	if (j->sup == NULL) {
 		/* Its supervisor is gone: the child itself, by its pidfd. */
-		if (syscall(SYS_pidfd_send_signal, j->pidfd, sig, NULL, 0) < 0) {
+		if (childfd_signal(&j->child, sig) < 0) {
 			snprintf(why, whylen, "job %llu: signalling pid %d: %s",
 			         (unsigned long long)id, (int)j->pid,
 			         errno == ESRCH ? "it has exited" : strerror(errno));
@@ -865,11 +594,9 @@ int launch_cancel(struct launch *l, uint64_t id, uid_t uid, int sig,
 /* A connection closed. */
 void launch_conn_gone(struct launch *l, struct conn *c)
 {
-	struct launch_waiter *o = waiter_of(l, c, 0);
 	struct launch_job *j, *next;
 
-	if (o != NULL)
-		waiter_drop(l, o);
+	waits_conn_gone(&l->waits, c);
 	for (j = l->jobs; j != NULL; j = next) {
 		next = j->next;
 		if (j->reporter == c)

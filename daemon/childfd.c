@@ -1,0 +1,106 @@
+/*
+ * childfd.c - a launched job's child's pidfd (see childfd.h).
+ *
+ * The pidfd is taken only when the child is the sender's own and has not
+ * exited: then it names a process that was the sender's child while it
+ * was open (the pid was not reused between).  A pidfd whose event was
+ * deleted is closed only after the loop has applied the deletion, since
+ * asteald's epoll changelist applies it at the next dispatch, and an fd
+ * closed before would be another's by then.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "childfd.h"
+#include "proctree.h"
+
+/* Whether pid is a child of parent, owned by uid. */
+int childfd_is_child(pid_t pid, pid_t parent, uid_t uid)
+{
+	pid_t ppid;
+	uid_t owner;
+
+	return proctree_parent(pid, &ppid, &owner) == 0 && ppid == parent &&
+	       owner == uid;
+}
+
+/* Hold a pidfd on the launched child when it is the sender's own. */
+void childfd_take(struct childfd *c, struct event_base *base, pid_t pid, pid_t sup_pid,
+                  uid_t uid)
+{
+	struct pollfd p;
+	int fd;
+
+	c->fd = -1;
+	if (base == NULL)
+		return;
+	fd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (fd < 0)
+		return;
+	p.fd = fd;
+	p.events = POLLIN;
+	p.revents = 0;
+	if (!childfd_is_child(pid, sup_pid, uid) || poll(&p, 1, 0) != 0 ||
+	    fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
+		close(fd);
+		return;
+	}
+	c->fd = fd;
+}
+
+/* Watch the child's pidfd for its exit. */
+int childfd_watch(struct childfd *c, struct event_base *base, event_callback_fn exited,
+                  void *arg)
+{
+	int err;
+
+	if (c->fd < 0 || c->ev != NULL)
+		return 0;
+	c->ev = event_new(base, c->fd, EV_READ, exited, arg);
+	if (c->ev == NULL || event_add(c->ev, NULL) < 0) {
+		err = errno;
+		if (c->ev != NULL)
+			event_free(c->ev);
+		c->ev = NULL;
+		close(c->fd);
+		c->fd = -1;
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
+/* Close a pidfd once the loop has applied its event's deletion (a
+ * one-shot event's callback). */
+static void close_later(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	close((int)(intptr_t)arg);
+}
+
+/* Close the pidfd and its watch. */
+void childfd_close(struct childfd *c, struct event_base *base, int now)
+{
+	static const struct timeval zero = { 0, 0 };
+	int watched = c->ev != NULL;
+
+	if (c->ev != NULL)
+		event_free(c->ev);
+	c->ev = NULL;
+	if (c->fd >= 0 && (now || !watched ||
+	                   event_base_once(base, -1, EV_TIMEOUT, close_later,
+	                                   (void *)(intptr_t)c->fd, &zero) < 0))
+		close(c->fd);
+	c->fd = -1;
+}
+
+/* Send sig to the child through its pidfd. */
+int childfd_signal(const struct childfd *c, int sig)
+{
+	return syscall(SYS_pidfd_send_signal, c->fd, sig, NULL, 0) < 0 ? -1 : 0;
+}

@@ -1,0 +1,45 @@
+/*
+ * childfd.h - a pidfd on the child of a launched job, held when the child
+ * is the sender's own (the supervisor's), so that when the supervisor
+ * goes while the child lives, the daemon can still signal the child and
+ * learn when it exits (launch.c says when it holds and watches one).
+ */
+#ifndef ASTEAL_CHILDFD_H
+#define ASTEAL_CHILDFD_H
+
+#include <sys/types.h>
+
+#include <event2/event.h>
+
+/* A child's pidfd and its watch. */
+struct childfd {
+	int fd;                    /* -1 once the child has exited (or never) */
+	struct event *ev;          /* fires when it exits (watched once its
+	                              supervisor is gone) */
+};
+
+/* Whether pid is a child of parent, owned by uid. */
+int childfd_is_child(pid_t pid, pid_t parent, uid_t uid);
+
+/* Hold in c a pidfd on pid when it is a child of sup_pid owned by uid
+ * that has not exited; else c->fd is -1 (a child of some other process:
+ * the daemon then neither signals nor watches it).  Nothing without a
+ * loop (base NULL). */
+void childfd_take(struct childfd *c, struct event_base *base, pid_t pid, pid_t sup_pid,
+                  uid_t uid);
+
+/* Watch c's pidfd on base, calling exited(fd, what, arg) when the child
+ * exits: 0 (also when there is no pidfd or it is watched already), or -1
+ * with errno when it cannot be watched (the pidfd is then closed). */
+int childfd_watch(struct childfd *c, struct event_base *base, event_callback_fn exited,
+                  void *arg);
+
+/* Close c's pidfd and its watch: now, when the loop is not running
+ * (now set), else after the next dispatch of base. */
+void childfd_close(struct childfd *c, struct event_base *base, int now);
+
+/* Send sig to the child through c's pidfd: 0, or -1 with errno (ESRCH:
+ * it has exited). */
+int childfd_signal(const struct childfd *c, int sig);
+
+#endif
