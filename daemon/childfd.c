@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "childfd.h"
+#include "fdlater.h"
 #include "proctree.h"
 
 /* Whether pid is a child of parent, owned by uid. */
@@ -74,28 +75,19 @@ int childfd_watch(struct childfd *c, struct event_base *base, event_callback_fn 
 	return 0;
 }
 
-/* Close a pidfd once the loop has applied its event's deletion (a
- * one-shot event's callback). */
-static void close_later(evutil_socket_t fd, short what, void *arg)
-{
-	(void)fd;
-	(void)what;
-	close((int)(intptr_t)arg);
-}
-
-/* Close the pidfd and its watch. */
+/* Close the pidfd and its watch: a watched one once the loop has applied
+ * its event's deletion (fdlater), unless now. */
 void childfd_close(struct childfd *c, struct event_base *base, int now)
 {
-	static const struct timeval zero = { 0, 0 };
 	int watched = c->ev != NULL;
 
 	if (c->ev != NULL)
 		event_free(c->ev);
 	c->ev = NULL;
-	if (c->fd >= 0 && (now || !watched ||
-	                   event_base_once(base, -1, EV_TIMEOUT, close_later,
-	                                   (void *)(intptr_t)c->fd, &zero) < 0))
+	if (c->fd >= 0 && (now || !watched))
 		close(c->fd);
+	else if (c->fd >= 0)
+		fdlater_close(base, c->fd);
 	c->fd = -1;
 }
 
