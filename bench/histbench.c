@@ -108,7 +108,7 @@ int main(int argc, char **argv)
 			int changed = q == 0;
 			struct history_quantum hq;
 			/* work, steal, mug, sleep, preempted, allotted */
-			static const int64_t use[HISTORY_NUSE] = {
+			static const int64_t use[USAGE_N] = {
 				9000000, 500000, 0, 400000, 100000, 10000000 };
 
 			if ((double)(next_rand(&rng) >> 11) * 0x1p-53 < rate) {

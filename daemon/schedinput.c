@@ -30,15 +30,6 @@
 #include "qtime.h"
 #include "samples.h"
 
-/* The history takes usage in the same order (history_usage). */
-_Static_assert((int)HISTORY_WORK == USAGE_WORK &&
-               (int)HISTORY_STEAL == USAGE_STEAL &&
-               (int)HISTORY_MUG == USAGE_MUG && (int)HISTORY_SLEEP == USAGE_SLEEP &&
-               (int)HISTORY_PREEMPTED == USAGE_PREEMPTED &&
-               (int)HISTORY_ALLOTTED == USAGE_ALLOTTED &&
-               (int)HISTORY_NUSE == USAGE_N,
-               "history_use and usage_kind differ");
-
 /* Refused input a job may send before it is dropped: a burst, then so
  * many a second (a job that is merely late or was stopped sends a few;
  * one that sends thousands costs the daemon for nothing). */

@@ -171,12 +171,12 @@ int hist_write_ops(struct history *h)
  * transaction: kept while the runs written are the same job's (the queue
  * is written sorted by job), added to the row when another's come or
  * before the commit. */
-int hist_acc_add(struct history *h, int64_t job, const int64_t d[HISTORY_NUSE])
+int hist_acc_add(struct history *h, int64_t job, const int64_t d[USAGE_N])
 {
 	if (h->acc_job != job && hist_acc_flush(h) < 0)
 		return -1;
 	h->acc_job = job;
-	for (int k = 0; k < HISTORY_NUSE; k++)
+	for (int k = 0; k < USAGE_N; k++)
 		h->acc[k] += d[k];
 	return 0;
 }
@@ -184,7 +184,7 @@ int hist_acc_add(struct history *h, int64_t job, const int64_t d[HISTORY_NUSE])
 /* Add the usage kept by hist_acc_add to its job's totals. */
 int hist_acc_flush(struct history *h)
 {
-	static const int64_t none[HISTORY_NUSE];
+	static const int64_t none[USAGE_N];
 	int64_t job = h->acc_job;
 
 	if (job == 0)

@@ -181,12 +181,12 @@ sqlite3_stmt *hist_bind_from(sqlite3_stmt *s, int first, const char *fmt, ...)
 	return s;
 }
 
-/* Bind usage u (enum history_use) to parameters first, first + 1, ... of
+/* Bind usage u (enum usage_kind) to parameters first, first + 1, ... of
  * s, in that order; returns s. */
 sqlite3_stmt *hist_bind_use(sqlite3_stmt *s, int first,
-			    const int64_t u[HISTORY_NUSE])
+			    const int64_t u[USAGE_N])
 {
-	for (int k = 0; k < HISTORY_NUSE; k++)
+	for (int k = 0; k < USAGE_N; k++)
 		sqlite3_bind_int64(s, first + k, u[k]);
 	return s;
 }

@@ -162,15 +162,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HISTORY_SCHEMA_VERSION 6
+#include "message.h"         /* enum usage_kind: a job's usage, by kind */
 
-/* A job's usage, in nanoseconds (asteal.proto, Feedback): the places in
- * an array of usage (history_usage). */
-enum history_use {
-	HISTORY_WORK, HISTORY_STEAL, HISTORY_MUG, HISTORY_SLEEP,
-	HISTORY_PREEMPTED, HISTORY_ALLOTTED,
-	HISTORY_NUSE
-};
+#define HISTORY_SCHEMA_VERSION 6
 
 /* Opening options; a NULL pointer or a field <= 0 means the default. */
 struct history_opts {
@@ -425,11 +419,11 @@ int history_close_stale(struct history *h, int64_t now_ns,
 int history_allot(struct history *h, int64_t job_id,
 		  const struct history_quantum *q);
 
-/* Add usage (use[HISTORY_WORK] ..., each >= 0) to a tracked job's open
+/* Add usage (use[USAGE_WORK] ..., each >= 0) to a tracked job's open
  * run, or to the run it opens next when it has none yet; -1 for an
  * unknown job or bad usage. */
 int history_usage(struct history *h, int64_t job_id,
-		  const int64_t use[HISTORY_NUSE]);
+		  const int64_t use[USAGE_N]);
 
 /* Quanta first..last (from start_ns to end_ns) had no tick: queued like
  * closed runs (ranges that follow each other merge); -1 on bad arguments

@@ -41,7 +41,7 @@ struct run {
 	int64_t rowid;          /* its row, 0 if never written */
 	int64_t new_rowid;      /* the row written in the open transaction */
 	int64_t first_q, last_q, start_ns, end_ns;
-	int64_t use[HISTORY_NUSE];      /* its usage (enum history_use) */
+	int64_t use[USAGE_N];      /* its usage (enum usage_kind) */
 	int desire, availability, allotment, cls;      /* allotment and
 				   availability: the lower of its turns */
 	char *cpus;             /* all the CPUs it held */
@@ -53,10 +53,10 @@ struct run {
 	int64_t epoch;          /* the shares' generation it began in */
 	int dirty;              /* changed since last written */
 	int pending;            /* written in the open transaction */
-	int64_t w[HISTORY_NUSE];        /* its usage in its row as
+	int64_t w[USAGE_N];        /* its usage in its row as
 				   committed: what its job's totals hold
 				   of it */
-	int64_t wn[HISTORY_NUSE];       /* ... as written in the open
+	int64_t wn[USAGE_N];       /* ... as written in the open
 				   transaction */
 };
 
@@ -65,7 +65,7 @@ struct live {
 	int64_t job;
 	int has_run;
 	struct run run;
-	int64_t carry[HISTORY_NUSE];    /* usage before its first run */
+	int64_t carry[USAGE_N];    /* usage before its first run */
 	int lost;               /* its row was dropped (the buffer of job
 				   writes was full): nothing of it is kept */
 };
@@ -121,7 +121,7 @@ struct history {
 	int64_t next_id;        /* the next job's id */
 	int64_t qbase;          /* added to every quantum number (history.h) */
 	int64_t acc_job;        /* usage written to runs in the open */
-	int64_t acc[HISTORY_NUSE];      /* transaction, not yet added to
+	int64_t acc[USAGE_N];      /* transaction, not yet added to
 				   the job's totals (acc_job 0: none) */
 	int rc;                 /* SQLite's code for the last error */
 	int degraded;           /* writes fail: keep everything pending and
@@ -169,10 +169,10 @@ sqlite3_stmt *hist_bind_from(sqlite3_stmt *s, int first, const char *fmt, ...);
 /* The processor-quanta run r was allotted, up to its last quantum. */
 int64_t hist_cpu_quanta(const struct run *r);
 
-/* Bind usage u (enum history_use) to parameters first, first + 1, ... of
+/* Bind usage u (enum usage_kind) to parameters first, first + 1, ... of
  * s, in that order; returns s. */
 sqlite3_stmt *hist_bind_use(sqlite3_stmt *s, int first,
-			    const int64_t u[HISTORY_NUSE]);
+			    const int64_t u[USAGE_N]);
 
 /* Put ids (n of them, or the tracked jobs' if ids is NULL) in the
  * temporary table history_ids; 0 or -1. */
@@ -223,9 +223,9 @@ int hist_write_ops(struct history *h);
  * usage to its totals (before the commit); 0 or -1. */
 int hist_acc_flush(struct history *h);
 
-/* Add usage d (enum history_use) written to a run of job to its totals,
+/* Add usage d (enum usage_kind) written to a run of job to its totals,
  * in the open transaction; 0 or -1. */
-int hist_acc_add(struct history *h, int64_t job, const int64_t d[HISTORY_NUSE]);
+int hist_acc_add(struct history *h, int64_t job, const int64_t d[USAGE_N]);
 
 /* Forget the job writes the transaction just committed held. */
 void hist_ops_done(struct history *h);

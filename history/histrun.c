@@ -58,7 +58,7 @@ static void sort_unwritten(struct history *h)
 int hist_write_run(struct history *h, int64_t job, struct run *r)
 {
 	const int64_t *was = r->pending ? r->wn : r->w;
-	int64_t d[HISTORY_NUSE];
+	int64_t d[USAGE_N];
 	sqlite3_stmt *s;
 
 	if (r->rowid != 0) {
@@ -81,7 +81,7 @@ int hist_write_run(struct history *h, int64_t job, struct run *r)
 			return -1;
 		r->new_rowid = sqlite3_last_insert_rowid(h->db);
 	}
-	for (int k = 0; k < HISTORY_NUSE; k++)
+	for (int k = 0; k < USAGE_N; k++)
 		d[k] = r->use[k] - was[k];
 	if (hist_acc_add(h, job, d) < 0)
 		return -1;
@@ -230,22 +230,22 @@ int hist_sync(struct history *h)
 	return h->degraded ? 0 : -1;
 }
 
-/* A quantum's usage as an array (enum history_use). */
+/* A quantum's usage as an array (enum usage_kind). */
 static void quantum_use(const struct history_quantum *q,
-			int64_t u[HISTORY_NUSE])
+			int64_t u[USAGE_N])
 {
-	u[HISTORY_WORK] = q->work_ns;
-	u[HISTORY_STEAL] = q->steal_ns;
-	u[HISTORY_MUG] = q->mug_ns;
-	u[HISTORY_SLEEP] = q->sleep_ns;
-	u[HISTORY_PREEMPTED] = q->preempted_ns;
-	u[HISTORY_ALLOTTED] = q->allotted_ns;
+	u[USAGE_WORK] = q->work_ns;
+	u[USAGE_STEAL] = q->steal_ns;
+	u[USAGE_MUG] = q->mug_ns;
+	u[USAGE_SLEEP] = q->sleep_ns;
+	u[USAGE_PREEMPTED] = q->preempted_ns;
+	u[USAGE_ALLOTTED] = q->allotted_ns;
 }
 
 /* Whether every usage in u is >= 0. */
-static int use_ok(const int64_t u[HISTORY_NUSE])
+static int use_ok(const int64_t u[USAGE_N])
 {
-	for (int k = 0; k < HISTORY_NUSE; k++)
+	for (int k = 0; k < USAGE_N; k++)
 		if (u[k] < 0)
 			return 0;
 	return 1;
@@ -255,7 +255,7 @@ static int use_ok(const int64_t u[HISTORY_NUSE])
 static int check_quantum(struct history *h, const struct history_quantum *q)
 {
 	const char *why = NULL;
-	int64_t u[HISTORY_NUSE];
+	int64_t u[USAGE_N];
 
 	if (q == NULL || q->cpus == NULL)
 		why = "NULL quantum or cpus";
@@ -404,7 +404,7 @@ int hist_enqueue(struct history *h, int64_t job, struct run *r)
 int history_allot(struct history *h, int64_t job_id,
 		  const struct history_quantum *q)
 {
-	int64_t u[HISTORY_NUSE];
+	int64_t u[USAGE_N];
 	struct live *l;
 	struct run *r;
 	int64_t qn;
@@ -442,7 +442,7 @@ int history_allot(struct history *h, int64_t job_id,
 		r->cls = q->cls;
 		r->last_q = qn;
 		r->end_ns = q->end_ns;
-		for (int k = 0; k < HISTORY_NUSE; k++)
+		for (int k = 0; k < USAGE_N; k++)
 			r->use[k] += u[k];
 		r->dirty = 1;
 		return 0;
@@ -475,7 +475,7 @@ int history_allot(struct history *h, int64_t job_id,
 	r->epoch = q->epoch;
 	r->cls = q->cls;
 	r->cpus = cpus;
-	for (int k = 0; k < HISTORY_NUSE; k++)
+	for (int k = 0; k < USAGE_N; k++)
 		r->use[k] = u[k] + l->carry[k];
 	memset(l->carry, 0, sizeof(l->carry));
 	r->dirty = 1;
@@ -485,7 +485,7 @@ int history_allot(struct history *h, int64_t job_id,
 
 /* Add usage to a tracked job's open run (or to its next one). */
 int history_usage(struct history *h, int64_t job_id,
-		  const int64_t use[HISTORY_NUSE])
+		  const int64_t use[USAGE_N])
 {
 	struct live *l;
 	int64_t *to;
@@ -505,7 +505,7 @@ int history_usage(struct history *h, int64_t job_id,
 	if (l->lost)
 		return 0;
 	to = l->has_run ? l->run.use : l->carry;
-	for (int k = 0; k < HISTORY_NUSE; k++)
+	for (int k = 0; k < USAGE_N; k++)
 		to[k] += use[k];
 	if (l->has_run)
 		l->run.dirty = 1;

@@ -120,9 +120,9 @@ static inline void hist_find(const char *dir, const char *prefix, char *out,
 
 #include "history.h"
 
-/* A usage array (enum history_use): work, steal, mug, sleep, preempted,
+/* A usage array (enum usage_kind): work, steal, mug, sleep, preempted,
  * allotted. */
-#define USE(w, s, m, sl, p, a) ((const int64_t[HISTORY_NUSE]){ w, s, m, sl, p, a })
+#define USE(w, s, m, sl, p, a) ((const int64_t[USAGE_N]){ w, s, m, sl, p, a })
 #define T0 1700000000000000000LL        /* a start time, ns */
 #define QNS 10000000LL                  /* quantum length, 10 ms */
 #define DAY (86400LL * 1000000000LL)
