@@ -28,6 +28,7 @@
 #include "qtime.h"
 #include "query.h"
 #include "table.h"
+#include "search.h"
 
 /* Every page of a history query and the records they hold. */
 struct hist {
@@ -125,21 +126,18 @@ oom:
 	return CLI_FAIL;
 }
 
+/* Whether jobs[i] sorts before the id at key. */
+static int record_below(const void *arr, size_t i, const void *key)
+{
+	return ((const Asteal__JobRecord *const *)arr)[i]->id < *(const uint64_t *)key;
+}
+
 /* The job with id in h, or NULL. */
 static const Asteal__JobRecord *hist_job(const struct hist *h, uint64_t id)
 {
-	size_t lo = 0, hi = h->njobs;
+	size_t at = search_first(h->jobs, h->njobs, &id, record_below);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (h->jobs[mid]->id == id)
-			return h->jobs[mid];
-		if (h->jobs[mid]->id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	return at < h->njobs && h->jobs[at]->id == id ? h->jobs[at] : NULL;
 }
 
 /* The columns of `history` (allotment records) and of `history --jobs`,
