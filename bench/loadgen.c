@@ -341,9 +341,9 @@ static int boundary(struct run *g, struct fake *j, uint64_t q, uint64_t now)
 	x.quantum = q - 1;
 	x.desire = j->desire;
 	x.desire_real = j->desire;
-	x.work_ns = j->tot[0];
-	x.steal_ns = j->tot[1];
-	x.allotted_ns = j->tot[3];
+	x.use.ns[USAGE_WORK] = j->tot[0];
+	x.use.ns[USAGE_STEAL] = j->tot[1];
+	x.use.ns[USAGE_ALLOTTED] = j->tot[3];
 	x.cls = j->allotment == j->sent ? 1 : 2;
 	exchange_feedback_msg(&fb, &x);
 	env.msg_case = ASTEAL__ENVELOPE__MSG_FEEDBACK;

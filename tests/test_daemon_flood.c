@@ -17,8 +17,8 @@
  * Feedback for the same quantum again and again) is disconnected once
  * past its room for it (2,048, then 256 a second), with an Error that says
  * so.  A job may begin no frame over PROTO_MAX_JOB_FRAME (a client, one
- * over PROTO_MAX_FRAME), and any peer's frame must come whole within 3 s
- * of its first bytes: neither can hold the daemon's memory.
+ * over PROTO_MAX_REQUEST_FRAME), and any peer's frame must come whole
+ * within 3 s of its first bytes: neither can hold the daemon's memory.
  */
 #include <errno.h>
 #include <fcntl.h>
