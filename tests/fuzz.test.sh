@@ -34,7 +34,7 @@ for seed in 1 2; do
 done
 
 n=3000
-[ -n "${ASTEAL_TEST_SAN:-}" ] && n=2000
+[ -n "${ASTEAL_TEST_SAN:-}" ] && n=1200
 # With 256 descriptors: a daemon set up and freed per input that left one
 # behind each time (a socket's number held for a timer that never fired)
 # would run out within the run.

@@ -10,7 +10,14 @@
  * - grants between ticks: a job that joins, or wakes up asking for a CPU,
  *   while one is free gets it at once, and a job waiting for one gets it
  *   as soon as another job ends; otherwise at the next tick; counted in
- *   Status.
+ *   Status;
+ * - last, on the tests' daemon once it has run 10 s (the tests above let
+ *   that time pass), what a late or stopped job could send (a Feedback
+ *   for a quantum that ended more than 10 s ago, a second one for the
+ *   same or an earlier quantum): each gets Error INVALID on a connection
+ *   that stays open (a later good Feedback is taken without an Error), is
+ *   counted in Status.bad_feedbacks, each kind logged once per job; a
+ *   Feedback that ended less than 10 s ago is fine.
  * Each daemon's history replays exactly through DEQ (tests/deq_replay.c)
  * in its own mode, its grants on CPUs free then.  Every wait is on a
  * condition with a deadline (poll, never sleep and hope); the job peers
@@ -480,6 +487,65 @@ static void test_grant_at_leave(void **state)
 	grant_daemon_end(d, cpus);
 }
 
+/* The bad Feedbacks a late or stopped job could send (for a quantum that
+ * ended more than 10 s ago, a second one for a quantum or an earlier
+ * one) get Error INVALID and are ignored: the connection stays, a later
+ * good Feedback is taken, Status counts them, each kind is logged once. */
+static void test_bad_feedbacks(void **state)
+{
+	struct peer *c = peer_open("client", 0), *j;
+	struct snap s0, sa;
+	uint64_t past, q, qa, qb, at, tot[NTOT];
+
+	(void)state;
+	status(c, &s0);
+	/* Quanta that ended more than 10 s ago exist once the daemon has run
+	 * that long (its quanta start with it): wait for the clock to get
+	 * there (the wait's bound is that instant plus bound()). */
+	past = (uint64_t)PROTO_FEEDBACK_PAST_MS * 1000000u /
+	       ((uint64_t)s0.quantum_us * 1000u) + 1;
+	at = s0.t0 + (past + 50) * (uint64_t)s0.quantum_us * 1000u;
+	assert_int_equal(wait_for(clock_at, &at, (double)(at > qtime_now_ns() ?
+	                 at - qtime_now_ns() : 0) * 1e-9 + bound()), 0);
+	status(c, &s0);
+
+	j = peer_open("bad", 4);
+	assert_int_equal(j->t0, s0.t0);
+	assert_int_equal(j->quantum_us, s0.quantum_us);
+	first_allot(j);
+	qa = qnow(j);
+	status(c, &sa);
+	qb = qnow(j);
+	assert_in_range(sa.quantum, qa, qb);
+
+	/* A quantum that ended 5 s ago is fine. */
+	q = qnow(j) - past / 2;
+	more_usage(j, tot);
+	send_fb(j, q, 1, 1, tot);
+	memcpy(j->tot, tot, sizeof(tot));
+	taken(j, q, 1);
+	sync_job(j);
+
+	/* Quanta that ended more than 10 s ago. */
+	bad_fb(j, 0, 2, 2, j->tot, "which ended more than 10 s ago");
+	bad_fb(j, qnow(j) - past - 20, 2, 2, j->tot, "which ended more than 10 s ago");
+	/* The same quantum again, and an earlier one. */
+	good(j, 1);
+	bad_fb(j, j->last_q, 2, 2, j->tot, "a second Feedback");
+	bad_fb(j, j->last_q - 1, 2, 2, j->tot, "a second Feedback");
+	bad_fb(j, j->last_q - 100, 2, 2, j->tot, "a second Feedback");
+
+	/* Still connected: a later good Feedback is taken (no Error before
+	 * the sentinel's) and its desire used. */
+	good(j, 3);
+	sync_job(j);
+	wait_job(c, j, 3, -1);
+	assert_false(j->eof);
+	check_counts(c, &s0);
+	assert_int_equal(log_lines(j->id, "which ended more than 10 s ago"), 1);
+	assert_int_equal(log_lines(j->id, "a second Feedback"), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -487,6 +553,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_grant_at_join, reset, close_peers),
 		cmocka_unit_test_setup_teardown(test_grant_at_wake, reset, close_peers),
 		cmocka_unit_test_setup_teardown(test_grant_at_leave, reset, close_peers),
+		/* last: it needs quanta that ended 10 s ago, which the tests
+		 * above let pass (test_daemon_feedback.c has the others) */
+		cmocka_unit_test_setup_teardown(test_bad_feedbacks, reset, close_peers),
 	};
 
 	if (sched_getaffinity(0, sizeof(start_cpus), &start_cpus) < 0)
