@@ -301,6 +301,17 @@ int main(int argc, char **argv)
 		log_error("cannot create the event loop");
 		return 1;
 	}
+	/* SIGTERM and SIGINT caught from here on: one that comes while the
+	 * daemon starts (its socket may already take connections) stops it
+	 * cleanly once its loop runs, instead of killing it half made. */
+	d.sigterm = evsignal_new(d.base, SIGTERM, on_signal, &d);
+	d.sigint = evsignal_new(d.base, SIGINT, on_signal, &d);
+	if (d.sigterm == NULL || d.sigint == NULL ||
+	    event_add(d.sigterm, NULL) < 0 || event_add(d.sigint, NULL) < 0) {
+		log_error("cannot set up signals");
+		daemon_free(&d);
+		return 1;
+	}
 	/* One daemon per database, before anything opens it. */
 	d.claim = claim_new();
 	if (d.claim == NULL) {
@@ -354,13 +365,9 @@ int main(int argc, char **argv)
 		daemon_free(&d);
 		return 1;
 	}
-	d.sigterm = evsignal_new(d.base, SIGTERM, on_signal, &d);
-	d.sigint = evsignal_new(d.base, SIGINT, on_signal, &d);
 	d.housekeeping = event_new(d.base, -1, EV_PERSIST, on_housekeeping, &d);
-	if (d.sigterm == NULL || d.sigint == NULL || d.housekeeping == NULL ||
-	    event_add(d.sigterm, NULL) < 0 || event_add(d.sigint, NULL) < 0 ||
-	    event_add(d.housekeeping, &second) < 0) {
-		log_error("cannot set up signals and timers");
+	if (d.housekeeping == NULL || event_add(d.housekeeping, &second) < 0) {
+		log_error("cannot set up the timers");
 		daemon_free(&d);
 		return 1;
 	}
