@@ -17,14 +17,7 @@
 #include "qtime.h"
 #include "quantum.h"
 #include "settings.h"
-
-/* Compare two latencies, for qsort. */
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
+#include "search.h"
 
 /* The summary's usage fields from a sum. */
 static void summary_usage(asteal_summary *s, const struct usage_sum *u)
@@ -83,7 +76,7 @@ void summary_fill(struct runtime *rt, asteal_summary *s)
 		memcpy(lat, rt->latency, n * sizeof(*lat));
 	pthread_mutex_unlock(&rt->park_lock);
 	if (lat != NULL) {
-		qsort(lat, n, sizeof(*lat), cmp_u64);
+		qsort(lat, n, sizeof(*lat), search_cmp_u64);
 		s->revocations = n;
 		s->latency_p50_ns = lat[(n - 1) / 2];
 		s->latency_p99_ns = lat[(size_t)ceil(0.99 * (double)n) - 1];

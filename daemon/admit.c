@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "admit.h"
+#include "bucket.h"
 #include "conf.h"
 #include "conn.h"
 #include "log.h"
@@ -34,8 +35,7 @@ struct user {
 	uid_t uid;
 	int pending, clients, jobs;    /* connections before their Hello,
 	                                  command-line ones, jobs */
-	double tokens;                 /* new job rows it may make now */
-	uint64_t refill_ns;            /* when tokens were last topped up */
+	struct bucket rows;            /* the new job rows it may make */
 	struct user *next;
 };
 
@@ -57,26 +57,14 @@ struct admit {
 	                                  last ones */
 };
 
-/* Top up a uid's bucket of new job rows to now. */
-static void refill(struct user *u, uint64_t now)
-{
-	if (u->refill_ns == 0)
-		u->tokens = ADMIT_USER_JOB_BURST;
-	else
-		u->tokens += (double)(now - u->refill_ns) * 1e-9 *
-		             ADMIT_USER_JOB_RATE;
-	if (u->tokens > ADMIT_USER_JOB_BURST)
-		u->tokens = ADMIT_USER_JOB_BURST;
-	u->refill_ns = now;
-}
-
 /* Whether a uid holds nothing, and its bucket is full: it may go. */
 static int idle(struct user *u)
 {
 	if (u->pending > 0 || u->clients > 0 || u->jobs > 0)
 		return 0;
-	refill(u, qtime_now_ns());
-	return u->tokens >= ADMIT_USER_JOB_BURST;
+	bucket_refill(&u->rows, qtime_now_ns(), ADMIT_USER_JOB_BURST,
+	              ADMIT_USER_JOB_RATE);
+	return u->rows.tokens >= ADMIT_USER_JOB_BURST;
 }
 
 /* The counts of uid, made when it has none; NULL when out of memory.
@@ -276,13 +264,12 @@ int admit_job_token(struct admit_ticket *t, char *why, size_t whylen)
 
 	if (t->admin)
 		return 0;
-	refill(u, qtime_now_ns());
-	if (u->tokens < 1) {
+	if (!bucket_take(&u->rows, qtime_now_ns(), ADMIT_USER_JOB_BURST,
+	                 ADMIT_USER_JOB_RATE)) {
 		snprintf(why, whylen, "uid %d starts jobs faster than %d a second",
 		         (int)u->uid, ADMIT_USER_JOB_RATE);
 		return -1;
 	}
-	u->tokens -= 1;
 	return 0;
 }
 

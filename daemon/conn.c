@@ -386,14 +386,19 @@ static void take_frames(struct conn *c, struct evbuffer *in)
 	}
 }
 
-/* The rest of a burst, at the loop's next turn: from the job's own
- * buffer once it reads for itself, else from the bufferevent's. */
+/* Where c's bytes read and not yet taken are: a job's own buffer once it
+ * reads its socket itself (NULL until it keeps some), else the
+ * bufferevent's input. */
+static struct evbuffer *input_of(struct conn *c)
+{
+	return is_job(c) ? c->pend : bufferevent_get_input(c->bev);
+}
+
+/* The rest of a burst, at the loop's next turn. */
 static void on_more(evutil_socket_t fd, short what, void *arg)
 {
 	struct conn *c = arg;
-	struct evbuffer *in = is_job(c) && c->pend != NULL &&
-	                      evbuffer_get_length(c->pend) > 0 ? c->pend :
-	                      bufferevent_get_input(c->bev);
+	struct evbuffer *in = input_of(c);
 
 	(void)fd;
 	(void)what;
@@ -418,9 +423,9 @@ static int keep_partial(struct conn *c, const void *p, size_t n)
  * waiting for the loop's next turn. */
 static size_t unread(struct conn *c)
 {
-	if (is_job(c))
-		return c->pend != NULL ? evbuffer_get_length(c->pend) : 0;
-	return evbuffer_get_length(bufferevent_get_input(c->bev));
+	struct evbuffer *in = input_of(c);
+
+	return in != NULL ? evbuffer_get_length(in) : 0;
 }
 
 /* After a read: a frame left begun gets its deadline, unless one runs. */
@@ -446,8 +451,11 @@ static void on_partial_late(evutil_socket_t fd, short what, void *arg)
 	if (c->closing || unread(c) == 0)
 		return;
 	if (c->frames == c->frames_armed) {
-		conn_fail(c, ASTEAL__ERROR_CODE__UNEXPECTED, "a frame begun "
-		          "3 s ago is not whole yet");
+		char why[64];
+
+		snprintf(why, sizeof(why), "a frame begun %d s ago is not whole "
+		         "yet", CONN_PARTIAL_MS / 1000);
+		conn_fail(c, ASTEAL__ERROR_CODE__UNEXPECTED, why);
 		return;
 	}
 	watch_partial(c);

@@ -20,6 +20,7 @@
 #include "launch.h"
 #include "request.h"
 #include "scheduler.h"
+#include "search.h"
 
 /* Send an Error reply and keep the connection (a request that failed). */
 void request_error(struct conn *c, Asteal__ErrorCode code, const char *why)
@@ -100,14 +101,6 @@ static void jobs_page(Asteal__Jobs *jobs, uint64_t after)
 	jobs->n_jobs = k;
 }
 
-/* Compare two ids, for qsort. */
-static int cmp_id(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* A Jobs request: one page of them. */
 void request_jobs(struct conn *c, struct sched *s, struct launch *l,
                   const Asteal__JobsRequest *r, int priv)
@@ -129,7 +122,7 @@ void request_jobs(struct conn *c, struct sched *s, struct launch *l,
 	}
 	if (r->n_ids > 0) {
 		memcpy(ids, r->ids, r->n_ids * sizeof(ids[0]));
-		qsort(ids, r->n_ids, sizeof(ids[0]), cmp_id);
+		qsort(ids, r->n_ids, sizeof(ids[0]), search_cmp_u64);
 	}
 	for (size_t i = 0; i < r->n_ids; i++)
 		if (n == 0 || ids[i] != ids[n - 1])

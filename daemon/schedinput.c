@@ -49,32 +49,9 @@ static void drop(struct sched *s, struct sched_job *j, const char *why)
 	conn_fail(j->conn, ASTEAL__ERROR_CODE__INVALID, why);
 }
 
-/* Take one refused input from j's room (a bucket of
- * SCHED_REFUSED_BURST, refilled at SCHED_REFUSED_RATE a second): 1, or 0
- * when it has none left. */
-static int take_refused(struct sched_job *j, uint64_t now)
-{
-	const uint64_t one = 1000, full = SCHED_REFUSED_BURST * one;
-
-	if (j->refused_at == 0) {
-		j->refused_room = full;
-	} else if (now > j->refused_at) {
-		uint64_t add = (now - j->refused_at) / (1000000000u / one) *
-		               SCHED_REFUSED_RATE;
-
-		j->refused_room = j->refused_room + add > full ? full
-		                  : j->refused_room + add;
-	}
-	j->refused_at = now;
-	if (j->refused_room < one)
-		return 0;
-	j->refused_room -= one;
-	return 1;
-}
-
 /* Refuse a job's input and ignore it: an Error to it and a log line the
  * first time this kind happens for this job; a job past its room for
- * refused input (take_refused) is dropped instead. */
+ * refused input (j->refused) is dropped instead. */
 __attribute__((format(printf, 4, 5)))
 static void complain(struct sched *s, struct sched_job *j, int kind,
                      const char *fmt, ...)
@@ -87,7 +64,8 @@ static void complain(struct sched *s, struct sched_job *j, int kind,
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	if (!take_refused(j, qtime_now_ns())) {
+	if (!bucket_take(&j->refused, qtime_now_ns(), SCHED_REFUSED_BURST,
+	                 SCHED_REFUSED_RATE)) {
 		snprintf(why, sizeof(why), "more than %d refused messages, and %d "
 		         "a second after them: disconnected", SCHED_REFUSED_BURST,
 		         SCHED_REFUSED_RATE);

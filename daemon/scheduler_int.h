@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "bucket.h"
 #include "cpulist.h"
 #include "deq.h"
 #include "history.h"
@@ -53,9 +54,8 @@ struct sched_job {
 	uint64_t allot_q, decided;     /* its last Allot's quantum; when DEQ
 	                                  decided it */
 	unsigned logged;               /* kinds of bad input logged */
-	uint64_t refused_room;         /* refused inputs it may still send
-	                                  (SCHED_REFUSED_*), in 1/1000ths */
-	uint64_t refused_at;           /* when the room was last refilled */
+	struct bucket refused;         /* refused inputs it may still send
+	                                  (schedinput.c, SCHED_REFUSED_*) */
 	char cpus[CPULIST_MAX * 5];    /* its CPUs as a list, for the history */
 	int rigid;                     /* launched with --cpus, not connected:
 	                                  desire cap, no conn, never silent */

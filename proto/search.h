@@ -10,6 +10,15 @@
 #define ASTEAL_SEARCH_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+/* Compare two uint64_t, for qsort (to sort what search_first searches). */
+static inline int search_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
 
 /* The first i in [0, n) with !below(arr, i, key), or n: below(arr, i, key)
  * says whether element i of arr sorts before key, and must be true for a

@@ -300,26 +300,33 @@ static void test_refused_flood(void **state)
 }
 
 /* The next message on fd other than an Allot (a job may be given CPUs
- * first) is an Error with code and text, then the stream ends. */
+ * first), or NULL at the end of the stream. */
+static Asteal__Envelope *next_but_allots(int fd, struct frame_reader *r)
+{
+	Asteal__Envelope *m;
+
+	while ((m = tdaemon_next(fd, r, tdaemon_bound() + 3)) != NULL &&
+	       m->msg_case == ASTEAL__ENVELOPE__MSG_ALLOT)
+		frame_free(m);
+	return m;
+}
+
+/* The next message on fd other than an Allot is an Error with code and
+ * text, then the stream ends. */
 static void expect_end(int fd, Asteal__ErrorCode code, const char *text)
 {
 	struct frame_reader *r = frame_reader_new();
 	Asteal__Envelope *m;
 
 	assert_non_null(r);
-	while ((m = tdaemon_next(fd, r, tdaemon_bound() + 3)) != NULL &&
-	       m->msg_case == ASTEAL__ENVELOPE__MSG_ALLOT)
-		frame_free(m);
+	m = next_but_allots(fd, r);
 	assert_non_null(m);
 	assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_ERROR);
 	assert_int_equal(m->error->code, code);
 	if (strstr(m->error->message, text) == NULL)
 		fail_msg("Error \"%s\", expected \"%s\"", m->error->message, text);
 	frame_free(m);
-	while ((m = tdaemon_next(fd, r, tdaemon_bound())) != NULL &&
-	       m->msg_case == ASTEAL__ENVELOPE__MSG_ALLOT)
-		frame_free(m);
-	assert_null(m);
+	assert_null(next_but_allots(fd, r));
 	frame_reader_free(r);
 }
 
