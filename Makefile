@@ -87,6 +87,14 @@ OMPSO   = $(BUILD)/lib/asteal/libgomp.so.1
 HIST_OBJ = $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard history/*.c))
 HIST_A   = $(BUILD)/lib/libasteal-history.a
 
+# The daemon's pure core (daemon/core/*.c: every decision asteald makes,
+# no I/O, no clock) is an archive of its own beside the policy's, so that
+# the simulator and the history's replay run the very decisions asteald
+# makes.  Its objects go to obj/core, apart from the daemon's, so that
+# they see only the policy and the protocol's search.h.
+CORE_OBJ = $(patsubst daemon/core/%.c,$(BUILD)/obj/core/%.o,$(wildcard daemon/core/*.c))
+CORE_A   = $(BUILD)/lib/libasteal-core.a
+
 # The daemon's modules (all of daemon/*.c but main.c, and the
 # confinement's, daemon/confine/*.c) form an internal archive that asteald
 # and the tests link.
@@ -161,12 +169,15 @@ $(BUILD)/obj/%.o: %.S
 $(BUILD)/obj/client-lib/%.o: CPPFLAGS += -Iclient-lib -Ipolicy -Iproto -I$(GEN)/proto
 $(BUILD)/obj/policy/%.o:     CPPFLAGS += -Ipolicy -Iproto
 $(BUILD)/obj/proto/%.o:      CPPFLAGS += -Iproto -I$(GEN)/proto
-$(BUILD)/obj/daemon/%.o:     CPPFLAGS += -Idaemon -Idaemon/confine -Ihistory -Ipolicy -Iproto -I$(GEN)/proto -Iclient-lib
+$(BUILD)/obj/core/%.o: daemon/core/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Idaemon/core -Ipolicy -Iproto $(CFLAGS) -c -o $@ $<
+$(BUILD)/obj/daemon/%.o:     CPPFLAGS += -Idaemon -Idaemon/core -Idaemon/confine -Ihistory -Ipolicy -Iproto -I$(GEN)/proto -Iclient-lib
 $(BUILD)/obj/history/%.o:    CPPFLAGS += -Ihistory -Iproto -I$(GEN)/proto
-$(BUILD)/obj/sim/%.o:        CPPFLAGS += -Isim -Ipolicy
+$(BUILD)/obj/sim/%.o:        CPPFLAGS += -Isim -Ipolicy -Idaemon/core
 $(BUILD)/obj/cli/%.o:        CPPFLAGS += -Icli -Ihistory -Iproto -I$(GEN)/proto -Iclient-lib
 $(BUILD)/obj/jobs/%.o:       CPPFLAGS += -Ijobs -Iclient-lib -Iproto
-$(BUILD)/obj/tests/%.o:      CPPFLAGS += -Itests -Ijobs -Iclient-lib -Ipolicy -Iproto -I$(GEN)/proto -Idaemon -Idaemon/confine -Ihistory
+$(BUILD)/obj/tests/%.o:      CPPFLAGS += -Itests -Ijobs -Iclient-lib -Ipolicy -Iproto -I$(GEN)/proto -Idaemon -Idaemon/core -Idaemon/confine -Ihistory
 $(BUILD)/obj/bench/%.o:      CPPFLAGS += -Iproto
 
 # The jobs' kernels, and their OpenMP and oneTBB versions, align their
@@ -217,8 +228,13 @@ $(BUILD)/jobs/%: $(BUILD)/obj/jobs/%.o $(JOB_SUPPORT_OBJ) $(LIBA)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ $(JOB_LIBS) $(PROTO_LIBS) $(LDLIBS)
 
-# The internal archives: policy, protocol, history, daemon modules.
+# The internal archives: policy, core, protocol, history, daemon modules.
 $(POLICY_A): $(POLICY_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@
+	ar rcs $@ $^
+
+$(CORE_A): $(CORE_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@
 	ar rcs $@ $^
@@ -240,7 +256,7 @@ $(DLIBA): $(DMOD_OBJ)
 
 # The daemon: its modules, the history, DEQ from the policy archive, the
 # protocol.
-$(BUILD)/bin/asteald: $(BUILD)/obj/daemon/main.o $(DLIBA) $(HIST_A) $(POLICY_A) $(PROTO_A)
+$(BUILD)/bin/asteald: $(BUILD)/obj/daemon/main.o $(DLIBA) $(HIST_A) $(CORE_A) $(POLICY_A) $(PROTO_A)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ $(DAEMON_LIBS) $(PROTO_LIBS) $(LDLIBS)
 
@@ -254,7 +270,7 @@ $(BUILD)/bin/asteal-%: $(BUILD)/obj/tools/%.o
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 # The simulator: its own code and the policy archive, nothing else.
-$(BUILD)/bin/asteal-sim: $(SIM_OBJ) $(POLICY_A)
+$(BUILD)/bin/asteal-sim: $(SIM_OBJ) $(CORE_A) $(POLICY_A)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -287,7 +303,7 @@ $(BUILD)/tests/fuzz_frame: $(BUILD)/obj/tests/fuzz_frame.o $(PROTO_A)
 # The daemon's fuzzer, standalone: the daemon's modules in its process,
 # driven over socketpairs (tests/fuzz.test.sh runs it too).
 $(BUILD)/obj/tests/fuzz_daemon.o: CPPFLAGS += -DFUZZ_STANDALONE
-$(BUILD)/tests/fuzz_daemon: $(BUILD)/obj/tests/fuzz_daemon.o $(DLIBA) $(HIST_A) $(POLICY_A) $(PROTO_A)
+$(BUILD)/tests/fuzz_daemon: $(BUILD)/obj/tests/fuzz_daemon.o $(DLIBA) $(HIST_A) $(CORE_A) $(POLICY_A) $(PROTO_A)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ $(DAEMON_LIBS) $(PROTO_LIBS) $(LDLIBS)
 
@@ -301,7 +317,7 @@ $(BUILD)/fuzz/fuzz_frame: $(BUILD)/obj/tests/fuzz_frame.libfuzzer.o $(PROTO_A)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(PROTO_LIBS) $(LDLIBS)
 
-$(BUILD)/fuzz/fuzz_daemon: $(BUILD)/obj/tests/fuzz_daemon.libfuzzer.o $(DLIBA) $(HIST_A) $(POLICY_A) $(PROTO_A)
+$(BUILD)/fuzz/fuzz_daemon: $(BUILD)/obj/tests/fuzz_daemon.libfuzzer.o $(DLIBA) $(HIST_A) $(CORE_A) $(POLICY_A) $(PROTO_A)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(DAEMON_LIBS) $(PROTO_LIBS) $(LDLIBS)
 
@@ -310,13 +326,13 @@ fuzz-bins: $(BUILD)/fuzz/fuzz_frame $(BUILD)/fuzz/fuzz_daemon
 # The daemon test's check that recorded allotments are DEQ's answers: it
 # reads the history database (SQLite) and replays it through DEQ and the
 # daemon's CPU-list module.
-$(BUILD)/tests/deq_replay: $(BUILD)/obj/tests/deq_replay.o $(DLIBA) $(HIST_A) $(POLICY_A) $(PROTO_A)
+$(BUILD)/tests/deq_replay: $(BUILD)/obj/tests/deq_replay.o $(DLIBA) $(HIST_A) $(CORE_A) $(POLICY_A) $(PROTO_A)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ -lsqlite3 $(LDLIBS)
 
 # The unit tests: each links what any of them needs (the daemon's modules,
 # then the policy and protocol archives they call, then the runtime).
-$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(DLIBA) $(HIST_A) $(POLICY_A) $(PROTO_A) $(LIBA)
+$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(DLIBA) $(HIST_A) $(CORE_A) $(POLICY_A) $(PROTO_A) $(LIBA)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(DAEMON_LIBS) $(PROTO_LIBS) $(LDLIBS)
 

@@ -10,7 +10,7 @@
  * job's history row.  What a job that was merely late or stopped could
  * send (a Feedback for a quantum that ended long ago, a second one for a
  * quantum) and a bad Released are refused and ignored, with an Error to
- * the job and a log line the first time per job and kind.  The design is described at the top of scheduler.c; what the
+ * the job and a log line the first time per job and kind.  The design is described at the top of scheduler.c and core/core.h; what the
  * scheduler's files share is in scheduler_int.h.
  */
 #include "scheduler_int.h"
@@ -23,7 +23,6 @@
 #include "conn.h"
 #include "exchange.h"
 #include "frame.h"
-#include "handover.h"
 #include "history.h"
 #include "log.h"
 #include "proto.h"
@@ -76,9 +75,9 @@ static void complain(struct sched *s, struct sched_job *j, int kind,
 	if (!(j->logged & 1u << kind)) {
 		j->logged |= 1u << kind;
 		log_warn("job %llu pid %d: %s (said once per job)",
-		         (unsigned long long)j->id, (int)j->pid, why);
+		         (unsigned long long)j->core.id, (int)j->pid, why);
 	} else {
-		log_debug("job %llu: %s", (unsigned long long)j->id, why);
+		log_debug("job %llu: %s", (unsigned long long)j->core.id, why);
 	}
 	frame_error(&env, &err, ASTEAL__ERROR_CODE__INVALID, why);
 	conn_send(j->conn, &env);
@@ -176,24 +175,15 @@ void sched_feedback(struct sched *s, struct sched_job *j,
 	j->closable = f->quantum + 1;
 	for (int k = 0; k < USAGE_N; k++)
 		add[k] = (int64_t)(f->use.ns[k] - j->tot.ns[k]);
-	if (history_usage(s->hist, (int64_t)j->id, add) < 0)
+	if (history_usage(s->hist, (int64_t)j->core.id, add) < 0)
 		log_warn("history: %s", history_error(s->hist));
 	j->tot = f->use;
-	if (j->silent) {
-		j->silent = 0;
-		s->nsilent--;
-		sched__touch(s, j);
-		log_info("job %llu '%s' speaks again", (unsigned long long)j->id,
-		         j->name);
-	}
-	sched__heard_now(s, j, now);
-	if ((int)f->desire != j->desire || (f->cls >= 0 && f->cls != j->cls))
-		sched__touch(s, j);
-	j->desire = (int)f->desire;
-	j->desire_real = f->desire_real;
-	if (f->cls >= 0)
+	if (f->cls >= 0 && f->cls != j->cls) {
 		j->cls = f->cls;
-	sched__job_woke(s, j);  /* holding none, it may take free CPUs now */
+		core_note(s->core, &j->core);   /* the history shows it */
+	}
+	j->desire_real = f->desire_real;
+	core_feedback(s->core, &j->core, (int)f->desire, now);
 }
 
 /* Take a job's Released: a revocation latency sample, and (handover
@@ -210,13 +200,11 @@ void sched_released(struct sched *s, struct sched_job *j,
 		         (unsigned long long)r->parked_ns, (unsigned long long)s->q);
 		return;
 	}
-	if (r->quantum == j->allot_q && r->parked_ns >= j->decided) {
-		samples_add(&s->revoke, r->parked_ns - j->decided);
+	if (r->quantum == j->core.allot_q && r->parked_ns >= j->core.decided) {
+		samples_add(&s->revoke, r->parked_ns - j->core.decided);
 		s->revocations++;
 	}
 	/* Read as a tick begins, the grant waits for its DEQ (an Allot of
 	 * quantum q carries tick q's decision). */
-	if (s->handover != NULL &&
-	    handover_released(s->handover, j, r->quantum) > 0)
-		sched__retry_held(s, now);
+	core_released(s->core, &j->core, r->quantum, now);
 }

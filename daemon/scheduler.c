@@ -1,36 +1,26 @@
 /*
- * scheduler.c - asteald's job scheduler (see scheduler.h): the job table,
- * the ticks on the shared clock, DEQ, Allot messages to the jobs that
- * changed, tick statistics and the history, jobs joining and leaving.
- * What the jobs say (Feedback, taken as it comes, and Released) is
- * schedinput.c's, what the command line sees and does schedview.c's, and
- * what the three files share is in scheduler_int.h.
+ * scheduler.c - asteald's job scheduler (see scheduler.h), the shell
+ * around its core (core/core.h, which makes every decision): the ticks on
+ * the shared clock, the jobs joining and leaving, the core's effects
+ * applied (Allot messages, confinement, the history's records and grants,
+ * the timers and wake-ups it asks for), tick statistics.  What the jobs
+ * say (Feedback, checked and taken as it comes, and Released) is
+ * schedinput.c's, what the command line sees and does schedview.c's,
+ * confinement and the rigid jobs' usage schedconfine.c's; what the four
+ * files share is in scheduler_int.h.  The rigid jobs (`asteal run --cpus
+ * N` of a program that does not connect: in the core with a fixed desire,
+ * no connection, held to what DEQ gives them) are registered here, and
+ * become ordinary jobs in place, their desire capped, when their program
+ * connects and claims their id.
  *
- * A tick's cost grows with what changed, not with the jobs: DEQ's own
- * pass over every job (deq_allot_changes, which also lists the jobs whose
- * results changed), then work only for the jobs in that list and for
- * those that said something since the last tick (s->touched: a new
- * desire, a new class, a join, silence).  Silence is found the same way:
- * the jobs are kept in order of when they were last heard, so a tick
- * looks only at the few oldest.  The history is told each job's values
- * from the quantum they changed on (history_allot), the usage as
- * Feedbacks report it (history_usage), and which quantum is over
- * (history_advance); every tick ends with history_flush, which writes a
- * share of the closed runs and commits them once a second (history.h).
- *
- * DEQ shares the CPUs among the users first (--share user, the
- * default: deq_allot_users) or among the jobs (--share job:
- * deq_allot_changes).  The users are a small table by uid, each job's DEQ
- * state naming its user's place there (deq_job.user); a user joins with
- * its first job, and leaves at the first tick after its last job left, so
- * that a user whose job is replaced between two ticks keeps its place in
- * the turns; places are renumbered only when users come and go.
- *
- * With --handover release a CPU DEQ moves from one job to another is
- * granted only once the job losing it said Released (handover.c), or
- * after a quarter of a quantum: the losing job gets its Allot at once,
- * the gaining job an Allot of the CPUs it can have now (if it loses
- * some too) and the rest when they are free.
+ * One tick: the timer fires for quantum q; the shell reads what the jobs
+ * said since the last (control.c reads its batch), each message an event
+ * for the core, then runs the core's tick, which delivers the Allots of
+ * the jobs that changed and records them; then the history is told which
+ * quantum is over (history_advance) and flushed, which writes a share of
+ * the closed runs and commits them once a second (history.h).  Between
+ * ticks the core asks for grants (wake: on_grant reads the jobs, then
+ * core_grants) and, with --handover release, for the hold timer.
  */
 #include "scheduler_int.h"
 
@@ -59,390 +49,16 @@
 
 
 static void bury(struct sched *s, struct sched_job *j);
+static struct sched_job *rigid_connect(struct sched *s, struct sched_job *j,
+                                       struct conn *conn,
+                                       const Asteal__Hello *hello);
 
-/* ------------------------------------------------------------ tables -- */
-
-/* Unlink a job from the list by last heard. */
-static void heard_unlink(struct sched *s, struct sched_job *j)
-{
-	if (j->older != NULL)
-		j->older->newer = j->newer;
-	else if (s->oldest == j)
-		s->oldest = j->newer;
-	if (j->newer != NULL)
-		j->newer->older = j->older;
-	else if (s->newest == j)
-		s->newest = j->older;
-	j->older = j->newer = NULL;
-}
-
-/* The job was heard now: it goes to the newest end. */
-void sched__heard_now(struct sched *s, struct sched_job *j, uint64_t now)
-{
-	heard_unlink(s, j);
-	j->heard = now;
-	j->older = s->newest;
-	if (s->newest != NULL)
-		s->newest->newer = j;
-	else
-		s->oldest = j;
-	s->newest = j;
-}
-
-/* The job said something DEQ or the history must see at the next tick. */
-void sched__touch(struct sched *s, struct sched_job *j)
-{
-	if (!j->touched) {
-		j->touched = 1;
-		s->touched[s->ntouched++] = j;
-	}
-}
-
-/* Take a job out of an array of job pointers (touched, held). */
-static void drop_from(struct sched_job **arr, int *n, struct sched_job *j)
-{
-	for (int i = 0; i < *n; i++)
-		if (arr[i] == j) {
-			arr[i] = arr[--*n];
-			return;
-		}
-}
-
-/* Make room for one more job in every per-job array: 0, or -1. */
-int sched__reserve(struct sched *s)
-{
-	int cap = s->cap ? 2 * s->cap : 64;
-	struct sched_job **jobs, **touched, **held;
-	struct deq_job *deq;
-	int *changed;
-
-	if (s->njobs < s->cap)
-		return 0;
-	jobs = realloc(s->jobs, (size_t)cap * sizeof(*jobs));
-	if (jobs != NULL)
-		s->jobs = jobs;
-	deq = realloc(s->deq, (size_t)cap * sizeof(*deq));
-	if (deq != NULL)
-		s->deq = deq;
-	changed = realloc(s->changed, (size_t)cap * sizeof(*changed));
-	if (changed != NULL)
-		s->changed = changed;
-	touched = realloc(s->touched, (size_t)cap * sizeof(*touched));
-	if (touched != NULL)
-		s->touched = touched;
-	held = realloc(s->held, (size_t)cap * sizeof(*held));
-	if (held != NULL)
-		s->held = held;
-	if (jobs == NULL || deq == NULL || changed == NULL || touched == NULL ||
-	    held == NULL)
-		return -1;
-	s->cap = cap;
-	return 0;
-}
-
-/* Put j at its place in id order in jobs[] and deq[] (usually the end:
- * ids grow; earlier for a job that claimed an older id), with a new DEQ
- * state of desire d_1 = 1. */
-static void insert_by_id(struct sched *s, struct sched_job *j)
-{
-	int at = s->njobs;
-
-	while (at > 0 && s->jobs[at - 1]->id > j->id)
-		at--;
-	memmove(&s->jobs[at + 1], &s->jobs[at],
-	        (size_t)(s->njobs - at) * sizeof(s->jobs[0]));
-	memmove(&s->deq[at + 1], &s->deq[at],
-	        (size_t)(s->njobs - at) * sizeof(s->deq[0]));
-	memset(&s->deq[at], 0, sizeof(s->deq[at]));
-	s->deq[at].desire = 1;
-	s->jobs[at] = j;
-	s->njobs++;
-	for (int i = at; i < s->njobs; i++)
-		s->jobs[i]->index = i;
-}
-
-/* Put a new job j of user place u in the tables. */
-void sched__insert(struct sched *s, struct sched_job *j, int u)
-{
-	insert_by_id(s, j);
-	s->deq[j->index].user = u;
-	s->epoch++;
-}
-
-/* Take j out of jobs[] and deq[]. */
-static void remove_by_index(struct sched *s, struct sched_job *j)
-{
-	int at = j->index;
-
-	memmove(&s->jobs[at], &s->jobs[at + 1],
-	        (size_t)(s->njobs - at - 1) * sizeof(s->jobs[0]));
-	memmove(&s->deq[at], &s->deq[at + 1],
-	        (size_t)(s->njobs - at - 1) * sizeof(s->deq[0]));
-	s->njobs--;
-	for (int i = at; i < s->njobs; i++)
-		s->jobs[i]->index = i;
-	s->epoch++;
-}
-
-/* Whether users[i] sorts before the uid at key. */
-static int user_below(const void *arr, size_t i, const void *key)
-{
-	return ((const struct sched_user *)arr)[i].uid < *(const uid_t *)key;
-}
-
-/* users[]'s place for uid: where it is, or where it would go. */
-static int user_place(const struct sched *s, uid_t uid)
-{
-	return (int)search_first(s->users, (size_t)s->nusers, &uid, user_below);
-}
-
-/* One more job of uid: the user's place in users[] (a new user is put
- * there, and the jobs' places after it move up), or -1 when out of
- * memory. */
-int sched__user_join(struct sched *s, uid_t uid)
-{
-	int at = user_place(s, uid);
-
-	if (at < s->nusers && s->users[at].uid == uid) {
-		s->users[at].njobs++;
-		return at;
-	}
-	if (s->nusers == s->ucap) {
-		int cap = s->ucap ? 2 * s->ucap : 8;
-		struct sched_user *users = realloc(s->users, (size_t)cap * sizeof(*users));
-		struct deq_user *udeq;
-
-		if (users == NULL)
-			return -1;
-		s->users = users;
-		udeq = realloc(s->udeq, (size_t)cap * sizeof(*udeq));
-		if (udeq == NULL)
-			return -1;
-		s->udeq = udeq;
-		s->ucap = cap;
-	}
-	memmove(&s->users[at + 1], &s->users[at],
-	        (size_t)(s->nusers - at) * sizeof(s->users[0]));
-	memmove(&s->udeq[at + 1], &s->udeq[at],
-	        (size_t)(s->nusers - at) * sizeof(s->udeq[0]));
-	s->users[at].uid = uid;
-	s->users[at].njobs = 1;
-	memset(&s->udeq[at], 0, sizeof(s->udeq[at]));
-	s->nusers++;
-	for (int i = 0; i < s->njobs; i++)
-		if (s->deq[i].user >= at)
-			s->deq[i].user++;
-	return at;
-}
-
-/* Drop the users whose last job left (at a tick, before DEQ), and move
- * the jobs' places down to match. */
-static void users_prune(struct sched *s)
-{
-	int n = 0;
-
-	if (!s->users_gone)
-		return;
-	s->users_gone = 0;
-	for (int u = 0; u < s->nusers; u++) {
-		s->users[u].to = n;
-		n += s->users[u].njobs > 0;
-	}
-	for (int i = 0; i < s->njobs; i++)
-		s->deq[i].user = s->users[s->deq[i].user].to;
-	n = 0;
-	for (int u = 0; u < s->nusers; u++) {
-		if (s->users[u].njobs == 0)
-			continue;
-		s->users[n] = s->users[u];
-		s->udeq[n++] = s->udeq[u];
-	}
-	s->nusers = n;
-}
-
-/* One job of the user at place u left: the user goes at the next tick if
- * that was its last. */
-static void user_leave(struct sched *s, int u)
-{
-	if (--s->users[u].njobs == 0)
-		s->users_gone = 1;
-}
-
-/* Whether jobs[i] sorts before the id at key. */
-static int job_below(const void *arr, size_t i, const void *key)
-{
-	return ((struct sched_job *const *)arr)[i]->id < *(const uint64_t *)key;
-}
-
-/* The connected job with this id, or NULL (binary search: id order). */
+/* The connected job with this id, or NULL. */
 struct sched_job *sched__find(const struct sched *s, uint64_t id)
 {
-	size_t at = search_first(s->jobs, (size_t)s->njobs, &id, job_below);
+	struct core_job *cj = core_find(s->core, id);
 
-	return at < (size_t)s->njobs && s->jobs[at]->id == id ? s->jobs[at] : NULL;
-}
-
-/* ------------------------------------------------------------ allots -- */
-
-/* The Linux CPU ids of a set of slots, ascending: their count. */
-int sched__slot_cpus(const struct sched *s, const struct deq_set *set,
-                     uint32_t *ids)
-{
-	int n = 0, w;
-
-	for (w = 0; w * 64 < s->P; w++) {
-		uint64_t bits = set->w[w];
-
-		while (bits != 0) {
-			ids[n++] = (uint32_t)s->conf->cpus[w * 64 + __builtin_ctzll(bits)];
-			bits &= bits - 1;
-		}
-	}
-	return n;
-}
-
-/* a & b, or a & ~b (minus), over the first P slots. */
-static struct deq_set set_and(const struct sched *s, const struct deq_set *a,
-                              const struct deq_set *b, int minus)
-{
-	struct deq_set r;
-
-	memset(&r, 0, sizeof(r));
-	for (int w = 0; w * 64 < s->P; w++)
-		r.w[w] = a->w[w] & (minus ? ~b->w[w] : b->w[w]);
-	return r;
-}
-
-/* Whether two sets hold the same of the first P slots. */
-static int same_set(const struct sched *s, const struct deq_set *a,
-                    const struct deq_set *b)
-{
-	return memcmp(a->w, b->w, (size_t)(s->P + 63) / 64 * sizeof(a->w[0])) == 0;
-}
-
-/* Send j an Allot of the CPUs in set, for the current quantum, decided at
- * `decided`. */
-static void send_allot(struct sched *s, struct sched_job *j,
-                       const struct deq_set *set, uint64_t decided)
-{
-	uint32_t ids[CPULIST_MAX];
-	uint8_t frame[EXCHANGE_ALLOT_MAX];
-	struct exchange_allot a;
-	size_t len;
-
-	a.quantum = s->q;
-	a.ncpus = (size_t)sched__slot_cpus(s, set, ids);
-	a.cpus = ids;
-	a.allotment = (uint32_t)a.ncpus;
-	a.availability = (uint32_t)s->deq[j->index].availability;
-	a.decided_ns = decided;
-	if (j->fresh || !same_set(s, set, &j->sent))
-		sched__confine_set(s, j, set);
-	if (j->conn == NULL) {          /* rigid: confinement is its Allot */
-		sched__rigid_usage(s, j, decided);
-		j->sent = *set;
-		j->allot_q = s->q;
-		j->decided = decided;
-		j->fresh = j->granted = 0;
-		return;
-	}
-	len = exchange_encode_allot(frame, &a);
-	if (len == 0 || conn_send_frame(j->conn, frame, len) < 0)
-		return;         /* a peer going away: its end comes */
-	j->sent = *set;
-	j->allot_q = s->q;
-	j->decided = decided;
-	j->fresh = j->granted = 0;
-	s->allots++;
-	s->tick_sends++;
-}
-
-/* Tell j its allotment: all of it, or (handover release) the part it can
- * have now, holding back CPUs other jobs have yet to release. */
-static void deliver(struct sched *s, struct sched_job *j, uint64_t decided)
-{
-	const struct deq_set *want = &s->deq[j->index].cpus;
-
-	if (s->handover != NULL) {
-		struct deq_set gain = set_and(s, want, &j->sent, 1);
-
-		if (handover_busy(s->handover, j, &gain)) {
-			struct deq_set keep = set_and(s, want, &j->sent, 0);
-
-			if (!same_set(s, &keep, &j->sent) || j->fresh)
-				send_allot(s, j, &keep, decided);
-			if (!j->held) {
-				j->held = 1;
-				s->held[s->nheld++] = j;
-			}
-			return;
-		}
-	}
-	if (j->held) {
-		j->held = 0;
-		drop_from(s->held, &s->nheld, j);
-	}
-	send_allot(s, j, want, decided);
-}
-
-/* Arm the timer that frees CPUs held too long, if some are held. */
-static void arm_hold(struct sched *s, uint64_t now)
-{
-	uint64_t oldest, due;
-	struct timeval tv;
-
-	if (s->handover == NULL || s->nheld == 0)
-		return;
-	oldest = handover_oldest(s->handover);
-	if (oldest == 0)
-		oldest = now;
-	due = oldest + s->bound > now ? oldest + s->bound - now : 0;
-	tv.tv_sec = (time_t)(due / 1000000000u);
-	tv.tv_usec = (suseconds_t)(due % 1000000000u / 1000u);
-	event_add(s->hold_ev, &tv);
-}
-
-/* Give the held jobs what is free now (the sets the last tick's DEQ
- * decided); while some still wait, their losers' Released messages are
- * read as they come. */
-static void retry_held(struct sched *s, uint64_t now)
-{
-	for (int i = s->nheld - 1; i >= 0 && i < s->nheld; i--)
-		deliver(s, s->held[i], s->decided);
-	arm_hold(s, now);
-	sched__update_urgent(s);
-}
-
-/* CPUs held past the bound are free: grant them. */
-static void on_hold(evutil_socket_t fd, short what, void *arg)
-{
-	struct sched *s = arg;
-	uint64_t now = qtime_now_ns();
-
-	(void)fd;
-	(void)what;
-	handover_expire(s->handover, now > s->bound ? now - s->bound + 1 : 0);
-	retry_held(s, now);
-}
-
-/* retry_held, unless a tick is under way: it retries once its DEQ has
- * run (a Released read as a tick begins waits for that). */
-void sched__retry_held(struct sched *s, uint64_t now)
-{
-	if (!s->in_tick)
-		retry_held(s, now);
-}
-
-/* The Linux CPU ids of a set of slots as ints (cpulist's and confine's
- * type), ascending: their count. */
-int sched__slot_ints(const struct sched *s, const struct deq_set *set, int *cpus)
-{
-	int n = 0;
-
-	for (int i = 0; i < s->P; i++)
-		if (deq_set_has(set, i))
-			cpus[n++] = s->conf->cpus[i];
-	return n;
+	return cj != NULL ? sched__job(cj) : NULL;
 }
 
 /* A set of slots as a Linux CPU list ("0-3,6"; empty if it does not fit),
@@ -456,111 +72,157 @@ static void slot_list(const struct sched *s, const struct deq_set *set,
 		buf[0] = '\0';
 }
 
-/* ------------------------------------------------------------ grants -- */
+/* -------------------------------------------------- the core's effects -- */
 
-/* The slots that no job holds or was last told it holds (so none that a
- * job losing it has yet to give up) and that are not busy being handed
- * over. */
-static struct deq_set free_slots(const struct sched *s)
+/* Deliver an allotment: confine the job to it if it moved, then an Allot
+ * (a rigid job's confinement is its Allot, and its usage is taken up to
+ * now with its old CPUs). */
+static int op_allot(void *arg, struct core_job *cj, const struct core_allot *ca)
 {
-	struct deq_set f;
+	struct sched *s = arg;
+	struct sched_job *j = sched__job(cj);
+	uint32_t ids[CPULIST_MAX];
+	uint8_t frame[EXCHANGE_ALLOT_MAX];
+	struct exchange_allot a;
+	size_t len;
 
-	deq_set_clear(&f);
-	for (int i = 0; i < s->P; i++)
-		deq_set_add(&f, i);
-	for (int k = 0; k < s->njobs; k++)
-		for (int w = 0; w * 64 < s->P; w++)
-			f.w[w] &= ~(s->deq[k].cpus.w[w] | s->jobs[k]->sent.w[w]);
-	return f;
+	if (cj->fresh || memcmp(ca->set, &cj->sent, sizeof(cj->sent)) != 0)
+		sched__confine_set(s, j, ca->set);
+	if (j->conn == NULL) {
+		sched__rigid_usage(s, j, ca->decided);
+		return 0;
+	}
+	a.quantum = ca->quantum;
+	a.ncpus = (size_t)sched__slot_cpus(s, ca->set, ids);
+	a.cpus = ids;
+	a.allotment = (uint32_t)a.ncpus;
+	a.availability = (uint32_t)ca->availability;
+	a.decided_ns = ca->decided;
+	len = exchange_encode_allot(frame, &a);
+	if (len == 0 || conn_send_frame(j->conn, frame, len) < 0)
+		return -1;      /* a peer going away: its end comes */
+	s->allots++;
+	s->tick_sends++;
+	return 0;
 }
 
-/* Whether j holds no CPU: none in DEQ's last answer, none it was told. */
-int sched__holds_none(const struct sched *s, const struct sched_job *j)
+/* Record a job's values from a quantum on in the history. */
+static void op_record(void *arg, struct core_job *cj, const struct core_record *r)
 {
-	return deq_set_count(&j->sent) == 0 &&
-	       deq_set_count(&s->deq[j->index].cpus) == 0;
-}
+	struct sched *s = arg;
+	struct sched_job *j = sched__job(cj);
+	struct history_quantum hq;
 
-/* Give j, which holds no CPU, min(its desire, what is free) of the free
- * CPUs, lowest first (where the next tick's DEQ places a job when nobody
- * else grows); none before the first tick, whose quantum a grant could
- * not name.  Its DEQ state stays what the last tick left (a new job's, or
- * allotment 0), so the next tick decides as if there had been no grant
- * (and tells the job, granted); the history keeps the grant apart. */
-static void grant(struct sched *s, struct sched_job *j)
-{
-	struct deq_set free = free_slots(s), give;
-	int want = sched__desire(j), n = 0;
-	char list[CPULIST_MAX * 5];
-
-	if (s->ticks == 0 || want < 1 || !sched__holds_none(s, j))
-		return;                 /* the tick sends its Allot itself */
-	deq_set_clear(&give);
-	for (int i = 0; i < s->P && n < want; i++)
-		if (deq_set_has(&free, i)) {
-			deq_set_add(&give, i);
-			n++;
-		}
-	if (n == 0 || (s->handover != NULL && handover_busy(s->handover, j, &give)))
-		return;
-	s->deq[j->index].availability = n;
-	send_allot(s, j, &give, qtime_now_ns());
-	if (!same_set(s, &give, &j->sent))
-		return;                 /* not sent: its end comes */
-	j->granted = 1;
-	s->grants++;
-	slot_list(s, &give, list, sizeof(list));
-	if (history_grant(s->hist, (int64_t)j->id, (int64_t)s->q,
-	                  (int64_t)qtime_wall_ns(), n, list) < 0)
-		log_warn("history: job %llu grant: %s", (unsigned long long)j->id,
+	if (r->set_changed)
+		slot_list(s, r->set, j->cpus, sizeof(j->cpus));
+	memset(&hq, 0, sizeof(hq));
+	hq.quantum = (int64_t)r->quantum;
+	hq.start_ns = (int64_t)(s->t0_wall + r->quantum * s->L);
+	hq.end_ns = hq.start_ns + (int64_t)s->L;
+	hq.desire = r->desire;
+	hq.availability = r->availability;
+	hq.allotment = r->allotment;
+	hq.cpus = j->cpus;
+	hq.cls = j->cls >= 0 ? j->cls : HISTORY_DEPRIVED;
+	hq.epoch = (int64_t)r->epoch;
+	if (history_allot(s->hist, (int64_t)cj->id, &hq) < 0)
+		log_warn("history: job %llu quantum %llu: %s",
+		         (unsigned long long)cj->id, (unsigned long long)r->quantum,
 		         history_error(s->hist));
 }
 
-/* Whether j waits for CPUs a grant could give it: connected, past its
- * own grant as a new job, asking for some and holding none (one granted
- * holds its grant). */
-static int waits_for_cpus(const struct sched *s, const struct sched_job *j)
+/* A grant was delivered: counted, and kept apart in the history. */
+static void op_grant(void *arg, struct core_job *cj, const struct deq_set *set,
+                     int n, uint64_t q, uint64_t now)
 {
-	return !j->rigid && !j->fresh && sched__desire(j) >= 1 &&
-	       sched__holds_none(s, j);
+	struct sched *s = arg;
+	char list[CPULIST_MAX * 5];
+
+	(void)now;
+	s->grants++;
+	slot_list(s, set, list, sizeof(list));
+	if (history_grant(s->hist, (int64_t)cj->id, (int64_t)q,
+	                  (int64_t)qtime_wall_ns(), n, list) < 0)
+		log_warn("history: job %llu grant: %s", (unsigned long long)cj->id,
+		         history_error(s->hist));
 }
 
-/* CPUs came free between ticks (a job ended: they would idle until the
- * next tick): the connected jobs that hold none and ask for some get them
- * by grants, the one DEQ would serve first (the largest credit) first,
- * until none is free or nobody waits.  A new job has its own grant; a
- * rigid job moves only at ticks. */
-static void refill(struct sched *s)
+/* A job holding no CPU: held to the free ones, if confined. */
+static void op_idle(void *arg, struct core_job *cj, const struct deq_set *free)
 {
-	for (;;) {
-		struct deq_set free = free_slots(s);
-		struct sched_job *best = NULL;
+	sched__confine_idle(arg, sched__job(cj), free);
+}
 
-		if (deq_set_count(&free) == 0)
-			return;
-		for (int k = 0; k < s->njobs; k++) {
-			struct sched_job *j = s->jobs[k];
+/* A job went silent, or speaks again: said in the log. */
+static void op_voice(void *arg, struct core_job *cj, uint64_t quiet_ns)
+{
+	struct sched_job *j = sched__job(cj);
 
-			if (!waits_for_cpus(s, j))
-				continue;
-			if (best == NULL ||
-			    s->deq[k].credit > s->deq[best->index].credit)
-				best = j;
-		}
-		if (best == NULL)
-			return;
-		sched__touch(s, best);  /* the tick tells it DEQ's answer */
-		grant(s, best);
-		if (!best->granted)
-			return;         /* busy, or its end comes */
-	}
+	(void)arg;
+	if (quiet_ns > 0)
+		log_info("job %llu '%s' silent for %llu ms: desires nothing until "
+		         "it speaks again", (unsigned long long)cj->id, j->name,
+		         (unsigned long long)(quiet_ns / 1000000u));
+	else
+		log_info("job %llu '%s' speaks again", (unsigned long long)cj->id,
+		         j->name);
+}
+
+/* Grants are due: on_grant runs as soon as the loop comes back (not from
+ * inside the caller, whose connection a read of the jobs could close). */
+static void op_wake(void *arg)
+{
+	struct sched *s = arg;
+
+	event_active(s->grant_ev, EV_TIMEOUT, 0);
+}
+
+/* The hold timer, in delay_ns. */
+static void op_hold_timer(void *arg, uint64_t delay_ns)
+{
+	struct sched *s = arg;
+	struct timeval tv;
+
+	tv.tv_sec = (time_t)(delay_ns / 1000000000u);
+	tv.tv_usec = (suseconds_t)(delay_ns % 1000000000u / 1000u);
+	event_add(s->hold_ev, &tv);
+}
+
+/* Read the jobs as their input comes, or only at ticks. */
+static void op_urgent(void *arg, int on)
+{
+	struct sched *s = arg;
+
+	if (s->urgent != NULL)
+		s->urgent(s->read_arg, on);
+}
+
+static const struct core_ops sched_ops = {
+	.allot = op_allot,
+	.record = op_record,
+	.grant = op_grant,
+	.idle = op_idle,
+	.voice = op_voice,
+	.wake = op_wake,
+	.hold_timer = op_hold_timer,
+	.urgent = op_urgent,
+};
+
+/* ------------------------------------------------------------- events -- */
+
+/* CPUs held past the bound are free: grant them. */
+static void on_hold(evutil_socket_t fd, short what, void *arg)
+{
+	struct sched *s = arg;
+
+	(void)fd;
+	(void)what;
+	core_hold_expired(s->core, qtime_now_ns());
 }
 
 /* The grants are due: the jobs' input is read first (a job that ended
  * just before another began, as a loop of runs does, has its CPUs back
- * only once its end is read), then every job that asked for a grant since
- * the last tick gets one if it still holds nothing and CPUs are free, and
- * then the jobs waiting for CPUs (refill). */
+ * only once its end is read), then the core grants. */
 static void on_grant(evutil_socket_t fd, short what, void *arg)
 {
 	struct sched *s = arg;
@@ -571,175 +233,32 @@ static void on_grant(evutil_socket_t fd, short what, void *arg)
 		return;
 	if (s->read != NULL)
 		s->read(s->read_arg);
-	for (int k = 0; k < s->ntouched; k++)
-		if (s->touched[k]->want_grant) {
-			s->touched[k]->want_grant = 0;
-			grant(s, s->touched[k]);
-		}
-	if (s->ticks > 0)
-		refill(s);
-	sched__update_urgent(s);
+	core_grants(s->core, qtime_now_ns());
 }
 
-/* Make j's grant due, as soon as the event loop comes back (not from
- * inside the caller, whose connection a read of the jobs could close). */
-static void grant_due(struct sched *s, struct sched_job *j)
-{
-	j->want_grant = 1;
-	event_active(s->grant_ev, EV_TIMEOUT, 0);
-}
-
-/* A job that just joined (its Welcome sent) gets min(its desire, what is
- * free) of the CPUs no job holds: those would idle until the next tick,
- * and the job would wait for it, 5 ms on average. */
-void sched_job_grant(struct sched *s, struct sched_job *j)
-{
-	if (!j->fresh || !j->touched)
-		return;
-	grant_due(s, j);
-}
-
-/* A job that holds no CPU asked for some (it woke from idle, or came
- * back from silence): while CPUs are free, it gets them as a joining job
- * does, not at the next tick (read as it came: sched__update_urgent). */
-void sched__job_woke(struct sched *s, struct sched_job *j)
-{
-	if (s->in_tick || !j->touched || !waits_for_cpus(s, j))
-		return;                 /* the tick (a new job: its grant) */
-	grant_due(s, j);
-}
-
-/* The free CPUs may have changed: the jobs holding none are held to
- * them (sched__confine_idle), and the jobs' input is read as it comes,
- * or only at ticks again: as it comes while a job waits for CPUs to be
- * released (--handover release), and while some CPU is free, so that a
- * job which holds none and asks gets it at once (sched__job_woke);
- * nothing else needs the daemon between ticks. */
-void sched__update_urgent(struct sched *s)
-{
-	struct deq_set free = free_slots(s);
-	struct deq_set grew = set_and(s, &free, &s->refill_free, 1);
-	int on;
-
-	/* Some CPU came free since the last look, between ticks: the jobs
-	 * waiting for one may take it now (on_grant, refill). */
-	s->refill_free = free;
-	if (deq_set_count(&grew) > 0 && !s->in_tick && s->ticks > 0)
-		event_active(s->grant_ev, EV_TIMEOUT, 0);
-	sched__confine_idle(s, &free);
-	if (s->urgent == NULL)
-		return;
-	on = s->nheld > 0 || (s->njobs > 0 && deq_set_count(&free) > 0);
-	if (on != s->urgent_on) {
-		s->urgent_on = on;
-		s->urgent(s->read_arg, on);
-	}
-}
-
-/* ----------------------------------------------------------- history -- */
-
-/* Record j's values from the current quantum on (once per tick). */
-static void record(struct sched *s, struct sched_job *j)
-{
-	const struct deq_job *d = &s->deq[j->index];
-	struct history_quantum hq;
-
-	if (j->recorded == s->ticks)
-		return;
-	j->recorded = s->ticks;
-	if (d->changed)
-		slot_list(s, &d->cpus, j->cpus, sizeof(j->cpus));
-	memset(&hq, 0, sizeof(hq));
-	hq.quantum = (int64_t)s->q;
-	hq.start_ns = (int64_t)(s->t0_wall + s->q * s->L);
-	hq.end_ns = hq.start_ns + (int64_t)s->L;
-	hq.desire = d->desire;
-	hq.availability = d->availability;
-	hq.allotment = d->allotment;
-	hq.cpus = j->cpus;
-	hq.cls = j->cls >= 0 ? j->cls : HISTORY_DEPRIVED;
-	hq.epoch = (int64_t)s->epoch;
-	if (history_allot(s->hist, (int64_t)j->id, &hq) < 0)
-		log_warn("history: job %llu quantum %llu: %s",
-		         (unsigned long long)j->id, (unsigned long long)s->q,
-		         history_error(s->hist));
-}
-
-/* -------------------------------------------------------------- tick -- */
-
-/* One tick, for quantum s->q, starting at `start`: silence, DEQ, Allots
- * to the changed jobs, history. */
+/* One tick, for quantum s->q, its jobs read: the core's tick, then
+ * the departed jobs' rows, the statistics and the history. */
 static void tick(struct sched *s, uint64_t start)
 {
+	struct core_tick_stats st;
 	struct sched_job *j;
-	uint64_t t, end;
-	int nc = 0, k;
+	uint64_t end;
 
 	s->tick_sends = 0;
-	while ((j = s->oldest) != NULL && j->heard + s->silence <= start) {
-		heard_unlink(s, j);
-		j->silent = 1;
-		s->nsilent++;
-		sched__touch(s, j);
-		log_info("job %llu '%s' silent for %llu ms: desires nothing until "
-		         "it speaks again", (unsigned long long)j->id, j->name,
-		         (unsigned long long)((start - j->heard) / 1000000u));
-	}
-	for (k = 0; k < s->ntouched; k++) {
-		j = s->touched[k];
-		s->deq[j->index].desire = sched__desire(j);
-	}
-	users_prune(s);
-	t = s->decided = qtime_now_ns();
-	if (s->njobs > 0 &&
-	    (s->conf->share == CONF_SHARE_USER
-	     ? deq_allot_users(s->P, s->deq, s->njobs, s->udeq, s->nusers, s->q,
-	                       s->changed, &nc)
-	     : deq_allot_changes(s->P, s->deq, s->njobs, s->q, s->changed,
-	                         &nc)) < 0) {
+	if (core_tick(s->core, qtime_now_ns(), qtime_now_ns, &st) < 0)
 		log_error("DEQ failed for quantum %llu: %s", (unsigned long long)s->q,
 		          strerror(errno));
-		nc = 0;
-	}
-	samples_add(&s->deq_time, qtime_now_ns() - t);
-	/* What each changed job gives up is busy before anyone gains it. */
-	for (k = 0; s->handover != NULL && k < nc; k++) {
-		struct deq_set lost;
-
-		j = s->jobs[s->changed[k]];
-		if (j->conn == NULL)
-			continue;       /* rigid: moved off as it is confined */
-		lost = set_and(s, &j->sent, &s->deq[j->index].cpus, 1);
-		handover_leave(s->handover, j, &lost, s->q, t);
-	}
-	/* Decided when DEQ ran, on what the tick had read. */
-	for (k = 0; k < nc; k++)
-		deliver(s, s->jobs[s->changed[k]], t);
-	for (k = 0; k < s->ntouched; k++)
-		if (s->touched[k]->fresh || s->touched[k]->granted)
-			deliver(s, s->touched[k], t);
-	/* This DEQ decided the held jobs' sets again: a grant in this
-	 * quantum says so (an Allot of quantum q carries tick q's time). */
-	if (s->handover != NULL)
-		retry_held(s, start);
+	samples_add(&s->deq_time, st.deq_ns);
 	end = qtime_now_ns();
-	/* The Allots are out: now the history. */
-	for (k = 0; k < nc; k++)
-		record(s, s->jobs[s->changed[k]]);
-	for (k = 0; k < s->ntouched; k++) {
-		s->touched[k]->touched = 0;
-		record(s, s->touched[k]);
-	}
-	s->ntouched = 0;
 	/* Jobs gone as the tick read its jobs were not in this quantum:
 	 * their rows end with the last (before history_advance). */
 	while ((j = s->departed) != NULL) {
-		s->departed = j->older;
+		s->departed = j->next_gone;
 		bury(s, j);
 	}
 	sched__rigid_usage(s, NULL, end);
 	samples_add(&s->tick, end - start);
-	samples_add(&s->changes, (uint64_t)nc);
+	samples_add(&s->changes, (uint64_t)st.changes);
 	samples_add(&s->sends, s->tick_sends);
 	if (history_advance(s->hist, (int64_t)s->q,
 	                    (int64_t)(s->t0_wall + (s->q + 1) * s->L)) < 0)
@@ -779,11 +298,11 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 	/* What the jobs said since the last tick (their desires, usage,
 	 * departures) is read now, in one go. */
 	s->in_tick = 1;
+	core_tick_begin(s->core, q);
 	if (s->read != NULL)
 		s->read(s->read_arg);
 	tick(s, now);
 	s->in_tick = 0;
-	sched__update_urgent(s);
 }
 
 /* ----------------------------------------------------- life and death -- */
@@ -793,6 +312,7 @@ struct sched *sched_create(struct event_base *base, const struct conf *c,
                            struct history *h, char *why, size_t whylen)
 {
 	struct sched *s = calloc(1, sizeof(*s));
+	struct core_params params;
 	struct itimerspec its;
 	uint64_t first;
 
@@ -808,8 +328,6 @@ struct sched *sched_create(struct event_base *base, const struct conf *c,
 		s->cpus_u32[i] = (uint32_t)c->cpus[i];
 	s->L = (uint64_t)c->quantum_us * 1000u;
 	s->offset = (uint64_t)c->offset_us * 1000u;
-	s->silence = (uint64_t)PROTO_SILENT_BEATS * PROTO_HEARTBEAT_MS * 1000000u;
-	s->bound = s->L / 4;
 	s->past = (uint64_t)PROTO_FEEDBACK_PAST_MS * 1000000u / s->L + 1;
 	s->t0 = s->started = qtime_now_ns();
 	s->t0_wall = qtime_wall_ns();
@@ -819,14 +337,18 @@ struct sched *sched_create(struct event_base *base, const struct conf *c,
 		free(s);
 		return NULL;
 	}
-	if (c->handover == CONF_HANDOVER_RELEASE &&
-	    (s->handover = handover_create(s->P)) == NULL)
+	params.P = s->P;
+	params.by_user = c->share == CONF_SHARE_USER;
+	params.handover = c->handover == CONF_HANDOVER_RELEASE;
+	params.silence_ns = (uint64_t)PROTO_SILENT_BEATS * PROTO_HEARTBEAT_MS *
+	                    1000000u;
+	params.bound_ns = s->L / 4;
+	if ((s->core = core_create(&params, &sched_ops, s)) == NULL)
 		goto nomem;
 	s->timer_ev = event_new(base, s->timer_fd, EV_READ | EV_PERSIST, on_timer, s);
 	s->hold_ev = evtimer_new(base, on_hold, s);
 	s->grant_ev = evtimer_new(base, on_grant, s);
-	if (s->timer_ev == NULL || s->hold_ev == NULL || s->grant_ev == NULL ||
-	    sched__reserve(s) < 0)
+	if (s->timer_ev == NULL || s->hold_ev == NULL || s->grant_ev == NULL)
 		goto nomem;
 	/* Tick q at t0 + q L + offset: absolute, so it never drifts. */
 	first = s->t0 + s->offset;
@@ -850,9 +372,9 @@ nomem:
 /* Close a job's history row (its totals are its runs', written with them). */
 static void close_row(struct sched *s, struct sched_job *j)
 {
-	if (history_job_end(s->hist, (int64_t)j->id, (int64_t)qtime_wall_ns(),
+	if (history_job_end(s->hist, (int64_t)j->core.id, (int64_t)qtime_wall_ns(),
 	                    NULL) < 0)
-		log_warn("history: closing job %llu: %s", (unsigned long long)j->id,
+		log_warn("history: closing job %llu: %s", (unsigned long long)j->core.id,
 		         history_error(s->hist));
 }
 
@@ -863,11 +385,11 @@ void sched_free(struct sched *s)
 		return;
 	/* The jobs outlive us: their rows stay open for the next daemon,
 	 * which they reconnect to, claiming their ids. */
-	for (int i = 0; i < s->njobs; i++) {
-		struct sched_job *j = s->jobs[i];
+	for (int i = 0; s->core != NULL && i < core_njobs(s->core); i++) {
+		struct sched_job *j = sched__job(core_job_at(s->core, i));
 
-		if (history_job_pause(s->hist, (int64_t)j->id) < 0)
-			log_warn("history: job %llu: %s", (unsigned long long)j->id,
+		if (history_job_pause(s->hist, (int64_t)j->core.id) < 0)
+			log_warn("history: job %llu: %s", (unsigned long long)j->core.id,
 			         history_error(s->hist));
 		free(j);
 	}
@@ -881,14 +403,7 @@ void sched_free(struct sched *s)
 		event_free(s->grant_ev);
 	if (s->timer_fd >= 0)
 		close(s->timer_fd);
-	handover_free(s->handover);
-	free(s->jobs);
-	free(s->deq);
-	free(s->changed);
-	free(s->users);
-	free(s->udeq);
-	free(s->touched);
-	free(s->held);
+	core_free(s->core);
 	free(s);
 }
 
@@ -919,7 +434,6 @@ struct sched_job *sched_job_add(struct sched *s, struct conn *conn,
 	struct sched_job *j;
 	struct history_job hj;
 	int64_t id;
-	int u;
 
 	if (hello->workers < 1 || hello->workers > SCHED_MAX_WORKERS) {
 		snprintf(why, whylen, "workers must be from 1 to %d, not %u",
@@ -927,15 +441,15 @@ struct sched_job *sched_job_add(struct sched *s, struct conn *conn,
 		return NULL;
 	}
 	/* A rigid job's child connecting: the same job, now adaptive. */
-	if (id_granted && (j = sched__find(s, id_granted)) != NULL && j->rigid &&
-	    j->uid == uid && j->pid == pid)
-		return sched__rigid_connect(s, j, conn, hello);
-	if (s->njobs >= s->conf->max_jobs) {
+	if (id_granted && (j = sched__find(s, id_granted)) != NULL &&
+	    j->core.rigid && j->core.uid == uid && j->pid == pid)
+		return rigid_connect(s, j, conn, hello);
+	if (core_njobs(s->core) >= s->conf->max_jobs) {
 		snprintf(why, whylen, "at the limit of %d jobs", s->conf->max_jobs);
 		return NULL;
 	}
 	j = calloc(1, sizeof(*j));
-	if (j == NULL || sched__reserve(s) < 0 || (u = sched__user_join(s, uid)) < 0) {
+	if (j == NULL || core_reserve(s->core) < 0) {
 		free(j);
 		snprintf(why, whylen, "out of memory");
 		return NULL;
@@ -944,11 +458,9 @@ struct sched_job *sched_job_add(struct sched *s, struct conn *conn,
 	snprintf(j->command, sizeof(j->command), "%s",
 	         hello->command ? hello->command : "");
 	j->conn = conn;
-	j->uid = uid;
 	j->pid = pid;
 	j->workers = (int)hello->workers;
 	j->start_ns = qtime_wall_ns();
-	j->desire = 1;                  /* d_1 */
 	j->desire_real = 1;
 	j->cls = -1;
 	memset(&hj, 0, sizeof(hj));
@@ -961,7 +473,6 @@ struct sched_job *sched_job_add(struct sched *s, struct conn *conn,
 	id = id_granted ? (int64_t)id_granted : history_job_begin(s->hist, &hj);
 	if (id <= 0) {
 		snprintf(why, whylen, "history: %s", history_error(s->hist));
-		user_leave(s, u);
 		free(j);
 		return NULL;
 	}
@@ -969,24 +480,33 @@ struct sched_job *sched_job_add(struct sched *s, struct conn *conn,
 	if (id_granted && history_job_workers(s->hist, id, j->workers) < 0)
 		log_warn("history: job %lld: %s", (long long)id,
 		         history_error(s->hist));
-	j->id = (uint64_t)id;
-	sched__insert(s, j, u);
 	j->joined = qtime_now_ns();
-	sched__heard_now(s, j, j->joined);
-	j->fresh = 1;                   /* an Allot at the next tick, or a
-	                                   grant after its Welcome */
-	sched__touch(s, j);
+	/* Desire d_1 = 1; an Allot at the next tick, or a grant after its
+	 * Welcome. */
+	if (core_join(s->core, &j->core, (uint64_t)id, uid, 1, 0, 0, j->joined) < 0) {
+		snprintf(why, whylen, "out of memory");
+		if (!id_granted)
+			close_row(s, j);
+		free(j);
+		return NULL;
+	}
 	sched__confine_join(s, j);
 	log_info("job %llu '%s' %s: uid %d pid %d, %d workers",
-	         (unsigned long long)j->id, j->name, id_granted ? "connected"
+	         (unsigned long long)id, j->name, id_granted ? "connected"
 	         : "registered", (int)uid, (int)pid, j->workers);
 	return j;
+}
+
+/* Grant a job that has just joined free CPUs, soon. */
+void sched_job_grant(struct sched *s, struct sched_job *j)
+{
+	core_grant_due(s->core, &j->core);
 }
 
 /* The job's id. */
 uint64_t sched_job_id(const struct sched_job *j)
 {
-	return j->id;
+	return j->core.id;
 }
 
 /* A job gone: close its row (unless launch.c keeps it) and free it. */
@@ -1002,29 +522,146 @@ static void bury(struct sched *s, struct sched_job *j)
 /* Remove a job whose connection closed. */
 void sched_job_remove(struct sched *s, struct sched_job *j)
 {
-	if (j->rigid)
-		;                        /* never heard: sched_rigid_remove */
-	else if (!j->silent)
-		heard_unlink(s, j);
-	else
-		s->nsilent--;
 	sched__confine_leave(s, j);
-	if (j->touched)
-		drop_from(s->touched, &s->ntouched, j);
-	if (j->held)
-		drop_from(s->held, &s->nheld, j);
-	user_leave(s, s->deq[j->index].user);
-	remove_by_index(s, j);
 	log_info("job %llu '%s' left: its %d CPUs go back at %s tick",
-	         (unsigned long long)j->id, j->name, deq_set_count(&j->sent),
-	         s->in_tick ? "this" : "the next");
-	if (s->handover != NULL && handover_gone(s->handover, j) > 0)
-		sched__retry_held(s, qtime_now_ns());
+	         (unsigned long long)j->core.id, j->name,
+	         deq_set_count(&j->core.sent), s->in_tick ? "this" : "the next");
+	core_leave(s->core, &j->core, qtime_now_ns());
 	if (s->in_tick) {                /* its row waits for the Allots */
-		j->older = s->departed;
+		j->next_gone = s->departed;
 		s->departed = j;
 		return;
 	}
 	bury(s, j);
-	sched__update_urgent(s);         /* its CPUs may be free now */
+}
+
+/* ------------------------------------------------------------ rigid -- */
+
+/* Register a rigid job. */
+int sched_rigid_add(struct sched *s, uint64_t id, const char *name,
+                    const char *command, uid_t uid, pid_t pid,
+                    uint64_t start_ns, int cpus, char *why, size_t whylen)
+{
+	struct sched_job *j;
+
+	if (cpus < 1 || cpus > SCHED_MAX_WORKERS) {
+		snprintf(why, whylen, "--cpus must be from 1 to %d, not %d",
+		         SCHED_MAX_WORKERS, cpus);
+		return -1;
+	}
+	if (core_njobs(s->core) >= s->conf->max_jobs) {
+		snprintf(why, whylen, "at the limit of %d jobs", s->conf->max_jobs);
+		return -1;
+	}
+	if (sched__find(s, id) != NULL) {
+		snprintf(why, whylen, "job %llu is scheduled already",
+		         (unsigned long long)id);
+		return -1;
+	}
+	j = calloc(1, sizeof(*j));
+	if (j == NULL) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	snprintf(j->name, sizeof(j->name), "%s", name);
+	snprintf(j->command, sizeof(j->command), "%s", command);
+	j->pid = pid;
+	j->workers = cpus;
+	j->start_ns = start_ns;
+	j->desire_real = cpus;
+	j->cls = -1;
+	j->joined = j->usage_at = qtime_now_ns();
+	if (core_join(s->core, &j->core, id, uid, cpus, cpus, 1, j->joined) < 0) {
+		free(j);
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	j->next_rigid = s->rigids;
+	s->rigids = j;
+	sched__confine_join(s, j);
+	sched_job_grant(s, j);
+	log_info("job %llu '%s' is rigid: %d CPUs, uid %d pid %d",
+	         (unsigned long long)id, j->name, cpus, (int)uid, (int)pid);
+	return 0;
+}
+
+/* Take j off the list of rigid jobs. */
+static void unlist(struct sched *s, struct sched_job *j)
+{
+	struct sched_job **p;
+
+	for (p = &s->rigids; *p != NULL; p = &(*p)->next_rigid)
+		if (*p == j) {
+			*p = j->next_rigid;
+			break;
+		}
+	j->next_rigid = NULL;
+}
+
+/* A rigid job's claim by a connecting job (sched_job_add): j becomes an
+ * ordinary job on conn, its desire capped. */
+static struct sched_job *rigid_connect(struct sched *s, struct sched_job *j,
+                                       struct conn *conn,
+                                       const Asteal__Hello *hello)
+{
+	uint64_t now = qtime_now_ns();
+
+	sched__rigid_usage(s, j, now);
+	unlist(s, j);
+	j->conn = conn;
+	j->workers = (int)hello->workers;
+	j->desire_real = 1;
+	j->cls = -1;
+	j->closable = 0;
+	/* The Feedback totals count from its Welcome. */
+	memset(&j->tot, 0, sizeof(j->tot));
+	j->joined = now;
+	core_connect(s->core, &j->core, now);
+	if (history_job_workers(s->hist, (int64_t)j->core.id, j->workers) < 0)
+		log_warn("history: job %lld: %s", (long long)j->core.id,
+		         history_error(s->hist));
+	log_info("job %llu '%s' connected: %d workers, desire capped at %d CPUs",
+	         (unsigned long long)j->core.id, j->name, j->workers, j->core.cap);
+	return j;
+}
+
+/* A rigid job ended. */
+void sched_rigid_remove(struct sched *s, uint64_t id)
+{
+	struct sched_job *j = sched__find(s, id);
+
+	if (j == NULL || !j->core.rigid)
+		return;
+	sched__rigid_usage(s, j, qtime_now_ns());
+	unlist(s, j);
+	j->keep_row = 1;
+	sched_job_remove(s, j);
+}
+
+/* Cap a connected job's desire. */
+void sched_set_cap(struct sched *s, uint64_t id, int cpus)
+{
+	struct sched_job *j = sched__find(s, id);
+	int was;
+
+	if (j == NULL || j->core.rigid || cpus <= 0 || j->core.cap == cpus)
+		return;
+	was = sched__enforced(s, j);
+	core_set_cap(s->core, &j->core, cpus, 0);
+	if (sched__enforced(s, j) != was) {    /* confine_add again, enforcing */
+		sched__confine_leave(s, j);
+		sched__confine_join(s, j);
+		/* its CPUs again: confined then */
+		core_set_cap(s->core, &j->core, cpus, 1);
+	}
+	log_info("job %llu '%s': desire capped at %d CPUs",
+	         (unsigned long long)id, j->name, cpus);
+}
+
+/* Whether job id is rigid. */
+int sched_is_rigid(const struct sched *s, uint64_t id)
+{
+	const struct sched_job *j = sched__find(s, id);
+
+	return j != NULL && j->core.rigid;
 }

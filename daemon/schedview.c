@@ -2,7 +2,7 @@
  * schedview.c - what the command line sees of asteald's job scheduler and
  * does to it (see scheduler.h): the Status and Jobs replies, the owner of
  * a running job, Cancel, the counts of jobs and clients.  The design is
- * described at the top of scheduler.c; what the scheduler's files share
+ * described at the top of scheduler.c and core/core.h; what the scheduler's files share
  * is in scheduler_int.h.
  */
 #include "scheduler_int.h"
@@ -33,7 +33,7 @@ void sched_status(struct sched *s, Asteal__Status *st)
 	st->cpus = s->cpus_u32;
 	st->n_cpus = (size_t)s->P;
 	st->quantum_us = (uint32_t)s->conf->quantum_us;
-	st->jobs = (uint32_t)s->njobs;
+	st->jobs = (uint32_t)core_njobs(s->core);
 	st->ticks = s->ticks;
 	st->uptime_ns = now - s->started;
 	st->clients = (uint32_t)s->clients;
@@ -52,7 +52,7 @@ void sched_status(struct sched *s, Asteal__Status *st)
 	st->bad_feedbacks = s->bad;
 	st->allots = s->allots;
 	st->grants = s->grants;
-	st->silent_jobs = (uint32_t)s->nsilent;
+	st->silent_jobs = (uint32_t)core_nsilent(s->core);
 	st->revocations = s->revocations;
 	st->handover = (char *)conf_handover_name(s->conf->handover);
 	st->share = (char *)conf_share_name(s->conf->share);
@@ -112,22 +112,23 @@ Asteal__JobInfo *sched_info_new(uint64_t id, const char *name, uid_t uid,
 /* Fill a Jobs reply. */
 int sched_jobs(struct sched *s, const uint64_t *ids, size_t n, Asteal__Jobs *out)
 {
+	int njobs = core_njobs(s->core);
 	size_t k = 0;
 
 	asteal__jobs__init(out);
-	if (s->njobs == 0)
+	if (njobs == 0)
 		return 0;
-	out->jobs = calloc((size_t)s->njobs, sizeof(*out->jobs));
+	out->jobs = calloc((size_t)njobs, sizeof(*out->jobs));
 	if (out->jobs == NULL)
 		return -1;
-	for (int i = 0; i < s->njobs; i++) {
-		struct sched_job *j = s->jobs[i];
-		const struct deq_job *d = &s->deq[i];
+	for (int i = 0; i < njobs; i++) {
+		struct sched_job *j = sched__job(core_job_at(s->core, i));
+		const struct deq_job *d = core_deq(s->core, &j->core);
 		Asteal__JobInfo *ji;
 
-		if (!sched_id_wanted(j->id, ids, n))
+		if (!sched_id_wanted(j->core.id, ids, n))
 			continue;
-		ji = sched_info_new(j->id, j->name, j->uid, j->pid, j->command,
+		ji = sched_info_new(j->core.id, j->name, j->core.uid, j->pid, j->command,
 		                    j->start_ns, CPULIST_MAX);
 		if (ji == NULL) {
 			out->n_jobs = k;
@@ -149,13 +150,13 @@ int sched_jobs(struct sched *s, const uint64_t *ids, size_t n, Asteal__Jobs *out
 		ji->allotted_ns = j->tot.ns[USAGE_ALLOTTED];
 		ji->workers = (uint32_t)j->workers;
 		ji->quantum_class = exchange_class_wire(j->cls);
-		ji->cpus_cap = (uint32_t)j->cap;
-		ji->rigid = j->rigid != 0;
+		ji->cpus_cap = (uint32_t)j->core.cap;
+		ji->rigid = j->core.rigid != 0;
 		if (j->confined) {
-			confine_state(s->confine, j->id, j->confstate,
+			confine_state(s->confine, j->core.id, j->confstate,
 			              sizeof(j->confstate));
 			ji->confinement = j->confstate;
-			confine_usage(s->confine, j->id, &ji->cpu_ns);
+			confine_usage(s->confine, j->core.id, &ji->cpu_ns);
 		}
 		out->jobs[k++] = ji;
 	}
@@ -183,7 +184,7 @@ int sched_job_owner(const struct sched *s, uint64_t id, uid_t *uid)
 	if (j == NULL)
 		return -1;
 	if (uid != NULL)
-		*uid = j->uid;
+		*uid = j->core.uid;
 	return 0;
 }
 
@@ -198,7 +199,7 @@ int sched_cancel(struct sched *s, uint64_t id, uid_t uid, int sig,
 		         (unsigned long long)id);
 		return ASTEAL__ERROR_CODE__NOT_FOUND;
 	}
-	if (uid != 0 && uid != j->uid) {
+	if (uid != 0 && uid != j->core.uid) {
 		snprintf(why, whylen, "job %llu: not yours (only its owner or "
 		         "root may cancel it)", (unsigned long long)id);
 		return ASTEAL__ERROR_CODE__PERMISSION;
@@ -229,7 +230,7 @@ int sched_cancel(struct sched *s, uint64_t id, uid_t uid, int sig,
 /* Jobs connected now. */
 int sched_njobs(const struct sched *s)
 {
-	return s->njobs;
+	return core_njobs(s->core);
 }
 
 /* Command-line clients connected now. */
