@@ -1,8 +1,9 @@
 /*
  * multi.h - the multi-job schedulers of the utilization experiment (paper
  * 4.5): jobs arrive over time on a machine of P processors; every quantum
- * the job scheduler divides the processors among the jobs present with the
- * project's DEQ allocator (policy/deq.h, the same code asteald runs):
+ * the job scheduler divides the processors among the jobs present with
+ * asteald's own core and DEQ allocator (daemon/core/core.h, policy/deq.h:
+ * the same code asteald runs):
  *
  *   DEQ  (with A-STEAL)  each job asks for its A-STEAL desire; DEQ gives
  *                        equal shares but no job more than it asked for.

@@ -1,12 +1,12 @@
 /*
  * deq_replay.c - check that what asteald recorded is exactly DEQ's answer:
- * replay the recorded desires of every quantum through deq_allot_users,
- * or deq_allot for a daemon run with --share job (the same module, fed as
- * the scheduler feeds it: the jobs present in that quantum, in id order,
- * each with the state DEQ returned for it the quantum before, a fresh
- * state for a job new to the scheduler or back after an absence; their
- * users, by uid, likewise) and compare the allotment, availability and
- * CPU set of every job with the history's.
+ * replay the recorded desires of every quantum through asteald's own core
+ * (daemon/core/core.h, which runs deq_allot_users, or deq_allot_changes
+ * for a daemon run with --share job): the jobs present in a quantum join
+ * it (a job new to the scheduler, or back after an absence, with a fresh
+ * state), the jobs gone leave it, each present job says its recorded
+ * desire, and the core ticks; then the allotment, availability and CPU set
+ * the core gives every job are compared with the history's.
  *
  *   deq_replay DB CPULIST [user|job]
  *                              the daemon's --share (default user); exit 0
@@ -46,6 +46,7 @@
 
 #include <sqlite3.h>
 
+#include "core.h"
 #include "cpulist.h"
 #include "deq.h"
 
@@ -60,21 +61,12 @@ struct run {
 };
 
 /* One job: its runs (a range of the sorted array), the cursor over them,
- * and DEQ's state for it after the quantum it was last present in. */
+ * and its place in the core while it is present. */
 struct job {
 	size_t first;           /* runs[first .. end) are this job's, */
 	size_t run, end;        /* the cursor at run */
-	long long last_q;       /* the last quantum it was present in */
-	size_t user;            /* its user in users[] */
-	struct deq_job d;
-};
-
-/* One user (uid): DEQ's state for it after the quantum it last had a job
- * present in, and its place among the users of the quantum replayed. */
-struct user {
-	long long uid, last_q;
-	int at;                 /* -1: no job in this quantum */
-	struct deq_user d;
+	int in_core;            /* joined, and not left since */
+	struct core_job cj;
 };
 
 /* One recorded grant. */
@@ -447,83 +439,34 @@ static int grants_clash(const struct grant *g, size_t ng, const struct job *j,
 	return bad;
 }
 
-/* Order users by uid. */
+/* Order uids. */
 static int by_uid(const void *a, const void *b)
 {
-	const struct user *x = a, *y = b;
+	long long x = *(const long long *)a, y = *(const long long *)b;
 
-	return (x->uid > y->uid) - (x->uid < y->uid);
+	return (x > y) - (x < y);
 }
 
-/* The distinct uids of the jobs into users[] (sorted, fresh states), each
- * job's place there in its user: their number. */
-static size_t users_of(struct job *jobs, size_t njobs, const struct run *runs,
-                       struct user *users)
+/* The number of distinct uids among the jobs' runs; -1 out of memory. */
+static long count_users(const struct run *runs, size_t nruns)
 {
-	size_t n = 0, i, k;
+	long long *uid = malloc((nruns ? nruns : 1) * sizeof(*uid));
+	long n = 0;
 
-	for (i = 0; i < njobs; i++) {
-		memset(&users[n], 0, sizeof(users[n]));
-		users[n].uid = runs[jobs[i].run].uid;
-		users[n++].last_q = -2;
-	}
-	qsort(users, n, sizeof(*users), by_uid);
-	for (i = k = 0; i < n; i++)
-		if (k == 0 || users[i].uid != users[k - 1].uid)
-			users[k++] = users[i];
-	for (i = 0; i < njobs; i++) {
-		size_t lo = 0, hi = k;
-
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (users[mid].uid < runs[jobs[i].run].uid)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		jobs[i].user = lo;
-	}
-	return k;
+	if (uid == NULL)
+		return -1;
+	for (size_t i = 0; i < nruns; i++)
+		uid[i] = runs[i].uid;
+	qsort(uid, nruns, sizeof(*uid), by_uid);
+	for (size_t i = 0; i < nruns; i++)
+		n += i == 0 || uid[i] != uid[i - 1];
+	free(uid);
+	return n;
 }
 
-/* The users of quantum q's jobs (present[0..n-1]), in uid order, into
- * uin[] with their states (fresh for a user absent at q - 1), and each
- * job's user index into in[]: their number. */
-static int users_in(struct user *users, size_t nusers, struct job *jobs,
-                    const size_t *present, size_t n, struct deq_job *in,
-                    struct deq_user *uin, long long q)
-{
-	size_t k, u;
-	int nu = 0;
-
-	for (u = 0; u < nusers; u++)
-		users[u].at = -1;
-	for (k = 0; k < n; k++)
-		users[jobs[present[k]].user].at = 0;
-	for (u = 0; u < nusers; u++) {
-		if (users[u].at < 0)
-			continue;
-		if (users[u].last_q != q - 1)
-			memset(&users[u].d, 0, sizeof(users[u].d));
-		users[u].at = nu;
-		uin[nu++] = users[u].d;
-	}
-	for (k = 0; k < n; k++)
-		in[k].user = users[jobs[present[k]].user].at;
-	return nu;
-}
-
-/* Keep the users' states after quantum q (uin from users_in). */
-static void users_keep(struct user *users, size_t nusers,
-                       const struct deq_user *uin, long long q)
-{
-	for (size_t u = 0; u < nusers; u++)
-		if (users[u].at >= 0) {
-			users[u].d = uin[users[u].at];
-			users[u].last_q = q;
-		}
-}
+/* The core's effects mean nothing here (left out: the replay reads DEQ's
+ * state from the core after each tick; the history is what is checked). */
+static const struct core_ops replay_ops;
 
 int main(int argc, char **argv)
 {
@@ -532,11 +475,10 @@ int main(int argc, char **argv)
 	struct skips sk;
 	long long nskipped = 0;
 	struct job *jobs;
-	struct user *users;
-	struct deq_job *in;
-	struct deq_user *uin;
-	size_t *present, nusers;
-	long nruns, ngrants;
+	struct core *core;
+	struct core_params cp;
+	size_t *present;
+	long nruns, ngrants, nusers;
 	size_t njobs = 0, i, gi = 0;
 	int cpus[CPULIST_MAX], P, bad = 0, by_user;
 	long long qmin, qmax, q, checked = 0;
@@ -561,86 +503,90 @@ int main(int argc, char **argv)
 		fprintf(stderr, "deq_replay: no allotment records\n");
 		return 1;
 	}
+	memset(&cp, 0, sizeof(cp));
+	cp.P = P;
+	cp.by_user = by_user;
 	jobs = calloc((size_t)nruns, sizeof(*jobs));
-	users = calloc((size_t)nruns, sizeof(*users));
-	in = calloc((size_t)nruns, sizeof(*in));
-	uin = calloc((size_t)nruns, sizeof(*uin));
 	present = calloc((size_t)nruns, sizeof(*present));
-	if (jobs == NULL || users == NULL || in == NULL || uin == NULL ||
-	    present == NULL)
+	core = core_create(&cp, &replay_ops, NULL);
+	nusers = count_users(runs, (size_t)nruns);
+	if (jobs == NULL || present == NULL || core == NULL || nusers < 0)
 		return 2;
 	for (i = 0; i < (size_t)nruns; i++) {
 		if (i == 0 || runs[i].job != runs[i - 1].job) {
 			jobs[njobs].first = jobs[njobs].run = i;
-			jobs[njobs].last_q = -2;
 			njobs++;
 		}
 		jobs[njobs - 1].end = i + 1;
 	}
-	nusers = users_of(jobs, njobs, runs, users);
 	bad = check_grants(grants, (size_t)ngrants, jobs, njobs, runs, &sk,
 	                   cpus, P);
 	for (q = qmin; q <= qmax && bad < 10; q++) {
 		size_t n = 0, k;
-		int nu, rc;
+		struct core_tick_stats st;
 
-		/* The jobs present in quantum q, in id order. */
+		/* The jobs present in quantum q, in id order, join the core
+		 * (new, or back after an absence: a fresh state) and say their
+		 * desires; the jobs gone leave it. */
 		for (i = 0; i < njobs; i++) {
 			struct job *j = &jobs[i];
+			const struct run *r;
 
 			while (j->run < j->end && runs[j->run].last < q)
 				j->run++;
-			if (j->run == j->end || runs[j->run].first > q)
+			if (j->run == j->end || runs[j->run].first > q) {
+				if (j->in_core)
+					core_leave(core, &j->cj, (uint64_t)q);
+				j->in_core = 0;
 				continue;
-			if (j->last_q != q - 1)    /* new, or back: fresh */
-				memset(&j->d, 0, sizeof(j->d));
-			j->d.desire = runs[j->run].desire;
-			in[n] = j->d;
+			}
+			r = &runs[j->run];
+			if (!j->in_core &&
+			    core_join(core, &j->cj, (uint64_t)r->job, (uid_t)r->uid,
+			              r->desire, 0, 0, (uint64_t)q) < 0)
+				return 2;
+			j->in_core = 1;
+			core_feedback(core, &j->cj, r->desire, (uint64_t)q);
 			present[n++] = i;
 		}
 		if (n == 0)
 			continue;
-		nu = users_in(users, nusers, jobs, present, n, in, uin, q);
 		if (skipped(&sk, q)) {
 			/* No tick: DEQ did not run, everyone kept what they
 			 * had (their state goes on, unchanged). */
 			nskipped++;
 		} else {
-			rc = by_user ? deq_allot_users(P, in, (int)n, uin, nu,
-			                               (uint64_t)q, NULL, NULL)
-			             : deq_allot(P, in, (int)n, (uint64_t)q);
-			if (rc < 0) {
+			core_tick_begin(core, (uint64_t)q);
+			if (core_tick(core, (uint64_t)q, NULL, &st) < 0) {
 				fprintf(stderr, "deq_replay: quantum %lld: DEQ failed\n", q);
 				return 1;
 			}
 		}
-		users_keep(users, nusers, uin, q);
 		while (gi < (size_t)ngrants && grants[gi].quantum < q)
 			gi++;
 		for (k = 0; k < n; k++) {
 			struct job *j = &jobs[present[k]];
 			const struct run *r = &runs[j->run];
+			const struct deq_job *d = core_deq(core, &j->cj);
 			int set[CPULIST_MAX], m = 0, slot;
 			char got[256];
 
 			for (slot = 0; slot < P; slot++)
-				if (deq_set_has(&in[k].cpus, slot))
+				if (deq_set_has(&d->cpus, slot))
 					set[m++] = cpus[slot];
 			if (cpulist_format(set, m, got, sizeof(got)) < 0)
 				got[0] = '\0';
-			runs[j->run].sum += in[k].allotment;
+			runs[j->run].sum += d->allotment;
 			if (gi < (size_t)ngrants)
 				bad += grants_clash(grants + gi, (size_t)ngrants - gi,
 				                    j, runs, set, m, got, q);
-			if (!agrees(&in[k], got, r)) {
+			if (!agrees(d, got, r)) {
 				printf("quantum %lld job %lld: recorded allotment %d of %d on "
 				       "'%s', DEQ gives %d of %d on '%s' (desire %d)\n", q,
 				       r->job, r->allotment, r->availability, r->cpus,
-				       in[k].allotment, in[k].availability, got, r->desire);
+				       d->allotment, d->availability, got, r->desire);
 				bad++;
 			}
-			j->d = in[k];
-			j->last_q = q;
 		}
 		checked++;
 	}
@@ -651,7 +597,7 @@ int main(int argc, char **argv)
 			       runs[i].last, runs[i].cpu_quanta, runs[i].sum);
 			bad++;
 		}
-	printf("%lld quanta of %zu jobs of %zu user%s replayed through DEQ, %s "
+	printf("%lld quanta of %zu jobs of %ld user%s replayed through the core, %s "
 	       "(%lld without a tick), %ld grants: %s\n", checked, njobs, nusers,
 	       nusers == 1 ? "" : "s", by_user ? "users first" : "flat", nskipped,
 	       ngrants, bad ? "MISMATCH" : "every allotment, availability, CPU "
@@ -659,10 +605,8 @@ int main(int argc, char **argv)
 	free(runs);
 	free(grants);
 	free(sk.r);
+	core_free(core);
 	free(jobs);
-	free(users);
-	free(in);
-	free(uin);
 	free(present);
 	return bad ? 1 : 0;
 }
