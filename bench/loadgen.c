@@ -36,7 +36,11 @@
  * quantum (the last Allot of each quantum: with --handover release a job
  * may get its CPUs in two steps, and when the grant waited past the next
  * tick, the quantum's last Allot had only the free part, counted as
- * "held over"), and every desire a job sent is the
+ * "held over"; a grant, CPUs given between ticks to a job that held
+ * none, is recorded apart from the runs, and counted as "granted" where
+ * the quantum's run gave the job none; a quantum of a run of turns is
+ * checked as deq_replay checks it, "in turns"), and every desire a job
+ * sent is the
  * recorded desire from the next quantum on, or later (a Feedback that
  * missed its tick leaves "stale" quanta, counted, with the longest
  * stretch of them), and the recorded desires follow what was said in
@@ -87,6 +91,8 @@ struct got {
 	uint32_t allotment, availability;
 	uint64_t cpus;            /* a hash of the CPU ids */
 	uint64_t low;             /* the ids below 64, a bit each */
+	int from_none;            /* the job held no CPU before it: it may be
+	                             a grant */
 };
 
 /* What a job said: a desire from quantum q on. */
@@ -387,6 +393,7 @@ static void send_released(struct run *g, struct fake *j, uint64_t q)
 static void take_allot(struct run *g, struct fake *j, const Asteal__Allot *a)
 {
 	uint64_t cpus[WORDS] = { 0 };
+	int from_none;
 	int wrong = a->allotment != a->n_cpus || a->allotment > a->availability ||
 	            a->allotment > g->W || a->allotment > (uint32_t)g->P ||
 	            (j->ngot > 0 && a->quantum < j->allot_q);
@@ -405,7 +412,12 @@ static void take_allot(struct run *g, struct fake *j, const Asteal__Allot *a)
 	if (a->quantum >= g->q_base && a->quantum - g->q_base < g->nq) {
 		uint64_t *d = &g->decided[a->quantum - g->q_base];
 
-		if (*d != 0 && *d != a->decided_ns) {
+		/* A grant (CPUs to a job that held none, between ticks) is
+		 * decided after its quantum's tick. */
+		int grant = j->allotment == 0 && a->allotment > 0 &&
+		            *d != 0 && a->decided_ns > *d;
+
+		if (*d != 0 && *d != a->decided_ns && !grant) {
 			wrong = 1;      /* one quantum, one DEQ */
 			fprintf(stderr, "loadgen: job %llu: an Allot of quantum "
 			        "%llu decided at %llu, another at %llu\n",
@@ -414,7 +426,7 @@ static void take_allot(struct run *g, struct fake *j, const Asteal__Allot *a)
 			        (unsigned long long)a->decided_ns,
 			        (unsigned long long)*d);
 		}
-		if (*d == 0 || a->decided_ns < *d)
+		if (*d == 0 || (a->decided_ns < *d && !grant))
 			*d = a->decided_ns;
 	}
 	if (a->quantum < g->checked_q)  /* its boundary was checked already */
@@ -429,6 +441,7 @@ static void take_allot(struct run *g, struct fake *j, const Asteal__Allot *a)
 			send_released(g, j, a->quantum);
 			break;
 		}
+	from_none = j->allotment == 0;
 	j->allotment = a->allotment;
 	j->availability = a->availability;
 	memcpy(j->cpus, cpus, sizeof(cpus));
@@ -437,6 +450,7 @@ static void take_allot(struct run *g, struct fake *j, const Asteal__Allot *a)
 		j->ngot--;              /* only the last of a quantum counts */
 	if (grow(&j->got, sizeof(*j->got), j->ngot, &j->capgot) < 0)
 		return;
+	j->got[j->ngot].from_none = from_none;
 	j->got[j->ngot].q = a->quantum;
 	j->got[j->ngot].allotment = a->allotment;
 	j->got[j->ngot].availability = a->availability;
@@ -524,7 +538,8 @@ static struct fake *by_id(struct run *g, uint64_t id)
 
 /* What the history check found. */
 struct verdict {
-	uint64_t runs, allots_checked, allots_bad, allots_held;
+	uint64_t runs, allots_checked, allots_bad, allots_held, allots_granted;
+	uint64_t allots_turns;
 	uint64_t said_checked, said_late,
 	         said_lag_max, said_early, said_bad;
 };
@@ -561,6 +576,24 @@ static void check_job(const struct run *g, struct fake *j,
 			continue;       /* not recorded (yet): nothing to compare */
 		v->allots_checked++;
 		want = cpus_hash(runs[r]->cpus, runs[r]->n_cpus);
+		/* A run of turns (its cpu_quanta above allotment x quanta:
+		 * DEQ's leftover CPUs taken in turns) keeps the lower
+		 * allotment and every CPU used: a quantum of it got its
+		 * availability, the run's allotment or one more, on CPUs
+		 * among the run's (deq_replay's rule). */
+		if (runs[r]->cpu_quanta != (uint64_t)runs[r]->allotment *
+		    (runs[r]->last_quantum - runs[r]->first_quantum + 1)) {
+			uint64_t rec = cpus_low(runs[r]->cpus, runs[r]->n_cpus);
+
+			if (a->allotment == a->availability &&
+			    (a->allotment == runs[r]->allotment ||
+			     a->allotment == runs[r]->allotment + 1) &&
+			    a->low != UINT64_MAX && rec != UINT64_MAX &&
+			    (a->low & ~rec) == 0) {
+				v->allots_turns++;
+				continue;
+			}
+		}
 
 		if (runs[r]->allotment != a->allotment ||
 		    runs[r]->availability != a->availability ||
@@ -576,6 +609,15 @@ static void check_job(const struct run *g, struct fake *j,
 			    a->low != UINT64_MAX && rec != UINT64_MAX &&
 			    (a->low & ~rec) == 0) {
 				v->allots_held++;
+				continue;
+			}
+			/* A grant: CPUs given between ticks to a job that held
+			 * none, kept apart from the runs (the history's grants;
+			 * deq_replay checks them), while DEQ's answer for the
+			 * quantum, recorded, gave it none. */
+			if (a->from_none && a->allotment > 0 &&
+			    runs[r]->allotment == 0) {
+				v->allots_granted++;
 				continue;
 			}
 			if (v->allots_bad++ < 5)
@@ -972,6 +1014,7 @@ int main(int argc, char **argv)
 		       "releaseds=%llu revoke_p50_us=%.1f revoke_p99_us=%.1f "
 		       "late_allots=%llu conflicts=%llu loadgen_skipped=%llu runs=%llu "
 		       "allots_checked=%llu allots_mismatched=%llu allots_held_over=%llu "
+		       "allots_granted=%llu allots_in_turns=%llu "
 		       "desire_quanta=%llu desire_stale_quanta=%llu desire_stale_max=%llu "
 		       "desires_early=%llu "
 		       "desires_mismatched=%llu "
@@ -996,6 +1039,8 @@ int main(int argc, char **argv)
 		       (unsigned long long)v.allots_checked,
 		       (unsigned long long)v.allots_bad,
 		       (unsigned long long)v.allots_held,
+		       (unsigned long long)v.allots_granted,
+		       (unsigned long long)v.allots_turns,
 		       (unsigned long long)v.said_checked,
 		       (unsigned long long)v.said_late,
 		       (unsigned long long)v.said_lag_max,
