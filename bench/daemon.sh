@@ -4,7 +4,9 @@
 # figures (bench/README.md, "Daemon load"):
 #   100 jobs, desire change rate 0.1;  100 jobs, rate 1;
 #   1000 jobs, rate 0.1;               10000 jobs, rate 0.1
-# (CONFIGS picks some, e.g. "100:0.1 1000:0.1"). Each round runs, for every
+# (CONFIGS picks some, e.g. "100:0.1 1000:0.1"; JOBS:RATE:page has the
+# jobs write their Feedback in pages, as libasteal does, instead of
+# sending messages). Each round runs, for every
 # configuration, one after the other:
 #   floor    asteal-wirefloor: the same exchange's system calls over Unix
 #            stream sockets with nothing behind them (no protobuf, DEQ,
@@ -58,6 +60,9 @@ while [ "$r" -le "$rounds" ]; do
 	for c in $configs; do
 		jobs=${c%%:*}
 		rate=${c#*:}
+		# JOBS:RATE:page: the jobs write their Feedback in pages.
+		fb=message
+		case "$rate" in *:page) fb=page; rate=${rate%:page} ;; esac
 		s0=$(steal_now)
 		out=$("$build/bench/asteal-wirefloor" --jobs "$jobs" --seconds "$secs" \
 		    --rate "$rate") || { echo "bench: wirefloor failed" >&2; exit 1; }
@@ -76,7 +81,8 @@ while [ "$r" -le "$rounds" ]; do
 		daemon_pid=$!
 		wait_for 10 test -S "$tmp/s" || { echo "bench: asteald did not start" >&2; exit 1; }
 		out=$("$build/bench/asteal-loadgen" --socket "$tmp/s" --pid "$daemon_pid" \
-		    --jobs "$jobs" --seconds "$secs" --change-rate "$rate" --db "$tmp/h.db")
+		    --jobs "$jobs" --seconds "$secs" --change-rate "$rate" --db "$tmp/h.db" \
+		    --feedback "$fb")
 		rc=$?
 		kill "$daemon_pid"
 		wait "$daemon_pid"
@@ -87,8 +93,9 @@ while [ "$r" -le "$rounds" ]; do
 		case "$replay" in
 		*MISMATCH*) wrong="$wrong + replay MISMATCH" ;;
 		esac
-		printf '| %d | %d | %s | asteald | %s%% | %s%% | %s%% | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' \
-		    "$r" "$jobs" "$rate" "$(field daemon_user_pct "$out")" \
+		printf '| %d | %d | %s | asteald%s | %s%% | %s%% | %s%% | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' \
+		    "$r" "$jobs" "$rate" "$([ "$fb" = page ] && echo ', pages')" \
+		    "$(field daemon_user_pct "$out")" \
 		    "$(field daemon_sys_pct "$out")" "$(field daemon_cpu_pct "$out")" \
 		    "$(us "$(field tick_p50_us "$out")")" "$(us "$(field tick_p99_us "$out")")" \
 		    "$(us "$(field tick_max_us "$out")")" "$(us "$(field wake_p99_us "$out")")" \

@@ -60,6 +60,7 @@
  *   asteal-loadgen --socket PATH --pid DAEMON_PID --jobs N --seconds S
  *                  [--workers W] [--change-rate RATE] [--timers job|shared]
  *                  [--db FILE] [--cpu CPU] [--seed N]
+ *                  [--feedback message|page]
  */
 #include <errno.h>
 #include <math.h>
@@ -70,6 +71,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -79,6 +81,7 @@
 
 #include "exchange.h"
 #include "frame.h"
+#include "page.h"
 #include "qtime.h"
 #include "search.h"
 
@@ -104,6 +107,9 @@ struct said {
 
 struct fake {
 	int fd, tfd;              /* its socket; its own timer, or -1 */
+	int pfd;                  /* its page's descriptor (--page), or -1 */
+	struct page *pg;          /* its page, mapped, or NULL */
+	uint32_t written;         /* the desire last written there */
 	struct frame_reader *r;
 	uint64_t id;              /* from the Welcome */
 	int welcomed;
@@ -131,6 +137,8 @@ struct run {
 	uint64_t t0, L, heartbeat;
 	uint64_t checked_q;       /* the last boundary whose state was checked */
 	uint64_t feedbacks, allots, wrong, conflicts, late_allots, skipped;
+	uint64_t page_writes;     /* Feedbacks written in pages */
+	int page;                 /* --page: every job asks for one */
 	uint64_t releaseds;
 	uint64_t *decided;        /* per quantum from q_base: when the daemon */
 	uint64_t q_base, nq;      /* decided it (an Allot's decided_ns), or 0 */
@@ -146,7 +154,8 @@ static uint64_t next_rand(uint64_t *rng)
 }
 
 /* Connect and say Hello with role and workers; -1 on failure. */
-static int dial(const char *path, Asteal__Role role, uint32_t workers)
+static int dial(const char *path, Asteal__Role role, uint32_t workers,
+                int page)
 {
 	struct sockaddr_un sa;
 	Asteal__Envelope env;
@@ -163,6 +172,7 @@ static int dial(const char *path, Asteal__Role role, uint32_t workers)
 		return -1;
 	}
 	frame_hello(&env, &h, role, "loadgen", workers, "asteal-loadgen", "loadgen");
+	h.page = page;
 	if (frame_write_fd(fd, &env) < 0) {
 		close(fd);
 		return -1;
@@ -315,6 +325,21 @@ static void check_state(struct run *g)
 		        (unsigned long long)sum, g->P);
 }
 
+/* Job j told the daemon its desire from quantum q on: logged when it
+ * changed (for the history check); 0, or -1 out of memory. */
+static int said(struct fake *j, uint64_t q)
+{
+	if (j->desire != j->sent) {
+		if (grow(&j->said, sizeof(*j->said), j->nsaid, &j->capsaid) < 0)
+			return -1;
+		j->said[j->nsaid].q = q;
+		j->said[j->nsaid].sent_ns = qtime_now_ns();
+		j->said[j->nsaid++].desire = j->desire;
+	}
+	j->sent = j->desire;
+	return 0;
+}
+
 /* Job j reaches the boundary that starts quantum q: close the quantum in
  * progress, maybe change desire, report when it changed or a heartbeat is
  * due. */
@@ -339,10 +364,6 @@ static int boundary(struct run *g, struct fake *j, uint64_t q, uint64_t now)
 	j->tot[3] += held;
 	j->q = q;
 	j->desire = next_desire(&j->rng, j->desire, g->W, g->rate);
-	if (j->desire == j->sent && now - j->sent_at + g->L / 2 < g->heartbeat)
-		return 0;
-	if (q - 1 < j->closable)
-		return 0;
 	memset(&x, 0, sizeof(x));
 	x.quantum = q - 1;
 	x.desire = j->desire;
@@ -351,20 +372,31 @@ static int boundary(struct run *g, struct fake *j, uint64_t q, uint64_t now)
 	x.use.ns[USAGE_STEAL] = j->tot[1];
 	x.use.ns[USAGE_ALLOTTED] = j->tot[3];
 	x.cls = j->allotment == j->sent ? 1 : 2;
+	if (j->pg != NULL && q - 1 >= j->closable) {
+		/* As libasteal does: every boundary into the page; a message
+		 * only for a desire rising from 0. */
+		int woke = j->written == 0 && j->desire > 0;
+
+		page_feed_write(j->pg, &x);
+		j->written = j->desire;
+		g->page_writes++;
+		if (said(j, q) < 0)
+			return -1;
+		if (!woke)
+			return 0;
+	} else if (j->desire == j->sent && now - j->sent_at + g->L / 2 < g->heartbeat) {
+		return 0;
+	}
+	if (q - 1 < j->closable)
+		return 0;
 	exchange_feedback_msg(&fb, &x);
 	env.msg_case = ASTEAL__ENVELOPE__MSG_FEEDBACK;
 	env.feedback = &fb;
 	if (frame_encode(&env, buf, sizeof(buf), &len) < 0 ||
 	    send_all(j->fd, buf, len) < 0)
 		return -1;
-	if (j->desire != j->sent) {
-		if (grow(&j->said, sizeof(*j->said), j->nsaid, &j->capsaid) < 0)
-			return -1;
-		j->said[j->nsaid].q = q;
-		j->said[j->nsaid].sent_ns = qtime_now_ns();
-		j->said[j->nsaid++].desire = j->desire;
-	}
-	j->sent = j->desire;
+	if (said(j, q) < 0)
+		return -1;
 	j->sent_at = now;
 	j->closable = q;
 	g->feedbacks++;
@@ -462,7 +494,8 @@ static void take_allot(struct run *g, struct fake *j, const Asteal__Allot *a)
 static int take_input(struct run *g, struct fake *j)
 {
 	Asteal__Envelope *m;
-	ssize_t got = frame_reader_fill(j->r, j->fd);
+	ssize_t got = j->welcomed ? frame_reader_fill(j->r, j->fd)
+	              : frame_reader_fill_fd(j->r, j->fd, &j->pfd);
 
 	if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR)) {
 		fprintf(stderr, "loadgen: job %llu: the daemon closed it (%s)\n",
@@ -479,6 +512,22 @@ static int take_input(struct run *g, struct fake *j)
 			g->L = (uint64_t)m->welcome->quantum_us * 1000u;
 			g->heartbeat = (uint64_t)(m->welcome->heartbeat_ms ?
 			               m->welcome->heartbeat_ms : PROTO_HEARTBEAT_MS) * 1000000u;
+			if (m->welcome->page && j->pfd >= 0) {
+				void *pg = mmap(NULL, PAGE_BYTES, PROT_READ | PROT_WRITE,
+				                MAP_SHARED, j->pfd, 0);
+
+				if (pg != MAP_FAILED && page_check(pg, NULL, 0) == 0) {
+					j->pg = pg;
+					j->written = 1;
+				} else {
+					fprintf(stderr, "loadgen: job %llu: its page is "
+					        "unusable\n", (unsigned long long)j->id);
+					g->wrong++;
+				}
+			}
+			if (j->pfd >= 0)
+				close(j->pfd);
+			j->pfd = -1;
 			break;
 		case ASTEAL__ENVELOPE__MSG_ALLOT:
 			take_allot(g, j, m->allot);
@@ -819,6 +868,10 @@ int main(int argc, char **argv)
 			cpu = atoi(argv[i + 1]);
 		else if (strcmp(argv[i], "--seed") == 0)
 			seed = strtoull(argv[i + 1], NULL, 0);
+		else if (strcmp(argv[i], "--feedback") == 0 &&
+		         (strcmp(argv[i + 1], "page") == 0 ||
+		          strcmp(argv[i + 1], "message") == 0))
+			g.page = strcmp(argv[i + 1], "page") == 0;
 		else
 			break;
 	}
@@ -829,7 +882,8 @@ int main(int argc, char **argv)
 	    (strcmp(timers, "job") != 0 && strcmp(timers, "shared") != 0)) {
 		fprintf(stderr, "usage: asteal-loadgen --socket PATH --pid PID --jobs N "
 		        "--seconds S [--workers W] [--change-rate 0..1] "
-		        "[--timers job|shared] [--db FILE] [--cpu CPU] [--seed N]\n");
+		        "[--timers job|shared] [--db FILE] [--cpu CPU] [--seed N] "
+		        "[--feedback message|page]\n");
 		return 2;
 	}
 	g.n = n;
@@ -859,7 +913,8 @@ int main(int argc, char **argv)
 		struct fake *j = &g.jobs[i];
 		struct epoll_event ev = { .events = EPOLLIN, .data.u64 = (uint64_t)i };
 
-		j->fd = dial(sock, ASTEAL__ROLE__JOB, g.W);
+		j->pfd = -1;
+		j->fd = dial(sock, ASTEAL__ROLE__JOB, g.W, g.page);
 		j->tfd = -1;
 		j->r = frame_reader_new();
 		j->desire = j->sent = 1;
@@ -976,7 +1031,7 @@ int main(int argc, char **argv)
 	steal_now(&st1, &tt1);
 	elapsed = (double)(qtime_now_ns() - start) * 1e-9;
 	{
-		int fd = dial(sock, ASTEAL__ROLE__CLIENT, 0);
+		int fd = dial(sock, ASTEAL__ROLE__CLIENT, 0, 0);
 		struct frame_reader *r = frame_reader_new();
 		Asteal__Envelope env = ASTEAL__ENVELOPE__INIT, *m = NULL;
 		Asteal__StatusRequest sr = ASTEAL__STATUS_REQUEST__INIT;
@@ -1009,7 +1064,7 @@ int main(int argc, char **argv)
 		       "wake_p50_us=%.1f wake_p99_us=%.1f wake_max_us=%.1f "
 		       "changes_per_tick=%.2f sends_per_tick=%.2f "
 		       "daemon_user_pct=%.2f daemon_sys_pct=%.2f daemon_cpu_pct=%.2f "
-		       "loadgen_cpu_pct=%.2f steal_pct=%.1f feedbacks=%llu "
+		       "loadgen_cpu_pct=%.2f steal_pct=%.1f page_writes=%llu feedbacks=%llu "
 		       "feedbacks_per_job_s=%.2f bad_feedbacks=%llu allots=%llu "
 		       "releaseds=%llu revoke_p50_us=%.1f revoke_p99_us=%.1f "
 		       "late_allots=%llu conflicts=%llu loadgen_skipped=%llu runs=%llu "
@@ -1029,6 +1084,7 @@ int main(int argc, char **argv)
 		       100.0 * (du1 - du0 + ds1 - ds0) / elapsed,
 		       100.0 * (l1 - l0) / elapsed,
 		       tt1 > tt0 ? 100.0 * (st1 - st0) / (tt1 - tt0) : 0.0,
+		       (unsigned long long)g.page_writes,
 		       (unsigned long long)g.feedbacks,
 		       (double)g.feedbacks / n / elapsed,
 		       (unsigned long long)s->bad_feedbacks, (unsigned long long)g.allots,

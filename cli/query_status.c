@@ -89,7 +89,8 @@ int query_status(const struct cli *g, int argc, char **argv)
 		       "\"quantum\":%llu,\"changes_per_tick\":%.3f,"
 		       "\"sends_per_tick\":%.3f,\"feedbacks\":%llu,\"bad_feedbacks\":%llu,"
 		       "\"allots\":%llu,\"grants\":%llu,\"silent_jobs\":%u,"
-		       "\"revocations\":%llu",
+		       "\"revocations\":%llu,\"page_jobs\":%u,\"pages_read\":%llu,"
+		       "\"pages_torn\":%llu",
 		       s->n_cpus, s->quantum_us, s->offset_us, s->jobs, s->clients,
 		       (unsigned long long)s->ticks, (unsigned long long)s->skipped_ticks,
 		       (unsigned long long)s->quantum, s->changes_per_tick,
@@ -97,7 +98,9 @@ int query_status(const struct cli *g, int argc, char **argv)
 		       (unsigned long long)s->bad_feedbacks,
 		       (unsigned long long)s->allots,
 		       (unsigned long long)s->grants, s->silent_jobs,
-		       (unsigned long long)s->revocations);
+		       (unsigned long long)s->revocations, s->page_jobs,
+		       (unsigned long long)s->pages_read,
+		       (unsigned long long)s->pages_torn);
 		for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
 			printf(",\"%s\":", ns[i].key);
 			json_u64s(stdout, ns[i].v);
@@ -150,9 +153,13 @@ int query_status(const struct cli *g, int argc, char **argv)
 		printf("%-16s%llu Allots, %llu of them grants (free CPUs at once to a "
 		       "job holding none)\n", "allots:", (unsigned long long)s->allots,
 		       (unsigned long long)s->grants);
-		printf("%-16s%llu (%llu refused); %u jobs silent\n",
+		printf("%-16s%llu messages (%llu refused); %u jobs silent\n",
 		       "feedbacks:", (unsigned long long)s->feedbacks,
 		       (unsigned long long)s->bad_feedbacks, s->silent_jobs);
+		printf("%-16s%u jobs write theirs in a page; %llu pages read with "
+		       "news, %llu found being written\n", "pages:", s->page_jobs,
+		       (unsigned long long)s->pages_read,
+		       (unsigned long long)s->pages_torn);
 		printf("%-16s%llu, handover %s\n", "revocations:",
 		       (unsigned long long)s->revocations, s->handover);
 		print_pct("revoke time:", s->revocations, s->revoke_p50_ns,

@@ -69,12 +69,19 @@ int link_released(struct link *l, uint64_t quantum, uint64_t parked_ns)
 	(void)parked_ns;
 	return -1;
 }
+
+int link_has_page(const struct link *l)
+{
+	(void)l;
+	return 0;
+}
 #else
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -82,6 +89,7 @@ int link_released(struct link *l, uint64_t quantum, uint64_t parked_ns)
 #include "asteal.h"
 #include "exchange.h"
 #include "frame.h"
+#include "page.h"
 
 #define LINK_HANDSHAKE_MS 1000
 
@@ -90,7 +98,29 @@ struct link {
 	struct frame_reader *reader;
 	uint64_t job_id;
 	struct link_quanta quanta;
+	struct page *page;             /* shared with the daemon, or NULL */
+	uint32_t written;              /* the desire last written there */
 };
+
+/* Map the page the Welcome passed as fd (closed here either way): 0, or
+ * -1 with the reason in why (the job then sends messages). */
+static int map_page(struct link *l, int fd, char *why, size_t whylen)
+{
+	void *m = mmap(NULL, PAGE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
+	close(fd);
+	if (m == MAP_FAILED) {
+		snprintf(why, whylen, "mapping the page: %s", strerror(errno));
+		return -1;
+	}
+	if (page_check(m, why, whylen) < 0) {
+		munmap(m, PAGE_BYTES);
+		return -1;
+	}
+	l->page = m;
+	l->written = 1;                 /* d_1, as the daemon counts it */
+	return 0;
+}
 
 /* The job's command line from /proc/self/cmdline, spaces between words. */
 static void read_command(char *buf, size_t len)
@@ -131,7 +161,7 @@ struct link *link_connect(const char *path, int workers, uint64_t claim,
 	Asteal__Hello hello;
 	char name[64], command[256];
 	struct pollfd p;
-	int r;
+	int r, passed = -1;
 
 	if (strlen(path) >= sizeof(sa.sun_path)) {
 		snprintf(why, whylen, "%s: path too long", path);
@@ -156,6 +186,7 @@ struct link *link_connect(const char *path, int workers, uint64_t claim,
 	frame_hello(&env, &hello, ASTEAL__ROLE__JOB, name, (uint32_t)workers,
 	            command, "libasteal " ASTEAL_VERSION);
 	hello.job_id = claim;
+	hello.page = getenv("ASTEAL_NO_PAGE") == NULL;
 	if (frame_write_fd(l->fd, &env) < 0) {
 		snprintf(why, whylen, "%s: sending hello: %s", path, strerror(errno));
 		goto fail;
@@ -173,8 +204,8 @@ struct link *link_connect(const char *path, int workers, uint64_t claim,
 			         LINK_HANDSHAKE_MS);
 			goto fail;
 		}
-		if (frame_reader_fill(l->reader, l->fd) <= 0 && errno != EAGAIN &&
-		    errno != EINTR) {
+		if (frame_reader_fill_fd(l->reader, l->fd, &passed) <= 0 &&
+		    errno != EAGAIN && errno != EINTR) {
 			snprintf(why, whylen, "%s: %s", path, errno == 0 ? "closed"
 			         : strerror(errno));
 			goto fail;
@@ -196,6 +227,14 @@ struct link *link_connect(const char *path, int workers, uint64_t claim,
 		errno = EPROTO;
 		goto fail;
 	}
+	if (m->welcome->page && passed >= 0) {
+		char pwhy[160];
+
+		if (map_page(l, passed, pwhy, sizeof(pwhy)) < 0)
+			fprintf(stderr, "libasteal: %s: the daemon's page is "
+			        "unusable, sending messages: %s\n", path, pwhy);
+		passed = -1;
+	}
 	l->job_id = m->welcome->job_id;
 	l->quanta.t0_ns = m->welcome->t0_ns;
 	l->quanta.length_ns = (uint64_t)m->welcome->quantum_us * 1000u;
@@ -206,6 +245,8 @@ struct link *link_connect(const char *path, int workers, uint64_t claim,
 fail:
 	{
 		int e = errno;
+		if (passed >= 0)
+			close(passed);
 		frame_free(m);
 		link_close(l);
 		errno = e;
@@ -220,6 +261,8 @@ void link_close(struct link *l)
 		return;
 	if (l->fd >= 0)
 		close(l->fd);
+	if (l->page != NULL)
+		munmap(l->page, PAGE_BYTES);
 	frame_reader_free(l->reader);
 	free(l);
 }
@@ -310,12 +353,28 @@ static int send_now(struct link *l, const Asteal__Envelope *env)
 	       ? 0 : -1;
 }
 
-/* Send a Feedback without blocking. */
+/* Whether the Feedback goes through a page. */
+int link_has_page(const struct link *l)
+{
+	return l->page != NULL;
+}
+
+/* Write a Feedback into the page, or send it without blocking. */
 int link_feedback(struct link *l, const struct exchange_feedback *f)
 {
 	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
 	Asteal__Feedback fb;
 
+	if (l->page != NULL) {
+		int woke = l->written == 0 && f->desire > 0;
+
+		page_feed_write(l->page, f);
+		l->written = f->desire;
+		/* A desire rising from 0 is also said at once: the daemon
+		 * may grant free CPUs before its next tick. */
+		if (!woke)
+			return 0;
+	}
 	exchange_feedback_msg(&fb, f);
 	env.msg_case = ASTEAL__ENVELOPE__MSG_FEEDBACK;
 	env.feedback = &fb;

@@ -16,8 +16,10 @@
  * without one.  A timerfd armed on that absolute grid fires at every
  * boundary; a boundary the thread missed (it ran late by more than a
  * quantum) is skipped and counted, never queued.  At each boundary the
- * quantum in progress is closed and, with a daemon, a Feedback goes out
- * only when the rounded desire changed or a heartbeat is due; the
+ * quantum in progress is closed and, with a daemon, a Feedback is written
+ * into the page the daemon shares with the job (proto/page.h: no system
+ * call; a desire rising from 0 is also sent), or, for a job without a
+ * page, sent only when the rounded desire changed or a heartbeat is due; the
  * daemon's Allot, when it comes, changes the allotment.  Without a daemon
  * the availability is all workers, or line q of the profile file
  * ASTEAL_PROFILE (the last line repeats), and the allotment
@@ -345,15 +347,17 @@ static void lost_daemon(struct quantum *qt, uint64_t now, const char *why)
 	pthread_mutex_unlock(&qt->lock);
 }
 
-/* Send the daemon a Feedback closing quantum closed when the reported
- * desire changed, a heartbeat is due, or force is set. */
+/* Give the daemon a Feedback closing quantum closed: written into the
+ * page it shares with the job at every boundary, or, without a page, sent
+ * when the reported desire changed, a heartbeat is due, or force is set. */
 static void report(struct quantum *qt, struct exchange_feedback *fb,
                    uint64_t closed, uint64_t now, int force)
 {
 	if (qt->link == NULL)
 		return;
-	/* A heartbeat goes at the boundary nearest its period. */
-	if (!force && (int)fb->desire == qt->sent_desire &&
+	/* A heartbeat goes at the boundary nearest its period; through a
+	 * page, every boundary's Feedback is written (it costs nothing). */
+	if (!force && !link_has_page(qt->link) && (int)fb->desire == qt->sent_desire &&
 	    now - qt->sent_at + qt->length / 2 < qt->heartbeat)
 		return;
 	if (closed < qt->closable)

@@ -156,6 +156,51 @@ int conn_send_frame(struct conn *c, const uint8_t *buf, size_t len)
 	return 0;
 }
 
+/* Send a message with a descriptor attached (SCM_RIGHTS, with its first
+ * byte), now: only while nothing is queued (the handshake's Welcome);
+ * what send does not take is queued.  0, or -1 with errno (nothing
+ * sent). */
+int conn_send_fd(struct conn *c, const Asteal__Envelope *m, int fd)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	uint8_t frame[4 * SEND_STACK_FRAME];    /* a Welcome names every CPU */
+	struct msghdr mh;
+	struct cmsghdr *cm;
+	struct iovec iov;
+	size_t len;
+	ssize_t n;
+
+	if (c == NULL || c->closing || c->backlog) {
+		errno = c != NULL && c->backlog ? EBUSY : EPIPE;
+		return -1;
+	}
+	if (frame_encode(m, frame, sizeof(frame), &len) < 0)
+		return -1;
+	memset(&mh, 0, sizeof(mh));
+	memset(&u, 0, sizeof(u));
+	iov.iov_base = frame;
+	iov.iov_len = len;
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = u.buf;
+	mh.msg_controllen = sizeof(u.buf);
+	cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	n = sendmsg(c->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+	if (n <= 0)
+		return -1;
+	if ((size_t)n == len)
+		return 0;
+	/* The descriptor went with the first byte: queue the rest. */
+	return conn_send_frame(c, frame + n, len - (size_t)n);
+}
+
 /* Say which request the messages sent from now on answer (0: none). */
 void conn_set_reply(struct conn *c, uint64_t request_id)
 {

@@ -220,6 +220,20 @@ static void on_hello(struct peer *p, const Asteal__Envelope *m)
 	              (size_t)ctl->conf->ncpus, REQUEST_DAEMON_VERSION);
 	if (p->role == PEER_JOB)
 		sched_quanta(ctl->sched, &w.t0_ns, &w.heartbeat_ms, &w.offset_us);
+	if (p->role == PEER_JOB && sched_job_page_fd(p->job) >= 0) {
+		/* The page goes with the Welcome; if it cannot, the job
+		 * sends messages (its Welcome says so). */
+		w.page = 1;
+		if (conn_send_fd(c, &env, sched_job_page_fd(p->job)) == 0) {
+			sched_job_page_sent(ctl->sched, p->job, 1);
+			sched_job_grant(ctl->sched, p->job);
+			return;
+		}
+		log_warn("job %llu: its page could not be sent (%s): it sends "
+		         "messages", (unsigned long long)id, strerror(errno));
+		sched_job_page_sent(ctl->sched, p->job, 0);
+		w.page = 0;
+	}
 	conn_send(c, &env);
 	if (p->role == PEER_JOB)        /* after its Welcome: CPUs free now */
 		sched_job_grant(ctl->sched, p->job);

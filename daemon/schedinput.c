@@ -26,6 +26,7 @@
 #include "history.h"
 #include "log.h"
 #include "proto.h"
+#include "page.h"
 #include "qtime.h"
 #include "samples.h"
 
@@ -141,12 +142,38 @@ void sched_feedback_refused(struct sched *s, struct sched_job *j, const char *wh
 	drop(s, j, why);
 }
 
+/* A Feedback's fields, checked (a field no job could send drops the
+ * job), taken for the next tick: its usage to the history, its class
+ * and desire to the core. */
+static void take(struct sched *s, struct sched_job *j,
+                 const struct exchange_feedback *f, uint64_t now)
+{
+	int64_t add[USAGE_N];
+	char why[200];
+
+	if (!fields_ok(j, f, now, why, sizeof(why))) {
+		drop(s, j, why);
+		return;                 /* j is leaving: touch nothing */
+	}
+	j->closable = f->quantum + 1;
+	for (int k = 0; k < USAGE_N; k++)
+		add[k] = (int64_t)(f->use.ns[k] - j->tot.ns[k]);
+	if (history_usage(s->hist, (int64_t)j->core.id, add) < 0)
+		log_warn("history: %s", history_error(s->hist));
+	j->tot = f->use;
+	if (f->cls >= 0 && f->cls != j->cls) {
+		j->cls = f->cls;
+		core_note(s->core, &j->core);   /* the history shows it */
+	}
+	j->desire_real = f->desire_real;
+	core_feedback(s->core, &j->core, (int)f->desire, now);
+}
+
 /* Take a job's Feedback. */
 void sched_feedback(struct sched *s, struct sched_job *j,
                     const struct exchange_feedback *f)
 {
 	uint64_t now = qtime_now_ns(), qnow = sched__quantum_now(s, now);
-	int64_t add[USAGE_N];
 	char why[200];
 
 	s->feedbacks++;
@@ -168,22 +195,61 @@ void sched_feedback(struct sched *s, struct sched_job *j,
 		         "per quantum): ignored", (unsigned long long)f->quantum);
 		return;
 	}
-	if (!fields_ok(j, f, now, why, sizeof(why))) {
+	take(s, j, f, now);
+}
+
+/* Read one job's page: a new Feedback there is taken. */
+static void page_read(struct sched *s, struct sched_job *j, uint64_t now)
+{
+	struct exchange_feedback f;
+	uint64_t qnow = sched__quantum_now(s, now);
+	int64_t seq = page_feed_read(jobpage_page(j->page), &f);
+	char why[200];
+
+	if (seq < 0) {
+		s->pages_torn++;        /* being written each time: next tick */
+		return;
+	}
+	if (seq == j->page_seq)
+		return;                 /* nothing new */
+	j->page_seq = seq;
+	if (seq == 0)
+		return;                 /* never written */
+	s->pages_read++;
+	if (f.quantum > qnow) {
+		snprintf(why, sizeof(why), "page: quantum %llu has not begun "
+		         "(quantum %llu runs)", (unsigned long long)f.quantum,
+		         (unsigned long long)qnow);
 		drop(s, j, why);
-		return;                 /* j is leaving: touch nothing */
+		return;
 	}
-	j->closable = f->quantum + 1;
-	for (int k = 0; k < USAGE_N; k++)
-		add[k] = (int64_t)(f->use.ns[k] - j->tot.ns[k]);
-	if (history_usage(s->hist, (int64_t)j->core.id, add) < 0)
-		log_warn("history: %s", history_error(s->hist));
-	j->tot = f->use;
-	if (f->cls >= 0 && f->cls != j->cls) {
-		j->cls = f->cls;
-		core_note(s->core, &j->core);   /* the history shows it */
+	if (f.cls < -1 || f.cls >= EXCHANGE_NCLASSES) {
+		snprintf(why, sizeof(why), "page: class %d is none of the %d",
+		         f.cls, EXCHANGE_NCLASSES);
+		drop(s, j, why);
+		return;
 	}
-	j->desire_real = f->desire_real;
-	core_feedback(s->core, &j->core, (int)f->desire, now);
+	/* A quantum taken already (a Feedback sent as a message took it) or
+	 * long over (a job that was stopped) is no news. */
+	if (f.quantum < j->closable || qnow - f.quantum > s->past)
+		return;
+	take(s, j, &f, now);
+}
+
+/* Read every page at a tick. */
+void sched__pages_read(struct sched *s, uint64_t now)
+{
+	/* From the last: a job dropped for what its page says leaves the
+	 * core's table now, moving only the jobs after it. */
+	for (int i = core_njobs(s->core) - 1; i >= 0; i--) {
+		struct sched_job *j;
+
+		if (i >= core_njobs(s->core))
+			continue;
+		j = sched__job(core_job_at(s->core, i));
+		if (j->page != NULL)
+			page_read(s, j, now);
+	}
 }
 
 /* Take a job's Released: a revocation latency sample, and (handover

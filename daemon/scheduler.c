@@ -49,6 +49,7 @@
 
 
 static void bury(struct sched *s, struct sched_job *j);
+static void make_page(struct sched *s, struct sched_job *j);
 static struct sched_job *rigid_connect(struct sched *s, struct sched_job *j,
                                        struct conn *conn,
                                        const Asteal__Hello *hello);
@@ -301,6 +302,7 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 	core_tick_begin(s->core, q);
 	if (s->read != NULL)
 		s->read(s->read_arg);
+	sched__pages_read(s, qtime_now_ns());
 	tick(s, now);
 	s->in_tick = 0;
 }
@@ -391,6 +393,7 @@ void sched_free(struct sched *s)
 		if (history_job_pause(s->hist, (int64_t)j->core.id) < 0)
 			log_warn("history: job %llu: %s", (unsigned long long)j->core.id,
 			         history_error(s->hist));
+		jobpage_free(j->page);
 		free(j);
 	}
 	if (s->hist != NULL)
@@ -491,10 +494,54 @@ struct sched_job *sched_job_add(struct sched *s, struct conn *conn,
 		return NULL;
 	}
 	sched__confine_join(s, j);
+	if (hello->page)
+		make_page(s, j);
 	log_info("job %llu '%s' %s: uid %d pid %d, %d workers",
 	         (unsigned long long)id, j->name, id_granted ? "connected"
 	         : "registered", (int)uid, (int)pid, j->workers);
 	return j;
+}
+
+/* The page a job asked for, made (a job without one sends messages). */
+static void make_page(struct sched *s, struct sched_job *j)
+{
+	char why[160];
+
+	j->page = jobpage_create(why, sizeof(why));
+	if (j->page == NULL) {
+		log_warn("job %llu '%s': no page, it sends messages: %s",
+		         (unsigned long long)j->core.id, j->name, why);
+		return;
+	}
+	j->page_seq = -1;
+	s->page_jobs++;
+}
+
+/* Drop a job's page. */
+static void drop_page(struct sched *s, struct sched_job *j)
+{
+	if (j->page == NULL)
+		return;
+	jobpage_free(j->page);
+	j->page = NULL;
+	s->page_jobs--;
+}
+
+/* The page's descriptor, for the Welcome. */
+int sched_job_page_fd(const struct sched_job *j)
+{
+	return j->page != NULL ? jobpage_fd(j->page) : -1;
+}
+
+/* The Welcome went with the page, or without it. */
+void sched_job_page_sent(struct sched *s, struct sched_job *j, int sent)
+{
+	if (j->page == NULL)
+		return;
+	if (sent)
+		jobpage_sent(j->page);
+	else
+		drop_page(s, j);
 }
 
 /* Grant a job that has just joined free CPUs, soon. */
@@ -516,6 +563,7 @@ static void bury(struct sched *s, struct sched_job *j)
 		close_row(s, j);
 	if (history_flush(s->hist) < 0)
 		log_warn("history: %s", history_error(s->hist));
+	drop_page(s, j);
 	free(j);
 }
 
@@ -617,6 +665,8 @@ static struct sched_job *rigid_connect(struct sched *s, struct sched_job *j,
 	memset(&j->tot, 0, sizeof(j->tot));
 	j->joined = now;
 	core_connect(s->core, &j->core, now);
+	if (hello->page)
+		make_page(s, j);
 	if (history_job_workers(s->hist, (int64_t)j->core.id, j->workers) < 0)
 		log_warn("history: job %lld: %s", (long long)j->core.id,
 		         history_error(s->hist));

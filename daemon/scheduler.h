@@ -74,6 +74,14 @@ void sched_job_grant(struct sched *s, struct sched_job *j);
 /* The job's id (also its history row). */
 uint64_t sched_job_id(const struct sched_job *j);
 
+/* The descriptor of the page made for a job whose Hello asked for one,
+ * to pass with its Welcome; -1 when it has none (it sends messages). */
+int sched_job_page_fd(const struct sched_job *j);
+
+/* The Welcome went with the page (sent 1), or could not (0: the page is
+ * dropped and the job sends messages, as its Welcome says). */
+void sched_job_page_sent(struct sched *s, struct sched_job *j, int sent);
+
 /* A job's connection closed: its CPUs go to the others at the next tick
  * and its history row is closed. */
 void sched_job_remove(struct sched *s, struct sched_job *j);

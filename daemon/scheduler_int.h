@@ -17,6 +17,7 @@
 #include "bucket.h"
 #include "core.h"
 #include "cpulist.h"
+#include "jobpage.h"
 #include "deq.h"
 #include "history.h"
 #include "message.h"
@@ -54,6 +55,9 @@ struct sched_job {
 	struct sched_job *next_rigid;  /* s->rigids */
 	struct sched_job *next_gone;   /* s->departed */
 	char confstate[96];            /* its confinement, for a JobInfo */
+	struct jobpage *page;          /* the page it writes its Feedback in,
+	                                  or NULL: it sends messages */
+	int64_t page_seq;              /* the page's count when last read */
 };
 
 /* The shell's job of a core job. */
@@ -88,6 +92,8 @@ struct sched {
 	uint64_t q;                    /* the last quantum ticked */
 	uint64_t ticks, skipped, started;
 	uint64_t feedbacks, bad, allots, revocations, tick_sends, grants;
+	uint64_t pages_read, pages_torn;
+	int page_jobs;                 /* jobs with a page now */
 	struct samples tick, deq_time, wake, revoke, changes, sends;
 };
 
@@ -154,5 +160,10 @@ void sched__rigid_usage(struct sched *s, struct sched_job *j, uint64_t now);
 
 /* The quantum running now on the shared clock. */
 uint64_t sched__quantum_now(const struct sched *s, uint64_t now);
+
+/* Read every page at a tick (before the core's): a new Feedback in one is
+ * taken as a message's would be, but for a quantum that is not new,
+ * which is not news (a job writes its page at every boundary). */
+void sched__pages_read(struct sched *s, uint64_t now);
 
 #endif

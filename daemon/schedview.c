@@ -53,6 +53,9 @@ void sched_status(struct sched *s, Asteal__Status *st)
 	st->allots = s->allots;
 	st->grants = s->grants;
 	st->silent_jobs = (uint32_t)core_nsilent(s->core);
+	st->page_jobs = (uint32_t)s->page_jobs;
+	st->pages_read = s->pages_read;
+	st->pages_torn = s->pages_torn;
 	st->revocations = s->revocations;
 	st->handover = (char *)conf_handover_name(s->conf->handover);
 	st->share = (char *)conf_share_name(s->conf->share);

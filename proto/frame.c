@@ -499,8 +499,57 @@ static int reader_partial(const struct frame_reader *r, size_t *have,
 	return 0;
 }
 
+/* One recvmsg from socket fd into buf, taking a descriptor passed with
+ * the bytes (SCM_RIGHTS) into *passed when it holds none yet (any other
+ * is closed). */
+static ssize_t recv_fd(int fd, uint8_t *buf, size_t len, int *passed)
+{
+	union {
+		char buf[CMSG_SPACE(4 * sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr mh;
+	struct cmsghdr *cm;
+	struct iovec iov;
+	ssize_t n;
+
+	memset(&mh, 0, sizeof(mh));
+	iov.iov_base = buf;
+	iov.iov_len = len;
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = u.buf;
+	mh.msg_controllen = sizeof(u.buf);
+	n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
+	if (n < 0)
+		return n;
+	for (cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm)) {
+		size_t k, nfd;
+
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		nfd = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (k = 0; k < nfd; k++) {
+			int got;
+
+			memcpy(&got, CMSG_DATA(cm) + k * sizeof(int), sizeof(int));
+			if (*passed < 0)
+				*passed = got;
+			else
+				close(got);
+		}
+	}
+	return n;
+}
+
 /* Do one read() from fd into the reader. */
 ssize_t frame_reader_fill(struct frame_reader *r, int fd)
+{
+	return frame_reader_fill_fd(r, fd, NULL);
+}
+
+/* Do one read from fd into the reader, taking a passed descriptor. */
+ssize_t frame_reader_fill_fd(struct frame_reader *r, int fd, int *passed)
 {
 	size_t need = 0, have = 0, want = 0;
 	ssize_t n;
@@ -515,7 +564,8 @@ ssize_t frame_reader_fill(struct frame_reader *r, int fd)
 	if (r->cap - r->end < READER_MIN_CAP / 2 &&
 	    reader_reserve(r, READER_MIN_CAP) < 0)
 		return -1;
-	n = read(fd, r->buf + r->end, r->cap - r->end);
+	n = passed != NULL ? recv_fd(fd, r->buf + r->end, r->cap - r->end, passed)
+	                   : read(fd, r->buf + r->end, r->cap - r->end);
 	if (n > 0) {
 		r->end += (size_t)n;
 		return n;

@@ -150,6 +150,11 @@ void frame_reader_free(struct frame_reader *r);
  * or read()'s own. */
 ssize_t frame_reader_fill(struct frame_reader *r, int fd);
 
+/* frame_reader_fill from socket fd with recvmsg, taking a descriptor
+ * passed with the bytes (SCM_RIGHTS; opened close-on-exec) into *passed
+ * when *passed is -1; any other passed descriptor is closed. */
+ssize_t frame_reader_fill_fd(struct frame_reader *r, int fd, int *passed);
+
 /* Append n bytes from memory to r, as fill would (for callers that read
  * themselves, and the fuzzer); 0, or -1 (ENOMEM, or EMSGSIZE after a bad
  * prefix). */

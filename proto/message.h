@@ -28,6 +28,10 @@ struct usage_totals {
 	uint64_t ns[USAGE_N];
 };
 
+/* The classes of a quantum (inefficient, satisfied, deprived): a class
+ * index is 0 to EXCHANGE_NCLASSES - 1, or -1 for none. */
+#define EXCHANGE_NCLASSES 3
+
 /* A Feedback (asteal.proto has the meaning of each field): the quantum
  * just closed, the desire for the next one (rounded up, and as A-STEAL
  * computed it), the usage totals since the Welcome and the closed

@@ -265,14 +265,14 @@ echo "$((3 * P)) jobs on $P CPUs: $rows rows over $q quanta, $turned of them run
 L=$(($(status quantum_us) * 1000))
 [ "$L" -eq 10000000 ] || fail "the daemon's quantum is $L ns, not 10 ms"
 
-# ---- 3. a steady desire: heartbeats only ----
+# ---- 3. a steady desire: heartbeats only (a job that sends messages) ----
 # Alone under the daemon: the counts are the job's.
 idle() { [ "$(status jobs)" = 0 ]; }
 wait_for 10 idle || fail "jobs are still connected: $(status jobs)"
 w0=$(date +%s%N)
 f0=$(status feedbacks)
 a0=$(status allots)
-ASTEAL_MODE=abp "$build/jobs/phases" 1000000 --w1 3000 --w2 1000 --h 4 >/dev/null 2>&1 &
+ASTEAL_NO_PAGE=1 ASTEAL_MODE=abp "$build/jobs/phases" 1000000 --w1 3000 --w2 1000 --h 4 >/dev/null 2>&1 &
 steady=$!
 connected() { [ "$(status jobs)" = 1 ]; }
 wait_for 10 connected || fail "the ABP job did not connect"
@@ -300,6 +300,26 @@ echo "steady desire: $((f1 - f0)) Feedbacks, $((a1 - a0)) Allots in" \
 	flunk "a job connected for $(((w2 - w1) / 1000000)) ms sent $((f1 - f0)) Feedbacks: missing heartbeats (at least $least)"
 [ $((a1 - a0)) -ge 1 ] && [ $((a1 - a0)) -le 4 ] ||
 	flunk "a job whose desire never changes got $((a1 - a0)) Allots (1 to 4 expected)"
+
+# ---- 3b. the same job through its page: no messages, its page read ----
+wait_for 10 idle || fail "jobs are still connected: $(status jobs)"
+f0=$(status feedbacks)
+r0=$(status pages_read)
+ASTEAL_MODE=abp "$build/jobs/phases" 1000000 --w1 3000 --w2 1000 --h 4 >/dev/null 2>&1 &
+steady=$!
+wait_for 10 connected || fail "the ABP job did not connect"
+[ "$(status page_jobs)" = 1 ] || flunk "a job with a page: page_jobs $(status page_jobs), not 1"
+w1=$(date +%s%N)
+read_more() { [ $(($(status pages_read) - r0)) -ge 20 ]; }
+wait_for 10 read_more || flunk "its page read $(($(status pages_read) - r0)) times in 10 s"
+w2=$(date +%s%N)
+f1=$(status feedbacks)
+connected || fail "the ABP job left early"
+kill $steady; wait $steady 2>/dev/null
+echo "through its page: $((f1 - f0)) Feedback messages, page read" \
+	"$(($(status pages_read) - r0)) times in $(((w2 - w1) / 1000000)) ms"
+[ $((f1 - f0)) -le 1 ] ||
+	flunk "a job with a page and a steady desire sent $((f1 - f0)) Feedback messages (1 at most)"
 
 # ---- 4. two jobs' traces: one grid ----
 t0=$(status t0_ns)

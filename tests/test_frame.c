@@ -142,12 +142,14 @@ static int sample_body(Asteal__Envelope *env, struct store *s,
 		frame_hello(env, &s->hello, ASTEAL__ROLE__JOB, "fib", 8,
 			    "fib -n 40", "libasteal test");
 		s->hello.job_id = 17;
+		s->hello.page = 1;
 		return 0;
 	case ASTEAL__ENVELOPE__MSG_WELCOME:
 		frame_welcome(env, &s->welcome, 7, 10000, 5000000000ull, cpus, 5,
 			      "asteald test");
 		s->welcome.heartbeat_ms = 250;
 		s->welcome.offset_us = 1000;
+		s->welcome.page = 1;
 		return 0;
 	case ASTEAL__ENVELOPE__MSG_ERROR:
 		frame_error(env, &s->error, ASTEAL__ERROR_CODE__NOT_FOUND, "no job 9");
@@ -240,6 +242,9 @@ static int sample_body(Asteal__Envelope *env, struct store *s,
 		st->n_cpu_others = 2;
 		st->cpu_others = others;
 		st->grants = 5;
+		st->page_jobs = 2;
+		st->pages_read = 30;
+		st->pages_torn = 1;
 		env->status = st;
 		break;
 	}
