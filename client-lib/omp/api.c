@@ -1,6 +1,6 @@
 /*
  * api.c - the omp_* routines that concern neither teams nor tasks (those
- * are the core's: team.c, task.c), with libgomp 12's answers:
+ * are the core's: teamapi.c, task.c), with libgomp 12's answers:
  *  - time: omp_get_wtime/wtick on CLOCK_MONOTONIC;
  *  - processors and places: omp_get_num_procs is the process's CPUs at
  *    startup (omp_g.nprocs: a team thread is pinned to its slot's CPU, so

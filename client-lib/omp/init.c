@@ -98,7 +98,7 @@ static void omp_start(void)
 	pthread_atfork(NULL, NULL, omp_fork_child);
 }
 
-/* A new thread state: the pool's threads get theirs from team.c, any other
+/* A new thread state: the pool's threads get theirs from pool.c, any other
  * thread (the initial one, or one the program made) here. */
 static struct omp_thr *thr_new(void)
 {
@@ -144,7 +144,7 @@ struct omp_thr *omp_thr_first(void)
 	return t;
 }
 
-/* A pool thread's state (team.c makes the thread). */
+/* A pool thread's state (pool.c makes the thread). */
 struct omp_thr *omp_thr_new_pool(void);
 struct omp_thr *omp_thr_new_pool(void)
 {

@@ -360,7 +360,8 @@ void omp_slot_unblock(struct omp_thr *t);
 /* Threads waiting for a slot (a hint). */
 extern _Atomic int omp_slot_waiters;
 
-/* A forked child starts afresh (init.c's fork handler calls these). */
+/* A forked child starts afresh (init.c's fork handler calls these; the
+ * second is pool.c's). */
 void omp_slot_fork_child(void);
 void omp_team_fork_child(void);
 
@@ -406,7 +407,7 @@ bool omp_spin_until(_Atomic uint32_t *word, uint32_t e, bool (*cond)(void *),
 /* Wake the team's sleepers: one (new work), or all (a condition changed). */
 void omp_wake(struct omp_team *team, int all);
 
-/* ---- team.c ---- */
+/* ---- team.c, barrier.c: parallel regions (team_int.h) ---- */
 
 /* Wait at the team's barrier (tasks run meanwhile); true when the
  * parallel region was cancelled (cancellable barriers only). */

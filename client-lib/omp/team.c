@@ -1,7 +1,10 @@
 /*
- * team.c - parallel regions: the pool of threads, teams and their
- * barriers, nesting, cancellation of a region, and the omp_* queries about
- * teams.
+ * team.c - parallel regions: teams, their size and nesting, the master's
+ * and the members' parts, the GOMP_parallel* entry points, and the thread
+ * state around target regions run on the host.  The team module's other
+ * files: pool.c (the pool of threads, freed teams), barrier.c (barriers,
+ * cancellation), teamapi.c (the omp_* routines about teams); team_int.h
+ * is what they share.
  *
  * A region, end to end.  The encountering thread (the master) resolves
  * the team size from its ICVs (omp_team_size: if/num_threads, nesting past
@@ -16,37 +19,17 @@
  * their slots back, count themselves done (their last touch of the team)
  * and go back to the pool, and the master, once all are done, restores
  * what it was doing and frees the team.
- *
- * Barriers.  Arrivals count up; the last one resets the count and bumps
- * the generation.  A thread first waits for its implicit task's children
- * (running any of the team's tasks: an implicit task at a barrier is
- * exempt from the task scheduling constraints), then arrives, then runs
- * tasks until the generation moves.  Since every task ends only after its
- * children, all implicit tasks arriving with no children left means every
- * task of the team has ended.  The region's end has a barrier of its own,
- * so that a cancelled region (whose threads leave cancellable barriers
- * early, their arrivals uncounted) still ends cleanly.
  */
-#include "layer.h"
+#include "team_int.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <omp.h>
 #include <sched.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gomp.h"
-#include "qtime.h"
 #include "worker.h"
-
-struct omp_thr *omp_thr_new_pool(void);
-
-static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct omp_thr *pool_idle;             /* idle pool threads */
-static _Atomic unsigned threads_busy = 1;     /* in teams, the initial thread too */
-static struct omp_team *team_cache;           /* freed teams, under pool_lock */
 
 /* The deque of thread t at nesting level, made on first use. */
 static deque *level_deque(struct omp_thr *t, unsigned level)
@@ -60,177 +43,6 @@ static deque *level_deque(struct omp_thr *t, unsigned level)
 		atomic_store(&t->dqs[k]->state, DQ_OWNED);
 	}
 	return t->dqs[k];
-}
-
-/* Whether a docked pool thread must stop spinning with its slot: a team
- * came, the slot was revoked, or a thread waits for one. */
-static bool undock(struct omp_thr *t)
-{
-	return atomic_load_explicit(&t->next_team, memory_order_acquire) != NULL ||
-	       atomic_load_explicit(&t->slot->hot.flags, memory_order_relaxed) ||
-	       atomic_load_explicit(&omp_slot_waiters, memory_order_relaxed) > 0;
-}
-
-/* After its region, a pool thread that still holds a slot keeps it while
- * it spins for its next team (the wait policy's time), so that a program
- * of back-to-back regions starts each without taking a slot again; the
- * first 10 us count as the region's work (no state change, which costs a
- * reading of the CPU clock, for a region that follows at once), the rest
- * as stealing.  The
- * slot goes back when the spin ends without a team, when it is revoked,
- * or when another thread waits for one. */
-static void dock(struct omp_thr *t)
-{
-	uint64_t start = 0, limit = omp_g.wait_policy == 0 ? 0 :
-	                            omp_g.wait_policy == 1 ? 100 * (uint64_t)OMP_SPIN_NS
-	                                                   : OMP_SPIN_NS;
-	unsigned fails = 0;
-
-	while (!undock(t)) {
-		fails++;
-		for (unsigned i = 0; i < (fails < 32 ? fails : 32); i++)
-			cpu_relax();
-		if ((fails & 15) == 0) {
-			uint64_t now = qtime_now_ns();
-			if (start == 0)
-				start = now;
-			if (now - start >= 10000)
-				omp_slot_state(t, WS_STEAL);
-			if (now - start >= limit)
-				break;
-		}
-	}
-	if (atomic_load_explicit(&t->next_team, memory_order_acquire) == NULL ||
-	    atomic_load_explicit(&t->slot->hot.flags, memory_order_relaxed) & RT_LEAVE)
-		omp_slot_release(t);
-}
-
-/* A pool thread: run the teams it is given, forever. */
-static void *pool_main(void *arg)
-{
-	struct omp_thr *t = arg;
-	void omp_team_member(struct omp_thr *t);
-
-	omp_self = t;
-	for (;;) {
-		uint32_t e = atomic_load(&t->word);
-		if (t->slot != NULL)
-			dock(t);
-		/* Between regions, spin first (as the wait policy says): a
-		 * program of many short regions then starts each without a
-		 * wake-up.  It holds no processor while it waits. */
-		if (atomic_load_explicit(&t->next_team, memory_order_acquire) == NULL &&
-		    !omp_spin_until(&t->word, e, NULL, NULL)) {
-			/* Say so before sleeping (seq_cst), so that a master
-			 * that hands us a team after our last look wakes us. */
-			atomic_store(&t->dozing, 1);
-			if (atomic_load(&t->word) == e)
-				syscall(SYS_futex, (uint32_t *)&t->word, FUTEX_WAIT_PRIVATE,
-				        e, NULL, NULL, 0);
-			atomic_store(&t->dozing, 0);
-			continue;
-		}
-		if (atomic_load_explicit(&t->next_team, memory_order_acquire) != NULL)
-			omp_team_member(t);
-	}
-	return NULL;
-}
-
-/* An idle pool thread: want if it is idle, else any, else a new one
- * (NULL when none can be made). */
-static struct omp_thr *pool_get(struct omp_thr *want)
-{
-	struct omp_thr *t = NULL, **p;
-	pthread_attr_t attr;
-	int err;
-
-	pthread_mutex_lock(&pool_lock);
-	if (want != NULL && want->idle)
-		for (p = &pool_idle; *p != NULL; p = &(*p)->next)
-			if (*p == want) {
-				t = want;
-				*p = t->next;
-				break;
-			}
-	if (t == NULL && (t = pool_idle) != NULL)
-		pool_idle = t->next;
-	if (t != NULL)
-		t->idle = 0;
-	pthread_mutex_unlock(&pool_lock);
-	if (t != NULL) {
-		t->next = NULL;
-		return t;
-	}
-	t = omp_thr_new_pool();
-	pthread_attr_init(&attr);
-	if (omp_g.stacksize > 0)
-		pthread_attr_setstacksize(&attr, omp_g.stacksize);
-	err = pthread_create(&t->pt, &attr, pool_main, t);
-	pthread_attr_destroy(&attr);
-	if (err != 0) {
-		free(t);
-		return NULL;
-	}
-	return t;
-}
-
-/* Put a pool thread back in the idle list. */
-static void pool_put(struct omp_thr *t)
-{
-	pthread_mutex_lock(&pool_lock);
-	t->next = pool_idle;
-	t->idle = 1;
-	pool_idle = t;
-	pthread_mutex_unlock(&pool_lock);
-}
-
-/* A team with room for n members (from the cache when one fits). */
-static struct omp_team *team_alloc(unsigned n)
-{
-	struct omp_team *team, **p;
-
-	pthread_mutex_lock(&pool_lock);
-	for (p = &team_cache; *p != NULL; p = &(*p)->next_free)
-		if ((*p)->capacity >= n)
-			break;
-	team = *p;
-	if (team != NULL)
-		*p = team->next_free;
-	pthread_mutex_unlock(&pool_lock);
-	if (team == NULL) {
-		team = alloc_cl(sizeof(*team));
-		if (team == NULL)
-			omp_fatal("out of memory for a team");
-		memset(team, 0, sizeof(*team));
-		pthread_mutex_init(&team->lock, NULL);
-		team->capacity = n < 4 ? 4 : n;
-		team->thr = calloc(team->capacity, sizeof(*team->thr));
-		team->dq = calloc(team->capacity, sizeof(*team->dq));
-		team->implicit = calloc(team->capacity, sizeof(*team->implicit));
-		if (team->thr == NULL || team->dq == NULL || team->implicit == NULL)
-			omp_fatal("out of memory for a team of %u", n);
-	}
-	team->next_free = NULL;
-	return team;
-}
-
-/* Keep a team that ended for the next region. */
-static void team_free(struct omp_team *team)
-{
-	pthread_mutex_lock(&pool_lock);
-	team->next_free = team_cache;
-	team_cache = team;
-	pthread_mutex_unlock(&pool_lock);
-}
-
-/* A forked child has none of its parent's threads: no pool, no teams (the
- * parent's memory for them is left as it is). */
-void omp_team_fork_child(void)
-{
-	pthread_mutex_init(&pool_lock, NULL);
-	pool_idle = NULL;
-	team_cache = NULL;
-	atomic_store(&threads_busy, 1);
 }
 
 /* The size of a new team asked for n threads (libgomp's rules; the
@@ -262,76 +74,13 @@ unsigned omp_team_size(struct omp_thr *t, unsigned n)
 	}
 	limit = icv->thread_limit;
 	if (limit != UINT_MAX) {
-		busy = atomic_load(&threads_busy);
+		busy = atomic_load(&omp_team__busy);
 		if (busy >= limit)
 			return 1;
 		if (max > limit - busy + 1)
 			max = limit - busy + 1;
 	}
 	return max;
-}
-
-/* Whether a barrier's generation moved (or, cancellable, the region was
- * cancelled). */
-struct bar_wait {
-	struct omp_barrier *bar;
-	unsigned gen;
-	struct omp_team *team;
-	bool cancellable;
-};
-
-static bool bar_passed(void *p)
-{
-	struct bar_wait *b = p;
-
-	return atomic_load_explicit(&b->bar->gen, memory_order_acquire) != b->gen ||
-	       (b->cancellable && atomic_load(&b->team->cancelled));
-}
-
-/* Whether a task's children have all ended. */
-static bool no_children(void *p)
-{
-	struct omp_task *task = p;
-
-	return atomic_load_explicit(&task->children, memory_order_acquire) == 0;
-}
-
-/* Wait at barrier bar of t's team (noslot: the caller runs nothing after
- * it and needs no slot back). */
-static bool bar_wait(struct omp_thr *t, struct omp_barrier *bar, bool cancellable,
-                     int noslot)
-{
-	struct omp_team *team = t->team;
-	struct bar_wait b = { bar, 0, team, cancellable };
-
-	if (atomic_load_explicit(&t->task->children, memory_order_acquire))
-		omp_wait(t, no_children, t->task, OMP_WAIT_ANY);
-	if (team->n == 1)
-		return cancellable && atomic_load(&team->cancelled);
-	b.gen = atomic_load_explicit(&bar->gen, memory_order_acquire);
-	if (atomic_fetch_add_explicit(&bar->arrived, 1, memory_order_acq_rel) ==
-	    team->n - 1) {
-		atomic_store_explicit(&bar->arrived, 0, memory_order_relaxed);
-		/* What a cancelled worksharing construct left is over. */
-		atomic_store_explicit(&team->ws_cancelled, 0, memory_order_relaxed);
-		atomic_store_explicit(&bar->gen, b.gen + 1, memory_order_release);
-		omp_wake(team, 1);
-	} else {
-		omp_wait(t, bar_passed, &b, OMP_WAIT_ANY | noslot);
-	}
-	return cancellable && atomic_load(&team->cancelled);
-}
-
-/* Wait at the team's barrier (layer.h). */
-bool omp_barrier(struct omp_thr *t, bool cancellable)
-{
-	if (t->team == NULL) {
-		if (atomic_load(&t->task->children))
-			omp_task_wait_children(t, t->task);
-		return false;
-	}
-	omp_safepoint(t);
-	return bar_wait(t, &t->team->bar, cancellable, 0);
 }
 
 /* Set up member i of team: its implicit task, deque and state. */
@@ -361,8 +110,7 @@ static void member_enter(struct omp_team *team, struct omp_thr *t, unsigned i)
 }
 
 /* A pool thread's part of the team it was given, then back to the pool. */
-void omp_team_member(struct omp_thr *t);
-void omp_team_member(struct omp_thr *t)
+void omp_team__member(struct omp_thr *t)
 {
 	struct omp_team *team = atomic_load_explicit(&t->next_team,
 	                                             memory_order_acquire);
@@ -372,7 +120,7 @@ void omp_team_member(struct omp_thr *t)
 	omp_slot_acquire(t);
 	omp_slot_state(t, WS_WORK);
 	team->fn(team->data);
-	bar_wait(t, &team->endbar, false, OMP_WAIT_NOSLOT);
+	omp_team__bar_wait(t, &team->endbar, false, OMP_WAIT_NOSLOT);
 	if (t->task->dephash != NULL)
 		omp_dep_free(t->task);
 	t->team = NULL;
@@ -381,7 +129,7 @@ void omp_team_member(struct omp_thr *t)
 	/* The last touch of the team: the master frees it once all are done.
 	 * The slot, if still held, is kept a while (dock). */
 	atomic_fetch_add_explicit(&team->done, 1, memory_order_release);
-	pool_put(t);
+	omp_team__pool_put(t);
 }
 
 /* Start a team (layer.h). */
@@ -397,7 +145,7 @@ void omp_team_begin(const struct omp_region *r)
 	n = omp_team_size(t, r->num_threads);
 	if (r->count != 0 && n > r->count)
 		n = r->count;
-	team = team_alloc(n);
+	team = omp_team__alloc(n);
 	level = (t->team != NULL ? t->team->level : 0) + 1;
 	team->n = n;
 	team->level = level;
@@ -458,7 +206,7 @@ void omp_team_begin(const struct omp_region *r)
 		t->ncrew = n;
 	}
 	for (i = 1; i < n; i++) {
-		struct omp_thr *p = pool_get(t->crew[i]);
+		struct omp_thr *p = omp_team__pool_get(t->crew[i]);
 		if (p == NULL) {
 			/* No thread to be had: a smaller team. */
 			n = i;
@@ -471,7 +219,7 @@ void omp_team_begin(const struct omp_region *r)
 		t->crew[i] = p;
 		team->dq[i] = level_deque(p, level);
 	}
-	atomic_fetch_add(&threads_busy, n - 1);
+	atomic_fetch_add(&omp_team__busy, n - 1);
 	if (r->reductions != NULL)
 		omp_reduction_parallel(team, r->reductions, n);
 	if (r->preset != NULL) {
@@ -509,14 +257,15 @@ void omp_team_end(void)
 	struct omp_thr *t = omp_self;
 	struct omp_team *team = t->team;
 
-	bar_wait(t, &team->endbar, false, team->took_slot ? OMP_WAIT_NOSLOT : 0);
+	omp_team__bar_wait(t, &team->endbar, false,
+	                   team->took_slot ? OMP_WAIT_NOSLOT : 0);
 	if (t->task->dephash != NULL)
 		omp_dep_free(t->task);
 	/* Members leave right after the barrier; a preempted one is waited
 	 * for, yielding. */
 	while (!members_done(team))
 		sched_yield();
-	atomic_fetch_sub(&threads_busy, team->n - 1);
+	atomic_fetch_sub(&omp_team__busy, team->n - 1);
 	t->team = team->prev_team;
 	t->num = team->prev_num;
 	t->task = team->prev_task;
@@ -535,7 +284,7 @@ void omp_team_end(void)
 	if (team->took_slot && t->team == NULL && t->target_in_team == 0)
 		omp_slot_lazy(t);
 	free(team->reduction_group);
-	team_free(team);
+	omp_team__free(team);
 }
 
 /* Enter a target region run on the host: a new initial task, in no team. */
@@ -633,253 +382,4 @@ OMP_API unsigned GOMP_parallel_reductions(void (*fn)(void *), void *data,
 	fn(data);
 	omp_team_end();
 	return n;
-}
-
-/* #pragma omp barrier. */
-OMP_API void GOMP_barrier(void)
-{
-	struct omp_thr *t = omp_self;
-
-	if (t != NULL)
-		omp_barrier(t, false);
-}
-
-/* A barrier in a region that may be cancelled: true when it was. */
-OMP_API bool GOMP_barrier_cancel(void)
-{
-	struct omp_thr *t = omp_self;
-
-	return t != NULL && omp_barrier(t, true);
-}
-
-/* #pragma omp cancellation point. */
-OMP_API bool GOMP_cancellation_point(int which)
-{
-	struct omp_thr *t = omp_self;
-
-	if (!omp_g.cancel || t == NULL)
-		return false;
-	if (t->team != NULL && atomic_load(&t->team->cancelled))
-		return true;
-	if (which & (OMP_CANCEL_LOOP | OMP_CANCEL_SECTIONS))
-		return t->team != NULL && atomic_load(&t->team->ws_cancelled);
-	if (which & OMP_CANCEL_TASKGROUP)
-		return omp_creation_cancelled(t->task);
-	return false;
-}
-
-/* #pragma omp cancel: activate it (do_cancel) or just test it. */
-OMP_API bool GOMP_cancel(int which, bool do_cancel)
-{
-	struct omp_thr *t = omp_self;
-
-	if (!omp_g.cancel || t == NULL)
-		return false;
-	if (!do_cancel)
-		return GOMP_cancellation_point(which);
-	if (which & (OMP_CANCEL_LOOP | OMP_CANCEL_SECTIONS)) {
-		if (t->team != NULL)
-			atomic_store(&t->team->ws_cancelled, 1);
-		return true;
-	}
-	if (which & OMP_CANCEL_TASKGROUP) {
-		struct omp_taskgroup *g = t->task->taskgroup != NULL
-		                          ? t->task->taskgroup : t->task->cancel_group;
-		if (g != NULL)
-			atomic_store(&g->cancelled, 1);
-		return true;
-	}
-	if (t->team != NULL) {
-		atomic_store(&t->team->cancelled, 1);
-		omp_wake(t->team, 1);
-	}
-	return true;
-}
-
-/* ---- the omp_* queries about teams ---- */
-
-/* The calling thread's number in its team. */
-OMP_API int omp_get_thread_num(void)
-{
-	struct omp_thr *t = omp_self;
-
-	return t != NULL && t->team != NULL ? (int)t->num : 0;
-}
-
-/* The size of the calling thread's team. */
-OMP_API int omp_get_num_threads(void)
-{
-	struct omp_thr *t = omp_self;
-
-	return t != NULL && t->team != NULL ? (int)t->team->n : 1;
-}
-
-/* The team size a region without num_threads would get now. */
-OMP_API int omp_get_max_threads(void)
-{
-	const struct omp_icv *icv = omp_icv();
-
-	return (int)icv->nthreads;
-}
-
-/* Set nthreads-var of the current task. */
-OMP_API void omp_set_num_threads(int n)
-{
-	omp_icv_mut()->nthreads = n > 0 ? (unsigned)n : 1;
-}
-
-/* Whether the calling thread is in an active parallel region. */
-OMP_API int omp_in_parallel(void)
-{
-	struct omp_thr *t = omp_self;
-
-	return t != NULL && t->team != NULL && t->team->active_level > 0;
-}
-
-/* The number of nested regions around the caller. */
-OMP_API int omp_get_level(void)
-{
-	struct omp_thr *t = omp_self;
-
-	return t != NULL && t->team != NULL ? (int)t->team->level : 0;
-}
-
-/* The number of active nested regions around the caller. */
-OMP_API int omp_get_active_level(void)
-{
-	struct omp_thr *t = omp_self;
-
-	return t != NULL && t->team != NULL ? (int)t->team->active_level : 0;
-}
-
-/* The team at nesting level (NULL for level 0) and the caller's number in
- * it, walking out from the innermost; -1 for a level out of range. */
-static int team_at(int level, struct omp_team **out, unsigned *num)
-{
-	struct omp_thr *t = omp_self;
-	struct omp_team *team = t != NULL ? t->team : NULL;
-	unsigned n = t != NULL ? t->num : 0;
-	int cur = team != NULL ? (int)team->level : 0;
-
-	if (level < 0 || level > cur)
-		return -1;
-	while (team != NULL && (int)team->level > level) {
-		n = team->prev_num;
-		team = team->prev_team;
-	}
-	*out = team;
-	*num = n;
-	return 0;
-}
-
-/* The caller's ancestor's thread number at a nesting level. */
-OMP_API int omp_get_ancestor_thread_num(int level)
-{
-	struct omp_team *team;
-	unsigned num;
-
-	if (team_at(level, &team, &num) < 0)
-		return -1;
-	return team != NULL ? (int)num : 0;
-}
-
-/* The size of the team at a nesting level around the caller. */
-OMP_API int omp_get_team_size(int level)
-{
-	struct omp_team *team;
-	unsigned num;
-
-	if (team_at(level, &team, &num) < 0)
-		return -1;
-	return team != NULL ? (int)team->n : 1;
-}
-
-/* Set dyn-var of the current task. */
-OMP_API void omp_set_dynamic(int d)
-{
-	omp_icv_mut()->dyn = d != 0;
-}
-
-/* dyn-var of the current task. */
-OMP_API int omp_get_dynamic(void)
-{
-	return omp_icv()->dyn;
-}
-
-/* The deprecated nest-var: max-active-levels above 1. */
-OMP_API void omp_set_nested(int nested)
-{
-	struct omp_icv *icv = omp_icv_mut();
-
-	if (nested)
-		icv->max_active_levels = omp_g.supported_levels;
-	else if (icv->max_active_levels > 1)
-		icv->max_active_levels = 1;
-}
-
-/* Whether nested regions may be active. */
-OMP_API int omp_get_nested(void)
-{
-	const struct omp_icv *icv = omp_icv();
-
-	return icv->max_active_levels > 1 && icv->max_active_levels > omp_get_active_level();
-}
-
-/* Set run-sched-var of the current task (a chunk below 1: the kind's
- * default, 0 for static, 1 for dynamic and guided). */
-OMP_API void omp_set_schedule(omp_sched_t kind, int chunk)
-{
-	struct omp_icv *icv = omp_icv_mut();
-
-	switch ((unsigned)kind & ~OMP_SCHED_MONOTONIC) {
-	case OMP_SCHED_STATIC:
-		icv->chunk = chunk < 1 ? 0 : chunk;
-		break;
-	case OMP_SCHED_DYNAMIC:
-	case OMP_SCHED_GUIDED:
-		icv->chunk = chunk < 1 ? 1 : chunk;
-		break;
-	case OMP_SCHED_AUTO:
-		break;
-	default:
-		return;
-	}
-	icv->sched = (unsigned)kind;
-}
-
-/* run-sched-var of the current task. */
-OMP_API void omp_get_schedule(omp_sched_t *kind, int *chunk)
-{
-	const struct omp_icv *icv = omp_icv();
-
-	*kind = (omp_sched_t)icv->sched;
-	*chunk = icv->chunk;
-}
-
-/* Set max-active-levels-var. */
-OMP_API void omp_set_max_active_levels(int n)
-{
-	if (n >= 0)
-		omp_icv_mut()->max_active_levels =
-			n > omp_g.supported_levels ? omp_g.supported_levels : n;
-}
-
-/* max-active-levels-var. */
-OMP_API int omp_get_max_active_levels(void)
-{
-	return omp_icv()->max_active_levels;
-}
-
-/* thread-limit-var. */
-OMP_API int omp_get_thread_limit(void)
-{
-	unsigned l = omp_icv()->thread_limit;
-
-	return l > INT_MAX ? INT_MAX : (int)l;
-}
-
-/* cancel-var. */
-OMP_API int omp_get_cancellation(void)
-{
-	return omp_g.cancel;
 }
