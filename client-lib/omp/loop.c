@@ -2,8 +2,10 @@
  * loop.c - worksharing loops: every schedule (static with and without a
  * chunk, dynamic, guided, runtime, auto; the monotonic, nonmonotonic and
  * maybe-nonmonotonic entry points), long and unsigned long long loops,
- * ordered, doacross (ordered(n) with depend sink/source), the combined
- * parallel loops, and gcc 9's GOMP_loop_start forms.
+ * ordered, and gcc 9's GOMP_loop_start forms.  The loop module's other
+ * files, parloop.c (the combined parallel loops) and doacross.c (doacross
+ * loops), set up and hand out their loops with this file's calls
+ * (loop_int.h).
  *
  * A loop is kept in its work share (work.c) as n iterations numbered from
  * 0, iteration i being start + i * incr (mod 2^64: the same arithmetic
@@ -23,24 +25,16 @@
  * ordered: chunks pass a token on in index order; a thread may run the
  * ordered parts of its chunk [lo, hi) once the token reaches lo, and
  * passes it on (to hi) when it asks for its next chunk or has none left.
- * doacross: the outermost dimension is the one scheduled; each of its
- * iterations keeps the flattened inner iteration posted last (a thread
- * runs one outer iteration's inner ones in order), and a wait for a sink
- * waits until its row has posted that far.
  */
-#include "layer.h"
+#include "loop_int.h"
 
 #include <limits.h>
-#include <stdarg.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "gomp.h"
 
-#define ULL unsigned long long
-
 /* The number of iterations of a long loop. */
-static ULL count_long(long start, long end, long incr)
+ULL omp_loop__count_long(long start, long end, long incr)
 {
 	if (incr > 0)
 		return start < end ? ((ULL)end - (ULL)start - 1) / (ULL)incr + 1 : 0;
@@ -59,7 +53,7 @@ static ULL count_ull(bool up, ULL start, ULL end, ULL incr)
 
 /* Resolve a schedule: runtime takes the ICV, auto is static, a chunk below
  * 1 is the kind's default; the kind is returned, the chunk in *chunk. */
-static int resolve(unsigned sched, ULL *chunk, long given)
+int omp_loop__resolve(unsigned sched, ULL *chunk, long given)
 {
 	unsigned k = sched & ~OMP_SCHED_MONOTONIC;
 
@@ -80,8 +74,8 @@ static int resolve(unsigned sched, ULL *chunk, long given)
 }
 
 /* Set up ws for a loop. */
-static void loop_init(struct omp_ws *ws, ULL start, ULL incr, ULL n, int sched,
-                      ULL chunk)
+void omp_loop__init(struct omp_ws *ws, ULL start, ULL incr, ULL n, int sched,
+                    ULL chunk)
 {
 	ws->start = start;
 	ws->incr = incr;
@@ -96,7 +90,7 @@ static void loop_init(struct omp_ws *ws, ULL start, ULL incr, ULL n, int sched,
 }
 
 /* The next chunk [lo, hi) of t's loop; false when none is left. */
-static bool next_chunk(struct omp_thr *t, ULL *lo, ULL *hi)
+bool omp_loop__next_chunk(struct omp_thr *t, ULL *lo, ULL *hi)
 {
 	struct omp_ws *ws = t->ws;
 	ULL n = ws->n, c = ws->chunk, cur, q;
@@ -191,7 +185,7 @@ static bool next_bounds(struct omp_thr *t, bool ordered, ULL *istart, ULL *iend)
 
 	if (ordered)
 		token_pass(t);
-	if (!next_chunk(t, &lo, &hi))
+	if (!omp_loop__next_chunk(t, &lo, &hi))
 		return false;
 	if (ordered) {
 		t->ord_lo = lo;
@@ -229,26 +223,43 @@ static void loop_mem(struct omp_ws *ws, bool first, void **mem)
 	*mem = ws->mem;
 }
 
-static void doacross_init(struct omp_ws *ws, unsigned ndims, const ULL *dims);
+/* Set up a doacross loop's rows (first thread) from its dimensions. */
+static void doacross_init(struct omp_ws *ws, unsigned ndims, const ULL *dims)
+{
+	unsigned d;
+
+	ws->ndims = ndims;
+	ws->dims = malloc(ndims * sizeof(*ws->dims));
+	ws->doacross = calloc(dims[0] > 0 ? dims[0] : 1, sizeof(*ws->doacross));
+	if (ws->dims == NULL || ws->doacross == NULL)
+		omp_fatal("out of memory for a doacross loop");
+	ws->inner = 1;
+	for (d = 0; d < ndims; d++) {
+		ws->dims[d] = dims[d];
+		if (d > 0)
+			ws->inner *= dims[d];
+	}
+	ws->mem = ws->doacross;         /* freed with the share */
+}
 
 /* Enter a loop of n iterations (iteration i: start + i * incr): set its
  * share up if first, with its shared memory, task reductions and (dims
  * not NULL) the rows of a doacross loop over ndims dimensions. */
-static struct omp_thr *loop_start(ULL start, ULL incr, ULL n, unsigned sched,
-                                  long chunk, uintptr_t *reductions, void **mem,
-                                  unsigned ndims, const ULL *dims)
+struct omp_thr *omp_loop__start(ULL start, ULL incr, ULL n, unsigned sched,
+                                long chunk, uintptr_t *reductions, void **mem,
+                                unsigned ndims, const ULL *dims)
 {
 	struct omp_thr *t = omp_thr_get();
 	struct omp_ws *ws;
 	bool first;
 	ULL c;
-	int k = resolve(sched, &c, chunk);
+	int k = omp_loop__resolve(sched, &c, chunk);
 
 	ws = omp_ws_enter(t, &first);
 	t->static_trip = 0;
 	t->ord_own = 0;
 	if (first) {
-		loop_init(ws, start, incr, n, k, c);
+		omp_loop__init(ws, start, incr, n, k, c);
 		if (dims != NULL)
 			doacross_init(ws, ndims, dims);
 	}
@@ -265,9 +276,9 @@ static bool start_long(long start, long end, long incr, unsigned sched,
                        long chunk, bool ordered, long *istart, long *iend,
                        uintptr_t *reductions, void **mem)
 {
-	struct omp_thr *t = loop_start((ULL)start, (ULL)incr,
-	                               count_long(start, end, incr), sched, chunk,
-	                               reductions, mem, 0, NULL);
+	struct omp_thr *t = omp_loop__start((ULL)start, (ULL)incr,
+	                                    omp_loop__count_long(start, end, incr),
+	                                    sched, chunk, reductions, mem, 0, NULL);
 
 	return istart == NULL || next_long(t, ordered, istart, iend);
 }
@@ -277,8 +288,9 @@ static bool start_ull(bool up, ULL start, ULL end, ULL incr, unsigned sched,
                       long chunk, bool ordered, ULL *istart, ULL *iend,
                       uintptr_t *reductions, void **mem)
 {
-	struct omp_thr *t = loop_start(start, incr, count_ull(up, start, end, incr),
-	                               sched, chunk, reductions, mem, 0, NULL);
+	struct omp_thr *t = omp_loop__start(start, incr,
+	                                    count_ull(up, start, end, incr),
+	                                    sched, chunk, reductions, mem, 0, NULL);
 
 	return istart == NULL || next_bounds(t, ordered, istart, iend);
 }
@@ -513,297 +525,3 @@ OMP_API void GOMP_ordered_start(void)
 OMP_API void GOMP_ordered_end(void)
 {
 }
-
-/* ---- combined parallel loops ---- */
-
-struct preset_loop {
-	ULL start, incr, n, chunk;
-	int sched;
-};
-
-/* Set a combined loop's share up before its team starts. */
-static void loop_preset(struct omp_ws *ws, void *arg, unsigned n)
-{
-	struct preset_loop *p = arg;
-
-	(void)n;
-	loop_init(ws, p->start, p->incr, p->n, p->sched, p->chunk);
-}
-
-/* Begin a combined parallel loop's team. */
-static void parallel_loop(void (*fn)(void *), void *data, unsigned nthreads,
-                          long start, long end, long incr, unsigned sched,
-                          long chunk, unsigned flags)
-{
-	struct preset_loop p;
-	struct omp_region r = { fn, data, nthreads, flags, 0, NULL, loop_preset, &p };
-
-	omp_thr_get();
-	p.sched = resolve(sched, &p.chunk, chunk);
-	p.start = (ULL)start;
-	p.incr = (ULL)incr;
-	p.n = count_long(start, end, incr);
-	omp_team_begin(&r);
-}
-
-#define PARALLEL_LOOP(name, sched)                                             \
-OMP_API void GOMP_parallel_loop_##name(void (*fn)(void *), void *data,         \
-                                       unsigned nthreads, long start, long end,\
-                                       long incr, long chunk, unsigned flags)  \
-{                                                                              \
-	parallel_loop(fn, data, nthreads, start, end, incr, sched, chunk, flags);\
-	fn(data);                                                               \
-	omp_team_end();                                                         \
-}                                                                              \
-OMP_API void GOMP_parallel_loop_##name##_start(void (*fn)(void *), void *data, \
-                                               unsigned nthreads, long start,  \
-                                               long end, long incr, long chunk)\
-{                                                                              \
-	parallel_loop(fn, data, nthreads, start, end, incr, sched, chunk, 0);   \
-}
-PARALLEL_LOOP(static, OMP_SCHED_STATIC)
-PARALLEL_LOOP(dynamic, OMP_SCHED_DYNAMIC)
-PARALLEL_LOOP(guided, OMP_SCHED_GUIDED)
-
-#define PARALLEL_LOOP2(name, sched)                                            \
-OMP_API void GOMP_parallel_loop_##name(void (*fn)(void *), void *data,         \
-                                       unsigned nthreads, long start, long end,\
-                                       long incr, long chunk, unsigned flags)  \
-{                                                                              \
-	parallel_loop(fn, data, nthreads, start, end, incr, sched, chunk, flags);\
-	fn(data);                                                               \
-	omp_team_end();                                                         \
-}
-PARALLEL_LOOP2(nonmonotonic_dynamic, OMP_SCHED_DYNAMIC)
-PARALLEL_LOOP2(nonmonotonic_guided, OMP_SCHED_GUIDED)
-
-#define PARALLEL_RUNTIME(name)                                                 \
-OMP_API void GOMP_parallel_loop_##name(void (*fn)(void *), void *data,         \
-                                       unsigned nthreads, long start, long end,\
-                                       long incr, unsigned flags)              \
-{                                                                              \
-	parallel_loop(fn, data, nthreads, start, end, incr, OMP_SCHED_RUNTIME,  \
-	              0, flags);                                                \
-	fn(data);                                                               \
-	omp_team_end();                                                         \
-}
-PARALLEL_RUNTIME(runtime)
-PARALLEL_RUNTIME(nonmonotonic_runtime)
-PARALLEL_RUNTIME(maybe_nonmonotonic_runtime)
-
-/* schedule(runtime) combined, split form. */
-OMP_API void GOMP_parallel_loop_runtime_start(void (*fn)(void *), void *data,
-                                              unsigned nthreads, long start,
-                                              long end, long incr)
-{
-	parallel_loop(fn, data, nthreads, start, end, incr, OMP_SCHED_RUNTIME, 0, 0);
-}
-
-/* ---- doacross ---- */
-
-/* Set up a doacross loop's rows (first thread) from its dimensions. */
-static void doacross_init(struct omp_ws *ws, unsigned ndims, const ULL *dims)
-{
-	unsigned d;
-
-	ws->ndims = ndims;
-	ws->dims = malloc(ndims * sizeof(*ws->dims));
-	ws->doacross = calloc(dims[0] > 0 ? dims[0] : 1, sizeof(*ws->doacross));
-	if (ws->dims == NULL || ws->doacross == NULL)
-		omp_fatal("out of memory for a doacross loop");
-	ws->inner = 1;
-	for (d = 0; d < ndims; d++) {
-		ws->dims[d] = dims[d];
-		if (d > 0)
-			ws->inner *= dims[d];
-	}
-	ws->mem = ws->doacross;         /* freed with the share */
-}
-
-/* Start a doacross loop over dims[0] with the given schedule. */
-static bool doacross_start(unsigned ndims, const ULL *dims, unsigned sched,
-                           long chunk, ULL *lo, ULL *hi, uintptr_t *reductions,
-                           void **mem)
-{
-	struct omp_thr *t = loop_start(0, 1, dims[0], sched, chunk, reductions,
-	                               mem, ndims, dims);
-
-	return lo == NULL || next_chunk(t, lo, hi);
-}
-
-/* A long doacross start with istart/iend as longs. */
-static bool doacross_long(unsigned ndims, long *counts, unsigned sched,
-                          long chunk, long *istart, long *iend,
-                          uintptr_t *reductions, void **mem)
-{
-	ULL dims[ndims], lo, hi;
-	unsigned d;
-	bool r;
-
-	for (d = 0; d < ndims; d++)
-		dims[d] = counts[d] > 0 ? (ULL)counts[d] : 0;
-	r = doacross_start(ndims, dims, sched, chunk, istart ? &lo : NULL, &hi,
-	                   reductions, mem);
-	if (r && istart != NULL) {
-		*istart = (long)lo;
-		*iend = (long)hi;
-	}
-	return r;
-}
-
-#define DOACROSS(name, sched)                                                  \
-OMP_API bool GOMP_loop_doacross_##name##_start(unsigned ncounts, long *counts, \
-                                               long chunk, long *istart,       \
-                                               long *iend)                     \
-{                                                                              \
-	return doacross_long(ncounts, counts, sched, chunk, istart, iend,       \
-	                     NULL, NULL);                                       \
-}                                                                              \
-OMP_API bool GOMP_loop_ull_doacross_##name##_start(unsigned ncounts,           \
-                                                   ULL *counts, ULL chunk,     \
-                                                   ULL *istart, ULL *iend)     \
-{                                                                              \
-	return doacross_start(ncounts, counts, sched,                           \
-	                      chunk > (ULL)LONG_MAX ? LONG_MAX : (long)chunk,   \
-	                      istart, iend, NULL, NULL);                        \
-}
-DOACROSS(static, OMP_SCHED_STATIC)
-DOACROSS(dynamic, OMP_SCHED_DYNAMIC)
-DOACROSS(guided, OMP_SCHED_GUIDED)
-
-/* doacross, schedule(runtime). */
-OMP_API bool GOMP_loop_doacross_runtime_start(unsigned ncounts, long *counts,
-                                              long *istart, long *iend)
-{
-	return doacross_long(ncounts, counts, OMP_SCHED_RUNTIME, 0, istart, iend,
-	                     NULL, NULL);
-}
-
-/* doacross over unsigned long long, schedule(runtime). */
-OMP_API bool GOMP_loop_ull_doacross_runtime_start(unsigned ncounts, ULL *counts,
-                                                  ULL *istart, ULL *iend)
-{
-	return doacross_start(ncounts, counts, OMP_SCHED_RUNTIME, 0, istart, iend,
-	                      NULL, NULL);
-}
-
-/* gcc 9's doacross form. */
-OMP_API bool GOMP_loop_doacross_start(unsigned ncounts, long *counts, long sched,
-                                      long chunk, long *istart, long *iend,
-                                      uintptr_t *reductions, void **mem)
-{
-	return doacross_long(ncounts, counts, (unsigned)sched, chunk, istart, iend,
-	                     reductions, mem);
-}
-
-/* gcc 9's unsigned long long doacross form. */
-OMP_API bool GOMP_loop_ull_doacross_start(unsigned ncounts, ULL *counts,
-                                          long sched, ULL chunk, ULL *istart,
-                                          ULL *iend, uintptr_t *reductions,
-                                          void **mem)
-{
-	return doacross_start(ncounts, counts, (unsigned)sched,
-	                      chunk > (ULL)LONG_MAX ? LONG_MAX : (long)chunk,
-	                      istart, iend, reductions, mem);
-}
-
-/* The flattened inner iteration of a vector's dimensions 1 .. ndims-1;
- * false when one is outside its dimension (the dependence then names no
- * iteration and is ignored). */
-static bool flatten(const struct omp_ws *ws, const ULL *v, ULL *flat)
-{
-	unsigned d;
-	ULL f = 0;
-
-	for (d = 0; d < ws->ndims; d++)
-		if (v[d] >= ws->dims[d])
-			return false;
-	for (d = 1; d < ws->ndims; d++)
-		f = f * ws->dims[d] + v[d];
-	*flat = f;
-	return true;
-}
-
-/* The post of an iteration vector. */
-static void doacross_post(const ULL *v)
-{
-	struct omp_thr *t = omp_self;
-	struct omp_ws *ws;
-	ULL flat;
-
-	if (t == NULL || (ws = t->ws) == NULL || ws->doacross == NULL ||
-	    !flatten(ws, v, &flat))
-		return;
-	atomic_store_explicit(&ws->doacross[v[0]], flat + 1, memory_order_release);
-	if (t->team != NULL)
-		omp_wake(t->team, 1);
-}
-
-struct sink {
-	struct omp_ws *ws;
-	ULL row, flat;
-};
-
-/* Whether a sink's iteration has been posted. */
-static bool sink_posted(void *p)
-{
-	struct sink *s = p;
-
-	return atomic_load_explicit(&s->ws->doacross[s->row], memory_order_acquire) >
-	       s->flat;
-}
-
-/* The wait for a sink vector. */
-static void doacross_wait(const ULL *v)
-{
-	struct omp_thr *t = omp_self;
-	struct sink s;
-
-	if (t == NULL || (s.ws = t->ws) == NULL || s.ws->doacross == NULL ||
-	    !flatten(s.ws, v, &s.flat) || t->team == NULL)
-		return;
-	s.row = v[0];
-	if (!sink_posted(&s))
-		omp_wait(t, sink_posted, &s, OMP_WAIT_NONE);
-}
-
-/* depend(source) in a long doacross loop. */
-OMP_API void GOMP_doacross_post(long *counts)
-{
-	struct omp_thr *t = omp_self;
-	unsigned d, n = t != NULL && t->ws != NULL ? t->ws->ndims : 0;
-	ULL v[n > 0 ? n : 1];
-
-	for (d = 0; d < n; d++)
-		v[d] = (ULL)counts[d];
-	if (n > 0)
-		doacross_post(v);
-}
-
-/* depend(source) in an unsigned long long doacross loop. */
-OMP_API void GOMP_doacross_ull_post(ULL *counts)
-{
-	doacross_post(counts);
-}
-
-/* depend(sink: ...) in a doacross loop over T: the vector's first
- * element, then the others, variadic. */
-#define DOACROSS_WAIT(name, T)                                                 \
-OMP_API void name(T first, ...)                                                \
-{                                                                              \
-	struct omp_thr *t = omp_self;                                           \
-	unsigned d, n = t != NULL && t->ws != NULL ? t->ws->ndims : 0;          \
-	ULL v[n > 0 ? n : 1];                                                   \
-	va_list ap;                                                             \
-                                                                               \
-	if (n == 0)                                                             \
-		return;                                                         \
-	v[0] = (ULL)first;                                                      \
-	va_start(ap, first);                                                    \
-	for (d = 1; d < n; d++)                                                 \
-		v[d] = (ULL)va_arg(ap, T);                                      \
-	va_end(ap);                                                             \
-	doacross_wait(v);                                                       \
-}
-DOACROSS_WAIT(GOMP_doacross_wait, long)
-DOACROSS_WAIT(GOMP_doacross_ull_wait, ULL)
