@@ -41,7 +41,7 @@ static void parallel_loop(void (*fn)(void *), void *data, unsigned nthreads,
 	omp_team_begin(&r);
 }
 
-/* The combined loops of a schedule: in one call, and the split form. */
+/* A combined loop of a schedule, in one call. */
 #define PARALLEL_LOOP(name, sched)                                             \
 OMP_API void GOMP_parallel_loop_##name(void (*fn)(void *), void *data,         \
                                        unsigned nthreads, long start, long end,\
@@ -50,7 +50,9 @@ OMP_API void GOMP_parallel_loop_##name(void (*fn)(void *), void *data,         \
 	parallel_loop(fn, data, nthreads, start, end, incr, sched, chunk, flags);\
 	fn(data);                                                               \
 	omp_team_end();                                                         \
-}                                                                              \
+}
+/* The older split form: the caller runs fn, then GOMP_parallel_end. */
+#define PARALLEL_LOOP_START(name, sched)                                       \
 OMP_API void GOMP_parallel_loop_##name##_start(void (*fn)(void *), void *data, \
                                                unsigned nthreads, long start,  \
                                                long end, long incr, long chunk)\
@@ -60,19 +62,11 @@ OMP_API void GOMP_parallel_loop_##name##_start(void (*fn)(void *), void *data, \
 PARALLEL_LOOP(static, OMP_SCHED_STATIC)
 PARALLEL_LOOP(dynamic, OMP_SCHED_DYNAMIC)
 PARALLEL_LOOP(guided, OMP_SCHED_GUIDED)
-
-/* The nonmonotonic combined loops, in one call. */
-#define PARALLEL_LOOP2(name, sched)                                            \
-OMP_API void GOMP_parallel_loop_##name(void (*fn)(void *), void *data,         \
-                                       unsigned nthreads, long start, long end,\
-                                       long incr, long chunk, unsigned flags)  \
-{                                                                              \
-	parallel_loop(fn, data, nthreads, start, end, incr, sched, chunk, flags);\
-	fn(data);                                                               \
-	omp_team_end();                                                         \
-}
-PARALLEL_LOOP2(nonmonotonic_dynamic, OMP_SCHED_DYNAMIC)
-PARALLEL_LOOP2(nonmonotonic_guided, OMP_SCHED_GUIDED)
+PARALLEL_LOOP(nonmonotonic_dynamic, OMP_SCHED_DYNAMIC)
+PARALLEL_LOOP(nonmonotonic_guided, OMP_SCHED_GUIDED)
+PARALLEL_LOOP_START(static, OMP_SCHED_STATIC)
+PARALLEL_LOOP_START(dynamic, OMP_SCHED_DYNAMIC)
+PARALLEL_LOOP_START(guided, OMP_SCHED_GUIDED)
 
 /* schedule(runtime) combined, in one call. */
 #define PARALLEL_RUNTIME(name)                                                 \
