@@ -162,14 +162,7 @@ int conn_send_frame(struct conn *c, const uint8_t *buf, size_t len)
  * sent). */
 int conn_send_fd(struct conn *c, const Asteal__Envelope *m, int fd)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
 	uint8_t frame[4 * SEND_STACK_FRAME];    /* a Welcome names every CPU */
-	struct msghdr mh;
-	struct cmsghdr *cm;
-	struct iovec iov;
 	size_t len;
 	ssize_t n;
 
@@ -179,20 +172,7 @@ int conn_send_fd(struct conn *c, const Asteal__Envelope *m, int fd)
 	}
 	if (frame_encode(m, frame, sizeof(frame), &len) < 0)
 		return -1;
-	memset(&mh, 0, sizeof(mh));
-	memset(&u, 0, sizeof(u));
-	iov.iov_base = frame;
-	iov.iov_len = len;
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = u.buf;
-	mh.msg_controllen = sizeof(u.buf);
-	cm = CMSG_FIRSTHDR(&mh);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	n = sendmsg(c->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+	n = frame_send_fd(c->fd, frame, len, fd);
 	if (n <= 0)
 		return -1;
 	if ((size_t)n == len)

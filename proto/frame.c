@@ -499,27 +499,56 @@ static int reader_partial(const struct frame_reader *r, size_t *have,
 	return 0;
 }
 
+/* Room for the descriptors a message passes (four: more are closed). */
+union fd_room {
+	char buf[CMSG_SPACE(4 * sizeof(int))];
+	struct cmsghdr align;
+};
+
+/* A msghdr of one buffer and the room for descriptors. */
+static void msg_of(struct msghdr *mh, struct iovec *iov, void *buf, size_t len,
+                   union fd_room *room)
+{
+	memset(mh, 0, sizeof(*mh));
+	memset(room, 0, sizeof(*room));
+	iov->iov_base = buf;
+	iov->iov_len = len;
+	mh->msg_iov = iov;
+	mh->msg_iovlen = 1;
+	mh->msg_control = room->buf;
+	mh->msg_controllen = sizeof(room->buf);
+}
+
+/* Send len bytes on socket sock now with descriptor fd attached. */
+ssize_t frame_send_fd(int sock, const void *buf, size_t len, int fd)
+{
+	union fd_room room;
+	struct msghdr mh;
+	struct cmsghdr *cm;
+	struct iovec iov;
+
+	msg_of(&mh, &iov, (void *)buf, len, &room);
+	mh.msg_controllen = CMSG_SPACE(sizeof(int));
+	cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	return sendmsg(sock, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
 /* One recvmsg from socket fd into buf, taking a descriptor passed with
  * the bytes (SCM_RIGHTS) into *passed when it holds none yet (any other
  * is closed). */
 static ssize_t recv_fd(int fd, uint8_t *buf, size_t len, int *passed)
 {
-	union {
-		char buf[CMSG_SPACE(4 * sizeof(int))];
-		struct cmsghdr align;
-	} u;
+	union fd_room room;
 	struct msghdr mh;
 	struct cmsghdr *cm;
 	struct iovec iov;
 	ssize_t n;
 
-	memset(&mh, 0, sizeof(mh));
-	iov.iov_base = buf;
-	iov.iov_len = len;
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = u.buf;
-	mh.msg_controllen = sizeof(u.buf);
+	msg_of(&mh, &iov, buf, len, &room);
 	n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
 	if (n < 0)
 		return n;

@@ -155,6 +155,10 @@ ssize_t frame_reader_fill(struct frame_reader *r, int fd);
  * when *passed is -1; any other passed descriptor is closed. */
 ssize_t frame_reader_fill_fd(struct frame_reader *r, int fd, int *passed);
 
+/* Send len bytes on socket sock now, without blocking, with descriptor
+ * fd attached (SCM_RIGHTS, with the first byte): what sendmsg returns. */
+ssize_t frame_send_fd(int sock, const void *buf, size_t len, int fd);
+
 /* Append n bytes from memory to r, as fill would (for callers that read
  * themselves, and the fuzzer); 0, or -1 (ENOMEM, or EMSGSIZE after a bad
  * prefix). */

@@ -192,15 +192,12 @@ OMP_API void GOMP_target_update_ext(int device, size_t mapnum, void **hostaddrs,
 }
 
 /* GOMP_target_enter_exit_data: nothing to map or unmap, once the
- * dependences are met. */
+ * dependences are met: as an update. */
 OMP_API void GOMP_target_enter_exit_data(int device, size_t mapnum, void **hostaddrs,
                                          size_t *sizes, unsigned short *kinds,
                                          unsigned int flags, void **depend)
 {
-	(void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds, (void)flags;
-	resolve_device(device);
-	if (depend != NULL)
-		omp_dep_wait(omp_thr_get(), depend);
+	GOMP_target_update_ext(device, mapnum, hostaddrs, sizes, kinds, flags, depend);
 }
 
 /* A thread_limit clause's value as thread-limit-var. */

@@ -194,20 +194,6 @@ static void sections_init(struct omp_ws *ws, unsigned count)
 	ws->reductions = NULL;
 }
 
-/* #pragma omp sections: the first section number for this thread. */
-OMP_API unsigned GOMP_sections_start(unsigned count)
-{
-	struct omp_thr *t = omp_thr_get();
-	struct omp_ws *ws;
-	bool first;
-
-	ws = omp_ws_enter(t, &first);
-	if (first) {
-		sections_init(ws, count);
-		omp_ws_ready(ws);
-	}
-	return sections_next(t);
-}
 
 /* sections with task reductions or lastprivate(conditional) memory. */
 OMP_API unsigned GOMP_sections2_start(unsigned count, uintptr_t *reductions,
@@ -235,6 +221,12 @@ OMP_API unsigned GOMP_sections2_start(unsigned count, uintptr_t *reductions,
 	if (mem != NULL)
 		*mem = ws->mem;
 	return sections_next(t);
+}
+
+/* #pragma omp sections: the first section number for this thread. */
+OMP_API unsigned GOMP_sections_start(unsigned count)
+{
+	return GOMP_sections2_start(count, NULL, NULL);
 }
 
 /* The next section number for this thread, 0 when none are left. */
