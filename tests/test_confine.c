@@ -903,6 +903,7 @@ struct others {
 	pid_t job;
 	double t0, busy0, job0;     /* the window's start (s) */
 	double busy_rate, job_rate; /* over the last full window */
+	double job_best;            /* the largest job_rate seen */
 };
 
 /* CPU 0's busy seconds so far, from /proc/stat (-1 if unreadable). */
@@ -948,6 +949,18 @@ static double proc_cpu(pid_t pid)
 	return r;
 }
 
+/* Whether CPU 0's others' share leaves out the job's: at most 0.3, or
+ * (the host busy on CPU 0 too) what is left of its busy share without the
+ * job's, the job getting a quarter of it or more (so the two differ). */
+static int others_judged(const struct others *o)
+{
+	if (o->share[0] <= 0.3)
+		return 1;
+	return o->job_rate >= 0.25 &&
+	       o->share[0] <= o->busy_rate - o->job_rate + 0.25 &&
+	       o->share[0] <= o->busy_rate - 0.5 * o->job_rate;
+}
+
 /* Whether CPU 1 (a spinner that is no job) shows as others' and CPU 0
  * (a job's spinner) does not (a poll_until condition).  The machine may
  * be busy with other work on CPU 0, which is others' too: so CPU 0's
@@ -964,6 +977,8 @@ static int others_as_expected(void *arg)
 		if (o->t0 != 0 && now > o->t0) {
 			o->busy_rate = (busy - o->busy0) / (now - o->t0);
 			o->job_rate = (job - o->job0) / (now - o->t0);
+			if (o->job_rate > o->job_best)
+				o->job_best = o->job_rate;
 		}
 		o->t0 = now;
 		o->busy0 = busy;
@@ -972,11 +987,7 @@ static int others_as_expected(void *arg)
 	o->n = confine_others(live, o->share, 2);
 	if (o->n != 2 || o->share[1] < 0.8 || o->job_rate <= 0)
 		return 0;
-	if (o->share[0] <= 0.3)
-		return 1;
-	return o->job_rate >= 0.25 &&
-	       o->share[0] <= o->busy_rate - o->job_rate + 0.25 &&
-	       o->share[0] <= o->busy_rate - 0.5 * o->job_rate;
+	return others_judged(o);
 }
 
 /* Whether job 5's usage reached *(uint64_t *)arg. */
@@ -1015,7 +1026,14 @@ static void test_confine_others(void **state)
 	assert_int_equal(confine_set(live, 5, one, 1, 0, why, sizeof(why)), 0);
 	memset(&o, 0, sizeof(o));
 	o.job = job;
-	if (poll_until(others_as_expected, &o, 20) < 0)
+	/* The job's share can be told from others' only while the job gets
+	 * a quarter of CPU 0 or more: a host that left it less for the whole
+	 * wait (other processes on CPU 0) cannot be judged, and is said. */
+	if (poll_until(others_as_expected, &o, 20) < 0 && o.job_best < 0.25)
+		printf("skip: the host left the job at most %.2f of CPU 0 in every "
+		       "second of 20 s: others' share cannot be told from the job's "
+		       "(CPU 0 %.2f, CPU 1 %.2f)\n", o.job_best, o.share[0], o.share[1]);
+	else if (o.n != 2 || o.share[1] < 0.8 || !others_judged(&o))
 		fail_msg("others' shares: CPU 0 %.2f (want <= 0.3, or what is "
 			 "left of its busy share %.2f without the job's %.2f), "
 			 "CPU 1 %.2f (want >= 0.8), %d CPUs", o.share[0],
@@ -1293,8 +1311,10 @@ static void test_confine_cgroup_leftovers(void **state)
 
 /* A daemon killed with -9 leaves its folder behind; the next instance
  * (another name: another socket) removes it, its empty job folders with
- * it, and keeps a folder a live instance holds (flock, as cpuset.c's
- * handles do) and one whose job folder still has a process. */
+ * it (and in one of them the folder of a dead daemon started inside that
+ * job, which before kept the job folder and its daemon's for good), and
+ * keeps a folder a live instance holds (flock, as cpuset.c's handles do)
+ * and one whose job folder still has a process. */
 static void test_confine_cgroup_abandoned(void **state)
 {
 	static const int managed[] = { 0, 1 };
@@ -1317,6 +1337,12 @@ static void test_confine_cgroup_abandoned(void **state)
 	snprintf(sub, sizeof(sub), "%s/job-7", dead);
 	assert_int_equal(mkdir(sub, 0755), 0);
 	snprintf(sub, sizeof(sub), "%s/job-8", dead);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	/* In job-8, the folder of a dead daemon started inside that job,
+	 * with a job folder of its own. */
+	snprintf(sub, sizeof(sub), "%s/job-8/asteal-n%07x", dead, (unsigned)getpid());
+	assert_int_equal(mkdir(sub, 0755), 0);
+	snprintf(sub, sizeof(sub), "%s/job-8/asteal-n%07x/job-1", dead, (unsigned)getpid());
 	assert_int_equal(mkdir(sub, 0755), 0);
 	/* A live one's, held as a handle holds it. */
 	snprintf(held, sizeof(held), "%s/asteal-e%07x", own, (unsigned)getpid());

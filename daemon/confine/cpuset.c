@@ -45,7 +45,11 @@
  * it; asteald forks none, and the descriptor is close-on-exec).
  * Opening, a daemon removes every <own>/asteal-* folder beside its own
  * that no process holds so: its empty job folders, then it (a folder
- * whose jobs still run stays, held to their last CPUs).
+ * whose jobs still run stays, held to their last CPUs).  A daemon started
+ * inside another's job (a test, a nested service) has its folder inside
+ * that job's: removing a job folder first removes the dead daemons'
+ * folders in it, so that one of them left behind does not keep the job's,
+ * and its daemon's, forever.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -352,36 +356,71 @@ static int lock_base(struct cpuset *cs, char *why, size_t whylen)
 	                "(on the same socket?)", cs->base);
 }
 
+/* How deep a dead daemon's folder may nest others (a daemon started
+ * inside a job of another puts its folder in that job's). */
+#define SWEEP_DEPTH 8
+
+static int sweep_daemon(const char *path, int depth);
+
+/* Remove a dead daemon's job folder: first the folders of dead daemons
+ * started inside that job, then it (nothing when a process is still in
+ * it, or in one of those). */
+static void sweep_job(const char *path, int depth)
+{
+	char sub[PATH_MAX];
+	struct dirent *e;
+	DIR *d;
+
+	if (depth < SWEEP_DEPTH && (d = opendir(path)) != NULL) {
+		while ((e = readdir(d)) != NULL)
+			if (strncmp(e->d_name, "asteal-", 7) == 0 &&
+			    join(sub, sizeof(sub), path, e->d_name) == 0)
+				(void)sweep_daemon(sub, depth + 1);
+		closedir(d);
+	}
+	(void)rmdir(path);
+}
+
+/* Remove the folder of a daemon, if dead (no handle holds its flock):
+ * its job folders first, then it.  1 when it went. */
+static int sweep_daemon(const char *path, int depth)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), gone = 0;
+	char sub[PATH_MAX];
+	struct dirent *e;
+	DIR *d;
+
+	if (fd < 0)
+		return 0;
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0 && (d = fdopendir(dup(fd))) != NULL) {
+		while ((e = readdir(d)) != NULL)
+			if (strncmp(e->d_name, "job-", 4) == 0 &&
+			    join(sub, sizeof(sub), path, e->d_name) == 0)
+				sweep_job(sub, depth);
+		closedir(d);
+		gone = rmdir(path) == 0;
+	}
+	close(fd);
+	return gone;
+}
+
 /* Remove the folders dead daemons left beside this one (see the top of
  * this file): every <own>/asteal-* that no handle holds, its empty job
- * folders first; counted in cs->swept. */
+ * folders first (and in them, the folders of dead daemons started inside
+ * those jobs); counted in cs->swept. */
 static void sweep_abandoned(struct cpuset *cs, const char *name)
 {
-	struct dirent *e, *j;
-	DIR *d = opendir(cs->own), *jd;
-	char path[PATH_MAX], sub[PATH_MAX];
-	int fd;
+	DIR *d = opendir(cs->own);
+	char path[PATH_MAX];
+	struct dirent *e;
 
 	if (d == NULL)
 		return;
-	while ((e = readdir(d)) != NULL) {
-		if (strncmp(e->d_name, "asteal-", 7) != 0 ||
-		    strcmp(e->d_name, name) == 0 ||
-		    join(path, sizeof(path), cs->own, e->d_name) < 0 ||
-		    (fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-			continue;
-		if (flock(fd, LOCK_EX | LOCK_NB) == 0 &&
-		    (jd = fdopendir(dup(fd))) != NULL) {
-			while ((j = readdir(jd)) != NULL)
-				if (strncmp(j->d_name, "job-", 4) == 0 &&
-				    join(sub, sizeof(sub), path, j->d_name) == 0)
-					(void)rmdir(sub);
-			closedir(jd);
-			if (rmdir(path) == 0)
-				cs->swept++;
-		}
-		close(fd);
-	}
+	while ((e = readdir(d)) != NULL)
+		if (strncmp(e->d_name, "asteal-", 7) == 0 &&
+		    strcmp(e->d_name, name) != 0 &&
+		    join(path, sizeof(path), cs->own, e->d_name) == 0)
+			cs->swept += sweep_daemon(path, 0);
 	closedir(d);
 }
 
