@@ -2,22 +2,37 @@
  * admit.c - asteald's admission policy (see admit.h).
  *
  * Each uid with a connection has its counts: connections before their
- * Hello, jobs, command-line connections, and a bucket of new job rows
- * that refills at ADMIT_USER_JOB_RATE a second up to
- * ADMIT_USER_JOB_BURST.  A uid is kept while it holds a place or its
- * bucket is not full again (so that connecting one job at a time does
- * not start a fresh bucket each time), and forgotten on the way by the
- * next admit_enter.  Each connection holds a ticket: its uid's counts,
- * whether it is an admin, and the place it holds; the totals (all
- * connections, command-line ones) are the places the tickets hold.  How
- * many connections there may be in all comes from our descriptors, the
- * last of them kept for admins.  Nothing here calls back into the
- * control: it asks, this answers.
+ * Hello, jobs, command-line connections, the descriptors it holds, and a
+ * bucket of new job rows that refills at ADMIT_USER_JOB_RATE a second up
+ * to ADMIT_USER_JOB_BURST.  A uid is kept while it holds a place or a
+ * descriptor or its bucket is not full again (so that connecting one job
+ * at a time does not start a fresh bucket each time), and forgotten on
+ * the way by the next admit_enter.  Each connection holds a ticket: its
+ * uid's counts, whether it is an admin, the place it holds and its
+ * descriptors; the totals (all connections, command-line ones,
+ * descriptors) are what the tickets and charges hold.
+ *
+ * The descriptors' room is the soft limit (read at each question: it may
+ * be lowered under us) less the base the daemon held before its first
+ * peer, ADMIT_FD_TRANSIENT, and the numbers fdlater.c holds until the
+ * loop's next dispatch.  Admins may take all of it.  The other uids share
+ * what the admins' part leaves (ADMIT_FD_ADMIN, or what admins hold when
+ * more) as per-user DEQ shares the CPUs, max-min fair: a uid may grow to
+ * x descriptors while x, plus each other uid's holding capped at x, plus
+ * ADMIT_FD_NEWCOMER capped at x for a uid that may come next, fits in the
+ * users' room.  So a uid alone takes all but a newcomer's part, uids
+ * asking for more than an equal part get equal parts, and a uid holding
+ * little never limits the others.  Nothing is taken back: a uid over its
+ * part (it took the room while alone) keeps what it holds and gets no
+ * more until it is under.  Nothing here calls back into the control: it
+ * asks, this answers.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/types.h>
@@ -27,14 +42,22 @@
 #include "bucket.h"
 #include "conf.h"
 #include "conn.h"
+#include "fdlater.h"
 #include "log.h"
 #include "qtime.h"
 
-/* What one uid holds now (only uids with a connection have one). */
+/* The daemon's own descriptors when /proc/self/fd cannot be read. */
+#define ADMIT_FD_BASE_GUESS 32
+
+/* What one uid holds now (only uids with a connection or a charge have
+ * one). */
 struct user {
 	uid_t uid;
 	int pending, clients, jobs;    /* connections before their Hello,
 	                                  command-line ones, jobs */
+	int fds, admin_fds;            /* descriptors held: under ordinary
+	                                  tickets (its fair part bounds them),
+	                                  under admins' */
 	struct bucket rows;            /* the new job rows it may make */
 	struct user *next;
 };
@@ -46,21 +69,27 @@ struct admit_ticket {
 	                                  no per-uid limits, room beyond the
 	                                  total ones */
 	int role;                      /* enum admit_role held, -1 none yet */
+	int fds;                       /* its connection's descriptors: the
+	                                  socket, and a pidfd when it has one */
 };
 
 struct admit {
 	const struct conf *conf;
 	struct user *users;
 	int nconns, nclients;          /* places held: all, ADMIT_CLIENT */
-	int conn_cap;                  /* connections our descriptors allow */
-	int admin_room;                /* of which only admins may take the
-	                                  last ones */
+	int conn_most;                 /* connections conf's limits allow in
+	                                  all, admins' included */
+	int base;                      /* descriptors the daemon held before
+	                                  its first peer */
+	int held, admin_held;          /* descriptors the peers hold: all,
+	                                  under admins' tickets */
 };
 
 /* Whether a uid holds nothing, and its bucket is full: it may go. */
 static int idle(struct user *u)
 {
-	if (u->pending > 0 || u->clients > 0 || u->jobs > 0)
+	if (u->pending > 0 || u->clients > 0 || u->jobs > 0 || u->fds > 0 ||
+	    u->admin_fds > 0)
 		return 0;
 	bucket_refill(&u->rows, qtime_now_ns(), ADMIT_USER_JOB_BURST,
 	              ADMIT_USER_JOB_RATE);
@@ -144,28 +173,136 @@ static int is_admin(const struct admit *a, int fd, const struct conn_peer *who)
 	return admin;
 }
 
-/* Size how many connections our descriptors allow (each takes its socket
- * and a pidfd), and the last of them kept for admins. */
-static void size_conn_cap(struct admit *a)
+/* The counts of uid when it has them, or NULL. */
+static struct user *user_find(const struct admit *a, uid_t uid)
 {
-	long most = (long)a->conf->max_jobs + a->conf->max_clients +
-	            ADMIT_ADMIN_CLIENTS + 16;
+	struct user *u;
+
+	for (u = a->users; u != NULL; u = u->next)
+		if (u->uid == uid)
+			return u;
+	return NULL;
+}
+
+/* Count n more descriptors (n < 0: fewer) held for u, under an admin's
+ * ticket or not. */
+static void hold(struct admit *a, struct user *u, int admin, int n)
+{
+	a->held += n;
+	if (admin) {
+		a->admin_held += n;
+		if (u != NULL)
+			u->admin_fds += n;
+	} else if (u != NULL) {
+		u->fds += n;
+	}
+}
+
+/* The descriptors the peers may hold in all now: the soft limit, less
+ * the daemon's base, the transient room and what fdlater holds. */
+static int room(const struct admit *a)
+{
 	struct rlimit rl;
-	long fds = 1L << 20;
+	long lim = 1L << 20;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-	    rl.rlim_cur < (rlim_t)fds)
-		fds = (long)rl.rlim_cur;
-	fds = (fds - ADMIT_FD_RESERVE) / 2;
-	if (fds > most)
-		fds = most;
-	a->conn_cap = fds < 2 ? 2 : (int)fds;
-	a->admin_room = a->conn_cap / 4 < ADMIT_ADMIN_CLIENTS
-	              ? a->conn_cap / 4 : ADMIT_ADMIN_CLIENTS;
-	if (fds < 64)
-		log_warn("room for %d connections only (%ld descriptors): raise "
-		         "the limit (ulimit -n, LimitNOFILE=)", a->conn_cap,
-		         2 * fds + ADMIT_FD_RESERVE);
+	    rl.rlim_cur < (rlim_t)lim)
+		lim = (long)rl.rlim_cur;
+	lim -= (long)a->base + ADMIT_FD_TRANSIENT + fdlater_pending();
+	return lim > 0 ? (int)lim : 0;
+}
+
+/* Of total, the descriptors uids that are not admins may hold: all but
+ * the admins' part (what they hold, when more). */
+static int users_room(const struct admit *a, int total)
+{
+	int admin = total / 4 < ADMIT_FD_ADMIN ? total / 4 : ADMIT_FD_ADMIN;
+
+	if (a->admin_held > admin)
+		admin = a->admin_held;
+	return total > admin ? total - admin : 0;
+}
+
+/* The smaller of two counts. */
+static int least(int x, int y)
+{
+	return x < y ? x : y;
+}
+
+/* Whether u may hold x descriptors of the users' room: max-min fairness
+ * among the uids holding some and a newcomer would give it that many. */
+static int fair(const struct admit *a, const struct user *u, int x, int users)
+{
+	int newcomer = users / 4 > ADMIT_FD_NEWCOMER ? ADMIT_FD_NEWCOMER : users / 4;
+	long sum = (long)x + least(newcomer < 2 ? 2 : newcomer, x);
+	const struct user *o;
+
+	for (o = a->users; o != NULL; o = o->next)
+		if (o != u)
+			sum += least(o->fds, x);
+	return sum <= users;
+}
+
+/* The uids that hold descriptors under ordinary tickets. */
+static int holders(const struct admit *a)
+{
+	const struct user *o;
+	int n = 0;
+
+	for (o = a->users; o != NULL; o = o->next)
+		n += o->fds > 0;
+	return n;
+}
+
+/* Whether u may hold n more descriptors, under an admin's ticket or not:
+ * 0, or -1 with the reason in why. */
+static int fd_room(const struct admit *a, const struct user *u, int admin,
+                   int n, char *why, size_t whylen)
+{
+	int total = room(a), users = users_room(a, total);
+
+	if (admin ? a->held + n > total
+	          : a->held - a->admin_held + n > users) {
+		snprintf(why, whylen, "asteald holds %d descriptors for its peers, "
+		         "all that its limit leaves%s (ulimit -n, LimitNOFILE=)",
+		         a->held, admin ? "" : " to users");
+		return -1;
+	}
+	if (!admin && !fair(a, u, u->fds + n, users)) {
+		int others = holders(a) - (u->fds > 0);
+
+		snprintf(why, whylen, "uid %d holds %d of the %d descriptors for "
+		         "users, its fair part (%d other uid%s hold%s some; room "
+		         "is kept for one more)", (int)u->uid, u->fds, users,
+		         others, others == 1 ? "" : "s", others == 1 ? "s" : "");
+		return -1;
+	}
+	return 0;
+}
+
+/* Count the descriptors open now (/proc/self/fd, less the one reading
+ * it): the daemon's own, before its first peer. */
+void admit_count_base(struct admit *a)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0, total;
+
+	if (d == NULL) {
+		log_warn("/proc/self/fd: %s: counting %d descriptors as the "
+		         "daemon's own", strerror(errno), ADMIT_FD_BASE_GUESS);
+		a->base = ADMIT_FD_BASE_GUESS;
+	} else {
+		while ((e = readdir(d)) != NULL)
+			n += e->d_name[0] != '.';
+		closedir(d);
+		a->base = n - 1 - a->held - fdlater_pending();
+	}
+	total = room(a);
+	if (total / 2 < 64)
+		log_warn("room for %d connections only (%d descriptors beyond the "
+		         "daemon's own %d): raise the limit (ulimit -n, "
+		         "LimitNOFILE=)", total / 2, total, a->base);
 }
 
 /* Make the admission for conf's limits. */
@@ -176,7 +313,9 @@ struct admit *admit_create(const struct conf *c)
 	if (a == NULL)
 		return NULL;
 	a->conf = c;
-	size_conn_cap(a);
+	a->conn_most = c->max_jobs + c->max_clients + ADMIT_ADMIN_CLIENTS +
+	               ADMIT_USER_PENDING;
+	a->base = ADMIT_FD_BASE_GUESS;          /* until admit_count_base */
 	return a;
 }
 
@@ -206,6 +345,7 @@ struct admit_ticket *admit_enter(struct admit *a, int fd,
 	}
 	t->admin = is_admin(a, fd, who);
 	t->role = -1;
+	t->fds = 1 + (who->pidfd >= 0);
 	return t;
 }
 
@@ -213,13 +353,13 @@ struct admit_ticket *admit_enter(struct admit *a, int fd,
 int admit_room(const struct admit *a, const struct admit_ticket *t,
                enum admit_role role, char *why, size_t whylen)
 {
-	int extra = t->admin ? a->admin_room : 0;
+	int extra = t->admin ? ADMIT_ADMIN_CLIENTS : 0;
 	const struct user *u = t->user;
 
 	if (role == ADMIT_HELLO) {
-		if (a->nconns >= a->conn_cap - a->admin_room + extra) {
+		if (a->nconns >= a->conn_most - ADMIT_ADMIN_CLIENTS + extra) {
 			snprintf(why, whylen, "asteald has %d connections, as many as "
-			         "it has room for", a->nconns);
+			         "its limits allow", a->nconns);
 			return -1;
 		}
 		if (!t->admin && u->pending >= ADMIT_USER_PENDING) {
@@ -227,6 +367,7 @@ int admit_room(const struct admit *a, const struct admit_ticket *t,
 			         "not said hello", (int)u->uid, u->pending);
 			return -1;
 		}
+		return fd_room(a, u, t->admin, t->fds, why, whylen);
 	} else if (role == ADMIT_CLIENT) {
 		if (a->nclients >= a->conf->max_clients +
 		                   (t->admin ? ADMIT_ADMIN_CLIENTS : 0)) {
@@ -250,8 +391,10 @@ int admit_room(const struct admit *a, const struct admit_ticket *t,
 /* Move t into a place in role (counts move with it). */
 void admit_take(struct admit *a, struct admit_ticket *t, enum admit_role role)
 {
-	if (t->role < 0)
+	if (t->role < 0) {
 		a->nconns++;
+		hold(a, t->user, t->admin, t->fds);
+	}
 	count(a, t, -1);
 	t->role = (int)role;
 	count(a, t, 1);
@@ -273,13 +416,16 @@ int admit_job_token(struct admit_ticket *t, char *why, size_t whylen)
 	return 0;
 }
 
-/* Give back t's place and free it (its uid stays until it is idle). */
+/* Give back t's place and descriptors and free it (its uid stays until
+ * it is idle). */
 void admit_leave(struct admit *a, struct admit_ticket *t)
 {
 	if (t == NULL)
 		return;
-	if (t->role >= 0)
+	if (t->role >= 0) {
 		a->nconns--;
+		hold(a, t->user, t->admin, -t->fds);
+	}
 	count(a, t, -1);
 	free(t);
 }
@@ -288,4 +434,29 @@ void admit_leave(struct admit *a, struct admit_ticket *t)
 int admit_clients(const struct admit *a)
 {
 	return a->nclients;
+}
+
+/* Say whether t's uid may hold n more descriptors. */
+int admit_fd_room(const struct admit *a, const struct admit_ticket *t, int n,
+                  char *why, size_t whylen)
+{
+	return fd_room(a, t->user, t->admin, n, why, whylen);
+}
+
+/* Charge n descriptors to t's uid. */
+void admit_fd_take(struct admit *a, const struct admit_ticket *t, int n,
+                   struct admit_charge *c)
+{
+	hold(a, t->user, t->admin, n);
+	c->uid = t->user->uid;
+	c->admin = t->admin;
+	c->n = n;
+}
+
+/* Give back a charge's descriptors. */
+void admit_fd_give(struct admit *a, struct admit_charge *c)
+{
+	if (a != NULL && c->n != 0)
+		hold(a, user_find(a, c->uid), c->admin, -c->n);
+	c->n = 0;
 }

@@ -2,15 +2,19 @@
  * admit.h - asteald's admission policy: who may connect to the control
  * socket and take which place (a connection before its Hello, a job, a
  * command-line client), the limits per uid and in all, the room kept for
- * admins, and the rate at which a uid may make new job rows.  It counts
- * the places its tickets hold and knows nothing of connections beyond
- * the peer's credentials: control.c asks it before each step and tells
- * it what was taken.
+ * admins, the rate at which a uid may make new job rows, and the
+ * descriptors: every one a peer makes the daemon hold (a connection's
+ * socket and pidfd, a launched child's pidfd) is counted against its uid,
+ * and each uid may hold its fair part of the room the descriptor limit
+ * leaves.  It counts the places its tickets hold and knows nothing of
+ * connections beyond the peer's credentials: control.c asks it before
+ * each step and tells it what was taken.
  */
 #ifndef ASTEAL_ADMIT_H
 #define ASTEAL_ADMIT_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /* Limits on peers beside conf's (docs/security.md has the table).  Root,
  * the daemon's own uid and --admin-group are "admins": no per-uid limit,
@@ -22,8 +26,20 @@
 #define ADMIT_USER_JOB_RATE 100         /* new job rows (jobs joining,
                                            launches) per second per uid, */
 #define ADMIT_USER_JOB_BURST 200        /* ... after a burst of this many */
-#define ADMIT_FD_RESERVE 32             /* descriptors not used for
-                                           connections (history, log, ...) */
+#define ADMIT_FD_TRANSIENT 12           /* descriptors kept free beyond
+                                           those counted: a connection
+                                           being accepted (its socket and
+                                           pidfd), a Launch's pid being
+                                           checked, /proc, cgroup and
+                                           SQLite files open for a moment */
+#define ADMIT_FD_ADMIN 32               /* descriptors only admins may
+                                           take (a quarter of the room at
+                                           most) */
+#define ADMIT_FD_NEWCOMER 8             /* descriptors kept beyond every
+                                           uid's fair part for a uid that
+                                           comes next (a quarter of the
+                                           users' room at most, 2 at least:
+                                           one connection) */
 
 /* The places a connection takes, each counted against its uid and in
  * all. */
@@ -34,10 +50,14 @@ struct conn_peer;
 struct admit;                   /* the policy, every uid's counts, totals */
 struct admit_ticket;            /* one connection's place */
 
-/* The admission for conf's limits, with room for as many connections as
- * our descriptors allow (a warning when that is few): NULL when out of
- * memory. */
+/* The admission for conf's limits: NULL when out of memory. */
 struct admit *admit_create(const struct conf *c);
+
+/* Count the descriptors the daemon holds before its first peer (its log,
+ * database, loop, listener, timers, confinement ...: /proc/self/fd, once
+ * everything is open), the base of the room; a warning when the limit
+ * leaves room for few connections. */
+void admit_count_base(struct admit *a);
 
 /* Free a and every uid's counts (its tickets left first; NULL is fine). */
 void admit_free(struct admit *a);
@@ -49,7 +69,7 @@ struct admit_ticket *admit_enter(struct admit *a, int fd,
                                  const struct conn_peer *who);
 
 /* Whether t may take one more of role's places (ADMIT_HELLO: a new
- * connection): 0, or -1 with the reason in why. */
+ * connection, with its descriptors): 0, or -1 with the reason in why. */
 int admit_room(const struct admit *a, const struct admit_ticket *t,
                enum admit_role role, char *why, size_t whylen);
 
@@ -61,8 +81,31 @@ void admit_take(struct admit *a, struct admit_ticket *t, enum admit_role role);
  * or -1 with the reason in why. */
 int admit_job_token(struct admit_ticket *t, char *why, size_t whylen);
 
-/* t's connection is gone: its place given back, t freed (NULL is fine). */
+/* t's connection is gone: its place and descriptors given back, t freed
+ * (NULL is fine). */
 void admit_leave(struct admit *a, struct admit_ticket *t);
+
+/* Descriptors held for a uid beyond its connections' own (a launched
+ * child's pidfd), which may outlive the connection that asked: n 0 holds
+ * none. */
+struct admit_charge {
+	uid_t uid;
+	int admin;                     /* counted as an admin's */
+	int n;
+};
+
+/* Whether t's uid may hold n more descriptors (its fair part of the room,
+ * or an admin's): 0, or -1 with the reason in why. */
+int admit_fd_room(const struct admit *a, const struct admit_ticket *t, int n,
+                  char *why, size_t whylen);
+
+/* Charge n descriptors to t's uid, into *c (held until admit_fd_give). */
+void admit_fd_take(struct admit *a, const struct admit_ticket *t, int n,
+                   struct admit_charge *c);
+
+/* Give back what *c holds (nothing when it holds none; NULL a is fine),
+ * and clear it. */
+void admit_fd_give(struct admit *a, struct admit_charge *c);
 
 /* Command-line connections now. */
 int admit_clients(const struct admit *a);

@@ -1,7 +1,7 @@
 /*
  * childfd.c - a launched job's child's pidfd (see childfd.h).
  *
- * The pidfd is taken only when the child is the sender's own and has not
+ * The pidfd is held only when the child is the sender's own and has not
  * exited: then it names a process that was the sender's child while it
  * was open (the pid was not reused between).  A pidfd whose event was
  * deleted is closed only after the loop has applied the deletion, since
@@ -9,15 +9,17 @@
  * closed before would be another's by then.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "childfd.h"
 #include "fdlater.h"
 #include "proctree.h"
+#include "why.h"
+
 
 /* Whether pid is a child of parent, owned by uid. */
 int childfd_is_child(pid_t pid, pid_t parent, uid_t uid)
@@ -29,28 +31,32 @@ int childfd_is_child(pid_t pid, pid_t parent, uid_t uid)
 	       owner == uid;
 }
 
-/* Hold a pidfd on the launched child when it is the sender's own. */
-void childfd_take(struct childfd *c, struct event_base *base, pid_t pid, pid_t sup_pid,
-                  uid_t uid)
+/* Open the pidfd of a pid a Launch names. */
+int childfd_open(pid_t pid, pid_t sender, uid_t uid, int *fd, char *why,
+                 size_t whylen)
 {
-	struct pollfd p;
-	int fd;
+	(void)sender;
+	(void)uid;
+	*fd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (*fd < 0 && errno != ESRCH)
+		return why_fail(why, whylen, errno, "launch: pid %d: pidfd: %s",
+		                (int)pid, strerror(errno));
+	return 0;
+}
 
-	c->fd = -1;
-	if (base == NULL)
-		return;
-	fd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (fd < 0)
-		return;
-	p.fd = fd;
-	p.events = POLLIN;
-	p.revents = 0;
-	if (!childfd_is_child(pid, sup_pid, uid) || poll(&p, 1, 0) != 0 ||
-	    fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
-		close(fd);
-		return;
-	}
+/* Whether a pidfd names a running child of the sender. */
+int childfd_worth(int fd, pid_t pid, pid_t sender, uid_t uid)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return fd >= 0 && childfd_is_child(pid, sender, uid) && poll(&p, 1, 0) == 0;
+}
+
+/* Hold a pidfd on the launched child. */
+void childfd_hold(struct childfd *c, int fd)
+{
 	c->fd = fd;
+	c->ev = NULL;
 }
 
 /* Watch the child's pidfd for its exit. */

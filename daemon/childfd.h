@@ -21,12 +21,19 @@ struct childfd {
 /* Whether pid is a child of parent, owned by uid. */
 int childfd_is_child(pid_t pid, pid_t parent, uid_t uid);
 
-/* Hold in c a pidfd on pid when it is a child of sup_pid owned by uid
- * that has not exited; else c->fd is -1 (a child of some other process:
- * the daemon then neither signals nor watches it).  Nothing without a
- * loop (base NULL). */
-void childfd_take(struct childfd *c, struct event_base *base, pid_t pid, pid_t sup_pid,
-                  uid_t uid);
+/* The pidfd of pid, which a Launch from process sender of uid names: 0
+ * with the pidfd in *fd (-1 for a pid that does not exist), or -1 with
+ * errno (EMFILE ...) and the reason in why. */
+int childfd_open(pid_t pid, pid_t sender, uid_t uid, int *fd, char *why,
+                 size_t whylen);
+
+/* Whether fd, a pidfd on pid, is worth holding: pid is a child of
+ * sender owned by uid that has not exited (the daemon may then signal it
+ * and watch for its exit once its supervisor is gone). */
+int childfd_worth(int fd, pid_t pid, pid_t sender, uid_t uid);
+
+/* Hold fd (a pidfd childfd_worth approved, or -1: none) in c. */
+void childfd_hold(struct childfd *c, int fd);
 
 /* Watch c's pidfd on base, calling exited(fd, what, arg) when the child
  * exits: 0 (also when there is no pidfd or it is watched already), or -1

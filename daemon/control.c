@@ -126,6 +126,17 @@ static void peer_failed(struct conn *c, void *arg)
 	peer_drop_job(arg);
 }
 
+/* Accepting was paused for lack of descriptors and one is freed: try
+ * again at the loop's next turn, once fdlater has closed what waits (a
+ * new failure pauses longer). */
+static void accept_soon(struct control *ctl)
+{
+	static const struct timeval soon = { 0, 1 };
+
+	if (ctl->resume_ev != NULL && evtimer_pending(ctl->resume_ev, NULL))
+		evtimer_add(ctl->resume_ev, &soon);
+}
+
 /* A connection is being freed: forget its peer. */
 static void peer_gone(struct conn *c, void *arg)
 {
@@ -136,6 +147,7 @@ static void peer_gone(struct conn *c, void *arg)
 	if (p->role == PEER_CLIENT && !ctl->stopping)
 		launch_conn_gone(ctl->launch, c);
 	admit_leave(ctl->admit, p->ticket);
+	accept_soon(ctl);
 	if (p->role == PEER_CLIENT)
 		sched_set_clients(ctl->sched, admit_clients(ctl->admit));
 	if (p->prev != NULL)
@@ -266,7 +278,7 @@ static int client_request(struct peer *p, struct conn *c,
 			request_error(c, ASTEAL__ERROR_CODE__BUSY, why);
 			return 1;
 		}
-		request_launch(c, ctl->launch, m->launch);
+		request_launch(c, ctl->launch, p->ticket, m->launch);
 		return 1;
 	case ASTEAL__ENVELOPE__MSG_JOB_EXIT:
 		request_job_exit(c, ctl->launch, m->job_exit);
@@ -594,7 +606,7 @@ int control_attach(struct control *ctl, struct sched *s, struct history *h)
 {
 	ctl->sched = s;
 	ctl->hist = h;
-	ctl->launch = launch_create(s, h, ctl->base);
+	ctl->launch = launch_create(s, h, ctl->base, ctl->admit);
 	ctl->jobs = conn_batch_create();
 	if (ctl->launch == NULL || ctl->jobs == NULL)
 		return -1;
@@ -613,6 +625,8 @@ int control_attach(struct control *ctl, struct sched *s, struct history *h)
 	    event_add(ctl->hup_ev, NULL) < 0)
 		return -1;
 	sched_set_reader(s, read_ctl_jobs, jobs_urgent, ctl);
+	/* Everything the daemon holds for itself is open now. */
+	admit_count_base(ctl->admit);
 	return 0;
 }
 

@@ -54,6 +54,12 @@ void fdlater_flush(void)
 	memset(&later, 0, sizeof(later));
 }
 
+/* Count the numbers waiting. */
+int fdlater_pending(void)
+{
+	return (int)later.n;
+}
+
 /* Close a socket now, but free its number only after the loop's next
  * dispatch: with the epoll changelist (main.c) the deletion
  * of its events reaches epoll only then, and a number freed before could

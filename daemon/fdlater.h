@@ -17,4 +17,8 @@ void fdlater_close(struct event_base *base, int fd);
  * it next). */
 void fdlater_flush(void);
 
+/* The numbers waiting to be closed now: each is still one of our
+ * descriptors (admit.c counts them). */
+int fdlater_pending(void);
+
 #endif

@@ -30,9 +30,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <event2/event.h>
 
+#include "admit.h"
 #include "childfd.h"
 #include "conn.h"
 #include "history.h"
@@ -57,6 +59,7 @@ struct launch_job {
 	int status;
 	int cpus;                  /* Launch.cpus: rigid until it connects */
 	struct childfd child;      /* the child's pidfd, when it is the sender's own */
+	struct admit_charge charge;  /* ... counted against its uid */
 	struct conn *reporter;     /* gets Ok for its JobExit when the job ends */
 	uint64_t reporter_id;      /* ... under the JobExit's request id */
 	struct launch_job *next;
@@ -66,6 +69,7 @@ struct launch {
 	struct sched *sched;
 	struct history *hist;
 	struct event_base *base;
+	struct admit *admit;           /* counts the pidfds held */
 	struct event *resume_ev;       /* the end of the resumption window */
 	int resuming;                  /* within it: LAUNCH_RESUME_S */
 	uint64_t started_ns;           /* wall clock, at launch_create */
@@ -78,7 +82,7 @@ static void on_resumed(evutil_socket_t fd, short what, void *arg);
 
 /* The table. */
 struct launch *launch_create(struct sched *s, struct history *h,
-                             struct event_base *base)
+                             struct event_base *base, struct admit *a)
 {
 	struct launch *l = calloc(1, sizeof(*l));
 	struct timeval tv = { LAUNCH_RESUME_S, 0 };
@@ -88,6 +92,7 @@ struct launch *launch_create(struct sched *s, struct history *h,
 	l->sched = s;
 	l->hist = h;
 	l->base = base;
+	l->admit = a;
 	l->started_ns = qtime_wall_ns();
 	if (base != NULL) {
 		l->resume_ev = evtimer_new(base, on_resumed, l);
@@ -100,6 +105,14 @@ struct launch *launch_create(struct sched *s, struct history *h,
 	return l;
 }
 
+/* Close a launch's pidfd (now, or after the loop's next dispatch) and
+ * give its descriptor back. */
+static void child_close(struct launch *l, struct launch_job *j, int now)
+{
+	childfd_close(&j->child, l->base, now);
+	admit_fd_give(l->admit, &j->charge);
+}
+
 /* Free the lists. */
 void launch_free(struct launch *l)
 {
@@ -108,7 +121,7 @@ void launch_free(struct launch *l)
 	while (l->jobs != NULL) {
 		struct launch_job *j = l->jobs;
 		l->jobs = j->next;
-		childfd_close(&j->child, l->base, 1);
+		child_close(l, j, 1);
 		free(j);
 	}
 	if (l->resume_ev != NULL)
@@ -137,7 +150,7 @@ static void drop(struct launch *l, struct launch_job *dead)
 		if (*p == dead) {
 			*p = dead->next;
 			l->njobs--;
-			childfd_close(&dead->child, l->base, 0);
+			child_close(l, dead, 0);
 			free(dead);
 			return;
 		}
@@ -275,7 +288,7 @@ static void on_child_exit(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	childfd_close(&j->child, l->base, 0);
+	child_close(l, j, 0);
 	maybe_end(l, j);
 }
 
@@ -283,9 +296,11 @@ static void on_child_exit(evutil_socket_t fd, short what, void *arg)
  * then); without a watch, the pidfd goes and the job ends now. */
 static void pidfd_watch(struct launch *l, struct launch_job *j)
 {
-	if (childfd_watch(&j->child, l->base, on_child_exit, j) < 0)
+	if (childfd_watch(&j->child, l->base, on_child_exit, j) < 0) {
 		log_warn("job %llu: cannot watch pid %d: %s", (unsigned long long)j->id,
 		         (int)j->pid, strerror(errno));
+		admit_fd_give(l->admit, &j->charge);    /* it closed the pidfd */
+	}
 }
 
 /* A launch with --cpus: a rigid job until its child connects, or a cap
@@ -304,15 +319,99 @@ static void rigid(struct launch *l, struct launch_job *j)
 		         (unsigned long long)j->id, j->name, j->cpus, why);
 }
 
+/* The pid a Launch names, checked (launch.h): its pidfd in *fd when the
+ * daemon holds it (the sender's running child, within the room of t's
+ * uid), else -1; 0, or an error code with a reason in why. */
+static Asteal__ErrorCode named_pid(struct launch *l, struct conn *sup, uid_t uid,
+                                   const struct admit_ticket *t,
+                                   const Asteal__Launch *m, int *fd,
+                                   char *why, size_t whylen)
+{
+	pid_t sender = conn_pid(sup);
+
+	if (childfd_open(m->pid, sender, uid, fd, why, whylen) < 0)
+		return errno == EPERM ? ASTEAL__ERROR_CODE__PERMISSION
+		     : errno == ESRCH ? ASTEAL__ERROR_CODE__NOT_FOUND
+		     : errno == EMFILE || errno == ENFILE ? ASTEAL__ERROR_CODE__BUSY
+		     : ASTEAL__ERROR_CODE__INTERNAL;
+	if (m->cpus > 0 && !childfd_is_child(m->pid, sender, uid)) {
+		/* Its process tree will be confined: it must be the
+		 * sender's own child, not any pid the message names. */
+		snprintf(why, whylen, "launch: pid %d is not a child of the "
+		         "sender (pid %d, uid %d)", (int)m->pid, (int)sender,
+		         (int)uid);
+		if (*fd >= 0)
+			close(*fd);
+		*fd = -1;
+		return ASTEAL__ERROR_CODE__PERMISSION;
+	}
+	if (*fd >= 0 && (l->base == NULL ||
+	                 !childfd_worth(*fd, m->pid, sender, uid))) {
+		close(*fd);
+		*fd = -1;
+	}
+	if (*fd >= 0 && l->admit != NULL && t != NULL &&
+	    admit_fd_room(l->admit, t, 1, why, whylen) < 0) {
+		close(*fd);
+		*fd = -1;
+		return ASTEAL__ERROR_CODE__BUSY;
+	}
+	return 0;
+}
+
+/* A Launch with job_id after a daemon restart: j takes the job back (the
+ * row must be this uid's and this child's, and not supervised already);
+ * 0, or an error code with a reason in why. */
+static Asteal__ErrorCode take_back(struct launch *l, struct launch_job *j,
+                                   const Asteal__Launch *m, char *why,
+                                   size_t whylen)
+{
+	uid_t owner;
+	struct row r;
+	int have;
+
+	if (find(l, m->job_id) != NULL) {
+		snprintf(why, whylen, "job %llu is supervised already",
+		         (unsigned long long)m->job_id);
+		return ASTEAL__ERROR_CODE__UNEXPECTED;
+	}
+	j->id = m->job_id;
+	if (sched_job_owner(l->sched, m->job_id, &owner) == 0) {
+		if (owner != j->uid) {
+			snprintf(why, whylen, "job %llu is not yours",
+			         (unsigned long long)m->job_id);
+			return ASTEAL__ERROR_CODE__PERMISSION;
+		}
+		j->connected = j->was_connected = 1;
+		return 0;
+	}
+	have = row_get(l, m->job_id, &r);
+	if (have != 1 || r.info.uid != (int64_t)j->uid ||
+	    r.info.pid != m->pid || r.info.end_ns != 0 ||
+	    history_job_reopen(l->hist, (int64_t)m->job_id, m->pid) < 0) {
+		snprintf(why, whylen, "job %llu cannot be resumed: %s",
+		         (unsigned long long)m->job_id,
+		         have < 0 ? history_error(l->hist)
+		         : have == 0 ? "unknown" : r.info.uid != (int64_t)j->uid
+		         ? "not yours" : r.info.end_ns != 0 ? "it has ended"
+		         : "another pid");
+		return have < 0 ? ASTEAL__ERROR_CODE__INTERNAL
+		       : ASTEAL__ERROR_CODE__NOT_FOUND;
+	}
+	return 0;
+}
+
 /* A Launch: a new job, or the resumption of one after a restart. */
 Asteal__ErrorCode launch_begin(struct launch *l, struct conn *sup, uid_t uid,
+                               const struct admit_ticket *t,
                                const Asteal__Launch *m, uint64_t *id,
                                char *why, size_t whylen)
 {
 	struct launch_job *j, *k;
 	struct history_job hj;
-	uid_t owner;
-	int held = 0, connected = 0;
+	Asteal__ErrorCode code;
+	int held = 0, fd = -1;
+	int64_t row;
 
 	for (k = l->jobs; k != NULL; k = k->next)
 		held += k->sup == sup;
@@ -329,18 +428,14 @@ Asteal__ErrorCode launch_begin(struct launch *l, struct conn *sup, uid_t uid,
 		         SCHED_MAX_WORKERS);
 		return ASTEAL__ERROR_CODE__INVALID;
 	}
-	if (m->cpus > 0 && !childfd_is_child(m->pid, conn_pid(sup), uid)) {
-		/* Its process tree will be confined: it must be the
-		 * sender's own child, not any pid the message names. */
-		snprintf(why, whylen, "launch: pid %d is not a child of the "
-		         "sender (pid %d, uid %d)", (int)m->pid, (int)conn_pid(sup),
-		         (int)uid);
-		return ASTEAL__ERROR_CODE__PERMISSION;
-	}
+	code = named_pid(l, sup, uid, t, m, &fd, why, whylen);
+	if (code != 0)
+		return code;
 	j = calloc(1, sizeof(*j));
 	if (j == NULL) {
 		snprintf(why, whylen, "out of memory");
-		return ASTEAL__ERROR_CODE__INTERNAL;
+		code = ASTEAL__ERROR_CODE__INTERNAL;
+		goto failed;
 	}
 	snprintf(j->name, sizeof(j->name), "%s", m->name && *m->name ? m->name : "job");
 	snprintf(j->command, sizeof(j->command), "%s", m->command ? m->command : "");
@@ -352,41 +447,9 @@ Asteal__ErrorCode launch_begin(struct launch *l, struct conn *sup, uid_t uid,
 	j->cpus = (int)m->cpus;
 	j->start_ns = qtime_wall_ns();
 	if (m->job_id != 0) {
-		/* Resuming after a daemon restart: the row must be this
-		 * uid's and this child's, and not supervised already. */
-		if (find(l, m->job_id) != NULL) {
-			snprintf(why, whylen, "job %llu is supervised already",
-			         (unsigned long long)m->job_id);
-			free(j);
-			return ASTEAL__ERROR_CODE__UNEXPECTED;
-		}
-		if (sched_job_owner(l->sched, m->job_id, &owner) == 0) {
-			if (owner != uid) {
-				snprintf(why, whylen, "job %llu is not yours",
-				         (unsigned long long)m->job_id);
-				free(j);
-				return ASTEAL__ERROR_CODE__PERMISSION;
-			}
-			connected = 1;
-		} else {
-			struct row r;
-			int have = row_get(l, m->job_id, &r);
-			if (have != 1 || r.info.uid != (int64_t)uid ||
-			    r.info.pid != m->pid || r.info.end_ns != 0 ||
-			    history_job_reopen(l->hist, (int64_t)m->job_id, m->pid) < 0) {
-				snprintf(why, whylen, "job %llu cannot be resumed: %s",
-				         (unsigned long long)m->job_id,
-				         have < 0 ? history_error(l->hist)
-				         : have == 0 ? "unknown" : r.info.uid != (int64_t)uid
-				         ? "not yours" : r.info.end_ns != 0 ? "it has ended"
-				         : "another pid");
-				free(j);
-				return have < 0 ? ASTEAL__ERROR_CODE__INTERNAL
-				       : ASTEAL__ERROR_CODE__NOT_FOUND;
-			}
-		}
-		j->id = m->job_id;
-		j->connected = j->was_connected = connected;
+		code = take_back(l, j, m, why, whylen);
+		if (code != 0)
+			goto failed;
 	} else {
 		memset(&hj, 0, sizeof(hj));
 		hj.name = j->name;
@@ -394,15 +457,17 @@ Asteal__ErrorCode launch_begin(struct launch *l, struct conn *sup, uid_t uid,
 		hj.uid = (int64_t)uid;
 		hj.pid = (int64_t)m->pid;
 		hj.start_ns = (int64_t)j->start_ns;
-		int64_t row = history_job_begin(l->hist, &hj);
+		row = history_job_begin(l->hist, &hj);
 		if (row <= 0) {
 			snprintf(why, whylen, "history: %s", history_error(l->hist));
-			free(j);
-			return ASTEAL__ERROR_CODE__INTERNAL;
+			code = ASTEAL__ERROR_CODE__INTERNAL;
+			goto failed;
 		}
 		j->id = (uint64_t)row;
 	}
-	childfd_take(&j->child, l->base, j->pid, conn_pid(sup), j->uid);
+	childfd_hold(&j->child, fd);
+	if (fd >= 0 && l->admit != NULL && t != NULL)
+		admit_fd_take(l->admit, t, 1, &j->charge);
 	j->next = l->jobs;
 	l->jobs = j;
 	l->njobs++;
@@ -413,6 +478,11 @@ Asteal__ErrorCode launch_begin(struct launch *l, struct conn *sup, uid_t uid,
 	if (j->cpus > 0)
 		rigid(l, j);
 	return 0;
+failed:
+	if (fd >= 0)
+		close(fd);
+	free(j);
+	return code;
 }
 
 /* A job's Hello claims an id. */

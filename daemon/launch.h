@@ -30,6 +30,8 @@
 
 #include "asteal.pb-c.h"
 
+struct admit;
+struct admit_ticket;
 struct conn;
 struct sched;
 struct history;
@@ -46,16 +48,21 @@ struct launch;
 struct event_base;
 
 /* An empty table of launches for the scheduler and history given, its
- * pidfds and the resumption window's timer on base (NULL: neither). */
+ * pidfds and the resumption window's timer on base (NULL: neither), the
+ * pidfds it holds counted in a (NULL: not counted). */
 struct launch *launch_create(struct sched *s, struct history *h,
-                             struct event_base *base);
+                             struct event_base *base, struct admit *a);
 
 /* Free the table (history rows stay as they are); NULL is fine. */
 void launch_free(struct launch *l);
 
-/* A Launch from a client (uid from SO_PEERCRED): 0 with the job's id in
- * *id, or an error code with a reason in why. */
+/* A Launch from a client (uid from SO_PEERCRED, holding ticket t; NULL:
+ * its pidfd not counted): 0 with the job's id in *id, or an error code
+ * with a reason in why.  With cpus, the pid must be the sender's child.
+ * The child's pidfd, held when it is the sender's running child, counts
+ * against the uid's room for descriptors (BUSY beyond it). */
 Asteal__ErrorCode launch_begin(struct launch *l, struct conn *sup, uid_t uid,
+                               const struct admit_ticket *t,
                                const Asteal__Launch *m, uint64_t *id,
                                char *why, size_t whylen);
 

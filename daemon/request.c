@@ -208,14 +208,15 @@ void request_history(struct conn *c, struct history *hist,
 }
 
 /* A Launch: the job's id, at once. */
-void request_launch(struct conn *c, struct launch *l, const Asteal__Launch *m)
+void request_launch(struct conn *c, struct launch *l,
+                    const struct admit_ticket *t, const Asteal__Launch *m)
 {
 	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
 	Asteal__Launched rep = ASTEAL__LAUNCHED__INIT;
 	Asteal__ErrorCode e;
 	char why[160];
 
-	e = launch_begin(l, c, conn_uid(c), m, &rep.job_id, why, sizeof(why));
+	e = launch_begin(l, c, conn_uid(c), t, m, &rep.job_id, why, sizeof(why));
 	if (e != 0) {
 		request_error(c, e, why);
 		return;

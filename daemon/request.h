@@ -14,6 +14,7 @@
  * ASTEAL_VERSION from asteal.h). */
 #define REQUEST_DAEMON_VERSION "asteald " ASTEAL_VERSION
 
+struct admit_ticket;
 struct conn;
 struct sched;
 struct launch;
@@ -46,8 +47,10 @@ void request_cancel(struct conn *c, struct sched *s, struct launch *l,
 void request_history(struct conn *c, struct history *hist,
                      const Asteal__HistoryRequest *r, int priv);
 
-/* A Launch: the job's id, at once. */
-void request_launch(struct conn *c, struct launch *l, const Asteal__Launch *m);
+/* A Launch from the peer holding ticket t (its descriptors are counted
+ * against t's uid): the job's id, at once. */
+void request_launch(struct conn *c, struct launch *l,
+                    const struct admit_ticket *t, const Asteal__Launch *m);
 
 /* A JobExit from a supervisor: Ok comes when the job has ended. */
 void request_job_exit(struct conn *c, struct launch *l,
