@@ -2,7 +2,8 @@
  * childfd.h - a pidfd on the child of a launched job, held when the child
  * is the sender's own (the supervisor's), so that when the supervisor
  * goes while the child lives, the daemon can still signal the child and
- * learn when it exits (launch.c says when it holds and watches one).
+ * learn when it exits (launch.c says when it holds and watches one);
+ * and whether a Launch may name a pid at all.
  */
 #ifndef ASTEAL_CHILDFD_H
 #define ASTEAL_CHILDFD_H
@@ -21,9 +22,14 @@ struct childfd {
 /* Whether pid is a child of parent, owned by uid. */
 int childfd_is_child(pid_t pid, pid_t parent, uid_t uid);
 
-/* The pidfd of pid, which a Launch from process sender of uid names: 0
- * with the pidfd in *fd (-1 for a pid that does not exist), or -1 with
- * errno (EMFILE ...) and the reason in why. */
+/* The pidfd of pid, which a Launch from process sender of uid names,
+ * when the sender may name it: root any pid; anyone else itself or a
+ * descendant of it whose real uid is its own, read from /proc with the
+ * pidfd taken first and found still live after, so that the pid cannot
+ * have been reused between the check and its use.  0 with the pidfd in
+ * *fd (-1 for root naming a pid that does not exist), or -1 with errno
+ * (EPERM: not the sender's to name; ESRCH: no such process; EMFILE ...)
+ * and the reason in why. */
 int childfd_open(pid_t pid, pid_t sender, uid_t uid, int *fd, char *why,
                  size_t whylen);
 

@@ -58,7 +58,9 @@ void launch_free(struct launch *l);
 
 /* A Launch from a client (uid from SO_PEERCRED, holding ticket t; NULL:
  * its pidfd not counted): 0 with the job's id in *id, or an error code
- * with a reason in why.  With cpus, the pid must be the sender's child.
+ * with a reason in why.  The pid it names must be the sender's own
+ * process or a descendant of it with the sender's uid (root may name
+ * any: childfd_open), else PERMISSION; with cpus, the sender's child.
  * The child's pidfd, held when it is the sender's running child, counts
  * against the uid's room for descriptors (BUSY beyond it). */
 Asteal__ErrorCode launch_begin(struct launch *l, struct conn *sup, uid_t uid,
