@@ -18,6 +18,7 @@
 #include "frame.h"
 #include "histpage.h"
 #include "launch.h"
+#include "log.h"
 #include "request.h"
 #include "scheduler.h"
 #include "search.h"
@@ -218,6 +219,8 @@ void request_launch(struct conn *c, struct launch *l,
 
 	e = launch_begin(l, c, conn_uid(c), t, m, &rep.job_id, why, sizeof(why));
 	if (e != 0) {
+		log_warn("pid %d uid %d: Launch refused: %s", (int)conn_pid(c),
+		         (int)conn_uid(c), why);
 		request_error(c, e, why);
 		return;
 	}
