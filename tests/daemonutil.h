@@ -2,13 +2,14 @@
  * daemonutil.h - helpers for the tests that drive a real asteald over the
  * raw protocol: start one (ASTEAL_TEST_BUILD's binary) in a temporary
  * folder with its own socket, database and log, connect to it, read its
- * frames with a deadline, count its log lines, stop it.  With
- * DAEMONUTIL_PEERS defined before it is included, also the harness of the
- * test_daemon_* programs: the daemon of the tests (the group's setup and
- * teardown) or a test's own, job and client peers whose frames pump()
- * reads (jobs sending heartbeats while they wait, as a job must), their
- * Feedbacks, Released and requests, and bounded waits for what the daemon
- * tells them.  Include after cmocka.h (failures are cmocka's).
+ * frames with a deadline, count its log lines, stop it; run a function
+ * as another uid.  With DAEMONUTIL_PEERS defined before it is included,
+ * also the harness of the test_daemon_* programs: the daemon of the tests
+ * (the group's setup and teardown) or a test's own, job and client peers
+ * whose frames pump() reads (jobs sending heartbeats while they wait, as
+ * a job must), their Feedbacks, Released and requests, and bounded waits
+ * for what the daemon tells them.  Include after cmocka.h (failures are
+ * cmocka's).
  */
 #ifndef DAEMONUTIL_H
 #define DAEMONUTIL_H
@@ -274,6 +275,58 @@ static inline int tdaemon_connect(const struct tdaemon *d, uint32_t workers,
 	return fd;
 }
 
+/* Run fn as uid in a forked child (as root: another user of the daemon);
+ * the child writes one byte to ready when set up, then waits for a byte
+ * on go (not its end: later children hold copies of the pipe).  The
+ * child's exit status is fn's result. */
+static inline pid_t tdaemon_as_uid(uid_t uid, int (*fn)(int arg), int arg, int *go)
+{
+	int ready[2], gop[2];
+	char b;
+	pid_t pid;
+
+	assert_int_equal(pipe(ready), 0);
+	assert_int_equal(pipe(gop), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int rc;
+
+		close(ready[0]);
+		close(gop[1]);
+		if (setgid((gid_t)uid) < 0 || setuid(uid) < 0)
+			_exit(100);
+		rc = fn(arg);
+		if (write(ready[1], "x", 1) != 1)
+			_exit(101);
+		if (read(gop[0], &b, 1) != 1)
+			_exit(102);
+		_exit(rc);
+	}
+	close(ready[1]);
+	close(gop[0]);
+	if (read(ready[0], &b, 1) != 1) {
+		int status;
+
+		waitpid(pid, &status, 0);
+		fail_msg("the child of uid %d failed: status %d", (int)uid, status);
+	}
+	close(ready[0]);
+	*go = gop[1];
+	return pid;
+}
+
+/* Let a child of tdaemon_as_uid end: its fn's result. */
+static inline int tdaemon_finish_uid(pid_t pid, int go)
+{
+	int status;
+
+	assert_int_equal(write(go, "x", 1), 1);
+	close(go);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
 
 /* ------------------------------------ the peers of test_daemon_*.c -- */
 #ifdef DAEMONUTIL_PEERS

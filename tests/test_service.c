@@ -13,12 +13,8 @@
  * - per-uid limits (as root, with uids made up for children that
  *   setuid to them): a user's command-line connections, its connections
  *   before Hello, and the total are bounded with a BUSY Error that names
- *   the limit, while root's Status is always served;
- * - descriptor exhaustion: with 64 descriptors and 100 connections the
- *   daemon refuses the ones it has no room for (BUSY), and when accept
- *   itself fails (its limit lowered under it with prlimit) it pauses
- *   instead of spinning, its log stays short, and it serves again once
- *   descriptors come back;
+ *   the limit, while root's Status is always served (the descriptors:
+ *   test_service_fds.c);
  * - a client that does not read its replies is dropped as soon as they
  *   pass CONN_MAX_OUTPUT, not after a write timeout;
  * - private data (as root, a client of another uid): others' jobs show
@@ -47,7 +43,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <cmocka.h>
 
 #include "admit.h"
@@ -342,58 +337,6 @@ static void test_hello_deadline(void **state)
 	status_served(client());
 }
 
-/* Run fn as uid in a forked child; the child writes one byte to ready
- * when set up, then waits for a byte on go (not its end: later children
- * hold copies of the pipe).  The child's exit status is fn's result. */
-static pid_t as_uid(uid_t uid, int (*fn)(int arg), int arg, int *go)
-{
-	int ready[2], gop[2];
-	char b;
-	pid_t pid;
-
-	assert_int_equal(pipe(ready), 0);
-	assert_int_equal(pipe(gop), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int rc;
-
-		close(ready[0]);
-		close(gop[1]);
-		if (setgid((gid_t)uid) < 0 || setuid(uid) < 0)
-			_exit(100);
-		rc = fn(arg);
-		if (write(ready[1], "x", 1) != 1)
-			_exit(101);
-		if (read(gop[0], &b, 1) != 1)
-			_exit(102);
-		_exit(rc);
-	}
-	close(ready[1]);
-	close(gop[0]);
-	if (read(ready[0], &b, 1) != 1) {
-		int status;
-
-		waitpid(pid, &status, 0);
-		fail_msg("the child of uid %d failed: status %d", (int)uid, status);
-	}
-	close(ready[0]);
-	*go = gop[1];
-	return pid;
-}
-
-/* Let a child of as_uid end: its fn's result. */
-static int finish_uid(pid_t pid, int go)
-{
-	int status;
-
-	assert_int_equal(write(go, "x", 1), 1);
-	close(go);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
-	return WEXITSTATUS(status);
-}
-
 /* As another uid: n clients are welcomed and the next is refused naming
  * the per-user limit (0 when so); the connections stay open until the
  * process ends. */
@@ -455,120 +398,19 @@ static void test_user_limits(void **state)
 	}
 	start(0, "--max-user-clients", "3", "--max-clients", "5",
 	      (const char *)NULL);
-	a = as_uid(64991, user_clients, 3, &ga);   /* 3 of 5, the 4th refused */
+	a = tdaemon_as_uid(64991, user_clients, 3, &ga);   /* 3 of 5, the 4th refused */
 	/* The second user has room for 2 more of the total: the next one
 	 * is refused for the total. */
-	b = as_uid(64992, user_clients, 2, &gb);
-	assert_int_equal(finish_uid(b, gb), 2);
+	b = tdaemon_as_uid(64992, user_clients, 2, &gb);
+	assert_int_equal(tdaemon_finish_uid(b, gb), 2);
 	fd = client();                          /* root: beyond the total */
 	status_served(fd);
-	c = as_uid(64993, user_silent, ADMIT_USER_PENDING, &gc);
+	c = tdaemon_as_uid(64993, user_silent, ADMIT_USER_PENDING, &gc);
 	status_served(client());                /* root still */
-	assert_int_equal(finish_uid(a, ga), 0);
-	assert_int_equal(finish_uid(c, gc), 0);
+	assert_int_equal(tdaemon_finish_uid(a, ga), 0);
+	assert_int_equal(tdaemon_finish_uid(c, gc), 0);
 	close(fd);
 	assert_true(tdaemon_log_count(&d, "--max-user-clients", NULL) >= 1);
-}
-
-/* The daemon's CPU time so far, in clock ticks (utime + stime). */
-static long cpu_ticks(pid_t pid)
-{
-	char path[64], buf[1024], *p;
-	unsigned long ut = 0, st = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "r");
-	assert_non_null(f);
-	assert_non_null(fgets(buf, sizeof(buf), f));
-	fclose(f);
-	p = strrchr(buf, ')');
-	assert_non_null(p);
-	/* after ")": state ppid pgrp session tty tpgid flags minflt cminflt
-	 * majflt cmajflt utime stime */
-	assert_int_equal(sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u "
-	                        "%*u %*u %lu %lu", &ut, &st), 2);
-	return (long)(ut + st);
-}
-
-/* Set the daemon's soft descriptor limit (prlimit; the hard one stays,
- * so that no privilege is needed to raise it again). */
-static void daemon_nofile(long n)
-{
-	struct rlimit rl;
-
-	assert_int_equal(prlimit(d.pid, RLIMIT_NOFILE, NULL, &rl), 0);
-	rl.rlim_cur = (rlim_t)n;
-	assert_int_equal(prlimit(d.pid, RLIMIT_NOFILE, &rl, NULL), 0);
-}
-
-/* Whether a fresh client gets a Status, without failing the test. */
-static int serves(void *arg)
-{
-	Asteal__Envelope *m = NULL;
-	int fd = tdaemon_connect(&d, 0, &m), ok;
-
-	(void)arg;
-	ok = fd >= 0 && m != NULL && m->msg_case == ASTEAL__ENVELOPE__MSG_WELCOME;
-	frame_free(m);
-	if (ok)
-		status_served(fd);
-	if (fd >= 0)
-		close(fd);
-	return ok;
-}
-
-/* Out of descriptors, the daemon refuses clearly, pauses, and recovers. */
-static void test_descriptors(void **state)
-{
-	enum { N = 100 };
-	int fds[N], refused = 0, welcomed = 0, lines;
-	long hz = sysconf(_SC_CLK_TCK), t0;
-	double w0;
-
-	(void)state;
-	start(64, (const char *)NULL);
-	for (int i = 0; i < N; i++) {
-		Asteal__Envelope *m = NULL;
-
-		fds[i] = tdaemon_connect(&d, 0, &m);
-		assert_true(fds[i] >= 0);
-		assert_non_null(m);
-		if (m->msg_case == ASTEAL__ENVELOPE__MSG_WELCOME) {
-			welcomed++;
-		} else {
-			assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_ERROR);
-			assert_int_equal(m->error->code, ASTEAL__ERROR_CODE__BUSY);
-			refused++;
-		}
-		frame_free(m);
-	}
-	print_message("64 descriptors: %d connections welcomed, %d refused\n",
-	              welcomed, refused);
-	assert_true(welcomed >= 8 && refused >= N - 20);
-	for (int i = 0; i < N; i++)
-		close(fds[i]);
-	assert_int_equal(test_wait(serves, NULL, tdaemon_bound()), 0);
-
-	/* accept() itself failing: the limit lowered under the daemon. */
-	daemon_nofile(8);
-	for (int i = 0; i < 20; i++)
-		fds[i] = tdaemon_dial(&d);
-	t0 = cpu_ticks(d.pid);
-	w0 = test_now();
-	while (test_now() - w0 < 1.0)
-		poll(NULL, 0, 50);
-	lines = tdaemon_log_count(&d, "accept", NULL);
-	print_message("out of descriptors: %.0f%% of a CPU for 1 s, %d log "
-	              "lines on accept\n",
-	              100.0 * (double)(cpu_ticks(d.pid) - t0) / (double)hz, lines);
-	assert_true(cpu_ticks(d.pid) - t0 <= hz / 5);
-	assert_true(lines >= 1 && lines <= 40);
-	daemon_nofile(64);
-	for (int i = 0; i < 20; i++)
-		if (fds[i] >= 0)
-			close(fds[i]);
-	assert_int_equal(test_wait(serves, NULL, tdaemon_bound()), 0);
 }
 
 /* A client that stops reading is dropped when its replies pass the
@@ -764,10 +606,10 @@ static void test_private_data(void **state)
 		tdaemon_command = "job --password=hunter2";
 		job = fork_job(0, &secret_job, NULL);
 		tdaemon_command = "test";
-		u = as_uid(64994, user_view, priv, &go);
+		u = tdaemon_as_uid(64994, user_view, priv, &go);
 		/* Without --private-history the job shows in Jobs and in
 		 * History, without its command; with it, nowhere. */
-		assert_int_equal(finish_uid(u, go), priv ? 0 : 12);
+		assert_int_equal(tdaemon_finish_uid(u, go), priv ? 0 : 12);
 		kill(job, SIGKILL);
 		assert_int_equal(waitpid(job, &status, 0), job);
 		if (priv == 0)
@@ -1192,8 +1034,8 @@ static void test_job_rate(void **state)
 		skip();
 	}
 	start(0, (const char *)NULL);
-	u = as_uid(64995, user_spam, 20 * ADMIT_USER_JOB_BURST, &go);
-	assert_int_equal(finish_uid(u, go), 0);
+	u = tdaemon_as_uid(64995, user_spam, 20 * ADMIT_USER_JOB_BURST, &go);
+	assert_int_equal(tdaemon_finish_uid(u, go), 0);
 	for (int i = 0; i < ADMIT_USER_JOB_BURST + 50; i++) {
 		Asteal__Envelope *m = NULL;
 		int fd = tdaemon_connect(&d, 1, &m);
@@ -1211,7 +1053,6 @@ int main(void)
 		cmocka_unit_test_teardown(test_cancel_by_pidfd, stop),
 		cmocka_unit_test_teardown(test_hello_deadline, stop),
 		cmocka_unit_test_teardown(test_user_limits, stop),
-		cmocka_unit_test_teardown(test_descriptors, stop),
 		cmocka_unit_test_teardown(test_slow_reader_dropped, stop),
 		cmocka_unit_test_teardown(test_waits, stop),
 		cmocka_unit_test_teardown(test_private_data, stop),
