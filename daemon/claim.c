@@ -20,6 +20,8 @@
 
 #define CPU_NAME "asteal/cpu/%d"        /* abstract socket per CPU */
 #define KNOCKS_PER_WAKE 64              /* connections closed per wake-up */
+#define KNOCK_PAUSE_MS 100              /* knocks left waiting when there
+                                           is no descriptor to take them */
 
 /* One CPU's name, held. */
 struct held {
@@ -31,6 +33,7 @@ struct claim {
 	int lock_fd;                    /* the database's lock file, or -1 */
 	struct held *cpus;              /* nheld of them */
 	int nheld;
+	struct event *resume;           /* takes knocks again after a pause */
 };
 
 /* A new claim holding nothing. */
@@ -122,18 +125,41 @@ int claim_db(struct claim *c, const char *db, char *why, size_t whylen)
 	return 0;
 }
 
+/* Take knocks again after a pause. */
+static void on_resume(evutil_socket_t fd, short what, void *arg)
+{
+	struct claim *c = arg;
+
+	(void)fd;
+	(void)what;
+	for (int i = 0; i < c->nheld; i++)
+		event_add(c->cpus[i].ev, NULL);
+}
+
 /* Another daemon asked who holds a CPU: accept and close (connecting told
- * it already). */
+ * it already).  With no descriptor to accept it (EMFILE ...), the knock
+ * stays in the backlog and would wake the loop again at once, forever:
+ * instead the names are not watched for KNOCK_PAUSE_MS. */
 static void on_knock(evutil_socket_t fd, short what, void *arg)
 {
+	static const struct timeval pause = { 0, KNOCK_PAUSE_MS * 1000 };
+	struct claim *c = arg;
+
 	(void)what;
-	(void)arg;
 	for (int i = 0; i < KNOCKS_PER_WAKE; i++) {
 		int s = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
 
-		if (s < 0)
-			break;
-		close(s);
+		if (s >= 0) {
+			close(s);
+			continue;
+		}
+		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ||
+		    errno == ECONNABORTED)
+			return;
+		for (int k = 0; k < c->nheld; k++)
+			event_del(c->cpus[k].ev);
+		evtimer_add(c->resume, &pause);
+		return;
 	}
 }
 
@@ -183,7 +209,7 @@ static int hold(struct claim *c, struct event_base *base, int cpu)
 		return e == EADDRINUSE ? 0 : -1;
 	}
 	h->ev = listen(s, 64) == 0 ?
-		event_new(base, s, EV_READ | EV_PERSIST, on_knock, NULL) : NULL;
+		event_new(base, s, EV_READ | EV_PERSIST, on_knock, c) : NULL;
 	if (h->ev == NULL || event_add(h->ev, NULL) < 0) {
 		if (h->ev != NULL)
 			event_free(h->ev);
@@ -278,7 +304,10 @@ int claim_cpus(struct claim *c, struct event_base *base, const int *cpus,
 	uid = malloc((size_t)n * sizeof(*uid));
 	if (more != NULL)
 		c->cpus = more;
-	if (more == NULL || other == NULL || by == NULL || uid == NULL) {
+	if (c->resume == NULL)
+		c->resume = evtimer_new(base, on_resume, c);
+	if (more == NULL || other == NULL || by == NULL || uid == NULL ||
+	    c->resume == NULL) {
 		free(other);
 		free(by);
 		free(uid);
@@ -318,6 +347,8 @@ void claim_free(struct claim *c)
 		event_free(c->cpus[i].ev);
 		close(c->cpus[i].fd);
 	}
+	if (c->resume != NULL)
+		event_free(c->resume);
 	free(c->cpus);
 	if (c->lock_fd >= 0)
 		close(c->lock_fd);

@@ -19,7 +19,9 @@
  * system service's PrivateNetwork= puts it; no file, gone when the
  * process ends) and listens on it; one taken already is another daemon's
  * CPU, and connecting to it tells which process holds it (SO_PEERCRED).
- * The daemon accepts and closes such connections on its event loop.  A
+ * The daemon accepts and closes such connections on its event loop (and,
+ * out of descriptors to accept them, leaves them waiting 100 ms instead
+ * of waking for them again at once).  A
  * CPU whose name is taken stays unclaimed by the newcomer (a third daemon
  * hears only of the first).
  */
