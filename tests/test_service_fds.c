@@ -3,9 +3,10 @@
  * name, on a real daemon over the raw protocol (issue 42, items 5 and 6):
  * - out of descriptors (64 of them, 100 connections) the daemon refuses
  *   what it has no room for with a BUSY Error and its accept never fails;
- *   when accept itself fails (its limit lowered under it with prlimit) it
- *   pauses instead of spinning (its CPU measured over windows of a second,
- *   the host's steal excused: a spin fails every window), its log stays
+ *   when accept itself fails (its limit lowered under it with prlimit),
+ *   and another daemon knocks on its CPUs' names meanwhile, it pauses
+ *   instead of spinning (its CPU measured over windows of a second, the
+ *   host's steal excused: a spin fails every window), its log stays
  *   short, and it serves again once descriptors come back;
  * - the descriptors are shared among users (as root, with uids made up
  *   for children that setuid to them): under 64 descriptors one uid's
