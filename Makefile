@@ -141,7 +141,8 @@ bins: $(BINS)
 jobs: $(JOBS)
 
 tests: $(TESTS) $(BUILD)/tests/fuzz_frame $(BUILD)/tests/fuzz_daemon $(BUILD)/tests/deq_replay $(JOBS) $(BINS) \
-       $(BUILD)/tests/greedy $(BENCH_OMP) $(OMPSO) $(if $(SAN),,$(BUILD)/bench/asteal-spawncost)
+       $(BUILD)/tests/greedy $(BENCH_OMP) $(OMPSO) $(if $(SAN),,$(BUILD)/bench/asteal-spawncost) \
+       $(if $(SAN),,$(BUILD)/bench/asteal-loadgen $(BUILD)/bench/asteal-wirefloor)
 
 $(GEN)/proto/%.pb-c.c $(GEN)/proto/%.pb-c.h: proto/%.proto
 	@mkdir -p $(@D)
