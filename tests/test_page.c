@@ -9,7 +9,8 @@
  * write (a quantum that has not begun, a class that does not exist,
  * usage going back) drops the job with an Error naming it; a page kept
  * busy is counted torn and its job goes silent, not dropped; a job that
- * does not ask gets no page.  Every wait is on a condition with a bound.
+ * writes random bytes over its page at full speed costs the other jobs
+ * nothing and the log one line; a job that does not ask gets no page.  Every wait is on a condition with a bound.
  */
 #include <errno.h>
 #include <math.h>
@@ -22,7 +23,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -466,6 +469,61 @@ static void test_page_busy(void **state)
 	pjob_close(&j);
 }
 
+/* Whether the daemon's tick count passed *arg (a test_wait condition). */
+static int ticked_past(void *arg)
+{
+	Asteal__Envelope *e;
+	int yes;
+
+	(void)poll(NULL, 0, 5);
+	yes = status(&e)->ticks > *(uint64_t *)arg;
+	frame_free(e);
+	return yes;
+}
+
+/* A hostile job writes random bytes over its page at full speed (from a
+ * child that shares the mapping) while another job writes its desire:
+ * the daemon keeps ticking and answering, the other job's desire is
+ * taken, and the hostile one is dropped with one log line at most. */
+static void test_page_hostile(void **state)
+{
+	struct pjob bad, good;
+	Asteal__Envelope *e;
+	uint64_t ticks, goodid;
+	pid_t writer;
+	int lines = tdaemon_log_count(&d, "page:", NULL);
+
+	(void)state;
+	pjob_open(&bad, 1);
+	pjob_open(&good, 1);
+	goodid = newest_id();
+	writer = fork();
+	assert_true(writer >= 0);
+	if (writer == 0) {
+		uint64_t x = (uint64_t)getpid() * 0x9e3779b97f4a7c15ull;
+		volatile uint64_t *w = (volatile uint64_t *)(void *)&bad.pg->feed;
+
+		for (;;) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			w[x % (sizeof(bad.pg->feed) / sizeof(uint64_t))] = x;
+		}
+	}
+	ticks = status(&e)->ticks;
+	frame_free(e);
+	pjob_write(&good, 3, 0, 1);
+	assert_int_equal(test_wait(desire_is_3, &goodid, tdaemon_bound()), 0);
+	ticks += 50;                    /* half a second of quanta */
+	assert_int_equal(test_wait(ticked_past, &ticks, 5 * tdaemon_bound()), 0);
+	kill(writer, SIGKILL);
+	assert_int_equal(waitpid(writer, NULL, 0), writer);
+	assert_int_equal(desire_of(goodid), 3);
+	assert_true(tdaemon_log_count(&d, "page:", NULL) <= lines + 1);
+	pjob_close(&bad);
+	pjob_close(&good);
+}
+
 /* A job that does not ask gets no page. */
 static void test_no_page(void **state)
 {
@@ -488,6 +546,7 @@ int main(void)
 		cmocka_unit_test(test_page_taken),
 		cmocka_unit_test(test_page_refused),
 		cmocka_unit_test(test_page_busy),
+		cmocka_unit_test(test_page_hostile),
 		cmocka_unit_test(test_no_page),
 	};
 	int failed = cmocka_run_group_tests_name("layout", layout, NULL, NULL);
