@@ -143,8 +143,8 @@ void sched_feedback_refused(struct sched *s, struct sched_job *j, const char *wh
 }
 
 /* A Feedback's fields, checked (a field no job could send drops the
- * job), taken for the next tick: its usage to the history, its class
- * and desire to the core. */
+ * job), taken for the next tick: its usage and its quantum's class to
+ * the history, its desire to the core. */
 static void take(struct sched *s, struct sched_job *j,
                  const struct exchange_feedback *f, uint64_t now)
 {
@@ -158,13 +158,13 @@ static void take(struct sched *s, struct sched_job *j,
 	j->closable = f->quantum + 1;
 	for (int k = 0; k < USAGE_N; k++)
 		add[k] = (int64_t)(f->use.ns[k] - j->tot.ns[k]);
-	if (history_usage(s->hist, (int64_t)j->core.id, add) < 0)
+	if (history_usage(s->hist, (int64_t)j->core.id, add) < 0 ||
+	    (f->cls >= 0 && history_class(s->hist, (int64_t)j->core.id,
+	                                  (int64_t)f->quantum, f->cls) < 0))
 		log_warn("history: %s", history_error(s->hist));
 	j->tot = f->use;
-	if (f->cls >= 0 && f->cls != j->cls) {
+	if (f->cls >= 0)
 		j->cls = f->cls;
-		core_note(s->core, &j->core);   /* the history shows it */
-	}
 	j->desire_real = f->desire_real;
 	core_feedback(s->core, &j->core, (int)f->desire, now);
 }

@@ -124,7 +124,7 @@ static void op_record(void *arg, struct core_job *cj, const struct core_record *
 	hq.availability = r->availability;
 	hq.allotment = r->allotment;
 	hq.cpus = j->cpus;
-	hq.cls = j->cls >= 0 ? j->cls : HISTORY_DEPRIVED;
+	hq.cls = HISTORY_CLASS_NONE;        /* the job's Feedback tells it */
 	hq.epoch = (int64_t)r->epoch;
 	if (history_allot(s->hist, (int64_t)cj->id, &hq) < 0)
 		log_warn("history: job %llu quantum %llu: %s",

@@ -33,9 +33,11 @@
  *
  * One allotments row is one *run*: consecutive quanta of one job in which
  * desire, availability, allotment and cpus stayed the same (usage is
- * summed over the run; class is the last its job reported in it: a job
- * reports its class only with a Feedback, on a change of desire or a
- * heartbeat, so the daemon's class is a sample and does not end runs), or
+ * summed over the run; class is that of the last of its quanta its job
+ * reported, -1 for none: a job reports the class of the quantum it just
+ * finished with a Feedback, on a change of desire or a heartbeat, so the
+ * class is a sample and does not end runs; history_class() gives it to
+ * the run that holds its quantum), or
  * a run of *turns*: consecutive quanta in which desire stayed the same,
  * the job was deprived (allotment = availability every quantum) and its
  * allotment took turns between two neighbouring values, as DEQ hands the
@@ -193,6 +195,7 @@ struct history_opts {
 
 /* The quality of a quantum for its job (A-STEAL's feedback). */
 enum history_class {
+	HISTORY_CLASS_NONE = -1, /* not reported */
 	HISTORY_INEFFICIENT = 0,
 	HISTORY_SATISFIED = 1,  /* efficient, allotment == desire */
 	HISTORY_DEPRIVED = 2,   /* efficient, allotment < desire */
@@ -215,7 +218,8 @@ struct history_quantum {
 	int desire, availability, allotment;    /* >= 0 */
 	const char *cpus;     /* Linux list format, "" when none; not NULL */
 	int64_t work_ns, steal_ns, mug_ns;      /* usage, >= 0 */
-	int cls;              /* enum history_class */
+	int cls;              /* enum history_class: this quantum's, when
+				 known; HISTORY_CLASS_NONE leaves the run's */
 	int64_t allotted_ns;  /* time its allotted workers held CPUs, >= 0 */
 	int64_t sleep_ns, preempted_ns;         /* usage, >= 0 */
 	int64_t epoch;        /* the shares' generation: runs of turns end
@@ -418,6 +422,13 @@ int history_close_stale(struct history *h, int64_t now_ns,
  * dropped; the quantum is recorded). */
 int history_allot(struct history *h, int64_t job_id,
 		  const struct history_quantum *q);
+
+/* The class a tracked job reported for its quantum `quantum`, given to
+ * its open run when that run holds the quantum (begun at or before it):
+ * a class that comes after its run closed belongs to no other run and is
+ * dropped (0 all the same).  -1 for an unknown job or a bad class. */
+int history_class(struct history *h, int64_t job_id, int64_t quantum,
+		  int cls);
 
 /* Add usage (use[USAGE_WORK] ..., each >= 0) to a tracked job's open
  * run, or to the run it opens next when it has none yet; -1 for an

@@ -265,7 +265,7 @@ static int check_quantum(struct history *h, const struct history_quantum *q)
 		why = "negative desire, availability or allotment";
 	else if (quantum_use(q, u), !use_ok(u))
 		why = "negative usage";
-	else if (q->cls < HISTORY_INEFFICIENT || q->cls > HISTORY_DEPRIVED)
+	else if (q->cls < HISTORY_CLASS_NONE || q->cls > HISTORY_DEPRIVED)
 		why = "bad class";
 	else if (strnlen(q->cpus, CPUS_MAX) >= CPUS_MAX)
 		why = "cpus too long";
@@ -439,7 +439,8 @@ int history_allot(struct history *h, int64_t job_id,
 	if (l->has_run && (how = continues(r, q, qn)) != 0) {
 		if (how == 2)
 			take_turn(r, q, qn);
-		r->cls = q->cls;
+		if (q->cls != HISTORY_CLASS_NONE)
+			r->cls = q->cls;
 		r->last_q = qn;
 		r->end_ns = q->end_ns;
 		for (int k = 0; k < USAGE_N; k++)
@@ -481,6 +482,31 @@ int history_allot(struct history *h, int64_t job_id,
 	r->dirty = 1;
 	l->has_run = 1;
 	return rc;
+}
+
+/* A job's class for one of its quanta, to the open run holding it. */
+int history_class(struct history *h, int64_t job_id, int64_t quantum,
+		  int cls)
+{
+	struct live *l;
+
+	if (h == NULL)
+		return -1;
+	if (quantum < 0 || cls < HISTORY_INEFFICIENT || cls > HISTORY_DEPRIVED) {
+		hist_seterr(h, "class: bad quantum or class");
+		return -1;
+	}
+	l = hist_live_find(h, job_id);
+	if (l == NULL) {
+		hist_seterr(h, "class: job %" PRId64 " is not running here",
+			    job_id);
+		return -1;
+	}
+	if (l->lost || !l->has_run || quantum + h->qbase < l->run.first_q)
+		return 0;
+	l->run.cls = cls;
+	l->run.dirty = 1;
+	return 0;
 }
 
 /* Add usage to a tracked job's open run (or to its next one). */

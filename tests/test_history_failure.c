@@ -78,6 +78,12 @@ static void test_bad_args(void **state)
 	q.cpus = "0";
 	q.cls = 3;
 	assert_int_equal(history_allot(h, id, &q), -1);
+	q.cls = HISTORY_CLASS_NONE - 1;
+	assert_int_equal(history_allot(h, id, &q), -1);
+	assert_int_equal(history_class(NULL, id, 0, HISTORY_SATISFIED), -1);
+	assert_int_equal(history_class(h, id, -1, HISTORY_SATISFIED), -1);
+	assert_int_equal(history_class(h, id, 0, HISTORY_CLASS_NONE), -1);
+	assert_int_equal(history_class(h, id + 1, 0, HISTORY_SATISFIED), -1);
 	q.cls = 1;
 	q.desire = -1;
 	assert_int_equal(history_allot(h, id, &q), -1);

@@ -3,7 +3,9 @@
  * job's round trip (its fields, end, exit status, workers and totals),
  * runs of unchanged quanta as one row, a scripted sequence of changes as
  * exactly its rows, a deprived job's allotment taking turns between two
- * values as one row, runs fed by changes as the daemon feeds them (open
+ * values as one row, a class given to the run that holds its quantum
+ * (none when no quantum of it was reported), runs fed by changes as the
+ * daemon feeds them (open
  * ones reaching the last quantum announced), and storage that does not
  * grow with time.
  */
@@ -380,6 +382,46 @@ static void test_storage_flat(void **state)
 	assert_true(sb.st_size <= b100 + 2 * page);
 }
 
+/* A class reported for a quantum goes to the run that holds that
+ * quantum: a run with none reported has none (HISTORY_CLASS_NONE), a
+ * later quantum's class replaces an earlier one's, and one for a quantum
+ * of a run already closed is dropped rather than given to the next. */
+static void test_class_of_its_quantum(void **state)
+{
+	struct fixture *f = *state;
+	struct history *h = open_ok(f, NULL);
+	int64_t id = begin(h, "fib", 1, T0);
+	struct history_quantum q;
+	struct rows *rs;
+
+	/* quanta 0-4: desire 1, allotment 1; 5-9: desire 2, allotment 1 */
+	for (int i = 0; i < 10; i++) {
+		q = quantum(T0, i, i < 5 ? 1 : 2, 2, 1, "0", HISTORY_CLASS_NONE);
+		assert_int_equal(history_allot(h, id, &q), 0);
+		if (i == 2)
+			assert_int_equal(history_class(h, id, 1, HISTORY_INEFFICIENT), 0);
+		if (i == 4)     /* the Feedback that raised the desire */
+			assert_int_equal(history_class(h, id, 4, HISTORY_SATISFIED), 0);
+		if (i == 6) {   /* a late one, for quantum 4: dropped */
+			assert_int_equal(history_class(h, id, 4, HISTORY_INEFFICIENT), 0);
+			assert_int_equal(history_class(h, id, 5, HISTORY_DEPRIVED), 0);
+		}
+	}
+	q = quantum(T0, 10, 1, 2, 1, "0", HISTORY_CLASS_NONE);
+	assert_int_equal(history_allot(h, id, &q), 0);
+	assert_int_equal(history_class(h, id, 10, 5), -1);
+	assert_int_equal(history_class(h, id + 1, 10, HISTORY_DEPRIVED), -1);
+	rs = query(h, NULL);
+	assert_int_equal(rs->nruns, 3);
+	assert_int_equal(rs->run[0].last_quantum, 4);
+	assert_int_equal(rs->run[0].cls, HISTORY_SATISFIED);
+	assert_int_equal(rs->run[1].desire, 2);
+	assert_int_equal(rs->run[1].cls, HISTORY_DEPRIVED);
+	assert_int_equal(rs->run[2].cls, HISTORY_CLASS_NONE);
+	free(rs);
+	history_close(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -388,6 +430,7 @@ int main(void)
 		T(test_one_row),
 		T(test_changes),
 		T(test_turns),
+		T(test_class_of_its_quantum),
 		T(test_fed_by_changes),
 		T(test_storage_flat),
 #undef T

@@ -6,7 +6,9 @@
  * sent: in the Jobs reply while the job runs, in its JobRecord and summed
  * over its AllotmentRecords once it has ended, and through the command
  * line (`asteal --json jobs`, `asteal --json history`, `asteal history
- * --jobs --format csv`).  Every wait is on a condition with a deadline.
+ * --jobs --format csv`); and the class a Feedback reports, given to the
+ * run that holds the quantum it closes.  Every wait is on a condition
+ * with a deadline.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -279,10 +281,80 @@ static void test_usage_reported(void **state)
 		fail_msg("asteal history --jobs --format csv: no %s in %s", want, out);
 }
 
+/* The job's next Allot of this allotment (others skipped): its quantum. */
+static uint64_t allot_of(struct job *j, uint32_t allotment)
+{
+	for (;;) {
+		Asteal__Envelope *m = tdaemon_next(j->fd, j->r, tdaemon_bound());
+		uint64_t q;
+
+		assert_non_null(m);
+		if (m->msg_case == ASTEAL__ENVELOPE__MSG_ALLOT &&
+		    m->allot->allotment == allotment) {
+			q = m->allot->quantum;
+			frame_free(m);
+			return q;
+		}
+		frame_free(m);
+	}
+}
+
+/* A Feedback's class describes the quantum it closes: it goes to the run
+ * that holds that quantum, not to the run its new desire opens.  Here the
+ * Feedback that raises the desire to 2 says its quantum (of desire 1) was
+ * deprived, after one that said satisfied; the run of desire 2 takes only
+ * the class of one of its own quanta. */
+static void test_class_reported(void **state)
+{
+	static const char *const args[] = { "--quantum-ms", "100", NULL };
+	struct job j;
+	struct closed c = { &j, 0 };
+	Asteal__Envelope *m;
+	size_t i, seen = 0;
+
+	(void)state;
+	assert_int_equal(tdaemon_start(&d, args, 0), 0);
+	job_connect(&j);
+	c.q = allot_of(&j, 1);          /* its first run begins at c.q */
+	assert_int_equal(test_wait(quantum_passed, &c, tdaemon_bound()), 0);
+	assert_int_equal(tdaemon_feedback(j.fd, quantum_now(&j) - 1, 1, 1, first,
+	                 ASTEAL__QUANTUM_CLASS__SATISFIED), 0);
+	c.q = quantum_now(&j);
+	assert_int_equal(test_wait(quantum_passed, &c, tdaemon_bound()), 0);
+	assert_int_equal(tdaemon_feedback(j.fd, quantum_now(&j) - 1, 2, 2, first,
+	                 ASTEAL__QUANTUM_CLASS__DEPRIVED), 0);
+	c.q = allot_of(&j, 2);          /* the run of desire 2 */
+	assert_int_equal(test_wait(quantum_passed, &c, tdaemon_bound()), 0);
+	assert_int_equal(tdaemon_feedback(j.fd, quantum_now(&j) - 1, 2, 2, last,
+	                 ASTEAL__QUANTUM_CLASS__INEFFICIENT), 0);
+	c.q = quantum_now(&j);
+	assert_int_equal(test_wait(quantum_passed, &c, tdaemon_bound()), 0);
+	close(j.fd);
+	frame_reader_free(j.r);
+	assert_int_equal(test_wait(row_ended, &j.id, tdaemon_bound()), 0);
+	m = history(&j.id, 0);
+	for (i = 0; i < m->history->n_allotments; i++) {
+		const Asteal__AllotmentRecord *a = m->history->allotments[i];
+
+		if (a->desire == 1 && i + 1 < m->history->n_allotments &&
+		    m->history->allotments[i + 1]->desire == 2) {
+			assert_int_equal(a->quantum_class, ASTEAL__QUANTUM_CLASS__DEPRIVED);
+			seen++;
+		}
+		if (a->desire == 2) {
+			assert_int_equal(a->quantum_class, ASTEAL__QUANTUM_CLASS__INEFFICIENT);
+			seen++;
+		}
+	}
+	frame_free(m);
+	assert_int_equal(seen, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_usage_reported, stop),
+		cmocka_unit_test_teardown(test_class_reported, stop),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

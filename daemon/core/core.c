@@ -342,12 +342,6 @@ void core_feedback(struct core *c, struct core_job *j, int desire, uint64_t now)
 		core__grant_soon(c, j);
 }
 
-/* Something the history must see changed. */
-void core_note(struct core *c, struct core_job *j)
-{
-	core__touch(c, j);
-}
-
 /* -------------------------------------------------------------- tick -- */
 
 /* Tell the history j's values from the current quantum on (once per

@@ -18,7 +18,7 @@
  * callbacks are handed that struct back.  Slots are 0..P-1, as in deq.h.
  *
  * One quantum: the shell reads what the jobs said (core_feedback,
- * core_note, core_released, core_leave: between core_tick_begin and
+ * core_released, core_leave: between core_tick_begin and
  * core_tick, these decide nothing that the tick will decide), then
  * core_tick(q, now): silence, desires, DEQ, hand-overs, allotments,
  * records.  Between ticks, a job that joins or wakes holding nothing and
@@ -144,9 +144,6 @@ void core_leave(struct core *c, struct core_job *j, uint64_t now);
 /* j said its desire at now (it is heard: not silent); between ticks,
  * holding nothing while slots are free, it is due a grant. */
 void core_feedback(struct core *c, struct core_job *j, int desire, uint64_t now);
-
-/* Something of j the history must see at the next tick changed. */
-void core_note(struct core *c, struct core_job *j);
 
 /* A job that just joined gets its grant as soon as the shell can. */
 void core_grant_due(struct core *c, struct core_job *j);
