@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "plot.h"
+#include "record.h"
 #include "table.h"
 
 /* Geometry, in pixels. */
@@ -95,23 +96,6 @@ static int cmp_panel_cpu(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* A record's processor-quanta. */
-uint64_t plot_cpu_quanta(const Asteal__AllotmentRecord *r)
-{
-	return r->cpu_quanta > 0 ? r->cpu_quanta : (uint64_t)r->allotment *
-	       (r->last_quantum - r->first_quantum + 1);
-}
-
-/* A record's mean allotment over its quanta. */
-double plot_mean_allotment(const Asteal__AllotmentRecord *r)
-{
-	uint64_t n = r->last_quantum >= r->first_quantum ?
-	             r->last_quantum - r->first_quantum + 1 : 1;
-
-	return r->cpu_quanta > 0 ? (double)r->cpu_quanta / (double)n
-	                         : (double)r->allotment;
-}
-
 /* A record's CPU time: the time its allotted processors were held (the
  * daemon's allotted time), or, when it measured none (a job not linked
  * with libasteal), its mean allotment times its duration. */
@@ -120,7 +104,7 @@ static uint64_t rec_cpu_ns(const Asteal__AllotmentRecord *r)
 	if (r->allotted_ns > 0)
 		return r->allotted_ns;
 	return r->end_ns > r->start_ns ?
-	       (uint64_t)((double)(r->end_ns - r->start_ns) * plot_mean_allotment(r)) : 0;
+	       (uint64_t)((double)(r->end_ns - r->start_ns) * record_mean(r)) : 0;
 }
 
 /* Order panels by job id. */
@@ -296,11 +280,11 @@ static void panel_scale(struct panel *pn, int ncpus)
 		if (r->desire > top)
 			top = r->desire;
 		/* a run of turns held one more at times */
-		unsigned hi = r->allotment + (plot_mean_allotment(r) > r->allotment);
+		unsigned hi = r->allotment + (unsigned)record_turns(r);
 
 		if (hi > top)
 			top = hi;
-		sa += d * plot_mean_allotment(r);
+		sa += d * record_mean(r);
 		sd += d * r->desire;
 		dur += d;
 	}
@@ -309,7 +293,7 @@ static void panel_scale(struct panel *pn, int ncpus)
 		pn->mean_d = sd / dur;
 	} else {
 		for (i = 0, sa = sd = 0; i < pn->n; i++) {
-			sa += plot_mean_allotment(pn->recs[i]);
+			sa += record_mean(pn->recs[i]);
 			sd += pn->recs[i]->desire;
 		}
 		pn->mean_a = pn->n ? sa / (double)pn->n : 0;
@@ -362,7 +346,7 @@ static int panel_paths(const struct panel *pn, const struct xaxis *ax,
 			double hi = e < (double)(i + 1) * dt ? e : (double)(i + 1) * dt;
 			if (hi <= lo)
 				continue;
-			sa[i] += (hi - lo) * plot_mean_allotment(r);
+			sa[i] += (hi - lo) * record_mean(r);
 			sd[i] += (hi - lo) * r->desire;
 			cov[i] += hi - lo;
 		}

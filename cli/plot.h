@@ -38,15 +38,6 @@ struct plot_input {
 	int ncpus;            /* P; 0 if unknown */
 };
 
-/* A record's processor-quanta: its cpu_quanta, or (from a daemon that
- * sends none) its allotment times its quanta. */
-uint64_t plot_cpu_quanta(const Asteal__AllotmentRecord *r);
-
-/* A record's mean allotment over its quanta: its processor-quanta over
- * its quanta (a run of turns: asteal.proto), or its allotment (from a
- * daemon that sends no processor-quanta). */
-double plot_mean_allotment(const Asteal__AllotmentRecord *r);
-
 /* Write the chart to f: 0, or -1 with errno (ENOMEM, or a write error of
  * f).  No records make a valid chart that says so. */
 int plot_write(FILE *f, const struct plot_input *in);

@@ -27,6 +27,7 @@
 #include "plot.h"
 #include "qtime.h"
 #include "query.h"
+#include "record.h"
 #include "table.h"
 #include "search.h"
 
@@ -202,7 +203,7 @@ static void record_row(const struct hist *h, const Asteal__AllotmentRecord *a,
 		{ QC_START_MS, a->start_ns }, { QC_END_MS, a->end_ns },
 		{ QC_DURATION, a->end_ns > a->start_ns ? a->end_ns - a->start_ns : 0 },
 		{ QC_DESIRE, a->desire }, { QC_AVAIL, a->availability },
-		{ QC_ALLOT, a->allotment }, { QC_CPUQ, plot_cpu_quanta(a) },
+		{ QC_ALLOT, a->allotment }, { QC_CPUQ, record_cpu_quanta(a) },
 		{ QC_CLASS, (uint64_t)a->quantum_class } };
 
 	query_cells_start(r, raw);
@@ -212,8 +213,8 @@ static void record_row(const struct hist *h, const Asteal__AllotmentRecord *a,
 		query_num(r, QC_USER, j->uid);
 	}
 	/* a run of turns: its mean in a table, its lower value raw */
-	if (!raw && plot_mean_allotment(a) > a->allotment) {
-		snprintf(r->v[QC_ALLOT], 48, "%.2f", plot_mean_allotment(a));
+	if (!raw && record_mean(a) > a->allotment) {
+		snprintf(r->v[QC_ALLOT], 48, "%.2f", record_mean(a));
 		query_text(r, QC_ALLOT, r->v[QC_ALLOT]);
 	}
 	query_cpus(r, QC_CPUS, a->cpus, a->n_cpus);
@@ -341,8 +342,8 @@ static void record_json(FILE *f, const struct hist *h,
 	fputs(",\"quantum_class\":", f);
 	json_string(f, query_class_name(a->quantum_class));
 	fprintf(f, ",\"cpu_quanta\":%llu,\"mean_allotment\":%.4f",
-	        (unsigned long long)plot_cpu_quanta(a),
-	        plot_mean_allotment(a));
+	        (unsigned long long)record_cpu_quanta(a),
+	        record_mean(a));
 	fputc('}', f);
 }
 

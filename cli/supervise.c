@@ -33,6 +33,7 @@
 #include "client.h"
 #include "frame.h"
 #include "qtime.h"
+#include "record.h"
 #include "runmode.h"
 #include "spawn.h"
 #include "table.h"
@@ -358,11 +359,10 @@ static void print_stats(const struct cli *g, struct client *c,
 		if (c == NULL ||
 		    client_call(c, &env, ASTEAL__ENVELOPE__MSG_HISTORY, &rep, CLIENT_REPLY_MS) != 0)
 			return;
+		/* a range of turns counts by its processor-quanta */
 		for (i = 0; i < rep->history->n_allotments; i++) {
-			const Asteal__AllotmentRecord *a = rep->history->allotments[i];
-			uint64_t n = a->last_quantum - a->first_quantum + 1;
-			quanta += n;
-			cpuq += n * a->allotment;
+			quanta += record_quanta(rep->history->allotments[i]);
+			cpuq += record_cpu_quanta(rep->history->allotments[i]);
 		}
 		for (i = 0; i < rep->history->n_jobs; i++)
 			if (rep->history->jobs[i]->id == id) {
