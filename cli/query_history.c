@@ -212,10 +212,17 @@ static void record_row(const struct hist *h, const Asteal__AllotmentRecord *a,
 		query_text(r, QC_NAME, j->name);
 		query_num(r, QC_USER, j->uid);
 	}
-	/* a run of turns: its mean in a table, its lower value raw */
-	if (!raw && record_mean(a) > a->allotment) {
-		snprintf(r->v[QC_ALLOT], 48, "%.2f", record_mean(a));
-		query_text(r, QC_ALLOT, r->v[QC_ALLOT]);
+	/* a range of turns: AVAIL and ALLOT its means, two decimals in a
+	 * table (asteal(1), "history") */
+	if (record_turns(a)) {
+		const int cols[] = { QC_AVAIL, QC_ALLOT };
+		for (size_t k = 0; k < 2; k++) {
+			if (raw)
+				fmt_real(r->v[cols[k]], sizeof(r->v[0]), record_mean(a));
+			else
+				snprintf(r->v[cols[k]], sizeof(r->v[0]), "%.2f", record_mean(a));
+			query_text(r, cols[k], r->v[cols[k]]);
+		}
 	}
 	query_cpus(r, QC_CPUS, a->cpus, a->n_cpus);
 	query_usage(r, a->work_ns, a->steal_ns, a->mug_ns, a->sleep_ns,
@@ -321,11 +328,13 @@ static void jobrec_json(FILE *f, const Asteal__JobRecord *j)
 	fprintf(f, ",\"workers\":%u}", j->workers);
 }
 
-/* One allotment record as a JSON object. */
+/* One allotment record as a JSON object: availability and allotment are
+ * the range's means (record_mean in a range of turns). */
 static void record_json(FILE *f, const struct hist *h,
                         const Asteal__AllotmentRecord *a)
 {
 	const Asteal__JobRecord *j = hist_job(h, a->job_id);
+	char mean[32];
 
 	fprintf(f, "{\"job_id\":%llu,\"name\":", (unsigned long long)a->job_id);
 	json_string(f, j != NULL ? j->name : NULL);
@@ -334,16 +343,19 @@ static void record_json(FILE *f, const struct hist *h,
 	        (unsigned long long)a->last_quantum);
 	json_instant(f, "start", a->start_ns);
 	json_instant(f, "end", a->end_ns);
-	fprintf(f, ",\"desire\":%u,\"availability\":%u,\"allotment\":%u,\"cpus\":",
-	        a->desire, a->availability, a->allotment);
+	if (record_turns(a))
+		fprintf(f, ",\"desire\":%u,\"availability\":%s,\"allotment\":%s,"
+		        "\"cpus\":", a->desire, fmt_real(mean, sizeof(mean), record_mean(a)),
+		        mean);
+	else
+		fprintf(f, ",\"desire\":%u,\"availability\":%u,\"allotment\":%u,"
+		        "\"cpus\":", a->desire, a->availability, a->allotment);
 	json_u32s(f, a->cpus, a->n_cpus);
 	json_usage(f, a->work_ns, a->steal_ns, a->mug_ns, a->sleep_ns,
 	           a->preempted_ns, a->allotted_ns);
 	fputs(",\"quantum_class\":", f);
 	json_string(f, query_class_name(a->quantum_class));
-	fprintf(f, ",\"cpu_quanta\":%llu,\"mean_allotment\":%.4f",
-	        (unsigned long long)record_cpu_quanta(a),
-	        record_mean(a));
+	fprintf(f, ",\"cpu_quanta\":%llu", (unsigned long long)record_cpu_quanta(a));
 	fputc('}', f);
 }
 

@@ -492,3 +492,23 @@ void json_usage(FILE *f, uint64_t work, uint64_t steal, uint64_t mug,
 	        (unsigned long long)mug, (unsigned long long)sleep,
 	        (unsigned long long)preempted, (unsigned long long)allotted);
 }
+
+/* A fraction with at most four decimals, trailing zeros dropped: "0.6154",
+ * "1", "12.5". */
+char *fmt_real(char *buf, size_t len, double v)
+{
+	char *dot, *end;
+
+	snprintf(buf, len, "%.4f", v);
+	dot = strchr(buf, '.');
+	if (dot != NULL) {
+		end = buf + strlen(buf);
+		while (end > dot + 1 && end[-1] == '0')
+			*--end = '\0';
+		if (end == dot + 1)
+			*dot = '\0';
+	}
+	if (strcmp(buf, "-0") == 0)
+		snprintf(buf, len, "0");
+	return buf;
+}

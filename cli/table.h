@@ -88,6 +88,10 @@ void json_double(FILE *f, double v);
 void json_usage(FILE *f, uint64_t work, uint64_t steal, uint64_t mug,
                 uint64_t sleep, uint64_t preempted, uint64_t allotted);
 
+/* A fraction with at most four decimals, trailing zeros dropped ("0.6154",
+ * "1"): CSV's and JSON's fractions. */
+char *fmt_real(char *buf, size_t len, double v);
+
 /* The length of the valid UTF-8 sequence of a character above U+007F at
  * s (its first byte 0x80 or more), or 0. */
 size_t table_utf8_len(const unsigned char *s);

@@ -4,7 +4,10 @@
 # asteal(1), against a private asteald managing two CPUs:
 #  1. run --stats: three rigid jobs of one CPU on two CPUs take turns;
 #     each one's quanta and mean allotment (--json and the text line) are
-#     the history's: its processor-quanta over its quanta.
+#     the history's: its processor-quanta over its quanta;
+#  2. history rows: in the table, CSV and JSON, ALLOT is min(DESIRE,
+#     AVAIL) and a range of turns shows both as its mean (CPUQ over its
+#     quanta); CLASS only where the job reported one (a rigid job: none).
 # Every wait is on a condition with a bound.
 set -u
 
@@ -75,6 +78,38 @@ assert int(m.group(1)) == q and abs(float(m.group(2)) - mean) < 0.0051, (line, q
 assert turns > 0, "no range of turns: the test proves nothing"
 ' "$tmp" || fail "run --stats disagrees with the history: $(cat "$tmp"/stats*.out "$tmp/stats3.err")"
 echo "run --stats: three jobs in turns, each its history's mean allotment"
+
+# ---- 2. history rows: ALLOT = min(DESIRE, AVAIL), turns as means ----
+cols=job,first,last,desire,avail,allot,cpuq,class
+"$A" history -o $cols $ids >"$tmp/rows.txt" || fail "history -o failed"
+"$A" history --csv -o $cols $ids >"$tmp/rows.csv" || fail "history --csv failed"
+py '
+import csv, json, sys
+tmp = sys.argv[1]
+table = [l.split() for l in open(tmp + "/rows.txt").read().splitlines()[1:]]
+c = list(csv.DictReader(open(tmp + "/rows.csv", newline="")))
+a = json.load(open(tmp + "/turns.json"))["allotments"]
+assert len(table) == len(c) == len(a) > 0, (len(table), len(c), len(a))
+turns = 0
+for t, s, j in zip(table, c, a):
+    n = j["last_quantum"] - j["first_quantum"] + 1
+    mean = j["cpu_quanta"] / n
+    turns += j["cpu_quanta"] % n != 0
+    for form, d, av, al, cl in (
+            ("table", int(t[3]), float(t[4]), float(t[5]), t[7]),
+            ("csv", int(s["desire"]), float(s["availability"]),
+             float(s["allotment"]), s["quantum_class"] or "-"),
+            ("json", j["desire"], j["availability"], j["allotment"],
+             j["quantum_class"] or "-")):
+        prec = 0.0051 if form == "table" else 0.00006
+        assert abs(al - mean) < prec, (form, "ALLOT is not the mean", t, s, j)
+        assert abs(al - min(d, av)) < prec, (form, "ALLOT != min(DESIRE, AVAIL)", t, s, j)
+        assert cl == "-", (form, "a class for a rigid job, which reports none", t, s, j)
+    if j["cpu_quanta"] % n != 0:
+        assert "." in t[4] and t[4] == t[5], ("turns: AVAIL and ALLOT both the mean", t)
+assert turns > 0, "no range of turns"
+' "$tmp" || fail "history rows disagree with asteal(1): $(cat "$tmp/rows.txt")"
+echo "history: ALLOT = min(DESIRE, AVAIL) in every form, turns as means"
 
 kill "$daemon_pid"
 wait "$daemon_pid" || fail "daemon exited with $? on SIGTERM"
