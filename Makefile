@@ -339,7 +339,8 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(DLIBA) $(HIST_A) $(CORE_A) $(POLICY_A
 
 # The command line's output modules, tested apart (with the CPU-list
 # formatter they call).
-CLIOUT_OBJ = $(BUILD)/obj/cli/table.o $(BUILD)/obj/cli/plot.o $(BUILD)/obj/cli/record.o
+CLIOUT_OBJ = $(BUILD)/obj/cli/table.o $(BUILD)/obj/cli/plot.o $(BUILD)/obj/cli/json.o \
+             $(BUILD)/obj/cli/record.o
 $(BUILD)/obj/tests/test_cliout.o: CPPFLAGS += -Icli
 $(BUILD)/tests/test_cliout: $(BUILD)/obj/tests/test_cliout.o $(CLIOUT_OBJ) $(PROTO_A)
 	@mkdir -p $(@D)

@@ -24,7 +24,9 @@
 #include "cli.h"
 #include "client.h"
 #include "frame.h"
+#include "json.h"
 #include "qtime.h"
+#include "table.h"
 
 /* WaitRequests in flight on one connection (LAUNCH_CONN_WAITS). */
 #define FOLLOW_IN_FLIGHT 64
@@ -182,7 +184,7 @@ static int take(const Asteal__Envelope *m, struct waited *w, size_t n,
 static int report(const struct cli *g, const struct waited *w, size_t n,
                   double timeout)
 {
-	char nb[16];
+	char text[64];
 	int code = CLI_OK;
 
 	for (size_t i = 0; i < n; i++) {
@@ -192,30 +194,26 @@ static int report(const struct cli *g, const struct waited *w, size_t n,
 			code = x->code;
 		if (x->said)
 			continue;
-		if (!x->done) {
-			if (g->json)
-				printf("{\"job_id\":%llu,\"timed_out\":true}\n", x->id);
-			else
-				cli_error("job %llu: still running after %g s", x->id,
-				          timeout);
+		if (g->json) {
+			struct json jw;
+
+			json_start(&jw, stdout);
+			json_object(&jw, NULL);
+			json_uint(&jw, "job_id", x->id);
+			json_bool(&jw, "timed_out", !x->done);
+			if (x->done) {
+				json_exit(&jw, x->known, x->status);
+				json_instant(&jw, "end", x->end_ns);
+			}
+			json_end(&jw);
+		} else if (!x->done) {
+			cli_error("job %llu: still running after %g s", x->id, timeout);
 		} else if (!x->known) {
-			if (g->json)
-				printf("{\"job_id\":%llu,\"status_known\":false,"
-				       "\"end_ns\":%llu}\n", x->id,
-				       (unsigned long long)x->end_ns);
-			else
-				cli_error("job %llu ended; its exit status is unknown "
-				          "(no supervisor reported it)", x->id);
-		} else if (g->json) {
-			printf("{\"job_id\":%llu,\"status_known\":true,\"exit_code\":%d,"
-			       "\"signal\":%d,\"end_ns\":%llu}\n", x->id, x->code,
-			       WIFSIGNALED(x->status) ? WTERMSIG(x->status) : 0,
-			       (unsigned long long)x->end_ns);
-		} else if (n > 1 && WIFSIGNALED(x->status)) {
-			cli_error("job %llu: killed by SIG%s", x->id,
-			          sig_name(WTERMSIG(x->status), nb, sizeof(nb)));
+			cli_error("job %llu ended; its exit status is unknown "
+			          "(no supervisor reported it)", x->id);
 		} else if (n > 1 && x->code != CLI_OK) {
-			cli_error("job %llu: exit %d", x->id, x->code);
+			cli_error("job %llu: %s", x->id,
+			          fmt_wait_status(text, sizeof(text), x->status));
 		}
 	}
 	return code;
@@ -355,9 +353,15 @@ static int cancel_one(const struct cli *g, struct client *c, unsigned long long 
 	if (code != 0)
 		return code;
 	frame_free(rep);
-	if (g->json)
-		printf("{\"job_id\":%llu,\"signal\":%d}\n", id, sig);
-	else if (g->tty)
+	if (g->json) {
+		struct json w;
+
+		json_start(&w, stdout);
+		json_object(&w, NULL);
+		json_uint(&w, "job_id", id);
+		json_int(&w, "signal", sig);
+		json_end(&w);
+	} else if (g->tty)
 		printf("job %llu: sent SIG%s\n", id, sig_name(sig, nb, sizeof(nb)));
 	return CLI_OK;
 }

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 
 #include "cli.h"
@@ -65,29 +64,6 @@ const char *query_class_name(Asteal__QuantumClass c)
 	default:
 		return NULL;
 	}
-}
-
-/* A job's end as waitpid() reported it: "exit 3", "killed by SIGKILL",
- * or NULL when unknown. */
-const char *query_exit_text(char *buf, size_t len, const Asteal__JobRecord *j)
-{
-	int st = j->wait_status;
-
-	if (!j->status_known)
-		return NULL;
-	if (WIFEXITED(st)) {
-		snprintf(buf, len, "exit %d", WEXITSTATUS(st));
-	} else if (WIFSIGNALED(st)) {
-		const char *name = sigabbrev_np(WTERMSIG(st));
-		if (name != NULL)
-			snprintf(buf, len, "killed by SIG%s%s", name,
-			         WCOREDUMP(st) ? " (core dumped)" : "");
-		else
-			snprintf(buf, len, "killed by signal %d", WTERMSIG(st));
-	} else {
-		snprintf(buf, len, "status 0x%x", (unsigned)st);
-	}
-	return buf;
 }
 
 /* Flush stdout: CLI_OK, or CLI_FAIL after a message. */

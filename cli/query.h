@@ -15,6 +15,7 @@
 
 #include "asteal.pb-c.h"
 #include "cli.h"
+#include "json.h"
 #include "table.h"
 
 #define QUERY_MAX_IDS 256               /* the daemon's limit per request */
@@ -33,10 +34,6 @@ int query_parse_ids(const char *cmd, int argc, char **argv, int first,
 
 /* A quantum class as a word, NULL when none. */
 const char *query_class_name(Asteal__QuantumClass c);
-
-/* A job's end as waitpid() reported it: "exit 3", "killed by SIGKILL",
- * or NULL when unknown. */
-const char *query_exit_text(char *buf, size_t len, const Asteal__JobRecord *j);
 
 /* Flush stdout: CLI_OK, or CLI_FAIL after a message. */
 int query_flush(void);
@@ -205,10 +202,9 @@ struct query_job {
 /* The cells of j: ID, NAME, USER, UID, PID, COMMAND, STATE and START. */
 void query_job_cells(struct query_cells *r, const struct query_job *j);
 
-/* j as the start of a JSON object: {"id", "name", "uid", "user", "pid",
- * "command", "state", "start_ns" and "start" (the rest is the caller's,
- * and the closing brace). */
-void query_job_json(FILE *f, const struct query_job *j);
+/* j as the first members of a JSON object: "id", "name", "uid", "user",
+ * "pid", "command", "state", "start_ns" and "start". */
+void query_job_json(struct json *w, const struct query_job *j);
 
 /* A new table of the chosen columns (headers: names, or keys for CSV):
  * NULL when out of memory. */

@@ -151,20 +151,19 @@ void query_job_cells(struct query_cells *r, const struct query_job *j)
 	query_int(r, QC_PID, j->pid);
 }
 
-/* Who a job is and when it started, as the first JSON members. */
-void query_job_json(FILE *f, const struct query_job *j)
+/* Who a job is and when it started, as JSON members. */
+void query_job_json(struct json *w, const struct query_job *j)
 {
 	char user[64];
 
-	fprintf(f, "{\"id\":%llu,\"name\":", (unsigned long long)j->id);
-	json_string(f, j->name);
-	fprintf(f, ",\"uid\":%u,\"user\":", j->uid);
-	json_string(f, fmt_user(j->uid, user, sizeof(user)));
-	fprintf(f, ",\"pid\":%d,\"command\":", j->pid);
-	json_string(f, j->command);
-	fputs(",\"state\":", f);
-	json_string(f, j->state);
-	json_instant(f, "start", j->start_ns);
+	json_uint(w, "id", j->id);
+	json_str(w, "name", j->name);
+	json_uint(w, "uid", j->uid);
+	json_str(w, "user", fmt_user(j->uid, user, sizeof(user)));
+	json_int(w, "pid", j->pid);
+	json_str(w, "command", j->command);
+	json_str(w, "state", j->state);
+	json_instant(w, "start", j->start_ns);
 }
 
 /* A table with the chosen columns. */

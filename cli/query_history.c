@@ -28,8 +28,8 @@
 #include "qtime.h"
 #include "query.h"
 #include "record.h"
-#include "table.h"
 #include "search.h"
+#include "table.h"
 
 /* Every page of a history query and the records they hold. */
 struct hist {
@@ -246,7 +246,9 @@ static void jobrec_row(const Asteal__JobRecord *j, uint64_t now, int raw,
 	if (j->end_ns == 0)
 		query_text(r, QC_END, raw ? NULL : "running");
 	/* no status: "-" in a table, empty in CSV */
-	query_text(r, QC_STATUS, query_exit_text(r->v[QC_STATUS], 48, j));
+	if (j->status_known)
+		query_text(r, QC_STATUS, fmt_wait_status(r->v[QC_STATUS], 48,
+		                                         j->wait_status));
 	if (j->status_known)
 		query_int(r, QC_WSTATUS, (int)j->wait_status);
 	query_usage(r, j->work_ns, j->steal_ns, j->mug_ns, j->sleep_ns,
@@ -299,83 +301,77 @@ static void hist_filter(struct hist *h, const struct query_args *a)
 	h->njobs = k;
 }
 
-/* One job record as a JSON object. */
-static void jobrec_json(FILE *f, const Asteal__JobRecord *j)
+/* One job record as a JSON object (now: the end of a running job's
+ * elapsed time). */
+static void jobrec_json(struct json *w, const Asteal__JobRecord *j, uint64_t now)
 {
 	struct query_job who = job_who(j);
-	char status[64];
-	int st = j->wait_status;
+	uint64_t end = j->end_ns != 0 ? j->end_ns : now;
 
-	query_job_json(f, &who);
-	json_instant(f, "end", j->end_ns);
-	fprintf(f, ",\"running\":%s,\"status_known\":%s,\"wait_status\":",
-	        j->end_ns ? "false" : "true", j->status_known ? "true" : "false");
-	if (j->status_known)
-		fprintf(f, "%d,\"exit_code\":", (int)st);
-	else
-		fputs("null,\"exit_code\":", f);
-	if (j->status_known && WIFEXITED(st))
-		fprintf(f, "%d,\"signal\":", WEXITSTATUS(st));
-	else
-		fputs("null,\"signal\":", f);
-	if (j->status_known && WIFSIGNALED(st))
-		fprintf(f, "%d,\"status\":", WTERMSIG(st));
-	else
-		fputs("null,\"status\":", f);
-	json_string(f, query_exit_text(status, sizeof(status), j));
-	json_usage(f, j->work_ns, j->steal_ns, j->mug_ns, j->sleep_ns,
+	json_object(w, NULL);
+	query_job_json(w, &who);
+	json_instant(w, "end", j->end_ns);
+	json_uint(w, "elapsed_ns", end > j->start_ns ? end - j->start_ns : 0);
+	json_bool(w, "running", j->end_ns == 0);
+	json_exit(w, j->status_known, j->wait_status);
+	json_usage(w, j->work_ns, j->steal_ns, j->mug_ns, j->sleep_ns,
 	           j->preempted_ns, j->allotted_ns);
-	fprintf(f, ",\"workers\":%u}", j->workers);
+	json_uint(w, "workers", j->workers);
+	json_end(w);
 }
 
 /* One allotment record as a JSON object: availability and allotment are
  * the range's means (record_mean in a range of turns). */
-static void record_json(FILE *f, const struct hist *h,
+static void record_json(struct json *w, const struct hist *h,
                         const Asteal__AllotmentRecord *a)
 {
 	const Asteal__JobRecord *j = hist_job(h, a->job_id);
-	char mean[32];
 
-	fprintf(f, "{\"job_id\":%llu,\"name\":", (unsigned long long)a->job_id);
-	json_string(f, j != NULL ? j->name : NULL);
-	fprintf(f, ",\"first_quantum\":%llu,\"last_quantum\":%llu",
-	        (unsigned long long)a->first_quantum,
-	        (unsigned long long)a->last_quantum);
-	json_instant(f, "start", a->start_ns);
-	json_instant(f, "end", a->end_ns);
-	if (record_turns(a))
-		fprintf(f, ",\"desire\":%u,\"availability\":%s,\"allotment\":%s,"
-		        "\"cpus\":", a->desire, fmt_real(mean, sizeof(mean), record_mean(a)),
-		        mean);
-	else
-		fprintf(f, ",\"desire\":%u,\"availability\":%u,\"allotment\":%u,"
-		        "\"cpus\":", a->desire, a->availability, a->allotment);
-	json_u32s(f, a->cpus, a->n_cpus);
-	json_usage(f, a->work_ns, a->steal_ns, a->mug_ns, a->sleep_ns,
+	char user[64];
+
+	json_object(w, NULL);
+	json_uint(w, "job_id", a->job_id);
+	json_str(w, "name", j != NULL ? j->name : NULL);
+	json_str(w, "user", j != NULL ? fmt_user(j->uid, user, sizeof(user)) : NULL);
+	json_uint(w, "first_quantum", a->first_quantum);
+	json_uint(w, "last_quantum", a->last_quantum);
+	json_instant(w, "start", a->start_ns);
+	json_instant(w, "end", a->end_ns);
+	json_uint(w, "duration_ns", a->end_ns > a->start_ns ? a->end_ns - a->start_ns : 0);
+	json_uint(w, "desire", a->desire);
+	if (record_turns(a)) {
+		json_real(w, "availability", record_mean(a));
+		json_real(w, "allotment", record_mean(a));
+	} else {
+		json_uint(w, "availability", a->availability);
+		json_uint(w, "allotment", a->allotment);
+	}
+	json_u32s(w, "cpus", a->cpus, a->n_cpus);
+	json_usage(w, a->work_ns, a->steal_ns, a->mug_ns, a->sleep_ns,
 	           a->preempted_ns, a->allotted_ns);
-	fputs(",\"quantum_class\":", f);
-	json_string(f, query_class_name(a->quantum_class));
-	fprintf(f, ",\"cpu_quanta\":%llu", (unsigned long long)record_cpu_quanta(a));
-	fputc('}', f);
+	json_str(w, "quantum_class", query_class_name(a->quantum_class));
+	json_uint(w, "cpu_quanta", record_cpu_quanta(a));
+	json_end(w);
 }
 
 /* The history as one JSON object {"jobs": [...], "allotments": [...]},
- * an element per line. */
-static void hist_json(FILE *f, const struct hist *h)
+ * an element per line (now: the end of running jobs' elapsed time). */
+static void hist_json(FILE *f, const struct hist *h, uint64_t now)
 {
+	struct json w;
 	size_t i;
 
-	fputs("{\"jobs\":[", f);
-	for (i = 0; i < h->njobs; i++) {
-		fputs(i ? ",\n" : "\n", f);
-		jobrec_json(f, h->jobs[i]);
-	}
-	fputs(h->njobs ? "\n],\"allotments\":[" : "],\"allotments\":[", f);
-	for (i = 0; i < h->nrecs; i++) {
-		fputs(i ? ",\n" : "\n", f);
-		record_json(f, h, h->recs[i]);
-	}
-	fputs(h->nrecs ? "\n]}\n" : "]}\n", f);
+	json_start(&w, f);
+	json_object(&w, NULL);
+	json_array(&w, "jobs", 1);
+	for (i = 0; i < h->njobs; i++)
+		jobrec_json(&w, h->jobs[i], now);
+	json_end(&w);
+	json_array(&w, "allotments", 1);
+	for (i = 0; i < h->nrecs; i++)
+		record_json(&w, h, h->recs[i]);
+	json_end(&w);
+	json_end(&w);
 }
 
 /* Draw h's records to path ("-": standard output): 0, or CLI_FAIL after
@@ -511,7 +507,7 @@ int query_history(const struct cli *g, int argc, char **argv)
 		if (a.json) {
 			if (q.jobs)
 				h.nrecs = 0;
-			hist_json(stdout, &h);
+			hist_json(stdout, &h, a.now);
 		} else if (hist_table(stdout, &h, q.jobs, &a) < 0) {
 			hist_free(&h);
 			cli_error("out of memory");

@@ -227,37 +227,39 @@ static void jobs_filter(const struct query_args *a, const Asteal__Jobs *in,
 	}
 }
 
-/* Print the jobs as a JSON array, a line per job (nl "\n") or all on
- * one line (nl ""). */
-static void jobs_json(FILE *f, const Asteal__Jobs *js, const char *nl)
+/* Print the jobs as a JSON array, a line per job (lines) or all on one
+ * line (now: for their ages). */
+static void jobs_json(FILE *f, const Asteal__Jobs *js, uint64_t now, int lines)
 {
+	struct json w;
 	size_t i;
 
-	fputc('[', f);
+	json_start(&w, f);
+	json_array(&w, NULL, lines);
 	for (i = 0; i < js->n_jobs; i++) {
 		const Asteal__JobInfo *j = js->jobs[i];
 		struct query_job who = job_who(j);
 
-		fprintf(f, "%s%s", i ? "," : "", nl);
-		query_job_json(f, &who);
-		fprintf(f, ",\"desire\":%u,\"allotment\":%u,\"availability\":%u,\"cpus\":",
-		        j->desire, j->allotment, j->availability);
-		json_u32s(f, j->cpus, j->n_cpus);
-		fputs(",\"efficiency\":", f);
-		json_double(f, j->efficiency);
-		json_usage(f, j->work_ns, j->steal_ns, j->mug_ns, j->sleep_ns,
+		json_object(&w, NULL);
+		query_job_json(&w, &who);
+		json_uint(&w, "age_ns", now > j->start_ns ? now - j->start_ns : 0);
+		json_uint(&w, "desire", j->desire);
+		json_uint(&w, "allotment", j->allotment);
+		json_uint(&w, "availability", j->availability);
+		json_u32s(&w, "cpus", j->cpus, j->n_cpus);
+		json_real(&w, "efficiency", j->efficiency);
+		json_usage(&w, j->work_ns, j->steal_ns, j->mug_ns, j->sleep_ns,
 		           j->preempted_ns, j->allotted_ns);
-		fprintf(f, ",\"workers\":%u,\"quantum_class\":", j->workers);
-		json_string(f, query_class_name(j->quantum_class));
-		fprintf(f, ",\"unmanaged\":%s,\"rigid\":%s,\"cpus_cap\":%u,"
-		        "\"cpu_ns\":", j->unmanaged ? "true" : "false",
-		        j->rigid ? "true" : "false", j->cpus_cap);
-		json_u64s(f, j->cpu_ns);
-		fputs(",\"confinement\":", f);
-		json_string(f, j->confinement);
-		fputc('}', f);
+		json_uint(&w, "workers", j->workers);
+		json_str(&w, "quantum_class", query_class_name(j->quantum_class));
+		json_bool(&w, "unmanaged", j->unmanaged);
+		json_bool(&w, "rigid", j->rigid);
+		json_uint(&w, "cpus_cap", j->cpus_cap);
+		json_uint(&w, "cpu_ns", j->cpu_ns);
+		json_str(&w, "confinement", j->confinement);
+		json_end(&w);
 	}
-	fprintf(f, "%s]\n", js->n_jobs ? nl : "");
+	json_end(&w);
 }
 
 /* Stop `jobs --watch` (SIGINT, SIGTERM, SIGHUP). */
@@ -290,7 +292,7 @@ static char *watch_frame(const struct cli *g, const struct query_args *a,
 	}
 	jobs_filter(a, all, &kept, keep);
 	if (a->json) {
-		jobs_json(f, js, "");
+		jobs_json(f, js, now, 0);
 	} else {
 		if (g->tty && a->style == TABLE_ALIGNED)
 			fputs("\033[H\033[2J", f);
@@ -518,7 +520,7 @@ int query_jobs(const struct cli *g, int argc, char **argv)
 	}
 	jobs_filter(&a, reply->jobs, &kept, keep);
 	if (a.json) {
-		jobs_json(stdout, &kept, "\n");
+		jobs_json(stdout, &kept, qtime_wall_ns(), 1);
 	} else if (jobs_table(stdout, &kept, qtime_wall_ns(), &a) < 0) {
 		free(keep);
 		frame_free(reply);

@@ -67,8 +67,17 @@ int query_status(const struct cli *g, int argc, char **argv)
 		return r;
 	s = m->status;
 	if (g->json) {
-		/* every *_ns value a string (asteal(1), JSON) */
-		const struct { const char *key; uint64_t v; } ns[] = {
+		const struct { const char *key; uint64_t v; } n[] = {
+			{ "ncpus", s->n_cpus }, { "quantum_us", s->quantum_us },
+			{ "offset_us", s->offset_us }, { "jobs", s->jobs },
+			{ "clients", s->clients }, { "ticks", s->ticks },
+			{ "skipped_ticks", s->skipped_ticks }, { "quantum", s->quantum },
+		}, more[] = {
+			{ "feedbacks", s->feedbacks }, { "bad_feedbacks", s->bad_feedbacks },
+			{ "allots", s->allots }, { "grants", s->grants },
+			{ "silent_jobs", s->silent_jobs }, { "revocations", s->revocations },
+			{ "page_jobs", s->page_jobs }, { "pages_read", s->pages_read },
+			{ "pages_torn", s->pages_torn },
 			{ "t0_ns", s->t0_ns }, { "uptime_ns", s->uptime_ns },
 			{ "tick_p50_ns", s->tick_p50_ns }, { "tick_p99_ns", s->tick_p99_ns },
 			{ "tick_max_ns", s->tick_max_ns }, { "deq_p50_ns", s->deq_p50_ns },
@@ -79,51 +88,32 @@ int query_status(const struct cli *g, int argc, char **argv)
 			{ "revoke_p99_ns", s->revoke_p99_ns },
 			{ "revoke_max_ns", s->revoke_max_ns },
 		};
+		struct json w;
+		size_t i;
 
-		fputs("{\"daemon_version\":", stdout);
-		json_string(stdout, s->daemon_version);
-		printf(",\"protocol_version\":%u,\"cpus\":", s->protocol_version);
-		json_u32s(stdout, s->cpus, s->n_cpus);
-		printf(",\"ncpus\":%zu,\"quantum_us\":%u,\"offset_us\":%u,\"jobs\":%u,"
-		       "\"clients\":%u,\"ticks\":%llu,\"skipped_ticks\":%llu,"
-		       "\"quantum\":%llu,\"changes_per_tick\":%.3f,"
-		       "\"sends_per_tick\":%.3f,\"feedbacks\":%llu,\"bad_feedbacks\":%llu,"
-		       "\"allots\":%llu,\"grants\":%llu,\"silent_jobs\":%u,"
-		       "\"revocations\":%llu,\"page_jobs\":%u,\"pages_read\":%llu,"
-		       "\"pages_torn\":%llu",
-		       s->n_cpus, s->quantum_us, s->offset_us, s->jobs, s->clients,
-		       (unsigned long long)s->ticks, (unsigned long long)s->skipped_ticks,
-		       (unsigned long long)s->quantum, s->changes_per_tick,
-		       s->sends_per_tick, (unsigned long long)s->feedbacks,
-		       (unsigned long long)s->bad_feedbacks,
-		       (unsigned long long)s->allots,
-		       (unsigned long long)s->grants, s->silent_jobs,
-		       (unsigned long long)s->revocations, s->page_jobs,
-		       (unsigned long long)s->pages_read,
-		       (unsigned long long)s->pages_torn);
-		for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
-			printf(",\"%s\":", ns[i].key);
-			json_u64s(stdout, ns[i].v);
-		}
-		fputs(",\"handover\":", stdout);
-		json_string(stdout, s->handover);
-		fputs(",\"share\":", stdout);
-		json_string(stdout, s->share);
-		fputs(",\"history_state\":", stdout);
-		json_string(stdout, s->history_state);
-		printf(",\"history_pending\":%llu,\"history_dropped\":%llu",
-		       (unsigned long long)s->history_pending,
-		       (unsigned long long)s->history_dropped);
-		fputs(",\"confine\":", stdout);
-		json_string(stdout, s->confine);
-		fputs(",\"confine_how\":", stdout);
-		json_string(stdout, s->confine_how);
-		fputs(",\"cpu_others\":[", stdout);
-		for (size_t i = 0; i < s->n_cpu_others; i++) {
-			fputs(i ? "," : "", stdout);
-			json_double(stdout, s->cpu_others[i]);
-		}
-		fputs("]}\n", stdout);
+		json_start(&w, stdout);
+		json_object(&w, NULL);
+		json_str(&w, "daemon_version", s->daemon_version);
+		json_uint(&w, "protocol_version", s->protocol_version);
+		json_u32s(&w, "cpus", s->cpus, s->n_cpus);
+		for (i = 0; i < sizeof(n) / sizeof(n[0]); i++)
+			json_uint(&w, n[i].key, n[i].v);
+		json_real(&w, "changes_per_tick", s->changes_per_tick);
+		json_real(&w, "sends_per_tick", s->sends_per_tick);
+		for (i = 0; i < sizeof(more) / sizeof(more[0]); i++)
+			json_uint(&w, more[i].key, more[i].v);
+		json_str(&w, "handover", s->handover);
+		json_str(&w, "share", s->share);
+		json_str(&w, "history_state", s->history_state);
+		json_uint(&w, "history_pending", s->history_pending);
+		json_uint(&w, "history_dropped", s->history_dropped);
+		json_str(&w, "confine", s->confine);
+		json_str(&w, "confine_how", s->confine_how);
+		json_array(&w, "cpu_others", 0);
+		for (i = 0; i < s->n_cpu_others; i++)
+			json_real(&w, NULL, s->cpu_others[i]);
+		json_end(&w);
+		json_end(&w);
 	} else {
 		printf("%-16s%s\n", "daemon:", s->daemon_version);
 		printf("%-16s%u\n", "protocol:", s->protocol_version);

@@ -32,6 +32,7 @@
 #include "cli.h"
 #include "client.h"
 #include "frame.h"
+#include "json.h"
 #include "qtime.h"
 #include "record.h"
 #include "runmode.h"
@@ -336,71 +337,99 @@ static int catch_signals(int detached)
 	return 0;
 }
 
-/* The one-line summary of `run --stats`, from the job's history. */
-static void print_stats(const struct cli *g, struct client *c,
-                        const struct spawn *sp, int status)
+/* What `run --stats` tells of a job, from its history. */
+struct stats {
+	uint64_t quanta;        /* of its allotment records */
+	uint64_t cpuq;          /* processor-quanta allotted in them */
+	const Asteal__JobRecord *job;   /* its row, NULL when not found */
+	Asteal__Envelope *page; /* the page that holds job */
+};
+
+/* Sum the job's allotment records over every page of its history into
+ * *st: 0, or -1 when the daemon did not answer (said). */
+static int stats_fetch(struct client *c, uint64_t id, struct stats *st)
 {
 	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT, *rep = NULL;
 	Asteal__HistoryRequest hr = ASTEAL__HISTORY_REQUEST__INIT;
 	Asteal__HistoryCursor after = ASTEAL__HISTORY_CURSOR__INIT;
-	uint64_t id = sp->id, quanta = 0, cpuq = 0, work = 0, steal = 0, mug = 0;
-	uint64_t sleep = 0, preempted = 0;
-	double elapsed = (double)(qtime_now_ns() - sp->started_ns) / 1e9;
-	double mean, waste;
-	char d1[32], d2[32], d3[32];
 	size_t i;
 	int more;
 
+	memset(st, 0, sizeof(*st));
 	hr.job_ids = &id;
 	hr.n_job_ids = 1;
 	env.msg_case = ASTEAL__ENVELOPE__MSG_HISTORY_REQUEST;
 	env.history_request = &hr;
-	for (;;) {
+	do {
 		if (c == NULL ||
 		    client_call(c, &env, ASTEAL__ENVELOPE__MSG_HISTORY, &rep, CLIENT_REPLY_MS) != 0)
-			return;
-		/* a range of turns counts by its processor-quanta */
+			return -1;
 		for (i = 0; i < rep->history->n_allotments; i++) {
-			quanta += record_quanta(rep->history->allotments[i]);
-			cpuq += record_cpu_quanta(rep->history->allotments[i]);
+			st->quanta += record_quanta(rep->history->allotments[i]);
+			st->cpuq += record_cpu_quanta(rep->history->allotments[i]);
 		}
-		for (i = 0; i < rep->history->n_jobs; i++)
-			if (rep->history->jobs[i]->id == id) {
-				work = rep->history->jobs[i]->work_ns;
-				steal = rep->history->jobs[i]->steal_ns;
-				mug = rep->history->jobs[i]->mug_ns;
-				sleep = rep->history->jobs[i]->sleep_ns;
-				preempted = rep->history->jobs[i]->preempted_ns;
-			}
+		for (i = 0; i < rep->history->n_jobs && st->job == NULL; i++)
+			if (rep->history->jobs[i]->id == id)
+				st->job = rep->history->jobs[i];
 		more = frame_history_after(&hr, &after, rep->history);
-		frame_free(rep);
-		if (!more)
-			break;
-	}
-	mean = quanta ? (double)cpuq / (double)quanta : 0;
+		if (st->job != NULL && st->page == NULL)
+			st->page = rep;         /* kept: st->job points into it */
+		else
+			frame_free(rep);
+	} while (more);
+	return 0;
+}
+
+/* The summary of `run --stats`: one line on stderr, or with --json one
+ * object on stdout (asteal(1)). */
+static void print_stats(const struct cli *g, struct client *c,
+                        const struct spawn *sp, int status)
+{
+	static const Asteal__JobRecord none = ASTEAL__JOB_RECORD__INIT;
+	const Asteal__JobRecord *j;
+	struct stats st;
+	uint64_t elapsed = qtime_now_ns() - sp->started_ns, waste;
+	double mean, waste_pct;
+	char d[4][32];
+
+	if (stats_fetch(c, sp->id, &st) < 0)
+		return;
+	j = st.job != NULL ? st.job : &none;
+	mean = st.quanta ? (double)st.cpuq / (double)st.quanta : 0;
 	/* Waste: what the job's allotted workers spent not working (stealing,
 	 * asleep for lack of work, mugging), of the time they ran or slept;
 	 * preempted time, the CPUs other processes took, is shown apart. */
-	waste = work + steal + sleep + mug ?
-	        100.0 * (double)(steal + sleep + mug) / (double)(work + steal + sleep + mug) : 0;
+	waste = j->steal_ns + j->sleep_ns + j->mug_ns;
+	waste_pct = j->work_ns + waste ?
+	            100.0 * (double)waste / (double)(j->work_ns + waste) : 0;
 	if (g->json) {
-		printf("{\"job_id\":%llu,\"exit_code\":%d,\"elapsed_s\":%.3f,"
-		       "\"quanta\":%llu,\"mean_allotment\":%.3f,\"work_ns\":%llu,"
-		       "\"steal_ns\":%llu,\"mug_ns\":%llu,\"sleep_ns\":%llu,"
-		       "\"preempted_ns\":%llu,\"waste_pct\":%.2f}\n",
-		       sp->id, follow_exit_code(status), elapsed, (unsigned long long)quanta,
-		       mean, (unsigned long long)work, (unsigned long long)steal,
-		       (unsigned long long)mug, (unsigned long long)sleep,
-		       (unsigned long long)preempted, waste);
+		struct json w;
+
+		json_start(&w, stdout);
+		json_object(&w, NULL);
+		json_uint(&w, "job_id", sp->id);
+		json_str(&w, "name", sp->name);
+		json_exit(&w, 1, status);
+		json_instant(&w, "end", j->end_ns);
+		json_uint(&w, "elapsed_ns", elapsed);
+		json_uint(&w, "quanta", st.quanta);
+		json_uint(&w, "cpu_quanta", st.cpuq);
+		json_real(&w, "mean_allotment", mean);
+		json_usage(&w, j->work_ns, j->steal_ns, j->mug_ns, j->sleep_ns,
+		           j->preempted_ns, j->allotted_ns);
+		json_real(&w, "waste_pct", waste_pct);
+		json_end(&w);
 	} else {
-		fprintf(stderr, "asteal: job %llu %s: exit %d, %.2fs elapsed, %llu quanta, "
+		fprintf(stderr, "asteal: job %llu %s: exit %d, %s elapsed, %llu quanta, "
 		        "mean allotment %.2f CPUs, work %s, waste %s (%.1f%%), "
-		        "preempted %s\n", sp->id,
-		        sp->name, follow_exit_code(status), elapsed, (unsigned long long)quanta,
-		        mean, fmt_duration(d1, sizeof(d1), work),
-		        fmt_duration(d2, sizeof(d2), steal + sleep + mug), waste,
-		        fmt_duration(d3, sizeof(d3), preempted));
+		        "preempted %s\n", sp->id, sp->name, follow_exit_code(status),
+		        fmt_duration(d[0], sizeof(d[0]), elapsed),
+		        (unsigned long long)st.quanta, mean,
+		        fmt_duration(d[1], sizeof(d[1]), j->work_ns),
+		        fmt_duration(d[2], sizeof(d[2]), waste), waste_pct,
+		        fmt_duration(d[3], sizeof(d[3]), j->preempted_ns));
 	}
+	frame_free(st.page);
 }
 
 /* `asteal run`. */
@@ -504,9 +533,14 @@ int supervise_submit(const struct cli *g, int argc, char **argv)
 		buf[got - 1] = '\0';
 		if (buf[0] == '!')
 			return atoi(buf + 1);
-		if (g->json)
-			printf("{\"job_id\":%s}\n", buf);
-		else if (parsable)
+		if (g->json) {
+			struct json w;
+
+			json_start(&w, stdout);
+			json_object(&w, NULL);
+			json_uint(&w, "job_id", strtoull(buf, NULL, 10));
+			json_end(&w);
+		} else if (parsable)
 			printf("%s\n", buf);
 		else
 			printf("submitted job %s\n", buf);

@@ -1,13 +1,13 @@
 /*
- * table.c - aligned tables, CSV, JSON values, and the formats every
- * command shares (see table.h).
+ * table.c - aligned tables, CSV, and the formats every command shares
+ * (see table.h).
  */
-#include <math.h>
 #include <pwd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <wchar.h>
 
@@ -23,7 +23,7 @@ struct table {
 };
 
 /* Copy a string; NULL stays NULL. */
-static char *dup(const char *s)
+static char *copy_str(const char *s)
 {
 	return s != NULL ? strdup(s) : NULL;
 }
@@ -45,7 +45,7 @@ struct table *table_new(const char *const *headers, int ncols)
 	}
 	for (i = 0; i < ncols; i++) {
 		t->right[i] = headers[i][0] == '>';
-		t->headers[i] = dup(headers[i] + t->right[i]);
+		t->headers[i] = copy_str(headers[i] + t->right[i]);
 		if (t->headers[i] == NULL) {
 			table_free(t);
 			return NULL;
@@ -85,7 +85,7 @@ int table_add(struct table *t, const char *const *cells)
 		t->cap = cap;
 	}
 	for (i = 0; i < t->ncols; i++) {
-		char *s = dup(cells[i]);
+		char *s = copy_str(cells[i]);
 		if (s == NULL && cells[i] != NULL) {
 			while (i-- > 0)
 				free(t->cells[t->rows * t->ncols + i]);
@@ -277,46 +277,6 @@ size_t table_utf8_len(const unsigned char *s)
 	return n;
 }
 
-/* A JSON string: valid UTF-8 always. */
-void json_string(FILE *f, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n;
-
-	if (s == NULL) {
-		fputs("null", f);
-		return;
-	}
-	fputc('"', f);
-	while (*p) {
-		if (*p == '"' || *p == '\\') {
-			fprintf(f, "\\%c", *p);
-		} else if (*p == '\n') {
-			fputs("\\n", f);
-		} else if (*p == '\t') {
-			fputs("\\t", f);
-		} else if (*p < 0x20 || *p == 0x7f) {
-			fprintf(f, "\\u%04x", *p);
-		} else if (*p < 0x80) {
-			fputc(*p, f);
-		} else if ((n = table_utf8_len(p)) > 0) {
-			fwrite(p, 1, n, f);
-			p += n;
-			continue;
-		} else {
-			fputs("\\ufffd", f);        /* a byte that is no character */
-		}
-		p++;
-	}
-	fputc('"', f);
-}
-
-/* A 64-bit number as a JSON string. */
-void json_u64s(FILE *f, uint64_t v)
-{
-	fprintf(f, "\"%llu\"", (unsigned long long)v);
-}
-
 /* A local time. */
 char *fmt_time(char *buf, size_t len, uint64_t ns)
 {
@@ -436,63 +396,6 @@ char *fmt_short(char *buf, size_t len, uint64_t ns)
 	return buf;
 }
 
-/* An instant as a JSON ISO 8601 UTC string (ms), null for 0. */
-static void json_iso(FILE *f, uint64_t ns)
-{
-	time_t s = (time_t)(ns / 1000000000u);
-	struct tm tm;
-	char buf[48];
-
-	if (ns == 0 || gmtime_r(&s, &tm) == NULL ||
-	    strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm) == 0) {
-		fputs("null", f);
-		return;
-	}
-	fprintf(f, "\"%s.%03uZ\"", buf, (unsigned)(ns / 1000000u % 1000u));
-}
-
-/* An instant as its two members, ns and ISO. */
-void json_instant(FILE *f, const char *name, uint64_t ns)
-{
-	fprintf(f, ",\"%s_ns\":", name);
-	json_u64s(f, ns);
-	fprintf(f, ",\"%s\":", name);
-	json_iso(f, ns);
-}
-
-/* A JSON array of numbers. */
-void json_u32s(FILE *f, const uint32_t *v, size_t n)
-{
-	size_t i;
-
-	fputc('[', f);
-	for (i = 0; i < n; i++)
-		fprintf(f, "%s%u", i ? "," : "", v[i]);
-	fputc(']', f);
-}
-
-/* A JSON number for a double (null when not finite). */
-void json_double(FILE *f, double v)
-{
-	if (isfinite(v))
-		fprintf(f, "%.6g", v);
-	else
-		fputs("null", f);
-}
-
-/* A job's usage as JSON members, each after a comma: work_ns, steal_ns,
- * mug_ns, sleep_ns, preempted_ns, allotted_ns. */
-void json_usage(FILE *f, uint64_t work, uint64_t steal, uint64_t mug,
-                       uint64_t sleep, uint64_t preempted, uint64_t allotted)
-{
-	fprintf(f, ",\"work_ns\":\"%llu\",\"steal_ns\":\"%llu\",\"mug_ns\":\"%llu\","
-	        "\"sleep_ns\":\"%llu\",\"preempted_ns\":\"%llu\","
-	        "\"allotted_ns\":\"%llu\"",
-	        (unsigned long long)work, (unsigned long long)steal,
-	        (unsigned long long)mug, (unsigned long long)sleep,
-	        (unsigned long long)preempted, (unsigned long long)allotted);
-}
-
 /* A fraction with at most four decimals, trailing zeros dropped: "0.6154",
  * "1", "12.5". */
 char *fmt_real(char *buf, size_t len, double v)
@@ -510,5 +413,24 @@ char *fmt_real(char *buf, size_t len, double v)
 	}
 	if (strcmp(buf, "-0") == 0)
 		snprintf(buf, len, "0");
+	return buf;
+}
+
+/* A job's end from its wait status: "exit 3", "killed by SIGKILL" (with
+ * " (core dumped)"), "killed by signal 70" for one without a name. */
+char *fmt_wait_status(char *buf, size_t len, int status)
+{
+	if (WIFEXITED(status)) {
+		snprintf(buf, len, "exit %d", WEXITSTATUS(status));
+	} else if (WIFSIGNALED(status)) {
+		const char *name = sigabbrev_np(WTERMSIG(status));
+		if (name != NULL)
+			snprintf(buf, len, "killed by SIG%s%s", name,
+			         WCOREDUMP(status) ? " (core dumped)" : "");
+		else
+			snprintf(buf, len, "killed by signal %d", WTERMSIG(status));
+	} else {
+		snprintf(buf, len, "status 0x%x", (unsigned)status);
+	}
 	return buf;
 }

@@ -1,7 +1,7 @@
 /*
  * table.h - the command line's output: aligned text tables (for people),
- * CSV, JSON strings, and the formats of times, durations and CPU lists
- * every command shares.
+ * CSV, and the formats of times, durations, fractions, CPU lists and a
+ * job's end every command shares (JSON: json.h).
  */
 #ifndef ASTEAL_CLI_TABLE_H
 #define ASTEAL_CLI_TABLE_H
@@ -41,15 +41,6 @@ enum table_style {
 void table_write(const struct table *t, FILE *f, enum table_style style,
                  int header);
 
-/* Print s as a JSON string, quoted and escaped (NULL prints null); the
- * output is valid UTF-8 always: each byte of s that does not belong to a
- * valid UTF-8 character becomes U+FFFD, written \ufffd. */
-void json_string(FILE *f, const char *s);
-
-/* Print a 64-bit number as a JSON string of its decimal digits (every
- * *_ns value: a double cannot hold all of them). */
-void json_u64s(FILE *f, uint64_t v);
-
 /* A wall-clock instant (ns since the epoch) as local
  * "YYYY-MM-DD HH:MM:SS"; "-" for 0. */
 char *fmt_time(char *buf, size_t len, uint64_t ns);
@@ -73,24 +64,14 @@ char *fmt_time_ms(char *buf, size_t len, uint64_t ns);
 /* A short duration (latencies): "850ns", "12.3us", "1.25ms", "2.00s". */
 char *fmt_short(char *buf, size_t len, uint64_t ns);
 
-/* An instant as the members ,"NAME_ns":"ns" (a string, as json_u64s) and
- * ,"NAME":ISO 8601 UTC string (ms), null for 0. */
-void json_instant(FILE *f, const char *name, uint64_t ns);
-
-/* A JSON array of numbers. */
-void json_u32s(FILE *f, const uint32_t *v, size_t n);
-
-/* A JSON number for a double (null when not finite). */
-void json_double(FILE *f, double v);
-
-/* Usage times as JSON members, each after a comma: work_ns, steal_ns,
- * mug_ns, sleep_ns, preempted_ns, allotted_ns (strings, as json_u64s). */
-void json_usage(FILE *f, uint64_t work, uint64_t steal, uint64_t mug,
-                uint64_t sleep, uint64_t preempted, uint64_t allotted);
-
 /* A fraction with at most four decimals, trailing zeros dropped ("0.6154",
  * "1"): CSV's and JSON's fractions. */
 char *fmt_real(char *buf, size_t len, double v);
+
+/* A job's end from its wait status (waitpid()): "exit N", "killed by
+ * SIGNAME" (and " (core dumped)"), as `history --jobs` STATUS, `run
+ * --stats` and `wait` say it. */
+char *fmt_wait_status(char *buf, size_t len, int status);
 
 /* The length of the valid UTF-8 sequence of a character above U+007F at
  * s (its first byte 0x80 or more), or 0. */

@@ -7,7 +7,13 @@
 #     the history's: its processor-quanta over its quanta;
 #  2. history rows: in the table, CSV and JSON, ALLOT is min(DESIRE,
 #     AVAIL) and a range of turns shows both as its mean (CPUQ over its
-#     quanta); CLASS only where the job reported one (a rigid job: none).
+#     quanta); CLASS only where the job reported one (a rigid job: none);
+#  3. JSON: one schema across run --stats, wait, history (both forms),
+#     jobs, submit and cancel (and status): every *_ns a string of digits,
+#     each key one type in all of them, every column's key (CSV's header)
+#     in JSON's objects; for one job (killed by SIGKILL, or exit 3) the
+#     same end (status_known, wait_status, exit_code, signal, status,
+#     end_ns) in run --stats, wait and history --jobs.
 # Every wait is on a condition with a bound.
 set -u
 
@@ -110,6 +116,79 @@ for t, s, j in zip(table, c, a):
 assert turns > 0, "no range of turns"
 ' "$tmp" || fail "history rows disagree with asteal(1): $(cat "$tmp/rows.txt")"
 echo "history: ALLOT = min(DESIRE, AVAIL) in every form, turns as means"
+
+# ---- 3. JSON: one schema, one job's end the same everywhere ----
+# Job k is killed by SIGKILL, job e exits 3; x runs while jobs and status
+# are asked, then is cancelled.
+"$A" --json run --stats --cpus 1 -J killed -- sh -c 'kill -KILL $$' >"$tmp/k.stats" 2>"$tmp/k.err"
+[ $? -eq 137 ] || fail "run of a SIGKILLed job: $(cat "$tmp/k.err")"
+"$A" --json run --stats --cpus 1 -J three -- sh -c 'exit 3' >"$tmp/e.stats" 2>"$tmp/e.err"
+[ $? -eq 3 ] || fail "run of exit 3: $(cat "$tmp/e.err")"
+k=$(py 'import json,sys; print(json.load(open(sys.argv[1]))["job_id"])' "$tmp/k.stats")
+e=$(py 'import json,sys; print(json.load(open(sys.argv[1]))["job_id"])' "$tmp/e.stats")
+"$A" --json wait "$k" "$e" >"$tmp/wait.json"
+[ $? -eq 137 ] || fail "wait: exit $?"
+"$A" --json history --jobs "$k" "$e" >"$tmp/hjobs.json" || fail "history --jobs failed"
+"$A" --json history >"$tmp/hist.json" || fail "history failed"
+"$A" --json submit -o /dev/null --cpus 1 -- sleep 300 >"$tmp/submit.json" || fail "submit failed"
+x=$(py 'import json,sys; print(json.load(open(sys.argv[1]))["job_id"])' "$tmp/submit.json")
+listed() { [ "$("$A" jobs --noheader -o id "$x" 2>/dev/null)" = "$x" ]; }
+wait_for 20 listed || fail "job $x is not listed"
+"$A" --json jobs >"$tmp/jobs.json" || fail "jobs failed"
+"$A" jobs --csv >"$tmp/jobs.csv" || fail "jobs --csv failed"
+"$A" history --csv >"$tmp/hist.csv" || fail "history --csv failed"
+"$A" history --jobs --csv >"$tmp/hjobs.csv" || fail "history --jobs --csv failed"
+"$A" --json status >"$tmp/status.json" || fail "status failed"
+"$A" --json cancel "$x" >"$tmp/cancel.json" || fail "cancel failed"
+"$A" --json wait "$x" >"$tmp/wait2.json"
+py '
+import json, sys
+tmp, k, e = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+def lines(f):
+    return [json.loads(l) for l in open(tmp + "/" + f).read().splitlines() if l]
+docs = {f: lines(f) for f in ("k.stats", "e.stats", "wait.json", "submit.json",
+                              "cancel.json", "wait2.json")}
+for f in ("hjobs.json", "hist.json", "jobs.json"):
+    docs[f] = [json.load(open(tmp + "/" + f))]
+def kind(v):
+    return "number" if type(v) in (int, float) else type(v).__name__
+def walk(where, v, types):
+    if isinstance(v, list):
+        for x in v:
+            walk(where, x, types)
+    elif isinstance(v, dict):
+        for key, x in v.items():
+            if key.endswith("_ns"):
+                assert isinstance(x, str) and x.isdigit(), (where, key, x)
+            if x is not None:
+                assert types.setdefault(key, kind(x)) == kind(x), (where, key, x, types[key])
+            walk(where, x, types)
+# what the commands say of jobs and records: one type per key among them
+types = {}
+for f, d in docs.items():
+    walk(f, d, types)
+# status: the figures of the daemon itself (its "jobs" is a count)
+walk("status.json", json.load(open(tmp + "/status.json")), {})
+# every column (CSV has them all) is a key of the JSON objects
+for csv_, objs in (("jobs.csv", docs["jobs.json"][0]),
+                   ("hist.csv", docs["hist.json"][0]["allotments"]),
+                   ("hjobs.csv", docs["hjobs.json"][0]["jobs"])):
+    cols = open(tmp + "/" + csv_).readline().strip().split(",")
+    assert objs, csv_
+    for o in objs:
+        assert set(cols) <= set(o), (csv_, set(cols) - set(o))
+end = ("status_known", "wait_status", "exit_code", "signal", "status", "end_ns", "end")
+hj = {j["id"]: j for j in docs["hjobs.json"][0]["jobs"]}
+waits = {w["job_id"]: w for w in docs["wait.json"]}
+for id_, stats in ((k, docs["k.stats"][0]), (e, docs["e.stats"][0])):
+    for key in end:
+        assert stats[key] == waits[id_][key] == hj[id_][key], \
+            (id_, key, stats.get(key), waits[id_].get(key), hj[id_].get(key))
+assert (hj[k]["exit_code"], hj[k]["signal"], hj[k]["status"]) == (None, 9, "killed by SIGKILL"), hj[k]
+assert (hj[e]["exit_code"], hj[e]["signal"], hj[e]["status"]) == (3, None, "exit 3"), hj[e]
+assert docs["wait2.json"][0]["signal"] == 15, docs["wait2.json"]
+' "$tmp" "$k" "$e" || fail "JSON differs between commands: $(cat "$tmp/k.stats" "$tmp/wait.json" "$tmp/hjobs.json")"
+echo "JSON: *_ns strings and one type per key in every command; one end for a job"
 
 kill "$daemon_pid"
 wait "$daemon_pid" || fail "daemon exited with $? on SIGTERM"

@@ -9,6 +9,7 @@
  * and its legend (means over time slices).
  */
 #include <locale.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "json.h"
 #include "plot.h"
 #include "table.h"
 
@@ -108,19 +110,60 @@ static void test_json_string(void **state)
 	}
 }
 
-/* 64-bit numbers are JSON strings, all 64 bits kept. */
-static void test_json_u64s(void **state)
+/* The encoder's members: *_ns are strings with all 64 bits, other
+ * integers numbers, fractions four decimals at most, instants twice, a
+ * job's end the same members whether it exited, was killed or is not
+ * known; containers nest, a lines array an element a line. */
+static void test_json_members(void **state)
 {
+	const uint32_t cpus[] = { 0, 3 };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
+	struct json w;
 
 	(void)state;
-	json_u64s(f, UINT64_MAX);
-	fputc(' ', f);
-	json_u64s(f, (1ull << 53) + 1);
+	json_start(&w, f);
+	json_object(&w, NULL);
+	json_uint(&w, "end_ns", UINT64_MAX);
+	json_uint(&w, "n", (1ull << 53) + 1);
+	json_int(&w, "pid", -1);
+	json_real(&w, "a", 2.0 / 3.0);
+	json_real(&w, "b", 1.0);
+	json_real(&w, "c", 0.00001);
+	json_real(&w, "d", NAN);
+	json_instant(&w, "start", 1500000000123456789ull);
+	json_instant(&w, "end", 0);
+	json_array(&w, "jobs", 1);
+	json_object(&w, NULL);
+	json_exit(&w, 1, 3 << 8);       /* exit 3 */
+	json_end(&w);
+	json_object(&w, NULL);
+	json_exit(&w, 1, 9);            /* SIGKILL */
+	json_end(&w);
+	json_object(&w, NULL);
+	json_exit(&w, 0, 0);
+	json_end(&w);
+	json_end(&w);
+	json_array(&w, "none", 1);
+	json_end(&w);
+	json_u32s(&w, "cpus", cpus, 2);
+	json_bool(&w, "t", 1);
+	json_str(&w, "s", NULL);
+	json_end(&w);
 	fclose(f);
-	assert_string_equal(buf, "\"18446744073709551615\" \"9007199254740993\"");
+	assert_string_equal(buf,
+		"{\"end_ns\":\"18446744073709551615\",\"n\":9007199254740993,"
+		"\"pid\":-1,\"a\":0.6667,\"b\":1,\"c\":0,\"d\":null,"
+		"\"start_ns\":\"1500000000123456789\",\"start\":\"2017-07-14T02:40:00.123Z\","
+		"\"end_ns\":\"0\",\"end\":null,\"jobs\":[\n"
+		"{\"status_known\":true,\"wait_status\":768,\"exit_code\":3,"
+		"\"signal\":null,\"status\":\"exit 3\"},\n"
+		"{\"status_known\":true,\"wait_status\":9,\"exit_code\":null,"
+		"\"signal\":9,\"status\":\"killed by SIGKILL\"},\n"
+		"{\"status_known\":false,\"wait_status\":null,\"exit_code\":null,"
+		"\"signal\":null,\"status\":null}\n],"
+		"\"none\":[],\"cpus\":[0,3],\"t\":true,\"s\":null}\n");
 	free(buf);
 }
 
@@ -302,7 +345,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json_string),
-		cmocka_unit_test(test_json_u64s),
+		cmocka_unit_test(test_json_members),
 		cmocka_unit_test(test_table_aligned),
 		cmocka_unit_test(test_table_parsable_csv),
 		cmocka_unit_test(test_cpus),
