@@ -381,7 +381,9 @@ static int stats_fetch(struct client *c, uint64_t id, struct stats *st)
 }
 
 /* The summary of `run --stats`: one line on stderr, or with --json one
- * object on stdout (asteal(1)). */
+ * object on stdout (asteal(1)).  A job asteald never scheduled (not
+ * launched rigid, never connected, no quantum) is said to be unmanaged;
+ * one without a quantum has no mean allotment. */
 static void print_stats(const struct cli *g, struct client *c,
                         const struct spawn *sp, int status)
 {
@@ -390,11 +392,13 @@ static void print_stats(const struct cli *g, struct client *c,
 	struct stats st;
 	uint64_t elapsed = qtime_now_ns() - sp->started_ns, waste;
 	double mean, waste_pct;
-	char d[4][32];
+	char d[4][32], end[64];
+	int managed;
 
 	if (stats_fetch(c, sp->id, &st) < 0)
 		return;
 	j = st.job != NULL ? st.job : &none;
+	managed = sp->cpus > 0 || j->workers > 0 || st.quanta > 0;
 	mean = st.quanta ? (double)st.cpuq / (double)st.quanta : 0;
 	/* Waste: what the job's allotted workers spent not working (stealing,
 	 * asleep for lack of work, mugging), of the time they ran or slept;
@@ -409,22 +413,38 @@ static void print_stats(const struct cli *g, struct client *c,
 		json_object(&w, NULL);
 		json_uint(&w, "job_id", sp->id);
 		json_str(&w, "name", sp->name);
+		json_bool(&w, "managed", managed);
 		json_exit(&w, 1, status);
 		json_instant(&w, "end", j->end_ns);
 		json_uint(&w, "elapsed_ns", elapsed);
 		json_uint(&w, "quanta", st.quanta);
 		json_uint(&w, "cpu_quanta", st.cpuq);
-		json_real(&w, "mean_allotment", mean);
+		if (st.quanta > 0)
+			json_real(&w, "mean_allotment", mean);
+		else
+			json_null(&w, "mean_allotment");
 		json_usage(&w, j->work_ns, j->steal_ns, j->mug_ns, j->sleep_ns,
 		           j->preempted_ns, j->allotted_ns);
 		json_real(&w, "waste_pct", waste_pct);
 		json_end(&w);
+	} else if (!managed) {
+		fprintf(stderr, "asteal: job %llu %s: %s, %s elapsed, unmanaged (asteald "
+		        "never scheduled it: it did not join)\n", sp->id, sp->name,
+		        fmt_wait_status(end, sizeof(end), status),
+		        fmt_duration(d[0], sizeof(d[0]), elapsed));
 	} else {
-		fprintf(stderr, "asteal: job %llu %s: exit %d, %s elapsed, %llu quanta, "
-		        "mean allotment %.2f CPUs, work %s, waste %s (%.1f%%), "
-		        "preempted %s\n", sp->id, sp->name, follow_exit_code(status),
-		        fmt_duration(d[0], sizeof(d[0]), elapsed),
-		        (unsigned long long)st.quanta, mean,
+		char quanta[64];
+
+		if (st.quanta > 0)
+			snprintf(quanta, sizeof(quanta), "%llu quanta, mean allotment "
+			         "%.2f CPUs", (unsigned long long)st.quanta, mean);
+		else
+			snprintf(quanta, sizeof(quanta), "no quantum (it ended "
+			         "before its first)");
+		fprintf(stderr, "asteal: job %llu %s: %s, %s elapsed, %s, work %s, "
+		        "waste %s (%.1f%%), preempted %s\n", sp->id, sp->name,
+		        fmt_wait_status(end, sizeof(end), status),
+		        fmt_duration(d[0], sizeof(d[0]), elapsed), quanta,
 		        fmt_duration(d[1], sizeof(d[1]), j->work_ns),
 		        fmt_duration(d[2], sizeof(d[2]), waste), waste_pct,
 		        fmt_duration(d[3], sizeof(d[3]), j->preempted_ns));

@@ -61,7 +61,8 @@ python3 -c "import sys; sys.exit(0 if 0 < $mean <= $(nproc) else 1)" ||
 	fail "run: job $id has no allotment records"
 grep -q "job $id 'statsjob' connected" "$tmp/daemon.log" || fail "run: the job did not claim id $id"
 expect_rc 0 "$A" run --stats -- "$build/jobs/fib" 20
-grep -q "mean allotment" "$tmp/err" || fail "run --stats: no summary: $(cat "$tmp/err")"
+grep -q "^asteal: job [0-9]* fib: exit 0, .* elapsed, .*, work " "$tmp/err" ||
+	fail "run --stats: no summary: $(cat "$tmp/err")"
 echo "run: exit codes pass through; job $id claimed its id (mean allotment $mean)"
 
 # ---- 2. submit and wait ----

@@ -13,7 +13,10 @@
 #     each key one type in all of them, every column's key (CSV's header)
 #     in JSON's objects; for one job (killed by SIGKILL, or exit 3) the
 #     same end (status_known, wait_status, exit_code, signal, status,
-#     end_ns) in run --stats, wait and history --jobs.
+#     end_ns) in run --stats, wait and history --jobs;
+#  4. --stats of a job asteald never scheduled says so (unmanaged, no mean
+#     allotment), and a job killed by SIGINT says "killed by SIGINT" as
+#     the history's STATUS does.
 # Every wait is on a condition with a bound.
 set -u
 
@@ -189,6 +192,27 @@ assert (hj[e]["exit_code"], hj[e]["signal"], hj[e]["status"]) == (3, None, "exit
 assert docs["wait2.json"][0]["signal"] == 15, docs["wait2.json"]
 ' "$tmp" "$k" "$e" || fail "JSON differs between commands: $(cat "$tmp/k.stats" "$tmp/wait.json" "$tmp/hjobs.json")"
 echo "JSON: *_ns strings and one type per key in every command; one end for a job"
+
+# ---- 4. unmanaged, and a job killed by SIGINT ----
+# In static mode libasteal never joins the daemon: it schedules nothing.
+ASTEAL_MODE=static "$A" run --stats -J static -- "$build/jobs/fib" 20 >"$tmp/u.out" 2>"$tmp/u.err" ||
+	fail "run of a static job: $(cat "$tmp/u.err")"
+grep -q "unmanaged" "$tmp/u.err" || fail "--stats of an unmanaged job: $(cat "$tmp/u.err")"
+! grep -q "mean allotment" "$tmp/u.err" || fail "an unmanaged job with a mean allotment: $(cat "$tmp/u.err")"
+ASTEAL_MODE=static "$A" --json run --stats -- "$build/jobs/fib" 20 >"$tmp/u.json" 2>/dev/null ||
+	fail "run --json of a static job"
+py '
+import json, sys
+d = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+assert d["managed"] is False and d["mean_allotment"] is None and d["quanta"] == 0, d
+' "$tmp/u.json" || fail "--stats --json of an unmanaged job: $(cat "$tmp/u.json")"
+"$A" run --stats --cpus 1 -J interrupted -- sh -c 'kill -INT $$' >"$tmp/i.out" 2>"$tmp/i.err"
+[ $? -eq 130 ] || fail "run of a job killed by SIGINT: $(cat "$tmp/i.err")"
+i=$("$A" history --jobs --noheader -o id --name interrupted | tr -d ' ')
+st=$("$A" history --jobs --noheader -o status "$i" | sed 's/ *$//')
+[ "$st" = "killed by SIGINT" ] || fail "history --jobs: status '$st'"
+grep -q "job $i interrupted: $st," "$tmp/i.err" || fail "--stats of a job killed by SIGINT: $(cat "$tmp/i.err")"
+echo "run --stats: an unmanaged job says so; killed by SIGINT as in the history"
 
 kill "$daemon_pid"
 wait "$daemon_pid" || fail "daemon exited with $? on SIGTERM"
