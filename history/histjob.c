@@ -42,6 +42,17 @@ struct live *hist_live_find(struct history *h, int64_t job)
 	return i < h->n && h->live[i].job == job ? &h->live[i] : NULL;
 }
 
+/* The tracked job `job`, or NULL with "WHAT: job N is not running here"
+ * as the handle's error. */
+struct live *hist_live_get(struct history *h, int64_t job, const char *what)
+{
+	struct live *l = hist_live_find(h, job);
+
+	if (l == NULL)
+		hist_seterr(h, "%s: job %" PRId64 " is not running here", what, job);
+	return l;
+}
+
 /* Make room for one more tracked job; 0, or -1 when out of memory. */
 static int live_reserve(struct history *h)
 {
@@ -338,12 +349,8 @@ int history_job_pause(struct history *h, int64_t id)
 
 	if (h == NULL)
 		return -1;
-	l = hist_live_find(h, id);
-	if (l == NULL) {
-		hist_seterr(h, "job pause: job %" PRId64 " is not running here",
-			    id);
+	if ((l = hist_live_get(h, id, "job pause")) == NULL)
 		return -1;
-	}
 	job_untrack(h, l);
 	hist_sync(h);
 	return 0;

@@ -236,6 +236,10 @@ void hist_ops_free(struct history *h);
 /* The tracked job `job`, or NULL. */
 struct live *hist_live_find(struct history *h, int64_t job);
 
+/* The tracked job `job`, or NULL with the error "WHAT: job N is not
+ * running here". */
+struct live *hist_live_get(struct history *h, int64_t job, const char *what);
+
 /* Defined in histrun.c. */
 
 /* Write run r of job (an insert, or an update of its row), inside a

@@ -1,11 +1,11 @@
 /*
  * histrun.c - asteald's history, its runs: the quanta of each tracked job
- * (history_allot, history_usage, history_advance) make runs of unchanged
- * values, kept open in memory until a change closes and queues them;
- * history_flush writes the queue (and the open runs, when due) in one
- * transaction per tick.  The format and the rules are described in
- * history.h; the handle is history.c, the job rows histjob.c, and what
- * they share is in history_int.h.
+ * (history_allot, history_usage, history_class, history_advance) make
+ * runs of unchanged values, kept open in memory until a change closes and
+ * queues them; history_flush writes the queue (and the open runs, when
+ * due) in one transaction per tick.  The format and the rules are
+ * described in history.h; the handle is history.c, the job rows
+ * histjob.c, and what they share is in history_int.h.
  *
  * A run remembers the row it was written to (rowid, 0 if never): writing
  * it again updates that row in place.  Row ids learnt inside a transaction
@@ -415,12 +415,8 @@ int history_allot(struct history *h, int64_t job_id,
 		return -1;
 	if (check_quantum(h, q) < 0)
 		return -1;
-	l = hist_live_find(h, job_id);
-	if (l == NULL) {
-		hist_seterr(h, "allot: job %" PRId64 " is not running here",
-			    job_id);
+	if ((l = hist_live_get(h, job_id, "allot")) == NULL)
 		return -1;
-	}
 	if (l->lost)
 		return 0;
 	r = &l->run;
@@ -496,12 +492,8 @@ int history_class(struct history *h, int64_t job_id, int64_t quantum,
 		hist_seterr(h, "class: bad quantum or class");
 		return -1;
 	}
-	l = hist_live_find(h, job_id);
-	if (l == NULL) {
-		hist_seterr(h, "class: job %" PRId64 " is not running here",
-			    job_id);
+	if ((l = hist_live_get(h, job_id, "class")) == NULL)
 		return -1;
-	}
 	if (l->lost || !l->has_run || quantum + h->qbase < l->run.first_q)
 		return 0;
 	l->run.cls = cls;
@@ -522,12 +514,8 @@ int history_usage(struct history *h, int64_t job_id,
 		hist_seterr(h, "usage: negative usage");
 		return -1;
 	}
-	l = hist_live_find(h, job_id);
-	if (l == NULL) {
-		hist_seterr(h, "usage: job %" PRId64 " is not running here",
-			    job_id);
+	if ((l = hist_live_get(h, job_id, "usage")) == NULL)
 		return -1;
-	}
 	if (l->lost)
 		return 0;
 	to = l->has_run ? l->run.use : l->carry;
@@ -649,12 +637,8 @@ int history_grant(struct history *h, int64_t job_id, int64_t quantum,
 		return -1;
 	if (check_grant(h, quantum, at_ns, allotment, cpus) < 0)
 		return -1;
-	l = hist_live_find(h, job_id);
-	if (l == NULL) {
-		hist_seterr(h, "grant: job %" PRId64 " is not running here",
-			    job_id);
+	if ((l = hist_live_get(h, job_id, "grant")) == NULL)
 		return -1;
-	}
 	if (l->lost)
 		return 0;       /* nothing of it is kept */
 	if (h->ngrants == h->capgrants) {
