@@ -10,8 +10,10 @@
  * bucket draw as their mean, not as a solid block of spikes; and the
  * file's size depends on the chart's width, not on the number of records.
  * Points are rounded to 0.1 px, and repeated points and collinear runs
- * merged.  Colours come from a fixed palette of ten, chosen by job id, so
- * a job keeps its colour from one chart to the next.
+ * merged.  Colours come from a fixed palette of PLOT_MAX_JOBS, chosen by
+ * job id, so that a job keeps its colour from one chart to the next,
+ * unless a job shown before it in the chart took that colour: then it
+ * takes the next one free, and no two panels look alike.
  */
 #include <errno.h>
 #include <math.h>
@@ -38,10 +40,12 @@
 #define NAME_MAX_BYTES 64       /* job names longer than this are cut */
 #define NBUCKETS 436            /* time buckets: 2 px each */
 
-/* Ten colours told apart on white (Tableau 10), by job id. */
-static const char *const palette[] = {
+/* Twelve colours told apart on white (Tableau 10, a dark indigo and an
+ * olive), one for each panel a chart can have. */
+static const char *const palette[PLOT_MAX_JOBS] = {
 	"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
 	"#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
+	"#393b79", "#637939",
 };
 #define NPALETTE (sizeof(palette) / sizeof(palette[0]))
 
@@ -53,7 +57,9 @@ struct panel {
 	size_t n;
 	unsigned ymax, ystep;       /* y axis: 0..ymax CPUs, a label every ystep */
 	double mean_a, mean_d;      /* time-weighted means */
-	uint64_t cpu_ns;            /* its CPU time: what ranks the panels */
+	uint64_t cpu_ns;            /* the CPU time it was allotted: what
+	                               ranks the panels */
+	const char *colour;
 };
 
 /* The time axis: instants t0..t1 (ns) drawn in a unit with ticks. */
@@ -105,6 +111,21 @@ static uint64_t rec_cpu_ns(const Asteal__AllotmentRecord *r)
 		return r->allotted_ns;
 	return r->end_ns > r->start_ns ?
 	       (uint64_t)((double)(r->end_ns - r->start_ns) * record_mean(r)) : 0;
+}
+
+/* Give the first n panels their colours: by job id, the next free one
+ * when a panel before took it. */
+static void choose_colours(struct panel *pn, size_t n)
+{
+	int used[NPALETTE] = { 0 };
+	size_t i, c;
+
+	for (i = 0; i < n && i < NPALETTE; i++) {
+		for (c = pn[i].id % NPALETTE; used[c]; c = (c + 1) % NPALETTE)
+			;
+		used[c] = 1;
+		pn[i].colour = palette[c];
+	}
 }
 
 /* Order panels by job id. */
@@ -410,7 +431,7 @@ static void write_head(FILE *f, double height, const char *title,
 }
 
 /* The legend under the title: what the fill, the dashes and P mean, and
- * that both are means over time slices of slice_ns. */
+ * that the lines are averaged over steps of slice_ns. */
 static void write_legend(FILE *f, int show_p, uint64_t slice_ns)
 {
 	double y = 74, x = ML;
@@ -421,18 +442,18 @@ static void write_legend(FILE *f, int show_p, uint64_t slice_ns)
 	fprintf(f, "<g font-size=\"12\" fill=\"#333333\">\n"
 	        "<rect x=\"%.0f\" y=\"%.0f\" width=\"22\" height=\"12\" fill=\"#555555\" "
 	        "fill-opacity=\"0.35\" stroke=\"#555555\" stroke-width=\"1.2\"/>\n"
-	        "<text x=\"%.0f\" y=\"%.0f\">allotment (filled): mean CPUs held per "
-	        "%s slice</text>\n", x, y - 10, x + 28, y, slice);
+	        "<text x=\"%.0f\" y=\"%.0f\">allotment (filled): CPUs held, "
+	        "averaged over %s</text>\n", x, y - 10, x + 28, y, slice);
 	x += 350;
 	fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"#555555\" "
 	        "stroke-width=\"1.8\" stroke-dasharray=\"6 4\"/>\n"
-	        "<text x=\"%.0f\" y=\"%.0f\">desire (dashed): mean CPUs asked for</text>\n",
+	        "<text x=\"%.0f\" y=\"%.0f\">desire (dashed): CPUs asked for</text>\n",
 	        x, y - 4, x + 22, y - 4, x + 28, y);
 	x += 250;
 	if (show_p)
 		fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" "
 		        "stroke=\"#333333\" stroke-width=\"1\" stroke-dasharray=\"2 3\"/>\n"
-		        "<text x=\"%.0f\" y=\"%.0f\">P: the daemon's CPUs</text>\n",
+		        "<text x=\"%.0f\" y=\"%.0f\">P: all the CPUs asteald shares</text>\n",
 		        x, y - 4, x + 22, y - 4, x + 28, y);
 	fputs("</g>\n", f);
 }
@@ -442,7 +463,7 @@ static int write_panel(FILE *f, const struct panel *pn, const struct xaxis *ax,
                        double y0, int ncpus, struct pts *area, struct pts *desire,
                        double *buf)
 {
-	const char *col = palette[pn->id % NPALETTE];
+	const char *col = pn->colour;
 	double top = y0 + HEAD, v;
 	char cpu[32];
 	unsigned k;
@@ -458,7 +479,7 @@ static int write_panel(FILE *f, const struct panel *pn, const struct xaxis *ax,
 	fputs("</tspan></text>\n", f);
 	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\" fill=\"#555555\" "
 	        "text-anchor=\"end\">mean allotment %.2f, mean desire %.2f CPUs; "
-	        "CPU time %s; %zu record%s</text>\n", W - MR, y0 + 16, pn->mean_a,
+	        "%s of CPU allotted; %zu record%s</text>\n", W - MR, y0 + 16, pn->mean_a,
 	        pn->mean_d, fmt_duration(cpu, sizeof(cpu), pn->cpu_ns), pn->n,
 	        pn->n == 1 ? "" : "s");
 	fprintf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" "
@@ -564,6 +585,7 @@ int plot_write(FILE *f, const struct plot_input *in)
 		qsort(pn, shown, sizeof(*pn), cmp_panel_id);
 	}
 	hidden = npn - shown;
+	choose_colours(pn, shown);
 	for (i = 0; i < shown; i++) {
 		pn[i].name = job_name(in, pn[i].id);
 		panel_scale(&pn[i], in->ncpus);

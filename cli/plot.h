@@ -11,9 +11,9 @@
  * each the time-weighted mean of its records (what is too short to see
  * averages out, and the legend says how long a step is); unrecorded
  * quanta count as allotment 0 and break the desire line when they fill a
- * step.  At most PLOT_MAX_JOBS panels: those of the jobs with the most
- * CPU time (allotted time: the processor time they held), the rest
- * counted in the title.  The file is self-contained SVG 1.1 (no fonts,
+ * step.  At most PLOT_MAX_JOBS panels: those of the jobs allotted the
+ * most CPU time (the processor time they held, which each panel states),
+ * the rest counted in the title, each panel in a colour of its own.  The file is self-contained SVG 1.1 (no fonts,
  * styles or images from elsewhere) and well-formed XML: job names are
  * escaped, and bytes that are not valid UTF-8 or XML are written as '?'.
  */

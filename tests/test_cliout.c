@@ -1,12 +1,14 @@
 /*
  * test_cliout.c - the command line's output modules, apart from any
- * daemon: cli/table.c's JSON strings (valid UTF-8 whatever the bytes:
- * U+FFFD for each bad one, escapes for control characters), its 64-bit
- * numbers as strings, its tables (aligned by display width in a UTF-8
- * locale, '?' for what does not print, "-" for no value, '|'-separated
- * and CSV forms, no header on request) and CPU lists; and cli/plot.c's
- * choice of panels (the jobs with the most CPU time, not the most rows)
- * and its legend (means over time slices).
+ * daemon: cli/json.c's strings (valid UTF-8 whatever the bytes: U+FFFD
+ * for each bad one, escapes for control characters) and members by type
+ * (every *_ns a string with all 64 bits, fractions, instants, a job's
+ * end, nested containers); cli/table.c's tables (aligned by display width
+ * in a UTF-8 locale, '?' for what does not print, "-" for no value,
+ * '|'-separated and CSV forms, no header on request) and CPU lists; and
+ * cli/plot.c's choice of panels (the jobs allotted the most CPU time, not
+ * the most rows), its legend (averages over time slices), the allotted
+ * time each panel states, and colours that no two panels share.
  */
 #include <locale.h>
 #include <math.h>
@@ -276,7 +278,8 @@ static void test_cpus(void **state)
 
 /* The chart of 13 jobs shows 12: job 1 has a thousand short rows but
  * little CPU time, each of the others one long row; job 1 is left out.
- * The legend says the area is a mean over slices of the span / 436. */
+ * The legend says the area is averaged over slices of the span / 436;
+ * each panel says the CPU time it was allotted; the 12 colours differ. */
 static void test_plot_choice(void **state)
 {
 	enum { NJOBS = 13, NREC = 1000 + NJOBS - 1 };
@@ -335,7 +338,27 @@ static void test_plot_choice(void **state)
 	}
 	assert_non_null(strstr(buf, "(1 more job not shown)"));
 	/* 10 s over 436 slices: 22.9 ms each */
-	assert_non_null(strstr(buf, "mean CPUs held per 22.9ms slice"));
+	assert_non_null(strstr(buf, "CPUs held, averaged over 22.9ms"));
+	/* what ranks them is allotted time, and the panels say so: 2 CPUs
+	 * for 10 s */
+	assert_non_null(strstr(buf, "20.0s of CPU allotted"));
+	assert_null(strstr(buf, "CPU time"));
+	/* twelve panels, twelve colours (ids 2 and 12 fall on one by id) */
+	{
+		const char *at = buf, *key = "width=\"11\" height=\"11\" fill=\"";
+		char seen[NJOBS][8];
+		size_t n = 0, k;
+
+		while ((at = strstr(at, key)) != NULL) {
+			at += strlen(key);
+			assert_true(n < NJOBS);
+			snprintf(seen[n], sizeof(seen[n]), "%.7s", at);
+			for (k = 0; k < n; k++)
+				assert_string_not_equal(seen[k], seen[n]);
+			n++;
+		}
+		assert_int_equal(n, NJOBS - 1);
+	}
 	free(buf);
 	free(rp);
 	free(recs);
