@@ -459,7 +459,7 @@ import sys
 import xml.etree.ElementTree as ET
 root = ET.parse(sys.argv[1]).getroot()
 text = " ".join(root.itertext())
-assert "mean CPUs held per" in text and "CPU time" in text, text[:300]
+assert "CPUs held, averaged over" in text and "of CPU allotted" in text, text[:300]
 assert len([p for p in root.iter("{http://www.w3.org/2000/svg}path") if p.get("fill-opacity")]) == 3
 ' "$tmp/out.svg" || fail "history --plot -: not the chart"
 expect_rc 2 "$asteal" history --plot - --csv
