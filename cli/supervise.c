@@ -346,7 +346,9 @@ struct stats {
 };
 
 /* Sum the job's allotment records over every page of its history into
- * *st: 0, or -1 when the daemon did not answer (said). */
+ * *st (free st->page after): 0, or -1 when there is no daemon to ask or
+ * it failed to answer (a daemon gone says nothing: the connection is
+ * quiet by then). */
 static int stats_fetch(struct client *c, uint64_t id, struct stats *st)
 {
 	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT, *rep = NULL;
@@ -362,8 +364,11 @@ static int stats_fetch(struct client *c, uint64_t id, struct stats *st)
 	env.history_request = &hr;
 	do {
 		if (c == NULL ||
-		    client_call(c, &env, ASTEAL__ENVELOPE__MSG_HISTORY, &rep, CLIENT_REPLY_MS) != 0)
+		    client_call(c, &env, ASTEAL__ENVELOPE__MSG_HISTORY, &rep, CLIENT_REPLY_MS) != 0) {
+			frame_free(st->page);
+			st->page = NULL;
 			return -1;
+		}
 		for (i = 0; i < rep->history->n_allotments; i++) {
 			st->quanta += record_quanta(rep->history->allotments[i]);
 			st->cpuq += record_cpu_quanta(rep->history->allotments[i]);
