@@ -684,11 +684,11 @@ static int connect_readonly(struct history *h, const char *path,
 	return read_extent(h);
 }
 
-/* Open the history at path to read it only (history.h). */
-struct history *history_open_readonly(const char *path, char *why,
-				      size_t whylen)
+/* Open path read-only, through its log unless `immutable` (a file no
+ * connection has open): history_open_readonly and history_open_reader. */
+static struct history *open_reading(const char *path, int immutable,
+				    char *why, size_t whylen)
 {
-	char wal[4200];
 	struct history *h;
 	struct stat st;
 	int fd;
@@ -715,7 +715,24 @@ struct history *history_open_readonly(const char *path, char *why,
 	h->now_q = -1;
 	h->flush_open_ns = h->flush_ns = INT64_MAX / 4;
 	h->qmax = h->maxops = h->catch_up = 1;
+	h->reader = 1;
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	if (connect_readonly(h, path, immutable) == 0)
+		return h;
+	snprintf(why, whylen, "history %s: %s", path, h->err);
+	destroy(h);
+	return NULL;
+}
+
+/* Open the history at path to read it only (history.h). */
+struct history *history_open_readonly(const char *path, char *why,
+				      size_t whylen)
+{
+	char wal[4200];
+	struct stat st;
+
+	if (path == NULL || *path == '\0')
+		return open_reading(path, 1, why, whylen);
 	/* With no -wal beside it, no connection has the file open (a WAL
 	 * connection keeps its -wal until the last one closes): read it as
 	 * it is, immutable, so that SQLite creates no -wal and -shm (which
@@ -723,9 +740,15 @@ struct history *history_open_readonly(const char *path, char *why,
 	 * a writer may be at work: read through its log, which needs the
 	 * -shm readable (or creatable). */
 	snprintf(wal, sizeof(wal), "%s-wal", path);
-	if (connect_readonly(h, path, stat(wal, &st) < 0 && errno == ENOENT) == 0)
-		return h;
-	snprintf(why, whylen, "history %s: %s", path, h->err);
-	destroy(h);
-	return NULL;
+	return open_reading(path, stat(wal, &st) < 0 && errno == ENOENT, why,
+			    whylen);
+}
+
+/* Open a second connection to the history a writer of this process has
+ * open, to read it from another thread (history.h). */
+struct history *history_open_reader(const char *path, char *why,
+				    size_t whylen)
+{
+	/* Never immutable: the writer changes the file meanwhile. */
+	return open_reading(path, 0, why, whylen);
 }

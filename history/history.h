@@ -155,7 +155,12 @@
  *
  * Every fallible function returns -1 (NULL for history_open) and leaves a
  * message in history_error(); none aborts.  A handle is not thread-safe:
- * use it from one thread (the daemon's event loop).  Query callbacks must
+ * use it from one thread (the daemon's event loop).  Another thread reads
+ * the same file through a handle of its own (history_open_reader: a second
+ * connection, which SQLite's WAL lets read while the writer writes): it
+ * sees what the writer has committed (history_commit commits everything
+ * pending at once), each page of a query in one snapshot
+ * (history_read_begin), never a write half done.  Query callbacks must
  * not call back into the module.
  */
 #ifndef ASTEAL_HISTORY_H
@@ -340,9 +345,18 @@ struct history *history_open(const char *path, const struct history_opts *o,
  * or not a history, and a schema version other than this one or the one
  * before (an older file is not upgraded; a version 5 file is read as its
  * upgrade would make it, without grants).  Only history_query,
- * history_stats, history_error and history_close may be called on it. */
+ * history_stats, history_read_begin and history_read_end, history_error
+ * and history_close may be called on it. */
 struct history *history_open_readonly(const char *path, char *why,
 				      size_t whylen);
+
+/* Open a second connection to the history at path, which a writer of
+ * this process (history_open) has open, to read it from another thread
+ * while the writer writes: as history_open_readonly, but always through
+ * the write-ahead log (never as an immutable file).  It sees what the
+ * writer has committed, nothing pending.  NULL with the reason in why. */
+struct history *history_open_reader(const char *path, char *why,
+				    size_t whylen);
 
 /* Write what is pending (queued and open runs) and close; NULL is a no-op. */
 void history_close(struct history *h);
@@ -474,6 +488,26 @@ int history_flush(struct history *h);
  * or -1. */
 int history_query(struct history *h, const struct history_filter *f,
 		  history_job_cb jcb, history_run_cb rcb, void *arg);
+
+/* Write everything pending (job writes, the queue, the batch, the open
+ * runs) and commit, as history_query does before it reads, so that a
+ * reader on another connection (history_open_reader) sees it all; nothing
+ * when nothing is pending, and nothing on a reader's handle or while
+ * degraded (what is on disk is all there is).  0, or -1 when another
+ * connection's lock was to blame (everything stays pending; a lasting
+ * failure degrades the handle and returns 0, see "Failures"). */
+int history_commit(struct history *h);
+
+/* On a reader's handle (history_open_readonly, history_open_reader): hold
+ * one snapshot of the file, the same for every query until
+ * history_read_end, so that the queries of one page see one state however
+ * the writer goes on meanwhile (a read transaction: WAL keeps the pages
+ * it needs).  On a writer's handle, a no-op: its queries see its own
+ * writes.  0, or -1 with the message. */
+int history_read_begin(struct history *h);
+
+/* Let go of the snapshot history_read_begin took (nothing if none). */
+void history_read_end(struct history *h);
 
 /* Delete the jobs that ended more than retention_days before now_ns and
  * their runs (runs in batches of short transactions), at most max_runs

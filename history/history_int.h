@@ -126,6 +126,10 @@ struct history {
 	int rc;                 /* SQLite's code for the last error */
 	int degraded;           /* writes fail: keep everything pending and
 				   try again only in history_retry */
+	int reader;             /* opened to read only (history_open_readonly,
+				   history_open_reader) */
+	int snapshot;           /* a reader's read transaction is open
+				   (history_read_begin) */
 	char why[256];          /* what made it degraded */
 	char notice[512];       /* what history_open did to a broken file */
 	struct skip {           /* quanta without a tick, to be committed */

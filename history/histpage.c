@@ -261,6 +261,7 @@ Asteal__ErrorCode histpage_build(struct histpage *p, struct history *hist,
 	int64_t ids[PROTO_HISTORY_MAX_IDS];
 	int64_t limit = r->limit ? r->limit : HISTPAGE_DEFAULT;
 	size_t i;
+	int rc;
 
 	memset(p, 0, sizeof(*p));
 	asteal__history__init(&p->h);
@@ -294,12 +295,20 @@ Asteal__ErrorCode histpage_build(struct histpage *p, struct history *hist,
 			return ASTEAL__ERROR_CODE__INVALID;
 		}
 	}
-	if ((r->jobs_only ? page_jobs(p, hist, &f, limit)
-	                  : page_runs(p, hist, &f, limit)) < 0 || p->oom) {
-		snprintf(why, whylen, "%s", p->oom ? "out of memory"
-		         : history_error(hist));
+	/* The page's queries (its runs, the jobs they name) see one state
+	 * of a file another thread writes. */
+	if (history_read_begin(hist) < 0) {
+		snprintf(why, whylen, "%s", history_error(hist));
 		return ASTEAL__ERROR_CODE__INTERNAL;
 	}
+	rc = r->jobs_only ? page_jobs(p, hist, &f, limit)
+	                  : page_runs(p, hist, &f, limit);
+	if (rc < 0 || p->oom)
+		snprintf(why, whylen, "%s", p->oom ? "out of memory"
+		         : history_error(hist));
+	history_read_end(hist);
+	if (rc < 0 || p->oom)
+		return ASTEAL__ERROR_CODE__INTERNAL;
 	if (p->h.more)
 		p->h.next = &p->next;
 	return 0;

@@ -9,8 +9,11 @@
  * allotment runs and the jobs they name; it is cut at the request's limit
  * (HISTPAGE_DEFAULT when 0, at most HISTPAGE_MAX_LIMIT), where its
  * frame would grow past half of PROTO_MAX_FRAME, or after HISTPAGE_SCAN
- * rows looked at, selected or not (so a request holds the daemon's event
- * loop a bounded time); a cut page says `more` and where to go on.
+ * rows looked at, selected or not (so a request takes a bounded time:
+ * asteald builds its pages on a thread of its own, daemon/histreader.c,
+ * and each one holds that thread and its snapshot a bounded time); a cut
+ * page says `more` and where to go on.  A page's queries read one
+ * snapshot of the file (history_read_begin), whoever writes it meanwhile.
  */
 #ifndef ASTEAL_HISTPAGE_H
 #define ASTEAL_HISTPAGE_H
@@ -56,7 +59,8 @@ struct histpage {
 /* Build into p the page that r asks of hist for viewer v: 0, or the
  * protocol's error code (INVALID for a bad request, INTERNAL when the
  * history failed) with the reason in why.  Either way histpage_free(p)
- * frees what p holds. */
+ * frees what p holds.  It touches nothing but p, hist, r and v: another
+ * thread may build a page on a handle of its own. */
 Asteal__ErrorCode histpage_build(struct histpage *p, struct history *hist,
                                  const Asteal__HistoryRequest *r,
                                  const struct histpage_viewer *v,

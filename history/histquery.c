@@ -6,6 +6,10 @@
  * (the handle), histjob.c (the job rows) and histrun.c (the runs), and
  * what they share is in history_int.h.
  *
+ * history_commit (what another connection reads, the daemon's reader
+ * thread, is what has been committed) and the snapshots of a reader
+ * (history_read_begin, history_read_end) are here too.
+ *
  * history_expire is here although it deletes: like the queries it works
  * on the rows on disk, by set (the jobs ended before a cutoff, and their
  * runs), never on the store's tracked jobs, open runs or queue, and it
@@ -282,7 +286,7 @@ int history_query(struct history *h, const struct history_filter *f,
 	if (f->stopped_at != NULL)
 		memset(f->stopped_at, 0, sizeof(*f->stopped_at));
 	/* Degraded, it answers from what is on disk. */
-	if (!h->degraded && hist_write_pending(h, 1) < 0 && !h->degraded)
+	if (history_commit(h) < 0)
 		return -1;
 	memset(&sc, 0, sizeof(sc));
 	sc.h = h;
@@ -310,6 +314,42 @@ int history_query(struct history *h, const struct history_filter *f,
 	if (nj < 0 || nr < 0)
 		return -1;
 	return nj + nr;
+}
+
+/* Write everything pending and commit it, for another connection to see. */
+int history_commit(struct history *h)
+{
+	if (h == NULL)
+		return -1;
+	if (h->reader || h->degraded)
+		return 0;
+	return hist_write_pending(h, 1) == 0 || h->degraded ? 0 : -1;
+}
+
+/* Hold one snapshot of a reader's file until history_read_end. */
+int history_read_begin(struct history *h)
+{
+	if (h == NULL)
+		return -1;
+	if (!h->reader || h->snapshot)
+		return 0;
+	/* A deferred transaction takes its snapshot at its first read, and
+	 * keeps it for every statement until it ends. */
+	if (hist_exec(h, "BEGIN", "begin a snapshot") < 0)
+		return -1;
+	h->snapshot = 1;
+	return 0;
+}
+
+/* Let go of the snapshot history_read_begin took. */
+void history_read_end(struct history *h)
+{
+	if (h == NULL || !h->snapshot)
+		return;
+	h->snapshot = 0;
+	/* A read transaction has nothing to write: COMMIT only ends it. */
+	if (!sqlite3_get_autocommit(h->db))
+		hist_exec(h, "COMMIT", "end a snapshot");
 }
 
 /* Delete the jobs that ended before the retention window, and their runs. */

@@ -3,7 +3,9 @@
  * runs after a cursor (disjoint, in order, all of them, also while a job
  * already paged past grows), filters by job and by time, a callback that
  * stops a query, and queries that may look at a few rows at a time,
- * taken up where they stopped, selecting what one unbounded query does.
+ * taken up where they stopped, selecting what one unbounded query does;
+ * a reader's connection beside the writer, its snapshots, and what
+ * history_commit makes it see.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -298,6 +300,75 @@ static void test_bounded_scan(void **state)
 	history_close(h);
 }
 
+/* The runs a query of h reports. */
+static int runs_of(struct history *h)
+{
+	struct rows *rs = query(h, NULL);
+	int n = rs->nruns;
+
+	free(rs);
+	return n;
+}
+
+/* A reader's connection beside the writer (history_open_reader, as
+ * asteald's reader thread has): it sees what the writer committed, all of
+ * it once history_commit has written what was pending, and within a
+ * snapshot (history_read_begin) one state however the writer goes on;
+ * on a writer's handle the snapshot is a no-op, on a reader's the commit. */
+static void test_reader(void **state)
+{
+	struct fixture *f = *state;
+	int64_t id[3];
+	struct history *h = fill(f, id), *r;
+	char why[256] = "";
+	int n0, n1, q = 40;
+
+	r = history_open_reader(f->path, why, sizeof(why));
+	if (r == NULL)
+		fail_msg("history_open_reader: %s", why);
+	assert_int_equal(history_commit(h), 0);
+	n0 = runs_of(r);
+	assert_int_equal(n0, runs_of(h));       /* open runs included */
+	/* Runs closed and queued: not on disk yet, then committed. */
+	for (; q < 45; q++) {
+		struct history_quantum hq = quantum(T0, q, 1 + q % 2, 4, 1, "0",
+						    HISTORY_DEPRIVED);
+
+		assert_int_equal(history_allot(h, id[0], &hq), 0);
+	}
+	assert_int_equal(runs_of(r), n0);
+	assert_int_equal(history_commit(h), 0);
+	n1 = runs_of(r);
+	assert_int_equal(n1, n0 + 5);
+	assert_int_equal(n1, runs_of(h));
+	/* A snapshot holds one state across queries. */
+	assert_int_equal(history_read_begin(r), 0);
+	assert_int_equal(history_read_begin(r), 0);     /* already */
+	assert_int_equal(runs_of(r), n1);
+	for (; q < 48; q++) {
+		struct history_quantum hq = quantum(T0, q, 1 + q % 2, 4, 1, "0",
+						    HISTORY_DEPRIVED);
+
+		assert_int_equal(history_allot(h, id[0], &hq), 0);
+	}
+	assert_int_equal(history_commit(h), 0);
+	assert_int_equal(runs_of(r), n1);
+	history_read_end(r);
+	history_read_end(r);                            /* none: nothing */
+	assert_int_equal(runs_of(r), n1 + 3);
+	/* The writer's snapshot is a no-op; the reader has nothing to
+	 * commit. */
+	assert_int_equal(history_read_begin(h), 0);
+	assert_int_equal(runs_of(h), n1 + 3);
+	history_read_end(h);
+	assert_int_equal(history_commit(r), 0);
+	/* No path, no reader. */
+	assert_null(history_open_reader(NULL, why, sizeof(why)));
+	assert_non_null(strstr(why, "no database path"));
+	history_close(r);
+	history_close(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -306,6 +377,7 @@ int main(void)
 		T(test_pagination_growing),
 		T(test_filters),
 		T(test_bounded_scan),
+		T(test_reader),
 #undef T
 	};
 
