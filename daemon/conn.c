@@ -62,6 +62,7 @@ struct conn {
 	struct conn_batch *batch;      /* a job read in a batch, or NULL */
 	uint64_t reply_id;             /* the request being answered (its
 	                                  Envelope.request_id), 0 between */
+	int held;                      /* conn_hold: nothing more taken */
 };
 
 /* Jobs' connections read together. */
@@ -383,7 +384,7 @@ static void take_frames(struct conn *c, struct evbuffer *in)
 	static const struct timeval next_turn = { 0, 0 };
 	int taken = 0;
 
-	while (!c->closing) {
+	while (!c->closing && !c->held) {
 		uint8_t hdr[PROTO_HEADER_LEN];
 		size_t avail = evbuffer_get_length(in), flen = 0;
 		Asteal__Envelope *m;
@@ -473,8 +474,8 @@ static void on_partial_late(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if (c->closing || unread(c) == 0)
-		return;
+	if (c->closing || c->held || unread(c) == 0)
+		return;         /* held: conn_resume watches it again */
 	if (c->frames == c->frames_armed) {
 		char why[64];
 
@@ -760,6 +761,30 @@ struct conn *conn_create(struct event_base *base, evutil_socket_t fd,
 	bufferevent_setcb(c->bev, on_read, on_write, on_event, c);
 	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
 	return c;
+}
+
+/* Take nothing more from a client until conn_resume. */
+void conn_hold(struct conn *c)
+{
+	c->held = 1;
+	if (!c->closing)
+		bufferevent_disable(c->bev, EV_READ);
+}
+
+/* Take a held client's requests again, those read already first. */
+void conn_resume(struct conn *c)
+{
+	static const struct timeval next_turn = { 0, 0 };
+
+	if (!c->held)
+		return;
+	c->held = 0;
+	if (c->closing)
+		return;
+	bufferevent_enable(c->bev, EV_READ);
+	if (unread(c) > 0)
+		evtimer_add(c->more_ev, &next_turn);
+	watch_partial(c);
 }
 
 /* The handshake is over: no more deadline. */

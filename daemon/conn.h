@@ -134,6 +134,17 @@ int conn_send_frame(struct conn *c, const uint8_t *buf, size_t len);
  * and nothing sent. */
 int conn_send_fd(struct conn *c, const Asteal__Envelope *m, int fd);
 
+/* Hold a client's connection: no more of its frames are taken (those
+ * read stay in its buffer, the rest in its socket, and a frame begun has
+ * no deadline meanwhile) until conn_resume, so that a reply answered later
+ * (a History page built on another thread) comes before the replies to
+ * the requests after it.  Its replies are still sent. */
+void conn_hold(struct conn *c);
+
+/* Take a held connection's frames again: those it has read already at the
+ * loop's next turn, then from its socket. */
+void conn_resume(struct conn *c);
+
 /* The peer's uid and pid (from SO_PEERCRED, never from a message). */
 uid_t conn_uid(const struct conn *c);
 pid_t conn_pid(const struct conn *c);
