@@ -33,6 +33,7 @@
 #include "control.h"
 #include "fdlater.h"
 #include "frame.h"
+#include "histreader.h"
 #include "launch.h"
 #include "log.h"
 #include "request.h"
@@ -59,6 +60,7 @@ struct control {
 	const struct conf *conf;
 	struct sched *sched;
 	struct history *hist;
+	struct histreader *reader;     /* builds History pages off the loop */
 	struct launch *launch;
 	struct evconnlistener *listener;
 	int bound;                     /* we bound the path (unlink at exit) */
@@ -144,6 +146,8 @@ static void peer_gone(struct conn *c, void *arg)
 	struct control *ctl = p->ctl;
 
 	peer_drop_job(p);
+	if (p->role == PEER_CLIENT)
+		histreader_forget(ctl->reader, c);
 	if (p->role == PEER_CLIENT && !ctl->stopping)
 		launch_conn_gone(ctl->launch, c);
 	admit_leave(ctl->admit, p->ticket);
@@ -267,7 +271,7 @@ static int client_request(struct peer *p, struct conn *c,
 		             ctl->conf->private_history);
 		return 1;
 	case ASTEAL__ENVELOPE__MSG_HISTORY_REQUEST:
-		request_history(c, ctl->hist, m->history_request,
+		request_history(c, ctl->reader, m->history_request,
 		                ctl->conf->private_history);
 		return 1;
 	case ASTEAL__ENVELOPE__MSG_CANCEL_REQUEST:
@@ -604,12 +608,18 @@ static void read_ctl_jobs(void *arg)
  * memory. */
 int control_attach(struct control *ctl, struct sched *s, struct history *h)
 {
+	char why[300];
+
 	ctl->sched = s;
 	ctl->hist = h;
 	ctl->launch = launch_create(s, h, ctl->base, ctl->admit);
 	ctl->jobs = conn_batch_create();
-	if (ctl->launch == NULL || ctl->jobs == NULL)
+	ctl->reader = histreader_create(ctl->base, h, ctl->conf->db, why,
+	                                sizeof(why));
+	if (ctl->launch == NULL || ctl->jobs == NULL || ctl->reader == NULL)
 		return -1;
+	if (!histreader_threaded(ctl->reader))
+		log_info("history pages are built on the event loop: %s", why);
 	/* The jobs are read at every tick, just before DEQ: one wake-up a
 	 * quantum.  While some CPU is free (a job holding none that asks
 	 * takes it at once) or, with --handover release, while a grant
@@ -638,6 +648,7 @@ void control_free(struct control *ctl)
 	ctl->stopping = 1;
 	while (ctl->peers != NULL)
 		conn_free(ctl->peers->conn);
+	histreader_free(ctl->reader);   /* its pages' connections are gone */
 	fdlater_flush();          /* the sockets' numbers, before the loop goes */
 	if (ctl->jobs_ev != NULL)
 		event_free(ctl->jobs_ev);

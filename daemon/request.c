@@ -4,7 +4,8 @@
  * Each request gets one reply on its connection: the answer, or an Error
  * that keeps the connection (a request that failed is not a bad peer).
  * A History reply is one page (histpage.h); `more` tells the client to
- * ask for the next.
+ * ask for the next.  Pages are built off the loop by the history's reader
+ * (histreader.h), which answers later, in order.
  */
 #include <errno.h>
 #include <signal.h>
@@ -17,6 +18,7 @@
 #include "conn.h"
 #include "frame.h"
 #include "histpage.h"
+#include "histreader.h"
 #include "launch.h"
 #include "log.h"
 #include "request.h"
@@ -184,12 +186,11 @@ void request_cancel(struct conn *c, struct sched *s, struct launch *l,
 	request_reply(c, &env);
 }
 
-/* A History request: one page of jobs and allotment runs (histpage.c). */
-void request_history(struct conn *c, struct history *hist,
+/* A History request: one page of jobs and allotment runs (histpage.c),
+ * built and answered by the reader (histreader.c). */
+void request_history(struct conn *c, struct histreader *rd,
                      const Asteal__HistoryRequest *r, int priv)
 {
-	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
-	struct histpage p;
 	struct histpage_viewer v;
 	Asteal__ErrorCode e;
 	char why[300];
@@ -197,13 +198,7 @@ void request_history(struct conn *c, struct history *hist,
 	v.uid = (int64_t)conn_uid(c);
 	v.sees_all = sees_all(c);
 	v.only_own = priv && !v.sees_all;
-	e = histpage_build(&p, hist, r, &v, why, sizeof(why));
-	if (e == 0) {
-		env.msg_case = ASTEAL__ENVELOPE__MSG_HISTORY;
-		env.history = &p.h;
-		request_reply(c, &env);
-	}
-	histpage_free(&p);
+	e = histreader_ask(rd, c, r, &v, why, sizeof(why));
 	if (e != 0)
 		request_error(c, e, why);
 }

@@ -18,7 +18,7 @@ struct admit_ticket;
 struct conn;
 struct sched;
 struct launch;
-struct history;
+struct histreader;
 
 /* Send an Error for a request that failed, keeping the connection. */
 void request_error(struct conn *c, Asteal__ErrorCode code, const char *why);
@@ -43,8 +43,9 @@ void request_jobs(struct conn *c, struct sched *s, struct launch *l,
 void request_cancel(struct conn *c, struct sched *s, struct launch *l,
                     const Asteal__CancelRequest *r);
 
-/* A History request: one page of jobs and allotment runs. */
-void request_history(struct conn *c, struct history *hist,
+/* A History request: one page of jobs and allotment runs, asked of the
+ * history's reader rd (histreader.h), which holds c until it answers. */
+void request_history(struct conn *c, struct histreader *rd,
                      const Asteal__HistoryRequest *r, int priv);
 
 /* A Launch from the peer holding ticket t (its descriptors are counted
