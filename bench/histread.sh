@@ -45,7 +45,8 @@ quanta=$((runs / 100))
 # start: a fresh daemon on a copy of the history.
 start() {
 	cp "$tmp/base.db" "$tmp/h.db"
-	rm -f "$tmp/s" "$tmp/h.db-wal" "$tmp/h.db-shm"
+	# The last daemon's log goes first: its "listening on" is not this one's.
+	rm -f "$tmp/s" "$tmp/h.db-wal" "$tmp/h.db-shm" "$tmp/log"
 	"$A" --foreground --socket "$tmp/s" --db "$tmp/h.db" --quantum-ms 10 \
 		>"$tmp/log" 2>&1 &
 	dpid=$!
