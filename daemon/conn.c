@@ -21,7 +21,6 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
@@ -767,8 +766,7 @@ struct conn *conn_create(struct event_base *base, evutil_socket_t fd,
 void conn_hold(struct conn *c)
 {
 	c->held = 1;
-	if (!c->closing)
-		bufferevent_disable(c->bev, EV_READ);
+	bufferevent_disable(c->bev, EV_READ);
 }
 
 /* Take a held client's requests again, those read already first. */
@@ -776,15 +774,13 @@ void conn_resume(struct conn *c)
 {
 	static const struct timeval next_turn = { 0, 0 };
 
-	if (!c->held)
-		return;
+	if (c->held && !c->closing) {
+		bufferevent_enable(c->bev, EV_READ);
+		if (unread(c) > 0)
+			evtimer_add(c->more_ev, &next_turn);
+		watch_partial(c);
+	}
 	c->held = 0;
-	if (c->closing)
-		return;
-	bufferevent_enable(c->bev, EV_READ);
-	if (unread(c) > 0)
-		evtimer_add(c->more_ev, &next_turn);
-	watch_partial(c);
 }
 
 /* The handshake is over: no more deadline. */
@@ -794,24 +790,8 @@ void conn_hello_done(struct conn *c)
 	evtimer_del(c->hello_ev);
 }
 
-/* Signal the process that connected, through its pidfd. */
-int conn_signal(const struct conn *c, int sig)
+/* Who is at the other end (connpeer.c answers from it). */
+const struct conn_peer *conn_peer(const struct conn *c)
 {
-	if (c->peer.pidfd < 0) {
-		errno = ESRCH;
-		return -1;
-	}
-	return (int)syscall(SYS_pidfd_send_signal, c->peer.pidfd, sig, NULL, 0);
-}
-
-/* The peer's uid. */
-uid_t conn_uid(const struct conn *c)
-{
-	return c->peer.uid;
-}
-
-/* The peer's pid. */
-pid_t conn_pid(const struct conn *c)
-{
-	return c->peer.pid;
+	return &c->peer;
 }

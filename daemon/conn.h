@@ -145,6 +145,9 @@ void conn_hold(struct conn *c);
  * loop's next turn, then from its socket. */
 void conn_resume(struct conn *c);
 
+/* Who is at the other end of c, as conn_peer_of said at accept. */
+const struct conn_peer *conn_peer(const struct conn *c);
+
 /* The peer's uid and pid (from SO_PEERCRED, never from a message). */
 uid_t conn_uid(const struct conn *c);
 pid_t conn_pid(const struct conn *c);

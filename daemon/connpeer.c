@@ -3,7 +3,8 @@
  * conn.h, conn_peer_of): the uid, gid and pid the kernel saw at connect
  * (SO_PEERCRED), never what a message says, and a pidfd for that very
  * process, so that a signal can never reach another process that reused
- * its pid.  The connection itself is conn.c's.
+ * its pid; the peer's uid and pid, and the signal, for a connection
+ * (conn_uid, conn_pid, conn_signal).  The connection itself is conn.c's.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -50,4 +51,28 @@ int conn_peer_of(evutil_socket_t fd, struct conn_peer *p, char *why,
 	}
 	p->pidfd = pidfd;               /* close-on-exec, as every pidfd */
 	return 0;
+}
+
+/* Signal the process that connected, through its pidfd. */
+int conn_signal(const struct conn *c, int sig)
+{
+	const struct conn_peer *p = conn_peer(c);
+
+	if (p->pidfd < 0) {
+		errno = ESRCH;
+		return -1;
+	}
+	return (int)syscall(SYS_pidfd_send_signal, p->pidfd, sig, NULL, 0);
+}
+
+/* The peer's uid. */
+uid_t conn_uid(const struct conn *c)
+{
+	return conn_peer(c)->uid;
+}
+
+/* The peer's pid. */
+pid_t conn_pid(const struct conn *c)
+{
+	return conn_peer(c)->pid;
 }
