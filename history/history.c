@@ -690,23 +690,11 @@ static struct history *open_reading(const char *path, int immutable,
 				    char *why, size_t whylen)
 {
 	struct history *h;
-	struct stat st;
-	int fd;
 
 	if (path == NULL || *path == '\0') {
 		snprintf(why, whylen, "history: no database path");
 		return NULL;
 	}
-	/* Said plainly, before SQLite's "unable to open database file". */
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		snprintf(why, whylen, "history %s: cannot read: %s", path,
-			 fd < 0 ? strerror(errno) : "not a regular file");
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	close(fd);
 	h = calloc(1, sizeof(*h));
 	if (h == NULL) {
 		snprintf(why, whylen, "history: out of memory");
@@ -730,9 +718,22 @@ struct history *history_open_readonly(const char *path, char *why,
 {
 	char wal[4200];
 	struct stat st;
+	int fd;
 
 	if (path == NULL || *path == '\0')
 		return open_reading(path, 1, why, whylen);
+	/* Said plainly, before SQLite's "unable to open database file".
+	 * (Never in a process with a writer of the file: closing any of its
+	 * descriptors drops every POSIX lock the process holds on it.) */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		snprintf(why, whylen, "history %s: cannot read: %s", path,
+			 fd < 0 ? strerror(errno) : "not a regular file");
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	close(fd);
 	/* With no -wal beside it, no connection has the file open (a WAL
 	 * connection keeps its -wal until the last one closes): read it as
 	 * it is, immutable, so that SQLite creates no -wal and -shm (which
@@ -749,6 +750,11 @@ struct history *history_open_readonly(const char *path, char *why,
 struct history *history_open_reader(const char *path, char *why,
 				    size_t whylen)
 {
-	/* Never immutable: the writer changes the file meanwhile. */
+	/* Never immutable: the writer changes the file meanwhile.  And the
+	 * file is opened by SQLite alone, which shares the writer's locks on
+	 * it within the process: a descriptor of it opened and closed here
+	 * would drop them all (POSIX locks are the process's), and another
+	 * process's connection, closing, would think itself the last one and
+	 * delete the log under the writer. */
 	return open_reading(path, 0, why, whylen);
 }

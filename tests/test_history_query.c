@@ -310,6 +310,22 @@ static int runs_of(struct history *h)
 	return n;
 }
 
+/* Another process (the sqlite3 shell) opens path read-write, reads, and
+ * closes: were it the file's last connection (no lock of this process's
+ * on it), it would checkpoint the log and delete it under the writer;
+ * beside a writer, the log stays. */
+static void third_comes_and_goes(const char *path)
+{
+	char cmd[300], wal[160];
+
+	snprintf(cmd, sizeof(cmd), "sqlite3 '%s' 'SELECT count(*) FROM jobs'"
+		 " >/dev/null", path);
+	assert_int_equal(system(cmd), 0);
+	snprintf(wal, sizeof(wal), "%s-wal", path);
+	if (access(wal, F_OK) < 0)
+		fail_msg("%s is gone: the writer's locks were dropped", wal);
+}
+
 /* A reader's connection beside the writer (history_open_reader, as
  * asteald's reader thread has): it sees what the writer committed, all of
  * it once history_commit has written what was pending, and within a
@@ -326,6 +342,11 @@ static void test_reader(void **state)
 	r = history_open_reader(f->path, why, sizeof(why));
 	if (r == NULL)
 		fail_msg("history_open_reader: %s", why);
+	/* Opening it left the writer's locks alone (closing any descriptor
+	 * of the file drops every POSIX lock the process holds on it): a
+	 * third connection that comes and goes finds the writer there, and
+	 * leaves its log where it is. */
+	third_comes_and_goes(f->path);
 	assert_int_equal(history_commit(h), 0);
 	n0 = runs_of(r);
 	assert_int_equal(n0, runs_of(h));       /* open runs included */
