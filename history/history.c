@@ -681,13 +681,17 @@ static int connect_readonly(struct history *h, const char *path,
 				       NULL) != SQLITE_OK)
 			return hist_sqlerr(h, "prepare");
 	}
-	return read_extent(h);
+	/* The next job id and quantum base (history_stats): a full look at
+	 * the runs, which the daemon's reader, beside the writer that knows
+	 * them, neither needs nor should make its loop wait for. */
+	return h->writer_beside ? 0 : read_extent(h);
 }
 
 /* Open path read-only, through its log unless `immutable` (a file no
- * connection has open): history_open_readonly and history_open_reader. */
+ * connection has open), `beside` a writer of this process or not:
+ * history_open_readonly and history_open_reader. */
 static struct history *open_reading(const char *path, int immutable,
-				    char *why, size_t whylen)
+				    int beside, char *why, size_t whylen)
 {
 	struct history *h;
 
@@ -704,6 +708,7 @@ static struct history *open_reading(const char *path, int immutable,
 	h->flush_open_ns = h->flush_ns = INT64_MAX / 4;
 	h->qmax = h->maxops = h->catch_up = 1;
 	h->reader = 1;
+	h->writer_beside = !immutable && beside;
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	if (connect_readonly(h, path, immutable) == 0)
 		return h;
@@ -721,7 +726,7 @@ struct history *history_open_readonly(const char *path, char *why,
 	int fd;
 
 	if (path == NULL || *path == '\0')
-		return open_reading(path, 1, why, whylen);
+		return open_reading(path, 1, 0, why, whylen);
 	/* Said plainly, before SQLite's "unable to open database file".
 	 * (Never in a process with a writer of the file: closing any of its
 	 * descriptors drops every POSIX lock the process holds on it.) */
@@ -741,8 +746,8 @@ struct history *history_open_readonly(const char *path, char *why,
 	 * a writer may be at work: read through its log, which needs the
 	 * -shm readable (or creatable). */
 	snprintf(wal, sizeof(wal), "%s-wal", path);
-	return open_reading(path, stat(wal, &st) < 0 && errno == ENOENT, why,
-			    whylen);
+	return open_reading(path, stat(wal, &st) < 0 && errno == ENOENT, 0,
+			    why, whylen);
 }
 
 /* Open a second connection to the history a writer of this process has
@@ -756,5 +761,5 @@ struct history *history_open_reader(const char *path, char *why,
 	 * would drop them all (POSIX locks are the process's), and another
 	 * process's connection, closing, would think itself the last one and
 	 * delete the log under the writer. */
-	return open_reading(path, 0, why, whylen);
+	return open_reading(path, 0, 1, why, whylen);
 }

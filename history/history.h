@@ -353,8 +353,10 @@ struct history *history_open_readonly(const char *path, char *why,
 /* Open a second connection to the history at path, which a writer of
  * this process (history_open) has open, to read it from another thread
  * while the writer writes: as history_open_readonly, but always through
- * the write-ahead log (never as an immutable file).  It sees what the
- * writer has committed, nothing pending.  NULL with the reason in why. */
+ * the write-ahead log (never as an immutable file), and without reading
+ * the next job id and quantum base (history_stats reports 0 for them).
+ * It sees what the writer has committed, nothing pending.  NULL with the
+ * reason in why. */
 struct history *history_open_reader(const char *path, char *why,
 				    size_t whylen);
 

@@ -130,6 +130,8 @@ struct history {
 				   history_open_reader) */
 	int snapshot;           /* a reader's read transaction is open
 				   (history_read_begin) */
+	int writer_beside;      /* history_open_reader's: no job id or
+				   quantum base read */
 	char why[256];          /* what made it degraded */
 	char notice[512];       /* what history_open did to a broken file */
 	struct skip {           /* quanta without a tick, to be committed */
