@@ -31,6 +31,11 @@
  * through an eventfd (runtime.h, released) and the thread sends Released,
  * with which the daemon measures revocation latency on the shared clock.
  *
+ * A job without a daemon (none yet, or it went away) runs on its own grid
+ * and watches the socket's folder (sockwatch.c): it connects as a daemon
+ * binds the socket, and otherwise retries with a backoff from 0.1 s
+ * doubling to 2 s, the fallback when the folder cannot be watched.
+ *
  * A job with nothing to run (no root task in flight: before its first
  * asteal_run, or between calls) is idle (../shared/DESIGN.md, "DEQ,
  * exactly"): the boundary that finds no root task makes its desire 0 (a
@@ -60,10 +65,13 @@
 #include "profile.h"
 #include "qtime.h"
 #include "settings.h"
+#include "sockwatch.h"
 #include "trace.h"
 
 #define Q_RETRY_MIN_NS 100000000ull     /* reconnect backoff: 0.1 s ... */
 #define Q_RETRY_MAX_NS 2000000000ull    /* ... doubling up to 2 s */
+#define Q_RETRY_SOON_NS 2000000ull      /* once the socket appeared: 2 ms
+                                           (bound, not listening yet) ... */
 #define Q_LINK_SLICE_NS 100000ull       /* the link thread's slice: the
                                            kernel's least (short_slice) */
 
@@ -77,6 +85,8 @@ struct quantum {
 	uint64_t claim;                  /* the id to claim when connecting:
 	                                    ASTEAL_JOB_ID, then the last one */
 	uint64_t retry_at, retry_ns;     /* next connection attempt, backoff */
+	struct sockwatch watch;          /* the socket's folder, watched while
+	                                    there is no daemon (sockwatch.c) */
 	int quiet;                       /* no log lines (ASTEAL_QUIET) */
 	int timer_fd;                    /* fires at every boundary t0 + q L */
 	uint64_t heartbeat;              /* a Feedback at least this often (ns) */
@@ -116,6 +126,7 @@ void quantum_free(struct runtime *rt)
 		return;
 	trace_close(qt->trace);
 	link_close(qt->link);
+	sockwatch_close(&qt->watch);
 	if (qt->stop_pipe[0] >= 0) {
 		close(qt->stop_pipe[0]);
 		close(qt->stop_pipe[1]);
@@ -190,6 +201,7 @@ int quantum_config(struct runtime *rt)
 	}
 	rt->quantum = qt;
 	qt->stop_pipe[0] = qt->stop_pipe[1] = -1;
+	sockwatch_init(&qt->watch);
 	pthread_mutex_init(&qt->lock, NULL);
 	qt->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	rt->released_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -342,6 +354,7 @@ static void lost_daemon(struct quantum *qt, uint64_t now, const char *why)
 	link_close(qt->link);
 	qt->link = NULL;
 	qt->retry_at = now + qt->retry_ns;
+	(void)sockwatch_open(&qt->watch, qt->socket);  /* else backoff alone */
 	pthread_mutex_lock(&qt->lock);
 	qt->job_id = 0;
 	pthread_mutex_unlock(&qt->lock);
@@ -445,14 +458,19 @@ static void try_connect(struct runtime *rt, struct quantum *qt, uint64_t now)
 
 	if (qt->socket[0] == '\0' || qt->link != NULL || now < qt->retry_at)
 		return;
+	/* Watched before the attempt, so that a daemon binding its socket
+	 * after this attempt failed is seen (without a watch: backoff). */
+	(void)sockwatch_open(&qt->watch, qt->socket);
 	qt->link = link_connect(qt->socket, rt->nworkers, qt->claim, why, sizeof(why));
 	if (qt->link == NULL) {
 		stop_waiting(rt, qt, now);
 		qt->retry_at = now + qt->retry_ns;
 		qt->retry_ns = qt->retry_ns * 2 > Q_RETRY_MAX_NS ? Q_RETRY_MAX_NS
 		                                                 : qt->retry_ns * 2;
-		if (errno == ENOSYS)
+		if (errno == ENOSYS) {
 			qt->socket[0] = '\0';  /* built without the link */
+			sockwatch_close(&qt->watch);
+		}
 		if (errno == ENOENT || errno == ECONNREFUSED || errno == ENOSYS)
 			return;         /* no daemon: standalone, quietly */
 		say(qt, "daemon unusable: running standalone", why);
@@ -470,6 +488,7 @@ static void try_connect(struct runtime *rt, struct quantum *qt, uint64_t now)
 		return;
 	}
 	qt->retry_ns = Q_RETRY_MIN_NS;
+	sockwatch_close(&qt->watch);
 	qt->claim = link_job_id(qt->link);     /* ours again after a restart */
 	qt->heartbeat = lq.heartbeat_ns;
 	memset(&qt->since, 0, sizeof(qt->since));
@@ -609,9 +628,20 @@ static void short_slice(void)
 	(void)syscall(SYS_sched_setattr, 0, &a, 0);  /* refused: the default */
 }
 
+/* The daemon's socket appeared (or its watch has news): try at once, then
+ * soon (it may be bound but not listening yet), backing off from there. */
+static void socket_seen(struct quantum *qt)
+{
+	if (sockwatch_seen(&qt->watch) == 0)
+		return;
+	qt->retry_at = qtime_now_ns();
+	qt->retry_ns = Q_RETRY_SOON_NS;
+}
+
 /* The link thread: a boundary every L on the grid, the daemon's messages,
- * the workers' finished revocations; reconnects with backoff; ends when
- * the stop pipe is written. */
+ * the workers' finished revocations; without a daemon, the socket's
+ * folder (sockwatch.c), reconnecting as the socket appears, else with
+ * backoff; ends when the stop pipe is written. */
 static void *quantum_thread(void *arg)
 {
 	struct runtime *rt = arg;
@@ -621,18 +651,23 @@ static void *quantum_thread(void *arg)
 	for (;;) {
 		uint64_t now = qtime_now_ns();
 		struct pollfd p[5];
-		int n = 4, timeout = -1;
+		int n = 4, timeout = -1, watching = 0;
 
 		try_connect(rt, qt, now);
 		p[0].fd = qt->stop_pipe[0];
 		p[1].fd = qt->timer_fd;
 		p[2].fd = rt->released_fd;
 		p[3].fd = rt->roots_fd;
-		if (qt->link != NULL)
+		if (qt->link != NULL) {
 			p[n++].fd = link_fd(qt->link);
-		else if (qt->socket[0] != '\0')
+		} else if (qt->socket[0] != '\0') {
 			timeout = qt->retry_at > now
 			          ? (int)((qt->retry_at - now + 999999) / 1000000) : 0;
+			if (sockwatch_fd(&qt->watch) >= 0) {
+				p[n++].fd = sockwatch_fd(&qt->watch);
+				watching = 1;
+			}
+		}
 		for (int i = 0; i < n; i++) {
 			p[i].events = POLLIN;
 			p[i].revents = 0;
@@ -645,7 +680,9 @@ static void *quantum_thread(void *arg)
 			boundary(rt, qt);
 		if (p[3].revents)
 			roots_changed(rt, qt);
-		if (n == 5 && p[4].revents && qt->link != NULL)
+		if (n == 5 && p[4].revents && watching)
+			socket_seen(qt);
+		else if (n == 5 && p[4].revents && qt->link != NULL)
 			from_daemon(rt, qt);
 		if (p[2].revents)
 			send_released(rt, qt);

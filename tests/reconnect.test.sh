@@ -1,0 +1,68 @@
+#!/bin/sh
+# reconnect.test.sh BUILD - a job's time away from the daemon, against a
+# real asteald on a private socket and database:
+#  1. a running job whose daemon stopped reconnects as the next daemon
+#     binds its socket: within 1 s of the new daemon's "listening" line
+#     (both instants from the daemon's own log), after 3.3 s without a
+#     daemon (with only the backoff, 0.1 s doubling to 2 s, its next try
+#     came about 1.8 s after the daemon listened).
+# Every wait is on a condition with a bound; the 3.3 s without a daemon
+# is the scenario, not a wait.
+set -u
+
+build=${1:?usage: sh tests/reconnect.test.sh BUILD}
+. scripts/lib.sh
+test_tmp reconnect
+sock="$tmp/asteald.sock"
+db="$tmp/history.db"
+log="$tmp/daemon.log"
+
+# Start the daemon and wait until it listens (its n-th "listening" line).
+starts=0
+listening() {
+	up=$(grep -c 'listening on' "$log" 2>/dev/null)
+	[ "${up:-0}" -ge "$starts" ]
+}
+start_daemon() {
+	starts=$((starts + 1))
+	"$build/bin/asteald" --foreground --socket "$sock" --db "$db" \
+		--quantum-ms 10 --log-level info >>"$log" 2>&1 &
+	daemon_pid=$!
+	wait_for 10 listening || fail "daemon did not start"
+}
+
+stop_daemon() {
+	kill "$daemon_pid"
+	wait "$daemon_pid" || fail "daemon exited with $? on SIGTERM"
+	daemon_pid=""
+}
+
+# The instant of the last log line matching $1, in ms of its day (the
+# log's lines start "YYYY-MM-DD HH:MM:SS.mmm").
+log_ms() {
+	grep "$1" "$log" | tail -n 1 |
+		awk '{ split($2, t, ":"); printf "%d\n", ((t[1] * 60 + t[2]) * 60 + t[3]) * 1000 }'
+}
+
+# ---- 1. a job reconnects as the daemon comes back ----
+start_daemon
+ASTEAL_SOCKET="$sock" ASTEAL_STATS=1 \
+	"$build/jobs/phases" 1 --w1 1 --w2 6000000 --h 2 >"$tmp/job.out" 2>"$tmp/job.err" &
+job=$!
+registered() { grep -q "registered: uid [0-9]* pid $job," "$log"; }
+wait_for 10 registered || fail "the job did not register"
+stop_daemon
+sleep 3.3
+kill -0 $job 2>/dev/null || fail "the job ended while the daemon was down"
+start_daemon
+reconnected() { grep -q "'phases' connected: uid [0-9]* pid $job," "$log"; }
+wait_for 10 reconnected || fail "the job did not reconnect under its id"
+up=$(log_ms 'listening on')
+back=$(log_ms "'phases' connected: uid [0-9]* pid $job,")
+delay=$((back - up))
+[ $delay -lt 0 ] && delay=$((delay + 86400000))    # across midnight
+echo "the job reconnected $delay ms after the new daemon listened"
+[ $delay -le 1000 ] || fail "the job reconnected $delay ms after the daemon listened, not within 1000 ms"
+kill $job
+wait $job 2>/dev/null
+echo ok
