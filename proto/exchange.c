@@ -210,6 +210,28 @@ int exchange_feedback_take(struct exchange_feedback *fb, const Asteal__Feedback 
 	return 0;
 }
 
+/* Fill a Hello's usage totals from plain C. */
+void exchange_hello_usage_msg(Asteal__Hello *m, const struct usage_totals *u)
+{
+	m->work_ns = u->ns[USAGE_WORK];
+	m->steal_ns = u->ns[USAGE_STEAL];
+	m->mug_ns = u->ns[USAGE_MUG];
+	m->allotted_ns = u->ns[USAGE_ALLOTTED];
+	m->sleep_ns = u->ns[USAGE_SLEEP];
+	m->preempted_ns = u->ns[USAGE_PREEMPTED];
+}
+
+/* Fill plain C from a Hello's usage totals. */
+void exchange_hello_usage_from(struct usage_totals *u, const Asteal__Hello *m)
+{
+	u->ns[USAGE_WORK] = m->work_ns;
+	u->ns[USAGE_STEAL] = m->steal_ns;
+	u->ns[USAGE_MUG] = m->mug_ns;
+	u->ns[USAGE_ALLOTTED] = m->allotted_ns;
+	u->ns[USAGE_SLEEP] = m->sleep_ns;
+	u->ns[USAGE_PREEMPTED] = m->preempted_ns;
+}
+
 /* A class index on the wire: index + 1 (QuantumClass's values). */
 Asteal__QuantumClass exchange_class_wire(int cls)
 {

@@ -70,6 +70,12 @@ void exchange_feedback_from(struct exchange_feedback *fb, const Asteal__Feedback
 int exchange_feedback_take(struct exchange_feedback *fb, const Asteal__Feedback *m,
                            char *why, size_t len);
 
+/* Fill a Hello's usage totals (a JOB claiming its id again) from u. */
+void exchange_hello_usage_msg(Asteal__Hello *m, const struct usage_totals *u);
+
+/* Fill u from a Hello's usage totals. */
+void exchange_hello_usage_from(struct usage_totals *u, const Asteal__Hello *m);
+
 /* The wire value of a class index (0..2; anything else is unspecified). */
 Asteal__QuantumClass exchange_class_wire(int cls);
 

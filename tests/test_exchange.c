@@ -2,7 +2,8 @@
  * test_exchange.c - the quantum exchange's hand codecs (proto/exchange.c)
  * against protobuf-c: Allot frames byte for byte on random messages, the
  * Feedback decoder field for field on random messages and on the forms it
- * must leave to frame_decode, and the class mapping.
+ * must leave to frame_decode, a Hello's usage totals, and the class
+ * mapping.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -270,6 +271,27 @@ static void test_feedback_msg(void **state)
 	assert_int_equal(b.cls, 2);
 }
 
+/* A Hello's usage totals, filled from plain C and back: each kind in the
+ * field of its name. */
+static void test_hello_usage(void **state)
+{
+	struct usage_totals a, b;
+	Asteal__Hello m = ASTEAL__HELLO__INIT;
+	const uint64_t *f[USAGE_N] = {
+		[USAGE_WORK] = &m.work_ns, [USAGE_STEAL] = &m.steal_ns,
+		[USAGE_MUG] = &m.mug_ns, [USAGE_SLEEP] = &m.sleep_ns,
+		[USAGE_PREEMPTED] = &m.preempted_ns, [USAGE_ALLOTTED] = &m.allotted_ns };
+
+	(void)state;
+	for (int k = 0; k < USAGE_N; k++)
+		a.ns[k] = 1000u * (unsigned)(k + 1);
+	exchange_hello_usage_msg(&m, &a);
+	for (int k = 0; k < USAGE_N; k++)
+		assert_int_equal(*f[k], a.ns[k]);
+	exchange_hello_usage_from(&b, &m);
+	assert_memory_equal(&b, &a, sizeof(a));
+}
+
 /* The class mapping: index + 1 on the wire, anything else unspecified. */
 static void test_classes(void **state)
 {
@@ -294,6 +316,7 @@ int main(void)
 		cmocka_unit_test(test_feedback_random),
 		cmocka_unit_test(test_feedback_other_forms),
 		cmocka_unit_test(test_feedback_msg),
+		cmocka_unit_test(test_hello_usage),
 		cmocka_unit_test(test_classes),
 	};
 

@@ -143,6 +143,12 @@ static int sample_body(Asteal__Envelope *env, struct store *s,
 			    "fib -n 40", "libasteal test");
 		s->hello.job_id = 17;
 		s->hello.page = 1;
+		s->hello.work_ns = 11;
+		s->hello.steal_ns = 12;
+		s->hello.mug_ns = 13;
+		s->hello.allotted_ns = 14;
+		s->hello.sleep_ns = 15;
+		s->hello.preempted_ns = 16;
 		return 0;
 	case ASTEAL__ENVELOPE__MSG_WELCOME:
 		frame_welcome(env, &s->welcome, 7, 10000, 5000000000ull, cpus, 5,
