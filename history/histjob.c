@@ -8,11 +8,13 @@
  * history.c, the runs histrun.c, and what they share is in history_int.h.
  *
  * In memory: an array of the jobs this handle tracks, sorted by id, each
- * with its open run; and the buffer of job rows' writes (begin, worker
- * count, exit status, end) waiting for the next transaction, which writes
- * them in order before the runs, so that a full disk delays them instead
- * of refusing jobs (history.h, "Failures").  The ids are the handle's.
- * The job totals are added to as runs are written (hist_acc_add).
+ * with its open run and its totals as this handle knows them; and the
+ * buffer of job rows' writes (begin, worker count, exit status, end, usage
+ * away) waiting for the next transaction, which writes them in order
+ * before the runs, so that a full disk delays them instead of refusing
+ * jobs (history.h, "Failures").  The ids are the handle's.  The job
+ * totals are added to as runs are written (hist_acc_add), and as usage
+ * away is.
  */
 #include "history_int.h"
 #include "search.h"
@@ -148,6 +150,18 @@ void hist_ops_free(struct history *h)
 	h->nops = h->opsw = 0;
 }
 
+/* Write a job's usage away: its row in table away, and as much more in
+ * its totals. */
+static int write_away(struct history *h, const struct jobop *o)
+{
+	sqlite3_stmt *s = hist_bind(h->st[ST_AWAY_INS], "LL", o->job, o->end_ns);
+
+	if (hist_step_done(h, hist_bind_use(s, 3, o->use), "write usage away") < 0)
+		return -1;
+	s = hist_bind_use(hist_bind(h->st[ST_JOB_ADD], "L", o->job), 2, o->use);
+	return hist_step_done(h, s, "add usage away to a job's totals");
+}
+
 /* Write the job rows' pending writes, inside a transaction. */
 int hist_write_ops(struct history *h)
 {
@@ -155,6 +169,11 @@ int hist_write_ops(struct history *h)
 		const struct jobop *o = &h->ops[h->opsw];
 		sqlite3_stmt *s;
 
+		if (o->kind == OP_AWAY) {
+			if (write_away(h, o) < 0)
+				return -1;
+			continue;
+		}
 		switch (o->kind) {
 		case OP_BEGIN:
 			s = hist_bind(h->st[ST_JOB_INS], "LsLLsLd", o->job,
@@ -275,6 +294,7 @@ int64_t history_job_begin(struct history *h, const struct history_job *j)
 	op.start_ns = j->start_ns;
 	op.value = j->workers;
 	live_add(h, id);
+	hist_live_find(h, id)->start_ns = j->start_ns;
 	/* Admitted all the same: its id is given, nothing of it kept. */
 	if (op_push(h, &op) < 0)
 		hist_live_find(h, id)->lost = 1;
@@ -403,11 +423,13 @@ int history_job_set_exit(struct history *h, int64_t id, int status)
 	return job_set(h, OP_EXIT, id, status, "set exit status");
 }
 
-/* Take back a job left running by a previous daemon. */
+/* Take back a job left running by a previous daemon: tracked again, with
+ * its row's start and totals. */
 int history_job_reopen(struct history *h, int64_t id, int64_t pid)
 {
 	sqlite3_stmt *s;
-	int64_t rowpid = 0;
+	struct live *l;
+	int64_t rowpid = 0, start = 0, had[USAGE_N] = { 0 };
 	int rc, running = 0;
 
 	if (h == NULL)
@@ -424,6 +446,9 @@ int history_job_reopen(struct history *h, int64_t id, int64_t pid)
 	if (rc == SQLITE_ROW) {
 		rowpid = sqlite3_column_int64(s, 0);
 		running = sqlite3_column_int(s, 1);
+		start = sqlite3_column_int64(s, 2);
+		for (int k = 0; k < USAGE_N; k++)   /* in enum usage_kind's order */
+			had[k] = sqlite3_column_int64(s, 3 + k);
 	} else if (rc != SQLITE_DONE) {
 		hist_sqlerr(h, "reopen");
 		sqlite3_reset(s);
@@ -437,6 +462,66 @@ int history_job_reopen(struct history *h, int64_t id, int64_t pid)
 		return -1;
 	}
 	live_add(h, id);
+	l = hist_live_find(h, id);
+	l->start_ns = start;
+	memcpy(l->had, had, sizeof(had));
+	return 0;
+}
+
+/* A job's usage that no run holds (it ran away from every daemon): a job
+ * write, its row in table away and its totals. */
+int history_away(struct history *h, int64_t id, int64_t at_ns,
+		 const int64_t use[USAGE_N])
+{
+	struct live *l;
+	struct jobop op;
+
+	if (h == NULL)
+		return -1;
+	if (at_ns <= 0 || use == NULL) {
+		hist_seterr(h, "away: bad arguments");
+		return -1;
+	}
+	for (int k = 0; k < USAGE_N; k++)
+		if (use[k] < 0) {
+			hist_seterr(h, "away: negative usage");
+			return -1;
+		}
+	l = hist_live_find(h, id);
+	if (l == NULL) {
+		hist_seterr(h, "away: job %" PRId64 " is not running here", id);
+		return -1;
+	}
+	if (l->lost)
+		return 0;               /* nothing of it is kept */
+	memset(&op, 0, sizeof(op));
+	op.kind = OP_AWAY;
+	op.job = id;
+	op.end_ns = at_ns;
+	memcpy(op.use, use, sizeof(op.use));
+	if (op_push(h, &op) < 0)
+		return -1;
+	hist_had_add(l, use);
+	hist_sync(h);
+	return 0;
+}
+
+/* A tracked job's start and its totals as this handle knows them. */
+int history_job_usage(struct history *h, int64_t id, int64_t *start_ns,
+		      int64_t use[USAGE_N])
+{
+	struct live *l;
+
+	if (h == NULL)
+		return -1;
+	l = hist_live_find(h, id);
+	if (l == NULL || l->lost) {
+		hist_seterr(h, "job usage: job %" PRId64 " is %s", id, l == NULL
+			    ? "not running here" : "not kept (its row was lost)");
+		return -1;
+	}
+	*start_ns = l->start_ns;
+	memcpy(use, l->had, sizeof(l->had));
 	return 0;
 }
 

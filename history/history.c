@@ -27,6 +27,12 @@
 #define NS_PER_DAY (86400LL * 1000000000LL)
 #define RETENTION_MAX 36500             /* days, a century */
 
+/* A stale row's total of usage column COL: the sum over its runs and its
+ * usage away (history.h). */
+#define SUM_RUNS_AWAY(COL) " " COL " = (SELECT COALESCE(SUM(" COL "), 0)" \
+	" FROM allotments WHERE job = jobs.id) + (SELECT COALESCE(SUM(" COL \
+	"), 0) FROM away WHERE job = jobs.id)"
+
 /* The store's statements (the read side's are histquery.c's). */
 static const char *const SQL[ST_QUERY] = {
 	[ST_BEGIN] = "BEGIN IMMEDIATE",
@@ -38,28 +44,24 @@ static const char *const SQL[ST_QUERY] = {
 	[ST_JOB_END] = "UPDATE jobs SET end_ns = ?2,"
 		" exit_status = COALESCE(?3, exit_status)"
 		" WHERE id = ?1 AND end_ns IS NULL",
-	/* A job's totals are the sums of its runs: what a write of runs adds
-	 * to them is added in the same transaction (hist_acc_add). */
+	/* A job's totals are the sums of its runs and of its usage away:
+	 * what a write of runs (hist_acc_add) or of usage away adds to them
+	 * is added in the same transaction. */
 	[ST_JOB_ADD] = "UPDATE jobs SET work_ns = work_ns + ?2,"
 		" steal_ns = steal_ns + ?3, mug_ns = mug_ns + ?4,"
 		" sleep_ns = sleep_ns + ?5, preempted_ns = preempted_ns + ?6,"
 		" allotted_ns = allotted_ns + ?7 WHERE id = ?1",
 	[ST_JOB_EXIT] = "UPDATE jobs SET exit_status = ?2 WHERE id = ?1",
-	[ST_JOB_GET] = "SELECT pid, end_ns IS NULL FROM jobs WHERE id = ?1",
+	[ST_JOB_GET] = "SELECT pid, end_ns IS NULL, start_ns, work_ns, steal_ns,"
+		" mug_ns, sleep_ns, preempted_ns, allotted_ns FROM jobs WHERE id = ?1",
 	[ST_JOB_WORKERS] = "UPDATE jobs SET workers = ?2 WHERE id = ?1",
 	[ST_STALE] = "UPDATE jobs SET end_ns = ?2,"
-		" work_ns = (SELECT COALESCE(SUM(work_ns), 0) FROM allotments"
-		"  WHERE job = jobs.id),"
-		" steal_ns = (SELECT COALESCE(SUM(steal_ns), 0) FROM allotments"
-		"  WHERE job = jobs.id),"
-		" mug_ns = (SELECT COALESCE(SUM(mug_ns), 0) FROM allotments"
-		"  WHERE job = jobs.id),"
-		" sleep_ns = (SELECT COALESCE(SUM(sleep_ns), 0) FROM allotments"
-		"  WHERE job = jobs.id),"
-		" preempted_ns = (SELECT COALESCE(SUM(preempted_ns), 0)"
-		"  FROM allotments WHERE job = jobs.id),"
-		" allotted_ns = (SELECT COALESCE(SUM(allotted_ns), 0)"
-		"  FROM allotments WHERE job = jobs.id)"
+		SUM_RUNS_AWAY("work_ns") ","
+		SUM_RUNS_AWAY("steal_ns") ","
+		SUM_RUNS_AWAY("mug_ns") ","
+		SUM_RUNS_AWAY("sleep_ns") ","
+		SUM_RUNS_AWAY("preempted_ns") ","
+		SUM_RUNS_AWAY("allotted_ns")
 		" WHERE end_ns IS NULL AND start_ns < ?1"
 		" AND id NOT IN (SELECT id FROM temp.history_ids)",
 	[ST_RUN_INS] = "INSERT INTO allotments(job, first_quantum,"
@@ -79,6 +81,9 @@ static const char *const SQL[ST_QUERY] = {
 		" start_ns, end_ns) VALUES(?1, ?2, ?3, ?4)",
 	[ST_GRANT_INS] = "INSERT INTO grants(job, quantum, at_ns, allotment,"
 		" cpus) VALUES(?1, ?2, ?3, ?4, ?5)",
+	[ST_AWAY_INS] = "INSERT INTO away(job, at_ns, work_ns, steal_ns, mug_ns,"
+		" sleep_ns, preempted_ns, allotted_ns)"
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	[ST_IDS_CLEAR] = "DELETE FROM temp.history_ids",
 	[ST_IDS_ADD] = "INSERT OR IGNORE INTO temp.history_ids(id) VALUES(?1)",
 };

@@ -2,10 +2,10 @@
  * history.h - asteald's allotment history in SQLite (see
  * ../shared/DESIGN.md, "asteald").
  *
- * Four tables (schema version 6, kept in PRAGMA user_version; the file is
- * marked with PRAGMA application_id 0x41535448, "ASTH"; a version 1 to 5
+ * Five tables (schema version 7, kept in PRAGMA user_version; the file is
+ * marked with PRAGMA application_id 0x41535448, "ASTH"; a version 1 to 6
  * file is upgraded in place when opened, its new columns 0, cpu_quanta
- * computed, its grants none):
+ * computed, its grants and usage away none):
  *
  *   jobs(id INTEGER PRIMARY KEY AUTOINCREMENT, name, uid, pid, command,
  *        start_ns, end_ns NULL while running, exit_status NULL if unknown,
@@ -26,9 +26,16 @@
  *        not feed DEQ: the tick of quantum + 1 decided the job's
  *        allotment as if there had been none (a joining job's first run
  *        starts there, unless it left before)
+ *   away(job -> jobs.id ON DELETE CASCADE, at_ns, work_ns, steal_ns,
+ *        mug_ns, sleep_ns, preempted_ns, allotted_ns): usage a job ran
+ *        outside every run, added at wall time at_ns as it reconnected
+ *        (history_away): what it said it had run under its id that its
+ *        totals lacked, the time it was away from every daemon (or whose
+ *        Feedback its last daemon never took or never wrote)
  *
- * with indexes jobs(end_ns), allotments(job, start_ns), grants(job) (a
- * job's grants go with it, retention included).
+ * with indexes jobs(end_ns), allotments(job, start_ns), grants(job),
+ * away(job) (a job's grants and usage away go with it, retention
+ * included).
  * Times are nanoseconds since the Unix epoch (CLOCK_REALTIME).
  *
  * One allotments row is one *run*: consecutive quanta of one job in which
@@ -97,14 +104,15 @@
  * earlier rows have steal with sleep in it and 0 for the new columns).
  *
  * A job's totals (work_ns, steal_ns, mug_ns, allotted_ns, sleep_ns,
- * preempted_ns) are the sums of
- * its runs: every write of a run adds what it changed of the run's usage
- * to its job's totals in the same transaction, so after any commit, and
- * after a crash (kill -9) at any point, the totals on disk agree with the
- * runs on disk; a job that outlives a daemon and is reclaimed by the next
- * adds that daemon's runs, and closing a stale row recomputes the sums
- * (the same numbers), so nothing is counted twice.  Usage reported before
- * a job's first run goes into that run.
+ * preempted_ns) are the sums of its runs and of its rows in away: every
+ * write of a run adds what it changed of the run's usage to its job's
+ * totals in the same transaction, as the write of a row of away adds its
+ * usage, so after any commit, and after a crash (kill -9) at any point,
+ * the totals on disk agree with the runs and usage away on disk; a job
+ * that outlives a daemon and is reclaimed by the next adds that daemon's
+ * runs, and closing a stale row recomputes the sums (the same numbers),
+ * so nothing is counted twice.  Usage reported before a job's first run
+ * goes into that run.
  *
  * Quantum numbers in the history never go back across restarts, although
  * every daemon numbers its quanta from 0 on its own CLOCK_MONOTONIC t0
@@ -171,7 +179,7 @@
 
 #include "message.h"         /* enum usage_kind: a job's usage, by kind */
 
-#define HISTORY_SCHEMA_VERSION 6
+#define HISTORY_SCHEMA_VERSION 7
 
 /* Opening options; a NULL pointer or a field <= 0 means the default. */
 struct history_opts {
@@ -343,10 +351,10 @@ struct history *history_open(const char *path, const struct history_opts *o,
  * immutable mode), so that no -wal and -shm appear.  NULL with the reason
  * in why for a missing or unreadable file, one that is no SQLite database
  * or not a history, and a schema version other than this one or the one
- * before (an older file is not upgraded; a version 5 file is read as its
- * upgrade would make it, without grants).  Only history_query,
- * history_stats, history_read_begin and history_read_end, history_error
- * and history_close may be called on it. */
+ * before (an older file is not upgraded; a version 6 file is read as it
+ * is: it lacks only the table away, which no query reads).  Only
+ * history_query, history_stats, history_read_begin and history_read_end,
+ * history_error and history_close may be called on it. */
 struct history *history_open_readonly(const char *path, char *why,
 				      size_t whylen);
 
@@ -417,6 +425,23 @@ int history_job_set_exit(struct history *h, int64_t id, int status);
  * with this pid: 0 if its row exists, is not ended, has that pid and is
  * not tracked already; then history_allot() accepts it again. */
 int history_job_reopen(struct history *h, int64_t id, int64_t pid);
+
+/* A tracked job's row start (wall time) in *start_ns and its totals as
+ * this handle knows them in use[USAGE_WORK] ...: its row's on disk when
+ * it was reopened (0 when begun here), plus all the usage this handle
+ * was given for it since (history_allot, history_usage, history_away),
+ * whether written yet or not.  -1 if it is not tracked, or nothing of it
+ * is kept (its row was lost to a full buffer). */
+int history_job_usage(struct history *h, int64_t id, int64_t *start_ns,
+		      int64_t use[USAGE_N]);
+
+/* Add usage (use[USAGE_WORK] ..., each >= 0) that tracked job id ran
+ * outside every run to its totals, as a row of table away at wall time
+ * at_ns: a job write (written in order before the runs, or kept pending:
+ * see "Failures").  -1 on bad arguments, an unknown job, or a full buffer
+ * of job writes (nothing added). */
+int history_away(struct history *h, int64_t id, int64_t at_ns,
+		 const int64_t use[USAGE_N]);
 
 /* Set a job's worker count (a job the command line launched is recorded
  * before its library says how many workers it has; a job write); -1 if

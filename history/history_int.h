@@ -23,7 +23,7 @@ enum {
 	ST_JOB_INS, ST_JOB_END, ST_JOB_ADD, ST_JOB_EXIT, ST_JOB_GET,
 	ST_JOB_WORKERS,
 	ST_STALE,
-	ST_RUN_INS, ST_RUN_UPD, ST_SKIP_INS, ST_GRANT_INS,
+	ST_RUN_INS, ST_RUN_UPD, ST_SKIP_INS, ST_GRANT_INS, ST_AWAY_INS,
 	ST_IDS_CLEAR, ST_IDS_ADD,
 	ST_QUERY,
 	ST_Q_JOBS = ST_QUERY, ST_Q_RUNS,
@@ -68,15 +68,27 @@ struct live {
 	int64_t carry[USAGE_N];    /* usage before its first run */
 	int lost;               /* its row was dropped (the buffer of job
 				   writes was full): nothing of it is kept */
+	int64_t start_ns;       /* its row's start */
+	int64_t had[USAGE_N];      /* its totals as this handle knows them:
+				   its row's when reopened, and all usage
+				   given since (history_job_usage) */
 };
 
+/* Count usage given to tracked job l in its totals as known here. */
+static inline void hist_had_add(struct live *l, const int64_t u[USAGE_N])
+{
+	for (int k = 0; k < USAGE_N; k++)
+		l->had[k] += u[k];
+}
+
 /* A job row's write waiting for the disk (in order; before the runs). */
-enum { OP_BEGIN, OP_WORKERS, OP_EXIT, OP_END };
+enum { OP_BEGIN, OP_WORKERS, OP_EXIT, OP_END, OP_AWAY };
 struct jobop {
 	int kind;
 	int64_t job;
 	int64_t uid, pid, start_ns;     /* OP_BEGIN */
-	int64_t end_ns;                 /* OP_END */
+	int64_t end_ns;                 /* OP_END; OP_AWAY: its at_ns */
+	int64_t use[USAGE_N];           /* OP_AWAY: usage outside any run */
 	int value;              /* workers (OP_BEGIN, OP_WORKERS), exit
 				   status (OP_EXIT, OP_END) */
 	int has_value;          /* OP_END: whether the exit status is known */

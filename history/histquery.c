@@ -50,8 +50,8 @@ const char *const hist_query_sql[ST_COUNT - ST_QUERY] = {
 	 * have no run left, then quanta without a tick; each LIMITed, and
 	 * each reading no more rows than it deletes (jobs by end, runs by
 	 * job, the skipped quanta in the order they were written).  A job's
-	 * grants go with its row (ON DELETE CASCADE, found by their index by
-	 * job). */
+	 * grants and usage away go with its row (ON DELETE CASCADE, found by
+	 * their indexes by job). */
 	[ST_EXP_RUNS - ST_QUERY] =
 		"DELETE FROM allotments WHERE id IN (SELECT a.id"
 		" FROM jobs j JOIN allotments a ON a.job = j.id"

@@ -432,6 +432,7 @@ int history_allot(struct history *h, int64_t job_id,
 	if (q->end_ns > h->now_ns)
 		h->now_ns = q->end_ns;
 	quantum_use(q, u);
+	hist_had_add(l, u);
 	if (l->has_run && (how = continues(r, q, qn)) != 0) {
 		if (how == 2)
 			take_turn(r, q, qn);
@@ -518,6 +519,7 @@ int history_usage(struct history *h, int64_t job_id,
 		return -1;
 	if (l->lost)
 		return 0;
+	hist_had_add(l, use);
 	to = l->has_run ? l->run.use : l->carry;
 	for (int k = 0; k < USAGE_N; k++)
 		to[k] += use[k];

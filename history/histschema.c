@@ -32,10 +32,21 @@
 	" allotment INTEGER NOT NULL, cpus TEXT NOT NULL);" \
 	"CREATE INDEX grants_by_job ON grants(job)"
 
-/* The schema, version 6 (see history.h); version 1 lacked the columns
+/* The usage jobs ran outside every run, as they reconnected (version 7),
+ * and its index by job, for the same cascade. */
+#define AWAY_TABLE "CREATE TABLE away (" \
+	" job INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE," \
+	" at_ns INTEGER NOT NULL, work_ns INTEGER NOT NULL," \
+	" steal_ns INTEGER NOT NULL, mug_ns INTEGER NOT NULL," \
+	" sleep_ns INTEGER NOT NULL, preempted_ns INTEGER NOT NULL," \
+	" allotted_ns INTEGER NOT NULL);" \
+	"CREATE INDEX away_by_job ON away(job)"
+
+/* The schema, version 7 (see history.h); version 1 lacked the columns
  * that MIGRATE_V2 adds, version 2 the table MIGRATE_V3 adds, version 3
  * the columns MIGRATE_V4 adds, version 4 the column MIGRATE_V5 adds,
- * version 5 the table MIGRATE_V6 adds. */
+ * version 5 the table MIGRATE_V6 adds, version 6 the one MIGRATE_V7
+ * adds. */
 static const char SCHEMA[] =
 	"CREATE TABLE jobs ("
 	" id INTEGER PRIMARY KEY AUTOINCREMENT,"
@@ -64,7 +75,8 @@ static const char SCHEMA[] =
 	" cpu_quanta INTEGER NOT NULL DEFAULT 0);"
 	"CREATE INDEX allotments_by_job ON allotments(job, start_ns);"
 	SKIPPED_TABLE ";"
-	GRANTS_TABLE;
+	GRANTS_TABLE ";"
+	AWAY_TABLE;
 
 /* Earlier databases of every version had an index of the runs by end,
  * which no query used (the runs are read by job, and selected by time
@@ -75,6 +87,9 @@ static const char DROP_UNUSED[] = "DROP INDEX IF EXISTS allotments_by_end";
  * in memory, not in the file. */
 static const char IDS_TABLE[] =
 	"CREATE TEMP TABLE history_ids(id INTEGER PRIMARY KEY)";
+
+/* From version 6 to 7: the usage away (none recorded before). */
+static const char MIGRATE_V7[] = AWAY_TABLE "; PRAGMA user_version = 7";
 
 /* From version 5 to 6: the grants (none before). */
 static const char MIGRATE_V6[] = GRANTS_TABLE "; PRAGMA user_version = 6";
@@ -112,7 +127,7 @@ static const char MIGRATE_V2[] =
 /* The upgrades by the version they upgrade from, one version each. */
 static const char *const MIGRATE[HISTORY_SCHEMA_VERSION] = {
 	[1] = MIGRATE_V2, [2] = MIGRATE_V3, [3] = MIGRATE_V4, [4] = MIGRATE_V5,
-	[5] = MIGRATE_V6,
+	[5] = MIGRATE_V6, [6] = MIGRATE_V7,
 };
 
 /* Read the schema version, the application id and the number of schema
@@ -219,9 +234,9 @@ int hist_schema_update(struct history *h, int64_t version)
 }
 
 /* Check, from what hist_schema_probe read into v, that a reader of this
- * version can read the file as it is (it never upgrades), and create the
- * temporary tables: the ids, and for a version 5 file the grants it would
- * have after its upgrade; 0, or -1 with the message. */
+ * version can read the file as it is (it never upgrades: a version 6 file
+ * lacks only the table away, which no query reads), and create the
+ * temporary table of ids; 0, or -1 with the message. */
 int hist_schema_readable(struct history *h, const int64_t v[3])
 {
 	if (v[0] > HISTORY_SCHEMA_VERSION) {
@@ -240,15 +255,6 @@ int hist_schema_readable(struct history *h, const int64_t v[3])
 			    " opens the file", v[0], HISTORY_SCHEMA_VERSION);
 		return -1;
 	}
-	/* The temporary tables live in memory, not in the file.  A version
-	 * 5 file is read with an empty temporary table of grants, as its
-	 * upgrade would make it (it had none); temp names come first. */
-	if (hist_exec(h, IDS_TABLE, "create temporary table") < 0)
-		return -1;
-	if (v[0] == 5 && hist_exec(h, "CREATE TEMP TABLE grants(job INTEGER,"
-				   " quantum INTEGER, at_ns INTEGER,"
-				   " allotment INTEGER, cpus TEXT)",
-				   "read a version 5 file") < 0)
-		return -1;
-	return 0;
+	/* The temporary table lives in memory, not in the file. */
+	return hist_exec(h, IDS_TABLE, "create temporary table");
 }

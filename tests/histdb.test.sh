@@ -217,12 +217,14 @@ expect_brief 1 "$asteal" history --db "$tmp/copy.db"
 grep -q "schema version $((version - 2)) is older.*never upgrades" "$tmp/err" || fail "an older schema: $(cat "$tmp/err")"
 [ "$(digest "$tmp/copy.db")" = "$before" ] || fail "reading an older schema changed the file"
 [ "$(sqlite3 "$tmp/copy.db" "pragma user_version")" -eq $((version - 2)) ] || fail "reading upgraded the file"
-# A version 5 file (before the grants) is read as is.
-sqlite3 "$tmp/copy.db" "drop table grants; pragma user_version = 5"
+# A file of the version before (version 6, before the usage away) is read
+# as is.
+sqlite3 "$tmp/copy.db" "drop table away; pragma user_version = $((version - 1))"
 before=$(digest "$tmp/copy.db")
 expect_brief 0 "$asteal" history --db "$tmp/copy.db"
-[ "$(digest "$tmp/copy.db")" = "$before" ] || fail "reading a version 5 file changed it"
-[ "$(sqlite3 "$tmp/copy.db" "pragma user_version")" -eq 5 ] || fail "reading upgraded a version 5 file"
+[ "$(digest "$tmp/copy.db")" = "$before" ] || fail "reading a version $((version - 1)) file changed it"
+[ "$(sqlite3 "$tmp/copy.db" "pragma user_version")" -eq $((version - 1)) ] ||
+	fail "reading upgraded a version $((version - 1)) file"
 expect_brief 2 "$asteal" history --db
 expect_brief 2 "$asteal" history --db ""
 echo "no history: one clear line each, exit 1; --db without a name: exit 2"

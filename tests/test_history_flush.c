@@ -208,6 +208,7 @@ static void test_skipped(void **state)
 	history_close(h);
 	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "DROP TABLE skipped; DROP TABLE grants;"
+				      " DROP TABLE away;"
 				      " ALTER TABLE jobs DROP COLUMN sleep_ns;"
 				      " ALTER TABLE jobs DROP COLUMN preempted_ns;"
 				      " ALTER TABLE allotments DROP COLUMN sleep_ns;"

@@ -1,7 +1,8 @@
 /*
  * test_history_restart.c - asteald's history in SQLite across daemons and
  * days: a job that outlives its daemon (paused, taken back, its totals
- * added up), history across restarts with ids never reused, reclaiming
+ * added up), its usage away (outside every run, added to its totals
+ * once), history across restarts with ids never reused, reclaiming
  * and closing stale jobs, many jobs ended in a scattered order and taken
  * back in reverse, and retention (only jobs ended long enough ago, with
  * their runs, a bounded step at a time).
@@ -64,6 +65,88 @@ static void test_pause(void **state)
 	assert_int_equal(history_job_pause(h, a), -1);  /* ended */
 	assert_int_equal(history_job_pause(NULL, a), -1);
 	history_close(h);
+}
+
+/* A job info's totals as an array (enum usage_kind). */
+static void info_use(const struct history_job_info *j, int64_t u[USAGE_N])
+{
+	u[USAGE_WORK] = j->work_ns;
+	u[USAGE_STEAL] = j->steal_ns;
+	u[USAGE_MUG] = j->mug_ns;
+	u[USAGE_SLEEP] = j->sleep_ns;
+	u[USAGE_PREEMPTED] = j->preempted_ns;
+	u[USAGE_ALLOTTED] = j->allotted_ns;
+}
+
+/* A job's usage away: its totals as this handle knows them (its row's
+ * when taken back, plus all usage given since), its usage away added
+ * once to its totals as a row of away, in no run, kept on disk, gone
+ * with the job at retention; bad calls refused, nothing added. */
+static void test_away(void **state)
+{
+	struct fixture *f = *state;
+	struct history_opts o = { .retention_days = 7 };
+	struct history *h = open_ok(f, &o);
+	const int64_t w[USAGE_N] = { 7, 6, 5, 4, 3, 25 }, bad[USAGE_N] = { -1 };
+	int64_t a, start, use[USAGE_N], want[USAGE_N], runs[USAGE_N] = { 0 };
+	struct history_quantum q;
+	struct rows *rs;
+
+	a = begin(h, "a", 100, T0);
+	q = quantum(T0, 0, 2, 4, 2, "0-1", HISTORY_SATISFIED);
+	assert_int_equal(history_allot(h, a, &q), 0);
+	assert_int_equal(history_usage(h, a, w), 0);
+	want[USAGE_WORK] = q.work_ns + w[USAGE_WORK];
+	want[USAGE_STEAL] = q.steal_ns + w[USAGE_STEAL];
+	want[USAGE_MUG] = q.mug_ns + w[USAGE_MUG];
+	want[USAGE_SLEEP] = q.sleep_ns + w[USAGE_SLEEP];
+	want[USAGE_PREEMPTED] = q.preempted_ns + w[USAGE_PREEMPTED];
+	want[USAGE_ALLOTTED] = q.allotted_ns + w[USAGE_ALLOTTED];
+	assert_int_equal(history_job_usage(h, a, &start, use), 0);
+	assert_int_equal(start, T0);
+	assert_memory_equal(use, want, sizeof(want));
+	assert_int_equal(history_job_pause(h, a), 0);
+	assert_int_equal(history_job_usage(h, a, &start, use), -1);
+	history_close(h);
+
+	/* Taken back by the next daemon: its row's totals, then its usage
+	 * away added once (bad calls add nothing). */
+	h = open_ok(f, &o);
+	assert_int_equal(history_job_reopen(h, a, 100), 0);
+	memset(use, 0, sizeof(use));
+	assert_int_equal(history_job_usage(h, a, &start, use), 0);
+	assert_int_equal(start, T0);
+	assert_memory_equal(use, want, sizeof(want));
+	assert_int_equal(history_away(h, a, T0 + DAY, w), 0);
+	assert_int_equal(history_away(h, a, T0 + DAY, bad), -1);
+	assert_int_equal(history_away(h, a, 0, w), -1);
+	assert_int_equal(history_away(h, 12345, T0 + DAY, w), -1);
+	assert_int_equal(history_away(NULL, a, T0 + DAY, w), -1);
+	for (int k = 0; k < USAGE_N; k++) {
+		runs[k] = want[k];
+		want[k] += w[k];
+	}
+	assert_int_equal(history_job_usage(h, a, &start, use), 0);
+	assert_memory_equal(use, want, sizeof(want));
+	assert_int_equal(history_job_end(h, a, T0 + 2 * DAY, NULL), 0);
+	rs = query(h, NULL);
+	assert_int_equal(rs->njobs, 1);
+	info_use(&rs->job[0], use);
+	assert_memory_equal(use, want, sizeof(want));
+	assert_int_equal(rs->nruns, 1);      /* the away is in no run */
+	assert_int_equal(rs->run[0].work_ns, runs[USAGE_WORK]);
+	assert_int_equal(rs->run[0].allotted_ns, runs[USAGE_ALLOTTED]);
+	free(rs);
+	history_close(h);
+	assert_int_equal(peek(f->path, "SELECT count(*) FROM away"), 1);
+	assert_int_equal(peek(f->path, "SELECT at_ns FROM away"), T0 + DAY);
+
+	/* Retention: its usage away goes with the job. */
+	h = open_ok(f, &o);
+	assert_true(history_expire(h, T0 + 20 * DAY, 0, NULL) > 0);
+	assert_int_equal(stats(h).jobs, 0);
+	history_close(h);
+	assert_int_equal(peek(f->path, "SELECT count(*) FROM away"), 0);
 }
 
 /* Close and open again: everything is there, a running job can be taken
@@ -250,6 +333,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 #define T(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
 		T(test_pause),
+		T(test_away),
 		T(test_restart),
 		T(test_retention),
 		T(test_many_jobs),

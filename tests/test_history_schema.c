@@ -1,7 +1,7 @@
 /*
  * test_history_schema.c - asteald's history in SQLite, its file: a new
  * database's schema version, WAL mode and tables; older files (versions
- * 1, 3, 4 and 5) upgraded in place, their rows kept and the new columns
+ * 1, 3, 4 and 6) upgraded in place, their rows kept and the new columns
  * and tables filled; a newer schema and another program's database
  * refused; the modes of the database and its -wal and -shm whatever the
  * umask.  (The other test_history_* files test the rest of the module;
@@ -35,7 +35,7 @@ static void reopen_unchanged(struct fixture *f, int64_t jobs)
 	assert_int_equal(peek(f->path, "PRAGMA user_version"), HISTORY_SCHEMA_VERSION);
 }
 
-/* A new database gets this schema version, WAL mode and its four
+/* A new database gets this schema version, WAL mode and its five
  * tables. */
 static void test_create(void **state)
 {
@@ -47,7 +47,7 @@ static void test_create(void **state)
 	assert_int_equal(peek(f->path, "PRAGMA user_version"), HISTORY_SCHEMA_VERSION);
 	assert_int_equal(peek(f->path, "SELECT count(*) FROM sqlite_master"
 			      " WHERE type = 'table' AND name IN ('jobs',"
-			      " 'allotments', 'skipped', 'grants')"), 4);
+			      " 'allotments', 'skipped', 'grants', 'away')"), 5);
 	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &s,
 					    NULL), SQLITE_OK);
@@ -242,7 +242,7 @@ static void test_upgrade_v4(void **state)
 	    " allotted_ns INTEGER NOT NULL DEFAULT 0,"
 	    " sleep_ns INTEGER NOT NULL DEFAULT 0,"
 	    " preempted_ns INTEGER NOT NULL DEFAULT 0);"
-	    "DROP TABLE a4; DROP TABLE grants;"
+	    "DROP TABLE a4; DROP TABLE grants; DROP TABLE away;"
 	    "CREATE INDEX allotments_by_job ON allotments(job, start_ns);"
 	    "INSERT INTO jobs(name, uid, pid, command, start_ns, end_ns)"
 	    " VALUES ('old', 1000, 77, 'fib 30', 1000, 3000);"
@@ -264,14 +264,16 @@ static void test_upgrade_v4(void **state)
 	history_close(h);
 }
 
-/* A version 5 file is read as it is (no grants), and upgraded to 6 when
- * a daemon opens it: its rows stay and it gets the table of grants. */
-static void test_upgrade_v5(void **state)
+/* A version 6 file is read as it is (no usage away), and upgraded to 7
+ * when a daemon opens it: its rows stay and it gets the table away, whose
+ * rows add to their jobs' totals (and a stale row's recomputed totals). */
+static void test_upgrade_v6(void **state)
 {
 	struct fixture *f = *state;
 	struct history *h = open_ok(f, NULL);
 	struct history_quantum q;
 	struct history_stats s;
+	const int64_t use[USAGE_N] = { 1, 2, 3, 4, 5, 6 };
 	char why[256] = "";
 	int64_t a, b;
 	sqlite3 *db;
@@ -282,8 +284,8 @@ static void test_upgrade_v5(void **state)
 	assert_int_equal(history_job_end(h, a, T0 + QNS, NULL), 0);
 	history_close(h);
 	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "DROP TABLE grants;"
-				      " PRAGMA user_version = 5", NULL, NULL,
+	assert_int_equal(sqlite3_exec(db, "DROP TABLE away;"
+				      " PRAGMA user_version = 6", NULL, NULL,
 				      NULL), SQLITE_OK);
 	sqlite3_close(db);
 	h = history_open_readonly(f->path, why, sizeof(why));
@@ -293,26 +295,36 @@ static void test_upgrade_v5(void **state)
 	assert_int_equal(s.jobs, 1);
 	assert_int_equal(s.quantum_base, 1);
 	history_close(h);
-	assert_int_equal(peek(f->path, "PRAGMA user_version"), 5);
-	assert_int_equal(peek(f->path, "SELECT count(*) FROM sqlite_master"
-			      " WHERE name = 'grants'"), 0);
-	h = open_ok(f, NULL);
 	assert_int_equal(peek(f->path, "PRAGMA user_version"), 6);
 	assert_int_equal(peek(f->path, "SELECT count(*) FROM sqlite_master"
-			      " WHERE name IN ('grants', 'grants_by_job')"), 2);
+			      " WHERE name = 'away'"), 0);
+	h = open_ok(f, NULL);
+	assert_int_equal(peek(f->path, "PRAGMA user_version"), 7);
+	assert_int_equal(peek(f->path, "SELECT count(*) FROM sqlite_master"
+			      " WHERE name IN ('away', 'away_by_job')"), 2);
 	assert_int_equal(stats(h).jobs, 1);
 	assert_int_equal(stats(h).allotment_rows, 1);
 	b = begin(h, "b", 2, T0 + 5 * QNS);
-	assert_int_equal(history_grant(h, b, 4, T0 + 5 * QNS, 2, "0-1"), 0);
+	assert_int_equal(history_away(h, b, T0 + 6 * QNS, use), 0);
 	history_close(h);
-	assert_int_equal(peek(f->path, "SELECT quantum FROM grants"), 1 + 4);
-	/* A version 4 file is older than the one before: refused. */
+	assert_int_equal(peek(f->path, "SELECT at_ns FROM away"), T0 + 6 * QNS);
+	assert_int_equal(peek(f->path, "SELECT allotted_ns FROM jobs WHERE"
+			      " name = 'b'"), 6);
+	/* Closed as stale (its daemon gone), its totals are its runs' and
+	 * its usage away's. */
+	h = open_ok(f, NULL);
+	assert_int_equal(history_close_stale(h, T0 + 100 * QNS, 0), 1);
+	history_close(h);
+	assert_int_equal(peek(f->path, "SELECT work_ns + steal_ns + mug_ns +"
+			      " sleep_ns + preempted_ns + allotted_ns FROM jobs"
+			      " WHERE name = 'b'"), 21);
+	/* A version 5 file is older than the one before: refused. */
 	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 4", NULL,
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 5", NULL,
 				      NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	assert_null(history_open_readonly(f->path, why, sizeof(why)));
-	assert_non_null(strstr(why, "schema version 4 is older"));
+	assert_non_null(strstr(why, "schema version 5 is older"));
 }
 
 /* A newer schema and another program's database are refused. */
@@ -323,12 +335,12 @@ static void test_refused(void **state)
 	sqlite3 *db;
 
 	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 7", NULL,
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 8", NULL,
 				      NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	assert_null(history_open(f->path, NULL, why, sizeof(why)));
-	assert_non_null(strstr(why, "database schema version 7 is newer than"
-			       " this asteald (6)"));
+	assert_non_null(strstr(why, "database schema version 8 is newer than"
+			       " this asteald (7)"));
 	unlink(f->path);
 
 	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
@@ -399,7 +411,7 @@ int main(void)
 		T(test_upgrade_v1),
 		T(test_upgrade_v3),
 		T(test_upgrade_v4),
-		T(test_upgrade_v5),
+		T(test_upgrade_v6),
 		T(test_refused),
 		T(test_file_modes),
 #undef T
