@@ -10,7 +10,12 @@
  * job's history row.  What a job that was merely late or stopped could
  * send (a Feedback for a quantum that ended long ago, a second one for a
  * quantum) and a bad Released are refused and ignored, with an Error to
- * the job and a log line the first time per job and kind.  The design is described at the top of scheduler.c and core/core.h; what the
+ * the job and a log line the first time per job and kind.  A job that
+ * claims its id again as it reconnects says in its Hello its usage totals
+ * since it first joined under that id; what its history lacks of them is
+ * its time away, added to its history once, within the same bound as a
+ * Feedback's totals (its workers, since its row began).  The design is
+ * described at the top of scheduler.c and core/core.h; what the
  * scheduler's files share is in scheduler_int.h.
  */
 #include "scheduler_int.h"
@@ -90,17 +95,26 @@ uint64_t sched__quantum_now(const struct sched *s, uint64_t now)
 	return now > s->t0 ? (now - s->t0) / s->L : 0;
 }
 
+/* The usage its workers could have used in span ns and the slack of
+ * PROTO_USAGE_SLACK_MS (the last quantum before it connected, its
+ * handshake): what no total of a job's may exceed. */
+static uint64_t usage_bound(uint64_t span, int workers)
+{
+	uint64_t most;
+
+	span += PROTO_USAGE_SLACK_MS * 1000000ull;
+	if (__builtin_mul_overflow(span, (uint64_t)workers, &most))
+		most = UINT64_MAX;
+	return most;
+}
+
 /* Whether a Feedback's fields are all ones a job could send at `now`;
  * otherwise 0 with the first that is not, named, in why. */
 static int fields_ok(const struct sched_job *j, const struct exchange_feedback *fb,
                      uint64_t now, char *why, size_t len)
 {
 	const uint64_t *tot = fb->use.ns, *had = j->tot.ns;
-	uint64_t span = now - j->joined + PROTO_USAGE_SLACK_MS * 1000000ull;
-	uint64_t most;
-
-	if (__builtin_mul_overflow(span, (uint64_t)j->workers, &most))
-		most = UINT64_MAX;
+	uint64_t most = usage_bound(now - j->joined, j->workers);
 
 	if (fb->desire > (uint32_t)j->workers) {
 		snprintf(why, len, "Feedback.desire %u is above the job's %d workers",
@@ -250,6 +264,58 @@ void sched__pages_read(struct sched *s, uint64_t now)
 		if (j->page != NULL)
 			page_read(s, j, now);
 	}
+}
+
+/* j claimed its id: its usage before this connection, and its time away
+ * into the history (scheduler_int.h). */
+void sched__claim_usage(struct sched *s, struct sched_job *j,
+                        const Asteal__Hello *hello)
+{
+	struct usage_totals said;
+	int64_t start, had[USAGE_N], away[USAGE_N];
+	uint64_t now = qtime_wall_ns(), most, span;
+	int any = 0, more = 0;
+
+	exchange_hello_usage_from(&said, hello);
+	for (int k = 0; k < USAGE_N; k++)
+		any |= said.ns[k] != 0;
+	if (history_job_usage(s->hist, (int64_t)j->core.id, &start, had) < 0) {
+		if (any)
+			log_warn("job %llu: its time away is not counted: history: %s",
+			         (unsigned long long)j->core.id, history_error(s->hist));
+		return;
+	}
+	for (int k = 0; k < USAGE_N; k++)
+		j->before.ns[k] = (uint64_t)had[k];
+	span = now > (uint64_t)start ? now - (uint64_t)start : 0;
+	most = usage_bound(span, j->workers);
+	for (int k = 0; k < USAGE_N && any; k++) {
+		if (said.ns[k] > most || said.ns[k] > (uint64_t)INT64_MAX) {
+			log_warn("job %llu pid %d: Hello.%s %llu is more than its %d "
+			         "workers could use in the %.3f s since its row began: "
+			         "its time away is not counted",
+			         (unsigned long long)j->core.id, (int)j->pid,
+			         exchange_usage_name((enum usage_kind)k),
+			         (unsigned long long)said.ns[k], j->workers,
+			         (double)span * 1e-9);
+			return;
+		}
+		away[k] = (int64_t)said.ns[k] > had[k] ? (int64_t)said.ns[k] - had[k] : 0;
+		more |= away[k] != 0;
+	}
+	if (!more)
+		return;
+	if (history_away(s->hist, (int64_t)j->core.id, (int64_t)now, away) < 0) {
+		log_warn("job %llu: its time away is not counted: history: %s",
+		         (unsigned long long)j->core.id, history_error(s->hist));
+		return;
+	}
+	for (int k = 0; k < USAGE_N; k++)
+		j->before.ns[k] += (uint64_t)away[k];
+	log_info("job %llu '%s': %.3f s allotted, %.3f s of work while no daemon "
+	         "had it, added to its history", (unsigned long long)j->core.id,
+	         j->name, (double)away[USAGE_ALLOTTED] * 1e-9,
+	         (double)away[USAGE_WORK] * 1e-9);
 }
 
 /* Take a job's Released: a revocation latency sample, and (handover

@@ -496,6 +496,8 @@ struct sched_job *sched_job_add(struct sched *s, struct conn *conn,
 	sched__confine_join(s, j);
 	if (hello->page)
 		make_page(s, j);
+	if (id_granted)
+		sched__claim_usage(s, j, hello);
 	log_info("job %llu '%s' %s: uid %d pid %d, %d workers",
 	         (unsigned long long)id, j->name, id_granted ? "connected"
 	         : "registered", (int)uid, (int)pid, j->workers);
@@ -661,7 +663,8 @@ static struct sched_job *rigid_connect(struct sched *s, struct sched_job *j,
 	j->desire_real = 1;
 	j->cls = -1;
 	j->closable = 0;
-	/* The Feedback totals count from its Welcome. */
+	/* The Feedback totals count from its Welcome, the ones before
+	 * (as a rigid job, or away) are its history's. */
 	memset(&j->tot, 0, sizeof(j->tot));
 	j->joined = now;
 	core_connect(s->core, &j->core, now);
@@ -670,6 +673,7 @@ static struct sched_job *rigid_connect(struct sched *s, struct sched_job *j,
 	if (history_job_workers(s->hist, (int64_t)j->core.id, j->workers) < 0)
 		log_warn("history: job %lld: %s", (long long)j->core.id,
 		         history_error(s->hist));
+	sched__claim_usage(s, j, hello);
 	log_info("job %llu '%s' connected: %d workers, desire capped at %d CPUs",
 	         (unsigned long long)j->core.id, j->name, j->workers, j->core.cap);
 	return j;

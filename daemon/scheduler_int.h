@@ -44,6 +44,10 @@ struct sched_job {
 	uint64_t joined;               /* when it joined: its usage totals
 	                                  count from about then */
 	struct usage_totals tot;       /* usage totals it reported */
+	struct usage_totals before;    /* its history's totals when it
+	                                  claimed its id, its usage away
+	                                  added: its usage before this
+	                                  connection (JobInfo adds it) */
 	unsigned logged;               /* kinds of bad input logged */
 	struct bucket refused;         /* refused inputs it may still send
 	                                  (schedinput.c, SCHED_REFUSED_*) */
@@ -165,5 +169,14 @@ uint64_t sched__quantum_now(const struct sched *s, uint64_t now);
  * taken as a message's would be, but for a quantum that is not new,
  * which is not news (a job writes its page at every boundary). */
 void sched__pages_read(struct sched *s, uint64_t now);
+
+/* j has just claimed its id (its history row open, tracked): its usage
+ * before this connection is its history's totals, and what its Hello's
+ * usage totals since it first joined under that id have beyond them, its
+ * time away, goes into its history once (usage away), unless they are
+ * more than its workers could have used since its row began (a log line,
+ * nothing added). */
+void sched__claim_usage(struct sched *s, struct sched_job *j,
+                        const Asteal__Hello *hello);
 
 #endif

@@ -128,6 +128,7 @@ int sched_jobs(struct sched *s, const uint64_t *ids, size_t n, Asteal__Jobs *out
 		struct sched_job *j = sched__job(core_job_at(s->core, i));
 		const struct deq_job *d = core_deq(s->core, &j->core);
 		Asteal__JobInfo *ji;
+		struct usage_totals t = j->tot;
 
 		if (!sched_id_wanted(j->core.id, ids, n))
 			continue;
@@ -142,15 +143,19 @@ int sched_jobs(struct sched *s, const uint64_t *ids, size_t n, Asteal__Jobs *out
 		ji->allotment = (uint32_t)d->allotment;
 		ji->availability = (uint32_t)d->availability;
 		ji->n_cpus = (size_t)sched__slot_cpus(s, &d->cpus, ji->cpus);
-		ji->efficiency = j->tot.ns[USAGE_ALLOTTED] ?
-			(double)(j->tot.ns[USAGE_WORK] + j->tot.ns[USAGE_MUG]) /
-			(double)j->tot.ns[USAGE_ALLOTTED] : 0;
-		ji->work_ns = j->tot.ns[USAGE_WORK];
-		ji->steal_ns = j->tot.ns[USAGE_STEAL];
-		ji->mug_ns = j->tot.ns[USAGE_MUG];
-		ji->sleep_ns = j->tot.ns[USAGE_SLEEP];
-		ji->preempted_ns = j->tot.ns[USAGE_PREEMPTED];
-		ji->allotted_ns = j->tot.ns[USAGE_ALLOTTED];
+		/* Since its start: what it used before this connection
+		 * (its history's, its time away) and since. */
+		for (int u = 0; u < USAGE_N; u++)
+			t.ns[u] += j->before.ns[u];
+		ji->efficiency = t.ns[USAGE_ALLOTTED] ?
+			(double)(t.ns[USAGE_WORK] + t.ns[USAGE_MUG]) /
+			(double)t.ns[USAGE_ALLOTTED] : 0;
+		ji->work_ns = t.ns[USAGE_WORK];
+		ji->steal_ns = t.ns[USAGE_STEAL];
+		ji->mug_ns = t.ns[USAGE_MUG];
+		ji->sleep_ns = t.ns[USAGE_SLEEP];
+		ji->preempted_ns = t.ns[USAGE_PREEMPTED];
+		ji->allotted_ns = t.ns[USAGE_ALLOTTED];
 		ji->workers = (uint32_t)j->workers;
 		ji->quantum_class = exchange_class_wire(j->cls);
 		ji->cpus_cap = (uint32_t)j->core.cap;

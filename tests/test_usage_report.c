@@ -6,9 +6,13 @@
  * sent: in the Jobs reply while the job runs, in its JobRecord and summed
  * over its AllotmentRecords once it has ended, and through the command
  * line (`asteal --json jobs`, `asteal --json history`, `asteal history
- * --jobs --format csv`); and the class a Feedback reports, given to the
- * run that holds the quantum it closes.  Every wait is on a condition
- * with a deadline.
+ * --jobs --format csv`); the class a Feedback reports, given to the run
+ * that holds the quantum it closes.  Across a restart, a job that claims
+ * its id again with its usage totals since it first joined (Hello) has
+ * what its history lacked of them added once, as usage away (its totals,
+ * no run), and listed; one whose totals no job's workers could have used
+ * is taken back all the same, nothing added, the log naming the field.
+ * Every wait is on a condition with a deadline.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -73,14 +77,26 @@ static int quantum_passed(void *arg)
 	return quantum_now(c->j) > c->q;
 }
 
-/* Connect a job of 2 workers and take its Welcome. */
-static void job_connect(struct job *j)
+/* Connect a job of 2 workers, claiming id claim (0: none) with usage
+ * totals tot (NULL: none), and take its Welcome. */
+static void job_claim(struct job *j, uint64_t claim, const uint64_t *tot)
 {
-	Asteal__Envelope *m;
+	Asteal__Envelope env, *m;
+	Asteal__Hello h;
 
 	j->fd = tdaemon_dial(&d);
 	assert_true(j->fd >= 0);
-	assert_int_equal(tdaemon_hello(j->fd, 2), 0);
+	frame_hello(&env, &h, ASTEAL__ROLE__JOB, "test", 2, tdaemon_command, "test");
+	h.job_id = claim;
+	if (tot != NULL) {
+		h.work_ns = tot[0];
+		h.steal_ns = tot[1];
+		h.mug_ns = tot[2];
+		h.allotted_ns = tot[3];
+		h.sleep_ns = tot[4];
+		h.preempted_ns = tot[5];
+	}
+	assert_int_equal(frame_write_fd(j->fd, &env), 0);
 	j->r = frame_reader_new();
 	assert_non_null(j->r);
 	m = tdaemon_next(j->fd, j->r, tdaemon_bound());
@@ -90,6 +106,12 @@ static void job_connect(struct job *j)
 	j->t0 = m->welcome->t0_ns;
 	j->L = (uint64_t)m->welcome->quantum_us * 1000;
 	frame_free(m);
+}
+
+/* Connect a job of 2 workers and take its Welcome. */
+static void job_connect(struct job *j)
+{
+	job_claim(j, 0, NULL);
 }
 
 /* Ask the daemon (a client connection of our own) and return the reply
@@ -115,15 +137,23 @@ static Asteal__Envelope *ask(Asteal__Envelope *req, Asteal__Envelope__MsgCase wa
 	return m;
 }
 
-/* Whether the Jobs reply lists job *arg with the last totals. */
-static int jobs_say_last(void *arg)
+/* A job and the usage totals a Jobs reply should list for it. */
+struct says {
+	uint64_t id;
+	const uint64_t *tot;
+};
+
+/* Whether the Jobs reply lists the job of *arg (struct says) with its
+ * totals. */
+static int jobs_say(void *arg)
 {
 	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT, *m;
 	Asteal__JobsRequest jr = ASTEAL__JOBS_REQUEST__INIT;
-	uint64_t *id = arg;
+	struct says *w = arg;
+	const uint64_t *t = w->tot;
 	int ok = 0;
 
-	jr.ids = id;
+	jr.ids = &w->id;
 	jr.n_ids = 1;
 	env.msg_case = ASTEAL__ENVELOPE__MSG_JOBS_REQUEST;
 	env.jobs_request = &jr;
@@ -131,9 +161,9 @@ static int jobs_say_last(void *arg)
 	if (m->jobs->n_jobs == 1) {
 		const Asteal__JobInfo *ji = m->jobs->jobs[0];
 
-		ok = ji->work_ns == last[0] && ji->steal_ns == last[1] &&
-		     ji->mug_ns == last[2] && ji->allotted_ns == last[3] &&
-		     ji->sleep_ns == last[4] && ji->preempted_ns == last[5];
+		ok = ji->work_ns == t[0] && ji->steal_ns == t[1] &&
+		     ji->mug_ns == t[2] && ji->allotted_ns == t[3] &&
+		     ji->sleep_ns == t[4] && ji->preempted_ns == t[5];
 	}
 	frame_free(m);
 	return ok;
@@ -197,6 +227,36 @@ static uint64_t json_sum(const char *at, const char *key)
 	return sum;
 }
 
+/* Job id's history: its JobRecord's totals in rec and its runs' sums in
+ * runs (it has some), in the order of first and last. */
+static void record_totals(uint64_t id, uint64_t rec[NUSE], uint64_t runs[NUSE])
+{
+	Asteal__Envelope *m = history(&id, 0);
+	const Asteal__JobRecord *r;
+
+	assert_int_equal(m->history->n_jobs, 1);
+	r = m->history->jobs[0];
+	rec[0] = r->work_ns;
+	rec[1] = r->steal_ns;
+	rec[2] = r->mug_ns;
+	rec[3] = r->allotted_ns;
+	rec[4] = r->sleep_ns;
+	rec[5] = r->preempted_ns;
+	memset(runs, 0, NUSE * sizeof(*runs));
+	assert_true(m->history->n_allotments >= 1);
+	for (size_t i = 0; i < m->history->n_allotments; i++) {
+		const Asteal__AllotmentRecord *a = m->history->allotments[i];
+
+		runs[0] += a->work_ns;
+		runs[1] += a->steal_ns;
+		runs[2] += a->mug_ns;
+		runs[3] += a->allotted_ns;
+		runs[4] += a->sleep_ns;
+		runs[5] += a->preempted_ns;
+	}
+	frame_free(m);
+}
+
 /* Two Feedbacks with known totals: Jobs, History and the command line
  * report each total as sent, the runs' sums equal to the job's. */
 static void test_usage_reported(void **state)
@@ -207,12 +267,10 @@ static void test_usage_reported(void **state)
 		"\"preempted_ns\":\"" };
 	struct job j;
 	struct closed c = { &j, 0 };
-	uint64_t sum[NUSE] = { 0 };
+	uint64_t rec[NUSE], sum[NUSE];
 	static char out[65536];
 	char want[256];
 	const char *recs;
-	Asteal__Envelope *m;
-	size_t i;
 	int k;
 
 	(void)state;
@@ -224,7 +282,8 @@ static void test_usage_reported(void **state)
 	assert_int_equal(test_wait(quantum_passed, &c, tdaemon_bound()), 0);
 	assert_int_equal(tdaemon_feedback(j.fd, quantum_now(&j), 1, 1, last,
 	                 ASTEAL__QUANTUM_CLASS__SATISFIED), 0);
-	assert_int_equal(test_wait(jobs_say_last, &j.id, tdaemon_bound()), 0);
+	assert_int_equal(test_wait(jobs_say, &(struct says){ j.id, last },
+	                           tdaemon_bound()), 0);
 
 	/* The command line's jobs: the same totals. */
 	cli(out, sizeof(out), "--json jobs");
@@ -240,23 +299,8 @@ static void test_usage_reported(void **state)
 	close(j.fd);
 	frame_reader_free(j.r);
 	assert_int_equal(test_wait(row_ended, &j.id, tdaemon_bound()), 0);
-	m = history(&j.id, 0);
-	assert_int_equal(m->history->n_jobs, 1);
-	assert_int_equal(m->history->jobs[0]->allotted_ns, last[3]);
-	assert_int_equal(m->history->jobs[0]->sleep_ns, last[4]);
-	assert_int_equal(m->history->jobs[0]->preempted_ns, last[5]);
-	assert_true(m->history->n_allotments >= 1);
-	for (i = 0; i < m->history->n_allotments; i++) {
-		const Asteal__AllotmentRecord *a = m->history->allotments[i];
-
-		sum[0] += a->work_ns;
-		sum[1] += a->steal_ns;
-		sum[2] += a->mug_ns;
-		sum[3] += a->allotted_ns;
-		sum[4] += a->sleep_ns;
-		sum[5] += a->preempted_ns;
-	}
-	frame_free(m);
+	record_totals(j.id, rec, sum);
+	assert_memory_equal(rec, last, sizeof(rec));
 	assert_memory_equal(sum, last, sizeof(sum));
 
 	/* The command line's history: the job's totals, the runs' sums. */
@@ -350,11 +394,79 @@ static void test_class_reported(void **state)
 	assert_int_equal(seen, 2);
 }
 
+/* Close a job's connection (its row ends, as the job has). */
+static void job_close(struct job *j)
+{
+	close(j->fd);
+	frame_reader_free(j->r);
+}
+
+/* Across a restart: a job that claims its id again with its usage totals
+ * since it first joined (last) has what its history lacked (last - first)
+ * added, once, as usage away: listed at once, in its record's totals and
+ * in none of its runs; one that claims with totals its 2 workers could
+ * not have used is taken back all the same, nothing added, and the log
+ * says so naming the field and the job. */
+static void test_usage_away(void **state)
+{
+	static const char *const args[] = { "--quantum-ms", "10", NULL };
+	static const uint64_t absurd[NUSE] = { 1000000000000000000ull, 1, 1, 3,
+	                                       0, 0 };
+	struct job a, b, a2, b2;
+	uint64_t rec[NUSE], runs[NUSE];
+	char who[64];
+
+	(void)state;
+	assert_int_equal(tdaemon_start(&d, args, 0), 0);
+	job_connect(&a);
+	job_connect(&b);
+	assert_int_equal(tdaemon_feedback(a.fd, quantum_now(&a), 1, 1, first,
+	                 ASTEAL__QUANTUM_CLASS__SATISFIED), 0);
+	assert_int_equal(tdaemon_feedback(b.fd, quantum_now(&b), 1, 1, first,
+	                 ASTEAL__QUANTUM_CLASS__SATISFIED), 0);
+	assert_int_equal(test_wait(jobs_say, &(struct says){ a.id, first },
+	                           tdaemon_bound()), 0);
+	assert_int_equal(test_wait(jobs_say, &(struct says){ b.id, first },
+	                           tdaemon_bound()), 0);
+	/* The daemon stops under them (their rows stay open); the next one
+	 * takes their claims. */
+	assert_int_equal(tdaemon_halt(&d), 0);
+	job_close(&a);
+	job_close(&b);
+	assert_int_equal(tdaemon_launch(&d, args, 0), 0);
+	job_claim(&a2, a.id, last);
+	assert_int_equal(a2.id, a.id);
+	job_claim(&b2, b.id, absurd);
+	assert_int_equal(b2.id, b.id);
+	assert_int_equal(test_wait(jobs_say, &(struct says){ a.id, last },
+	                           tdaemon_bound()), 0);
+	assert_int_equal(test_wait(jobs_say, &(struct says){ b.id, first },
+	                           tdaemon_bound()), 0);
+	snprintf(who, sizeof(who), "job %" PRIu64 " pid %d:", b.id, (int)getpid());
+	assert_int_equal(tdaemon_log_count(&d, "Hello.work_ns 1000000000000000000 is "
+	                                   "more than its 2 workers", who), 1);
+	snprintf(who, sizeof(who), "job %" PRIu64 " 'test':", a.id);
+	assert_int_equal(tdaemon_log_count(&d, "while no daemon had it", who), 1);
+
+	/* Ended: the records hold it, the runs do not. */
+	job_close(&a2);
+	job_close(&b2);
+	assert_int_equal(test_wait(row_ended, &a.id, tdaemon_bound()), 0);
+	assert_int_equal(test_wait(row_ended, &b.id, tdaemon_bound()), 0);
+	record_totals(a.id, rec, runs);
+	assert_memory_equal(rec, last, sizeof(rec));
+	assert_memory_equal(runs, first, sizeof(runs));
+	record_totals(b.id, rec, runs);
+	assert_memory_equal(rec, first, sizeof(rec));
+	assert_memory_equal(runs, first, sizeof(runs));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_usage_reported, stop),
 		cmocka_unit_test_teardown(test_class_reported, stop),
+		cmocka_unit_test_teardown(test_usage_away, stop),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
