@@ -14,11 +14,13 @@
 #ifdef ASTEAL_NO_DAEMON
 /* Built without the protocol: there is never a daemon. */
 struct link *link_connect(const char *path, int workers, uint64_t claim,
-                          char *why, size_t whylen)
+                          const struct usage_totals *had, char *why,
+                          size_t whylen)
 {
 	(void)path;
 	(void)workers;
 	(void)claim;
+	(void)had;
 	snprintf(why, whylen, "libasteal was built without the daemon link");
 	errno = ENOSYS;
 	return NULL;
@@ -151,9 +153,11 @@ static void job_name(char *buf, size_t len)
 	         : program_invocation_short_name);
 }
 
-/* Connect to path and register as a job with the given worker count. */
+/* Connect to path and register as a job with the given worker count,
+ * claiming an id with its usage under it. */
 struct link *link_connect(const char *path, int workers, uint64_t claim,
-                          char *why, size_t whylen)
+                          const struct usage_totals *had, char *why,
+                          size_t whylen)
 {
 	struct sockaddr_un sa;
 	struct link *l;
@@ -186,6 +190,7 @@ struct link *link_connect(const char *path, int workers, uint64_t claim,
 	frame_hello(&env, &hello, ASTEAL__ROLE__JOB, name, (uint32_t)workers,
 	            command, "libasteal " ASTEAL_VERSION);
 	hello.job_id = claim;
+	exchange_hello_usage_msg(&hello, had);
 	hello.page = getenv("ASTEAL_NO_PAGE") == NULL;
 	if (frame_write_fd(l->fd, &env) < 0) {
 		snprintf(why, whylen, "%s: sending hello: %s", path, strerror(errno));

@@ -36,9 +36,12 @@ struct link_msg {
 
 /* Connect to the daemon at path and register as a job of `workers`
  * workers, claiming the id claim (0: none; see Hello.job_id in
- * proto/asteal.proto): the link, or NULL with errno and a reason in why. */
+ * proto/asteal.proto) with its usage totals under that id `had` (all 0
+ * but when it claims its own id again: Hello.work_ns ...): the link, or
+ * NULL with errno and a reason in why. */
 struct link *link_connect(const char *path, int workers, uint64_t claim,
-                          char *why, size_t whylen);
+                          const struct usage_totals *had, char *why,
+                          size_t whylen);
 
 /* Close and free (NULL is fine). */
 void link_close(struct link *l);

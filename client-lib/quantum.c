@@ -34,7 +34,9 @@
  * A job without a daemon (none yet, or it went away) runs on its own grid
  * and watches the socket's folder (sockwatch.c): it connects as a daemon
  * binds the socket, and otherwise retries with a backoff from 0.1 s
- * doubling to 2 s, the fallback when the folder cannot be watched.
+ * doubling to 2 s, the fallback when the folder cannot be watched.  It
+ * claims its id again with its usage totals since it first joined under
+ * it, so that the daemon adds its time away to its history.
  *
  * A job with nothing to run (no root task in flight: before its first
  * asteal_run, or between calls) is idle (../shared/DESIGN.md, "DEQ,
@@ -95,6 +97,10 @@ struct quantum {
 	uint64_t closable;               /* the next Feedback may close this
 	                                    quantum or a later one */
 	struct usage_sum since;          /* usage since the daemon's Welcome */
+	uint64_t id_joined;              /* the id under_id counts for, 0 none */
+	struct usage_sum under_id;       /* usage since it first joined under
+	                                    that id: its Hello's when it claims
+	                                    the id again (its time away) */
 	uint64_t errors;                 /* Errors the daemon sent */
 	int waiting;                     /* no allotment yet: joining the
 	                                    daemon, whose first Allot decides */
@@ -166,12 +172,7 @@ static void feedback_fill(const struct runtime *rt, const struct quantum *qt,
 
 	fb->desire = desire < 0 ? 0 : (uint32_t)desire;
 	fb->desire_real = qt->desire;
-	fb->use.ns[USAGE_WORK] = qt->since.work;
-	fb->use.ns[USAGE_STEAL] = qt->since.steal;
-	fb->use.ns[USAGE_MUG] = qt->since.mug;
-	fb->use.ns[USAGE_SLEEP] = qt->since.sleep;
-	fb->use.ns[USAGE_PREEMPTED] = qt->since.preempted;
-	fb->use.ns[USAGE_ALLOTTED] = qt->since.allotted;
+	usage_sum_totals(&qt->since, &fb->use);
 	fb->cls = klass;
 }
 
@@ -311,6 +312,7 @@ static void quantum_close(struct runtime *rt, struct quantum *qt, uint64_t now,
 	if (busy)
 		qt->classes[cls]++;
 	usage_sum_merge(&qt->since, &u);
+	usage_sum_merge(&qt->under_id, &u);
 	if (rt->mode != RT_MODE_ABP)
 		qt->desire = next;
 	/* Nothing left to run: desire 0 until a root task starts. */
@@ -454,6 +456,7 @@ static void try_connect(struct runtime *rt, struct quantum *qt, uint64_t now)
 {
 	struct link_quanta lq;
 	struct exchange_feedback fb = { 0 };
+	struct usage_totals had = { { 0 } };
 	char why[256];
 
 	if (qt->socket[0] == '\0' || qt->link != NULL || now < qt->retry_at)
@@ -461,7 +464,13 @@ static void try_connect(struct runtime *rt, struct quantum *qt, uint64_t now)
 	/* Watched before the attempt, so that a daemon binding its socket
 	 * after this attempt failed is seen (without a watch: backoff). */
 	(void)sockwatch_open(&qt->watch, qt->socket);
-	qt->link = link_connect(qt->socket, rt->nworkers, qt->claim, why, sizeof(why));
+	/* Claiming its id again: its usage under it, for its time away. */
+	pthread_mutex_lock(&qt->lock);
+	if (qt->claim != 0 && qt->claim == qt->id_joined)
+		usage_sum_totals(&qt->under_id, &had);
+	pthread_mutex_unlock(&qt->lock);
+	qt->link = link_connect(qt->socket, rt->nworkers, qt->claim, &had, why,
+	                        sizeof(why));
 	if (qt->link == NULL) {
 		stop_waiting(rt, qt, now);
 		qt->retry_at = now + qt->retry_ns;
@@ -496,6 +505,10 @@ static void try_connect(struct runtime *rt, struct quantum *qt, uint64_t now)
 	qt->closable = 0;
 	pthread_mutex_lock(&qt->lock);
 	qt->job_id = link_job_id(qt->link);
+	if (qt->job_id != qt->id_joined) {      /* a new id: counted anew */
+		memset(&qt->under_id, 0, sizeof(qt->under_id));
+		qt->id_joined = qt->job_id;
+	}
 	qt->t0 = lq.t0_ns;
 	qt->length = lq.length_ns;
 	qt->q = arm(qt, now);

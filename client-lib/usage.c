@@ -394,3 +394,14 @@ void usage_sum_merge(struct usage_sum *a, const struct usage_sum *b)
 	a->park += b->park;
 	a->leave += b->leave;
 }
+
+/* A sum's usage as the daemon takes it. */
+void usage_sum_totals(const struct usage_sum *s, struct usage_totals *t)
+{
+	t->ns[USAGE_WORK] = s->work;
+	t->ns[USAGE_STEAL] = s->steal;
+	t->ns[USAGE_MUG] = s->mug;
+	t->ns[USAGE_SLEEP] = s->sleep;
+	t->ns[USAGE_PREEMPTED] = s->preempted;
+	t->ns[USAGE_ALLOTTED] = s->allotted;
+}

@@ -40,6 +40,8 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "message.h"            /* struct usage_totals, the wire's */
+
 /* What a worker is doing.  WS_SLEEP: allotted, asleep for lack of work;
  * WS_PARK: not allotted; WS_LEAVE: told to leave, still running to its
  * next safe point (neither allotted nor parked). */
@@ -126,5 +128,9 @@ void usage_sum_add(struct usage_sum *s, const struct usage_times *a,
 
 /* Add sum b to sum a. */
 void usage_sum_merge(struct usage_sum *a, const struct usage_sum *b);
+
+/* A sum's usage as the daemon takes it (Feedback, Hello): work, steal,
+ * mug, sleep, preempted and allotted (park and leave are in none). */
+void usage_sum_totals(const struct usage_sum *s, struct usage_totals *t);
 
 #endif

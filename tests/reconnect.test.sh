@@ -5,7 +5,12 @@
 #     binds its socket: within 1 s of the new daemon's "listening" line
 #     (both instants from the daemon's own log), after 3.3 s without a
 #     daemon (with only the backoff, 0.1 s doubling to 2 s, its next try
-#     came about 1.8 s after the daemon listened).
+#     came about 1.8 s after the daemon listened);
+#  2. what it ran meanwhile reaches its history: once it has ended, its
+#     row's allotted time is its own (its ASTEAL_STATS summary's work,
+#     steal, mug, sleep and preempted time) within 5% or 0.25 s, where
+#     the 3.3 s away, about half of it, were missing; the daemon's log
+#     says what it added.
 # Every wait is on a condition with a bound; the 3.3 s without a daemon
 # is the scenario, not a wait.
 set -u
@@ -29,6 +34,10 @@ start_daemon() {
 		--quantum-ms 10 --log-level info >>"$log" 2>&1 &
 	daemon_pid=$!
 	wait_for 10 listening || fail "daemon did not start"
+}
+
+sql() {
+	sqlite3 -cmd ".timeout 2000" "$db" "$@"
 }
 
 stop_daemon() {
@@ -63,6 +72,23 @@ delay=$((back - up))
 [ $delay -lt 0 ] && delay=$((delay + 86400000))    # across midnight
 echo "the job reconnected $delay ms after the new daemon listened"
 [ $delay -le 1000 ] || fail "the job reconnected $delay ms after the daemon listened, not within 1000 ms"
-kill $job
-wait $job 2>/dev/null
+
+# ---- 2. its time away reaches its history ----
+ended() { ! kill -0 $job 2>/dev/null; }
+wait_for 300 ended || fail "the job did not end"
+wait $job || fail "the job failed: $(cat "$tmp/job.err")"
+row_ended() { [ "$(sql "select count(*) from jobs where pid = $job and end_ns is not null")" -eq 1 ]; }
+wait_for 10 row_ended || fail "the job's row did not end"
+# Its own allotted time: work + steal + sleep + mug + preempted, in ms.
+own=$(sed -n 's/.*work_s=\([0-9.]*\).*(steal \([0-9.]*\) s, sleep \([0-9.]*\) s, mug \([0-9.]*\) s) preempted_s=\([0-9.]*\).*/\1 \2 \3 \4 \5/p' "$tmp/job.err" |
+	awk '{ printf "%d\n", ($1 + $2 + $3 + $4 + $5) * 1000 }')
+[ -n "$own" ] || fail "no summary from the job: $(cat "$tmp/job.err")"
+hist=$(sql "select allotted_ns / 1000000 from jobs where pid = $job")
+away=$(sql "select coalesce(sum(allotted_ns), 0) / 1000000 from away")
+echo "its allotted time: $own ms by its own count, $hist ms in its history ($away ms of it away)"
+grep -q "while no daemon had it, added to its history" "$log" || fail "the daemon did not say what it added"
+diff=$((hist - own))
+[ $diff -lt 0 ] && diff=$((-diff))
+[ $diff -le 250 ] || [ $((diff * 20)) -le "$own" ] ||
+	fail "its history has $hist ms allotted, its own count $own ms"
 echo ok

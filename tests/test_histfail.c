@@ -4,8 +4,10 @@
  * (jobs/phases):
  * - kill -9 of the daemon while a job runs: its row's totals are its
  *   runs' sums on disk at once; the next daemon takes the job back, and
- *   when it ends the totals are still the runs' sums, and the quanta of
- *   the next daemon are stored after the last one's;
+ *   when it ends the totals are the sums of its runs and of its usage
+ *   away (what it ran that the killed daemon had not written, said as it
+ *   reconnected), and the quanta of the next daemon are stored after
+ *   the last one's;
  * - a full disk (the database on a small tmpfs of the test's own, filled
  *   up; as root, else skipped): `asteal run` still runs its program, which
  *   is admitted and allotted CPUs; the log says once that the history is
@@ -36,14 +38,19 @@
 #include "histutil.h"
 #include "history.h"
 
-/* Jobs whose totals are not their runs' sums, in any column. */
+/* The sums of one usage column over the runs and the usage away of job
+ * j. */
+#define SUM_OF(COL) "COALESCE((SELECT SUM(" COL ") FROM allotments a WHERE" \
+	" a.job = j.id), 0) + COALESCE((SELECT SUM(" COL ") FROM away w" \
+	" WHERE w.job = j.id), 0)"
+
+/* Jobs whose totals are not the sums of their runs and usage away, in
+ * any column. */
 #define BAD_TOTALS "SELECT count(*) FROM jobs j WHERE" \
 	" (j.work_ns, j.steal_ns, j.mug_ns, j.allotted_ns, j.sleep_ns," \
-	" j.preempted_ns) IS NOT" \
-	" (SELECT COALESCE(SUM(work_ns), 0), COALESCE(SUM(steal_ns), 0)," \
-	" COALESCE(SUM(mug_ns), 0), COALESCE(SUM(allotted_ns), 0)," \
-	" COALESCE(SUM(sleep_ns), 0), COALESCE(SUM(preempted_ns), 0)" \
-	" FROM allotments a WHERE a.job = j.id)"
+	" j.preempted_ns) IS NOT (" SUM_OF("work_ns") ", " SUM_OF("steal_ns") \
+	", " SUM_OF("mug_ns") ", " SUM_OF("allotted_ns") ", " \
+	SUM_OF("sleep_ns") ", " SUM_OF("preempted_ns") ")"
 
 /* The daemon of the test running now, stopped by the teardown. */
 static struct tdaemon dmn;
@@ -194,8 +201,10 @@ static int status_says(const char *text)
 }
 
 /* Item 9: a job's totals are its runs' sums after kill -9 of the daemon,
- * and after the next daemon took it back and it ended; that daemon's
- * quanta are stored after the killed one's. */
+ * and after the next daemon took it back and it ended (its runs' and its
+ * usage away's: what it ran that the killed daemon had not written, said
+ * as it reconnected, issue 42 item 8); that daemon's quanta are stored
+ * after the killed one's. */
 static void test_kill9(void **state)
 {
 	int64_t last_q, job;
@@ -232,6 +241,7 @@ static void test_kill9(void **state)
 	assert_int_equal(db_int("SELECT max(id) FROM jobs"), job);
 	assert_int_equal(db_int("SELECT count(*) FROM jobs"), 1);
 	assert_int_equal(db_int(BAD_TOTALS), 0);
+	assert_int_equal(db_int("SELECT count(*) FROM away WHERE allotted_ns > 0"), 1);
 	assert_true(db_int("SELECT max(last_quantum) FROM allotments") > last_q);
 	/* In the order of time, quanta never go back. */
 	assert_int_equal(db_int("SELECT count(*) FROM allotments a JOIN allotments"
