@@ -487,11 +487,8 @@ int history_away(struct history *h, int64_t id, int64_t at_ns,
 			hist_seterr(h, "away: negative usage");
 			return -1;
 		}
-	l = hist_live_find(h, id);
-	if (l == NULL) {
-		hist_seterr(h, "away: job %" PRId64 " is not running here", id);
+	if ((l = hist_live_get(h, id, "away")) == NULL)
 		return -1;
-	}
 	if (l->lost)
 		return 0;               /* nothing of it is kept */
 	memset(&op, 0, sizeof(op));
@@ -514,10 +511,11 @@ int history_job_usage(struct history *h, int64_t id, int64_t *start_ns,
 
 	if (h == NULL)
 		return -1;
-	l = hist_live_find(h, id);
-	if (l == NULL || l->lost) {
-		hist_seterr(h, "job usage: job %" PRId64 " is %s", id, l == NULL
-			    ? "not running here" : "not kept (its row was lost)");
+	if ((l = hist_live_get(h, id, "job usage")) == NULL)
+		return -1;
+	if (l->lost) {
+		hist_seterr(h, "job usage: job %" PRId64 " is not kept (its row"
+			    " was lost)", id);
 		return -1;
 	}
 	*start_ns = l->start_ns;
