@@ -9,8 +9,8 @@
 #  2. what it ran meanwhile reaches its history: once it has ended, its
 #     row's allotted time is its own (its ASTEAL_STATS summary's work,
 #     steal, mug, sleep and preempted time) within 5% or 0.25 s, where
-#     the 3.3 s away, about half of it, were missing; the daemon's log
-#     says what it added.
+#     its 3.3 s away (a quarter of it) were missing; the daemon's log says
+#     what it added.
 # Every wait is on a condition with a bound; the 3.3 s without a daemon
 # is the scenario, not a wait.
 set -u
@@ -56,7 +56,7 @@ log_ms() {
 # ---- 1. a job reconnects as the daemon comes back ----
 start_daemon
 ASTEAL_SOCKET="$sock" ASTEAL_STATS=1 \
-	"$build/jobs/phases" 1 --w1 1 --w2 6000000 --h 2 >"$tmp/job.out" 2>"$tmp/job.err" &
+	"$build/jobs/phases" 1 --w1 1 --w2 10000000 --h 2 >"$tmp/job.out" 2>"$tmp/job.err" &
 job=$!
 registered() { grep -q "registered: uid [0-9]* pid $job," "$log"; }
 wait_for 10 registered || fail "the job did not register"
