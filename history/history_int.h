@@ -299,7 +299,17 @@ int hist_enqueue(struct history *h, int64_t job, struct run *r);
  * held (skips[0..skips_w), grants[0..grants_w)). */
 void hist_queue_done(struct history *h);
 
+/* The longest CPU list a run or a grant may hold. */
+#define HIST_CPUS_MAX 16384
+
 /* Free every grant still queued (at close). */
 void hist_grants_free(struct history *h);
+
+/* A full queue array arr of *cap elements of size bytes, grown (doubling
+ * from first, at most to h->qmax elements): the new array with *cap set,
+ * or NULL (arr unchanged) when it has h->qmax already or memory is out
+ * (histrun.c). */
+void *hist_queue_grow(struct history *h, void *arr, size_t *cap,
+		      size_t size, size_t first);
 
 #endif

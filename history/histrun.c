@@ -23,7 +23,6 @@
 #include <string.h>
 #include <sqlite3.h>
 
-#define CPUS_MAX 16384                  /* longest cpus string accepted */
 /* history_flush writes closed runs into the batch once HIST_BURST wait,
  * at most HIST_WRITE_STEP per call (a tick), and commits at once when more
  * than HIST_BATCH_MAX wait to be written, so that no call takes long. */
@@ -146,15 +145,6 @@ void hist_queue_done(struct history *h)
 	h->grants_w = 0;
 }
 
-/* Free every grant still queued. */
-void hist_grants_free(struct history *h)
-{
-	for (size_t i = 0; i < h->ngrants; i++)
-		free(h->grants[i].cpus);
-	free(h->grants);
-	h->grants = NULL;
-	h->ngrants = h->capgrants = h->grants_w = 0;
-}
 /* A write failed (the message is set): unless another connection's lock
  * is to blame, the handle is degraded, with everything kept pending.
  * Returns -1. */
@@ -267,7 +257,7 @@ static int check_quantum(struct history *h, const struct history_quantum *q)
 		why = "negative usage";
 	else if (q->cls < HISTORY_CLASS_NONE || q->cls > HISTORY_DEPRIVED)
 		why = "bad class";
-	else if (strnlen(q->cpus, CPUS_MAX) >= CPUS_MAX)
+	else if (strnlen(q->cpus, HIST_CPUS_MAX) >= HIST_CPUS_MAX)
 		why = "cpus too long";
 	if (why != NULL) {
 		hist_seterr(h, "allot: %s", why);
@@ -362,8 +352,8 @@ static void take_turn(struct run *r, const struct history_quantum *q,
 /* A full queue array arr of *cap elements of size bytes, grown (doubling
  * from first, at most to h->qmax elements): the new array with *cap set,
  * or NULL (arr unchanged) when it has h->qmax already or memory is out. */
-static void *queue_grow(struct history *h, void *arr, size_t *cap,
-			size_t size, size_t first)
+void *hist_queue_grow(struct history *h, void *arr, size_t *cap,
+		      size_t size, size_t first)
 {
 	size_t more = *cap ? 2 * *cap : first;
 	void *bigger;
@@ -385,7 +375,7 @@ int hist_enqueue(struct history *h, int64_t job, struct run *r)
 	struct queued *bigger;
 
 	if (h->qn == h->qcap &&
-	    (bigger = queue_grow(h, h->q, &h->qcap, sizeof(*h->q), 64)) != NULL)
+	    (bigger = hist_queue_grow(h, h->q, &h->qcap, sizeof(*h->q), 64)) != NULL)
 		h->q = bigger;
 	if (h->qn == h->qcap) {
 		free(r->cpus);
@@ -590,85 +580,6 @@ int history_skipped(struct history *h, int64_t first, int64_t last,
 	k->last = last;
 	k->start_ns = start_ns;
 	k->end_ns = end_ns;
-	return 0;
-}
-
-/* Check a grant's arguments; 0, or -1 with the message set. */
-static int check_grant(struct history *h, int64_t quantum, int64_t at_ns,
-		       int allotment, const char *cpus)
-{
-	int ids[CPULIST_MAX], n;
-	char why[64];
-
-	if (quantum < 0 || at_ns <= 0) {
-		hist_seterr(h, "grant: bad quantum or time");
-		return -1;
-	}
-	if (allotment < 1 || cpus == NULL) {
-		hist_seterr(h, "grant: %s", cpus == NULL ? "NULL cpus" :
-			    "allotment below 1");
-		return -1;
-	}
-	if (strnlen(cpus, CPUS_MAX) >= CPUS_MAX) {
-		hist_seterr(h, "grant: cpus too long");
-		return -1;
-	}
-	n = cpulist_parse(cpus, ids, CPULIST_MAX, why, sizeof(why));
-	if (n < 0) {
-		hist_seterr(h, "grant: cpus '%s': %s", cpus, why);
-		return -1;
-	}
-	if (n != allotment) {
-		hist_seterr(h, "grant: cpus '%s' are %d CPUs, not the allotment"
-			    " %d", cpus, n, allotment);
-		return -1;
-	}
-	return 0;
-}
-
-/* Job job_id was granted free CPUs as it joined or woke: queue the grant for the
- * next write, its quantum on the history's base. */
-int history_grant(struct history *h, int64_t job_id, int64_t quantum,
-		  int64_t at_ns, int allotment, const char *cpus)
-{
-	struct grant *g;
-	struct live *l;
-	char *copy;
-
-	if (h == NULL)
-		return -1;
-	if (check_grant(h, quantum, at_ns, allotment, cpus) < 0)
-		return -1;
-	if ((l = hist_live_get(h, job_id, "grant")) == NULL)
-		return -1;
-	if (l->lost)
-		return 0;       /* nothing of it is kept */
-	if (h->ngrants == h->capgrants) {
-		struct grant *more = queue_grow(h, h->grants, &h->capgrants,
-						sizeof(*more), 16);
-
-		if (more == NULL && h->capgrants >= h->qmax) {
-			h->dropped++;
-			hist_seterr(h, "grant: history queue full, dropped");
-			return -1;
-		}
-		if (more == NULL) {
-			hist_seterr(h, "grant: out of memory");
-			return -1;
-		}
-		h->grants = more;
-	}
-	copy = strdup(cpus);
-	if (copy == NULL) {
-		hist_seterr(h, "grant: out of memory");
-		return -1;
-	}
-	g = &h->grants[h->ngrants++];
-	g->job = job_id;
-	g->quantum = quantum + h->qbase;
-	g->at_ns = at_ns;
-	g->allotment = allotment;
-	g->cpus = copy;
 	return 0;
 }
 
