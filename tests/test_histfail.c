@@ -7,7 +7,9 @@
  *   when it ends the totals are the sums of its runs and of its usage
  *   away (what it ran that the killed daemon had not written, said as it
  *   reconnected), and the quanta of the next daemon are stored after
- *   the last one's;
+ *   the last one's (the job is stopped, SIGSTOP, from just before the
+ *   kill until the next daemon is up, so that it is sure to be running
+ *   then however slowly the host let the test get there);
  * - a full disk (the database on a small tmpfs of the test's own, filled
  *   up; as root, else skipped): `asteal run` still runs its program, which
  *   is admitted and allotted CPUs; the log says once that the history is
@@ -17,9 +19,12 @@
  * - a damaged history (a page in the middle overwritten): the daemon
  *   starts, says where it moved the file, the file is there with the same
  *   bytes, and `asteal run` works on the new history.
- * Every wait is on a condition with a deadline.
+ * Every wait is on a condition with a deadline; the wait for a job's end
+ * counts only time in which the job got no CPU at all, so that a loaded
+ * host slows the test down without failing it.
  */
 #include <inttypes.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -28,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -37,6 +43,7 @@
 #include "daemonutil.h"
 #include "histutil.h"
 #include "history.h"
+#include "proctree.h"
 
 /* The sums of one usage column over the runs and the usage away of job
  * j. */
@@ -55,10 +62,21 @@
 /* The daemon of the test running now, stopped by the teardown. */
 static struct tdaemon dmn;
 
-/* Stop the daemon a test left running. */
+/* The `asteal run` of the test running now until it was seen to end (0
+ * then): the leader of a process group that holds its job too. */
+static pid_t run_pid;
+
+/* Kill the `asteal run` a failed test left running, its job with it (a
+ * job left behind would load the host for the tests after it), and stop
+ * the daemon. */
 static int teardown(void **state)
 {
 	(void)state;
+	if (run_pid > 0) {
+		kill(-run_pid, SIGKILL);
+		waitpid(run_pid, NULL, 0);
+		run_pid = 0;
+	}
 	tdaemon_stop(&dmn);
 	return 0;
 }
@@ -98,8 +116,9 @@ static int logged(void *text)
 }
 
 /* Start `asteal run -- phases` (serial work then parallel: w2 sets how
- * long, about 3.4 s for 1,000,000 on 2 CPUs) on the daemon; its output
- * goes to the daemon's folder.  Its pid. */
+ * long, about 3.4 s for 1,000,000 on 2 CPUs, 7 s of CPU) on the daemon,
+ * in a process group of its own (run_pid's); its output goes to the
+ * daemon's folder.  Its pid. */
 static pid_t run_job(long w2)
 {
 	const char *b = getenv("ASTEAL_TEST_BUILD");
@@ -115,42 +134,70 @@ static pid_t run_job(long w2)
 	if (pid == 0) {
 		int fd = open(out, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 
-		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0 ||
-		    setenv("ASTEAL_SOCKET", dmn.sock, 1) < 0)
+		if (setpgid(0, 0) < 0 || fd < 0 || dup2(fd, 1) < 0 ||
+		    dup2(fd, 2) < 0 || setenv("ASTEAL_SOCKET", dmn.sock, 1) < 0)
 			_exit(126);
 		execl(cli, "asteal", "run", "--", job, "1", "--w1", "1", "--w2", w,
 		      "--h", "8", (char *)NULL);
 		_exit(127);
 	}
+	setpgid(pid, 0);        /* as the child does: whichever comes first */
+	run_pid = pid;
 	return pid;
 }
 
-/* A child and what it exited with. */
-struct child {
-	pid_t pid;
-	int status;
-};
-
-/* Whether the child exited (a test_wait condition). */
-static int exited(void *arg)
+/* The CPU time process pid and its descendants used, the ended children
+ * they waited for included (ns). */
+static uint64_t tree_cpu_ns(pid_t pid)
 {
-	struct child *c = arg;
+	struct proctree_stat st;
+	pid_t pids[64];
+	uint64_t sum = 0;
+	int n = proctree_walk(pid, pids, 64);
 
-	return waitpid(c->pid, &c->status, WNOHANG) == c->pid;
+	for (int i = 0; i < n; i++)
+		if (proctree_stat(pids[i], 0, &st) == 0)
+			sum += st.cpu_ns + st.child_ns;
+	return sum;
 }
 
-/* Wait (with a bound) for `asteal run` to exit, and expect 0. */
+/* Wait for `asteal run` (the test's run_pid) to exit, and expect 0.  A
+ * job on a loaded host gets less CPU and takes longer, which is no hang:
+ * it fails only after tdaemon_bound() seconds in which its process tree
+ * used no CPU at all. */
 static void run_ok(pid_t pid)
 {
-	struct child c = { .pid = pid };
+	int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	double idle_since = test_now();
+	uint64_t cpu = 0, now;
+	int status;
 
-	if (test_wait(exited, &c, 6 * tdaemon_bound()) < 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-		fail_msg("asteal run did not end");
+	assert_true(fd >= 0);
+	while (poll(&p, 1, 200) == 0) {
+		now = tree_cpu_ns(pid);
+		if (now > cpu) {
+			cpu = now;
+			idle_since = test_now();
+		} else if (test_now() - idle_since > tdaemon_bound()) {
+			close(fd);
+			fail_msg("asteal run did not end: it and its job used"
+			         " no CPU in %.0f s", tdaemon_bound());
+		}
 	}
-	assert_true(WIFEXITED(c.status));
-	assert_int_equal(WEXITSTATUS(c.status), 0);
+	close(fd);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	run_pid = 0;
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* Whether process *pid is stopped (a test_wait condition). */
+static int stopped(void *pid)
+{
+	struct proctree_stat st;
+
+	return proctree_stat(*(pid_t *)pid, 0, &st) == 0 && st.state == 'T';
 }
 
 /* `asteal --json status`'s output, into out. */
@@ -209,13 +256,14 @@ static void test_kill9(void **state)
 {
 	int64_t last_q, job;
 	int status;
-	pid_t run;
+	pid_t run, pid;
 
 	(void)state;
 	assert_int_equal(tdaemon_start(&dmn, NULL, 0), 0);
-	run = run_job(4000000);         /* about 14 s */
+	run = run_job(1000000);
 	/* Its open run reaches the disk within 5 s of quanta (flush_open_ms),
-	 * closed ones within a second. */
+	 * closed ones within a second: its first, of desire 1, closes as
+	 * its parallel phase begins. */
 	if (test_wait(db_true, "SELECT count(*) FROM allotments",
 	              tdaemon_bound()) < 0) {
 		char cmd[128];
@@ -224,6 +272,13 @@ static void test_kill9(void **state)
 		(void)system(cmd);
 		fail_msg("no runs on disk");
 	}
+	/* The job stays where it is until the next daemon is up: what it has
+	 * left to run is then the same however long the host took to get
+	 * there. */
+	pid = (pid_t)db_int("SELECT pid FROM jobs");
+	assert_true(pid > 0);
+	assert_int_equal(kill(pid, SIGSTOP), 0);
+	assert_int_equal(test_wait(stopped, &pid, tdaemon_bound()), 0);
 	kill(dmn.pid, SIGKILL);
 	assert_int_equal(waitpid(dmn.pid, &status, 0), dmn.pid);
 	dmn.pid = 0;
@@ -235,6 +290,7 @@ static void test_kill9(void **state)
 	assert_int_equal(db_int("SELECT count(*) FROM jobs WHERE end_ns IS NULL"), 1);
 	/* The next daemon: the job comes back under its id and ends. */
 	assert_int_equal(tdaemon_launch(&dmn, NULL, 0), 0);
+	assert_int_equal(kill(pid, SIGCONT), 0);
 	run_ok(run);
 	assert_int_equal(test_wait(db_true, "SELECT count(*) = 1 FROM jobs"
 	                           " WHERE end_ns IS NOT NULL", tdaemon_bound()), 0);
