@@ -5,8 +5,8 @@
 # missing where one is not there):
 #  1. an OpenMP program (libgomp) run with `asteal submit --omp system
 #     --cpus 2` (the system's libgomp: on the OpenMP layer it would be
-#     adaptive, runomp.test.sh) beside a linked fib: every thread of each
-#     is allowed only the CPUs the daemon allots its job
+#     adaptive, runomp.test.sh), then a linked fib beside it: every
+#     thread of each is allowed only the CPUs the daemon allots its job
 #     (Cpus_allowed_list of /proc/PID/task/*/status, read back every
 #     quantum or so while the allotments hold still), both results right,
 #     the history holds both (the rigid one with desire 2);
@@ -32,13 +32,15 @@ san=${ASTEAL_TEST_SAN:-}
 test_tmp rigid
 A="$build/bin/asteal"
 omp="$build/bench/omp_phases"
-# fib's size: case 1 watches it beside the OpenMP job until it ends, and
-# needs 20 samples of both running; fib 46 (2.3 s alone) once ended 1.5 s
-# after the OpenMP job started, with the other CPU busy, before any.
+# fib's sizes, in CPU time about the same in every build.  fibn (3 s of
+# CPU) runs to its end: case 1 watches it beside the OpenMP job,
+# which started first and outlasts it, until it ends (20 samples of both
+# running are needed, a fifth of a second's worth), and case 4 samples its
+# cap.  fib_long (6-8 s of CPU) is cancelled once case 2c has seen what it wants.
 case $san in
-asan) fibn=43 ;;
-tsan) fibn=40 ;;
-*) fibn=47 ;;
+asan) fibn=42 fib_long=43 ;;
+tsan) fibn=38 fib_long=40 ;;
+*) fibn=45 fib_long=47 ;;
 esac
 # libgomp is not built for TSan: its team's own synchronisation would be
 # reported as races in the OpenMP program (not the daemon under test).
@@ -222,20 +224,22 @@ for how in $mechanisms; do
 	"$A" status >"$tmp/status" || fail "$how: status"
 	grep -q "^confined jobs: *all, by " "$tmp/status" || fail "$how: status: $(cat "$tmp/status")"
 
-	# ---- 1. an OpenMP program, rigid, beside a linked fib ----
-	fib=$("$A" submit --parsable --output "$tmp/fib.out" -- "$build/jobs/fib" $fibn) ||
-		fail "$how: submit fib"
-	wait_for 20 running "$A" "$fib" || fail "$how: fib never allotted"
+	# ---- 1. an OpenMP program, rigid, and a linked fib beside it ----
+	# The OpenMP job (600 iterations: 3 s on two CPUs, 5 s on one)
+	# outlasts fib, which joins it; held watches both until fib ends.
 	ompid=$("$A" submit --parsable --omp system --cpus 2 --output "$tmp/omp.out" -- \
 		"$omp" 600 --w1 1000 --w2 2000 --h 4) || fail "$how: submit omp"
 	wait_for 20 running "$A" "$ompid" || fail "$how: the OpenMP job never allotted"
 	"$A" --json jobs "$ompid" >"$tmp/ompjob" || fail "$how: jobs"
+	fib=$("$A" submit --parsable --output "$tmp/fib.out" -- "$build/jobs/fib" $fibn) ||
+		fail "$how: submit fib"
+	wait_for 20 running "$A" "$fib" || fail "$how: fib never allotted"
+	check held "$A" 30 "$fib" "$ompid" >"$tmp/held" 2>&1 || fail "$how: $(tail -5 "$tmp/held")"
+	echo "$how: $(tail -1 "$tmp/held")"
 	[ "$(json 'd[0]["rigid"]' <"$tmp/ompjob")" = True ] || fail "$how: not rigid: $(cat "$tmp/ompjob")"
 	[ "$(json 'd[0]["desire"]' <"$tmp/ompjob")" = 2 ] || fail "$how: rigid desire: $(cat "$tmp/ompjob")"
 	[ "$(json 'd[0]["confinement"]' <"$tmp/ompjob")" = "$how" ] ||
 		fail "$how: confinement: $(cat "$tmp/ompjob")"
-	check held "$A" 30 "$fib" "$ompid" >"$tmp/held" 2>&1 || fail "$how: $(tail -5 "$tmp/held")"
-	echo "$how: $(tail -1 "$tmp/held")"
 	"$A" wait "$fib" || fail "$how: fib exited $?"
 	"$A" wait "$ompid" || fail "$how: the OpenMP job exited $?: $(cat "$tmp/omp.out")"
 	grep -q "check=ok" "$tmp/fib.out" || fail "$how: fib: $(cat "$tmp/fib.out")"
@@ -289,7 +293,7 @@ EOF
 	holds_none() { "$A" --json jobs "$sj" 2>/dev/null | json 'd[0]["desire"] == 0 and not d[0]["cpus"]' 2>/dev/null | grep -q True; }
 	wait_for 20 holds_none || fail "$how: the serial job never came to hold none: $("$A" jobs)"
 	check within "$A" "$sj" 0-1 10 >"$tmp/set" || fail "$how: serial job, both CPUs free: $(cat "$tmp/set")"
-	f1=$(ASTEAL_WORKERS=1 "$A" submit --parsable -o /dev/null -- "$build/jobs/fib" $fibn) ||
+	f1=$(ASTEAL_WORKERS=1 "$A" submit --parsable -o /dev/null -- "$build/jobs/fib" $fib_long) ||
 		fail "$how: submit a one-worker fib"
 	wait_for 20 running "$A" "$f1" || fail "$how: the one-worker fib never allotted"
 	fc=$("$A" --json jobs "$f1" | json '",".join(map(str, d[0]["cpus"]))')
