@@ -5,7 +5,10 @@
 # direction of each result: who wins and the sign of each trend.
 #
 # ASTEAL_TEST_SAN (asan or tsan) selects smaller sizes for the slower
-# sanitizer builds.  The first failure prints what it saw and exits 1.
+# sanitizer builds.  The TSan build runs only what uses more than one
+# thread, the pool of job runs (--threads): the rest runs on one thread,
+# where TSan has nothing to report, and the normal and ASan builds check
+# it.  The first failure prints what it saw and exits 1.
 set -u
 
 build=${1:?usage: sh tests/sim.test.sh BUILD}
@@ -59,6 +62,17 @@ bad() {
 	[ "$rc" -eq 2 ] || fail "asteal-sim $* exited $rc, not 2"
 	[ -s "$tmp/bad.err" ] || fail "asteal-sim $* said nothing on stderr"
 }
+
+# --- TSan: the pool of job runs, on 1 and 4 threads, the same result
+if [ "$san" = tsan ]; then
+	o="$tmp/o"
+	run time time --quick --jobs 30 --out "$o" --seed 3
+	run time4 time --quick --jobs 30 --out "$o" --seed 3 --threads 4
+	[ "$(tail -n 1 "$tmp/time.out")" = "$(tail -n 1 "$tmp/time4.out")" ] ||
+		fail "time with --threads 4 differs from --threads 1"
+	echo "ok: time is the same on 1 and 4 threads (TSan: the rest runs on one thread)"
+	exit 0
+fi
 
 # --- the command line
 run help --help
