@@ -430,16 +430,19 @@ deps:
 	@scripts/deps.sh build demo check bench
 
 # The tests of one build folder (BUILD, SAN) without the dependency check:
-# built with a job per CPU, run one at a time (tests wait on time bounds).
+# built with a job per CPU, then tests/run.sh (tests that judge time run
+# one at a time, the others beside them at idle priority).
 check-here:
 	$(MAKE) -j$(CHECK_JOBS) tests
 	tests/run.sh $(BUILD) $(SAN)
 
+# The normal build's tests, then the ASan build's, then the TSan build's;
+# each sanitizer build compiles at idle priority while the tests before it
+# run (tests/check.sh).
 check:
 	@scripts/deps.sh check
-	$(MAKE) check-here
-	$(MAKE) asan
-	$(MAKE) tsan
+	$(MAKE) -j$(CHECK_JOBS) tests
+	tests/check.sh "$(MAKE)" $(CHECK_JOBS)
 
 asan:
 	@scripts/deps.sh check

@@ -5,6 +5,14 @@
 # A test is an executable BUILD/tests/test_* (cmocka unit tests) or a
 # script tests/*.test.sh, which gets BUILD as its argument.  Each test's
 # output goes to BUILD/test-logs/NAME.log and is shown when it fails.
+#
+# Two lanes, each running its tests one at a time.  The idle lane holds
+# the tests named in $idle_tests: they judge no time, start no daemon and
+# no job under one, and build nothing another test uses; they run at
+# SCHED_IDLE (chrt --idle; nice 19 where that is refused), so that they
+# take only CPU time the main lane leaves unused.  Every other test runs
+# in the main lane at the caller's priority, as if alone.  The idle lane's
+# results are printed after the main lane's.
 set -u
 
 build=${1:?usage: tests/run.sh BUILD [SAN]}
@@ -26,17 +34,29 @@ TEST_TIMEOUT=${TEST_TIMEOUT:-300}
 # ASTEAL_SOCKET at their own.  They find the binaries through this.
 export ASTEAL_SOCKET=none ASTEAL_TEST_BUILD="$build"
 
+# The idle lane's tests (see above), and how it lowers their priority.
+idle_tests="aarch64 completion deps fuzz jobs man replay sim test_program"
+if chrt --idle 0 true 2>/dev/null; then
+	idle="chrt --idle 0"
+elif nice -n 19 true 2>/dev/null; then
+	idle="nice -n 19"
+else
+	idle=""
+fi
+
 passed=0
 failed=0
 failures=""
 
+# run_one NAME COMMAND...: run one test under its deadline (stdin
+# /dev/null), print its line (and its log's tail when it fails), count it.
 run_one() {
 	name=$1
 	shift
 	start=$(date +%s%N)
 	# A hang is a failure, not a stuck CI: every test gets a deadline.
 	if timeout --signal=ABRT --kill-after=10 "$TEST_TIMEOUT" "$@" \
-	    >"$logs/$name.log" 2>&1; then
+	    </dev/null >"$logs/$name.log" 2>&1; then
 		passed=$((passed + 1))
 		ms=$((($(date +%s%N) - start) / 1000000))
 		printf '  ok    %-28s %4d.%02ds\n' "$name" $((ms / 1000)) $((ms % 1000 / 10))
@@ -53,15 +73,57 @@ run_one() {
 	fi
 }
 
+# lane_tests LANE: the names of the tests of LANE (main or idle), in the
+# order they run: the unit tests, then the scripts.
+lane_tests() {
+	for t in "$build"/tests/test_* tests/*.test.sh; do
+		case $t in
+		*.test.sh) [ -f "$t" ] || continue; n=$(basename "$t" .test.sh) ;;
+		*) [ -x "$t" ] || continue; n=$(basename "$t") ;;
+		esac
+		case " $idle_tests " in
+		*" $n "*) l=idle ;;
+		*) l=main ;;
+		esac
+		[ "$l" = "$1" ] && echo "$n"
+	done
+}
+
+# run_test NAME [PREFIX...]: run test NAME (a unit test or a script),
+# its command after PREFIX.
+run_test() {
+	n=$1
+	shift
+	case $n in
+	test_*) run_one "$n" "$@" "$build/tests/$n" ;;
+	*) run_one "$n" "$@" sh "tests/$n.test.sh" "$build" ;;
+	esac
+}
+
 echo "tests in $build${san:+ ($san)}:"
-for t in "$build"/tests/test_*; do
-	[ -x "$t" ] || continue
-	run_one "$(basename "$t")" "$t"
+# The idle lane, in the background: its lines and its counts go to files.
+idle_out="$logs/idle-lane.out"
+rm -f "$idle_out" "$idle_out.counts"
+(
+	for n in $(lane_tests idle); do
+		# shellcheck disable=SC2086  # the prefix is split on purpose
+		run_test "$n" $idle
+		echo "$passed $failed$failures" >"$idle_out.counts"
+	done
+) >"$idle_out" 2>&1 &
+idle_pid=$!
+for n in $(lane_tests main); do
+	run_test "$n"
 done
-for t in tests/*.test.sh; do
-	[ -f "$t" ] || continue
-	run_one "$(basename "$t" .test.sh)" sh "$t" "$build"
-done
+wait "$idle_pid"
+echo "beside them, in the idle lane${idle:+ ($idle)}:"
+cat "$idle_out"
+if [ -s "$idle_out.counts" ]; then
+	read -r p f rest <"$idle_out.counts"
+	passed=$((passed + p))
+	failed=$((failed + f))
+	failures="$failures${rest:+ $rest}"
+fi
 
 [ -n "$failures" ] && echo "failed:$failures"
 echo "$passed passed, $failed failed"

@@ -1,0 +1,60 @@
+#!/bin/sh
+# check.sh MAKE JOBS - make check's tests, once the normal build is made:
+# the tests of build/ (tests/run.sh) while the ASan+UBSan build compiles
+# into build/asan, then the tests of build/asan while the TSan build
+# compiles into build/tsan, then the tests of build/tsan.  A build made
+# beside tests runs at SCHED_IDLE (chrt --idle; nice 19 where that is
+# refused), so that it takes only CPU time the tests leave unused, with
+# JOBS jobs, its output in BUILD.log (shown when it fails).  Each build's
+# tests run whatever the others' results; the exit status is 0 when every
+# build was made and every test passed.
+set -u
+
+make=${1:?usage: tests/check.sh MAKE JOBS}
+jobs=${2:?usage: tests/check.sh MAKE JOBS}
+if chrt --idle 0 true 2>/dev/null; then
+	idle="chrt --idle 0"
+elif nice -n 19 true 2>/dev/null; then
+	idle="nice -n 19"
+else
+	idle=""
+fi
+status=0
+
+# start_build SAN: make build/SAN's tests in the background, at idle
+# priority; its pid in $built.
+start_build() {
+	mkdir -p build
+	# shellcheck disable=SC2086  # the prefix is split on purpose
+	$idle "$make" -j"$jobs" BUILD="build/$1" SAN="$1" OPT=-O1 tests \
+		>"build/$1.log" 2>&1 &
+	built=$!
+}
+
+# finish_build SAN: wait for build/SAN; 0 when it was made, else its log's
+# tail and 1.
+finish_build() {
+	if wait "$built"; then
+		return 0
+	fi
+	echo "the $1 build failed (build/$1.log):"
+	tail -n 40 "build/$1.log"
+	return 1
+}
+
+start_build asan
+tests/run.sh build || status=1
+asan_made=1
+finish_build asan || asan_made=0
+start_build tsan
+if [ "$asan_made" -eq 1 ]; then
+	tests/run.sh build/asan asan || status=1
+else
+	status=1
+fi
+if finish_build tsan; then
+	tests/run.sh build/tsan tsan || status=1
+else
+	status=1
+fi
+exit "$status"
