@@ -438,11 +438,13 @@ check-here:
 
 # The normal build's tests, then the ASan build's, then the TSan build's;
 # each sanitizer build compiles at idle priority while the tests before it
-# run (tests/check.sh).
+# run (tests/check.sh).  Its make is named through CHECK_MAKE, not $(MAKE),
+# so that make -n prints that line instead of running the tests.
+CHECK_MAKE = $(MAKE)
 check:
 	@scripts/deps.sh check
 	$(MAKE) -j$(CHECK_JOBS) tests
-	tests/check.sh "$(MAKE)" $(CHECK_JOBS)
+	tests/check.sh "$(CHECK_MAKE)" $(CHECK_JOBS) $(BUILD)
 
 asan:
 	@scripts/deps.sh check

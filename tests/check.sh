@@ -1,17 +1,18 @@
 #!/bin/sh
-# check.sh MAKE JOBS - make check's tests, once the normal build is made:
-# the tests of build/ (tests/run.sh) while the ASan+UBSan build compiles
-# into build/asan, then the tests of build/asan while the TSan build
-# compiles into build/tsan, then the tests of build/tsan.  A build made
-# beside tests runs at SCHED_IDLE (chrt --idle; nice 19 where that is
-# refused), so that it takes only CPU time the tests leave unused, with
-# JOBS jobs, its output in BUILD.log (shown when it fails).  Each build's
-# tests run whatever the others' results; the exit status is 0 when every
-# build was made and every test passed.
+# check.sh MAKE JOBS BUILD - make check's tests, once the normal build is
+# made in BUILD: the tests of BUILD (tests/run.sh) while the ASan+UBSan
+# build compiles into build/asan, then the tests of build/asan while the
+# TSan build compiles into build/tsan, then the tests of build/tsan.  A
+# sanitizer build made beside tests runs at SCHED_IDLE (chrt --idle; nice
+# 19 where that is refused), so that it takes only CPU time the tests
+# leave unused, with MAKE -jJOBS, its output in build/SAN.log (shown when
+# it fails).  Each build's tests run whatever the others' results; the
+# exit status is 0 when every build was made and every test passed.
 set -u
 
-make=${1:?usage: tests/check.sh MAKE JOBS}
-jobs=${2:?usage: tests/check.sh MAKE JOBS}
+make=${1:?usage: tests/check.sh MAKE JOBS BUILD}
+jobs=${2:?usage: tests/check.sh MAKE JOBS BUILD}
+build=${3:?usage: tests/check.sh MAKE JOBS BUILD}
 if chrt --idle 0 true 2>/dev/null; then
 	idle="chrt --idle 0"
 elif nice -n 19 true 2>/dev/null; then
@@ -43,7 +44,7 @@ finish_build() {
 }
 
 start_build asan
-tests/run.sh build || status=1
+tests/run.sh "$build" || status=1
 asan_made=1
 finish_build asan || asan_made=0
 start_build tsan
