@@ -495,7 +495,7 @@ static int take_input(struct run *g, struct fake *j)
 {
 	Asteal__Envelope *m;
 	ssize_t got = j->welcomed ? frame_reader_fill(j->r, j->fd)
-	              : frame_reader_fill_fd(j->r, j->fd, &j->pfd);
+	              : frame_reader_fill_fd(j->r, j->fd, &j->pfd, 1);
 
 	if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR)) {
 		fprintf(stderr, "loadgen: job %llu: the daemon closed it (%s)\n",

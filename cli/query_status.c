@@ -78,6 +78,9 @@ int query_status(const struct cli *g, int argc, char **argv)
 			{ "silent_jobs", s->silent_jobs }, { "revocations", s->revocations },
 			{ "page_jobs", s->page_jobs }, { "pages_read", s->pages_read },
 			{ "pages_torn", s->pages_torn },
+			{ "page_allot_jobs", s->page_allot_jobs },
+			{ "pages_written", s->pages_written },
+			{ "futex_wakes", s->futex_wakes },
 			{ "t0_ns", s->t0_ns }, { "uptime_ns", s->uptime_ns },
 			{ "tick_p50_ns", s->tick_p50_ns }, { "tick_p99_ns", s->tick_p99_ns },
 			{ "tick_max_ns", s->tick_max_ns }, { "deq_p50_ns", s->deq_p50_ns },
@@ -150,6 +153,10 @@ int query_status(const struct cli *g, int argc, char **argv)
 		       "news, %llu found being written\n", "pages:", s->page_jobs,
 		       (unsigned long long)s->pages_read,
 		       (unsigned long long)s->pages_torn);
+		printf("%-16s%u jobs read theirs in a page; %llu written there, "
+		       "%llu futex wakes\n", "page allots:", s->page_allot_jobs,
+		       (unsigned long long)s->pages_written,
+		       (unsigned long long)s->futex_wakes);
 		printf("%-16s%llu, handover %s\n", "revocations:",
 		       (unsigned long long)s->revocations, s->handover);
 		print_pct("revoke time:", s->revocations, s->revoke_p50_ns,

@@ -66,6 +66,7 @@
 #include <sched.h>
 #include <stdlib.h>
 
+#include "pageallot.h"
 #include "worker.h"
 
 /* An empty deque for a worker whose deque left with a suspended fiber. */
@@ -183,7 +184,7 @@ static void worker_revoke_done(struct runtime *rt, struct worker *w,
 		r->end = now;
 	if (--r->pending == 0) {
 		latency_add(rt, r->end - r->t0);
-		if (r->tag != RT_NO_TAG)
+		if (r->tag != RT_NO_TAG && pageallot_released(rt, r->tag, r->end) < 0)
 			released_add(rt, r->tag, r->end);
 	}
 }
@@ -251,9 +252,11 @@ void worker_allot(struct runtime *rt, int allotment, const int *cpus,
 		if (i < allotment && (f & RT_LEAVE)) {
 			usage_back(&w->usage, edge);
 			atomic_store(&w->hot.flags, f & ~RT_LEAVE);
-			if (w->parked)
+			if (w->parked) {
 				futex_wake(&w->hot.flags, 1);
-			else    /* recalled before it left: ends its part */
+				if (w->bell_page != NULL)
+					page_ring(w->bell_page, i);
+			} else  /* recalled before it left: ends its part */
 				worker_revoke_done(rt, w, now);
 		} else if (i >= allotment && !(f & RT_LEAVE)) {
 			if (ev < 0) {
@@ -348,11 +351,23 @@ void allot_park(struct worker *w)
 	 * as worker_allot, seeing parked set, has already told the daemon. */
 	while ((atomic_load(&w->hot.flags) & RT_LEAVE) &&
 	       !atomic_load_explicit(&rt->stopping, memory_order_relaxed)) {
+		/* With the page, on its bell, whose value is read here: a
+		 * recall or a grant after this rings it (pageallot.c). */
+		uint32_t seen = 0;
+		struct page *pg = pageallot_bell(w, &seen);
+
 		pthread_mutex_unlock(&rt->park_lock);
-		syscall(SYS_futex, (uint32_t *)&w->hot.flags, FUTEX_WAIT_PRIVATE,
-		        RT_LEAVE, NULL, NULL, 0);
+		if (pg == NULL)
+			syscall(SYS_futex, (uint32_t *)&w->hot.flags,
+			        FUTEX_WAIT_PRIVATE, RT_LEAVE, NULL, NULL, 0);
+		else {
+			pageallot_look(rt);     /* a generation come meanwhile */
+			if (atomic_load(&w->hot.flags) & RT_LEAVE)
+				page_bell_wait(pg, w->id, seen);
+		}
 		pthread_mutex_lock(&rt->park_lock);
 	}
+	w->bell_page = NULL;
 	w->parked = 0;
 	pthread_mutex_unlock(&rt->park_lock);
 	set_state(w, WS_STEAL);

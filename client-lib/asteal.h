@@ -262,6 +262,11 @@ struct asteal__fast {
 	/* What asteal_group_init writes: ASTEAL__GROUP_IDLE on worker
 	 * threads, ASTEAL__GROUP_OUTSIDE elsewhere. */
 	uint32_t group;
+	/* The word that says the daemon is taking the running worker's
+	 * processor: its slot's stop word in the page the job shares with
+	 * asteald, when its allotments come there (nonzero: pass a safe
+	 * point), else a word that stays 0.  Never NULL. */
+	_Atomic(const _Atomic uint32_t *) stop;
 };
 
 ASTEAL_API extern __thread struct asteal__hot *asteal__tls
@@ -298,13 +303,23 @@ static inline void asteal_group_init(asteal_group *g)
 	g->state = asteal__fast.group;
 }
 
+/* Whether a spawn may run its child at once, passing no safe point: the
+ * running worker is stocked and the daemon is not taking its processor.
+ * Thread-local reads at a fixed offset from the thread pointer: after the
+ * task moved to another thread they read that thread's words (and stale
+ * ones would only be a hint, see asteal__self). */
+extern inline __attribute__((gnu_inline, always_inline)) int
+asteal__stocked(void)
+{
+	return atomic_load_explicit(&asteal__fast.stocked, memory_order_relaxed) != 0 &&
+	       atomic_load_explicit(atomic_load_explicit(&asteal__fast.stop,
+	                                                 memory_order_relaxed),
+	                            memory_order_relaxed) == 0;
+}
+
 static inline int asteal_spawn(asteal_group *g, void (*fn)(void *), void *arg)
 {
-	/* A thread-local read at a fixed offset from the thread pointer: after
-	 * the task moved to another thread it reads that thread's word (and a
-	 * stale one would only be a hint, see asteal__self). */
-	if (__builtin_expect(atomic_load_explicit(&asteal__fast.stocked,
-	                                          memory_order_relaxed) != 0, 1)) {
+	if (__builtin_expect(asteal__stocked(), 1)) {
 		fn(arg);
 		return 1;
 	}
@@ -322,7 +337,10 @@ static inline void asteal_poll(void)
 {
 	struct asteal__hot *h = asteal__self();
 
-	if (h != NULL && atomic_load_explicit(&h->flags, memory_order_relaxed))
+	if (h != NULL && (atomic_load_explicit(&h->flags, memory_order_relaxed) ||
+	                  atomic_load_explicit(atomic_load_explicit(&asteal__fast.stop,
+	                                                            memory_order_relaxed),
+	                                       memory_order_relaxed)))
 		asteal__poll_slow();
 }
 
@@ -408,8 +426,7 @@ asteal__for_run(struct asteal__hot *h, long lo, long hi, long grain,
 		 * hint (see asteal__self; a stale one only delays the poll or
 		 * makes a needless one).  A chunk runs after every poll, so
 		 * the loop progresses even if the hint stays clear. */
-		if (!atomic_load_explicit(&asteal__fast.stocked,
-		                          memory_order_relaxed) && end - lo > grain) {
+		if (!asteal__stocked() && end - lo > grain) {
 			f.next = lo;
 			asteal__for_poll();
 			end = f.hi;

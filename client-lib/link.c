@@ -14,13 +14,14 @@
 #ifdef ASTEAL_NO_DAEMON
 /* Built without the protocol: there is never a daemon. */
 struct link *link_connect(const char *path, int workers, uint64_t claim,
-                          const struct usage_totals *had, char *why,
-                          size_t whylen)
+                          const struct usage_totals *had, int allot,
+                          char *why, size_t whylen)
 {
 	(void)path;
 	(void)workers;
 	(void)claim;
 	(void)had;
+	(void)allot;
 	snprintf(why, whylen, "libasteal was built without the daemon link");
 	errno = ENOSYS;
 	return NULL;
@@ -77,6 +78,14 @@ int link_has_page(const struct link *l)
 	(void)l;
 	return 0;
 }
+
+int link_take_page(struct link *l, struct page **pg, int *wake)
+{
+	(void)l;
+	(void)pg;
+	(void)wake;
+	return -1;
+}
 #else
 #include <fcntl.h>
 #include <poll.h>
@@ -101,6 +110,9 @@ struct link {
 	uint64_t job_id;
 	struct link_quanta quanta;
 	struct page *page;             /* shared with the daemon, or NULL */
+	int owned;                     /* the link unmaps it (not taken) */
+	int wake;                      /* allotments in the page: the eventfd
+	                                  the workers signal, else -1 */
 	uint32_t written;              /* the desire last written there */
 };
 
@@ -120,7 +132,20 @@ static int map_page(struct link *l, int fd, char *why, size_t whylen)
 		return -1;
 	}
 	l->page = m;
+	l->owned = 1;
 	l->written = 1;                 /* d_1, as the daemon counts it */
+	return 0;
+}
+
+/* Hand the page and its eventfd over. */
+int link_take_page(struct link *l, struct page **pg, int *wake)
+{
+	if (l->page == NULL || l->wake < 0 || !l->owned)
+		return -1;
+	*pg = l->page;
+	*wake = l->wake;
+	l->owned = 0;
+	l->wake = -1;
 	return 0;
 }
 
@@ -156,8 +181,8 @@ static void job_name(char *buf, size_t len)
 /* Connect to path and register as a job with the given worker count,
  * claiming an id with its usage under it. */
 struct link *link_connect(const char *path, int workers, uint64_t claim,
-                          const struct usage_totals *had, char *why,
-                          size_t whylen)
+                          const struct usage_totals *had, int allot,
+                          char *why, size_t whylen)
 {
 	struct sockaddr_un sa;
 	struct link *l;
@@ -165,7 +190,7 @@ struct link *link_connect(const char *path, int workers, uint64_t claim,
 	Asteal__Hello hello;
 	char name[64], command[256];
 	struct pollfd p;
-	int r, passed = -1;
+	int r, passed[2] = { -1, -1 };
 
 	if (strlen(path) >= sizeof(sa.sun_path)) {
 		snprintf(why, whylen, "%s: path too long", path);
@@ -177,6 +202,7 @@ struct link *link_connect(const char *path, int workers, uint64_t claim,
 		snprintf(why, whylen, "out of memory");
 		return NULL;
 	}
+	l->wake = -1;
 	memset(&sa, 0, sizeof(sa));
 	sa.sun_family = AF_UNIX;
 	memcpy(sa.sun_path, path, strlen(path));
@@ -192,6 +218,7 @@ struct link *link_connect(const char *path, int workers, uint64_t claim,
 	hello.job_id = claim;
 	exchange_hello_usage_msg(&hello, had);
 	hello.page = getenv("ASTEAL_NO_PAGE") == NULL;
+	hello.page_allot = hello.page && allot;
 	if (frame_write_fd(l->fd, &env) < 0) {
 		snprintf(why, whylen, "%s: sending hello: %s", path, strerror(errno));
 		goto fail;
@@ -209,7 +236,7 @@ struct link *link_connect(const char *path, int workers, uint64_t claim,
 			         LINK_HANDSHAKE_MS);
 			goto fail;
 		}
-		if (frame_reader_fill_fd(l->reader, l->fd, &passed) <= 0 &&
+		if (frame_reader_fill_fd(l->reader, l->fd, passed, 2) <= 0 &&
 		    errno != EAGAIN && errno != EINTR) {
 			snprintf(why, whylen, "%s: %s", path, errno == 0 ? "closed"
 			         : strerror(errno));
@@ -232,14 +259,21 @@ struct link *link_connect(const char *path, int workers, uint64_t claim,
 		errno = EPROTO;
 		goto fail;
 	}
-	if (m->welcome->page && passed >= 0) {
+	if (m->welcome->page && passed[0] >= 0) {
 		char pwhy[160];
 
-		if (map_page(l, passed, pwhy, sizeof(pwhy)) < 0)
+		if (map_page(l, passed[0], pwhy, sizeof(pwhy)) < 0)
 			fprintf(stderr, "libasteal: %s: the daemon's page is "
 			        "unusable, sending messages: %s\n", path, pwhy);
-		passed = -1;
+		else if (hello.page_allot && passed[1] >= 0) {
+			l->wake = passed[1];
+			passed[1] = -1;
+		}
+		passed[0] = -1;
 	}
+	if (passed[1] >= 0)
+		close(passed[1]);
+	passed[1] = -1;
 	l->job_id = m->welcome->job_id;
 	l->quanta.t0_ns = m->welcome->t0_ns;
 	l->quanta.length_ns = (uint64_t)m->welcome->quantum_us * 1000u;
@@ -250,8 +284,9 @@ struct link *link_connect(const char *path, int workers, uint64_t claim,
 fail:
 	{
 		int e = errno;
-		if (passed >= 0)
-			close(passed);
+		for (int k = 0; k < 2; k++)
+			if (passed[k] >= 0)
+				close(passed[k]);
 		frame_free(m);
 		link_close(l);
 		errno = e;
@@ -266,8 +301,10 @@ void link_close(struct link *l)
 		return;
 	if (l->fd >= 0)
 		close(l->fd);
-	if (l->page != NULL)
+	if (l->page != NULL && l->owned)
 		munmap(l->page, PAGE_BYTES);
+	if (l->wake >= 0)
+		close(l->wake);
 	frame_reader_free(l->reader);
 	free(l);
 }

@@ -14,6 +14,8 @@
 
 #define LINK_MAX_CPUS 1024
 
+struct page;
+
 struct link;
 
 /* What the daemon said in its Welcome: the quanta on the shared clock. */
@@ -37,11 +39,19 @@ struct link_msg {
 /* Connect to the daemon at path and register as a job of `workers`
  * workers, claiming the id claim (0: none; see Hello.job_id in
  * proto/asteal.proto) with its usage totals under that id `had` (all 0
- * but when it claims its own id again: Hello.work_ns ...): the link, or
- * NULL with errno and a reason in why. */
+ * but when it claims its own id again: Hello.work_ns ...), asking to read
+ * its allotments in the page when allot is set: the link, or NULL with
+ * errno and a reason in why. */
 struct link *link_connect(const char *path, int workers, uint64_t claim,
-                          const struct usage_totals *had, char *why,
-                          size_t whylen);
+                          const struct usage_totals *had, int allot,
+                          char *why, size_t whylen);
+
+/* The page and the eventfd of a link whose allotments come through its
+ * page (0), or -1 (none: they come as messages).  The caller owns them
+ * from now on (it unmaps and closes them: workers may read the page
+ * after the link is closed); the link goes on writing its Feedback
+ * there. */
+int link_take_page(struct link *l, struct page **pg, int *wake);
 
 /* Close and free (NULL is fine). */
 void link_close(struct link *l);

@@ -64,6 +64,7 @@
 
 #include "allot.h"
 #include "link.h"
+#include "pageallot.h"
 #include "profile.h"
 #include "qtime.h"
 #include "settings.h"
@@ -78,6 +79,7 @@
                                            kernel's least (short_slice) */
 
 struct quantum {
+	struct runtime *rt;
 	struct est_params est;
 	struct profile profile;          /* ASTEAL_PROFILE, or none */
 	FILE *trace;                     /* ASTEAL_TRACE, or NULL */
@@ -131,6 +133,7 @@ void quantum_free(struct runtime *rt)
 	if (qt == NULL)
 		return;
 	trace_close(qt->trace);
+	pageallot_remove(rt);
 	link_close(qt->link);
 	sockwatch_close(&qt->watch);
 	if (qt->stop_pipe[0] >= 0) {
@@ -201,6 +204,7 @@ int quantum_config(struct runtime *rt)
 		return -1;
 	}
 	rt->quantum = qt;
+	qt->rt = rt;
 	qt->stop_pipe[0] = qt->stop_pipe[1] = -1;
 	sockwatch_init(&qt->watch);
 	pthread_mutex_init(&qt->lock, NULL);
@@ -263,6 +267,17 @@ static void quantum_close(struct runtime *rt, struct quantum *qt, uint64_t now,
 	enum est_class cls = EST_NCLASSES;
 	double next = qt->desire;
 	int i, busy;
+
+	/* With the page, the workers applied the daemon's allotments
+	 * (pageallot.c): the one in force now is theirs. */
+	if (atomic_load_explicit(&rt->page, memory_order_acquire) != NULL &&
+	    atomic_load(&rt->page_gen) != 0) {
+		pthread_mutex_lock(&rt->park_lock);
+		qt->allotment = rt->allotment;
+		pthread_mutex_unlock(&rt->park_lock);
+		qt->availability = atomic_load(&rt->page_availability);
+		qt->waiting = 0;
+	}
 
 	/* The estimator judges the allotment in force at the end, a_q, on
 	 * what its workers (0 .. a_q - 1) did with the processors they held
@@ -353,6 +368,7 @@ static void say(const struct quantum *qt, const char *what, const char *why)
 static void lost_daemon(struct quantum *qt, uint64_t now, const char *why)
 {
 	say(qt, "lost the daemon: running standalone, will reconnect", why);
+	pageallot_remove(qt->rt);
 	link_close(qt->link);
 	qt->link = NULL;
 	qt->retry_at = now + qt->retry_ns;
@@ -420,6 +436,9 @@ static void boundary(struct runtime *rt, struct quantum *qt)
 
 	if (read(qt->timer_fd, &n, sizeof(n)) != (ssize_t)sizeof(n))
 		return;         /* not due after all (the grid changed) */
+	/* A workers' job applies the page's allotments; one whose workers
+	 * all sleep, here (pageallot.c). */
+	pageallot_look(rt);
 	now = qtime_now_ns();
 	pthread_mutex_lock(&qt->lock);
 	q = now > qt->t0 ? (now - qt->t0) / qt->length : 0;
@@ -469,8 +488,8 @@ static void try_connect(struct runtime *rt, struct quantum *qt, uint64_t now)
 	if (qt->claim != 0 && qt->claim == qt->id_joined)
 		usage_sum_totals(&qt->under_id, &had);
 	pthread_mutex_unlock(&qt->lock);
-	qt->link = link_connect(qt->socket, rt->nworkers, qt->claim, &had, why,
-	                        sizeof(why));
+	qt->link = link_connect(qt->socket, rt->nworkers, qt->claim, &had,
+	                        !rt->hosted, why, sizeof(why));
 	if (qt->link == NULL) {
 		stop_waiting(rt, qt, now);
 		qt->retry_at = now + qt->retry_ns;
@@ -528,8 +547,17 @@ static void try_connect(struct runtime *rt, struct quantum *qt, uint64_t now)
 		qt->sent_desire = 1, qt->sent_at = now;
 	/* An Allot that came with the Welcome is read already: the socket
 	 * will not say so again, and the daemon sends no other while
-	 * nothing changes (a job held this way never ran). */
+	 * nothing changes (a job held this way never ran).  With the page,
+	 * its allotment is applied as it is installed. */
 	from_daemon(rt, qt);
+	{
+		struct page *pg;
+		int wake;
+
+		if (qt->link != NULL &&         /* not lost just now */
+		    link_take_page(qt->link, &pg, &wake) == 0)
+			pageallot_install(rt, pg, wake);
+	}
 }
 
 /* Tell the daemon about the revocations the workers finished. */
@@ -575,6 +603,29 @@ static void roots_changed(struct runtime *rt, struct quantum *qt)
 	report(qt, &fb, q > 0 && qt->closable < q ? q - 1 : q, now, 0);
 }
 
+/* Take an allotment from the daemon (an Allot, or the page): applied at
+ * once, its revocation latency counted from when the daemon decided it. */
+void quantum_allot(struct runtime *rt, uint64_t quantum, int allotment,
+                   int availability, const int *cpus, int ncpus,
+                   uint64_t decided)
+{
+	struct quantum *qt = rt->quantum;
+	uint64_t now = qtime_now_ns();
+
+	/* A decision time that is not in the last second is not one: count
+	 * from now. */
+	if (decided == 0 || decided > now || now - decided > 1000000000u)
+		decided = now;
+	pthread_mutex_lock(&qt->lock);
+	qt->waiting = 0;
+	qt->availability = availability;
+	qt->allotment = allotment < 0 ? 0 : allotment > rt->nworkers
+	                ? rt->nworkers : allotment;
+	worker_allot(rt, qt->allotment, ncpus >= qt->allotment ? cpus : NULL,
+	             decided, quantum);
+	pthread_mutex_unlock(&qt->lock);
+}
+
 /* Handle what the daemon sent: an Allot changes the allotment at once
  * (revocation latency counted from when the daemon decided it); an Error
  * is said once in a while. */
@@ -587,21 +638,9 @@ static void from_daemon(struct runtime *rt, struct quantum *qt)
 	int r;
 
 	while ((r = link_next(qt->link, &m, why, sizeof(why))) > 0) {
-		uint64_t now = qtime_now_ns(), at = m.decided_ns;
 		if (m.kind == LINK_ALLOT) {
-			/* A decision time that is not in the last second is
-			 * not one: count from now. */
-			if (at == 0 || at > now || now - at > 1000000000u)
-				at = now;
-			pthread_mutex_lock(&qt->lock);
-			qt->waiting = 0;
-			qt->availability = m.availability;
-			qt->allotment = m.allotment < 0 ? 0 : m.allotment > rt->nworkers
-			                ? rt->nworkers : m.allotment;
-			worker_allot(rt, qt->allotment,
-			             m.ncpus >= qt->allotment ? m.cpus : NULL, at,
-			             m.quantum);
-			pthread_mutex_unlock(&qt->lock);
+			quantum_allot(rt, m.quantum, m.allotment, m.availability,
+			              m.cpus, m.ncpus, m.decided_ns);
 		} else if (m.kind == LINK_ERROR) {
 			/* The first, then one in a thousand: a daemon that
 			 * refuses our reports says so every quantum. */
@@ -756,6 +795,7 @@ void quantum_stop(struct runtime *rt)
 		quantum_close(rt, qt, now, &fb);
 		pthread_mutex_unlock(&qt->lock);
 		report(qt, &fb, qt->q, now, 1);
+		pageallot_remove(rt);
 		link_close(qt->link);           /* the daemon closes our row */
 		qt->link = NULL;
 		qt->running = 0;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "allot.h"
+#include "pageallot.h"
 #include "qtime.h"
 #include "quantum.h"
 #include "summary.h"
@@ -191,9 +192,11 @@ static void rt_free(struct runtime *rt)
 	free(rt->deques);
 	free(rt->workers);
 	free(rt->latency);
+	pageallot_free(rt);
 	quantum_free(rt);
 	pthread_mutex_destroy(&rt->lock);
 	pthread_mutex_destroy(&rt->park_lock);
+	pthread_mutex_destroy(&rt->page_apply);
 	free(rt);
 }
 
@@ -210,6 +213,8 @@ static struct runtime *rt_create(int nworkers, size_t stack, int64_t limit,
 		return NULL;
 	pthread_mutex_init(&rt->lock, NULL);
 	pthread_mutex_init(&rt->park_lock, NULL);
+	pthread_mutex_init(&rt->page_apply, NULL);
+	rt->page_wake = -1;
 	rt->released_fd = -1;           /* quantum_config makes them */
 	rt->roots_fd = -1;
 	rt->hosted = hosted;
@@ -217,9 +222,10 @@ static struct runtime *rt_create(int nworkers, size_t stack, int64_t limit,
 	rt->ready_limit = limit;
 	rt->deques = calloc(RT_MAX_DEQUES, sizeof(deque *));
 	rt->workers = alloc_cl(sizeof(struct worker) * (size_t)nworkers);
-	if (rt->deques == NULL || rt->workers == NULL) {
+	if (rt->deques == NULL || rt->workers == NULL || pageallot_init(rt) < 0) {
 		free(rt->deques);
 		free(rt->workers);
+		pageallot_free(rt);
 		free(rt);
 		return NULL;
 	}
@@ -241,6 +247,7 @@ static struct runtime *rt_create(int nworkers, size_t stack, int64_t limit,
 		atomic_store(&w->victim, d);
 		w->limit = limit;
 		atomic_store(&w->stocked, &w->stocked_init);
+		w->stop_word = &asteal__no_stop;
 		w->rng = 0x9E3779B97F4A7C15ULL * (uint64_t)(i + 1);
 		w->cpu = -1;
 		w->leave_ev = -1;

@@ -51,6 +51,7 @@
 
 #define RT_REVOKES 64                  /* revocations tracked at once */
 #define RT_NO_TAG UINT64_MAX           /* a revocation no Allot asked for */
+#define RT_PAGES_KEPT 64               /* lost daemons' pages kept mapped */
 
 /* asteal_group.state values private to the library (asteal.h has IDLE
  * and OUTSIDE). */
@@ -133,6 +134,14 @@ struct worker {
 	 * before that, stocked_init), for thieves and the link to clear. */
 	_Atomic(_Atomic uint32_t *) stocked;
 	_Atomic uint32_t stocked_init;
+	/* The worker thread's asteal__fast.stop (NULL before the thread
+	 * starts), which pageallot.c points at its slot's stop word in the
+	 * page, or back at asteal__no_stop; stop_word is where it points. */
+	_Atomic(const _Atomic uint32_t *) *_Atomic stop;
+	const _Atomic uint32_t *stop_word;
+	/* The page whose bell it waits on while parked, or NULL (under
+	 * park_lock). */
+	struct page *bell_page;
 	struct wstats st;
 } ALIGNED_CL;
 
@@ -200,6 +209,20 @@ struct runtime {
 	 * link thread, park_lock not held) to hand free slots out. */
 	int hosted;
 	void (*allot_hook)(struct runtime *rt);
+	/* The allotments through the page shared with the daemon
+	 * (pageallot.c): the page the workers read at safe points (NULL:
+	 * none; set and cleared under park_lock), the generation applied
+	 * last, the eventfd that tells the daemon a revocation is done, and
+	 * the pages of daemons lost, kept mapped until the runtime ends
+	 * (a worker may still be reading one). */
+	struct page *_Atomic page;
+	_Atomic uint32_t page_gen;
+	_Atomic int page_availability; /* p_q of the allotment applied */
+	int page_wake;
+	pthread_mutex_t page_apply;    /* one applier at a time, into: */
+	struct page_allotment *page_buf;
+	struct page *retired[RT_PAGES_KEPT];
+	int nretired;
 };
 
 /* runtime.c, hosted: a runtime of n slots (no worker threads) with its

@@ -151,7 +151,7 @@ void asteal__for_poll(void)
 	struct worker *w = worker_self();
 	deque *d;
 
-	if (unlikely(atomic_load_explicit(&w->hot.flags, memory_order_relaxed))) {
+	if (unlikely(safe_point_flags(w))) {
 		asteal__poll_slow();
 		w = worker_self();
 	}
@@ -184,7 +184,7 @@ int asteal__spawn_slow(asteal_group *g, void (*fn)(void *), void *arg)
 	if (g->state != ASTEAL__GROUP_IDLE && g->state != GROUP_BUSY)
 		return worker_report_misuse("asteal_spawn", "group was not "
 		                            "initialised with asteal_group_init", EINVAL);
-	if (unlikely(atomic_load_explicit(&w->hot.flags, memory_order_relaxed))) {
+	if (unlikely(safe_point_flags(w))) {
 		asteal__poll_slow();
 		w = worker_self();
 	}
@@ -249,7 +249,7 @@ int asteal__sync_slow(asteal_group *g)
 	if (g->state != GROUP_BUSY)
 		return worker_report_misuse("asteal_sync", "group was not "
 		                            "initialised with asteal_group_init", EINVAL);
-	if (unlikely(atomic_load_explicit(&w->hot.flags, memory_order_relaxed))) {
+	if (unlikely(safe_point_flags(w))) {
 		asteal__poll_slow();
 		w = worker_self();
 	}
@@ -310,7 +310,10 @@ void asteal__poll_slow(void)
 	struct worker *w = worker_self();
 	fiber *l;
 
-	if (w == NULL || !(atomic_load(&w->hot.flags) & RT_LEAVE))
+	if (w == NULL)
+		return;
+	pageallot_look(w->rt);
+	if (!(atomic_load(&w->hot.flags) & RT_LEAVE))
 		return;
 	l = worker_fiber_get(w);
 	if (l == NULL)

@@ -20,11 +20,13 @@
 #include <time.h>
 
 #include "allot.h"
+#include "pageallot.h"
 #include "suspend.h"
 
 __thread struct asteal__hot *asteal__tls __attribute__((tls_model("initial-exec")));
+const _Atomic uint32_t asteal__no_stop = 0;
 __thread struct asteal__fast asteal__fast __attribute__((tls_model("initial-exec"))) =
-	{ 0, ASTEAL__GROUP_OUTSIDE };
+	{ 0, ASTEAL__GROUP_OUTSIDE, &asteal__no_stop };
 
 #if ASTEAL_TSAN
 _Atomic uint64_t asteal__fence_word;
@@ -120,6 +122,37 @@ static int work_visible(struct runtime *rt)
 	return 0;
 }
 
+/* Sleep on the job's sleepers' word (holding e) and on our slot's bell in
+ * the page (holding bell) at once, until either moves or the backstop
+ * passes: 0, or -1 when the kernel has no futex_waitv (Linux < 5.16). */
+static int sleep_on_bell(struct runtime *rt, struct worker *w, struct page *pg,
+                         uint32_t e, uint32_t bell)
+{
+	static _Atomic int missing;
+	struct futex_waitv v[2];
+	struct timespec until;
+
+	if (w->id >= PAGE_SLOTS || atomic_load_explicit(&missing, memory_order_relaxed))
+		return -1;
+	memset(v, 0, sizeof(v));
+	v[0].val = e;
+	v[0].uaddr = (uintptr_t)&rt->epoch;
+	v[0].flags = FUTEX_32 | FUTEX_PRIVATE_FLAG;
+	v[1].val = bell;
+	v[1].uaddr = (uintptr_t)&pg->bell[w->id];
+	v[1].flags = FUTEX_32;
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_nsec += RT_SLEEP_BACKSTOP_NS;
+	until.tv_sec += until.tv_nsec / 1000000000;
+	until.tv_nsec %= 1000000000;
+	if (syscall(SYS_futex_waitv, v, 2, 0, &until, CLOCK_MONOTONIC) < 0 &&
+	    errno == ENOSYS) {
+		atomic_store_explicit(&missing, 1, memory_order_relaxed);
+		return -1;
+	}
+	return 0;
+}
+
 /* Sleep until work may have appeared (or the runtime stops).  Wake-ups
  * come from worker_notify; the timeout is a backstop for the one race it
  * does not cover (a push that the owner saw land on a non-empty deque while
@@ -140,14 +173,18 @@ static void sleep_until_work(struct worker *w)
 		request_work(w, &rt->workers[i]);
 	for (;;) {
 		uint32_t e = atomic_load_explicit(&rt->epoch, memory_order_acquire);
+		/* With the page, the daemon rings our slot's bell when it
+		 * takes it: read before we look at the generation. */
+		struct page *pg = atomic_load_explicit(&rt->page, memory_order_acquire);
+		uint32_t bell = pg != NULL && w->id < PAGE_SLOTS ? page_bell(pg, w->id) : 0;
 		FENCE_SC();
-		if (work_visible(rt) ||
-		    atomic_load_explicit(&w->hot.flags, memory_order_relaxed))
+		if (work_visible(rt) || safe_point_flags(w))
 			break;
 		set_state(w, WS_SLEEP);
 		stat_add(&w->st.sleeps, 1);
-		syscall(SYS_futex, (uint32_t *)&rt->epoch, FUTEX_WAIT_PRIVATE, e,
-		        &backstop, NULL, 0);
+		if (pg == NULL || sleep_on_bell(rt, w, pg, e, bell) < 0)
+			syscall(SYS_futex, (uint32_t *)&rt->epoch, FUTEX_WAIT_PRIVATE,
+			        e, &backstop, NULL, 0);
 		set_state(w, WS_STEAL);
 		if (atomic_load_explicit(&rt->epoch, memory_order_acquire) != e)
 			break;          /* notified */
@@ -340,7 +377,7 @@ static int find_work(struct worker *w, dq_entry *e)
 		int n;
 		if (atomic_load_explicit(&rt->stopping, memory_order_relaxed))
 			return 0;
-		if (unlikely(atomic_load_explicit(&w->hot.flags, memory_order_relaxed))) {
+		if (unlikely(safe_point_flags(w))) {
 			asked = 0;
 			allot_park(w);
 			/* Our own deque may hold entries: the one allot_park
@@ -513,6 +550,7 @@ void *worker_main(void *arg)
 	asteal__tls = &w->hot;
 	asteal__fast.group = ASTEAL__GROUP_IDLE;
 	atomic_store(&w->stocked, &asteal__fast.stocked);
+	pageallot_thread(w, &asteal__fast.stop);
 	if (w->altstack != NULL)
 		sigaltstack(&ss, NULL);
 	fiber_init_native(&w->native);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "allot.h"
+#include "pageallot.h"
 #include "qtime.h"
 #include "runtime.h"
 
@@ -38,6 +39,15 @@ static inline void futex_wake(_Atomic uint32_t *addr, int n)
 static inline void set_state_at(struct worker *w, int s, uint64_t now)
 {
 	usage_enter(&w->usage, s, now);
+}
+
+/* A safe point's flags: a new allotment in the page is applied first
+ * (it may set ours), then the flags are read (relaxed: a stale read only
+ * moves the leave to the next safe point). */
+static inline uint32_t safe_point_flags(struct worker *w)
+{
+	pageallot_look(w->rt);
+	return atomic_load_explicit(&w->hot.flags, memory_order_relaxed);
 }
 
 /* Enter a new accounting state now. */

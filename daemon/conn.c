@@ -160,7 +160,8 @@ int conn_send_frame(struct conn *c, const uint8_t *buf, size_t len)
  * byte), now: only while nothing is queued (the handshake's Welcome);
  * what send does not take is queued.  0, or -1 with errno (nothing
  * sent). */
-int conn_send_fd(struct conn *c, const Asteal__Envelope *m, int fd)
+int conn_send_fd(struct conn *c, const Asteal__Envelope *m, const int *fds,
+                 int nfd)
 {
 	uint8_t frame[4 * SEND_STACK_FRAME];    /* a Welcome names every CPU */
 	size_t len;
@@ -172,7 +173,7 @@ int conn_send_fd(struct conn *c, const Asteal__Envelope *m, int fd)
 	}
 	if (frame_encode(m, frame, sizeof(frame), &len) < 0)
 		return -1;
-	n = frame_send_fd(c->fd, frame, len, fd);
+	n = frame_send_fd(c->fd, frame, len, fds, nfd);
 	if (n <= 0)
 		return -1;
 	if ((size_t)n == len)

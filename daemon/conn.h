@@ -129,10 +129,11 @@ uint64_t conn_reply_id(const struct conn *c);
  * frame for many peers is encoded once); -1 when the peer is going away. */
 int conn_send_frame(struct conn *c, const uint8_t *buf, size_t len);
 
-/* Send a message with a descriptor attached (SCM_RIGHTS), now: only
+/* Send a message with nfd descriptors attached (SCM_RIGHTS), now: only
  * while nothing is queued (the handshake's Welcome).  0, or -1 with errno
  * and nothing sent. */
-int conn_send_fd(struct conn *c, const Asteal__Envelope *m, int fd);
+int conn_send_fd(struct conn *c, const Asteal__Envelope *m, const int *fds,
+                 int nfd);
 
 /* Hold a client's connection: no more of its frames are taken (those
  * read stay in its buffer, the rest in its socket, and a frame begun has

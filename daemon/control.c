@@ -51,6 +51,7 @@ struct peer {
 	int role;                      /* enum peer_role */
 	struct sched_job *job;         /* a JOB's, until it is dropped */
 	struct admit_ticket *ticket;   /* its place, as admission counts it */
+	struct admit_charge page_fds;  /* a JOB's page eventfd, held */
 	uint64_t serial;
 	struct peer *prev, *next;
 };
@@ -146,6 +147,7 @@ static void peer_gone(struct conn *c, void *arg)
 	struct control *ctl = p->ctl;
 
 	peer_drop_job(p);
+	admit_fd_give(ctl->admit, &p->page_fds);
 	if (p->role == PEER_CLIENT)
 		histreader_forget(ctl->reader, c);
 	if (p->role == PEER_CLIENT && !ctl->stopping)
@@ -174,7 +176,7 @@ static void on_hello(struct peer *p, const Asteal__Envelope *m)
 	uint32_t cpus[CPULIST_MAX];
 	char why[160];
 	uint64_t id = 0;
-	int i;
+	int i, nfd, fds[2];
 
 	if (frame_check_handshake(m, ASTEAL__ENVELOPE__MSG_HELLO, why, sizeof(why)) < 0) {
 		conn_fail(c, m->msg_case == ASTEAL__ENVELOPE__MSG_HELLO
@@ -236,17 +238,25 @@ static void on_hello(struct peer *p, const Asteal__Envelope *m)
 	              (size_t)ctl->conf->ncpus, REQUEST_DAEMON_VERSION);
 	if (p->role == PEER_JOB)
 		sched_quanta(ctl->sched, &w.t0_ns, &w.heartbeat_ms, &w.offset_us);
-	if (p->role == PEER_JOB && sched_job_page_fd(p->job) >= 0) {
-		/* The page goes with the Welcome; if it cannot, the job
+	if (p->role == PEER_JOB &&
+	    (nfd = sched_job_page_fds(p->job, fds)) > 0) {
+		/* The page goes with the Welcome (and its eventfd, charged
+		 * to the job's uid for its life); if it cannot, the job
 		 * sends messages (its Welcome says so). */
 		w.page = 1;
-		if (conn_send_fd(c, &env, sched_job_page_fd(p->job)) == 0) {
+		if (nfd == 2 && admit_fd_room(ctl->admit, p->ticket, 1, why,
+		                              sizeof(why)) < 0)
+			;               /* no room for its eventfd: why says */
+		else if (conn_send_fd(c, &env, fds, nfd) == 0) {
+			if (nfd == 2)
+				admit_fd_take(ctl->admit, p->ticket, 1, &p->page_fds);
 			sched_job_page_sent(ctl->sched, p->job, 1);
 			sched_job_grant(ctl->sched, p->job);
 			return;
-		}
+		} else
+			snprintf(why, sizeof(why), "%s", strerror(errno));
 		log_warn("job %llu: its page could not be sent (%s): it sends "
-		         "messages", (unsigned long long)id, strerror(errno));
+		         "messages", (unsigned long long)id, why);
 		sched_job_page_sent(ctl->sched, p->job, 0);
 		w.page = 0;
 	}
@@ -317,7 +327,8 @@ static void dispatch(struct conn *c, const Asteal__Envelope *m, void *arg)
 		return;
 	}
 	if (p->role == PEER_JOB && m->msg_case == ASTEAL__ENVELOPE__MSG_RELEASED) {
-		sched_released(ctl->sched, p->job, m->released);
+		sched_released(ctl->sched, p->job, m->released->quantum,
+		               m->released->parked_ns);
 		return;
 	}
 	if (p->role == PEER_CLIENT) {

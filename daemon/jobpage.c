@@ -7,7 +7,9 @@
  * it shared and read-write (it writes the header, and later its half);
  * the descriptor goes to the job with the Welcome, and the daemon closes
  * its own copy once sent.  Costs one descriptor until then and one
- * mapping for the job's life.
+ * mapping for the job's life; a job that reads its allotments there also
+ * holds an eventfd for its life (nonblocking, the daemon's loop reads
+ * it).
  */
 #include "jobpage.h"
 
@@ -16,16 +18,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 struct jobpage {
 	int fd;
+	int wake;                      /* the eventfd, or -1 */
 	struct page *map;
 };
 
 /* A new page. */
-struct jobpage *jobpage_create(char *why, size_t whylen)
+struct jobpage *jobpage_create(int allot, char *why, size_t whylen)
 {
 	struct jobpage *p = calloc(1, sizeof(*p));
 	int e;
@@ -35,6 +39,7 @@ struct jobpage *jobpage_create(char *why, size_t whylen)
 		return NULL;
 	}
 	p->map = MAP_FAILED;
+	p->wake = -1;
 	p->fd = memfd_create("asteal-page", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (p->fd < 0) {
 		snprintf(why, whylen, "memfd_create: %s", strerror(errno));
@@ -50,6 +55,10 @@ struct jobpage *jobpage_create(char *why, size_t whylen)
 		snprintf(why, whylen, "mapping the page: %s", strerror(errno));
 		goto fail;
 	}
+	if (allot && (p->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
+		snprintf(why, whylen, "eventfd: %s", strerror(errno));
+		goto fail;
+	}
 	page_init(p->map);
 	return p;
 fail:
@@ -59,10 +68,26 @@ fail:
 	return NULL;
 }
 
-/* Its descriptor, until sent. */
-int jobpage_fd(const struct jobpage *p)
+/* Its descriptors, until sent. */
+int jobpage_fds(const struct jobpage *p, int fds[2])
 {
-	return p->fd;
+	if (p->fd < 0)
+		return 0;
+	fds[0] = p->fd;
+	fds[1] = p->wake;
+	return p->wake >= 0 ? 2 : 1;
+}
+
+/* The eventfd. */
+int jobpage_wake_fd(const struct jobpage *p)
+{
+	return p->wake;
+}
+
+/* Whether allotments go through the page. */
+int jobpage_allots(const struct jobpage *p)
+{
+	return p->wake >= 0;
 }
 
 /* Close the descriptor: the job has its own now. */
@@ -74,7 +99,7 @@ void jobpage_sent(struct jobpage *p)
 }
 
 /* The mapping. */
-const struct page *jobpage_page(const struct jobpage *p)
+struct page *jobpage_page(const struct jobpage *p)
 {
 	return p->map;
 }
@@ -87,5 +112,7 @@ void jobpage_free(struct jobpage *p)
 	if (p->map != MAP_FAILED)
 		munmap(p->map, PAGE_BYTES);
 	jobpage_sent(p);
+	if (p->wake >= 0)
+		close(p->wake);
 	free(p);
 }

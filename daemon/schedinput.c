@@ -320,23 +320,23 @@ void sched__claim_usage(struct sched *s, struct sched_job *j,
 
 /* Take a job's Released: a revocation latency sample, and (handover
  * release) the CPUs it gave up are free. */
-void sched_released(struct sched *s, struct sched_job *j,
-                    const Asteal__Released *r)
+void sched_released(struct sched *s, struct sched_job *j, uint64_t q,
+                    uint64_t parked_ns)
 {
 	uint64_t now = qtime_now_ns();
 
-	if (r->quantum > s->q || r->parked_ns > now) {
+	if (q > s->q || parked_ns > now) {
 		complain(s, j, BAD_RELEASED, "a Released for quantum %llu at %llu, "
 		         "later than quantum %llu and now: ignored",
-		         (unsigned long long)r->quantum,
-		         (unsigned long long)r->parked_ns, (unsigned long long)s->q);
+		         (unsigned long long)q, (unsigned long long)parked_ns,
+		         (unsigned long long)s->q);
 		return;
 	}
-	if (r->quantum == j->core.allot_q && r->parked_ns >= j->core.decided) {
-		samples_add(&s->revoke, r->parked_ns - j->core.decided);
+	if (q == j->core.allot_q && parked_ns >= j->core.decided) {
+		samples_add(&s->revoke, parked_ns - j->core.decided);
 		s->revocations++;
 	}
 	/* Read as a tick begins, the grant waits for its DEQ (an Allot of
 	 * quantum q carries tick q's decision). */
-	core_released(s->core, &j->core, r->quantum, now);
+	core_released(s->core, &j->core, q, now);
 }

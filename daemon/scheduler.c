@@ -2,12 +2,12 @@
  * scheduler.c - asteald's job scheduler (see scheduler.h), the shell
  * around its core (core/core.h, which makes every decision): the ticks on
  * the shared clock, the jobs joining and leaving, the core's effects
- * applied (Allot messages, confinement, the history's records and grants,
+ * applied (Allot messages or pages, confinement, the history's records and grants,
  * the timers and wake-ups it asks for), tick statistics.  What the jobs
  * say (Feedback, checked and taken as it comes, and Released) is
  * schedinput.c's, what the command line sees and does schedview.c's,
- * confinement and the rigid jobs' usage schedconfine.c's; what the four
- * files share is in scheduler_int.h.  The rigid jobs (`asteal run --cpus
+ * confinement and the rigid jobs' usage schedconfine.c's, the pages
+ * schedpage.c's; what the files share is in scheduler_int.h.  The rigid jobs (`asteal run --cpus
  * N` of a program that does not connect: in the core with a fixed desire,
  * no connection, held to what DEQ gives them) are registered here, and
  * become ordinary jobs in place, their desire capped, when their program
@@ -49,7 +49,6 @@
 
 
 static void bury(struct sched *s, struct sched_job *j);
-static void make_page(struct sched *s, struct sched_job *j);
 static struct sched_job *rigid_connect(struct sched *s, struct sched_job *j,
                                        struct conn *conn,
                                        const Asteal__Hello *hello);
@@ -93,6 +92,11 @@ static int op_allot(void *arg, struct core_job *cj, const struct core_allot *ca)
 		sched__rigid_usage(s, j, ca->decided);
 		return 0;
 	}
+	s->allots++;
+	if (j->page != NULL && jobpage_allots(j->page)) {
+		sched__page_allot(s, j, ca);
+		return 0;
+	}
 	a.quantum = ca->quantum;
 	a.ncpus = (size_t)sched__slot_cpus(s, ca->set, ids);
 	a.cpus = ids;
@@ -102,7 +106,6 @@ static int op_allot(void *arg, struct core_job *cj, const struct core_allot *ca)
 	len = exchange_encode_allot(frame, &a);
 	if (len == 0 || conn_send_frame(j->conn, frame, len) < 0)
 		return -1;      /* a peer going away: its end comes */
-	s->allots++;
 	s->tick_sends++;
 	return 0;
 }
@@ -393,7 +396,7 @@ void sched_free(struct sched *s)
 		if (history_job_pause(s->hist, (int64_t)j->core.id) < 0)
 			log_warn("history: job %llu: %s", (unsigned long long)j->core.id,
 			         history_error(s->hist));
-		jobpage_free(j->page);
+		sched__page_drop(s, j);
 		free(j);
 	}
 	if (s->hist != NULL)
@@ -495,55 +498,13 @@ struct sched_job *sched_job_add(struct sched *s, struct conn *conn,
 	}
 	sched__confine_join(s, j);
 	if (hello->page)
-		make_page(s, j);
+		sched__page_make(s, j, hello);
 	if (id_granted)
 		sched__claim_usage(s, j, hello);
 	log_info("job %llu '%s' %s: uid %d pid %d, %d workers",
 	         (unsigned long long)id, j->name, id_granted ? "connected"
 	         : "registered", (int)uid, (int)pid, j->workers);
 	return j;
-}
-
-/* The page a job asked for, made (a job without one sends messages). */
-static void make_page(struct sched *s, struct sched_job *j)
-{
-	char why[160];
-
-	j->page = jobpage_create(why, sizeof(why));
-	if (j->page == NULL) {
-		log_warn("job %llu '%s': no page, it sends messages: %s",
-		         (unsigned long long)j->core.id, j->name, why);
-		return;
-	}
-	j->page_seq = -1;
-	s->page_jobs++;
-}
-
-/* Drop a job's page. */
-static void drop_page(struct sched *s, struct sched_job *j)
-{
-	if (j->page == NULL)
-		return;
-	jobpage_free(j->page);
-	j->page = NULL;
-	s->page_jobs--;
-}
-
-/* The page's descriptor, for the Welcome. */
-int sched_job_page_fd(const struct sched_job *j)
-{
-	return j->page != NULL ? jobpage_fd(j->page) : -1;
-}
-
-/* The Welcome went with the page, or without it. */
-void sched_job_page_sent(struct sched *s, struct sched_job *j, int sent)
-{
-	if (j->page == NULL)
-		return;
-	if (sent)
-		jobpage_sent(j->page);
-	else
-		drop_page(s, j);
 }
 
 /* Grant a job that has just joined free CPUs, soon. */
@@ -565,7 +526,7 @@ static void bury(struct sched *s, struct sched_job *j)
 		close_row(s, j);
 	if (history_flush(s->hist) < 0)
 		log_warn("history: %s", history_error(s->hist));
-	drop_page(s, j);
+	sched__page_drop(s, j);
 	free(j);
 }
 
@@ -669,7 +630,7 @@ static struct sched_job *rigid_connect(struct sched *s, struct sched_job *j,
 	j->joined = now;
 	core_connect(s->core, &j->core, now);
 	if (hello->page)
-		make_page(s, j);
+		sched__page_make(s, j, hello);
 	if (history_job_workers(s->hist, (int64_t)j->core.id, j->workers) < 0)
 		log_warn("history: job %lld: %s", (long long)j->core.id,
 		         history_error(s->hist));

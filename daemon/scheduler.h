@@ -74,9 +74,11 @@ void sched_job_grant(struct sched *s, struct sched_job *j);
 /* The job's id (also its history row). */
 uint64_t sched_job_id(const struct sched_job *j);
 
-/* The descriptor of the page made for a job whose Hello asked for one,
- * to pass with its Welcome; -1 when it has none (it sends messages). */
-int sched_job_page_fd(const struct sched_job *j);
+/* The descriptors of the page made for a job whose Hello asked for one
+ * (the page, then its eventfd when it reads its allotments there), to
+ * pass with its Welcome, into fds: their count, 0 when it has none (it
+ * sends messages). */
+int sched_job_page_fds(const struct sched_job *j, int fds[2]);
 
 /* The Welcome went with the page (sent 1), or could not (0: the page is
  * dropped and the job sends messages, as its Welcome says). */
@@ -101,9 +103,10 @@ void sched_feedback(struct sched *s, struct sched_job *j,
  * counted as a Feedback, and the job dropped as sched_feedback drops it. */
 void sched_feedback_refused(struct sched *s, struct sched_job *j, const char *why);
 
-/* A job's Released arrived: its leaving workers have parked. */
-void sched_released(struct sched *s, struct sched_job *j,
-                    const Asteal__Released *r);
+/* A job's leaving workers have parked, the last at parked_ns, for its
+ * allotment of quantum q (a Released, or its page's parked part). */
+void sched_released(struct sched *s, struct sched_job *j, uint64_t q,
+                    uint64_t parked_ns);
 
 /* Fill a Status reply (its cpus array and strings point into s). */
 void sched_status(struct sched *s, Asteal__Status *st);

@@ -62,6 +62,11 @@ struct sched_job {
 	struct jobpage *page;          /* the page it writes its Feedback in,
 	                                  or NULL: it sends messages */
 	int64_t page_seq;              /* the page's count when last read */
+	int64_t parked_seq;            /* its parked part's, likewise */
+	uint32_t page_gen;             /* the allotment generation written */
+	int page_allotted;             /* the allotment written last */
+	struct event *wake_ev;         /* its eventfd: a revocation done */
+	struct sched *sched;           /* for wake_ev's callback */
 };
 
 /* The shell's job of a core job. */
@@ -96,8 +101,9 @@ struct sched {
 	uint64_t q;                    /* the last quantum ticked */
 	uint64_t ticks, skipped, started;
 	uint64_t feedbacks, bad, allots, revocations, tick_sends, grants;
-	uint64_t pages_read, pages_torn;
+	uint64_t pages_read, pages_torn, pages_written, futex_wakes;
 	int page_jobs;                 /* jobs with a page now */
+	int page_allot_jobs;           /* ... reading their allotments there */
 	struct samples tick, deq_time, wake, revoke, changes, sends;
 };
 
@@ -169,6 +175,17 @@ uint64_t sched__quantum_now(const struct sched *s, uint64_t now);
  * taken as a message's would be, but for a quantum that is not new,
  * which is not news (a job writes its page at every boundary). */
 void sched__pages_read(struct sched *s, uint64_t now);
+
+/* schedpage.c: make the page a job's Hello asked for (none if it cannot
+ * be made: the job sends messages), and drop it. */
+void sched__page_make(struct sched *s, struct sched_job *j,
+                      const Asteal__Hello *hello);
+void sched__page_drop(struct sched *s, struct sched_job *j);
+
+/* schedpage.c: write an allotment into the page of a job that reads them
+ * there (instead of an Allot). */
+void sched__page_allot(struct sched *s, struct sched_job *j,
+                       const struct core_allot *ca);
 
 /* j has just claimed its id (its history row open, tracked): its usage
  * before this connection is its history's totals, and what its Hello's

@@ -56,6 +56,9 @@ void sched_status(struct sched *s, Asteal__Status *st)
 	st->page_jobs = (uint32_t)s->page_jobs;
 	st->pages_read = s->pages_read;
 	st->pages_torn = s->pages_torn;
+	st->page_allot_jobs = (uint32_t)s->page_allot_jobs;
+	st->pages_written = s->pages_written;
+	st->futex_wakes = s->futex_wakes;
 	st->revocations = s->revocations;
 	st->handover = (char *)conf_handover_name(s->conf->handover);
 	st->share = (char *)conf_share_name(s->conf->share);

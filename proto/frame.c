@@ -519,28 +519,34 @@ static void msg_of(struct msghdr *mh, struct iovec *iov, void *buf, size_t len,
 	mh->msg_controllen = sizeof(room->buf);
 }
 
-/* Send len bytes on socket sock now with descriptor fd attached. */
-ssize_t frame_send_fd(int sock, const void *buf, size_t len, int fd)
+/* Send len bytes on socket sock now with descriptors fds attached. */
+ssize_t frame_send_fd(int sock, const void *buf, size_t len, const int *fds,
+                      int nfd)
 {
 	union fd_room room;
 	struct msghdr mh;
 	struct cmsghdr *cm;
 	struct iovec iov;
 
+	if (nfd < 1 || nfd > FRAME_MAX_FDS) {
+		errno = EINVAL;
+		return -1;
+	}
 	msg_of(&mh, &iov, (void *)buf, len, &room);
-	mh.msg_controllen = CMSG_SPACE(sizeof(int));
+	mh.msg_controllen = CMSG_SPACE((size_t)nfd * sizeof(int));
 	cm = CMSG_FIRSTHDR(&mh);
 	cm->cmsg_level = SOL_SOCKET;
 	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	cm->cmsg_len = CMSG_LEN((size_t)nfd * sizeof(int));
+	memcpy(CMSG_DATA(cm), fds, (size_t)nfd * sizeof(int));
 	return sendmsg(sock, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
 }
 
-/* One recvmsg from socket fd into buf, taking a descriptor passed with
- * the bytes (SCM_RIGHTS) into *passed when it holds none yet (any other
- * is closed). */
-static ssize_t recv_fd(int fd, uint8_t *buf, size_t len, int *passed)
+/* One recvmsg from socket fd into buf, taking the descriptors passed with
+ * the bytes (SCM_RIGHTS) into the first npassed entries of passed that
+ * hold -1, in order (any other is closed). */
+static ssize_t recv_fd(int fd, uint8_t *buf, size_t len, int *passed,
+                       int npassed)
 {
 	union fd_room room;
 	struct msghdr mh;
@@ -561,9 +567,13 @@ static ssize_t recv_fd(int fd, uint8_t *buf, size_t len, int *passed)
 		for (k = 0; k < nfd; k++) {
 			int got;
 
+			int at = 0;
+
 			memcpy(&got, CMSG_DATA(cm) + k * sizeof(int), sizeof(int));
-			if (*passed < 0)
-				*passed = got;
+			while (at < npassed && passed[at] >= 0)
+				at++;
+			if (at < npassed)
+				passed[at] = got;
 			else
 				close(got);
 		}
@@ -574,11 +584,12 @@ static ssize_t recv_fd(int fd, uint8_t *buf, size_t len, int *passed)
 /* Do one read() from fd into the reader. */
 ssize_t frame_reader_fill(struct frame_reader *r, int fd)
 {
-	return frame_reader_fill_fd(r, fd, NULL);
+	return frame_reader_fill_fd(r, fd, NULL, 0);
 }
 
 /* Do one read from fd into the reader, taking a passed descriptor. */
-ssize_t frame_reader_fill_fd(struct frame_reader *r, int fd, int *passed)
+ssize_t frame_reader_fill_fd(struct frame_reader *r, int fd, int *passed,
+                             int npassed)
 {
 	size_t need = 0, have = 0, want = 0;
 	ssize_t n;
@@ -593,7 +604,8 @@ ssize_t frame_reader_fill_fd(struct frame_reader *r, int fd, int *passed)
 	if (r->cap - r->end < READER_MIN_CAP / 2 &&
 	    reader_reserve(r, READER_MIN_CAP) < 0)
 		return -1;
-	n = passed != NULL ? recv_fd(fd, r->buf + r->end, r->cap - r->end, passed)
+	n = passed != NULL ? recv_fd(fd, r->buf + r->end, r->cap - r->end, passed,
+	                             npassed)
 	                   : read(fd, r->buf + r->end, r->cap - r->end);
 	if (n > 0) {
 		r->end += (size_t)n;

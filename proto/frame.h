@@ -150,14 +150,21 @@ void frame_reader_free(struct frame_reader *r);
  * or read()'s own. */
 ssize_t frame_reader_fill(struct frame_reader *r, int fd);
 
-/* frame_reader_fill from socket fd with recvmsg, taking a descriptor
- * passed with the bytes (SCM_RIGHTS; opened close-on-exec) into *passed
- * when *passed is -1; any other passed descriptor is closed. */
-ssize_t frame_reader_fill_fd(struct frame_reader *r, int fd, int *passed);
+/* frame_reader_fill from socket fd with recvmsg, taking the descriptors
+ * passed with the bytes (SCM_RIGHTS; opened close-on-exec) into the
+ * entries of passed[0 .. npassed-1] that are -1, in order; any other
+ * passed descriptor is closed. */
+ssize_t frame_reader_fill_fd(struct frame_reader *r, int fd, int *passed,
+                             int npassed);
 
-/* Send len bytes on socket sock now, without blocking, with descriptor
- * fd attached (SCM_RIGHTS, with the first byte): what sendmsg returns. */
-ssize_t frame_send_fd(int sock, const void *buf, size_t len, int fd);
+/* The most descriptors one frame passes. */
+#define FRAME_MAX_FDS 4
+
+/* Send len bytes on socket sock now, without blocking, with nfd (1 to
+ * FRAME_MAX_FDS) descriptors attached (SCM_RIGHTS, with the first byte):
+ * what sendmsg returns. */
+ssize_t frame_send_fd(int sock, const void *buf, size_t len, const int *fds,
+                      int nfd);
 
 /* Append n bytes from memory to r, as fill would (for callers that read
  * themselves, and the fuzzer); 0, or -1 (ENOMEM, or EMSGSIZE after a bad

@@ -1,6 +1,6 @@
 /*
  * page.c - the page a job shares with asteald (see page.h): its header,
- * and the job's half written and read under its sequence count.
+ * each part written and read under its sequence count, and the bells.
  *
  * Memory orders.  Writer: the count goes odd (relaxed store), then a
  * release fence orders that store before the fields' stores, so that a
@@ -17,8 +17,11 @@
  */
 #include "page.h"
 
+#include <linux/futex.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #define LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
 #define STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
@@ -49,6 +52,8 @@ void page_init(struct page *pg)
 	pg->version = PAGE_VERSION;
 	pg->bytes = PAGE_BYTES;
 	pg->feed.cls = -1;
+	for (int i = 0; i < PAGE_SLOTS; i++)
+		pg->stop[i] = 1;        /* nothing allotted yet */
 }
 
 /* Whether the header is this layout's. */
@@ -110,4 +115,124 @@ int64_t page_feed_read(const struct page *pg, struct exchange_feedback *f)
 		return s;
 	}
 	return -1;
+}
+
+/* Write the revocation record. */
+void page_parked_write(struct page *pg, uint64_t q, uint64_t at_ns,
+                       uint32_t parked)
+{
+	struct page_parked *pp = &pg->parked;
+	uint32_t s = LOAD(&pp->seq);
+
+	STORE(&pp->seq, s + 1);
+	FENCE_RELEASE();
+	FIELD_STORE(&pp->parked, parked);
+	FIELD_STORE(&pp->quantum, q);
+	FIELD_STORE(&pp->at_ns, at_ns);
+	__atomic_store_n(&pp->seq, s + 2, __ATOMIC_RELEASE);
+}
+
+/* Copy the revocation record out. */
+int64_t page_parked_read(const struct page *pg, struct page_parked *out)
+{
+	const struct page_parked *pp = &pg->parked;
+
+	for (int t = 0; t < PAGE_READ_TRIES; t++) {
+		uint32_t s = __atomic_load_n(&pp->seq, __ATOMIC_ACQUIRE);
+
+		if (s & 1)
+			continue;
+		out->parked = FIELD_LOAD(&pp->parked);
+		out->quantum = FIELD_LOAD(&pp->quantum);
+		out->at_ns = FIELD_LOAD(&pp->at_ns);
+		FENCE_ACQUIRE();
+		if (LOAD(&pp->seq) != s)
+			continue;
+		out->seq = s;
+		return s;
+	}
+	return -1;
+}
+
+/* Write an allotment, its stop words, and ring the slots it adds.  The
+ * stop words change inside the count's odd window, so that a worker that
+ * sees its stop word set and then the generation (acquire) finds it moved
+ * or odd: either way it looks again. */
+int page_allot_write(struct page *pg, uint32_t gen,
+                     const struct page_allotment *a, int before)
+{
+	struct page_allot *pa = &pg->allot;
+	int n = a->allotment < 0 ? 0 : a->allotment > PAGE_SLOTS ? PAGE_SLOTS
+	        : a->allotment;
+	int nc = a->ncpus < 0 ? 0 : a->ncpus > PAGE_SLOTS ? PAGE_SLOTS : a->ncpus;
+	int lo, hi, wakes = 0;
+
+	if (before < 0)
+		before = 0;
+	if (before > PAGE_SLOTS)
+		before = PAGE_SLOTS;
+	STORE(&pa->seq, gen - 1);
+	FENCE_RELEASE();
+	FIELD_STORE(&pa->allotment, (uint32_t)n);
+	FIELD_STORE(&pa->availability, (uint32_t)a->availability);
+	FIELD_STORE(&pa->ncpus, (uint32_t)nc);
+	FIELD_STORE(&pa->quantum, a->quantum);
+	FIELD_STORE(&pa->decided_ns, a->decided_ns);
+	for (int i = 0; i < nc; i++)
+		FIELD_STORE(&pa->cpus[i], (uint16_t)a->cpus[i]);
+	lo = n < before ? n : before;
+	hi = n < before ? before : n;
+	for (int i = lo; i < hi; i++)
+		FIELD_STORE(&pg->stop[i], (uint32_t)(i >= n));
+	__atomic_store_n(&pa->seq, gen, __ATOMIC_RELEASE);
+	/* Both ways: a slot added wakes its parked worker, a slot taken its
+	 * sleeping one (which then sees the generation and leaves). */
+	for (int i = lo; i < hi; i++, wakes++)
+		page_ring(pg, i);
+	return wakes;
+}
+
+/* Copy the allotment out. */
+int64_t page_allot_read(const struct page *pg, struct page_allotment *a)
+{
+	const struct page_allot *pa = &pg->allot;
+
+	for (int t = 0; t < PAGE_READ_TRIES; t++) {
+		uint32_t s = __atomic_load_n(&pa->seq, __ATOMIC_ACQUIRE);
+		uint32_t n, nc;
+
+		if (s & 1)
+			continue;
+		n = FIELD_LOAD(&pa->allotment);
+		nc = FIELD_LOAD(&pa->ncpus);
+		a->allotment = n > PAGE_SLOTS ? PAGE_SLOTS : (int)n;
+		a->availability = (int)(FIELD_LOAD(&pa->availability) & 0x7fffffff);
+		a->ncpus = nc > PAGE_SLOTS ? PAGE_SLOTS : (int)nc;
+		a->quantum = FIELD_LOAD(&pa->quantum);
+		a->decided_ns = FIELD_LOAD(&pa->decided_ns);
+		for (int i = 0; i < a->ncpus; i++)
+			a->cpus[i] = FIELD_LOAD(&pa->cpus[i]);
+		FENCE_ACQUIRE();
+		if (LOAD(&pa->seq) != s)
+			continue;
+		return s;
+	}
+	return -1;
+}
+
+/* Ring a bell.  Not private: the page is shared between processes. */
+void page_ring(struct page *pg, int slot)
+{
+	if (slot < 0 || slot >= PAGE_SLOTS)
+		return;
+	__atomic_fetch_add(&pg->bell[slot], 1, __ATOMIC_RELEASE);
+	(void)syscall(SYS_futex, &pg->bell[slot], FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
+/* Wait on a bell. */
+void page_bell_wait(struct page *pg, int slot, uint32_t seen)
+{
+	if (slot < 0 || slot >= PAGE_SLOTS)
+		return;
+	(void)syscall(SYS_futex, &pg->bell[slot], FUTEX_WAIT, seen, NULL, NULL, 0);
 }

@@ -21,8 +21,9 @@ out="$build/aarch64"
 mkdir -p "$out"
 flags="-std=c11 -O2 -D_GNU_SOURCE -DASTEAL_NO_DAEMON -Wall -Wextra -Werror -pthread -Iclient-lib -Ipolicy -Iproto -Ijobs"
 # libasteal is every client-lib/*.c (the OpenMP layer, in its own folder,
-# is not built here), the estimator and the aarch64 context switch.
-lib="$(echo client-lib/*.c) policy/estimator.c client-lib/ctx_aarch64.S"
+# is not built here), the estimator, the page (proto/page.c) and the
+# aarch64 context switch.
+lib="$(echo client-lib/*.c) policy/estimator.c proto/page.c client-lib/ctx_aarch64.S"
 for job in fib nqueens matmul phases; do
 	# shellcheck disable=SC2086
 	$cc $flags -static -o "$out/$job" "jobs/$job.c" jobs/common.c $lib -lm

@@ -321,6 +321,36 @@ echo "through its page: $((f1 - f0)) Feedback messages, page read" \
 [ $((f1 - f0)) -le 1 ] ||
 	flunk "a job with a page and a steady desire sent $((f1 - f0)) Feedback messages (1 at most)"
 
+# ---- 3c. allotments through the page: written there, revoked with no
+# message, and a job that refuses the page still served by messages ----
+wait_for 10 idle || fail "jobs are still connected: $(status jobs)"
+pw0=$(status pages_written)
+rv0=$(status revocations)
+# Three jobs on 2 CPUs: DEQ takes CPUs from one to give another.
+"$build/jobs/fib" 45 >/dev/null 2>&1 &
+pa=$!
+"$build/jobs/fib" 45 >/dev/null 2>&1 &
+pb=$!
+"$build/jobs/fib" 45 >/dev/null 2>&1 &
+pc=$!
+three() { [ "$(status jobs)" = 3 ]; }
+wait_for 10 three || fail "three fib jobs did not connect"
+[ "$(status page_allot_jobs)" = 3 ] ||
+	flunk "three jobs that read their allotments in the page: page_allot_jobs $(status page_allot_jobs), not 3"
+revoked() { [ $(($(status revocations) - rv0)) -ge 3 ]; }
+wait_for 10 revoked || flunk "three fib jobs on 2 CPUs: $(($(status revocations) - rv0)) revocations in 10 s"
+pw1=$(status pages_written)
+[ $((pw1 - pw0)) -ge 3 ] || flunk "$((pw1 - pw0)) allotments written into pages"
+[ "$(status futex_wakes)" -ge 1 ] || flunk "no futex wake of a slot allotted"
+kill $pa $pb $pc; wait $pa $pb $pc 2>/dev/null
+echo "through the page: $((pw1 - pw0)) allotments written," \
+	"$(($(status revocations) - rv0)) revocations reported there"
+wait_for 10 idle || fail "the fib jobs did not leave"
+ASTEAL_NO_PAGE=1 "$build/jobs/fib" 30 >"$tmp/nopage.out" 2>&1 ||
+	flunk "a job without a page failed: $(cat "$tmp/nopage.out")"
+grep -q "check=ok" "$tmp/nopage.out" || flunk "a job without a page: $(cat "$tmp/nopage.out")"
+[ "$(status page_allot_jobs)" = 0 ] || flunk "page_allot_jobs $(status page_allot_jobs) after they left"
+
 # ---- 4. two jobs' traces: one grid ----
 t0=$(status t0_ns)
 # The second job's own quantum (7 ms) gives way to the daemon's.

@@ -143,6 +143,7 @@ static int sample_body(Asteal__Envelope *env, struct store *s,
 			    "fib -n 40", "libasteal test");
 		s->hello.job_id = 17;
 		s->hello.page = 1;
+		s->hello.page_allot = 1;
 		s->hello.work_ns = 11;
 		s->hello.steal_ns = 12;
 		s->hello.mug_ns = 13;
@@ -251,6 +252,9 @@ static int sample_body(Asteal__Envelope *env, struct store *s,
 		st->page_jobs = 2;
 		st->pages_read = 30;
 		st->pages_torn = 1;
+		st->page_allot_jobs = 1;
+		st->pages_written = 12;
+		st->futex_wakes = 7;
 		env->status = st;
 		break;
 	}

@@ -194,7 +194,7 @@ static void pjob_open(struct pjob *j, int ask)
 
 		assert_true(test_now() < end);
 		if (poll(&pf, 1, 100) > 0)
-			assert_true(frame_reader_fill_fd(j->r, j->fd, &j->pfd) > 0);
+			assert_true(frame_reader_fill_fd(j->r, j->fd, &j->pfd, 1) > 0);
 	}
 	assert_non_null(m);
 	assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_WELCOME);

@@ -1,0 +1,65 @@
+/*
+ * pageallot.h - the allotment through the page the job shares with
+ * asteald (see pageallot.c, whose top comment tells the exchange end to
+ * end): the page installed and removed by the link thread, looked at by
+ * every worker at its safe points, applied by the first that sees a new
+ * generation, and the revocations reported there.
+ */
+#ifndef ASTEAL_PAGEALLOT_H
+#define ASTEAL_PAGEALLOT_H
+
+#include <stdint.h>
+
+#include "page.h"
+#include "runtime.h"
+
+/* The word the fast paths read when no page says stop. */
+extern const _Atomic uint32_t asteal__no_stop;
+
+/* A worker thread starts: slot is its asteal__fast.stop, pointed at its
+ * stop word in the page if one is installed. */
+void pageallot_thread(struct worker *w, _Atomic(const _Atomic uint32_t *) *slot);
+
+/* The link thread connected with a page whose allotments it reads there
+ * (pg and wake are the runtime's from now on): installed, parked workers
+ * moved to its bells, and its allotment applied. */
+void pageallot_install(struct runtime *rt, struct page *pg, int wake);
+
+/* The daemon is lost or the runtime stops: the page is no longer read
+ * (kept mapped until pageallot_free), parked workers wait on their flags
+ * again. */
+void pageallot_remove(struct runtime *rt);
+
+/* Apply the page's allotment if its generation is not the one applied
+ * (any thread but one holding park_lock). */
+void pageallot_apply(struct runtime *rt);
+
+/* A revocation the daemon asked for through the page is done (tag its
+ * allotment's quantum, at when the last worker parked): written into the
+ * page and the daemon told.  0, or -1 when the runtime has no page
+ * (under park_lock). */
+int pageallot_released(struct runtime *rt, uint64_t tag, uint64_t at);
+
+/* The page whose bell worker w is to wait on while parked, or NULL (wait
+ * on its flags), and the bell's value before it looks at its conditions
+ * (under park_lock). */
+struct page *pageallot_bell(struct worker *w, uint32_t *seen);
+
+/* The runtime is being made: the applier's buffer.  0, or -1 (ENOMEM). */
+int pageallot_init(struct runtime *rt);
+
+/* Unmap and close everything (the runtime ends). */
+void pageallot_free(struct runtime *rt);
+
+/* A safe point's look at the allotment: a new generation in the page is
+ * applied (one load when there is none). */
+static inline void pageallot_look(struct runtime *rt)
+{
+	struct page *pg = atomic_load_explicit(&rt->page, memory_order_acquire);
+
+	if (pg != NULL && __builtin_expect(page_gen(pg) !=
+	        atomic_load_explicit(&rt->page_gen, memory_order_relaxed), 0))
+		pageallot_apply(rt);
+}
+
+#endif

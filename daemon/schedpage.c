@@ -1,0 +1,141 @@
+/*
+ * schedpage.c - the pages asteald shares with its jobs (proto/page.h,
+ * daemon/jobpage.c), as the job scheduler uses them: made when a job's
+ * Hello asks, passed with its Welcome, dropped when it leaves; the
+ * allotments of a job that reads them there written into its page (with
+ * the futex wakes of the slots they add) instead of sent as Allots; and
+ * its eventfd, which its last leaving worker signals, read for the
+ * revocation that is done, as a Released would say it.  The job's
+ * Feedback in the page is read at each tick (schedinput.c).
+ *
+ * A page job's eventfd is watched for its life (a job may finish a
+ * revocation whenever its workers reach a safe point).  What the job
+ * signals costs the daemon a read of the eventfd and of the page's parked
+ * part: a job that signals for nothing (the same record again) is
+ * ignored, and one that writes a bad record is refused as a bad Released
+ * is (schedinput.c: an Error, a log line once, dropped beyond a rate).
+ */
+#include "scheduler_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "log.h"
+#include "page.h"
+#include "qtime.h"
+
+/* A page job's eventfd is readable: the revocation its page's parked
+ * part now records is done. */
+static void on_wake(evutil_socket_t fd, short what, void *arg)
+{
+	struct sched_job *j = arg;
+	struct page_parked pp;
+	uint64_t n;
+	int64_t seq;
+
+	(void)what;
+	if (read(fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+		return;
+	seq = page_parked_read(jobpage_page(j->page), &pp);
+	if (seq < 0 || seq == j->parked_seq)
+		return;                 /* torn (it signals again) or no news */
+	j->parked_seq = seq;
+	sched_released(j->sched, j, pp.quantum, pp.at_ns);
+}
+
+/* Make the page a job's Hello asked for. */
+void sched__page_make(struct sched *s, struct sched_job *j,
+                      const Asteal__Hello *hello)
+{
+	char why[160];
+	int allot = hello->page_allot;
+
+	j->page = jobpage_create(allot, why, sizeof(why));
+	if (j->page == NULL) {
+		log_warn("job %llu '%s': no page, it sends messages: %s",
+		         (unsigned long long)j->core.id, j->name, why);
+		return;
+	}
+	j->sched = s;
+	j->page_seq = -1;
+	j->parked_seq = 0;
+	j->page_gen = 0;
+	j->page_allotted = 0;
+	if (allot) {
+		j->wake_ev = event_new(s->base, jobpage_wake_fd(j->page),
+		                       EV_READ | EV_PERSIST, on_wake, j);
+		if (j->wake_ev == NULL || event_add(j->wake_ev, NULL) < 0) {
+			log_warn("job %llu '%s': no page, it sends messages: its "
+			         "eventfd cannot be watched",
+			         (unsigned long long)j->core.id, j->name);
+			if (j->wake_ev != NULL)
+				event_free(j->wake_ev);
+			j->wake_ev = NULL;
+			jobpage_free(j->page);
+			j->page = NULL;
+			return;
+		}
+		s->page_allot_jobs++;
+	}
+	s->page_jobs++;
+}
+
+/* Drop a job's page. */
+void sched__page_drop(struct sched *s, struct sched_job *j)
+{
+	if (j->page == NULL)
+		return;
+	if (j->wake_ev != NULL) {
+		event_free(j->wake_ev);
+		j->wake_ev = NULL;
+		s->page_allot_jobs--;
+	}
+	jobpage_free(j->page);
+	j->page = NULL;
+	s->page_jobs--;
+}
+
+/* The page's descriptors, for the Welcome. */
+int sched_job_page_fds(const struct sched_job *j, int fds[2])
+{
+	return j->page != NULL ? jobpage_fds(j->page, fds) : 0;
+}
+
+/* The Welcome went with the page, or without it. */
+void sched_job_page_sent(struct sched *s, struct sched_job *j, int sent)
+{
+	if (j->page == NULL)
+		return;
+	if (sent)
+		jobpage_sent(j->page);
+	else
+		sched__page_drop(s, j);
+}
+
+/* Write an allotment into a job's page: its slots' CPUs, a new
+ * generation, the stop words that changed, the bells of the slots it
+ * adds. */
+void sched__page_allot(struct sched *s, struct sched_job *j,
+                       const struct core_allot *ca)
+{
+	static struct page_allotment a;         /* the loop's only */
+	uint32_t ids[CPULIST_MAX];
+	int n = sched__slot_cpus(s, ca->set, ids);
+
+	a.quantum = ca->quantum;
+	a.decided_ns = ca->decided;
+	a.allotment = n;
+	a.availability = ca->availability;
+	a.ncpus = n;
+	for (int i = 0; i < n; i++)
+		a.cpus[i] = (int)ids[i];
+	j->page_gen += 2;
+	s->futex_wakes += (uint64_t)page_allot_write(jobpage_page(j->page),
+	                                             j->page_gen, &a,
+	                                             j->page_allotted);
+	j->page_allotted = n;
+	s->pages_written++;
+}

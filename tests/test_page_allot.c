@@ -1,0 +1,217 @@
+/*
+ * test_page_allot.c - the daemon's part of the page (proto/page.h): an
+ * allotment written and read back whole, its stop words and the bells of
+ * the slots whose allotment changed; the job's parked record; what a
+ * hostile job can write into the daemon's part clamped by the reader; a
+ * reader racing the writer; a bell waking the worker waiting on it, from
+ * another thread, within a bound.
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+#include <cmocka.h>
+
+#include "page.h"
+
+/* Seconds on the monotonic clock. */
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* An allotment of n slots on CPUs 10, 11, ... for quantum q. */
+static void allotment_of(struct page_allotment *a, int n, uint64_t q)
+{
+	memset(a, 0, sizeof(*a));
+	a->quantum = q;
+	a->decided_ns = q * 1000;
+	a->allotment = n;
+	a->availability = n + 1;
+	a->ncpus = n;
+	for (int i = 0; i < n; i++)
+		a->cpus[i] = 10 + i;
+}
+
+/* Written, read back whole; stop words and bells follow the changes. */
+static void test_allot_roundtrip(void **state)
+{
+	static struct page pg;
+	static struct page_allotment in, out;
+
+	(void)state;
+	page_init(&pg);
+	assert_int_equal(page_allot_read(&pg, &out), 0);      /* never written */
+	for (int i = 0; i < PAGE_SLOTS; i++)
+		assert_int_equal(pg.stop[i], 1);                /* nothing allotted */
+	allotment_of(&in, 3, 5);
+	assert_int_equal(page_allot_write(&pg, 2, &in, 0), 3);  /* 3 rung */
+	assert_int_equal(page_gen(&pg), 2);
+	assert_int_equal(page_allot_read(&pg, &out), 2);
+	assert_int_equal(out.quantum, 5);
+	assert_int_equal(out.decided_ns, 5000);
+	assert_int_equal(out.allotment, 3);
+	assert_int_equal(out.availability, 4);
+	assert_int_equal(out.ncpus, 3);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(out.cpus[i], 10 + i);
+		assert_int_equal(pg.stop[i], 0);
+		assert_int_equal(page_bell(&pg, i), 1);
+	}
+	assert_int_equal(pg.stop[3], 1);
+	assert_int_equal(page_bell(&pg, 3), 0);
+	/* Down to 1: slots 1 and 2 stop, and their bells ring (a sleeping
+	 * worker of theirs must wake to leave); slot 0 is left alone. */
+	allotment_of(&in, 1, 6);
+	assert_int_equal(page_allot_write(&pg, 4, &in, 3), 2);
+	assert_int_equal(page_allot_read(&pg, &out), 4);
+	assert_int_equal(out.allotment, 1);
+	assert_int_equal(pg.stop[0], 0);
+	assert_int_equal(pg.stop[1], 1);
+	assert_int_equal(pg.stop[2], 1);
+	assert_int_equal(page_bell(&pg, 0), 1);
+	assert_int_equal(page_bell(&pg, 1), 2);
+	assert_int_equal(page_bell(&pg, 2), 2);
+	/* The same again: nothing changes, nothing rings. */
+	assert_int_equal(page_allot_write(&pg, 6, &in, 1), 0);
+	assert_int_equal(page_bell(&pg, 0), 1);
+}
+
+/* What a job may write over the daemon's part reads clamped. */
+static void test_allot_hostile(void **state)
+{
+	static struct page pg;
+	static struct page_allotment out;
+
+	(void)state;
+	page_init(&pg);
+	pg.allot.seq = 8;
+	pg.allot.allotment = 0xffffffffu;
+	pg.allot.ncpus = 1u << 30;
+	pg.allot.availability = 0x80000001u;
+	assert_int_equal(page_allot_read(&pg, &out), 8);
+	assert_int_equal(out.allotment, PAGE_SLOTS);
+	assert_int_equal(out.ncpus, PAGE_SLOTS);
+	assert_true(out.availability >= 0);
+	pg.allot.seq = 9;                       /* left odd: busy */
+	assert_int_equal(page_allot_read(&pg, &out), -1);
+}
+
+/* The parked record, and a count left odd. */
+static void test_parked(void **state)
+{
+	static struct page pg;
+	struct page_parked p;
+
+	(void)state;
+	page_init(&pg);
+	assert_int_equal(page_parked_read(&pg, &p), 0);
+	page_parked_write(&pg, 41, 123456, 2);
+	assert_int_equal(page_parked_read(&pg, &p), 2);
+	assert_int_equal(p.quantum, 41);
+	assert_int_equal(p.at_ns, 123456);
+	assert_int_equal(p.parked, 2);
+	pg.parked.seq = 5;
+	assert_int_equal(page_parked_read(&pg, &p), -1);
+}
+
+static struct page race_pg;
+static int race_stop;
+
+/* The writer: allotment k of k % 7 slots for quantum k, generation 2k. */
+static void *race_writer(void *arg)
+{
+	static struct page_allotment a;
+	int before = 0;
+
+	(void)arg;
+	for (uint64_t k = 1; !__atomic_load_n(&race_stop, __ATOMIC_RELAXED); k++) {
+		allotment_of(&a, (int)(k % 7), k);
+		page_allot_write(&race_pg, (uint32_t)(2 * k), &a, before);
+		before = a.allotment;
+	}
+	return NULL;
+}
+
+/* A reader racing the writer: every copy it takes is one allotment. */
+static void test_allot_race(void **state)
+{
+	static struct page_allotment a;
+	pthread_t t;
+	int whole = 0;
+
+	(void)state;
+	page_init(&race_pg);
+	race_stop = 0;
+	assert_int_equal(pthread_create(&t, NULL, race_writer, NULL), 0);
+	for (double end = now_s() + 10; whole < 2000 && now_s() < end;) {
+		int64_t gen = page_allot_read(&race_pg, &a);
+
+		if (gen <= 0)
+			continue;
+		whole++;
+		assert_int_equal((uint64_t)gen, 2 * a.quantum & 0xffffffffu);
+		assert_int_equal(a.allotment, (int)(a.quantum % 7));
+		assert_int_equal(a.ncpus, a.allotment);
+		assert_int_equal(a.decided_ns, a.quantum * 1000);
+		for (int i = 0; i < a.ncpus; i++)
+			assert_int_equal(a.cpus[i], 10 + i);
+	}
+	__atomic_store_n(&race_stop, 1, __ATOMIC_RELAXED);
+	pthread_join(t, NULL);
+	assert_int_equal(whole, 2000);
+}
+
+static struct page bell_pg;
+static int bell_woken;
+
+/* A parked worker: waits on slot 3's bell until it moves. */
+static void *bell_waiter(void *arg)
+{
+	uint32_t seen = *(uint32_t *)arg;
+
+	while (page_bell(&bell_pg, 3) == seen)
+		page_bell_wait(&bell_pg, 3, seen);
+	__atomic_store_n(&bell_woken, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* A ring wakes the waiter, within a bound. */
+static void test_bell(void **state)
+{
+	pthread_t t;
+	uint32_t seen;
+	double end;
+
+	(void)state;
+	page_init(&bell_pg);
+	seen = page_bell(&bell_pg, 3);
+	assert_int_equal(pthread_create(&t, NULL, bell_waiter, &seen), 0);
+	page_ring(&bell_pg, 3);
+	for (end = now_s() + 10; !__atomic_load_n(&bell_woken, __ATOMIC_ACQUIRE) &&
+	     now_s() < end;)
+		;
+	assert_int_equal(__atomic_load_n(&bell_woken, __ATOMIC_ACQUIRE), 1);
+	pthread_join(t, NULL);
+	page_ring(&bell_pg, -1);                /* out of range: ignored */
+	page_ring(&bell_pg, PAGE_SLOTS);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_allot_roundtrip),
+		cmocka_unit_test(test_allot_hostile),
+		cmocka_unit_test(test_parked),
+		cmocka_unit_test(test_allot_race),
+		cmocka_unit_test(test_bell),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
