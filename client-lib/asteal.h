@@ -303,6 +303,22 @@ static inline void asteal_group_init(asteal_group *g)
 	g->state = asteal__fast.group;
 }
 
+/* How the stop pointer is loaded.  The word read through it is the page
+ * the link thread mapped before it stored the pointer, so the load wants
+ * consume: relaxed gives that on every architecture libasteal builds for
+ * (the second load depends on the first's address), but ThreadSanitizer
+ * follows no dependency, so its builds load with acquire. */
+#if defined(__SANITIZE_THREAD__)
+#define ASTEAL__STOP_LOAD memory_order_acquire
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define ASTEAL__STOP_LOAD memory_order_acquire
+#endif
+#endif
+#ifndef ASTEAL__STOP_LOAD
+#define ASTEAL__STOP_LOAD memory_order_relaxed
+#endif
+
 /* Whether a spawn may run its child at once, passing no safe point: the
  * running worker is stocked and the daemon is not taking its processor.
  * Thread-local reads at a fixed offset from the thread pointer: after the
@@ -313,7 +329,7 @@ asteal__stocked(void)
 {
 	return atomic_load_explicit(&asteal__fast.stocked, memory_order_relaxed) != 0 &&
 	       atomic_load_explicit(atomic_load_explicit(&asteal__fast.stop,
-	                                                 memory_order_relaxed),
+	                                                 ASTEAL__STOP_LOAD),
 	                            memory_order_relaxed) == 0;
 }
 
@@ -339,7 +355,7 @@ static inline void asteal_poll(void)
 
 	if (h != NULL && (atomic_load_explicit(&h->flags, memory_order_relaxed) ||
 	                  atomic_load_explicit(atomic_load_explicit(&asteal__fast.stop,
-	                                                            memory_order_relaxed),
+	                                                            ASTEAL__STOP_LOAD),
 	                                       memory_order_relaxed)))
 		asteal__poll_slow();
 }
