@@ -10,9 +10,8 @@
  * a job's end is seen as it comes.  Every decoded message
  * goes to the owner's handler.  A peer that sends garbage
  * or an oversize frame gets an Error and is disconnected after it is
- * written; a peer that does not read its replies is dropped when
- * CONN_MAX_OUTPUT bytes wait for it.  Nothing here blocks: sends go
- * straight to the socket when nothing waits, else through the bufferevent.
+ * written.  Nothing here blocks.  Sending is connsend.c's (conn_int.h
+ * has the struct the two share).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,42 +26,13 @@
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 
-#include "conn.h"
+#include "conn_int.h"
 #include "fdlater.h"
 #include "exchange.h"
 #include "frame.h"
 #include "log.h"
 
-struct conn {
-	struct event_base *base;
-	const struct conn_handler *h;  /* gets what the peer sends */
-	void *arg;                     /* the handler's */
-	struct bufferevent *bev;
-	evutil_socket_t fd;            /* the bufferevent's socket */
-	struct conn_peer peer;         /* who connected (its pidfd is ours) */
-	int hello;                     /* its Hello has not come yet */
-	struct event *hello_ev;        /* the Hello deadline, absolute */
-	int closing;                   /* flush, then free */
-	int backlog;                   /* bytes may wait in the output buffer
-	                                  (set whenever some are put there;
-	                                  cleared once it is seen empty) */
-	struct event *free_ev;         /* frees a closing connection soon */
-	struct event *more_ev;         /* takes the rest of a burst at the
-	                                  loop's next turn */
-	struct event *partial_ev;      /* the deadline of a frame begun */
-	uint64_t frames;               /* whole frames taken so far */
-	uint64_t frames_armed;         /* ... when partial_ev was armed */
-	struct event *rd;              /* a job's read event
-	                                  (conn_use_job_reader), NULL while
-	                                  the bufferevent reads */
-	struct evbuffer *pend;         /* with rd or batch: the start of a
-	                                  frame, kept until the rest comes
-	                                  (NULL: never) */
-	struct conn_batch *batch;      /* a job read in a batch, or NULL */
-	uint64_t reply_id;             /* the request being answered (its
-	                                  Envelope.request_id), 0 between */
-	int held;                      /* conn_hold: nothing more taken */
-};
+/* struct conn is conn_int.h's, shared with connsend.c. */
 
 /* Jobs' connections read together. */
 struct conn_batch {
@@ -87,163 +57,12 @@ struct conn_batch {
 #define BATCH_EVENTS 256
 
 static void conn_close(struct conn *c);
-static void conn_drop(struct conn *c);
 
 /* Take c's socket out of its batch's two epoll sets. */
 static void batch_del(struct conn *c)
 {
 	epoll_ctl(c->batch->ep, EPOLL_CTL_DEL, c->fd, NULL);
 	epoll_ctl(c->batch->hup, EPOLL_CTL_DEL, c->fd, NULL);
-}
-
-/* Frames up to this size are encoded on the stack and may be written at
- * once (Tick, Allot, Welcome, small replies); larger ones (History pages,
- * long Jobs lists) are encoded straight into the output buffer. */
-#define SEND_STACK_FRAME 2048
-
-/* Whether len more bytes would put more than CONN_MAX_OUTPUT in wait
- * for a peer: then it is dropped at once (its queue is discarded, not
- * flushed: it does not read). */
-static int overflows(struct conn *c, struct evbuffer *out, size_t len)
-{
-	size_t queued = evbuffer_get_length(out);
-
-	if (queued + len <= CONN_MAX_OUTPUT)
-		return 0;
-	log_warn("peer pid %d (uid %d) does not read its replies (%zu bytes "
-	         "waiting): dropped", (int)c->peer.pid, (int)c->peer.uid, queued);
-	conn_drop(c);
-	return 1;
-}
-
-/* Queue len bytes (whole frames) to a peer, written at once when nothing
- * waits before them; -1 when the peer is going away. */
-int conn_send_frame(struct conn *c, const uint8_t *buf, size_t len)
-{
-	struct evbuffer *out;
-	ssize_t n = 0;
-
-	if (c == NULL || c->closing)
-		return -1;
-	/* The common case, nothing waiting, touches no buffer at all. */
-	if (c->backlog || len > CONN_MAX_OUTPUT) {
-		out = bufferevent_get_output(c->bev);
-		if (overflows(c, out, len))
-			return -1;
-		c->backlog = evbuffer_get_length(out) > 0;
-	}
-	/* With nothing queued, write now: handing the bytes to the
-	 * bufferevent would cost an epoll_ctl to watch for writability and
-	 * another to stop, for every message, for a socket that almost
-	 * always has room.  Whatever send() does not take (a full socket,
-	 * EAGAIN) goes to the bufferevent as before; on any other error the
-	 * whole frame does, so that the bufferevent meets the same error and
-	 * reports it through on_event, the one place that handles it. */
-	if (!c->backlog) {
-		n = send(c->fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
-		if (n < 0)
-			n = 0;
-		if ((size_t)n == len)
-			return 0;
-	}
-	c->backlog = 1;
-	out = bufferevent_get_output(c->bev);
-	if (evbuffer_add(out, buf + n, len - (size_t)n) < 0) {
-		log_error("out of memory queueing %zu bytes for pid %d", len,
-		          (int)c->peer.pid);
-		return -1;
-	}
-	return 0;
-}
-
-/* Send a message with a descriptor attached (SCM_RIGHTS, with its first
- * byte), now: only while nothing is queued (the handshake's Welcome);
- * what send does not take is queued.  0, or -1 with errno (nothing
- * sent). */
-int conn_send_fd(struct conn *c, const Asteal__Envelope *m, const int *fds,
-                 int nfd)
-{
-	uint8_t frame[4 * SEND_STACK_FRAME];    /* a Welcome names every CPU */
-	size_t len;
-	ssize_t n;
-
-	if (c == NULL || c->closing || c->backlog) {
-		errno = c != NULL && c->backlog ? EBUSY : EPIPE;
-		return -1;
-	}
-	if (frame_encode(m, frame, sizeof(frame), &len) < 0)
-		return -1;
-	n = frame_send_fd(c->fd, frame, len, fds, nfd);
-	if (n <= 0)
-		return -1;
-	if ((size_t)n == len)
-		return 0;
-	/* The descriptor went with the first byte: queue the rest. */
-	return conn_send_frame(c, frame + n, len - (size_t)n);
-}
-
-/* Say which request the messages sent from now on answer (0: none). */
-void conn_set_reply(struct conn *c, uint64_t request_id)
-{
-	c->reply_id = request_id;
-}
-
-/* The request being answered now, 0 if none. */
-uint64_t conn_reply_id(const struct conn *c)
-{
-	return c->reply_id;
-}
-
-/* Queue a message to a peer; -1 when the peer is going away, or with
- * errno EMSGSIZE (and nothing sent) when it is too large for a frame. */
-int conn_send(struct conn *c, const Asteal__Envelope *m)
-{
-	Asteal__Envelope stamped;
-	struct evbuffer *out;
-	struct evbuffer_iovec v;
-	uint8_t small[SEND_STACK_FRAME];
-	size_t len = 0;
-	int err;
-
-	if (c == NULL || c->closing) {
-		errno = EPIPE;
-		return -1;
-	}
-	/* Ok and WaitReply name the request they answer themselves (they
-	 * may come while another is being answered), and a CancelRequest
-	 * passed to a supervisor answers none. */
-	if (c->reply_id != 0 && m->request_id == 0 &&
-	    m->msg_case != ASTEAL__ENVELOPE__MSG_OK &&
-	    m->msg_case != ASTEAL__ENVELOPE__MSG_WAIT_REPLY &&
-	    m->msg_case != ASTEAL__ENVELOPE__MSG_CANCEL_REQUEST) {
-		stamped = *m;
-		stamped.request_id = c->reply_id;
-		m = &stamped;
-	}
-	/* Encode on the stack first: one size computation for the common
-	 * small frame; ENOBUFS tells the size of a larger one. */
-	if (frame_encode(m, small, sizeof(small), &len) == 0)
-		return conn_send_frame(c, small, len);
-	if (errno != ENOBUFS) {
-		err = errno;
-		if (err != EMSGSIZE)
-			log_error("cannot encode a %s for pid %d", frame_name(m),
-			          (int)c->peer.pid);
-		errno = err;
-		return -1;
-	}
-	out = bufferevent_get_output(c->bev);
-	if (overflows(c, out, len))
-		return -1;
-	c->backlog = 1;
-	if (evbuffer_reserve_space(out, len, &v, 1) < 1 ||
-	    frame_encode(m, v.iov_base, v.iov_len, &len) < 0) {
-		log_error("cannot encode a %s for pid %d", frame_name(m), (int)c->peer.pid);
-		return -1;
-	}
-	v.iov_len = len;
-	evbuffer_commit_space(out, &v, 1);
-	return 0;
 }
 
 /* Free a connection now (its handler's gone first). */
@@ -307,7 +126,7 @@ static void conn_close(struct conn *c)
 /* Drop a connection now, whatever waits to be written to it: freed on the
  * next loop turn (callers may still look at it), its socket shut at once
  * so that the peer sees the end. */
-static void conn_drop(struct conn *c)
+void conn__drop(struct conn *c)
 {
 	start_closing(c, EV_READ | EV_WRITE);
 	shutdown(c->fd, SHUT_RDWR);
