@@ -24,8 +24,15 @@
  * asking for more than an equal part get equal parts, and a uid holding
  * little never limits the others.  Nothing is taken back: a uid over its
  * part (it took the room while alone) keeps what it holds and gets no
- * more until it is under.  Nothing here calls back into the control: it
- * asks, this answers.
+ * more until it is under.
+ *
+ * Input (admit.h says what it is and why a uid past its budget loses the
+ * connection that took it there) is counted the same way: the bytes each
+ * ticket's connection holds, summed per uid (admins' apart, unbounded)
+ * and in all; a uid may grow to x bytes while x is at most
+ * ADMIT_USER_INPUT and x, plus each other uid's input capped at x, plus
+ * ADMIT_INPUT_NEWCOMER capped at x, fits in ADMIT_INPUT_ROOM.  Nothing
+ * here calls back into the control: it asks, this answers.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -58,6 +65,8 @@ struct user {
 	int fds, admin_fds;            /* descriptors held: under ordinary
 	                                  tickets (its fair part bounds them),
 	                                  under admins' */
+	long input;                    /* bytes of input its connections hold
+	                                  under ordinary tickets */
 	struct bucket rows;            /* the new job rows it may make */
 	struct user *next;
 };
@@ -71,6 +80,7 @@ struct admit_ticket {
 	int role;                      /* enum admit_role held, -1 none yet */
 	int fds;                       /* its connection's descriptors: the
 	                                  socket, and a pidfd when it has one */
+	long input;                    /* bytes of input its connection holds */
 };
 
 struct admit {
@@ -83,13 +93,16 @@ struct admit {
 	                                  its first peer */
 	int held, admin_held;          /* descriptors the peers hold: all,
 	                                  under admins' tickets */
+	long input, input_most;        /* bytes of input the connections hold
+	                                  (admins' too); the most since
+	                                  admit_input_held last asked */
 };
 
 /* Whether a uid holds nothing, and its bucket is full: it may go. */
 static int idle(struct user *u)
 {
 	if (u->pending > 0 || u->clients > 0 || u->jobs > 0 || u->fds > 0 ||
-	    u->admin_fds > 0)
+	    u->admin_fds > 0 || u->input > 0)
 		return 0;
 	bucket_refill(&u->rows, qtime_now_ns(), ADMIT_USER_JOB_BURST,
 	              ADMIT_USER_JOB_RATE);
@@ -229,28 +242,51 @@ static int least(int x, int y)
 	return x < y ? x : y;
 }
 
-/* Whether u may hold x descriptors of the users' room: max-min fairness
- * among the uids holding some and a newcomer would give it that many. */
-static int fair(const struct admit *a, const struct user *u, int x, int users)
+/* The descriptors a uid holds under ordinary tickets. */
+static long fds_of(const struct user *u)
 {
-	int newcomer = users / 4 > ADMIT_FD_NEWCOMER ? ADMIT_FD_NEWCOMER : users / 4;
-	long sum = (long)x + least(newcomer < 2 ? 2 : newcomer, x);
+	return u->fds;
+}
+
+/* The bytes of input a uid's connections hold under ordinary tickets. */
+static long input_of(const struct user *u)
+{
+	return u->input;
+}
+
+/* Whether u may hold x of a room shared among the uids that are not
+ * admins, each holding held(uid) of it: max-min fairness among the uids
+ * holding some and a newcomer (its part at most `newcomer`) would give it
+ * that much. */
+static int fair_part(const struct admit *a, const struct user *u, long x,
+                     long room, long newcomer, long (*held)(const struct user *))
+{
+	long sum = x + (newcomer < x ? newcomer : x);
 	const struct user *o;
 
 	for (o = a->users; o != NULL; o = o->next)
 		if (o != u)
-			sum += least(o->fds, x);
-	return sum <= users;
+			sum += held(o) < x ? held(o) : x;
+	return sum <= room;
 }
 
-/* The uids that hold descriptors under ordinary tickets. */
-static int holders(const struct admit *a)
+/* Whether u may hold x descriptors of the users' room: its fair part,
+ * with a newcomer's (a quarter of the room at most, 2 at least). */
+static int fair(const struct admit *a, const struct user *u, int x, int users)
+{
+	int newcomer = least(users / 4, ADMIT_FD_NEWCOMER);
+
+	return fair_part(a, u, x, users, newcomer < 2 ? 2 : newcomer, fds_of);
+}
+
+/* The uids that hold some of a room under ordinary tickets. */
+static int holders(const struct admit *a, long (*held)(const struct user *))
 {
 	const struct user *o;
 	int n = 0;
 
 	for (o = a->users; o != NULL; o = o->next)
-		n += o->fds > 0;
+		n += held(o) > 0;
 	return n;
 }
 
@@ -269,7 +305,7 @@ static int fd_room(const struct admit *a, const struct user *u, int admin,
 		return -1;
 	}
 	if (!admin && !fair(a, u, u->fds + n, users)) {
-		int others = holders(a) - (u->fds > 0);
+		int others = holders(a, fds_of) - (u->fds > 0);
 
 		snprintf(why, whylen, "uid %d holds %d of the %d descriptors for "
 		         "users, its fair part (%d other uid%s hold%s some; room "
@@ -427,7 +463,51 @@ void admit_leave(struct admit *a, struct admit_ticket *t)
 		hold(a, t->user, t->admin, -t->fds);
 	}
 	count(a, t, -1);
+	admit_input(a, t, -t->input, NULL, 0);
 	free(t);
+}
+
+/* Count the bytes of input t's connection holds beyond what it held,
+ * against its uid's budget. */
+int admit_input(struct admit *a, struct admit_ticket *t, long delta,
+                char *why, size_t whylen)
+{
+	struct user *u = t->user;
+	int others;
+
+	t->input += delta;
+	a->input += delta;
+	if (a->input > a->input_most)
+		a->input_most = a->input;
+	if (t->admin)
+		return 0;
+	u->input += delta;
+	if (delta <= 0)
+		return 0;
+	if (u->input > ADMIT_USER_INPUT) {
+		snprintf(why, whylen, "uid %d holds %ld bytes of buffered input "
+		         "(frames begun and not sent whole), over its budget of "
+		         "%ld", (int)u->uid, u->input, ADMIT_USER_INPUT);
+		return -1;
+	}
+	if (fair_part(a, u, u->input, ADMIT_INPUT_ROOM, ADMIT_INPUT_NEWCOMER,
+	              input_of))
+		return 0;
+	others = holders(a, input_of) - 1;
+	snprintf(why, whylen, "uid %d holds %ld bytes of buffered input (frames "
+	         "begun and not sent whole), over its fair part of the %ld for "
+	         "users (%d other uid%s hold%s some)", (int)u->uid, u->input,
+	         ADMIT_INPUT_ROOM, others, others == 1 ? "" : "s",
+	         others == 1 ? "s" : "");
+	return -1;
+}
+
+/* The bytes of input held now, and the most since the last call. */
+long admit_input_held(struct admit *a, long *most)
+{
+	*most = a->input_most;
+	a->input_most = a->input;
+	return a->input;
 }
 
 /* Count the command-line connections now. */

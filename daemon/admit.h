@@ -6,9 +6,10 @@
  * descriptors: every one a peer makes the daemon hold (a connection's
  * socket and pidfd, a launched child's pidfd) is counted against its uid,
  * and each uid may hold its fair part of the room the descriptor limit
- * leaves.  It counts the places its tickets hold and knows nothing of
- * connections beyond the peer's credentials: control.c asks it before
- * each step and tells it what was taken.
+ * leaves; and the input its connections make the daemon hold, within a
+ * budget per uid, shared the same way.  It counts the places its tickets
+ * hold and knows nothing of connections beyond the peer's credentials:
+ * control.c asks it before each step and tells it what was taken.
  */
 #ifndef ASTEAL_ADMIT_H
 #define ASTEAL_ADMIT_H
@@ -40,6 +41,28 @@
                                            comes next (a quarter of the
                                            users' room at most, 2 at least:
                                            one connection) */
+
+/* Input: the bytes the daemon has read from a uid's connections and not
+ * yet taken, frames begun and whole frames waiting for their turn of the
+ * loop.  Peers write a frame at once, and the daemon takes whole frames
+ * at once (a client's at most one frame ahead: it is not read further
+ * while a frame's worth waits), so a uid holds more than a few KiB only
+ * while its connections keep frames begun: on purpose (up to 3 s each,
+ * CONN_PARTIAL_MS, then again with the next) or broken.  A uid may hold
+ * ADMIT_USER_INPUT, or less when many uids hold some: its max-min fair
+ * part of ADMIT_INPUT_ROOM (as for the descriptors, with room kept for a
+ * newcomer).  A connection whose read takes its uid past that is told so
+ * (Error BUSY, a log line, rate-limited as every warning) and
+ * disconnected rather than throttled: a throttled connection would keep
+ * what it holds and get nothing done (its frame is not whole, and the
+ * rest of it would wait in its socket), where a disconnected one gives
+ * its memory back at once and its program hears why; the uid's other
+ * connections, and every other uid's, go on.  Admins have no budget. */
+#define ADMIT_USER_INPUT (1L << 20)     /* bytes of input per uid */
+#define ADMIT_INPUT_ROOM (16L << 20)    /* ... of all uids but admins */
+#define ADMIT_INPUT_NEWCOMER (256L << 10) /* kept beyond every uid's fair
+                                           part for a uid that comes
+                                           next */
 
 /* The places a connection takes, each counted against its uid and in
  * all. */
@@ -106,6 +129,17 @@ void admit_fd_take(struct admit *a, const struct admit_ticket *t, int n,
 /* Give back what *c holds (nothing when it holds none; NULL a is fine),
  * and clear it. */
 void admit_fd_give(struct admit *a, struct admit_charge *c);
+
+/* t's connection holds delta more bytes of input (fewer when delta < 0),
+ * counted against its uid until admit_leave: 0, or -1 with the reason in
+ * why when more takes the uid past its budget (ADMIT_USER_INPUT, or its
+ * fair part of ADMIT_INPUT_ROOM; admins have none). */
+int admit_input(struct admit *a, struct admit_ticket *t, long delta,
+                char *why, size_t whylen);
+
+/* The bytes of input every connection holds now; in *most, the most they
+ * held since the last call (which starts the next such span). */
+long admit_input_held(struct admit *a, long *most);
 
 /* Command-line connections now. */
 int admit_clients(const struct admit *a);

@@ -10,7 +10,11 @@
  * a job's end is seen as it comes.  Every decoded message
  * goes to the owner's handler.  A peer that sends garbage
  * or an oversize frame gets an Error and is disconnected after it is
- * written.  Nothing here blocks.  Sending is connsend.c's (conn_int.h
+ * written.  After each read the owner hears how many bytes the
+ * connection holds read and not yet taken (charge), and may have it
+ * disconnected for them; a client's bufferevent reads no further than
+ * one frame of its limit ahead of what the daemon took (read_ahead).
+ * Nothing here blocks.  Sending is connsend.c's (conn_int.h
  * has the struct the two share).
  */
 #include <errno.h>
@@ -239,18 +243,6 @@ static struct evbuffer *input_of(struct conn *c)
 	return is_job(c) ? c->pend : bufferevent_get_input(c->bev);
 }
 
-/* The rest of a burst, at the loop's next turn. */
-static void on_more(evutil_socket_t fd, short what, void *arg)
-{
-	struct conn *c = arg;
-	struct evbuffer *in = input_of(c);
-
-	(void)fd;
-	(void)what;
-	if (in != NULL && !c->closing)
-		take_frames(c, in);
-}
-
 /* Keep the start of a frame a job sent (n bytes at p) for its next read:
  * 0, or -1 when out of memory (the job is then disconnected). */
 static int keep_partial(struct conn *c, const void *p, size_t n)
@@ -283,6 +275,46 @@ static void watch_partial(struct conn *c)
 		return;
 	c->frames_armed = c->frames;
 	evtimer_add(c->partial_ev, &late);
+}
+
+/* Tell the owner what c holds read and not yet taken, if that changed:
+ * when it will not have c hold more (its uid's budget, admit.h), c gets
+ * an Error saying why and is disconnected.  Once c is closing, what it
+ * holds stays counted until it is freed (the owner forgets it then). */
+static void charge(struct conn *c)
+{
+	size_t now;
+	long delta;
+	char why[200];
+
+	if (c->closing || (now = unread(c)) == c->charged)
+		return;
+	delta = (long)now - (long)c->charged;
+	c->charged = now;
+	if (c->h->input(c, delta, why, sizeof(why), c->arg) < 0)
+		conn_fail(c, ASTEAL__ERROR_CODE__BUSY, why);
+}
+
+/* After a read, or the frames of a turn taken: the owner hears what c
+ * holds now, and a frame left begun gets its deadline. */
+static void settle(struct conn *c)
+{
+	charge(c);
+	watch_partial(c);
+}
+
+/* The rest of a burst, at the loop's next turn. */
+static void on_more(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn *c = arg;
+	struct evbuffer *in = input_of(c);
+
+	(void)fd;
+	(void)what;
+	if (in != NULL && !c->closing) {
+		take_frames(c, in);
+		charge(c);
+	}
 }
 
 /* A frame's deadline passed: the peer is disconnected if no frame came
@@ -326,7 +358,7 @@ static void on_read(struct bufferevent *bev, void *arg)
 			conn_fail(c, ASTEAL__ERROR_CODE__INTERNAL, "out of memory");
 		}
 	}
-	watch_partial(c);
+	settle(c);
 }
 
 /* Read what a job's socket has with one recv() and take every whole frame
@@ -396,7 +428,7 @@ static int read_job(struct conn *c)
 	int r = read_some(c);
 
 	if (r > 0)
-		watch_partial(c);
+		settle(c);
 	return r;
 }
 
@@ -525,6 +557,17 @@ static void on_event(struct bufferevent *bev, short what, void *arg)
 	conn_free(c);
 }
 
+/* The bufferevent reads no more once a frame of c's limit waits in its
+ * input (then again as the frames are taken): a peer that sends faster
+ * than the daemon takes its frames (CONN_TURN_FRAMES a turn) is slowed,
+ * the rest waiting in its socket, instead of making the daemon hold all
+ * it sent. */
+static void read_ahead(struct conn *c)
+{
+	bufferevent_setwatermark(c->bev, EV_READ, 0,
+	                         PROTO_HEADER_LEN + frame_limit(c));
+}
+
 /* The Hello deadline passed: the peer is disconnected, whatever it sent
  * meanwhile (each byte does not buy it more time). */
 static void on_hello_late(evutil_socket_t fd, short what, void *arg)
@@ -578,6 +621,7 @@ struct conn *conn_create(struct event_base *base, evutil_socket_t fd,
 	c->peer = *p;
 	c->hello = 1;
 	bufferevent_setcb(c->bev, on_read, on_write, on_event, c);
+	read_ahead(c);
 	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
 	return c;
 }
@@ -608,6 +652,7 @@ void conn_hello_done(struct conn *c)
 {
 	c->hello = 0;
 	evtimer_del(c->hello_ev);
+	read_ahead(c);
 }
 
 /* Who is at the other end (connpeer.c answers from it). */

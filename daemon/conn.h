@@ -7,7 +7,9 @@
  *
  * A peer that sends garbage or an oversize frame gets an Error and is
  * disconnected after it is written (conn_fail); a peer that does not read
- * is dropped when CONN_MAX_OUTPUT bytes wait for it.  Nothing here blocks.
+ * is dropped when CONN_MAX_OUTPUT bytes wait for it.  The owner hears how
+ * much input each connection holds (the handler's input), and may have it
+ * disconnected for holding too much.  Nothing here blocks.
  */
 #ifndef ASTEAL_CONN_H
 #define ASTEAL_CONN_H
@@ -38,6 +40,14 @@ struct conn_handler {
 	 * plain C: the same rules as message. */
 	void (*feedback)(struct conn *c, const struct exchange_feedback *fb,
 	                 void *arg);
+	/* c holds delta more bytes read and not yet taken (fewer when
+	 * delta < 0): a frame begun, whole frames waiting for their turn.
+	 * 0, or -1 with the reason in why when its owner will not have it
+	 * hold them: c then gets an Error BUSY saying why and is
+	 * disconnected (conn_fail).  What c holds when it is freed is the
+	 * owner's to forget with gone. */
+	int (*input)(struct conn *c, long delta, char *why, size_t whylen,
+	             void *arg);
 	/* conn_fail disconnects the peer: its Error is queued, it is about
 	 * to close. */
 	void (*failed)(struct conn *c, void *arg);

@@ -42,6 +42,8 @@ struct conn {
 	uint64_t reply_id;             /* the request being answered (its
 	                                  Envelope.request_id), 0 between */
 	int held;                      /* conn_hold: nothing more taken */
+	size_t charged;                /* bytes read and not yet taken, as
+	                                  the handler last heard (input) */
 };
 
 /* Drop a connection now, whatever waits to be written to it: freed on the

@@ -8,8 +8,9 @@
  * unexpected message or a wrong version gets an Error and is disconnected
  * after it is written (conn_fail).  Reading, framing and sending are
  * conn.c's: each connection hands its decoded messages to dispatch here.
- * Whether a peer may connect, take a role or make a job row is admit.c's:
- * each peer holds its ticket, and the control asks before each step.
+ * Whether a peer may connect, take a role, make a job row or hold more
+ * input is admit.c's: each peer holds its ticket, and the control asks
+ * before each step.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -364,10 +365,22 @@ static void dispatch_feedback(struct conn *c, const struct exchange_feedback *fb
 	dispatch(c, &env, arg);
 }
 
+/* A connection holds delta more bytes of input (fewer when negative):
+ * counted against its uid's budget (admit.c), which may refuse it. */
+static int peer_input(struct conn *c, long delta, char *why, size_t whylen,
+                      void *arg)
+{
+	struct peer *p = arg;
+
+	(void)c;
+	return admit_input(p->ctl->admit, p->ticket, delta, why, whylen);
+}
+
 /* What a connection hands the control. */
 static const struct conn_handler peer_handler = {
 	.message = dispatch,
 	.feedback = dispatch_feedback,
+	.input = peer_input,
 	.failed = peer_failed,
 	.gone = peer_gone,
 };
