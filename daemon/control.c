@@ -695,3 +695,10 @@ int control_clients(const struct control *ctl)
 {
 	return admit_clients(ctl->admit);
 }
+
+/* The bytes of input the peers hold now, and the most since the last
+ * call. */
+long control_input(struct control *ctl, long *most)
+{
+	return admit_input_held(ctl->admit, most);
+}

@@ -48,4 +48,9 @@ void control_free(struct control *ctl);
 /* Command-line connections now. */
 int control_clients(const struct control *ctl);
 
+/* The bytes of input the peers make the daemon hold now (frames begun,
+ * frames waiting for their turn); in *most, the most they held since the
+ * last call. */
+long control_input(struct control *ctl, long *most);
+
 #endif

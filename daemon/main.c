@@ -36,6 +36,10 @@
 #define STALE_AFTER_S 30               /* unclaimed rows of a previous run */
 #define EXIT_DB_IN_USE 75              /* another daemon holds the database
                                           (EX_TEMPFAIL; asteald(8)) */
+#define TRIM_PEERS 64                  /* peers gone since the most, */
+#define TRIM_INPUT (1L << 20)          /* ... or bytes of input freed since
+                                          the most of the last second:
+                                          freed memory given back */
 
 struct daemon {
 	struct conf conf;
@@ -126,7 +130,7 @@ static void history_check(struct daemon *d)
 }
 
 /* Once a second: say what the log held back; tell systemd the job count
- * when it changed; close rows
+ * when it changed; give freed memory back after a flood; close rows
  * left by a previous run that nobody reclaimed; expire old history hourly,
  * a step a second until done. */
 static void on_housekeeping(evutil_socket_t fd, short what, void *arg)
@@ -134,6 +138,7 @@ static void on_housekeeping(evutil_socket_t fd, short what, void *arg)
 	struct daemon *d = arg;
 	static int ticks;
 	int jobs = sched_njobs(d->sched), done = 1, peers;
+	long input, most_input;
 
 	(void)fd;
 	(void)what;
@@ -143,11 +148,14 @@ static void on_housekeeping(evutil_socket_t fd, short what, void *arg)
 		d->last_jobs = jobs;
 	}
 	/* Many peers gone since the most (a flood of connections that
-	 * ended): what their buffers took goes back to the system. */
+	 * ended), or much of the input they held freed (frames begun, then
+	 * ended or dropped): what their buffers took goes back to the
+	 * system, once a second at most (malloc_trim walks the heap). */
 	peers = jobs + control_clients(d->ctl);
+	input = control_input(d->ctl, &most_input);
 	if (peers > d->most_peers)
 		d->most_peers = peers;
-	if (peers + 64 < d->most_peers) {
+	if (peers + TRIM_PEERS < d->most_peers || input + TRIM_INPUT <= most_input) {
 		malloc_trim(0);
 		d->most_peers = peers;
 	}
