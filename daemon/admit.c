@@ -26,13 +26,13 @@
  * part (it took the room while alone) keeps what it holds and gets no
  * more until it is under.
  *
- * Input (admit.h says what it is and why a uid past its budget loses the
- * connection that took it there) is counted the same way: the bytes each
- * ticket's connection holds, summed per uid (admins' apart, unbounded)
- * and in all; a uid may grow to x bytes while x is at most
- * ADMIT_USER_INPUT and x, plus each other uid's input capped at x, plus
- * ADMIT_INPUT_NEWCOMER capped at x, fits in ADMIT_INPUT_ROOM.  Nothing
- * here calls back into the control: it asks, this answers.
+ * Input (admit.h says what it is, how it is shared and why a uid past
+ * its budget loses the connection that took it there) is counted per
+ * ticket, per uid (admins' apart, unbounded) and in all: a uid may grow
+ * while it holds at most ADMIT_USER_INPUT and the users' input in all
+ * fits in ADMIT_INPUT_ROOM, less ADMIT_INPUT_NEWCOMER unless the uid held
+ * none before.  Nothing here calls back into the control: it asks, this
+ * answers.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -96,6 +96,7 @@ struct admit {
 	long input, input_most;        /* bytes of input the connections hold
 	                                  (admins' too); the most since
 	                                  admit_input_held last asked */
+	long users_input;              /* ... under ordinary tickets */
 };
 
 /* Whether a uid holds nothing, and its bucket is full: it may go. */
@@ -242,51 +243,28 @@ static int least(int x, int y)
 	return x < y ? x : y;
 }
 
-/* The descriptors a uid holds under ordinary tickets. */
-static long fds_of(const struct user *u)
+/* Whether u may hold x descriptors of the users' room: max-min fairness
+ * among the uids holding some and a newcomer would give it that many. */
+static int fair(const struct admit *a, const struct user *u, int x, int users)
 {
-	return u->fds;
-}
-
-/* The bytes of input a uid's connections hold under ordinary tickets. */
-static long input_of(const struct user *u)
-{
-	return u->input;
-}
-
-/* Whether u may hold x of a room shared among the uids that are not
- * admins, each holding held(uid) of it: max-min fairness among the uids
- * holding some and a newcomer (its part at most `newcomer`) would give it
- * that much. */
-static int fair_part(const struct admit *a, const struct user *u, long x,
-                     long room, long newcomer, long (*held)(const struct user *))
-{
-	long sum = x + (newcomer < x ? newcomer : x);
+	int newcomer = users / 4 > ADMIT_FD_NEWCOMER ? ADMIT_FD_NEWCOMER : users / 4;
+	long sum = (long)x + least(newcomer < 2 ? 2 : newcomer, x);
 	const struct user *o;
 
 	for (o = a->users; o != NULL; o = o->next)
 		if (o != u)
-			sum += held(o) < x ? held(o) : x;
-	return sum <= room;
+			sum += least(o->fds, x);
+	return sum <= users;
 }
 
-/* Whether u may hold x descriptors of the users' room: its fair part,
- * with a newcomer's (a quarter of the room at most, 2 at least). */
-static int fair(const struct admit *a, const struct user *u, int x, int users)
-{
-	int newcomer = least(users / 4, ADMIT_FD_NEWCOMER);
-
-	return fair_part(a, u, x, users, newcomer < 2 ? 2 : newcomer, fds_of);
-}
-
-/* The uids that hold some of a room under ordinary tickets. */
-static int holders(const struct admit *a, long (*held)(const struct user *))
+/* The uids that hold descriptors under ordinary tickets. */
+static int holders(const struct admit *a)
 {
 	const struct user *o;
 	int n = 0;
 
 	for (o = a->users; o != NULL; o = o->next)
-		n += held(o) > 0;
+		n += o->fds > 0;
 	return n;
 }
 
@@ -305,7 +283,7 @@ static int fd_room(const struct admit *a, const struct user *u, int admin,
 		return -1;
 	}
 	if (!admin && !fair(a, u, u->fds + n, users)) {
-		int others = holders(a, fds_of) - (u->fds > 0);
+		int others = holders(a) - (u->fds > 0);
 
 		snprintf(why, whylen, "uid %d holds %d of the %d descriptors for "
 		         "users, its fair part (%d other uid%s hold%s some; room "
@@ -468,12 +446,12 @@ void admit_leave(struct admit *a, struct admit_ticket *t)
 }
 
 /* Count the bytes of input t's connection holds beyond what it held,
- * against its uid's budget. */
+ * against its uid's budget and the users' room. */
 int admit_input(struct admit *a, struct admit_ticket *t, long delta,
                 char *why, size_t whylen)
 {
 	struct user *u = t->user;
-	int others;
+	long room = ADMIT_INPUT_ROOM;
 
 	t->input += delta;
 	a->input += delta;
@@ -482,6 +460,7 @@ int admit_input(struct admit *a, struct admit_ticket *t, long delta,
 	if (t->admin)
 		return 0;
 	u->input += delta;
+	a->users_input += delta;
 	if (delta <= 0)
 		return 0;
 	if (u->input > ADMIT_USER_INPUT) {
@@ -490,16 +469,16 @@ int admit_input(struct admit *a, struct admit_ticket *t, long delta,
 		         "%ld", (int)u->uid, u->input, ADMIT_USER_INPUT);
 		return -1;
 	}
-	if (fair_part(a, u, u->input, ADMIT_INPUT_ROOM, ADMIT_INPUT_NEWCOMER,
-	              input_of))
-		return 0;
-	others = holders(a, input_of) - 1;
-	snprintf(why, whylen, "uid %d holds %ld bytes of buffered input (frames "
-	         "begun and not sent whole), over its fair part of the %ld for "
-	         "users (%d other uid%s hold%s some)", (int)u->uid, u->input,
-	         ADMIT_INPUT_ROOM, others, others == 1 ? "" : "s",
-	         others == 1 ? "s" : "");
-	return -1;
+	if (u->input > delta)           /* it held some: not a newcomer */
+		room -= ADMIT_INPUT_NEWCOMER;
+	if (a->users_input > room) {
+		snprintf(why, whylen, "uid %d holds %ld bytes of buffered input, "
+		         "and users %ld in all: all their room of %ld (the last "
+		         "%ld kept for users that held none)", (int)u->uid, u->input,
+		         a->users_input, ADMIT_INPUT_ROOM, ADMIT_INPUT_NEWCOMER);
+		return -1;
+	}
+	return 0;
 }
 
 /* The bytes of input held now, and the most since the last call. */

@@ -7,7 +7,7 @@
  * socket and pidfd, a launched child's pidfd) is counted against its uid,
  * and each uid may hold its fair part of the room the descriptor limit
  * leaves; and the input its connections make the daemon hold, within a
- * budget per uid, shared the same way.  It counts the places its tickets
+ * budget per uid and a room for all.  It counts the places its tickets
  * hold and knows nothing of connections beyond the peer's credentials:
  * control.c asks it before each step and tells it what was taken.
  */
@@ -49,20 +49,24 @@
  * while a frame's worth waits), so a uid holds more than a few KiB only
  * while its connections keep frames begun: on purpose (up to 3 s each,
  * CONN_PARTIAL_MS, then again with the next) or broken.  A uid may hold
- * ADMIT_USER_INPUT, or less when many uids hold some: its max-min fair
- * part of ADMIT_INPUT_ROOM (as for the descriptors, with room kept for a
- * newcomer).  A connection whose read takes its uid past that is told so
- * (Error BUSY, a log line, rate-limited as every warning) and
- * disconnected rather than throttled: a throttled connection would keep
- * what it holds and get nothing done (its frame is not whole, and the
- * rest of it would wait in its socket), where a disconnected one gives
- * its memory back at once and its program hears why; the uid's other
- * connections, and every other uid's, go on.  Admins have no budget. */
+ * ADMIT_USER_INPUT, and all users together ADMIT_INPUT_ROOM (a bound on
+ * what the daemon holds for them), of which the last
+ * ADMIT_INPUT_NEWCOMER is kept for uids that hold none: whatever others
+ * took, a user that holds nothing can begin a frame, and uids that grow
+ * together get equal parts.  (The descriptors' max-min check would add
+ * nothing here: a uid holding some is held to the room less the
+ * newcomers' part, which is tighter.)  A connection whose read takes its
+ * uid past that is told so (Error BUSY, a log line, rate-limited as every
+ * warning) and disconnected rather than throttled: a throttled connection
+ * would keep what it holds and get nothing done (its frame is not whole,
+ * and the rest of it would wait in its socket), where a disconnected one
+ * gives its memory back at once and its program hears why; the uid's
+ * other connections, and every other uid's, go on.  Admins have no
+ * budget. */
 #define ADMIT_USER_INPUT (1L << 20)     /* bytes of input per uid */
 #define ADMIT_INPUT_ROOM (16L << 20)    /* ... of all uids but admins */
-#define ADMIT_INPUT_NEWCOMER (256L << 10) /* kept beyond every uid's fair
-                                           part for a uid that comes
-                                           next */
+#define ADMIT_INPUT_NEWCOMER (256L << 10) /* ... of which kept for uids
+                                           that hold none */
 
 /* The places a connection takes, each counted against its uid and in
  * all. */
@@ -132,8 +136,9 @@ void admit_fd_give(struct admit *a, struct admit_charge *c);
 
 /* t's connection holds delta more bytes of input (fewer when delta < 0),
  * counted against its uid until admit_leave: 0, or -1 with the reason in
- * why when more takes the uid past its budget (ADMIT_USER_INPUT, or its
- * fair part of ADMIT_INPUT_ROOM; admins have none). */
+ * why when more takes the uid past its budget (ADMIT_USER_INPUT) or the
+ * users past their room (ADMIT_INPUT_ROOM, less ADMIT_INPUT_NEWCOMER for
+ * a uid that held some); admins have none. */
 int admit_input(struct admit *a, struct admit_ticket *t, long delta,
                 char *why, size_t whylen);
 
