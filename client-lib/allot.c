@@ -209,8 +209,9 @@ static void pin(struct worker *w, int cpu)
 
 /* Apply an allotment: workers 0 .. allotment-1 are active (pinned to
  * cpus[i] when cpus is not NULL), the others must leave at their next safe
- * point.  Called by the link thread; now is when the allotment was decided
- * (revocation latency counts from it) and tag the daemon's Allot quantum
+ * point.  Called by the link thread, or by the worker that applies the
+ * page's allotment; now is when the allotment was decided (revocation
+ * latency counts from it) and tag the daemon's Allot quantum
  * (RT_NO_TAG for none), reported back when the departures are done. */
 void worker_allot(struct runtime *rt, int allotment, const int *cpus,
                   uint64_t now, uint64_t tag)
@@ -246,6 +247,10 @@ void worker_allot(struct runtime *rt, int allotment, const int *cpus,
 	 * the decision (now may be earlier than this thread's last reading
 	 * of their accounting, which must not change: usage.h). */
 	edge = qtime_now_ns();
+	/* A decision time not in the last second (the daemon's word, or
+	 * its page's) is not one: count from the edge. */
+	if (now == 0 || now > edge || edge - now > 1000000000u)
+		now = edge;
 	for (i = 0; i < rt->nworkers; i++) {
 		struct worker *w = &rt->workers[i];
 		uint32_t f = atomic_load(&w->hot.flags);

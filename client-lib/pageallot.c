@@ -47,7 +47,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "qtime.h"
 #include "worker.h"
 
 /* Point every worker's stop word at pg's (or at asteal__no_stop), the
@@ -136,7 +135,8 @@ void pageallot_remove(struct runtime *rt)
 	pthread_mutex_unlock(&rt->park_lock);
 }
 
-/* Apply the page's allotment. */
+/* Apply the page's allotment (worker_allot takes a decision time that
+ * is not one as now). */
 void pageallot_apply(struct runtime *rt)
 {
 	struct page_allotment *a = rt->page_buf;
@@ -150,18 +150,13 @@ void pageallot_apply(struct runtime *rt)
 	pg = atomic_load_explicit(&rt->page, memory_order_acquire);
 	if (pg != NULL && a != NULL && (gen = page_allot_read(pg, a)) >= 0 &&
 	    (uint32_t)gen != atomic_load(&rt->page_gen)) {
-		uint64_t now = qtime_now_ns(), at = a->decided_ns;
 		int n = a->allotment > rt->nworkers ? rt->nworkers : a->allotment;
 
 		atomic_store(&rt->page_gen, (uint32_t)gen);
-		/* A decision time that is not in the last second is not one:
-		 * count from now.  0: nothing written yet. */
-		if (at == 0 || at > now || now - at > 1000000000u)
-			at = now;
-		if (gen != 0) {
+		if (gen != 0) {         /* 0: nothing written yet */
 			atomic_store(&rt->page_availability, a->availability);
-			worker_allot(rt, n, a->ncpus >= n ? a->cpus : NULL, at,
-			             a->quantum);
+			worker_allot(rt, n, a->ncpus >= n ? a->cpus : NULL,
+			             a->decided_ns, a->quantum);
 		}
 	}
 	pthread_mutex_unlock(&rt->page_apply);
@@ -179,8 +174,8 @@ int pageallot_released(struct runtime *rt, uint64_t tag, uint64_t at)
 	for (int i = 0; i < rt->nworkers; i++)
 		parked += rt->workers[i].parked != 0;
 	page_parked_write(pg, tag, at, parked);
-	if (write(rt->page_wake, &one, sizeof(one)) < 0)
-		return 0;               /* full: a signal is pending already */
+	/* A full counter fails: a signal is pending already. */
+	(void)!write(rt->page_wake, &one, sizeof(one));
 	return 0;
 }
 

@@ -603,29 +603,6 @@ static void roots_changed(struct runtime *rt, struct quantum *qt)
 	report(qt, &fb, q > 0 && qt->closable < q ? q - 1 : q, now, 0);
 }
 
-/* Take an allotment from the daemon (an Allot, or the page): applied at
- * once, its revocation latency counted from when the daemon decided it. */
-void quantum_allot(struct runtime *rt, uint64_t quantum, int allotment,
-                   int availability, const int *cpus, int ncpus,
-                   uint64_t decided)
-{
-	struct quantum *qt = rt->quantum;
-	uint64_t now = qtime_now_ns();
-
-	/* A decision time that is not in the last second is not one: count
-	 * from now. */
-	if (decided == 0 || decided > now || now - decided > 1000000000u)
-		decided = now;
-	pthread_mutex_lock(&qt->lock);
-	qt->waiting = 0;
-	qt->availability = availability;
-	qt->allotment = allotment < 0 ? 0 : allotment > rt->nworkers
-	                ? rt->nworkers : allotment;
-	worker_allot(rt, qt->allotment, ncpus >= qt->allotment ? cpus : NULL,
-	             decided, quantum);
-	pthread_mutex_unlock(&qt->lock);
-}
-
 /* Handle what the daemon sent: an Allot changes the allotment at once
  * (revocation latency counted from when the daemon decided it); an Error
  * is said once in a while. */
@@ -639,8 +616,15 @@ static void from_daemon(struct runtime *rt, struct quantum *qt)
 
 	while ((r = link_next(qt->link, &m, why, sizeof(why))) > 0) {
 		if (m.kind == LINK_ALLOT) {
-			quantum_allot(rt, m.quantum, m.allotment, m.availability,
-			              m.cpus, m.ncpus, m.decided_ns);
+			pthread_mutex_lock(&qt->lock);
+			qt->waiting = 0;
+			qt->availability = m.availability;
+			qt->allotment = m.allotment < 0 ? 0 : m.allotment > rt->nworkers
+			                ? rt->nworkers : m.allotment;
+			worker_allot(rt, qt->allotment,
+			             m.ncpus >= qt->allotment ? m.cpus : NULL,
+			             m.decided_ns, m.quantum);
+			pthread_mutex_unlock(&qt->lock);
 		} else if (m.kind == LINK_ERROR) {
 			/* The first, then one in a thousand: a daemon that
 			 * refuses our reports says so every quantum. */

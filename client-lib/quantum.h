@@ -45,12 +45,5 @@ void quantum_root_started(struct runtime *rt);
 /* Copy the link's totals into *t: 0, or -1 in static mode (no link). */
 int quantum_totals(struct runtime *rt, struct quantum_totals *t);
 
-/* Take an allotment from the daemon (an Allot, or the page's): the
- * workers beyond it leave, those within it run (pinned to cpus when
- * ncpus covers them); revocation latency counts from decided.  Any
- * thread but one holding park_lock. */
-void quantum_allot(struct runtime *rt, uint64_t quantum, int allotment,
-                   int availability, const int *cpus, int ncpus,
-                   uint64_t decided);
 
 #endif

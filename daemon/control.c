@@ -245,17 +245,18 @@ static void on_hello(struct peer *p, const Asteal__Envelope *m)
 		 * to the job's uid for its life); if it cannot, the job
 		 * sends messages (its Welcome says so). */
 		w.page = 1;
-		if (nfd == 2 && admit_fd_room(ctl->admit, p->ticket, 1, why,
-		                              sizeof(why)) < 0)
-			;               /* no room for its eventfd: why says */
-		else if (conn_send_fd(c, &env, fds, nfd) == 0) {
-			if (nfd == 2)
-				admit_fd_take(ctl->admit, p->ticket, 1, &p->page_fds);
-			sched_job_page_sent(ctl->sched, p->job, 1);
-			sched_job_grant(ctl->sched, p->job);
-			return;
-		} else
+		if (nfd < 2 || admit_fd_room(ctl->admit, p->ticket, 1, why,
+		                             sizeof(why)) == 0) {
+			if (conn_send_fd(c, &env, fds, nfd) == 0) {
+				if (nfd == 2)
+					admit_fd_take(ctl->admit, p->ticket, 1,
+					              &p->page_fds);
+				sched_job_page_sent(ctl->sched, p->job, 1);
+				sched_job_grant(ctl->sched, p->job);
+				return;
+			}
 			snprintf(why, sizeof(why), "%s", strerror(errno));
+		}               /* else no room for its eventfd: why says */
 		log_warn("job %llu: its page could not be sent (%s): it sends "
 		         "messages", (unsigned long long)id, why);
 		sched_job_page_sent(ctl->sched, p->job, 0);

@@ -12,19 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include <time.h>
 #include <cmocka.h>
 
 #include "page.h"
-
-/* Seconds on the monotonic clock. */
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
+#include "testutil.h"
 
 /* An allotment of n slots on CPUs 10, 11, ... for quantum q. */
 static void allotment_of(struct page_allotment *a, int n, uint64_t q)
@@ -150,7 +141,7 @@ static void test_allot_race(void **state)
 	page_init(&race_pg);
 	race_stop = 0;
 	assert_int_equal(pthread_create(&t, NULL, race_writer, NULL), 0);
-	for (double end = now_s() + 10; whole < 2000 && now_s() < end;) {
+	for (double end = test_now() + 10; whole < 2000 && test_now() < end;) {
 		int64_t gen = page_allot_read(&race_pg, &a);
 
 		if (gen <= 0)
@@ -194,8 +185,8 @@ static void test_bell(void **state)
 	seen = page_bell(&bell_pg, 3);
 	assert_int_equal(pthread_create(&t, NULL, bell_waiter, &seen), 0);
 	page_ring(&bell_pg, 3);
-	for (end = now_s() + 10; !__atomic_load_n(&bell_woken, __ATOMIC_ACQUIRE) &&
-	     now_s() < end;)
+	for (end = test_now() + 10; !__atomic_load_n(&bell_woken, __ATOMIC_ACQUIRE) &&
+	     test_now() < end;)
 		;
 	assert_int_equal(__atomic_load_n(&bell_woken, __ATOMIC_ACQUIRE), 1);
 	pthread_join(t, NULL);
