@@ -81,6 +81,7 @@ int query_status(const struct cli *g, int argc, char **argv)
 			{ "page_allot_jobs", s->page_allot_jobs },
 			{ "pages_written", s->pages_written },
 			{ "futex_wakes", s->futex_wakes },
+			{ "idle_revocations", s->idle_revocations },
 			{ "t0_ns", s->t0_ns }, { "uptime_ns", s->uptime_ns },
 			{ "tick_p50_ns", s->tick_p50_ns }, { "tick_p99_ns", s->tick_p99_ns },
 			{ "tick_max_ns", s->tick_max_ns }, { "deq_p50_ns", s->deq_p50_ns },
@@ -157,8 +158,9 @@ int query_status(const struct cli *g, int argc, char **argv)
 		       "%llu futex wakes\n", "page allots:", s->page_allot_jobs,
 		       (unsigned long long)s->pages_written,
 		       (unsigned long long)s->futex_wakes);
-		printf("%-16s%llu, handover %s\n", "revocations:",
-		       (unsigned long long)s->revocations, s->handover);
+		printf("%-16s%llu, handover %s; %llu of idle slots\n", "revocations:",
+		       (unsigned long long)s->revocations, s->handover,
+		       (unsigned long long)s->idle_revocations);
 		print_pct("revoke time:", s->revocations, s->revoke_p50_ns,
 		          s->revoke_p99_ns, s->revoke_max_ns);
 		printf("%-16s%s; %llu waiting, %llu lost\n", "history:",

@@ -317,6 +317,7 @@ void allot_slot_park(struct worker *w)
 
 	w->parked = 1;
 	w->holder = NULL;
+	pageallot_idle(rt, w, 1);
 	usage_detach(&w->usage, WS_PARK, now);
 	stat_add(&w->st.leaves, 1);
 	worker_revoke_done(rt, w, now);

@@ -14,14 +14,13 @@
 #ifdef ASTEAL_NO_DAEMON
 /* Built without the protocol: there is never a daemon. */
 struct link *link_connect(const char *path, int workers, uint64_t claim,
-                          const struct usage_totals *had, int allot,
-                          char *why, size_t whylen)
+                          const struct usage_totals *had, char *why,
+                          size_t whylen)
 {
 	(void)path;
 	(void)workers;
 	(void)claim;
 	(void)had;
-	(void)allot;
 	snprintf(why, whylen, "libasteal was built without the daemon link");
 	errno = ENOSYS;
 	return NULL;
@@ -181,8 +180,8 @@ static void job_name(char *buf, size_t len)
 /* Connect to path and register as a job with the given worker count,
  * claiming an id with its usage under it. */
 struct link *link_connect(const char *path, int workers, uint64_t claim,
-                          const struct usage_totals *had, int allot,
-                          char *why, size_t whylen)
+                          const struct usage_totals *had, char *why,
+                          size_t whylen)
 {
 	struct sockaddr_un sa;
 	struct link *l;
@@ -218,7 +217,7 @@ struct link *link_connect(const char *path, int workers, uint64_t claim,
 	hello.job_id = claim;
 	exchange_hello_usage_msg(&hello, had);
 	hello.page = getenv("ASTEAL_NO_PAGE") == NULL;
-	hello.page_allot = hello.page && allot;
+	hello.page_allot = hello.page;  /* the page carries both halves */
 	if (frame_write_fd(l->fd, &env) < 0) {
 		snprintf(why, whylen, "%s: sending hello: %s", path, strerror(errno));
 		goto fail;

@@ -43,8 +43,8 @@ struct link_msg {
  * its allotments in the page when allot is set: the link, or NULL with
  * errno and a reason in why. */
 struct link *link_connect(const char *path, int workers, uint64_t claim,
-                          const struct usage_totals *had, int allot,
-                          char *why, size_t whylen);
+                          const struct usage_totals *had, char *why,
+                          size_t whylen);
 
 /* The page and the eventfd of a link whose allotments come through its
  * page (0), or -1 (none: they come as messages).  The caller owns them

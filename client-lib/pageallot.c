@@ -31,6 +31,12 @@
  * workers wait on those bells (allot_park, through pageallot_bell); the
  * first woken applies the generation, which recalls every worker it adds.
  *
+ * The OpenMP layer's hosted runtime reads the page at its scheduling
+ * points (omp_safepoint), its threads waiting for a slot wait on the bell
+ * of the first slot not allotted (pageallot_wait_grant), and it marks the
+ * slots no thread runs on idle (pageallot_idle): the daemon takes those
+ * without waiting for a thread to see it (page.h, "idle").
+ *
  * The link thread installs the page after the handshake (and applies what
  * it holds already) and removes it when the daemon is lost or the runtime
  * stops; both under park_lock, both wake the parked workers so that they
@@ -88,6 +94,16 @@ static void wake_parked(struct runtime *rt)
 	}
 }
 
+/* Hosted: mark in pg which slots run no thread now (under park_lock). */
+static void mark_idle(struct runtime *rt, struct page *pg)
+{
+	for (int i = 0; rt->hosted && i < rt->nworkers && i < PAGE_SLOTS; i++) {
+		struct worker *w = &rt->workers[i];
+
+		page_idle_write(pg, i, w->holder == NULL || w->lazy);
+	}
+}
+
 /* Install the page. */
 void pageallot_install(struct runtime *rt, struct page *pg, int wake)
 {
@@ -96,6 +112,7 @@ void pageallot_install(struct runtime *rt, struct page *pg, int wake)
 		close(rt->page_wake);
 	rt->page_wake = wake;
 	atomic_store(&rt->page_gen, 0);
+	mark_idle(rt, pg);
 	atomic_store_explicit(&rt->page, pg, memory_order_release);
 	point_stops(rt, pg);
 	wake_parked(rt);
@@ -177,6 +194,46 @@ int pageallot_released(struct runtime *rt, uint64_t tag, uint64_t at)
 	/* A full counter fails: a signal is pending already. */
 	(void)!write(rt->page_wake, &one, sizeof(one));
 	return 0;
+}
+
+/* Mark a hosted slot idle or busy. */
+void pageallot_idle(struct runtime *rt, struct worker *w, int idle)
+{
+	struct page *pg = atomic_load_explicit(&rt->page, memory_order_relaxed);
+
+	if (pg != NULL)
+		page_idle_write(pg, w->id, idle);
+}
+
+/* Whether a slot just taken is taken from the job. */
+int pageallot_taken(struct runtime *rt, struct worker *w)
+{
+	/* page_idle_write's fence orders the busy mark before this look at
+	 * the generation, as the daemon's orders its generation before its
+	 * look at the idle words (page.h): a revocation it did not see the
+	 * mark for is seen here. */
+	pageallot_look(rt);
+	return (atomic_load_explicit(&w->hot.flags, memory_order_acquire) &
+	        RT_LEAVE) != 0;
+}
+
+/* Wait for a grant (or own's change). */
+int pageallot_wait_grant(struct runtime *rt, int next,
+                         const _Atomic uint32_t *own, uint32_t e,
+                         uint64_t timeout_ns)
+{
+	struct page *pg = atomic_load_explicit(&rt->page, memory_order_acquire);
+	uint32_t seen;
+
+	if (pg == NULL || next < 0)
+		return -1;
+	if (next >= rt->nworkers || next >= PAGE_SLOTS)
+		return -1;              /* every slot allotted: no grant comes */
+	seen = page_bell(pg, next);
+	pageallot_look(rt);             /* a generation come meanwhile */
+	if (atomic_load_explicit(own, memory_order_acquire) != e)
+		return 0;
+	return page_bell_wait_with(pg, next, seen, own, e, timeout_ns);
 }
 
 /* The bell a parked worker waits on. */

@@ -45,6 +45,26 @@ int pageallot_released(struct runtime *rt, uint64_t tag, uint64_t at);
  * (under park_lock). */
 struct page *pageallot_bell(struct worker *w, uint32_t *seen);
 
+/* Hosted: slot w is idle (no thread runs there: free, or held lazily)
+ * or not, in the page if one is installed (under park_lock).  A thread
+ * that takes a slot marks it busy, then looks at the generation
+ * (pageallot_taken), for the daemon may have taken it as idle already. */
+void pageallot_idle(struct runtime *rt, struct worker *w, int idle);
+
+/* Hosted, a thread just took slot w (marked busy): whether the allotment
+ * in force, the page's looked at first, takes it from the job (then the
+ * thread gives it back).  Outside park_lock. */
+int pageallot_taken(struct runtime *rt, struct worker *w);
+
+/* Hosted: wait on the private futex word own (holding e) and on the bell
+ * of slot next, the first not allotted when the caller last looked (a
+ * grant rings it), for at most timeout_ns; -1 when there is no page, no
+ * such slot or no futex_waitv (then wait on own alone).  Outside
+ * park_lock. */
+int pageallot_wait_grant(struct runtime *rt, int next,
+                         const _Atomic uint32_t *own, uint32_t e,
+                         uint64_t timeout_ns);
+
 /* The runtime is being made: the applier's buffer.  0, or -1 (ENOMEM). */
 int pageallot_init(struct runtime *rt);
 

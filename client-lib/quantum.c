@@ -488,8 +488,8 @@ static void try_connect(struct runtime *rt, struct quantum *qt, uint64_t now)
 	if (qt->claim != 0 && qt->claim == qt->id_joined)
 		usage_sum_totals(&qt->under_id, &had);
 	pthread_mutex_unlock(&qt->lock);
-	qt->link = link_connect(qt->socket, rt->nworkers, qt->claim, &had,
-	                        !rt->hosted, why, sizeof(why));
+	qt->link = link_connect(qt->socket, rt->nworkers, qt->claim, &had, why,
+	                        sizeof(why));
 	if (qt->link == NULL) {
 		stop_waiting(rt, qt, now);
 		qt->retry_at = now + qt->retry_ns;

@@ -128,29 +128,8 @@ static int work_visible(struct runtime *rt)
 static int sleep_on_bell(struct runtime *rt, struct worker *w, struct page *pg,
                          uint32_t e, uint32_t bell)
 {
-	static _Atomic int missing;
-	struct futex_waitv v[2];
-	struct timespec until;
-
-	if (w->id >= PAGE_SLOTS || atomic_load_explicit(&missing, memory_order_relaxed))
-		return -1;
-	memset(v, 0, sizeof(v));
-	v[0].val = e;
-	v[0].uaddr = (uintptr_t)&rt->epoch;
-	v[0].flags = FUTEX_32 | FUTEX_PRIVATE_FLAG;
-	v[1].val = bell;
-	v[1].uaddr = (uintptr_t)&pg->bell[w->id];
-	v[1].flags = FUTEX_32;
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_nsec += RT_SLEEP_BACKSTOP_NS;
-	until.tv_sec += until.tv_nsec / 1000000000;
-	until.tv_nsec %= 1000000000;
-	if (syscall(SYS_futex_waitv, v, 2, 0, &until, CLOCK_MONOTONIC) < 0 &&
-	    errno == ENOSYS) {
-		atomic_store_explicit(&missing, 1, memory_order_relaxed);
-		return -1;
-	}
-	return 0;
+	return page_bell_wait_with(pg, w->id, bell, &rt->epoch, e,
+	                           RT_SLEEP_BACKSTOP_NS);
 }
 
 /* Sleep until work may have appeared (or the runtime stops).  Wake-ups

@@ -14,6 +14,14 @@
  * part: a job that signals for nothing (the same record again) is
  * ignored, and one that writes a bad record is refused as a bad Released
  * is (schedinput.c: an Error, a log line once, dropped beyond a rate).
+ *
+ * A revocation that takes only slots the job marks idle in its page (no
+ * thread of it runs there: the OpenMP layer's free slots and those held
+ * by serial code) is done as it is written: no thread of the job may pass
+ * a safe point to see it for a long time.  It is told to the core as a
+ * Released would be, from the eventfd's callback made active (not from
+ * inside the core's delivery, which is under way); the parked record the
+ * job writes for it when it applies the allotment later is then no news.
  */
 #include "scheduler_int.h"
 
@@ -37,12 +45,19 @@ static void on_wake(evutil_socket_t fd, short what, void *arg)
 	int64_t seq;
 
 	(void)what;
+	if (j->idle_pending) {
+		j->idle_pending = 0;
+		j->sched->idle_revocations++;
+		sched_released(j->sched, j, j->idle_q, j->idle_at);
+	}
 	if (read(fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
 		return;
 	seq = page_parked_read(jobpage_page(j->page), &pp);
 	if (seq < 0 || seq == j->parked_seq)
 		return;                 /* torn (it signals again) or no news */
 	j->parked_seq = seq;
+	if (pp.quantum == j->idle_q && j->idle_at != 0)
+		return;                 /* done when written (above) */
 	sched_released(j->sched, j, pp.quantum, pp.at_ns);
 }
 
@@ -64,6 +79,8 @@ void sched__page_make(struct sched *s, struct sched_job *j,
 	j->parked_seq = 0;
 	j->page_gen = 0;
 	j->page_allotted = 0;
+	j->idle_q = j->idle_at = 0;
+	j->idle_pending = 0;
 	if (allot) {
 		j->wake_ev = event_new(s->base, jobpage_wake_fd(j->page),
 		                       EV_READ | EV_PERSIST, on_wake, j);
@@ -136,6 +153,13 @@ void sched__page_allot(struct sched *s, struct sched_job *j,
 	s->futex_wakes += (uint64_t)page_allot_write(jobpage_page(j->page),
 	                                             j->page_gen, &a,
 	                                             j->page_allotted);
+	if (n < j->page_allotted &&
+	    page_idle_all(jobpage_page(j->page), n, j->page_allotted)) {
+		j->idle_q = ca->quantum;
+		j->idle_at = qtime_now_ns();
+		j->idle_pending = 1;
+		event_active(j->wake_ev, EV_READ, 1);
+	}
 	j->page_allotted = n;
 	s->pages_written++;
 }

@@ -66,6 +66,9 @@ struct sched_job {
 	uint32_t page_gen;             /* the allotment generation written */
 	int page_allotted;             /* the allotment written last */
 	struct event *wake_ev;         /* its eventfd: a revocation done */
+	uint64_t idle_q, idle_at;      /* a revocation of idle slots only,
+	                                  done as written (schedpage.c) */
+	int idle_pending;              /* ... not yet told the core */
 	struct sched *sched;           /* for wake_ev's callback */
 };
 
@@ -101,7 +104,8 @@ struct sched {
 	uint64_t q;                    /* the last quantum ticked */
 	uint64_t ticks, skipped, started;
 	uint64_t feedbacks, bad, allots, revocations, tick_sends, grants;
-	uint64_t pages_read, pages_torn, pages_written, futex_wakes;
+	uint64_t pages_read, pages_torn, pages_written, futex_wakes,
+	         idle_revocations;
 	int page_jobs;                 /* jobs with a page now */
 	int page_allot_jobs;           /* ... reading their allotments there */
 	struct samples tick, deq_time, wake, revoke, changes, sends;

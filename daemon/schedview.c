@@ -59,6 +59,7 @@ void sched_status(struct sched *s, Asteal__Status *st)
 	st->page_allot_jobs = (uint32_t)s->page_allot_jobs;
 	st->pages_written = s->pages_written;
 	st->futex_wakes = s->futex_wakes;
+	st->idle_revocations = s->idle_revocations;
 	st->revocations = s->revocations;
 	st->handover = (char *)conf_handover_name(s->conf->handover);
 	st->share = (char *)conf_share_name(s->conf->share);

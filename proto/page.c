@@ -17,10 +17,13 @@
  */
 #include "page.h"
 
+#include <errno.h>
 #include <linux/futex.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #define LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
@@ -37,11 +40,13 @@
 #define FIELD_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 #define FENCE_RELEASE() ((void)0)
 #define FENCE_ACQUIRE() ((void)0)
+#define FENCE_FULL() ((void)0)    /* the idle words: across processes */
 #else
 #define FIELD_LOAD(p) LOAD(p)
 #define FIELD_STORE(p, v) STORE(p, v)
 #define FENCE_RELEASE() __atomic_thread_fence(__ATOMIC_RELEASE)
 #define FENCE_ACQUIRE() __atomic_thread_fence(__ATOMIC_ACQUIRE)
+#define FENCE_FULL() __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #endif
 
 /* Write the header. */
@@ -227,6 +232,63 @@ void page_ring(struct page *pg, int slot)
 		return;
 	__atomic_fetch_add(&pg->bell[slot], 1, __ATOMIC_RELEASE);
 	(void)syscall(SYS_futex, &pg->bell[slot], FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
+/* Wait on a bell and the job's own word. */
+int page_bell_wait_with(struct page *pg, int slot, uint32_t seen,
+                        const void *own, uint32_t e,
+                        uint64_t timeout_ns)
+{
+	static _Atomic int missing;
+	struct futex_waitv v[2];
+	struct timespec until;
+
+	if (slot < 0 || slot >= PAGE_SLOTS ||
+	    atomic_load_explicit(&missing, memory_order_relaxed))
+		return -1;
+	memset(v, 0, sizeof(v));
+	v[0].val = e;
+	v[0].uaddr = (uintptr_t)own;
+	v[0].flags = FUTEX_32 | FUTEX_PRIVATE_FLAG;
+	v[1].val = seen;
+	v[1].uaddr = (uintptr_t)&pg->bell[slot];
+	v[1].flags = FUTEX_32;          /* shared with the daemon */
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += (time_t)(timeout_ns / 1000000000u);
+	until.tv_nsec += (long)(timeout_ns % 1000000000u);
+	if (until.tv_nsec >= 1000000000) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000;
+	}
+	if (syscall(SYS_futex_waitv, v, 2, 0, &until, CLOCK_MONOTONIC) < 0 &&
+	    errno == ENOSYS) {
+		atomic_store_explicit(&missing, 1, memory_order_relaxed);
+		return -1;
+	}
+	return 0;
+}
+
+/* Mark a slot idle or busy. */
+void page_idle_write(struct page *pg, int slot, int idle)
+{
+	if (slot < 0 || slot >= PAGE_SLOTS)
+		return;
+	__atomic_store_n(&pg->idle[slot], (uint32_t)(idle != 0), __ATOMIC_SEQ_CST);
+	FENCE_FULL();
+}
+
+/* Whether the slots are all idle. */
+int page_idle_all(const struct page *pg, int lo, int hi)
+{
+	if (lo < 0)
+		lo = 0;
+	if (hi > PAGE_SLOTS)
+		hi = PAGE_SLOTS;
+	FENCE_FULL();
+	for (int i = lo; i < hi; i++)
+		if (__atomic_load_n(&pg->idle[i], __ATOMIC_SEQ_CST) != 1)
+			return 0;
+	return lo < hi;
 }
 
 /* Wait on a bell. */

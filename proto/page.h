@@ -28,6 +28,14 @@
  *           means nothing, only its changes: the daemon rings the slots
  *           whose allotment changed, the job rings its own when it
  *           recalls a worker itself (no daemon); both with an atomic add.
+ *   idle    the job (under its park lock), per worker slot: 1 while no
+ *           thread of the job runs on the slot (the OpenMP layer's free
+ *           slots, and those whose holder is in serial code), else 0 (the
+ *           daemon's page_init; a libasteal worker's slot is never idle,
+ *           its worker must leave it).  A revocation of idle slots only is
+ *           done as the daemon writes it (page_idle_all, below): it needs
+ *           the job to do nothing, for a slot whose job holds no thread
+ *           there may never pass a safe point.
  *
  * What one side reads is the other's to write: the daemon checks the
  * job's parts as it checks a message (a torn read is retried a few
@@ -49,7 +57,7 @@
 #include "message.h"
 
 #define PAGE_MAGIC 0x31656761706c7473ull  /* "stlpage1", little-endian */
-#define PAGE_VERSION 2u
+#define PAGE_VERSION 3u
 #define PAGE_BYTES 16384u
 
 /* Worker slots the page names (libasteal's most workers). */
@@ -107,6 +115,7 @@ struct page {
 	struct page_allot allot __attribute__((aligned(64)));
 	uint32_t stop[PAGE_SLOTS] __attribute__((aligned(64)));
 	uint32_t bell[PAGE_SLOTS] __attribute__((aligned(64)));
+	uint32_t idle[PAGE_SLOTS] __attribute__((aligned(64)));
 };
 
 _Static_assert(sizeof(struct page) <= PAGE_BYTES, "the page fits its bytes");
@@ -160,6 +169,24 @@ void page_ring(struct page *pg, int slot);
  * before it last checked its conditions); returns at a ring, a signal,
  * or at once when it moved. */
 void page_bell_wait(struct page *pg, int slot, uint32_t seen);
+
+/* Wait on slot i's bell (holding seen) and on the job's own private
+ * futex word own (a uint32_t, holding e) at once, for at most timeout_ns: 0 at a
+ * ring, a change, a signal or the timeout, or -1 when the kernel has no
+ * futex_waitv (Linux < 5.16; the caller waits on its own word alone). */
+int page_bell_wait_with(struct page *pg, int slot, uint32_t seen,
+                        const void *own, uint32_t e,
+                        uint64_t timeout_ns);
+
+/* Mark slot i idle or not (the job, under its park lock), with a full
+ * fence after the store: a thread that takes a slot marks it busy, then
+ * compares the generation; the daemon writes the generation, then reads
+ * the idle words (page_idle_all): one of the two sees the other. */
+void page_idle_write(struct page *pg, int slot, int idle);
+
+/* Whether every slot of lo .. hi-1 is idle, read after a full fence (the
+ * daemon, after writing a revocation of those slots). */
+int page_idle_all(const struct page *pg, int lo, int hi);
 
 /* Slot i's bell now (acquire), for page_bell_wait. */
 static inline uint32_t page_bell(const struct page *pg, int slot)

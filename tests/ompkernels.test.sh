@@ -9,7 +9,10 @@
 #  2. with the allotment flapping (ASTEAL_PROFILE: 2, 1, 0, 2, 1, 1, 2, 0
 #     over and over, a quantum of 2 ms): right results, and the trace shows
 #     the allotment followed the profile (quanta at allotment 0 and 2);
-#  3. under a private asteald beside a libasteal job (jobs/fib): right
+#  3. under a private asteald beside a libasteal job (jobs/fib): the
+#     allotments through the page (a phases run with long serial parts
+#     has revocations of its idle slots done as the daemon writes them:
+#     status idle_revocations); right
 #     results, both jobs in the daemon's history, the OpenMP ones as
 #     adaptive jobs (their runtime said how many workers they have);
 #  4. the same under ASTEAL_OMP_TEAM=allotment.
@@ -49,16 +52,17 @@ args() {
 	fi
 }
 
-# Run kernel $1 on the layer with $2 threads (further environment from
-# the caller); fail unless it prints check=ok and the layer's summary.
+# Run kernel $1 on the layer with $2 threads, with the arguments that
+# follow or its test run's (further environment from the caller); fail unless it prints check=ok and the layer's summary.
 run_kernel() {
 	k=$1
 	n=$2
-	# shellcheck disable=SC2046
+	shift 2
+	[ $# -gt 0 ] || set -- $(args "$k")
 	if ! LD_LIBRARY_PATH="$layer${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-	    ASTEAL_STATS=1 timeout 120 "$build/bench/omp_$k" $(args "$k") \
+	    ASTEAL_STATS=1 timeout 120 "$build/bench/omp_$k" "$@" \
 	    --workers "$n" >"$tmp/out" 2>"$tmp/err"; then
-		fail "omp_$k $(args "$k") --workers $n: exit $?: $(tail -3 "$tmp/err")"
+		fail "omp_$k $* --workers $n: exit $?: $(tail -3 "$tmp/err")"
 	fi
 	grep -q 'check=ok' "$tmp/out" ||
 		fail "omp_$k --workers $n: no check=ok: $(cat "$tmp/out")"
@@ -117,6 +121,16 @@ wait_for 10 grep -q 'listening on' "$tmp/daemon.log" || fail "asteald did not st
 case $san in asan) fibn=34 ;; tsan) fibn=30 ;; *) fibn=38 ;; esac
 ASTEAL_SOCKET="$sock" "$build/jobs/fib" "$fibn" >"$tmp/fib.out" 2>&1 &
 fib_pid=$!
+# The layer reads its allotments in the page: a revocation taken while
+# the program is in serial code (its slots idle, no thread of it there to
+# see it) is done as the daemon writes it, counted in status.
+ASTEAL_SOCKET="$sock" run_kernel phases 2 8 --w1 30000 --w2 2000 --h 8
+"$build/bin/asteal" --socket "$sock" --json status >"$tmp/status.json" ||
+	fail "asteal status --json failed"
+idle=$(python3 -c 'import json, sys; print(json.load(sys.stdin).get("idle_revocations", 0))' \
+	<"$tmp/status.json")
+[ "$idle" -gt 0 ] ||
+	fail "no revocation of idle slots through the page: $(cat "$tmp/status.json")"
 for k in $some; do
 	ASTEAL_SOCKET="$sock" run_kernel "$k" 2
 done

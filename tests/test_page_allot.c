@@ -4,14 +4,19 @@
  * the slots whose allotment changed; the job's parked record; what a
  * hostile job can write into the daemon's part clamped by the reader; a
  * reader racing the writer; a bell waking the worker waiting on it, from
- * another thread, within a bound.
+ * another thread, within a bound, and waking one that waits on it and its
+ * own word at once; the job's idle words as the daemon reads them.
  */
+#include <linux/futex.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "page.h"
@@ -194,6 +199,97 @@ static void test_bell(void **state)
 	page_ring(&bell_pg, PAGE_SLOTS);
 }
 
+/* The idle words: all of a range, none when one is busy or the range is
+ * empty; out of range ignored. */
+static void test_idle(void **state)
+{
+	static struct page pg;
+
+	(void)state;
+	page_init(&pg);
+	assert_false(page_idle_all(&pg, 1, 3));         /* busy until said */
+	page_idle_write(&pg, 1, 1);
+	assert_false(page_idle_all(&pg, 1, 3));
+	page_idle_write(&pg, 2, 7);                     /* any nonzero: idle */
+	assert_true(page_idle_all(&pg, 1, 3));
+	assert_false(page_idle_all(&pg, 0, 3));
+	assert_false(page_idle_all(&pg, 2, 2));         /* nothing revoked */
+	page_idle_write(&pg, 2, 0);
+	assert_false(page_idle_all(&pg, 1, 3));
+	page_idle_write(&pg, PAGE_SLOTS - 1, 1);
+	assert_true(page_idle_all(&pg, PAGE_SLOTS - 1, PAGE_SLOTS + 5));
+	page_idle_write(&pg, -1, 1);                    /* ignored */
+	page_idle_write(&pg, PAGE_SLOTS, 1);
+	assert_true(page_idle_all(&pg, -3, 0) == 0);
+}
+
+static struct page with_pg;
+static _Atomic uint32_t with_own;
+static _Atomic int with_done;
+static uint32_t with_seen, with_e;       /* read before the thread starts */
+
+/* Waits on slot 5's bell and on with_own at once, until either moves
+ * from what they held before it started. */
+static void *with_waiter(void *arg)
+{
+	uint32_t seen = with_seen, e = with_e;
+
+	(void)arg;
+	while (page_bell(&with_pg, 5) == seen && atomic_load(&with_own) == e)
+		if (page_bell_wait_with(&with_pg, 5, seen, &with_own, e,
+		                        10000000000ull) < 0) {
+			atomic_store(&with_done, -1);   /* no futex_waitv */
+			return NULL;
+		}
+	atomic_store(&with_done, 1);
+	return NULL;
+}
+
+/* Whether the waiter is done (a test_wait condition). */
+static int with_finished(void *arg)
+{
+	(void)arg;
+	return atomic_load(&with_done) != 0;
+}
+
+/* page_bell_wait_with wakes at a ring of the bell, and at a change of the
+ * job's own word with its private wake; it times out. */
+static void test_bell_with(void **state)
+{
+	pthread_t t;
+	uint32_t e;
+	double start;
+
+	(void)state;
+	page_init(&with_pg);
+	for (int how = 0; how < 2; how++) {
+		atomic_store(&with_done, 0);
+		with_seen = page_bell(&with_pg, 5);
+		with_e = atomic_load(&with_own);
+		assert_int_equal(pthread_create(&t, NULL, with_waiter, NULL), 0);
+		if (how == 0)
+			page_ring(&with_pg, 5);
+		else {
+			atomic_fetch_add(&with_own, 1);
+			syscall(SYS_futex, (uint32_t *)&with_own, FUTEX_WAKE_PRIVATE,
+			        1, NULL, NULL, 0);
+		}
+		assert_int_equal(test_wait(with_finished, NULL, 10), 0);
+		pthread_join(t, NULL);
+		if (atomic_load(&with_done) < 0) {
+			skip();         /* Linux < 5.16: the callers wait on own */
+			return;
+		}
+	}
+	e = atomic_load(&with_own);
+	start = test_now();
+	assert_int_equal(page_bell_wait_with(&with_pg, 5, page_bell(&with_pg, 5),
+	                                     &with_own, e, 20000000), 0);
+	assert_true(test_now() - start < 5);            /* it timed out */
+	assert_int_equal(page_bell_wait_with(&with_pg, PAGE_SLOTS, 0, &with_own,
+	                                     e, 1), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -202,6 +298,8 @@ int main(void)
 		cmocka_unit_test(test_parked),
 		cmocka_unit_test(test_allot_race),
 		cmocka_unit_test(test_bell),
+		cmocka_unit_test(test_idle),
+		cmocka_unit_test(test_bell_with),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

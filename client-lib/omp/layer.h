@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "deque.h"
+#include "pageallot.h"
 #include "runtime.h"
 
 #define OMP_API __attribute__((visibility("default")))
@@ -371,7 +372,8 @@ void omp_slot_allot(struct runtime *rt);
 /* Enter accounting state s on the slot held (WS_WORK or WS_STEAL). */
 void omp_slot_state(struct omp_thr *t, int s);
 
-/* A safe point: one load when nothing is asked, and the thread's count of
+/* A safe point: two loads when nothing is asked (the page's generation,
+ * the slot's flags; applying a new allotment may ask), and the thread's count of
  * them (its own line; a thread waiting for a slot reads it to tell
  * holders that make progress from holders spinning in user code). */
 static inline void omp_safepoint(struct omp_thr *t)
@@ -380,6 +382,8 @@ static inline void omp_safepoint(struct omp_thr *t)
 
 	atomic_store_explicit(&t->progress, atomic_load_explicit(&t->progress,
 	                      memory_order_relaxed) + 1, memory_order_relaxed);
+	if (omp_rt != NULL)             /* NULL: a forked child's, anew */
+		pageallot_look(omp_rt); /* a new allotment in the page */
 	if (s == NULL || atomic_load_explicit(&s->hot.flags, memory_order_relaxed))
 		omp_slot_check(t);
 }

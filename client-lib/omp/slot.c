@@ -13,11 +13,21 @@
  *     team, gives its slot to the first waiting thread, or leaves it free;
  *     a slot the allotment took away parks (allot_slot_park), and its part
  *     of the revocation ends there;
- *   - the allotment hook (omp_slot_allot, on the link thread) grants the
- *     slots an allotment freed or recalled to waiting threads;
+ *   - the allotment hook (omp_slot_allot, run by whoever applies an
+ *     allotment: the link thread, or with the page any thread at a
+ *     scheduling point) grants the slots an allotment freed or recalled
+ *     to waiting threads;
  *   - the safe point (omp_safepoint, at every scheduling point and entry
- *     point) reads one word of the slot: a revoked slot is given back and
- *     another waited for, a slot whose CPU changed re-pins its holder.
+ *     point) compares the page's generation (pageallot.h: a new one is
+ *     applied there) and reads one word of the slot: a revoked slot is
+ *     given back and another waited for, a slot whose CPU changed re-pins
+ *     its holder.
+ * With the page, a thread waiting for a slot also waits on the bell of the
+ * first slot not allotted, which the daemon rings when it grants it; and
+ * every change of a slot's holder marks in the page whether a thread runs
+ * there (hold): the daemon takes a slot nobody runs on at once, so that a
+ * thread that takes a slot marks it busy, then looks at the allotment
+ * again (omp_slot_acquire; page.h argues the order).
  * The accounting follows the holder: the taker binds the slot's CPU clock
  * to its own (usage_rebind), the giver detaches it (usage_detach); a free
  * slot is allotted time asleep, a granted one not yet running is allotted
@@ -50,6 +60,15 @@ static bool takeable(struct worker *w)
 	       !(atomic_load(&w->hot.flags) & RT_LEAVE);
 }
 
+/* Slot w is t's now (NULL: nobody's), lazily or not; the page says
+ * whether a thread runs there (under park_lock). */
+static void hold(struct worker *w, struct omp_thr *t, int lazy)
+{
+	w->holder = t;
+	w->lazy = lazy;
+	pageallot_idle(omp_rt, w, t == NULL || lazy);
+}
+
 /* A slot to take, the preferred one first, lazily held ones last; NULL if
  * none (under park_lock). */
 static struct worker *free_slot(struct runtime *rt, int prefer)
@@ -75,8 +94,7 @@ static struct worker *free_slot(struct runtime *rt, int prefer)
 /* Grant slot w to waiting thread t and wake it (under park_lock). */
 static void grant(struct omp_thr *t, struct worker *w)
 {
-	w->holder = t;
-	w->lazy = 0;
+	hold(w, t, 0);
 	w->parked = 0;
 	t->granted = w;
 	t->waiting = 0;
@@ -222,13 +240,15 @@ static void bind(struct omp_thr *t, struct worker *w, int cpu)
 	pin(t, cpu);
 }
 
-/* Take a slot for t, waiting for one if none is free. */
-void omp_slot_acquire(struct omp_thr *t)
+/* Take a slot for t, waiting for one if none is free (omp_slot_acquire
+ * checks it). */
+static void take(struct omp_thr *t)
 {
 	struct runtime *rt = omp_rt;
 	struct worker *w;
 	uint32_t e;
 	uint64_t deadline, progress;
+	int next;
 
 	if (t->slot != NULL)
 		return;
@@ -236,8 +256,7 @@ void omp_slot_acquire(struct omp_thr *t)
 	w = free_slot(rt, t->last_slot);
 	if (w != NULL) {
 		int cpu;
-		w->holder = t;
-		w->lazy = 0;
+		hold(w, t, 0);
 		w->parked = 0;
 		cpu = slot_cpu(w);
 		pthread_mutex_unlock(&rt->park_lock);
@@ -254,6 +273,7 @@ void omp_slot_acquire(struct omp_thr *t)
 	wait_tail = t;
 	atomic_fetch_add(&omp_slot_waiters, 1);
 	e = atomic_load(&t->word);
+	next = rt->allotment;
 	{
 		cpu_set_t set;
 		unsigned gen = allot_gen;
@@ -270,6 +290,11 @@ void omp_slot_acquire(struct omp_thr *t)
 		uint64_t now = qtime_now_ns();
 		struct timespec ts;
 		if (atomic_load(&t->word) == e && now < deadline) {
+			/* With the page, also on the bell a grant rings: no
+			 * thread of the job may be there to apply it. */
+			if (pageallot_wait_grant(rt, next, &t->word, e,
+			                         deadline - now) == 0)
+				continue;
 			ts.tv_sec = (time_t)((deadline - now) / 1000000000u);
 			ts.tv_nsec = (long)((deadline - now) % 1000000000u);
 			syscall(SYS_futex, (uint32_t *)&t->word, FUTEX_WAIT_PRIVATE, e,
@@ -294,6 +319,7 @@ void omp_slot_acquire(struct omp_thr *t)
 		if (w != NULL)
 			cpu = slot_cpu(w);
 		e = atomic_load(&t->word);
+		next = rt->allotment;
 		pthread_mutex_unlock(&rt->park_lock);
 		if (w != NULL) {
 			t->granted = NULL;
@@ -305,6 +331,18 @@ void omp_slot_acquire(struct omp_thr *t)
 			pin_allotted(t);
 			return;         /* run without a slot (see the top) */
 		}
+	}
+}
+
+/* Take a slot for t, waiting for one if none is free: one the allotment
+ * in force leaves the job (the page's may have taken it while it was
+ * idle, before anyone applied it) is given back and another taken. */
+void omp_slot_acquire(struct omp_thr *t)
+{
+	take(t);
+	while (t->slot != NULL && pageallot_taken(omp_rt, t->slot)) {
+		omp_slot_release(t);
+		take(t);
 	}
 }
 
@@ -327,7 +365,7 @@ void omp_slot_release(struct omp_thr *t)
 		grant(next, w);
 	} else {
 		usage_detach(&w->usage, WS_SLEEP, qtime_now_ns());
-		w->holder = NULL;
+		hold(w, NULL, 0);
 	}
 	pthread_mutex_unlock(&rt->park_lock);
 }
@@ -408,14 +446,16 @@ void omp_slot_check(struct omp_thr *t)
 			pthread_mutex_lock(&omp_rt->park_lock);
 			w = wait_head == NULL ? free_slot(omp_rt, -1) : NULL;
 			if (w != NULL) {
-				w->holder = t;
-				w->lazy = 0;
+				hold(w, t, 0);
 				w->parked = 0;
 				cpu = slot_cpu(w);
 			}
 			pthread_mutex_unlock(&omp_rt->park_lock);
-			if (w != NULL)
+			if (w != NULL) {
 				bind(t, w, cpu);
+				if (pageallot_taken(omp_rt, w))
+					omp_slot_release(t);
+			}
 		}
 		return;
 	}
@@ -444,6 +484,7 @@ void omp_slot_lazy(struct omp_thr *t)
 	if (w == NULL)
 		return;
 	omp_slot_state(t, WS_WORK);
+	pageallot_look(omp_rt);         /* a revocation: parked, not lazy */
 	pthread_mutex_lock(&omp_rt->park_lock);
 	if (atomic_load(&w->hot.flags) & RT_LEAVE) {
 		t->slot = NULL;
@@ -456,7 +497,7 @@ void omp_slot_lazy(struct omp_thr *t)
 		usage_detach(&w->usage, WS_STEAL, qtime_now_ns());
 		grant(next, w);
 	} else {
-		w->lazy = 1;
+		hold(w, t, 1);
 	}
 	pthread_mutex_unlock(&omp_rt->park_lock);
 }
@@ -474,11 +515,15 @@ bool omp_slot_resume(struct omp_thr *t)
 		pthread_mutex_lock(&omp_rt->park_lock);
 		if (w->holder == t) {
 			took = w->lazy != 0;
-			w->lazy = 0;
+			hold(w, t, 0);
 		} else {
 			w = NULL;
 		}
 		pthread_mutex_unlock(&omp_rt->park_lock);
+		if (w != NULL && pageallot_taken(omp_rt, w)) {
+			omp_slot_release(t);    /* taken while lazy */
+			omp_slot_acquire(t);
+		}
 		if (w != NULL)
 			return took;
 		/* Taken or parked meanwhile: its accounting is not ours. */
