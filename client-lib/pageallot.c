@@ -53,6 +53,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "link.h"
 #include "worker.h"
 
 /* Point every worker's stop word at pg's (or at asteal__no_stop), the
@@ -118,6 +119,16 @@ void pageallot_install(struct runtime *rt, struct page *pg, int wake)
 	wake_parked(rt);
 	pthread_mutex_unlock(&rt->park_lock);
 	pageallot_apply(rt);
+}
+
+/* Install the page of a link that has one. */
+void pageallot_link(struct runtime *rt, struct link *l)
+{
+	struct page *pg;
+	int wake;
+
+	if (link_take_page(l, &pg, &wake) == 0)
+		pageallot_install(rt, pg, wake);
 }
 
 /* Keep a page mapped until the runtime ends (under park_lock); when too

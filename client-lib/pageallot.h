@@ -25,6 +25,11 @@ void pageallot_thread(struct worker *w, _Atomic(const _Atomic uint32_t *) *slot)
  * moved to its bells, and its allotment applied. */
 void pageallot_install(struct runtime *rt, struct page *pg, int wake);
 
+/* The link thread connected: the page of link l installed if it came
+ * with one whose allotments the job reads there (pageallot_install). */
+struct link;
+void pageallot_link(struct runtime *rt, struct link *l);
+
 /* The daemon is lost or the runtime stops: the page is no longer read
  * (kept mapped until pageallot_free), parked workers wait on their flags
  * again. */

@@ -2,8 +2,9 @@
  * quantum.c - A-STEAL's quanta inside the job: the link thread and the
  * quantum's boundary.  At the end of every quantum the thread sums the
  * workers' accounting into work, steal and mug time, computes the next
- * desire with the estimator (estimator.c), reports it to the daemon when
- * it changed, and applies the allotments the daemon sends (worker_allot,
+ * desire with the estimator (estimator.c) and reports it to the daemon;
+ * the workers apply the allotments the daemon writes in the page
+ * (pageallot.c), the thread those it sends a job without one (worker_allot,
  * allot.c).  Its neighbours: settings.c reads the environment it starts
  * from (quantum_config), profile.c the scripted availability, trace.c
  * writes a row per quantum closed, and summary.c makes the job's summary
@@ -19,17 +20,17 @@
  * quantum in progress is closed and, with a daemon, a Feedback is written
  * into the page the daemon shares with the job (proto/page.h: no system
  * call; a desire rising from 0 is also sent), or, for a job without a
- * page, sent only when the rounded desire changed or a heartbeat is due; the
- * daemon's Allot, when it comes, changes the allotment.  Without a daemon
+ * page, sent only when the rounded desire changed or a heartbeat is due.
+ * Without a daemon
  * the availability is all workers, or line q of the profile file
  * ASTEAL_PROFILE (the last line repeats), and the allotment
  * min(reported desire, availability) is applied at the boundary itself.
  * In ABP mode the desire is always the worker count (no feedback); in
  * static mode there is no link thread.
  *
- * When the workers an Allot took away have all parked, the workers say so
- * through an eventfd (runtime.h, released) and the thread sends Released,
- * with which the daemon measures revocation latency on the shared clock.
+ * Without a page, when the workers an Allot took away have all parked,
+ * they say so through an eventfd (runtime.h, released) and the thread
+ * sends Released (the daemon measures revocation latency with it).
  *
  * A job without a daemon (none yet, or it went away) runs on its own grid
  * and watches the socket's folder (sockwatch.c): it connects as a daemon
@@ -125,6 +126,14 @@ struct quantum {
 	uint64_t classes[EST_NCLASSES];
 };
 
+/* Close *fd if open, and mark it closed. */
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
 /* Free the link's state (the thread has stopped). */
 void quantum_free(struct runtime *rt)
 {
@@ -136,20 +145,11 @@ void quantum_free(struct runtime *rt)
 	pageallot_remove(rt);
 	link_close(qt->link);
 	sockwatch_close(&qt->watch);
-	if (qt->stop_pipe[0] >= 0) {
-		close(qt->stop_pipe[0]);
-		close(qt->stop_pipe[1]);
-	}
-	if (qt->timer_fd >= 0)
-		close(qt->timer_fd);
-	if (rt->released_fd >= 0) {
-		close(rt->released_fd);
-		rt->released_fd = -1;
-	}
-	if (rt->roots_fd >= 0) {
-		close(rt->roots_fd);
-		rt->roots_fd = -1;
-	}
+	close_fd(&qt->stop_pipe[0]);
+	close_fd(&qt->stop_pipe[1]);
+	close_fd(&qt->timer_fd);
+	close_fd(&rt->released_fd);
+	close_fd(&rt->roots_fd);
 	pthread_mutex_destroy(&qt->lock);
 	profile_free(&qt->profile);
 	free(qt->last);
@@ -550,14 +550,8 @@ static void try_connect(struct runtime *rt, struct quantum *qt, uint64_t now)
 	 * nothing changes (a job held this way never ran).  With the page,
 	 * its allotment is applied as it is installed. */
 	from_daemon(rt, qt);
-	{
-		struct page *pg;
-		int wake;
-
-		if (qt->link != NULL &&         /* not lost just now */
-		    link_take_page(qt->link, &pg, &wake) == 0)
-			pageallot_install(rt, pg, wake);
-	}
+	if (qt->link != NULL)                   /* not lost just now */
+		pageallot_link(rt, qt->link);
 }
 
 /* Tell the daemon about the revocations the workers finished. */

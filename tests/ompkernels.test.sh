@@ -9,10 +9,10 @@
 #  2. with the allotment flapping (ASTEAL_PROFILE: 2, 1, 0, 2, 1, 1, 2, 0
 #     over and over, a quantum of 2 ms): right results, and the trace shows
 #     the allotment followed the profile (quanta at allotment 0 and 2);
-#  3. under a private asteald beside a libasteal job (jobs/fib): the
-#     allotments through the page (a phases run with long serial parts
-#     has revocations of its idle slots done as the daemon writes them:
-#     status idle_revocations); right
+#  3. under a private asteald: the allotments through the page (rigid
+#     jobs joining while a phases run is in serial code take its idle
+#     slots as the daemon writes that: status idle_revocations); beside a
+#     libasteal job (jobs/fib): right
 #     results, both jobs in the daemon's history, the OpenMP ones as
 #     adaptive jobs (their runtime said how many workers they have);
 #  4. the same under ASTEAL_OMP_TEAM=allotment.
@@ -119,18 +119,38 @@ sock="$tmp/d.sock"
 daemon_pid=$!
 wait_for 10 grep -q 'listening on' "$tmp/daemon.log" || fail "asteald did not start"
 case $san in asan) fibn=34 ;; tsan) fibn=30 ;; *) fibn=38 ;; esac
-ASTEAL_SOCKET="$sock" "$build/jobs/fib" "$fibn" >"$tmp/fib.out" 2>&1 &
-fib_pid=$!
 # The layer reads its allotments in the page: a revocation taken while
 # the program is in serial code (its slots idle, no thread of it there to
-# see it) is done as the daemon writes it, counted in status.
-ASTEAL_SOCKET="$sock" run_kernel phases 2 8 --w1 30000 --w2 2000 --h 8
+# see it) is done as the daemon writes it, counted in status.  A phases
+# run nearly all serial asks for both CPUs all along (ABP mode); each of
+# three rigid jobs takes one from it as it joins.
+LD_LIBRARY_PATH="$layer${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ASTEAL_MODE=abp \
+	ASTEAL_SOCKET="$sock" "$build/bench/omp_phases" 1000 --w1 100000 --w2 100 \
+	--h 2 --workers 2 >"$tmp/serial.out" 2>&1 &
+serial_pid=$!
+# Whether the serial run holds both CPUs.
+holds_two() {
+	"$build/bin/asteal" --socket "$sock" --json jobs 2>/dev/null | python3 -c '
+import json, sys
+sys.exit(not any(j["name"] == "omp_phases" and j["allotment"] == 2
+                 for j in json.load(sys.stdin)))'
+}
+for i in 1 2 3; do
+	wait_for 20 holds_two || fail "the serial run never held both CPUs"
+	"$build/bin/asteal" --socket "$sock" run --cpus 1 -- sleep 0.05 ||
+		fail "a rigid job beside the serial run failed"
+done
+kill "$serial_pid"
+wait "$serial_pid" 2>/dev/null
 "$build/bin/asteal" --socket "$sock" --json status >"$tmp/status.json" ||
 	fail "asteal status --json failed"
 idle=$(python3 -c 'import json, sys; print(json.load(sys.stdin).get("idle_revocations", 0))' \
 	<"$tmp/status.json")
 [ "$idle" -gt 0 ] ||
 	fail "no revocation of idle slots through the page: $(cat "$tmp/status.json")"
+echo "ok: $idle of 3 rigid joins took an idle slot of the layer's through its page"
+ASTEAL_SOCKET="$sock" "$build/jobs/fib" "$fibn" >"$tmp/fib.out" 2>&1 &
+fib_pid=$!
 for k in $some; do
 	ASTEAL_SOCKET="$sock" run_kernel "$k" 2
 done
