@@ -1,6 +1,10 @@
 /*
  * plot.c - the allotment history as an SVG step chart (see plot.h).
  *
+ * Above the jobs' panels, the whole machine's: the same buckets' mean
+ * allotments of every job, stacked in the panels' colours (the jobs not
+ * shown in grey on top), against P.
+ *
  * The records are sorted by job and start, grouped into panels (the
  * PLOT_MAX_JOBS jobs with the most CPU time, shown in id order), and each
  * panel's time axis is cut into NBUCKETS buckets of 2 px.  A bucket gets
@@ -287,6 +291,15 @@ static double y_pix(const struct panel *pn, double top, double v)
 	return top + PH - v / pn->ymax * (PH - HEADROOM);
 }
 
+/* A panel's y axis: 0 to at least top CPUs, in nice steps. */
+static void scale_to(struct panel *pn, unsigned top)
+{
+	pn->ystep = top <= 6 ? 1 : (unsigned)nice_step(top, 5);
+	if (pn->ystep < 1)
+		pn->ystep = 1;
+	pn->ymax = (top + pn->ystep - 1) / pn->ystep * pn->ystep;
+}
+
 /* A panel's y scale and means, from its records and P. */
 static void panel_scale(struct panel *pn, int ncpus)
 {
@@ -320,31 +333,20 @@ static void panel_scale(struct panel *pn, int ncpus)
 		pn->mean_a = pn->n ? sa / (double)pn->n : 0;
 		pn->mean_d = pn->n ? sd / (double)pn->n : 0;
 	}
-	pn->ystep = top <= 6 ? 1 : (unsigned)nice_step(top, 5);
-	if (pn->ystep < 1)
-		pn->ystep = 1;
-	pn->ymax = (top + pn->ystep - 1) / pn->ystep * pn->ystep;
+	scale_to(pn, top);
 }
 
-/* Build a panel's allotment area and desire line over the buckets.  Each
- * bucket holds the time-weighted means of what the records say during
- * it: the allotment counting unrecorded time (gaps, before the start,
- * after the end) as 0, the desire over the recorded time only (none: the
- * line breaks).  A record longer than a bucket thus draws exactly (to a
- * bucket's width), and quanta too short to see average out instead of
- * piling up into a misleading solid block.  The area spans the buckets
- * from the job's first record to its last.  buf holds 3 * NBUCKETS. */
-static int panel_paths(const struct panel *pn, const struct xaxis *ax,
-                       double top, struct pts *area, struct pts *desire,
-                       double *buf)
+/* The buckets' sums over a panel's records (buf: 3 * NBUCKETS, cleared
+ * here): the time-weighted allotment, then desire, then the time the
+ * records cover; the buckets touched are first .. last (none: first >
+ * last). */
+static void bucket_sums(const struct panel *pn, const struct xaxis *ax,
+                        double *buf, size_t *first_out, size_t *last_out)
 {
 	double *sa = buf, *sd = buf + NBUCKETS, *cov = buf + 2 * NBUCKETS;
 	double span = (double)(ax->t1 - ax->t0), dt = span / NBUCKETS;
-	double bw = PW / NBUCKETS;
 	size_t i, k, first = NBUCKETS, last = 0;
-	int rc = 0;
 
-	area->n = desire->n = 0;
 	memset(buf, 0, 3 * NBUCKETS * sizeof(*buf));
 	for (k = 0; k < pn->n; k++) {
 		const Asteal__AllotmentRecord *r = pn->recs[k];
@@ -376,16 +378,45 @@ static int panel_paths(const struct panel *pn, const struct xaxis *ax,
 		if (i1 > last)
 			last = i1;
 	}
+	*first_out = first;
+	*last_out = last;
+}
+
+/* Bucket i's mean allotment, unrecorded time counting as 0 (records may
+ * overlap a little at their ends: never above what they hold). */
+static double bucket_mean(const double *sa, const double *cov, size_t i,
+                          double dt)
+{
+	return sa[i] / (cov[i] > dt ? cov[i] : dt);
+}
+
+/* Build a panel's allotment area and desire line over the buckets.  Each
+ * bucket holds the time-weighted means of what the records say during
+ * it: the allotment counting unrecorded time (gaps, before the start,
+ * after the end) as 0, the desire over the recorded time only (none: the
+ * line breaks).  A record longer than a bucket thus draws exactly (to a
+ * bucket's width), and quanta too short to see average out instead of
+ * piling up into a misleading solid block.  The area spans the buckets
+ * from the job's first record to its last.  buf holds 3 * NBUCKETS. */
+static int panel_paths(const struct panel *pn, const struct xaxis *ax,
+                       double top, struct pts *area, struct pts *desire,
+                       double *buf)
+{
+	double *sa = buf, *sd = buf + NBUCKETS, *cov = buf + 2 * NBUCKETS;
+	double dt = (double)(ax->t1 - ax->t0) / NBUCKETS, bw = PW / NBUCKETS;
+	size_t i, first, last;
+	int rc = 0;
+
+	area->n = desire->n = 0;
+	bucket_sums(pn, ax, buf, &first, &last);
 	if (first > last)
 		return 0;               /* nothing long enough to draw */
 	rc |= pt_add(area, ML + (double)first * bw, y_pix(pn, top, 0));
 	for (i = first; i <= last && rc == 0; i++) {
-		/* records may overlap a little at their ends: never above 1 */
-		double a = sa[i] / (cov[i] > dt ? cov[i] : dt);
 		double x0 = ML + (double)i * bw, x1 = x0 + bw;
 
-		rc |= pt_add(area, x0, y_pix(pn, top, a));
-		rc |= pt_add(area, x1, y_pix(pn, top, a));
+		rc |= pt_add(area, x0, y_pix(pn, top, bucket_mean(sa, cov, i, dt)));
+		rc |= pt_add(area, x1, y_pix(pn, top, bucket_mean(sa, cov, i, dt)));
 		if (cov[i] > 0) {
 			rc |= pt_add(desire, x0, y_pix(pn, top, sd[i] / cov[i]));
 			rc |= pt_add(desire, x1, y_pix(pn, top, sd[i] / cov[i]));
@@ -522,6 +553,93 @@ static int write_panel(FILE *f, const struct panel *pn, const struct xaxis *ax,
 	return 0;
 }
 
+/* The whole machine at y0: in each bucket, each shown job's mean
+ * allotment stacked in its colour, lowest id at the bottom, the jobs not
+ * shown above them in grey, against P.  buf holds 5 * NBUCKETS. */
+static int write_machine(FILE *f, const struct panel *pn, size_t shown,
+                         size_t npn, const struct xaxis *ax, double y0,
+                         int ncpus, struct pts *band, double *buf)
+{
+	double *lo = buf + 3 * NBUCKETS, *total = buf + 4 * NBUCKETS;
+	double dt = (double)(ax->t1 - ax->t0) / NBUCKETS, bw = PW / NBUCKETS;
+	double top = y0 + HEAD, most = 0, sum = 0;
+	struct panel m = { 0 };
+	size_t i, b, first, last;
+	int rc = 0;
+
+	memset(total, 0, NBUCKETS * sizeof(*total));
+	for (i = 0; i < npn; i++) {
+		bucket_sums(&pn[i], ax, buf, &first, &last);
+		for (b = first; b <= last && b < NBUCKETS; b++)
+			total[b] += bucket_mean(buf, buf + 2 * NBUCKETS, b, dt);
+	}
+	for (b = 0; b < NBUCKETS; b++) {
+		most = total[b] > most ? total[b] : most;
+		sum += total[b];
+	}
+	scale_to(&m, (unsigned)ceil(most - 1e-9) > (unsigned)ncpus
+	         ? (unsigned)ceil(most - 1e-9) : (unsigned)(ncpus > 0 ? ncpus : 1));
+	fprintf(f, "<g id=\"machine\">\n<text x=\"%.0f\" y=\"%.0f\" font-size=\"13\" "
+	        "font-weight=\"bold\" fill=\"#222222\">all jobs<tspan dx=\"5\" "
+	        "font-weight=\"normal\">their allotments stacked", ML, y0 + 16);
+	if (ncpus > 0)
+		fprintf(f, " against the P = %d CPUs", ncpus);
+	fprintf(f, "</tspan></text>\n<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\" "
+	        "fill=\"#555555\" text-anchor=\"end\">mean %.2f CPUs allotted", W - MR,
+	        y0 + 16, sum / NBUCKETS);
+	if (ncpus > 0)
+		fprintf(f, ", %.0f%% of P", 100 * sum / NBUCKETS / ncpus);
+	fprintf(f, "</text>\n<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" "
+	        "fill=\"#ffffff\" stroke=\"#bbbbbb\"/>\n", ML, top, PW, PH);
+	fputs("<g font-size=\"10\" fill=\"#555555\" text-anchor=\"end\">", f);
+	for (unsigned k = 0; k <= m.ymax; k += m.ystep)
+		fprintf(f, "<text x=\"%.0f\" y=\"%.1f\">%u</text>", ML - 6,
+		        y_pix(&m, top, k) + 3.5, k);
+	fprintf(f, "</g>\n<text x=\"%.0f\" y=\"%.0f\" font-size=\"10\" fill=\"#555555\" "
+	        "text-anchor=\"middle\" transform=\"rotate(-90 %.0f %.0f)\">CPUs</text>\n",
+	        ML - 36, top + PH / 2, ML - 36, top + PH / 2);
+	/* the bands: each from the sum below it to the sum with it */
+	memset(lo, 0, NBUCKETS * sizeof(*lo));
+	for (i = 0; i < shown + (npn > shown) && rc == 0; i++) {
+		const char *col = i < shown ? pn[i].colour : "#aaaaaa";
+		size_t j = i, end = i < shown ? i + 1 : npn;
+
+		memset(total, 0, NBUCKETS * sizeof(*total));
+		for (; j < end; j++) {
+			bucket_sums(&pn[j], ax, buf, &first, &last);
+			for (b = first; b <= last && b < NBUCKETS; b++)
+				total[b] += bucket_mean(buf, buf + 2 * NBUCKETS, b, dt);
+		}
+		band->n = 0;
+		for (b = 0; b < NBUCKETS; b++) {
+			rc |= pt_add(band, ML + (double)b * bw, y_pix(&m, top, lo[b] + total[b]));
+			rc |= pt_add(band, ML + (double)(b + 1) * bw,
+			             y_pix(&m, top, lo[b] + total[b]));
+		}
+		for (b = NBUCKETS; b-- > 0;) {
+			rc |= pt_add(band, ML + (double)(b + 1) * bw, y_pix(&m, top, lo[b]));
+			rc |= pt_add(band, ML + (double)b * bw, y_pix(&m, top, lo[b]));
+			lo[b] += total[b];
+		}
+		if (i < shown)
+			fprintf(f, "<path data-job=\"%llu\"", (unsigned long long)pn[i].id);
+		else
+			fputs("<path data-job=\"others\"", f);
+		fprintf(f, " fill=\"%s\" fill-opacity=\"0.7\" stroke=\"none\" d=\"", col);
+		pt_write(f, band, 1);
+		fputs("\"/>\n", f);
+	}
+	if (ncpus > 0)
+		fprintf(f, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" "
+		        "stroke=\"#333333\" stroke-width=\"1\" stroke-dasharray=\"2 3\"/>"
+		        "<text x=\"%.0f\" y=\"%.1f\" font-size=\"10\" fill=\"#333333\" "
+		        "text-anchor=\"end\">P = %d</text>\n", ML, y_pix(&m, top, ncpus),
+		        W - MR, y_pix(&m, top, ncpus), W - MR - 4,
+		        y_pix(&m, top, ncpus) - 3, ncpus);
+	fputs("</g>\n", f);
+	return rc;
+}
+
 /* The time axis under the last panel, whose drawing ends at y. */
 static void write_xaxis(FILE *f, const struct xaxis *ax, double y)
 {
@@ -561,7 +679,7 @@ int plot_write(FILE *f, const struct plot_input *in)
 	}
 	recs = malloc(in->nrecs * sizeof(*recs));
 	pn = calloc(in->nrecs, sizeof(*pn));
-	buckets = malloc(3 * NBUCKETS * sizeof(*buckets));
+	buckets = malloc(5 * NBUCKETS * sizeof(*buckets));
 	if (recs == NULL || pn == NULL || buckets == NULL) {
 		errno = ENOMEM;
 		goto out;
@@ -608,16 +726,21 @@ int plot_write(FILE *f, const struct plot_input *in)
 	         strncmp(from, to, 10) == 0 ? to + 11 : to,
 	         fmt_duration(dur, sizeof(dur), ax.t1 - ax.t0), shown,
 	         shown == 1 ? "" : "s", on);
-	write_head(f, TOP + (double)shown * (HEAD + PH + GAP) - GAP + FOOT,
+	write_head(f, TOP + (double)(shown + 1) * (HEAD + PH + GAP) - GAP + FOOT,
 	           "asteal allotment history", hidden, sub);
 	write_legend(f, show_p, (ax.t1 - ax.t0) / NBUCKETS);
+	if (write_machine(f, pn, shown, npn, &ax, TOP, in->ncpus, &area,
+	                  buckets) < 0) {
+		errno = ENOMEM;
+		goto out;
+	}
 	for (i = 0; i < shown; i++)
-		if (write_panel(f, &pn[i], &ax, TOP + (double)i * (HEAD + PH + GAP),
+		if (write_panel(f, &pn[i], &ax, TOP + (double)(i + 1) * (HEAD + PH + GAP),
 		                in->ncpus, &area, &desire, buckets) < 0) {
 			errno = ENOMEM;
 			goto out;
 		}
-	write_xaxis(f, &ax, TOP + (double)shown * (HEAD + PH + GAP) - GAP);
+	write_xaxis(f, &ax, TOP + (double)(shown + 1) * (HEAD + PH + GAP) - GAP);
 	fputs("</svg>\n", f);
 	rc = ferror(f) ? -1 : 0;
 out:

@@ -2,7 +2,11 @@
  * plot.h - `asteal history --plot`: the allotment history as an SVG step
  * chart a person reads at a glance.
  *
- * One panel per job, stacked, all sharing one time axis (seconds, minutes
+ * First the whole machine: every job's allotment stacked, each in its
+ * colour (the jobs without a panel in grey), against a line at P, with
+ * the mean CPUs allotted and the share of P; it shows at a glance whether
+ * the CPUs were shared out and kept full.  Then one panel per job,
+ * stacked, all sharing one time axis (seconds, minutes
  * or hours since the first record's start, whose wall-clock time labels
  * the axis).  In each panel, in the job's colour, the allotment is a
  * filled step area and the desire a dashed step line; the y axis counts

@@ -10,7 +10,8 @@
 #     records; --jobs lists both; a job id filters; --since/--until (a
 #     future --since, an --until before everything, dates, @EPOCH, -1h);
 #     an unknown job gives nothing;
-#  4. --plot writes well-formed SVG with an area and a desire path per job;
+#  4. --plot writes well-formed SVG with an area and a desire path per job
+#     and, in the whole machine's panel, a band per job;
 #  5. usage errors exit 2 (bad times, bad format, bad options), an
 #     unreachable daemon exits 69 with one line on stderr, also when it
 #     goes away under jobs --watch;
@@ -300,14 +301,16 @@ root = ET.parse(sys.argv[1]).getroot()
 ns = "{http://www.w3.org/2000/svg}"
 assert root.tag == ns + "svg"
 paths = list(root.iter(ns + "path"))
-areas = [p for p in paths if p.get("fill-opacity")]
+areas = [p for p in paths if p.get("fill-opacity") and not p.get("data-job")]
 lines = [p for p in paths if p.get("stroke-dasharray")]
+bands = [p.get("data-job") for p in paths if p.get("data-job")]
 assert len(areas) == 2 and len(lines) == 2, (len(areas), len(lines))
+assert sorted(bands) == sorted([sys.argv[2], sys.argv[3]]), bands
 assert all(p.get("d", "").startswith("M") for p in areas + lines)
 text = " ".join(root.itertext())
 for w in ("asteal allotment history", "qa", "qb", "job " + sys.argv[2]):
     assert w in text, w
-' "$tmp/h.svg" "$ida" || fail "the plot is not what it should be"
+' "$tmp/h.svg" "$ida" "$idb" || fail "the plot is not what it should be"
 "$asteal" history --plot "$tmp/h2.svg" --format csv >"$tmp/plot.csv" 2>"$tmp/plot.err" ||
 	fail "history --plot --format csv failed"
 [ "$(tail -n +2 "$tmp/plot.csv" | wc -l)" -eq "$n" ] && grep -q "^plot: " "$tmp/plot.err" ||
@@ -460,7 +463,9 @@ import xml.etree.ElementTree as ET
 root = ET.parse(sys.argv[1]).getroot()
 text = " ".join(root.itertext())
 assert "CPUs held, averaged over" in text and "of CPU allotted" in text, text[:300]
-assert len([p for p in root.iter("{http://www.w3.org/2000/svg}path") if p.get("fill-opacity")]) == 3
+paths = list(root.iter("{http://www.w3.org/2000/svg}path"))
+assert len([p for p in paths if p.get("fill-opacity") and not p.get("data-job")]) == 3
+assert len([p for p in paths if p.get("data-job")]) == 3
 ' "$tmp/out.svg" || fail "history --plot -: not the chart"
 expect_rc 2 "$asteal" history --plot - --csv
 expect_rc 2 "$asteal" --json history --plot -

@@ -337,6 +337,8 @@ static void test_plot_choice(void **state)
 		assert_non_null(strstr(buf, want));
 	}
 	assert_non_null(strstr(buf, "(1 more job not shown)"));
+	/* the whole machine's view counts it among the others */
+	assert_non_null(strstr(buf, "data-job=\"others\""));
 	/* 10 s over 436 slices: 22.9 ms each */
 	assert_non_null(strstr(buf, "CPUs held, averaged over 22.9ms"));
 	/* what ranks them is allotted time, and the panels say so: 2 CPUs
@@ -364,6 +366,65 @@ static void test_plot_choice(void **state)
 	free(recs);
 }
 
+/* The whole machine's panel: job 1 holds both CPUs for 5 s, then jobs 2
+ * and 3 one each for 5 s; stacked, they fill P all along: the mean is P,
+ * 100%, job 3's band (on top) reaches the line at P, and there is no band
+ * of others. */
+static void test_plot_machine(void **state)
+{
+	Asteal__JobRecord jobs[3];
+	const Asteal__JobRecord *jp[3];
+	Asteal__AllotmentRecord recs[3];
+	const Asteal__AllotmentRecord *rp[3];
+	const uint64_t t0 = 1700000000ull * 1000000000ull, S = 1000000000ull;
+	struct plot_input in;
+	char *buf = NULL, *m, *band, *p, y[32];
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	for (int i = 0; i < 3; i++) {
+		asteal__job_record__init(&jobs[i]);
+		jobs[i].id = (uint64_t)i + 1;
+		jobs[i].name = "j";
+		jp[i] = &jobs[i];
+		asteal__allotment_record__init(&recs[i]);
+		recs[i].job_id = (uint64_t)i + 1;
+		recs[i].start_ns = i == 0 ? t0 : t0 + 5 * S;
+		recs[i].end_ns = i == 0 ? t0 + 5 * S : t0 + 10 * S;
+		recs[i].desire = recs[i].allotment = i == 0 ? 2 : 1;
+		recs[i].allotted_ns = 5 * S * recs[i].allotment;
+		rp[i] = &recs[i];
+	}
+	in.jobs = jp;
+	in.njobs = 3;
+	in.recs = rp;
+	in.nrecs = 3;
+	in.ncpus = 2;
+	f = open_memstream(&buf, &len);
+	assert_int_equal(plot_write(f, &in), 0);
+	fclose(f);
+	m = strstr(buf, "<g id=\"machine\">");
+	assert_non_null(m);
+	assert_non_null(strstr(m, "mean 2.00 CPUs allotted, 100% of P"));
+	assert_null(strstr(buf, "data-job=\"others\""));
+	assert_non_null(strstr(m, "data-job=\"1\""));
+	assert_non_null(strstr(m, "data-job=\"2\""));
+	band = strstr(m, "data-job=\"3\"");
+	assert_non_null(band);
+	/* the line at P, after the bands: its height is in job 3's path */
+	p = strstr(band, "stroke-dasharray=\"2 3\"");
+	assert_non_null(p);
+	p = strstr(m, "<line x1=");
+	assert_non_null(p);
+	p = strstr(p, "y1=\"");
+	assert_non_null(p);
+	snprintf(y, sizeof(y), " %.*s", (int)strcspn(p + 4, "\""), p + 4);
+	*strstr(band, "/>") = '\0';
+	assert_non_null(strstr(band, y));
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -373,6 +434,7 @@ int main(void)
 		cmocka_unit_test(test_table_parsable_csv),
 		cmocka_unit_test(test_cpus),
 		cmocka_unit_test(test_plot_choice),
+		cmocka_unit_test(test_plot_machine),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
