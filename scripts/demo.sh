@@ -2,7 +2,11 @@
 # demo.sh BUILD - two-level scheduling at work, in under a minute: start
 # asteald on a private socket and database (BUILD/demo/), run three jobs of
 # different parallelism together with `asteal run`, show them running,
-# print their allotment history and write a plot of it, stop the daemon.
+# print their allotment history, what each asked for and got (from that
+# history, as the chart's panels say it) and write a plot of it, stop the
+# daemon, then the co-run verdicts.  DEMO_QUICK=1 runs smaller jobs and no
+# verdicts (tests/demo.test.sh: the printed figures, the chart and the
+# history agree).
 set -eu
 
 . scripts/lib.sh                 # wait_for
@@ -72,13 +76,21 @@ Running three jobs together with 'asteal run':
   phases   phases 24 (100 ms serial, then 4 x 50 ms parallel, repeated)
   serial   phases 50 --h 1               one task at a time
 EOF
-run wide "$build/jobs/fib" 44
-run phases "$build/jobs/phases" 24 --w1 100000 --w2 50000 --h 4
-run serial "$build/jobs/phases" 50 --w1 100000 --w2 0 --h 1
+if [ -n "${DEMO_QUICK:-}" ]; then
+	run wide "$build/jobs/fib" 38
+	run phases "$build/jobs/phases" 4 --w1 100000 --w2 50000 --h 4
+	run serial "$build/jobs/phases" 8 --w1 100000 --w2 0 --h 1
+else
+	run wide "$build/jobs/fib" 44
+	run phases "$build/jobs/phases" 24 --w1 100000 --w2 50000 --h 4
+	run serial "$build/jobs/phases" 50 --w1 100000 --w2 0 --h 1
+fi
 three() { [ "$("$A" --json jobs | grep -o '"id"' | wc -l)" -ge 3 ]; }
 if wait_for 10 three; then
 	sleep 1      # let the desires settle for the snapshot (display only)
-	printf '\nasteal jobs, a second later (DESIRE: what the job asks for, ALLOT: what it got):\n\n'
+	printf '\nasteal jobs, a second later (DESIRE: what the job asks for now, ALLOT:\n'
+	printf 'what it holds now; a job that could not use a quantum, in a serial\n'
+	printf 'phase or waiting for its CPU, asks for less the next):\n\n'
 	"$A" jobs | sed 's/^/  /'
 fi
 for j in wide phases serial; do
@@ -98,6 +110,35 @@ printf '\nasteal history: %s allotment changes (one row per change; the first 25
 "$A" history | head -n 26 | sed 's/^/  /'
 [ "$rows" -gt 25 ] && echo "  ... (all of them: $A --socket $sock history)"
 "$A" history --plot "$plot" >/dev/null || die "the plot failed"
+# What each job asked for and got, from the history: time-weighted means
+# over its rows, as each panel of the chart says them.
+"$A" --json history >"$dir/history.json" || die "history --json failed"
+python3 - "$dir/history.json" "$cpus" >"$dir/means.txt" <<'PY' || die "the means failed"
+import json, sys
+rows = json.load(open(sys.argv[1]))["allotments"]
+P = int(sys.argv[2])
+jobs = {}
+span = (max(int(r["end_ns"]) for r in rows) - min(int(r["start_ns"]) for r in rows)
+        if rows else 1)
+for r in rows:
+    d = int(r["duration_ns"])
+    j = jobs.setdefault(r["name"], [0, 0.0, 0.0])
+    j[0] += d
+    j[1] += d * r["allotment"]
+    j[2] += d * r["desire"]
+print("  %-8s %12s %15s" % ("JOB", "MEAN DESIRE", "MEAN ALLOTMENT"))
+for name in ("wide", "phases", "serial"):
+    t, a, w = jobs.get(name, [0, 0, 0])
+    if t:
+        print("  %-8s %12.2f %15.2f" % (name, w / t, a / t))
+together = sum(j[2] for j in jobs.values()) / max(span, 1)
+print("together the jobs asked for %.1f CPUs on average while they ran, of "
+      "the %d there are" % (together, P))
+PY
+printf '\nWhat each job asked for and got, over its whole run (from the history,\n'
+printf 'as the chart says it; CPUs):\n\n'
+sed '$d' "$dir/means.txt"
+asked=$(tail -n 1 "$dir/means.txt")
 printf '\nasteal status:\n\n'
 "$A" status | sed 's/^/  /'
 
@@ -106,14 +147,20 @@ wait "$daemon_pid" || die "asteald did not stop cleanly"
 daemon_pid=""
 cat <<EOF
 
-What happened: three jobs asked for more CPUs than the $cpus there are, so
-DEQ shared them out equally, the jobs taking turns for the odd one (each
-job's total stays within one CPU-quantum of the others').  When a job
-finished, the others got its share; a job that cannot use what it gets
-(a serial phase) is found inefficient by A-STEAL and asks for less.
+What happened: $asked.
+Whenever they asked for more than that, DEQ shared the CPUs out equally,
+the jobs taking turns for the odd one (each job's total stays within one
+CPU-quantum of the others').  When a job finished, the others got its
+share; a job that cannot use what it gets (a serial phase, or a quantum
+spent waiting for its CPU) is found inefficient by A-STEAL and asks for
+less, so that a mean desire is below what the job could use at best.
 
 The plot of desire and allotment over time: $plot
 The history database (SQLite): $db   The daemon's log: $dir/asteald.log
+
+EOF
+[ -n "${DEMO_QUICK:-}" ] && exit $status
+cat <<EOF
 
 What it buys here: the same three kinds of job looped together for 4 s,
 unmanaged (every job's workers on every CPU) and under a fresh asteald,
