@@ -67,6 +67,7 @@ struct user {
 	                                  under admins' */
 	long input;                    /* bytes of input its connections hold
 	                                  under ordinary tickets */
+	long output;                   /* bytes queued to them, likewise */
 	struct bucket rows;            /* the new job rows it may make */
 	struct user *next;
 };
@@ -81,6 +82,7 @@ struct admit_ticket {
 	int fds;                       /* its connection's descriptors: the
 	                                  socket, and a pidfd when it has one */
 	long input;                    /* bytes of input its connection holds */
+	long output;                   /* bytes of replies queued to it */
 };
 
 struct admit {
@@ -97,13 +99,14 @@ struct admit {
 	                                  (admins' too); the most since
 	                                  admit_input_held last asked */
 	long users_input;              /* ... under ordinary tickets */
+	long users_output;             /* bytes queued under ordinary tickets */
 };
 
 /* Whether a uid holds nothing, and its bucket is full: it may go. */
 static int idle(struct user *u)
 {
 	if (u->pending > 0 || u->clients > 0 || u->jobs > 0 || u->fds > 0 ||
-	    u->admin_fds > 0 || u->input > 0)
+	    u->admin_fds > 0 || u->input > 0 || u->output > 0)
 		return 0;
 	bucket_refill(&u->rows, qtime_now_ns(), ADMIT_USER_JOB_BURST,
 	              ADMIT_USER_JOB_RATE);
@@ -442,6 +445,7 @@ void admit_leave(struct admit *a, struct admit_ticket *t)
 	}
 	count(a, t, -1);
 	admit_input(a, t, -t->input, NULL, 0);
+	admit_output(a, t, -t->output, NULL, 0);
 	free(t);
 }
 
@@ -476,6 +480,35 @@ int admit_input(struct admit *a, struct admit_ticket *t, long delta,
 		         "and users %ld in all: all their room of %ld (the last "
 		         "%ld kept for users that held none)", (int)u->uid, u->input,
 		         a->users_input, ADMIT_INPUT_ROOM, ADMIT_INPUT_NEWCOMER);
+		return -1;
+	}
+	return 0;
+}
+
+/* Count the bytes queued to t's connection beyond what it had, against
+ * its uid's budget and the users' room. */
+int admit_output(struct admit *a, struct admit_ticket *t, long delta,
+                 char *why, size_t whylen)
+{
+	struct user *u = t->user;
+
+	t->output += delta;
+	if (t->admin)
+		return 0;
+	u->output += delta;
+	a->users_output += delta;
+	if (delta <= 0)
+		return 0;
+	if (u->output > ADMIT_USER_OUTPUT) {
+		snprintf(why, whylen, "uid %d has %ld bytes of replies waiting to "
+		         "be read, over its budget of %ld", (int)u->uid, u->output,
+		         ADMIT_USER_OUTPUT);
+		return -1;
+	}
+	if (a->users_output > ADMIT_OUTPUT_ROOM) {
+		snprintf(why, whylen, "uid %d has %ld bytes of replies waiting to "
+		         "be read, and users %ld in all: all their room of %ld",
+		         (int)u->uid, u->output, a->users_output, ADMIT_OUTPUT_ROOM);
 		return -1;
 	}
 	return 0;

@@ -6,8 +6,9 @@
  * descriptors: every one a peer makes the daemon hold (a connection's
  * socket and pidfd, a launched child's pidfd) is counted against its uid,
  * and each uid may hold its fair part of the room the descriptor limit
- * leaves; and the input its connections make the daemon hold, within a
- * budget per uid and a room for all.  It counts the places its tickets
+ * leaves; and the input its connections make the daemon hold and the
+ * replies queued to them, each within a budget per uid and a room for
+ * all.  It counts the places its tickets
  * hold and knows nothing of connections beyond the peer's credentials:
  * control.c asks it before each step and tells it what was taken.
  */
@@ -67,6 +68,18 @@
 #define ADMIT_INPUT_ROOM (16L << 20)    /* ... of all uids but admins */
 #define ADMIT_INPUT_NEWCOMER (256L << 10) /* ... of which kept for uids
                                            that hold none */
+
+/* Output: the bytes of replies queued to a uid's connections that its
+ * programs have not read.  A connection may have CONN_MAX_OUTPUT queued
+ * (conn.h); a uid ADMIT_USER_OUTPUT over all its connections, and all
+ * users together ADMIT_OUTPUT_ROOM: a uid that opens connections and
+ * asks without reading cannot make the daemon hold its connection limit
+ * times a connection's queue.  A connection whose reply would take its
+ * uid past that is dropped (its queue discarded: it does not read), with
+ * a log line; the uid's other connections, and other uids, go on.
+ * Admins have no budget. */
+#define ADMIT_USER_OUTPUT (16L << 20)   /* bytes queued per uid */
+#define ADMIT_OUTPUT_ROOM (128L << 20)  /* ... to all uids but admins */
 
 /* The places a connection takes, each counted against its uid and in
  * all. */
@@ -141,6 +154,13 @@ void admit_fd_give(struct admit *a, struct admit_charge *c);
  * a uid that held some); admins have none. */
 int admit_input(struct admit *a, struct admit_ticket *t, long delta,
                 char *why, size_t whylen);
+
+/* t's connection has delta more bytes of replies queued (fewer when
+ * delta < 0), counted against its uid until admit_leave: 0, or -1 with
+ * the reason in why when more takes the uid past ADMIT_USER_OUTPUT or
+ * the users past ADMIT_OUTPUT_ROOM; admins have none. */
+int admit_output(struct admit *a, struct admit_ticket *t, long delta,
+                 char *why, size_t whylen);
 
 /* The bytes of input every connection holds now; in *most, the most they
  * held since the last call (which starts the next such span). */

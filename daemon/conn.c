@@ -72,6 +72,8 @@ static void batch_del(struct conn *c)
 /* Free a connection now (its handler's gone first). */
 void conn_free(struct conn *c)
 {
+	/* The owner forgets what c has queued with gone: no word after. */
+	evbuffer_remove_cb_entry(bufferevent_get_output(c->bev), c->out_cb);
 	c->h->gone(c, c->arg);
 	if (c->batch != NULL && !c->closing)
 		batch_del(c);
@@ -596,8 +598,10 @@ struct conn *conn_create(struct event_base *base, evutil_socket_t fd,
 	c->more_ev = evtimer_new(base, on_more, c);
 	c->partial_ev = evtimer_new(base, on_partial_late, c);
 	c->bev = bufferevent_socket_new(base, fd, BEV_OPT_CLOSE_ON_FREE);
+	c->h = h;
+	c->arg = arg;
 	if (c->free_ev == NULL || c->hello_ev == NULL || c->more_ev == NULL ||
-	    c->partial_ev == NULL || c->bev == NULL ||
+	    c->partial_ev == NULL || c->bev == NULL || conn__watch_output(c) < 0 ||
 	    evtimer_add(c->hello_ev, &hello) < 0) {
 		if (c->bev != NULL) {
 			bufferevent_setfd(c->bev, -1);  /* fd stays the caller's */
@@ -615,8 +619,6 @@ struct conn *conn_create(struct event_base *base, evutil_socket_t fd,
 		return NULL;
 	}
 	c->base = base;
-	c->h = h;
-	c->arg = arg;
 	c->fd = fd;
 	c->peer = *p;
 	c->hello = 1;

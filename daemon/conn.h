@@ -8,8 +8,9 @@
  * A peer that sends garbage or an oversize frame gets an Error and is
  * disconnected after it is written (conn_fail); a peer that does not read
  * is dropped when CONN_MAX_OUTPUT bytes wait for it.  The owner hears how
- * much input each connection holds (the handler's input), and may have it
- * disconnected for holding too much.  Nothing here blocks.
+ * much input each connection holds and how much output waits for it (the
+ * handler's input and output), and may have it disconnected for either.
+ * Nothing here blocks.
  */
 #ifndef ASTEAL_CONN_H
 #define ASTEAL_CONN_H
@@ -48,6 +49,14 @@ struct conn_handler {
 	 * owner's to forget with gone. */
 	int (*input)(struct conn *c, long delta, char *why, size_t whylen,
 	             void *arg);
+	/* c has delta more bytes of replies queued that its peer has not
+	 * read (fewer when delta < 0: written since): 0, or -1 with the
+	 * reason in why when its owner will not hold them: c is then
+	 * dropped, its queue discarded (it does not read).  What c has
+	 * queued when it is freed is the owner's to forget with gone.  May
+	 * be NULL. */
+	int (*output)(struct conn *c, long delta, char *why, size_t whylen,
+	              void *arg);
 	/* conn_fail disconnects the peer: its Error is queued, it is about
 	 * to close. */
 	void (*failed)(struct conn *c, void *arg);

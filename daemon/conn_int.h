@@ -44,7 +44,16 @@ struct conn {
 	int held;                      /* conn_hold: nothing more taken */
 	size_t charged;                /* bytes read and not yet taken, as
 	                                  the handler last heard (input) */
+	struct evbuffer_cb_entry *out_cb; /* tells the handler of output */
+	int refused;                   /* the handler refused output queued:
+	                                  dropped by the sender (connsend.c) */
+	char refused_why[200];
 };
+
+/* Have the owner hear of c's output as it is queued and written (the
+ * handler's output; connsend.c) until conn_free removes c->out_cb: 0, or
+ * -1 when out of memory. */
+int conn__watch_output(struct conn *c);
 
 /* Drop a connection now, whatever waits to be written to it: freed on the
  * next loop turn (callers may still look at it), its socket shut at once

@@ -2,8 +2,10 @@
  * connsend.c - sending to a peer's connection (see conn.h): a frame is
  * written straight to the socket when nothing waits before it, else
  * queued on the connection's bufferevent; a peer that does not read is
- * dropped when CONN_MAX_OUTPUT bytes would wait for it.  Reading and
- * closing are conn.c's (conn_int.h has what the two share).
+ * dropped when CONN_MAX_OUTPUT bytes would wait for it, or when its owner
+ * will not hold what waits (its uid's budget: the handler's output, told
+ * of every change of the queue).  Reading and closing are conn.c's
+ * (conn_int.h has what the two share).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -32,6 +34,41 @@ static int overflows(struct conn *c, struct evbuffer *out, size_t len)
 		return 0;
 	log_warn("peer pid %d (uid %d) does not read its replies (%zu bytes "
 	         "waiting): dropped", (int)c->peer.pid, (int)c->peer.uid, queued);
+	conn__drop(c);
+	return 1;
+}
+
+/* The output queue changed: the owner hears by how much.  A refusal is
+ * kept for the sender to act on once its bytes are in (dropping the
+ * connection here, inside the buffer's own operation, could not be). */
+static void on_output(struct evbuffer *out, const struct evbuffer_cb_info *info,
+                      void *arg)
+{
+	struct conn *c = arg;
+	long delta = (long)info->n_added - (long)info->n_deleted;
+
+	(void)out;
+	if (delta == 0 || c->closing || c->h->output == NULL)
+		return;
+	if (c->h->output(c, delta, c->refused_why, sizeof(c->refused_why),
+	                 c->arg) < 0)
+		c->refused = 1;
+}
+
+/* Watch the output queue. */
+int conn__watch_output(struct conn *c)
+{
+	c->out_cb = evbuffer_add_cb(bufferevent_get_output(c->bev), on_output, c);
+	return c->out_cb != NULL ? 0 : -1;
+}
+
+/* Whether the owner refused what was queued: then c is dropped. */
+static int refused(struct conn *c)
+{
+	if (!c->refused)
+		return 0;
+	log_warn("peer pid %d (uid %d) does not read its replies: %s; dropped",
+	         (int)c->peer.pid, (int)c->peer.uid, c->refused_why);
 	conn__drop(c);
 	return 1;
 }
@@ -73,7 +110,7 @@ int conn_send_frame(struct conn *c, const uint8_t *buf, size_t len)
 		          (int)c->peer.pid);
 		return -1;
 	}
-	return 0;
+	return refused(c) ? -1 : 0;
 }
 
 /* Send a message with a descriptor attached (SCM_RIGHTS, with its first
@@ -163,5 +200,5 @@ int conn_send(struct conn *c, const Asteal__Envelope *m)
 	}
 	v.iov_len = len;
 	evbuffer_commit_space(out, &v, 1);
-	return 0;
+	return refused(c) ? -1 : 0;
 }

@@ -377,11 +377,23 @@ static int peer_input(struct conn *c, long delta, char *why, size_t whylen,
 	return admit_input(p->ctl->admit, p->ticket, delta, why, whylen);
 }
 
+/* A connection has delta more bytes of replies waiting to be read:
+ * counted against its uid's budget (admit.c), which may refuse them. */
+static int peer_output(struct conn *c, long delta, char *why, size_t whylen,
+                       void *arg)
+{
+	struct peer *p = arg;
+
+	(void)c;
+	return admit_output(p->ctl->admit, p->ticket, delta, why, whylen);
+}
+
 /* What a connection hands the control. */
 static const struct conn_handler peer_handler = {
 	.message = dispatch,
 	.feedback = dispatch_feedback,
 	.input = peer_input,
+	.output = peer_output,
 	.failed = peer_failed,
 	.gone = peer_gone,
 };

@@ -1,5 +1,6 @@
 /*
- * test_admit.c - daemon/admit.c's budget of buffered input, without a
+ * test_admit.c - daemon/admit.c's budgets of buffered input and of
+ * replies queued (test_output), without a
  * daemon: tickets of made-up uids (none of them root or ours, so none an
  * admin) charge bytes as a connection's reads would, and the answers are
  * checked against the rule admit.h states: a uid may hold ADMIT_USER_INPUT,
@@ -206,12 +207,51 @@ static void test_equal_parts(void **state)
 	admit_free(a);
 }
 
+/* Replies queued: a uid up to ADMIT_USER_OUTPUT over its connections,
+ * refused one byte past with the reason, room again once some are read
+ * or a connection leaves; the users all up to ADMIT_OUTPUT_ROOM; a uid
+ * that holds none is not kept (admit_leave of its last ticket frees it:
+ * ASan's leak check would say otherwise). */
+static void test_output(void **state)
+{
+	struct admit *a = admission();
+	struct admit_ticket *t1 = ticket(a, UID0), *t2 = ticket(a, UID0);
+	struct admit_ticket *many[ADMIT_OUTPUT_ROOM / ADMIT_USER_OUTPUT + 1];
+	char why[300] = "";
+	size_t i;
+
+	(void)state;
+	assert_int_equal(admit_output(a, t1, ADMIT_USER_OUTPUT / 2, why, sizeof(why)), 0);
+	assert_int_equal(admit_output(a, t2, ADMIT_USER_OUTPUT / 2, why, sizeof(why)), 0);
+	assert_int_equal(admit_output(a, t2, 1, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "replies waiting"));
+	assert_non_null(strstr(why, "over its budget"));
+	assert_int_equal(admit_output(a, t2, -4097, NULL, 0), 0);   /* read */
+	assert_int_equal(admit_output(a, t2, 4096, why, sizeof(why)), 0);
+	admit_leave(a, t2);
+	assert_int_equal(admit_output(a, t1, ADMIT_USER_OUTPUT / 2, why, sizeof(why)), 0);
+	admit_leave(a, t1);
+	/* Uids each at their budget fill the users' room; the next is
+	 * refused there, though within its own budget. */
+	for (i = 0; i < sizeof(many) / sizeof(many[0]); i++) {
+		many[i] = ticket(a, UID0 + 1 + (uid_t)i);
+		assert_int_equal(admit_output(a, many[i], ADMIT_USER_OUTPUT, why,
+		                              sizeof(why)),
+		                 i < ADMIT_OUTPUT_ROOM / ADMIT_USER_OUTPUT ? 0 : -1);
+	}
+	assert_non_null(strstr(why, "all their room"));
+	for (i = 0; i < sizeof(many) / sizeof(many[0]); i++)
+		admit_leave(a, many[i]);
+	admit_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_user_budget),
 		cmocka_unit_test(test_room),
 		cmocka_unit_test(test_equal_parts),
+		cmocka_unit_test(test_output),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,6 +16,9 @@
  *   falls back near where it was (freed memory given back), both judged
  *   in the normal build only: a sanitizer's allocator keeps freed memory
  *   in quarantine and its shadow to itself.
+ * And a uid that asks on six connections at once and reads no reply is
+ * held to its budget of replies queued (admit.h): its connections are
+ * dropped with a log line, root is served, the peak memory is bounded.
  * Every wait is on a condition with a deadline.
  */
 #include <errno.h>
@@ -492,6 +495,91 @@ static void test_frames_begun(void **state)
 	assert_true(root_served());
 }
 
+/* The unread replies' attack: UNREAD_CONNS clients, each asking for
+ * UNREAD_ASKS Statuses at once and reading none. */
+#define UNREAD_CONNS 6
+#define UNREAD_ASKS 25000
+
+/* The most the daemon's peak memory may grow by under it: the uid's
+ * budget of replies queued (16 MiB) and what the connections cost, with
+ * room; without the budget each connection queues 8 MiB (48 MiB). */
+#define UNREAD_GROWTH_KB (30 * 1024)
+
+/* As the attacker: open the clients, ask, read nothing; 0 once the daemon
+ * has dropped at least one of them (its end shut: POLLRDHUP), within a
+ * bound.  Its connections stay open until the test lets it end. */
+static int ask_unread(int unused)
+{
+	static const uint8_t ask[PROTO_HEADER_LEN + 3] = { 0, 0, 0, 3, 20u << 3 | 2, 0x01, 0 };
+	static uint8_t asks[UNREAD_ASKS * sizeof(ask)];
+	int fds[UNREAD_CONNS], n = 0, dropped = 0;
+	double end = test_now() + 4 * tdaemon_bound();
+
+	(void)unused;
+	/* field 20 is a two-byte tag: 0xa2 0x01 */
+	for (size_t i = 0; i < UNREAD_ASKS; i++) {
+		memcpy(asks + i * sizeof(ask), ask, sizeof(ask));
+		asks[i * sizeof(ask) + PROTO_HEADER_LEN] = 0xa2;
+	}
+	for (int i = 0; i < UNREAD_CONNS; i++) {
+		Asteal__Envelope *m = NULL;
+		int fd = tdaemon_connect(&d, 0, &m);
+		int ok = fd >= 0 && m != NULL && m->msg_case == ASTEAL__ENVELOPE__MSG_WELCOME;
+
+		frame_free(m);
+		if (!ok)
+			return 10;
+		fds[n++] = fd;
+		(void)send_whole(fd, asks, sizeof(asks));
+	}
+	while (!dropped && test_now() < end) {
+		struct pollfd pf[UNREAD_CONNS];
+
+		for (int i = 0; i < n; i++)
+			pf[i] = (struct pollfd){ .fd = fds[i], .events = POLLRDHUP };
+		if (poll(pf, (nfds_t)n, 100) > 0)
+			for (int i = 0; i < n; i++)
+				dropped += (pf[i].revents & (POLLRDHUP | POLLHUP)) != 0;
+	}
+	print_message("uid %d: %d of %d connections dropped\n", (int)getuid(),
+	              dropped, n);
+	return dropped > 0 ? 0 : 11;
+}
+
+/* A uid that asks on many connections and reads no reply makes the
+ * daemon hold no more than its budget of replies: connections dropped
+ * with a log line that says why, root served meanwhile, the peak memory
+ * bounded (normal build). */
+static void test_replies_unread(void **state)
+{
+	static const char *const args[] = { "--log-level", "warn", NULL };
+	long before, hwm;
+	int go, lines;
+	pid_t c;
+
+	(void)state;
+	if (geteuid() != 0) {
+		print_message("skipped: the attack needs root to connect as other "
+		              "uids (setuid)\n");
+		skip();
+	}
+	assert_int_equal(tdaemon_start(&d, args, 4096), 0);
+	assert_true(root_served());
+	before = daemon_kb("VmRSS");
+	c = tdaemon_as_uid(UID_A, ask_unread, 0, &go);
+	assert_true(root_served());
+	hwm = daemon_kb("VmHWM");
+	lines = tdaemon_log_count(&d, "does not read its replies: uid", NULL);
+	print_message("asteald's memory: %.1f MB before, peak %.1f MB; %d log "
+	              "lines of the budget\n", before / 1024.0, hwm / 1024.0, lines);
+	assert_int_equal(tdaemon_finish_uid(c, go), 0);
+	assert_true(lines >= 1);
+	assert_true(tdaemon_log_count(&d, "over its budget", NULL) >= 1);
+	if (!test_sanitized())
+		assert_true(hwm - before <= UNREAD_GROWTH_KB);
+	assert_true(root_served());
+}
+
 /* Stop the daemon: it must exit 0. */
 static int stop(void **state)
 {
@@ -503,6 +591,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_frames_begun, stop),
+		cmocka_unit_test_teardown(test_replies_unread, stop),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
