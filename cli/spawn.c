@@ -21,6 +21,8 @@
 
 #include "spawn.h"
 
+#include "client.h"
+
 /* The program's arguments as one line, for listings. */
 static void join_args(char **argv, char *buf, size_t len)
 {
@@ -257,6 +259,18 @@ static void child_streams(const struct spawn *sp, unsigned long long id, int err
 	}
 	if (dup2(efd, STDERR_FILENO) < 0)
 		child_fail(err, SPAWN_FAIL_ERROR);
+}
+
+/* Check --cpus against the daemon's CPUs. */
+int spawn_check_cpus(const struct spawn *sp, const struct client *c)
+{
+	int n = client_ncpus(c);
+
+	if (sp->cpus == 0 || n <= 0 || sp->cpus <= (unsigned)n)
+		return 0;
+	cli_error("--cpus %u: asteald shares %d CPU%s; a job may have at most "
+	          "that many", sp->cpus, n, n == 1 ? "" : "s");
+	return CLI_USAGE;
 }
 
 /* In the child: wait for the id, then exec the program (never returns).

@@ -41,6 +41,12 @@ struct spawn {
  * after a usage message. */
 int spawn_parse(int argc, char **argv, struct spawn *sp, int *stats, int *parsable);
 
+/* Whether sp's --cpus fits the daemon c speaks to: 0, or CLI_USAGE after
+ * saying how many CPUs it shares (a rigid job of more could never be
+ * allotted them, and its runtimes would start that many threads). */
+struct client;
+int spawn_check_cpus(const struct spawn *sp, const struct client *c);
+
 /* A file name template with %j replaced by the job id and %% by %, into
  * out (len bytes): 0, or -1 when it has another % or does not fit. */
 int spawn_expand(const char *tmpl, unsigned long long id, char *out, size_t len);

@@ -470,6 +470,10 @@ int supervise_run(const struct cli *g, int argc, char **argv)
 	runmode_choose(&sp);
 	if ((code = client_open(g->socket, &c)) != 0)
 		return code;
+	if ((code = spawn_check_cpus(&sp, c)) != 0) {
+		client_close(c);
+		return code;
+	}
 	if (sp.notice[0] != '\0')
 		cli_error("%s", sp.notice);
 	if (catch_signals(0) < 0) {
@@ -577,6 +581,10 @@ int supervise_submit(const struct cli *g, int argc, char **argv)
 	if (catch_signals(1) < 0 || (code = client_open(g->socket, &c)) != 0) {
 		dprintf(tell[1], "!%d\n", c == NULL && code ? code : CLI_FAIL);
 		_exit(CLI_FAIL);
+	}
+	if ((code = spawn_check_cpus(&sp, c)) != 0) {
+		dprintf(tell[1], "!%d\n", code);
+		_exit(code);
 	}
 	if (sp.notice[0] != '\0')
 		cli_error("%s", sp.notice);     /* still on the terminal */

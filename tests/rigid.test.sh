@@ -20,7 +20,8 @@
 #     one-worker fib that joins after it does not take;
 #  3. a daemon restart re-confines a job that outlives it;
 #  4. --cpus: the environment the runtimes read, the listing (CAP, HELD),
-#     bad values, a linked program's desire capped;
+#     bad values, more than the daemon's CPUs refused, a linked
+#     program's desire capped;
 #  5. status: a process outside any job spinning on CPU 1 shows as the
 #     other use of CPU 1.
 # Every wait is on a condition with a bound.
@@ -327,8 +328,14 @@ echo "off: greedy's threads not held to its CPU; it used $use CPUs"
 "$A" cancel "$g" >/dev/null
 
 # ---- 4. --cpus ----
-out=$("$A" run -c 3 -- sh -c 'echo "$OMP_NUM_THREADS $MKL_NUM_THREADS $ASTEAL_CPUS"') || fail "run -c 3"
-[ "$out" = "3 3 3" ] || fail "run -c 3: environment '$out'"
+out=$("$A" run -c 2 -- sh -c 'echo "$OMP_NUM_THREADS $MKL_NUM_THREADS $ASTEAL_CPUS"') || fail "run -c 2"
+[ "$out" = "2 2 2" ] || fail "run -c 2: environment '$out'"
+# More CPUs than the daemon shares: refused, saying how many it has.
+for cmd in run submit; do
+	"$A" $cmd --cpus 3 -- true >/dev/null 2>"$tmp/err"
+	[ $? -eq 2 ] || fail "$cmd --cpus 3 of 2 CPUs was not a usage error"
+	grep -q "asteald shares 2 CPUs" "$tmp/err" || fail "$cmd --cpus 3: $(cat "$tmp/err")"
+done
 out=$(OMP_NUM_THREADS=9 "$A" run --cpus=1 -- sh -c 'echo "$OMP_NUM_THREADS"') || fail "run --cpus=1"
 [ "$out" = 1 ] || fail "--cpus 1 left OMP_NUM_THREADS at '$out'"
 for bad in 0 -1 abc 1x 65537 ""; do
