@@ -119,16 +119,38 @@ static const int cols[] = {
 
 /* The states of a running job, for --state and the STATE column. */
 static const char *const states[] = { "running", "waiting", "idle",
-	"unmanaged", NULL };
-enum { S_RUNNING, S_WAITING, S_IDLE, S_UNMANAGED };
+	"unmanaged", "stopped", NULL };
+enum { S_RUNNING, S_WAITING, S_IDLE, S_UNMANAGED, S_STOPPED };
+
+/* Whether process pid is stopped (SIGSTOP, SIGTSTP, a tracer), as its
+ * /proc/PID/stat says on this machine; no when it cannot be read. */
+static int stopped(int pid)
+{
+	char path[64], buf[512], *paren;
+	FILE *f;
+	size_t n;
+
+	if (pid <= 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* "PID (COMM) S ...": the command may hold spaces and parentheses */
+	paren = strrchr(buf, ')');
+	return paren != NULL && paren[1] == ' ' && (paren[2] == 'T' || paren[2] == 't');
+}
 
 /* A job's state: unmanaged (a program the daemon does not schedule),
- * running (it holds CPUs), waiting (it wants some and holds none), idle
- * (it wants none: nothing to run). */
+ * stopped (its process is, whatever it holds), running (it holds CPUs),
+ * waiting (it wants some and holds none), idle (it wants none: nothing
+ * to run). */
 static int job_state(const Asteal__JobInfo *j)
 {
-	return j->unmanaged ? S_UNMANAGED : j->allotment > 0 ? S_RUNNING
-	       : j->desire > 0 ? S_WAITING : S_IDLE;
+	return j->unmanaged ? S_UNMANAGED : stopped((int)j->pid) ? S_STOPPED
+	       : j->allotment > 0 ? S_RUNNING : j->desire > 0 ? S_WAITING : S_IDLE;
 }
 
 /* Who job j is, for the cells and JSON both commands share. */

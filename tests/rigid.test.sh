@@ -348,6 +348,16 @@ wait_for 20 running "$A" "$id" || fail "rigid sleep never allotted"
 "$A" jobs "$id" >"$tmp/jobs" || fail "jobs"
 grep -q "CAP *HELD" "$tmp/jobs" || fail "jobs: no CAP and HELD columns: $(cat "$tmp/jobs")"
 grep -q "2 rigid *off" "$tmp/jobs" || fail "jobs: the rigid job: $(cat "$tmp/jobs")"
+# Stopped (SIGSTOP) it shows as stopped, and --state finds it; continued,
+# no longer.
+pid=$("$A" --json jobs "$id" | json 'd[0]["pid"]')
+state() { "$A" --json jobs "$id" | json 'd[0]["state"]'; }
+is_state() { [ "$(state)" = "$1" ]; }
+kill -STOP "$pid"
+wait_for 10 is_state stopped || fail "a SIGSTOPped job shows as $(state)"
+"$A" jobs --state stopped | grep -q " $pid " || fail "jobs --state stopped: $("$A" jobs --state stopped)"
+kill -CONT "$pid"
+wait_for 10 is_state running || fail "a continued job shows as $(state)"
 "$A" cancel "$id" >/dev/null || fail "cancel a rigid job"
 "$A" wait "$id"
 [ $? -eq 143 ] || fail "a cancelled rigid job's status"
