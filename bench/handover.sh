@@ -14,12 +14,15 @@
 # told at once) and release (it is told once the losing job said Released,
 # or after a quarter of a quantum), interleaved round by round, with the
 # six jobs' makespan (the wall time until the last finished) beside them,
-# and the host's steal over the round.
+# and the host's steal over the round.  HANDOVER_FIB=N makes the six jobs
+# fib N to N+5 instead (tests/benchsmoke.test.sh runs one short round so).
 set -u
 
 build=${1:?usage: bench/handover.sh BUILD [ROUNDS]}
 rounds=${2:-3}
 case "$rounds" in ''|*[!0-9]*|0) echo "usage: bench/handover.sh BUILD [ROUNDS]" >&2; exit 2 ;; esac
+fib0=${HANDOVER_FIB:-40}
+case "$fib0" in ''|*[!0-9]*) echo "bench: HANDOVER_FIB must be a number" >&2; exit 2 ;; esac
 for b in bin/asteald bin/asteal jobs/fib; do
 	[ -x "$build/$b" ] || { echo "bench: no $build/$b (make)" >&2; exit 2; }
 done
@@ -48,7 +51,7 @@ while [ "$r" -le "$rounds" ]; do
 		s0=$(steal_now)
 		t0=$(date +%s%N)
 		pids=""
-		for n in 40 41 42 43 44 45; do
+		for n in $(seq "$fib0" $((fib0 + 5))); do
 			ASTEAL_SOCKET="$tmp/s" ASTEAL_STATS=1 ASTEAL_WORKERS=2 \
 			    "$build/jobs/fib" "$n" >"$tmp/job.$n" 2>&1 &
 			pids="$pids $!"
@@ -63,7 +66,7 @@ while [ "$r" -le "$rounds" ]; do
 		kill "$daemon_pid"
 		wait "$daemon_pid"
 		daemon_pid=""
-		grep -q check=ok "$tmp/job.40" || { echo "bench: fib: $(cat "$tmp/job.40")" >&2; exit 1; }
+		grep -q check=ok "$tmp/job.$fib0" || { echo "bench: fib: $(cat "$tmp/job.$fib0")" >&2; exit 1; }
 		jobs=$(grep -h 'latency_us' "$tmp"/job.* |
 		    sed 's/.*latency_us p50=\([0-9.]*\) p99=\([0-9.]*\) max=\([0-9.]*\).*/\1 \2 \3/' |
 		    sort -n | awk '{ p50[NR] = $1; if ($2 > p99) p99 = $2; if ($3 > mx) mx = $3 }

@@ -4,10 +4,11 @@
 # 100 jobs, RUNS/100 quanta, every job's allotment changing every quantum,
 # written by asteal-histbench), then, ROUNDS times (default 3), a fresh
 # asteald on a copy of it, idle for as long as the next phase took last
-# (3 s the first time), and a fresh asteald on another copy while `asteal
-# history --csv` pages through every run, interleaved.  Per phase, from the
-# daemon's Status at the phase's end (its tick samples cover exactly that
-# daemon's life, under 4096 ticks): the timer's lateness (wake: fire time
+# (3 s the first time; HISTREAD_IDLE=S, for a short run), and a fresh
+# asteald on another copy while `asteal history --csv` pages through every
+# run, interleaved.  Per phase, from the daemon's Status at the phase's
+# end (its tick samples cover exactly that daemon's life, under 4096
+# ticks): the timer's lateness (wake: fire time
 # minus the tick's due time) at p50, p99 and max, the ticks skipped, the
 # tick's own time at p99, and the phase's length; medians over the rounds
 # (the range in brackets), and the host's steal over the whole sitting.
@@ -76,7 +77,8 @@ now() { date +%s.%N; }
 
 : >"$tmp/rows"
 s0=$(steal); t0=$(total)
-idle=3
+idle=${HISTREAD_IDLE:-3}
+case "$idle" in ''|*[!0-9.]*) echo "histread: HISTREAD_IDLE must be a number of seconds" >&2; exit 1 ;; esac
 for _ in $(seq "$rounds"); do
 	start
 	sleep "$idle"
