@@ -140,9 +140,18 @@ bins: $(BINS)
 
 jobs: $(JOBS)
 
+# The normal build's tests also smoke every benchmark (tests/daemonbench,
+# ombench, benchsmoke, benchidle.test.sh), so its tests build their
+# programs too; the oneTBB kernels where oneTBB's headers are installed
+# (libtbb-dev; scripts/deps.sh check asks for it).
+TBB_HDR    = $(wildcard /usr/include/oneapi/tbb.h)
+BENCH_SMOKE = $(BUILD)/bench/asteal-spawncost $(BUILD)/bench/asteal-loadgen \
+              $(BUILD)/bench/asteal-wirefloor $(BUILD)/bench/asteal-dequebench \
+              $(BUILD)/bench/asteal-probe $(BUILD)/bench/asteal-histbench \
+              $(if $(TBB_HDR),$(BENCH_TBB))
+
 tests: $(TESTS) $(BUILD)/tests/fuzz_frame $(BUILD)/tests/fuzz_daemon $(BUILD)/tests/deq_replay $(JOBS) $(BINS) \
-       $(BUILD)/tests/greedy $(BENCH_OMP) $(OMPSO) $(if $(SAN),,$(BUILD)/bench/asteal-spawncost) \
-       $(if $(SAN),,$(BUILD)/bench/asteal-loadgen $(BUILD)/bench/asteal-wirefloor)
+       $(BUILD)/tests/greedy $(BENCH_OMP) $(OMPSO) $(if $(SAN),,$(BENCH_SMOKE))
 
 $(GEN)/proto/%.pb-c.c $(GEN)/proto/%.pb-c.h: proto/%.proto
 	@mkdir -p $(@D)

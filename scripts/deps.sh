@@ -11,7 +11,8 @@
 #           OpenBLAS's OpenMP build and GROMACS, the real OpenMP programs
 #           of tests/ompreal.test.sh: about 97 MB to download, 36
 #           packages, 515 MB installed; g++ and gfortran for the C++ and
-#           Fortran programs of tests/omp.test.sh)
+#           Fortran programs of tests/omp.test.sh; oneTBB for the
+#           comparison kernels bench/run.sh's smoke runs)
 #   bench   make bench: build, and g++ and oneTBB (the comparison kernels),
 #           LLVM's libomp, ImageMagick and OpenBLAS's OpenMP build (the
 #           OpenMP runtimes and programs of bench/omp.sh and bench/corun)
@@ -32,7 +33,7 @@ CHECK_PKGS="python3 pkg-config file procps libcmocka-dev sqlite3 systemd
 	groff-base man-db gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
 	munge slurmctld slurmd slurm-client libslurm-dev
 	imagemagick libopenblas0-openmp libopenblas-openmp-dev gromacs
-	g++ gfortran"
+	g++ gfortran libtbb-dev"
 BENCH_PKGS="python3 g++ libtbb-dev libomp5-14 imagemagick libopenblas0-openmp
 	libopenblas-openmp-dev"
 

@@ -68,7 +68,7 @@ asked() {
 	printf '%s\n' "$out" | sed -n 's/^deps: install them with:  sudo apt-get install //p'
 }
 
-CHECK_ONLY="libcmocka-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user munge slurmctld slurmd slurm-client libslurm-dev imagemagick libopenblas0-openmp libopenblas-openmp-dev gromacs g++ gfortran"
+CHECK_ONLY="libcmocka-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user munge slurmctld slurmd slurm-client libslurm-dev imagemagick libopenblas0-openmp libopenblas-openmp-dev gromacs g++ gfortran libtbb-dev"
 BENCH_ONLY="g++ libtbb-dev libomp5-14 imagemagick libopenblas0-openmp libopenblas-openmp-dev"
 
 # ---- 1. a user without the test and benchmark packages ----
@@ -107,7 +107,7 @@ echo "python3 missing: demo asks for it, build does not; make demo stops first"
 
 # ---- 3. root installs what its target misses, nothing else ----
 echo 0 >"$tmp/uid"
-missing libcmocka-dev libtbb-dev
+missing libcmocka-dev libomp5-14
 deps demo
 [ "$rc" -eq 0 ] && [ ! -s "$tmp/apt.log" ] || fail "root deps.sh demo: exit $rc, apt-get $(cat "$tmp/apt.log")"
 deps check
