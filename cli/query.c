@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "qtime.h"
 #include "query.h"
+#include "when.h"
 
 /* Milliseconds on the monotonic clock. */
 long long query_mono_ms(void)
@@ -141,9 +142,19 @@ int query_parse_time(const char *s, uint64_t now, uint64_t *ns)
 		*ns = sec * 1000000000u + frac;
 		return 0;
 	}
-	if (s[0] < '0' || s[0] > '9')
-		return -1;
-	for (i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+	if (strncmp(s, "now", 3) == 0 && (s[3] == '-' || s[3] == '+')) {
+		char rel[64];           /* now-1h, now+30min: as -1h, or ahead */
+		uint64_t d;
+
+		snprintf(rel, sizeof(rel), "-%s", s + 4);
+		if (s[4] == '-' || s[4] == '+' || strlen(s) >= sizeof(rel) ||
+		    query_parse_time(rel, now, &d) < 0)
+			return -1;
+		*ns = s[3] == '-' ? d : now + (now - d);
+		return 0;
+	}
+	for (i = 0; (s[0] >= '0' && s[0] <= '9') && i < sizeof(fmts) / sizeof(fmts[0]);
+	     i++) {
 		struct tm tm, asked;
 		time_t t;
 
@@ -161,7 +172,7 @@ int query_parse_time(const char *s, uint64_t now, uint64_t *ns)
 		*ns = (uint64_t)t * 1000000000u;
 		return 0;
 	}
-	return -1;
+	return when_date(s, ns);        /* as date -d reads it (when.h) */
 }
 
 /* Split s at commas into words (empty ones not allowed): their count, or

@@ -40,7 +40,8 @@ int query_flush(void);
 
 /* The times -S/--since and -E/--until take, for messages. */
 #define QUERY_TIME_WORDS "now, today, yesterday, -30s, -5min, -2h, -1d, " \
-	"@EPOCH, YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS]"
+	"now-1h, now+1h, @EPOCH, YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS], or what " \
+	"date -d reads: '1 hour ago', 17:30, an ISO 8601 time with its zone"
 
 /* Parse a time argument (asteal(1), TIMES: QUERY_TIME_WORDS) into *ns:
  * 0, or -1. */

@@ -382,6 +382,14 @@ rows() { "$asteal" jobs --noheader -o id "$@" | wc -l; }
 [ "$(rows --since yesterday --until now)" -eq 1 ] || fail "jobs -S yesterday: no job"
 [ "$(rows -S -1h -E -0s)" -eq 1 ] || fail "jobs -S -1h: no job"
 [ "$(rows --until yesterday)" -eq 0 ] || fail "jobs -E yesterday: a job"
+# times as people write them: date -d's words, now-N, our own JSON's
+[ "$(rows -S '1 hour ago')" -eq 1 ] || fail "jobs -S '1 hour ago': no job"
+[ "$(rows -S now-1h -E now+1h)" -eq 1 ] || fail "jobs -S now-1h -E now+1h: no job"
+[ "$(rows -S now+1h)" -eq 0 ] || fail "jobs -S now+1h: a job"
+started=$("$asteal" --json jobs | py 'import json, sys; print(json.load(sys.stdin)[0]["start"])')
+[ "$(rows -S "$started")" -eq 1 ] || fail "jobs -S $started (its own start): no job"
+expect_rc 2 "$asteal" jobs -S 'no such time'
+grep -q "date -d reads" "$tmp/err" || fail "a bad time: $(cat "$tmp/err")"
 # columns, parsable, CSV
 LC_ALL=C.UTF-8 "$asteal" jobs -o Id,NAME,pid,state -P >"$tmp/w.psv" || fail "jobs -P failed"
 py '
@@ -471,11 +479,14 @@ expect_rc 2 "$asteal" history --plot - --csv
 expect_rc 2 "$asteal" --json history --plot -
 
 # ---- 5. usage errors and an unreachable daemon ----
-for t in tomorrow 2026-02-31 -5x -5mins @abc "" "2026-01-01 25:00" 1h; do
+for t in 2026-02-31 -5x @abc "" "2026-01-01 25:00" "next blue moon"; do
 	expect_rc 2 "$asteal" history --since "$t"
 	grep -q "'$t'" "$tmp/err" || fail "bad time '$t': $(cat "$tmp/err")"
 done
-expect_rc 2 "$asteal" history --until Yesterday
+# what date -d reads is a time: tomorrow has no rows yet
+expect_rc 0 "$asteal" history --since tomorrow --csv
+[ "$(wc -l <"$tmp/out")" -eq 1 ] || fail "history --since tomorrow: $(cat "$tmp/out")"
+expect_rc 2 "$asteal" history --until Yesterdayz
 expect_rc 2 "$asteal" history --format xml
 grep -q "xml" "$tmp/err" || fail "bad format: $(cat "$tmp/err")"
 expect_rc 2 "$asteal" history --since now --until -1h
