@@ -348,6 +348,7 @@ void allot_park(struct worker *w)
 	}
 	now = qtime_now_ns();
 	w->parked = 1;
+	pageallot_idle(rt, w, 1);       /* the daemon may take it as it is */
 	set_state_at(w, WS_PARK, now);
 	stat_add(&w->st.leaves, 1);
 	worker_revoke_done(rt, w, now);
@@ -375,7 +376,13 @@ void allot_park(struct worker *w)
 	}
 	w->bell_page = NULL;
 	w->parked = 0;
+	pageallot_idle(rt, w, 0);
 	pthread_mutex_unlock(&rt->park_lock);
+	/* Busy again, then the generation looked at (page.h, idle): an
+	 * allotment that took the slot back before this thread ran again,
+	 * which the daemon then took as done, is applied here, and the next
+	 * safe point parks it again. */
+	pageallot_look(rt);
 	set_state(w, WS_STEAL);
 	/* ABP: an allotted worker takes one of the job's deques at random. */
 	if (rt->mode == RT_MODE_ABP &&

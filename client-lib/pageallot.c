@@ -31,6 +31,12 @@
  * workers wait on those bells (allot_park, through pageallot_bell); the
  * first woken applies the generation, which recalls every worker it adds.
  *
+ * A parked worker's slot is idle (page.h): a revocation of slots whose
+ * workers never left their park (a grant the job had not applied yet,
+ * taken back) is done as the daemon writes it; the job, skipping the
+ * grant's generation, would have nothing to report.  A worker that leaves
+ * its park marks its slot busy, then looks at the generation.
+ *
  * The OpenMP layer's hosted runtime reads the page at its scheduling
  * points (omp_safepoint), its threads waiting for a slot wait on the bell
  * of the first slot not allotted (pageallot_wait_grant), and it marks the
@@ -95,13 +101,15 @@ static void wake_parked(struct runtime *rt)
 	}
 }
 
-/* Hosted: mark in pg which slots run no thread now (under park_lock). */
+/* Mark in pg which slots run no thread now (under park_lock): a parked
+ * worker's; hosted, a free slot's or a lazily held one's. */
 static void mark_idle(struct runtime *rt, struct page *pg)
 {
-	for (int i = 0; rt->hosted && i < rt->nworkers && i < PAGE_SLOTS; i++) {
+	for (int i = 0; i < rt->nworkers && i < PAGE_SLOTS; i++) {
 		struct worker *w = &rt->workers[i];
 
-		page_idle_write(pg, i, w->holder == NULL || w->lazy);
+		page_idle_write(pg, i, rt->hosted ? w->holder == NULL || w->lazy
+		                                  : w->parked != 0);
 	}
 }
 
@@ -207,7 +215,7 @@ int pageallot_released(struct runtime *rt, uint64_t tag, uint64_t at)
 	return 0;
 }
 
-/* Mark a hosted slot idle or busy. */
+/* Mark a slot idle or busy. */
 void pageallot_idle(struct runtime *rt, struct worker *w, int idle)
 {
 	struct page *pg = atomic_load_explicit(&rt->page, memory_order_relaxed);

@@ -50,10 +50,11 @@ int pageallot_released(struct runtime *rt, uint64_t tag, uint64_t at);
  * (under park_lock). */
 struct page *pageallot_bell(struct worker *w, uint32_t *seen);
 
-/* Hosted: slot w is idle (no thread runs there: free, or held lazily)
- * or not, in the page if one is installed (under park_lock).  A thread
- * that takes a slot marks it busy, then looks at the generation
- * (pageallot_taken), for the daemon may have taken it as idle already. */
+/* Slot w is idle (no thread runs there: a parked worker's; hosted, a
+ * free slot or one held lazily) or not, in the page if one is installed
+ * (under park_lock).  A thread that takes a slot marks it busy, then
+ * looks at the generation (pageallot_taken, pageallot_look), for the
+ * daemon may have taken it as idle already. */
 void pageallot_idle(struct runtime *rt, struct worker *w, int idle);
 
 /* Hosted, a thread just took slot w (marked busy): whether the allotment

@@ -29,10 +29,9 @@
  *           whose allotment changed, the job rings its own when it
  *           recalls a worker itself (no daemon); both with an atomic add.
  *   idle    the job (under its park lock), per worker slot: 1 while no
- *           thread of the job runs on the slot (the OpenMP layer's free
- *           slots, and those whose holder is in serial code), else 0 (the
- *           daemon's page_init; a libasteal worker's slot is never idle,
- *           its worker must leave it).  A revocation of idle slots only is
+ *           thread of the job runs on the slot (a parked worker's; the
+ *           OpenMP layer's free slots, and those whose holder is in
+ *           serial code), else 0 (page_init's).  A revocation of idle slots only is
  *           done as the daemon writes it (page_idle_all, below): it needs
  *           the job to do nothing, for a slot whose job holds no thread
  *           there may never pass a safe point.
