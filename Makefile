@@ -387,9 +387,10 @@ $(BUILD)/bench/tbb_%: bench/tbb_%.cpp $(BENCH_SUPPORT_OBJ)
 	@mkdir -p $(@D)
 	$(CXX) -Ijobs -Iproto -D_GNU_SOURCE -MMD -MP $(CXXFLAGS) $(KERNEL_ALIGN) -o $@ $^ -ltbb $(JOB_LIBS) $(LDLIBS)
 
-# The daemon's load generator: fake jobs speaking the protocol.
+# The daemon's load generator: fake jobs speaking the protocol, their
+# pages in loadpage.c.
 $(BUILD)/obj/bench/loadgen.o: CPPFLAGS += -I$(GEN)/proto
-$(BUILD)/bench/asteal-loadgen: $(BUILD)/obj/bench/loadgen.o $(PROTO_A)
+$(BUILD)/bench/asteal-loadgen: $(BUILD)/obj/bench/loadgen.o $(BUILD)/obj/bench/loadpage.o $(PROTO_A)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ $(PROTO_LIBS) $(LDLIBS)
 

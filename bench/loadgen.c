@@ -4,8 +4,31 @@
  * quantum exchange as libasteal does (../shared/DESIGN.md, "One quantum,
  * on the wire"): quanta on the shared clock from the Welcome's t0 and L,
  * a Feedback at a boundary only when the job's rounded desire changed or
- * its heartbeat is due, Allots applied as they come.  One epoll loop
+ * its heartbeat is due, allotments applied as they come.  One epoll loop
  * serves them all.
+ *
+ * Paths.  Each half of the exchange goes through the socket or through
+ * the page asteald shares with each job (proto/page.h; "One quantum,
+ * through a shared page"), chosen apart:
+ *   --feedback message  Feedback messages, by changes and heartbeats (the
+ *                       default);
+ *   --feedback page     the job writes its Feedback into its page at every
+ *                       boundary, as libasteal's link thread does (a
+ *                       message only for a desire rising from 0);
+ *   --allot message     the daemon sends Allot messages and a job that
+ *                       gives CPUs up says Released (the default);
+ *   --allot page        the job asks for its allotments in the page
+ *                       (Hello page_allot): the daemon writes them there
+ *                       and sends none.  The jobs look at their pages'
+ *                       generation at every turn of the loop and at random
+ *                       times in between (--page-poll-us, on average,
+ *                       default L/20: the workers' safe points), take the
+ *                       allotment when it moved (loadpage.c) and answer a
+ *                       revocation as libasteal's last leaving worker
+ *                       does: the page's parked part, then a write to the
+ *                       eventfd the Welcome passed.
+ * "--feedback page --allot page" is libasteal's own way; both "message",
+ * the socket alone, is the way of a job that cannot use a page.
  *
  * Timers.  With --timers job (the default up to 1000 jobs) every job has
  * its own absolute timerfd on the grid t0 + q L, as a job process would;
@@ -22,45 +45,63 @@
  * totals grow with the allotment (90% work, 10% steal of the allotted
  * time).  Each job has its own random stream (--seed).
  *
- * Checks.  Online: every Allot has allotment = number of CPUs <=
+ * Checks.  Online: every allotment has allotment = number of CPUs <=
  * availability, <= W, <= P, distinct known CPU ids, a quantum not before
- * the job's last, and the decided_ns of every other Allot of its quantum;
- * at every boundary the jobs' allotments hold no CPU twice and sum to at
- * most P.  A "conflict" there is a delivery
- * that came late, not a wrong allotment: an Allot of the last tick that
- * arrived after the boundary ("late_allots"; the daemon or the load
- * generator ran a quantum late); both are reported apart.  After the
- * run, against the daemon's own history (a History request over the
- * protocol, which writes what is pending first): every Allot a job got
- * equals the daemon's recorded allotment, availability and CPUs for that
- * quantum (the last Allot of each quantum: with --handover release a job
+ * the job's last, and the decided_ns of every other one of its quantum
+ * (a grant, CPUs between ticks to a job that held none, is decided
+ * later); through the page, the stop words of the job's W slots agree
+ * with it (1 from slot a_q on).  At every boundary the jobs' allotments
+ * hold no CPU twice and sum to at most P: a "conflict" there is a
+ * delivery that came late, not a wrong allotment, as is an allotment of
+ * the last tick that came after the boundary ("late_allots"; the daemon
+ * or the load generator ran a quantum late); both are reported apart.
+ *
+ * After the run, against the daemon's own history (a History request
+ * over the protocol, which writes what is pending first): the last
+ * allotment a job got of each quantum equals the daemon's recorded
+ * allotment, availability and CPUs for it (with --handover release a job
  * may get its CPUs in two steps, and when the grant waited past the next
- * tick, the quantum's last Allot had only the free part, counted as
- * "held over"; a grant, CPUs given between ticks to a job that held
- * none, is recorded apart from the runs, and counted as "granted" where
- * the quantum's run gave the job none; a quantum of a run of turns is
- * checked as deq_replay checks it, "in turns"), and every desire a job
- * sent is the
- * recorded desire from the next quantum on, or later (a Feedback that
- * missed its tick leaves "stale" quanta, counted, with the longest
- * stretch of them), and the recorded desires follow what was said in
- * order.  A job that gives CPUs up
- * says Released at once, as if its leaving workers had parked (so that
- * asteald --handover release can be driven too).  Any failure is "wrong"
- * (exit status 1).  That DEQ's answers are exact is deq_replay's check,
- * on the database, after the daemon stops (bench/daemon.sh).
+ * tick, the quantum's last had only the free part, counted as "held
+ * over"; a grant is recorded apart from the runs, and counted as
+ * "granted" where the quantum's run gave the job none; a quantum of a run
+ * of turns is checked as deq_replay checks it, "in turns"), and every
+ * desire a job sent is the recorded desire from the next quantum on, or
+ * later (a Feedback that missed its tick leaves "stale" quanta, counted,
+ * with the longest stretch of them), and the recorded desires follow what
+ * was said in order.  A job that gives CPUs up says so at once (Released,
+ * or its page's parked part), as if its leaving workers had parked (so
+ * that asteald --handover release can be driven too).  Any failure is
+ * "wrong" (exit status 1).  That DEQ's answers are exact is deq_replay's
+ * check, on the database, after the daemon stops (bench/daemon.sh).
+ *
+ * Through the page a job sees only the allotment there when it looks,
+ * the last of those written since its last look: the generation grows
+ * by 2 with each, so the ones it never saw are counted
+ * ("page_gens_missed"), and the checks hold without them.  Every
+ * allotment the daemon writes of a quantum is one the history check
+ * accepts (the tick's answer, the free part of a grant held back, a
+ * grant), so a missed one leaves the quantum's last seen to check, as
+ * with messages; only what the job held before the one it sees after a
+ * gap is not known, so that one may be a grant (online and in the
+ * history check).  The looks come often enough (every L/20 by default)
+ * that only a load generator running late misses any: at the joins, or
+ * on a host too busy for it.
  *
  * Output: one line of key=value (bench/daemon.sh reads it): the daemon's
  * tick time, DEQ time and timer lateness (p50/p99/max, from its Status),
  * changes and sends per tick, ticks and skipped ticks, its user and system
  * CPU over the run (from /proc/PID/stat) as shares of one core, the load
- * generator's own CPU, Feedbacks and Allots, the host's steal over the run
- * (/proc/stat), the checks, and the history database's size.
+ * generator's own CPU, Feedbacks and allotments, the host's steal over
+ * the run (/proc/stat), the pages' figures (the daemon's pages written
+ * and futex wakes per tick of the run, from its Status before and after;
+ * the jobs' looks, generations seen and missed, torn reads), the checks,
+ * and the history database's size.
  *
  *   asteal-loadgen --socket PATH --pid DAEMON_PID --jobs N --seconds S
  *                  [--workers W] [--change-rate RATE] [--timers job|shared]
  *                  [--db FILE] [--cpu CPU] [--seed N]
- *                  [--feedback message|page]
+ *                  [--feedback message|page] [--allot message|page]
+ *                  [--page-poll-us US]
  */
 #include <errno.h>
 #include <math.h>
@@ -81,6 +122,7 @@
 
 #include "exchange.h"
 #include "frame.h"
+#include "loadpage.h"
 #include "page.h"
 #include "qtime.h"
 #include "search.h"
@@ -88,7 +130,18 @@
 #define CPU_IDS EXCHANGE_MAX_CPUS
 #define WORDS ((int)(CPU_IDS / 64))
 
-/* What a job got: one Allot, for the check against the history. */
+/* An allotment as a job learns it: from an Allot, or from its page. */
+struct allot_in {
+	uint64_t quantum, decided_ns;
+	uint32_t allotment, availability;
+	size_t ncpus;
+	const uint32_t *cpus;         /* ascending */
+	int gap;                      /* the page's generations before it were
+	                                 not all seen: what the job held just
+	                                 before is not known */
+};
+
+/* What a job got: one allotment, for the check against the history. */
 struct got {
 	uint64_t q;
 	uint32_t allotment, availability;
@@ -107,8 +160,8 @@ struct said {
 
 struct fake {
 	int fd, tfd;              /* its socket; its own timer, or -1 */
-	int pfd;                  /* its page's descriptor (--page), or -1 */
-	struct page *pg;          /* its page, mapped, or NULL */
+	int passed[2];            /* the Welcome's page and eventfd, or -1 */
+	struct loadpage lp;       /* its page, if it has one */
 	uint32_t written;         /* the desire last written there */
 	struct frame_reader *r;
 	uint64_t id;              /* from the Welcome */
@@ -138,10 +191,16 @@ struct run {
 	uint64_t checked_q;       /* the last boundary whose state was checked */
 	uint64_t feedbacks, allots, wrong, conflicts, late_allots, skipped;
 	uint64_t page_writes;     /* Feedbacks written in pages */
-	int page;                 /* --page: every job asks for one */
+	int feed_page;            /* --feedback page */
+	int allot_page;           /* --allot page */
+	uint64_t poll_ns;         /* --page-poll-us: the jobs' look at their
+	                             pages' generation, this often on average */
+	uint64_t poll_rng;        /* the looks' random stream */
+	uint64_t page_looks, page_gens, page_missed, page_torn, page_refused;
 	uint64_t releaseds;
 	uint64_t *decided;        /* per quantum from q_base: when the daemon */
 	uint64_t q_base, nq;      /* decided it (an Allot's decided_ns), or 0 */
+	uint8_t *decided_maybe;   /* ... as far as grants tell (decided_wrong) */
 };
 
 /* The next pseudo-random number of a stream (xorshift64; never 0). */
@@ -155,7 +214,7 @@ static uint64_t next_rand(uint64_t *rng)
 
 /* Connect and say Hello with role and workers; -1 on failure. */
 static int dial(const char *path, Asteal__Role role, uint32_t workers,
-                int page)
+                int page, int page_allot)
 {
 	struct sockaddr_un sa;
 	Asteal__Envelope env;
@@ -172,7 +231,8 @@ static int dial(const char *path, Asteal__Role role, uint32_t workers,
 		return -1;
 	}
 	frame_hello(&env, &h, role, "loadgen", workers, "asteal-loadgen", "loadgen");
-	h.page = page;
+	h.page = page || page_allot;
+	h.page_allot = page_allot;
 	if (frame_write_fd(fd, &env) < 0) {
 		close(fd);
 		return -1;
@@ -372,12 +432,12 @@ static int boundary(struct run *g, struct fake *j, uint64_t q, uint64_t now)
 	x.use.ns[USAGE_STEAL] = j->tot[1];
 	x.use.ns[USAGE_ALLOTTED] = j->tot[3];
 	x.cls = j->allotment == j->sent ? 1 : 2;
-	if (j->pg != NULL && q - 1 >= j->closable) {
+	if (g->feed_page && j->lp.pg != NULL && q - 1 >= j->closable) {
 		/* As libasteal does: every boundary into the page; a message
 		 * only for a desire rising from 0. */
 		int woke = j->written == 0 && j->desire > 0;
 
-		page_feed_write(j->pg, &x);
+		page_feed_write(j->lp.pg, &x);
 		j->written = j->desire;
 		g->page_writes++;
 		if (said(j, q) < 0)
@@ -404,14 +464,23 @@ static int boundary(struct run *g, struct fake *j, uint64_t q, uint64_t now)
 }
 
 /* Say that job j's leaving workers have parked (a fake job's do at once),
- * as libasteal does after an Allot that took CPUs away. */
-static void send_released(struct run *g, struct fake *j, uint64_t q)
+ * as libasteal does after an allotment that took CPUs away: through the
+ * page's parked part and eventfd when its allotments come in the page
+ * (keeping `allotment` workers), else with a Released message. */
+static void send_released(struct run *g, struct fake *j, uint64_t q,
+                          uint32_t allotment)
 {
 	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
 	Asteal__Released rel = ASTEAL__RELEASED__INIT;
 	uint8_t buf[64];
 	size_t len;
 
+	if (j->lp.wake >= 0) {
+		if (loadpage_parked(&j->lp, q, qtime_now_ns(), allotment < g->W
+		                    ? g->W - allotment : 0) == 0)
+			g->releaseds++;
+		return;
+	}
 	rel.quantum = q;
 	rel.parked_ns = qtime_now_ns();
 	env.msg_case = ASTEAL__ENVELOPE__MSG_RELEASED;
@@ -421,16 +490,41 @@ static void send_released(struct run *g, struct fake *j, uint64_t q)
 		g->releaseds++;
 }
 
-/* An Allot for job j: check it, apply it, log it. */
-static void take_allot(struct run *g, struct fake *j, const Asteal__Allot *a)
+/* Whether an allotment of quantum q_base + k decided at dec breaks "one
+ * quantum, one DEQ": every allotment of a quantum was decided at its
+ * tick, but a grant (CPUs to a job that held none, between ticks; `grant`
+ * says it may be one) later.  Seen in any order: while only allotments
+ * that may be grants were seen of a quantum, the earliest stands for its
+ * tick, tentatively. */
+static int decided_wrong(struct run *g, uint64_t k, uint64_t dec, int grant)
+{
+	uint64_t *d = &g->decided[k];
+	uint8_t *maybe = &g->decided_maybe[k];
+
+	if (*d == 0 || (*maybe && dec < *d)) {
+		*d = dec;
+		*maybe = (uint8_t)grant;
+		return 0;
+	}
+	if (dec == *d) {
+		*maybe &= (uint8_t)grant;
+		return 0;
+	}
+	return !(grant && dec > *d);
+}
+
+/* An allotment for job j: check it, apply it, log it. */
+static void take_allot(struct run *g, struct fake *j, const struct allot_in *a)
 {
 	uint64_t cpus[WORDS] = { 0 };
-	int from_none;
-	int wrong = a->allotment != a->n_cpus || a->allotment > a->availability ||
+	/* Whether the job held no CPU before it (it may be a grant): after
+	 * generations of its page it did not see, it may have. */
+	int from_none = j->allotment == 0 || a->gap;
+	int wrong = a->allotment != a->ncpus || a->allotment > a->availability ||
 	            a->allotment > g->W || a->allotment > (uint32_t)g->P ||
 	            (j->ngot > 0 && a->quantum < j->allot_q);
 
-	for (size_t c = 0; c < a->n_cpus; c++) {
+	for (size_t c = 0; c < a->ncpus; c++) {
 		uint32_t id = a->cpus[c];
 
 		if (id >= CPU_IDS || (cpus[id / 64] >> (id % 64) & 1) ||
@@ -441,39 +535,28 @@ static void take_allot(struct run *g, struct fake *j, const Asteal__Allot *a)
 		cpus[id / 64] |= (uint64_t)1 << (id % 64);
 	}
 	g->allots++;
-	if (a->quantum >= g->q_base && a->quantum - g->q_base < g->nq) {
-		uint64_t *d = &g->decided[a->quantum - g->q_base];
-
-		/* A grant (CPUs to a job that held none, between ticks) is
-		 * decided after its quantum's tick. */
-		int grant = j->allotment == 0 && a->allotment > 0 &&
-		            *d != 0 && a->decided_ns > *d;
-
-		if (*d != 0 && *d != a->decided_ns && !grant) {
-			wrong = 1;      /* one quantum, one DEQ */
-			fprintf(stderr, "loadgen: job %llu: an Allot of quantum "
-			        "%llu decided at %llu, another at %llu\n",
-			        (unsigned long long)j->id,
-			        (unsigned long long)a->quantum,
-			        (unsigned long long)a->decided_ns,
-			        (unsigned long long)*d);
-		}
-		if (*d == 0 || (a->decided_ns < *d && !grant))
-			*d = a->decided_ns;
+	if (a->quantum >= g->q_base && a->quantum - g->q_base < g->nq &&
+	    decided_wrong(g, a->quantum - g->q_base, a->decided_ns,
+	                  from_none && a->allotment > 0)) {
+		wrong = 1;              /* one quantum, one DEQ */
+		fprintf(stderr, "loadgen: job %llu: an allotment of quantum %llu "
+		        "decided at %llu, another at %llu\n",
+		        (unsigned long long)j->id, (unsigned long long)a->quantum,
+		        (unsigned long long)a->decided_ns,
+		        (unsigned long long)g->decided[a->quantum - g->q_base]);
 	}
 	if (a->quantum < g->checked_q)  /* its boundary was checked already */
 		g->late_allots++;
 	if (wrong && g->wrong++ < 10)
-		fprintf(stderr, "loadgen: job %llu: a wrong Allot: quantum %llu, "
-		        "allotment %u of %zu CPUs, availability %u\n",
+		fprintf(stderr, "loadgen: job %llu: a wrong allotment: quantum "
+		        "%llu, allotment %u of %zu CPUs, availability %u\n",
 		        (unsigned long long)j->id, (unsigned long long)a->quantum,
-		        a->allotment, a->n_cpus, a->availability);
+		        a->allotment, a->ncpus, a->availability);
 	for (int w = 0; w < WORDS; w++)
 		if (j->cpus[w] & ~cpus[w]) {    /* it gave CPUs up */
-			send_released(g, j, a->quantum);
+			send_released(g, j, a->quantum, a->allotment);
 			break;
 		}
-	from_none = j->allotment == 0;
 	j->allotment = a->allotment;
 	j->availability = a->availability;
 	memcpy(j->cpus, cpus, sizeof(cpus));
@@ -486,8 +569,93 @@ static void take_allot(struct run *g, struct fake *j, const Asteal__Allot *a)
 	j->got[j->ngot].q = a->quantum;
 	j->got[j->ngot].allotment = a->allotment;
 	j->got[j->ngot].availability = a->availability;
-	j->got[j->ngot].low = cpus_low(a->cpus, a->n_cpus);
-	j->got[j->ngot++].cpus = cpus_hash(a->cpus, a->n_cpus);
+	j->got[j->ngot].low = cpus_low(a->cpus, a->ncpus);
+	j->got[j->ngot++].cpus = cpus_hash(a->cpus, a->ncpus);
+}
+
+/* An Allot message for job j. */
+static void take_allot_msg(struct run *g, struct fake *j, const Asteal__Allot *m)
+{
+	struct allot_in a;
+
+	if (j->lp.wake >= 0 && g->wrong++ < 10)
+		fprintf(stderr, "loadgen: job %llu: an Allot message, though its "
+		        "allotments come in its page\n", (unsigned long long)j->id);
+	a.quantum = m->quantum;
+	a.decided_ns = m->decided_ns;
+	a.allotment = m->allotment;
+	a.availability = m->availability;
+	a.ncpus = m->n_cpus;
+	a.cpus = m->cpus;
+	a.gap = 0;
+	take_allot(g, j, &a);
+}
+
+/* Every job whose allotments come in its page looks at its generation (as
+ * a worker does at each safe point) and takes the allotment when it
+ * moved. */
+static void look_pages(struct run *g)
+{
+	static struct loadpage_seen seen;       /* the loop's only */
+	uint32_t ids[PAGE_SLOTS];
+	struct allot_in a;
+
+	if (!g->allot_page)
+		return;
+	g->page_looks++;
+	for (int i = 0; i < g->n; i++) {
+		struct fake *j = &g->jobs[i];
+		int rc;
+
+		if (!loadpage_moved(&j->lp))
+			continue;
+		rc = loadpage_take(&j->lp, (int)g->W, &seen);
+		if (rc < 0)
+			g->page_torn++;         /* being written: the next look */
+		if (rc <= 0)
+			continue;
+		g->page_gens++;
+		g->page_missed += seen.missed;
+		if (seen.stops_bad >= 0 && g->wrong++ < 10)
+			fprintf(stderr, "loadgen: job %llu: generation %u (allotment "
+			        "%d) has slot %d's stop word wrong\n",
+			        (unsigned long long)j->id, seen.gen,
+			        seen.a.allotment, seen.stops_bad);
+		for (int k = 0; k < seen.a.ncpus; k++)
+			ids[k] = (uint32_t)seen.a.cpus[k];
+		a.quantum = seen.a.quantum;
+		a.decided_ns = seen.a.decided_ns;
+		a.allotment = (uint32_t)seen.a.allotment;
+		a.availability = (uint32_t)seen.a.availability;
+		a.ncpus = (size_t)seen.a.ncpus;
+		a.cpus = ids;
+		a.gap = seen.missed > 0;
+		take_allot(g, j, &a);
+	}
+}
+
+/* Job j's Welcome came, with its page or without (a daemon that cannot
+ * make one says so in its log: the job sends and gets messages, as
+ * libasteal does, and is counted). */
+static void welcome_page(struct run *g, struct fake *j, int page)
+{
+	char why[160];
+
+	if (!page) {
+		g->page_refused += g->feed_page || g->allot_page;
+		for (int k = 0; k < 2; k++)
+			if (j->passed[k] >= 0)
+				close(j->passed[k]);
+		j->passed[0] = j->passed[1] = -1;
+		return;
+	}
+	if (loadpage_map(&j->lp, j->passed, g->allot_page, why, sizeof(why)) < 0) {
+		fprintf(stderr, "loadgen: job %llu: its page is unusable: %s\n",
+		        (unsigned long long)j->id, why);
+		g->wrong++;
+		return;
+	}
+	j->written = 1;
 }
 
 /* Read what job j's socket has: -1 when the daemon closed it. */
@@ -495,7 +663,7 @@ static int take_input(struct run *g, struct fake *j)
 {
 	Asteal__Envelope *m;
 	ssize_t got = j->welcomed ? frame_reader_fill(j->r, j->fd)
-	              : frame_reader_fill_fd(j->r, j->fd, &j->pfd, 1);
+	              : frame_reader_fill_fd(j->r, j->fd, j->passed, 2);
 
 	if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR)) {
 		fprintf(stderr, "loadgen: job %llu: the daemon closed it (%s)\n",
@@ -512,25 +680,10 @@ static int take_input(struct run *g, struct fake *j)
 			g->L = (uint64_t)m->welcome->quantum_us * 1000u;
 			g->heartbeat = (uint64_t)(m->welcome->heartbeat_ms ?
 			               m->welcome->heartbeat_ms : PROTO_HEARTBEAT_MS) * 1000000u;
-			if (m->welcome->page && j->pfd >= 0) {
-				void *pg = mmap(NULL, PAGE_BYTES, PROT_READ | PROT_WRITE,
-				                MAP_SHARED, j->pfd, 0);
-
-				if (pg != MAP_FAILED && page_check(pg, NULL, 0) == 0) {
-					j->pg = pg;
-					j->written = 1;
-				} else {
-					fprintf(stderr, "loadgen: job %llu: its page is "
-					        "unusable\n", (unsigned long long)j->id);
-					g->wrong++;
-				}
-			}
-			if (j->pfd >= 0)
-				close(j->pfd);
-			j->pfd = -1;
+			welcome_page(g, j, m->welcome->page);
 			break;
 		case ASTEAL__ENVELOPE__MSG_ALLOT:
-			take_allot(g, j, m->allot);
+			take_allot_msg(g, j, m->allot);
 			break;
 		case ASTEAL__ENVELOPE__MSG_ERROR:
 			if (g->wrong++ < 10)
@@ -560,6 +713,20 @@ static int arm(int fd, const struct run *g, uint64_t now)
 	return timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL);
 }
 
+/* Arm the timer of the pages' next look: the jobs' safe points, at random
+ * times (uniform over [1/2, 3/2] of --page-poll-us from now), so that the
+ * looks do not keep one phase against the daemon's ticks. */
+static int arm_look(int fd, struct run *g)
+{
+	struct itimerspec its;
+	uint64_t ns = g->poll_ns / 2 + next_rand(&g->poll_rng) % (g->poll_ns + 1);
+
+	memset(&its, 0, sizeof(its));
+	its.it_value.tv_sec = (time_t)(ns / 1000000000u);
+	its.it_value.tv_nsec = (long)(ns % 1000000000u);
+	return timerfd_settime(fd, 0, &its, NULL);
+}
+
 /* Send a request on a client connection and read the reply; NULL on
  * failure. */
 static Asteal__Envelope *ask(int fd, struct frame_reader *r, Asteal__Envelope *req)
@@ -568,6 +735,33 @@ static Asteal__Envelope *ask(int fd, struct frame_reader *r, Asteal__Envelope *r
 
 	if (frame_write_fd(fd, req) < 0 || frame_reader_read(r, fd, &m) != 1)
 		return NULL;
+	return m;
+}
+
+/* Open a client connection to the daemon and ask for its Status: the
+ * reply, with the connection in *fd and *r for more requests; NULL (said
+ * why) on failure. */
+static Asteal__Envelope *status_of(const char *sock, int *fd,
+                                   struct frame_reader **r)
+{
+	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT, *m = NULL;
+	Asteal__StatusRequest sr = ASTEAL__STATUS_REQUEST__INIT;
+
+	env.msg_case = ASTEAL__ENVELOPE__MSG_STATUS_REQUEST;
+	env.status_request = &sr;
+	*fd = dial(sock, ASTEAL__ROLE__CLIENT, 0, 0, 0);
+	*r = frame_reader_new();
+	if (*fd < 0 || *r == NULL || frame_reader_read(*r, *fd, &m) != 1) {
+		fprintf(stderr, "loadgen: no welcome for the status\n");
+		return NULL;
+	}
+	frame_free(m);          /* the Welcome */
+	m = ask(*fd, *r, &env);
+	if (m == NULL || m->msg_case != ASTEAL__ENVELOPE__MSG_STATUS) {
+		fprintf(stderr, "loadgen: no status from the daemon\n");
+		frame_free(m);
+		return NULL;
+	}
 	return m;
 }
 
@@ -831,13 +1025,26 @@ static int check_history(struct run *g, const struct fake *jobs, int n,
 	return rc;
 }
 
+/* Whether a path named on the command line is the page ("page") or
+ * messages ("message"); *bad set for anything else. */
+static int via(const char *name, int *bad)
+{
+	if (strcmp(name, "page") != 0 && strcmp(name, "message") != 0)
+		*bad = 1;
+	return strcmp(name, "page") == 0;
+}
+
 /* Connect N fake jobs, serve them for S seconds, check and report. */
 int main(int argc, char **argv)
 {
 	const char *sock = NULL, *db = NULL, *timers = NULL;
-	int pid = 0, n = 100, i, cpu = -1, ep, shared_fd = -1, welcomed = 0;
+	int pid = 0, n = 100, i, cpu = -1, ep, shared_fd = -1, poll_fd = -1;
+	int welcomed = 0, bad_mode = 0;
+	double poll_us = -1;
 	uint64_t seed = 1, start, end, q;
 	double seconds = 10, du0, ds0, du1, ds1, l0, l1, st0, tt0, st1, tt1, elapsed;
+	double pw_tick = 0, fw_tick = 0;
+	Asteal__Status s0 = ASTEAL__STATUS__INIT;
 	struct run g;
 	struct epoll_event *evs;
 	struct rlimit rl;
@@ -868,27 +1075,33 @@ int main(int argc, char **argv)
 			cpu = atoi(argv[i + 1]);
 		else if (strcmp(argv[i], "--seed") == 0)
 			seed = strtoull(argv[i + 1], NULL, 0);
-		else if (strcmp(argv[i], "--feedback") == 0 &&
-		         (strcmp(argv[i + 1], "page") == 0 ||
-		          strcmp(argv[i + 1], "message") == 0))
-			g.page = strcmp(argv[i + 1], "page") == 0;
+		else if (strcmp(argv[i], "--feedback") == 0)
+			g.feed_page = via(argv[i + 1], &bad_mode);
+		else if (strcmp(argv[i], "--allot") == 0)
+			g.allot_page = via(argv[i + 1], &bad_mode);
+		else if (strcmp(argv[i], "--page-poll-us") == 0)
+			poll_us = atof(argv[i + 1]);
 		else
 			break;
 	}
 	if (timers == NULL)
 		timers = n <= 1000 ? "job" : "shared";
 	if (sock == NULL || pid <= 0 || n < 1 || n > 100000 || i != argc ||
-	    seconds <= 0 || g.W < 1 || g.rate < 0 || g.rate > 1 ||
+	    seconds <= 0 || g.W < 1 || g.W > PAGE_SLOTS || g.rate < 0 ||
+	    g.rate > 1 || bad_mode || (poll_us != -1 && poll_us < 10) ||
 	    (strcmp(timers, "job") != 0 && strcmp(timers, "shared") != 0)) {
 		fprintf(stderr, "usage: asteal-loadgen --socket PATH --pid PID --jobs N "
 		        "--seconds S [--workers W] [--change-rate 0..1] "
 		        "[--timers job|shared] [--db FILE] [--cpu CPU] [--seed N] "
-		        "[--feedback message|page]\n");
+		        "[--feedback message|page] [--allot message|page] "
+		        "[--page-poll-us US]\n");
 		return 2;
 	}
 	g.n = n;
-	/* Sockets, per-job timers (if any), and a few more. */
-	int files = (strcmp(timers, "job") == 0 ? 2 * n : n) + 64;
+	/* Sockets, per-job timers (if any), the pages' eventfds (if any),
+	 * and a few more. */
+	int files = (strcmp(timers, "job") == 0 ? 2 * n : n) +
+	            (g.allot_page ? n : 0) + 64;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (rlim_t)files) {
 		rl.rlim_cur = (rlim_t)files;
 		if (rl.rlim_max < rl.rlim_cur || setrlimit(RLIMIT_NOFILE, &rl) < 0) {
@@ -905,7 +1118,7 @@ int main(int argc, char **argv)
 			perror("loadgen: --cpu");
 	}
 	g.jobs = calloc((size_t)n, sizeof(*g.jobs));
-	evs = calloc((size_t)(2 * n + 1), sizeof(*evs));
+	evs = calloc((size_t)(2 * n + 2), sizeof(*evs));
 	ep = epoll_create1(EPOLL_CLOEXEC);
 	if (g.jobs == NULL || evs == NULL || ep < 0)
 		return 1;
@@ -913,8 +1126,9 @@ int main(int argc, char **argv)
 		struct fake *j = &g.jobs[i];
 		struct epoll_event ev = { .events = EPOLLIN, .data.u64 = (uint64_t)i };
 
-		j->pfd = -1;
-		j->fd = dial(sock, ASTEAL__ROLE__JOB, g.W, g.page);
+		j->passed[0] = j->passed[1] = -1;
+		loadpage_init(&j->lp);
+		j->fd = dial(sock, ASTEAL__ROLE__JOB, g.W, g.feed_page, g.allot_page);
 		j->tfd = -1;
 		j->r = frame_reader_new();
 		j->desire = j->sent = 1;
@@ -934,7 +1148,7 @@ int main(int argc, char **argv)
 	}
 	/* Every Welcome first: the grid comes in them. */
 	while (welcomed < n) {
-		int k = epoll_wait(ep, evs, 2 * n + 1, 10000);
+		int k = epoll_wait(ep, evs, 2 * n + 2, 10000);
 
 		if (k <= 0) {
 			fprintf(stderr, "loadgen: only %d of %d jobs welcomed\n", welcomed, n);
@@ -948,6 +1162,22 @@ int main(int argc, char **argv)
 				return 1;
 			welcomed += j->welcomed && !was;
 		}
+		look_pages(&g);         /* grants at join */
+	}
+	{
+		/* The daemon's counts before the run. */
+		int fd;
+		struct frame_reader *r;
+		Asteal__Envelope *m = status_of(sock, &fd, &r);
+
+		if (m == NULL)
+			return 1;
+		s0.ticks = m->status->ticks;
+		s0.pages_written = m->status->pages_written;
+		s0.futex_wakes = m->status->futex_wakes;
+		frame_free(m);
+		frame_reader_free(r);
+		close(fd);
 	}
 	start = qtime_now_ns();
 	for (i = 0; i < n; i++) {
@@ -960,7 +1190,8 @@ int main(int argc, char **argv)
 	g.q_base = g.checked_q;
 	g.nq = (uint64_t)seconds * 1000000000u / g.L + 16;
 	g.decided = calloc(g.nq, sizeof(*g.decided));
-	if (g.decided == NULL) {
+	g.decided_maybe = calloc(g.nq, sizeof(*g.decided_maybe));
+	if (g.decided == NULL || g.decided_maybe == NULL) {
 		fprintf(stderr, "loadgen: out of memory\n");
 		return 1;
 	}
@@ -984,6 +1215,19 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	if (g.allot_page) {
+		/* The pages' look, besides every other wake-up. */
+		struct epoll_event ev = { .events = EPOLLIN, .data.u64 = (uint64_t)3 << 32 };
+
+		g.poll_ns = poll_us > 0 ? (uint64_t)(poll_us * 1e3) : g.L / 20;
+		g.poll_rng = seed ^ 0x5bd1e9955bd1e995ull;
+		poll_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+		if (poll_fd < 0 || arm_look(poll_fd, &g) < 0 ||
+		    epoll_ctl(ep, EPOLL_CTL_ADD, poll_fd, &ev) < 0) {
+			perror("loadgen: the pages' timer");
+			return 1;
+		}
+	}
 	if (cpu_of(pid, &du0, &ds0) < 0) {
 		fprintf(stderr, "loadgen: no process %d\n", pid);
 		return 1;
@@ -992,25 +1236,33 @@ int main(int argc, char **argv)
 	steal_now(&st0, &tt0);
 	end = start + (uint64_t)(seconds * 1e9);
 	while (qtime_now_ns() < end) {
-		int k = epoll_wait(ep, evs, 2 * n + 1, 100);
+		int k = epoll_wait(ep, evs, 2 * n + 2, 100);
 
 		if (k < 0 && errno != EINTR) {
 			perror("loadgen: epoll_wait");
 			return 1;
 		}
-		/* Sockets first: Allots that came before a boundary apply
-		 * before it. */
+		/* Sockets and pages first: allotments that came before a
+		 * boundary apply before it. */
 		for (int e = 0; e < k; e++)
 			if (evs[e].data.u64 >> 32 == 0 &&
 			    take_input(&g, &g.jobs[evs[e].data.u64]) < 0)
 				return 1;
+		look_pages(&g);
 		for (int e = 0; e < k; e++) {
 			uint64_t kind = evs[e].data.u64 >> 32, x, now;
 			int fd = kind == 1 ? g.jobs[evs[e].data.u64 & 0xffffffffu].tfd
-			                   : shared_fd;
+			         : kind == 2 ? shared_fd : poll_fd;
 
 			if (kind == 0 || read(fd, &x, sizeof(x)) != (ssize_t)sizeof(x))
 				continue;
+			if (kind == 3) {
+				if (arm_look(poll_fd, &g) < 0) {
+					perror("loadgen: the pages' timer");
+					return 1;
+				}
+				continue;
+			}
 			now = qtime_now_ns();
 			q = (now - g.t0) / g.L;
 			if (kind == 1) {
@@ -1031,40 +1283,41 @@ int main(int argc, char **argv)
 	steal_now(&st1, &tt1);
 	elapsed = (double)(qtime_now_ns() - start) * 1e-9;
 	{
-		int fd = dial(sock, ASTEAL__ROLE__CLIENT, 0, 0);
-		struct frame_reader *r = frame_reader_new();
-		Asteal__Envelope env = ASTEAL__ENVELOPE__INIT, *m = NULL;
-		Asteal__StatusRequest sr = ASTEAL__STATUS_REQUEST__INIT;
+		int fd;
+		struct frame_reader *r;
+		Asteal__Envelope *m = status_of(sock, &fd, &r);
 		const Asteal__Status *s;
 		struct stat sb;
 		long long dbsize = -1;
+		double ticks;
 
-		env.msg_case = ASTEAL__ENVELOPE__MSG_STATUS_REQUEST;
-		env.status_request = &sr;
-		if (fd < 0 || frame_reader_read(r, fd, &m) != 1) {   /* Welcome */
-			fprintf(stderr, "loadgen: no welcome for the status\n");
+		if (m == NULL)
 			return 1;
-		}
-		frame_free(m);
-		m = ask(fd, r, &env);
-		if (m == NULL || m->msg_case != ASTEAL__ENVELOPE__MSG_STATUS) {
-			fprintf(stderr, "loadgen: no status from the daemon\n");
-			return 1;
-		}
 		s = m->status;
+		/* The pages' counts over the run, per tick of it. */
+		ticks = s->ticks > s0.ticks ? (double)(s->ticks - s0.ticks) : 0;
+		if (ticks > 0) {
+			pw_tick = (double)(s->pages_written - s0.pages_written) / ticks;
+			fw_tick = (double)(s->futex_wakes - s0.futex_wakes) / ticks;
+		}
 		for (i = 0; i < n; i += (int)PROTO_HISTORY_MAX_IDS)
 			if (check_history(&g, g.jobs + i, n - i < (int)PROTO_HISTORY_MAX_IDS
 			                  ? n - i : (int)PROTO_HISTORY_MAX_IDS, fd, r, &v) < 0)
 				g.wrong++;
 		if (db != NULL && stat(db, &sb) == 0)
 			dbsize = (long long)sb.st_size;
-		printf("jobs=%d seconds=%.1f change_rate=%g timers=%s P=%d ticks=%llu "
+		printf("jobs=%d seconds=%.1f change_rate=%g timers=%s feedback=%s "
+		       "allot=%s P=%d ticks=%llu "
 		       "skipped_ticks=%llu tick_p50_us=%.1f tick_p99_us=%.1f "
 		       "tick_max_us=%.1f deq_p50_us=%.1f deq_p99_us=%.1f "
 		       "wake_p50_us=%.1f wake_p99_us=%.1f wake_max_us=%.1f "
 		       "changes_per_tick=%.2f sends_per_tick=%.2f "
 		       "daemon_user_pct=%.2f daemon_sys_pct=%.2f daemon_cpu_pct=%.2f "
-		       "loadgen_cpu_pct=%.2f steal_pct=%.1f page_writes=%llu feedbacks=%llu "
+		       "loadgen_cpu_pct=%.2f steal_pct=%.1f page_writes=%llu "
+		       "page_allot_jobs=%u page_refused=%llu page_poll_us=%.0f "
+		       "page_looks=%llu page_gens=%llu page_gens_missed=%llu "
+		       "page_torn=%llu pages_written_per_tick=%.2f "
+		       "futex_wakes_per_tick=%.2f feedbacks=%llu "
 		       "feedbacks_per_job_s=%.2f bad_feedbacks=%llu allots=%llu "
 		       "releaseds=%llu revoke_p50_us=%.1f revoke_p99_us=%.1f "
 		       "late_allots=%llu conflicts=%llu loadgen_skipped=%llu runs=%llu "
@@ -1074,7 +1327,8 @@ int main(int argc, char **argv)
 		       "desires_early=%llu "
 		       "desires_mismatched=%llu "
 		       "wrong=%llu db_bytes=%lld\n",
-		       n, elapsed, g.rate, timers, g.P, (unsigned long long)s->ticks,
+		       n, elapsed, g.rate, timers, g.feed_page ? "page" : "message",
+		       g.allot_page ? "page" : "message", g.P, (unsigned long long)s->ticks,
 		       (unsigned long long)s->skipped_ticks,
 		       s->tick_p50_ns * 1e-3, s->tick_p99_ns * 1e-3, s->tick_max_ns * 1e-3,
 		       s->deq_p50_ns * 1e-3, s->deq_p99_ns * 1e-3,
@@ -1085,6 +1339,12 @@ int main(int argc, char **argv)
 		       100.0 * (l1 - l0) / elapsed,
 		       tt1 > tt0 ? 100.0 * (st1 - st0) / (tt1 - tt0) : 0.0,
 		       (unsigned long long)g.page_writes,
+		       s->page_allot_jobs, (unsigned long long)g.page_refused,
+		       (double)g.poll_ns * 1e-3, (unsigned long long)g.page_looks,
+		       (unsigned long long)g.page_gens,
+		       (unsigned long long)g.page_missed,
+		       (unsigned long long)g.page_torn,
+		       pw_tick, fw_tick,
 		       (unsigned long long)g.feedbacks,
 		       (double)g.feedbacks / n / elapsed,
 		       (unsigned long long)s->bad_feedbacks, (unsigned long long)g.allots,
@@ -1115,12 +1375,16 @@ int main(int argc, char **argv)
 		if (g.jobs[i].tfd >= 0)
 			close(g.jobs[i].tfd);
 		frame_reader_free(g.jobs[i].r);
+		loadpage_free(&g.jobs[i].lp);
 		free(g.jobs[i].got);
 		free(g.jobs[i].said);
 	}
 	if (shared_fd >= 0)
 		close(shared_fd);
+	if (poll_fd >= 0)
+		close(poll_fd);
 	free(g.decided);
+	free(g.decided_maybe);
 	free(g.jobs);
 	free(evs);
 	close(ep);
