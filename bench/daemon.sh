@@ -4,10 +4,19 @@
 # figures (bench/README.md, "Daemon load"):
 #   100 jobs, desire change rate 0.1;  100 jobs, rate 1;
 #   1000 jobs, rate 0.1;               10000 jobs, rate 0.1
-# (CONFIGS picks some, e.g. "100:0.1 1000:0.1"; JOBS:RATE:page has the
-# jobs write their Feedback in pages, as libasteal does, instead of
-# sending messages). Each round runs, for every
-# configuration, one after the other:
+# (CONFIGS picks some, e.g. "100:0.1 1000:0.1:page"). A configuration's
+# suffix says which path the jobs' half of the exchange takes
+# (asteal-loadgen's --feedback and --allot), and its rows say it too:
+#   JOBS:RATE       "asteald, socket": Feedback, Allot and Released
+#                   messages, the way of a job that cannot use a page;
+#   JOBS:RATE:feed  "asteald, feedback in page": the Feedback in the page
+#                   the daemon shares with each job, Allots and Released
+#                   as messages;
+#   JOBS:RATE:page  "asteald, page": everything per quantum through the
+#                   page, as libasteal does (the Feedback; the allotment
+#                   read there; a revocation answered in the page's
+#                   parked part and the eventfd).
+# Each round runs, for every configuration, one after the other:
 #   floor    asteal-wirefloor: the same exchange's system calls over Unix
 #            stream sockets with nothing behind them (no protobuf, DEQ,
 #            history, libevent);
@@ -16,11 +25,14 @@
 #            and against the daemon's history; then tests/deq_replay
 #            replays every recorded quantum through DEQ on the database.
 # One row each: the daemon side's user, system and total CPU as a share of
-# one core, tick time p50/p99/max (timer fired to last Allot written),
-# timer lateness p99, DEQ p50, changes and Allots per tick, wrong
-# allotments (loadgen + replay), and the host's steal over the run (the
-# steal column of /proc/stat, as a share of both CPUs), which is what the
-# tails mostly follow on a shared VM. Compare rows of one round.
+# one core, tick time p50/p99/max (timer fired to the last allotment
+# written), timer lateness p99, DEQ p50, changes and Allot messages per
+# tick, pages written and futex wakes per tick ("-" unless the allotments
+# go through the page), wrong allotments (loadgen + replay), and the
+# host's steal over the run (the steal column of /proc/stat, as a share of
+# both CPUs), which is what the tails mostly follow on a shared VM.
+# Compare rows of one round: the configurations of a round are
+# interleaved, so one sitting measures the paths side by side.
 set -u
 
 usage() {
@@ -53,21 +65,24 @@ steal_pct() {
 field() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 us() { printf '%s µs' "$1"; }
 
-printf '| round | jobs | rate | what | user | system | CPU | tick p50 | tick p99 | tick max | late p99 | DEQ p50 | changes/tick | Allots/tick | wrong | steal |\n'
-printf '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n'
+printf '| round | jobs | rate | what | user | system | CPU | tick p50 | tick p99 | tick max | late p99 | DEQ p50 | changes/tick | Allots/tick | pages/tick | wakes/tick | wrong | steal |\n'
+printf '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n'
 r=1
 while [ "$r" -le "$rounds" ]; do
 	for c in $configs; do
 		jobs=${c%%:*}
 		rate=${c#*:}
-		# JOBS:RATE:page: the jobs write their Feedback in pages.
-		fb=message
-		case "$rate" in *:page) fb=page; rate=${rate%:page} ;; esac
+		fb=message al=message what='asteald, socket'
+		case "$rate" in
+		*:feed) fb=page; what='asteald, feedback in page'; rate=${rate%:feed} ;;
+		*:page) fb=page; al=page; what='asteald, page'; rate=${rate%:page} ;;
+		*:*) echo "bench: $c: the suffix is :feed or :page" >&2; exit 2 ;;
+		esac
 		s0=$(steal_now)
 		out=$("$build/bench/asteal-wirefloor" --jobs "$jobs" --seconds "$secs" \
 		    --rate "$rate") || { echo "bench: wirefloor failed" >&2; exit 1; }
 		s1=$(steal_now)
-		printf '| %d | %d | %s | floor | %s%% | %s%% | %s%% | %s | %s | %s | %s | - | - | %s | - | %s |\n' \
+		printf '| %d | %d | %s | floor | %s%% | %s%% | %s%% | %s | %s | %s | %s | - | - | %s | - | - | - | %s |\n' \
 		    "$r" "$jobs" "$rate" "$(field user_pct "$out")" \
 		    "$(field sys_pct "$out")" "$(field cpu_pct "$out")" \
 		    "$(us "$(field tick_p50_us "$out")")" "$(us "$(field tick_p99_us "$out")")" \
@@ -82,7 +97,7 @@ while [ "$r" -le "$rounds" ]; do
 		wait_for 10 test -S "$tmp/s" || { echo "bench: asteald did not start" >&2; exit 1; }
 		out=$("$build/bench/asteal-loadgen" --socket "$tmp/s" --pid "$daemon_pid" \
 		    --jobs "$jobs" --seconds "$secs" --change-rate "$rate" --db "$tmp/h.db" \
-		    --feedback "$fb")
+		    --feedback "$fb" --allot "$al")
 		rc=$?
 		kill "$daemon_pid"
 		wait "$daemon_pid"
@@ -93,14 +108,23 @@ while [ "$r" -le "$rounds" ]; do
 		case "$replay" in
 		*MISMATCH*) wrong="$wrong + replay MISMATCH" ;;
 		esac
-		printf '| %d | %d | %s | asteald%s | %s%% | %s%% | %s%% | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' \
-		    "$r" "$jobs" "$rate" "$([ "$fb" = page ] && echo ', pages')" \
+		pages=- wakes=-
+		if [ "$al" = page ]; then
+			pages=$(field pages_written_per_tick "$out")
+			wakes=$(field futex_wakes_per_tick "$out")
+			n=$(field page_allot_jobs "$out")
+			# The daemon may refuse a page (its log says why).
+			[ "$n" = "$jobs" ] || what="$what (only $n of $jobs jobs)"
+		fi
+		printf '| %d | %d | %s | %s | %s%% | %s%% | %s%% | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' \
+		    "$r" "$jobs" "$rate" "$what" \
 		    "$(field daemon_user_pct "$out")" \
 		    "$(field daemon_sys_pct "$out")" "$(field daemon_cpu_pct "$out")" \
 		    "$(us "$(field tick_p50_us "$out")")" "$(us "$(field tick_p99_us "$out")")" \
 		    "$(us "$(field tick_max_us "$out")")" "$(us "$(field wake_p99_us "$out")")" \
 		    "$(us "$(field deq_p50_us "$out")")" "$(field changes_per_tick "$out")" \
-		    "$(field sends_per_tick "$out")" "$wrong" "$(field steal_pct "$out")%"
+		    "$(field sends_per_tick "$out")" "$pages" "$wakes" "$wrong" \
+		    "$(field steal_pct "$out")%"
 		echo "$out" >>"${DAEMON_BENCH_LOG:-/dev/null}"
 	done
 	r=$((r + 1))
