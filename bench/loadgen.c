@@ -64,7 +64,8 @@
  * tick, the quantum's last had only the free part, counted as "held
  * over"; a grant is recorded apart from the runs, and counted as
  * "granted" where the quantum's run gave the job none; a quantum of a run
- * of turns is checked as deq_replay checks it, "in turns"), and every
+ * of turns is checked as deq_replay checks it, "in turns", or held over
+ * when its turn's grant waited past the next tick), and every
  * desire a job sent is the recorded desire from the next quantum on, or
  * later (a Feedback that missed its tick leaves "stale" quanta, counted,
  * with the longest stretch of them), and the recorded desires follow what
@@ -83,10 +84,10 @@
  * by 2 with each, so the ones it never saw are counted
  * ("page_gens_missed"), and the checks hold without them.  Every
  * allotment the daemon writes of a quantum is one the history check
- * accepts (the tick's answer, the free part of a grant held back, a
- * grant), so a missed one leaves the quantum's last seen to check, as
- * with messages; only what the job held before the one it sees after a
- * gap is not known, so that one may be a grant (online and in the
+ * accepts as the quantum's last (the tick's answer, the free part of a
+ * grant held back, a grant), so a missed one leaves the last seen to
+ * check, as with messages; only what the job held before the one it sees
+ * after a gap is not known, so that one may be a grant (online and in the
  * history check).  The looks come often enough (every L/20 by default)
  * that only a load generator running late misses any: at the joins, or
  * on a host too busy for it.
@@ -831,17 +832,22 @@ static void check_job(const struct run *g, struct fake *j,
 		 * DEQ's leftover CPUs taken in turns) keeps the lower
 		 * allotment and every CPU used: a quantum of it got its
 		 * availability, the run's allotment or one more, on CPUs
-		 * among the run's (deq_replay's rule). */
+		 * among the run's (deq_replay's rule); or, with --handover
+		 * release, only the free part of them when the turn's grant
+		 * was held back past the next tick (counted as held over). */
 		if (runs[r]->cpu_quanta != (uint64_t)runs[r]->allotment *
 		    (runs[r]->last_quantum - runs[r]->first_quantum + 1)) {
 			uint64_t rec = cpus_low(runs[r]->cpus, runs[r]->n_cpus);
 
-			if (a->allotment == a->availability &&
-			    (a->allotment == runs[r]->allotment ||
-			     a->allotment == runs[r]->allotment + 1) &&
+			if (a->allotment <= a->availability &&
+			    (a->availability == runs[r]->allotment ||
+			     a->availability == runs[r]->allotment + 1) &&
 			    a->low != UINT64_MAX && rec != UINT64_MAX &&
 			    (a->low & ~rec) == 0) {
-				v->allots_turns++;
+				if (a->allotment == a->availability)
+					v->allots_turns++;
+				else
+					v->allots_held++;
 				continue;
 			}
 		}
