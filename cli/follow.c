@@ -26,6 +26,7 @@
 #include "frame.h"
 #include "json.h"
 #include "qtime.h"
+#include "query.h"
 #include "table.h"
 
 /* WaitRequests in flight on one connection (LAUNCH_CONN_WAITS). */
@@ -366,30 +367,90 @@ static int cancel_one(const struct cli *g, struct client *c, unsigned long long 
 	return CLI_OK;
 }
 
-/* `asteal cancel JOB...`: every job is tried; the first failure's code. */
+/* The ids of the running jobs among ids (n: all when 0) that pass a's
+ * filters, into *out and *nout: 0, or an exit code after a message. */
+static int cancel_select(struct client *c, const struct query_args *a,
+                         const unsigned long long *ids, size_t n,
+                         unsigned long long **out, size_t *nout)
+{
+	Asteal__Envelope *rep = NULL;
+	uint64_t want[QUERY_MAX_IDS];
+	size_t k = 0;
+	int code;
+
+	if (n > QUERY_MAX_IDS)
+		return cli_usage("cancel", "at most %d JOBs with a filter",
+		                 QUERY_MAX_IDS);
+	for (size_t i = 0; i < n; i++)
+		want[i] = ids[i];
+	if ((code = query_jobs_fetch(c, want, n, &rep)) != 0)
+		return code;
+	*out = calloc(rep->jobs->n_jobs + 1, sizeof(**out));
+	if (*out == NULL) {
+		frame_free(rep);
+		cli_error("out of memory");
+		return CLI_FAIL;
+	}
+	for (size_t i = 0; i < rep->jobs->n_jobs; i++) {
+		const Asteal__JobInfo *j = rep->jobs->jobs[i];
+
+		if (query_keep(a, j->uid, j->name, query_jobs_state(j)))
+			(*out)[k++] = j->id;
+	}
+	*nout = k;
+	frame_free(rep);
+	return 0;
+}
+
+/* `asteal cancel [filters] [JOB...]`: every job is tried; the first
+ * failure's code.  With -u, --name or --state (as scancel's), the running
+ * jobs that pass them, among the JOBs if some are named. */
 int follow_cancel(const struct cli *g, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "signal", required_argument, NULL, 's' },
+		{ "user", required_argument, NULL, 'u' },
+		{ "name", required_argument, NULL, QUERY_OPT_NAME },
+		{ "state", required_argument, NULL, QUERY_OPT_STATE },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct query_args a;
 	struct client *c = NULL;
-	unsigned long long *ids = NULL;
+	unsigned long long *ids = NULL, *chosen = NULL;
 	size_t n = 0;
-	int o, code, first = CLI_OK, sig = SIGTERM;
+	int o, code, first = CLI_OK, sig = SIGTERM, filtered = 0;
 
-	while ((o = getopt_long(argc, argv, "+s:", opts, NULL)) != -1) {
-		if (o != 's')
+	query_args_init(&a, g, query_jobs_states);
+	while ((o = getopt_long(argc, argv, "+s:u:", opts, NULL)) != -1) {
+		if (o == 's') {
+			sig = sig_parse(optarg);
+			if (sig < 0)
+				return cli_usage("cancel", "--signal: no signal '%s'", optarg);
+			continue;
+		}
+		if (o != 'u' && o != QUERY_OPT_NAME && o != QUERY_OPT_STATE)
 			return cli_usage("cancel", "unknown option '%s'", argv[optind - 1]);
-		sig = sig_parse(optarg);
-		if (sig < 0)
-			return cli_usage("cancel", "--signal: no signal '%s'", optarg);
+		if ((code = query_option(&a, "cancel", o, optarg)) != 0)
+			return code;
+		filtered = 1;
 	}
-	if ((code = parse_ids("cancel", argc, argv, optind, &ids, &n)) != 0)
+	if ((!filtered || optind < argc) &&
+	    (code = parse_ids("cancel", argc, argv, optind, &ids, &n)) != 0)
 		return code;
 	if ((code = client_open(g->socket, &c)) != 0) {
 		free(ids);
 		return code;
+	}
+	if (filtered) {
+		code = cancel_select(c, &a, ids, n, &chosen, &n);
+		free(ids);
+		ids = chosen;
+		if (code != 0) {
+			client_close(c);
+			return code;
+		}
+		if (n == 0 && !g->json)
+			cli_error("no running job passes the filters");
 	}
 	for (size_t i = 0; i < n; i++) {
 		code = cancel_one(g, c, ids[i], sig);

@@ -60,9 +60,13 @@ static const struct command commands[] = {
 	  "order given (0: all succeeded; 128+N: killed by signal N; 1: status\n"
 	  "unknown or no such job).\n"
 	  "  -t, --timeout S  give up after S seconds (exit 124)\n" },
-	{ "cancel", follow_cancel, "cancel [-s|--signal SIG] JOB...",
+	{ "cancel", follow_cancel,
+	  "cancel [-s|--signal SIG] [-u|--user U] [--name N] [--state S] [JOB...]",
 	  "Send jobs a signal (default TERM); only their owner or root may.\n"
-	  "  -s, --signal SIG  a name (TERM, SIGKILL) or a number\n" },
+	  "  -s, --signal SIG  a name (TERM, SIGKILL) or a number\n"
+	  "  -u, --user LIST, --name LIST, --state LIST\n"
+	  "                    every running job that passes these (as for jobs),\n"
+	  "                    among the JOBs if some are named\n" },
 	{ "jobs", query_jobs,
 	  "jobs [--watch] [--interval SECONDS] [FILTERS] [OUTPUT] [JOB...]",
 	  "List the running jobs: id, name, user, pid, desire, allotment, CPUs,\n"

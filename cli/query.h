@@ -109,6 +109,22 @@ int query_args_done(struct query_args *a, const char *cmd, const int *cols,
 int query_keep(const struct query_args *a, uint32_t uid, const char *name,
                int state);
 
+/* ---- the running jobs (query_jobs.c), also for cancel's filters ---- */
+
+struct client;
+
+/* The states of a running job (--state, STATE), NULL-terminated. */
+extern const char *const query_jobs_states[];
+
+/* Job j's state: an index of query_jobs_states. */
+int query_jobs_state(const Asteal__JobInfo *j);
+
+/* Ask for the running jobs (ids: only these, nids 0: all), page after
+ * page: 0 with *reply (all its pages' jobs, sorted by id; frame_free
+ * it), or an exit code after a message. */
+int query_jobs_fetch(struct client *c, const uint64_t *ids, size_t nids,
+                     Asteal__Envelope **reply);
+
 /* ---- the columns of `jobs` and `history` (query_cols.c) ---- */
 
 /* Every column either command shows; each command lists its own, in its

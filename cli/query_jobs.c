@@ -45,8 +45,8 @@ static int cmp_jobinfo(const void *a, const void *b)
  * pages after the first give their jobs to the first one's array (each
  * decoded message is plain malloc'd memory, frame_free frees the
  * elements it finds in the array). */
-static int jobs_fetch(struct client *c, const uint64_t *ids, size_t nids,
-                      Asteal__Envelope **reply)
+int query_jobs_fetch(struct client *c, const uint64_t *ids, size_t nids,
+                     Asteal__Envelope **reply)
 {
 	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT, *m;
 	Asteal__JobsRequest req = ASTEAL__JOBS_REQUEST__INIT;
@@ -118,7 +118,7 @@ static const int cols[] = {
 	"preempted,allotted,cputime,command"
 
 /* The states of a running job, for --state and the STATE column. */
-static const char *const states[] = { "running", "waiting", "idle",
+const char *const query_jobs_states[] = { "running", "waiting", "idle",
 	"unmanaged", "stopped", NULL };
 enum { S_RUNNING, S_WAITING, S_IDLE, S_UNMANAGED, S_STOPPED };
 
@@ -147,7 +147,7 @@ static int stopped(int pid)
  * stopped (its process is, whatever it holds), running (it holds CPUs),
  * waiting (it wants some and holds none), idle (it wants none: nothing
  * to run). */
-static int job_state(const Asteal__JobInfo *j)
+int query_jobs_state(const Asteal__JobInfo *j)
 {
 	return j->unmanaged ? S_UNMANAGED : stopped((int)j->pid) ? S_STOPPED
 	       : j->allotment > 0 ? S_RUNNING : j->desire > 0 ? S_WAITING : S_IDLE;
@@ -157,7 +157,7 @@ static int job_state(const Asteal__JobInfo *j)
 static struct query_job job_who(const Asteal__JobInfo *j)
 {
 	struct query_job w = { j->id, j->name, j->uid, (int)j->pid, j->command,
-		states[job_state(j)], j->start_ns };
+		query_jobs_states[query_jobs_state(j)], j->start_ns };
 
 	return w;
 }
@@ -242,7 +242,7 @@ static void jobs_filter(const struct query_args *a, const Asteal__Jobs *in,
 	out->n_jobs = 0;
 	for (i = 0; i < in->n_jobs; i++) {
 		const Asteal__JobInfo *j = in->jobs[i];
-		if (query_keep(a, j->uid, j->name, job_state(j)) &&
+		if (query_keep(a, j->uid, j->name, query_jobs_state(j)) &&
 		    (a->since == 0 || j->start_ns >= a->since) &&
 		    (a->until == 0 || j->start_ns <= a->until))
 			buf[out->n_jobs++] = in->jobs[i];
@@ -439,7 +439,7 @@ static int jobs_watch(const struct cli *g, const struct query_args *a,
 
 	for (;;) {
 		deadline = query_mono_ms() + (long long)(interval * 1000 + 0.5);
-		if ((r = jobs_fetch(c, ids, nids, &reply)) != 0) {
+		if ((r = query_jobs_fetch(c, ids, nids, &reply)) != 0) {
 			code = r;
 			break;
 		}
@@ -495,7 +495,7 @@ int query_jobs(const struct cli *g, int argc, char **argv)
 	char *end;
 	size_t i, k;
 
-	query_args_init(&a, g, states);
+	query_args_init(&a, g, query_jobs_states);
 	while ((o = getopt_long(argc, argv, ":" QUERY_SHORT, opts, NULL)) != -1) {
 		switch (o) {
 		case 'w':
@@ -530,7 +530,7 @@ int query_jobs(const struct cli *g, int argc, char **argv)
 		client_close(c);
 		return r;
 	}
-	r = jobs_fetch(c, ids, (size_t)nids, &reply);
+	r = query_jobs_fetch(c, ids, (size_t)nids, &reply);
 	client_close(c);
 	if (r != 0)
 		return r;

@@ -358,6 +358,19 @@ wait_for 10 is_state stopped || fail "a SIGSTOPped job shows as $(state)"
 "$A" jobs --state stopped | grep -q " $pid " || fail "jobs --state stopped: $("$A" jobs --state stopped)"
 kill -CONT "$pid"
 wait_for 10 is_state running || fail "a continued job shows as $(state)"
+# cancel by name, user and state, as scancel: only the jobs that pass
+xa=$("$A" submit --parsable -o /dev/null -J cx-a -- sleep 30) || fail "submit cx-a"
+xb=$("$A" submit --parsable -o /dev/null -J cx-b -- sleep 30) || fail "submit cx-b"
+expect_rc 0 "$A" cancel --name cx-a
+"$A" wait "$xa"
+[ $? -eq 143 ] || fail "cancel --name cx-a: cx-a's status"
+"$A" jobs "$xb" >/dev/null || fail "cancel --name cx-a took cx-b too"
+expect_rc 0 "$A" cancel --name nosuch
+grep -q "no running job passes" "$tmp/err" || fail "cancel --name nosuch: $(cat "$tmp/err")"
+expect_rc 2 "$A" cancel --state gone
+expect_rc 0 "$A" cancel -u "$(id -un)" --name cx-b,cx-c --state running,waiting,idle,unmanaged "$xb"
+"$A" wait "$xb"
+[ $? -eq 143 ] || fail "cancel -u --name --state JOB: cx-b's status"
 "$A" cancel "$id" >/dev/null || fail "cancel a rigid job"
 "$A" wait "$id"
 [ $? -eq 143 ] || fail "a cancelled rigid job's status"
