@@ -21,7 +21,7 @@ _asteal_options()
 	run) echo "--name --cpus --omp --stats --help --" ;;
 	submit) echo "--name --cpus --omp --output --error --parsable --help --" ;;
 	wait) echo "--timeout --help" ;;
-	cancel) echo "--signal --help" ;;
+	cancel) echo "--signal --user --name --state --help" ;;
 	jobs) echo "--watch --interval --user --name --state --since --until" \
 		"--format --noheader --parsable --csv --help" ;;
 	history) echo "--jobs --user --name --state --since --until --format" \
@@ -173,7 +173,7 @@ _asteal()
 		if [ "$cmd" = history ]; then
 			_asteal_words "running completed failed killed unknown" "$cur"
 		else
-			_asteal_words "running waiting idle unmanaged" "$cur"
+			_asteal_words "running waiting idle unmanaged stopped" "$cur"
 		fi
 		return 0 ;;
 	--user | -u)
