@@ -28,8 +28,8 @@ struct command {
 
 static const struct command commands[] = {
 	{ "run", supervise_run,
-	  "run [-J|--name NAME] [-c|--cpus N] [--omp layer|system] [--stats] -- "
-	  "PROGRAM [ARGS...]",
+	  "run [-J|--name NAME] [-c|--cpus N] [--omp layer|system] [-D|--chdir DIR] "
+	  "[--stats] -- PROGRAM [ARGS...]",
 	  "Run a job in the foreground under the daemon; exit with its status.\n"
 	  "A program linked with libasteal, or with libgomp (run on asteal's\n"
 	  "OpenMP layer), is an adaptive job; any other a rigid job (of 1 CPU\n"
@@ -41,10 +41,12 @@ static const struct command commands[] = {
 	  "  --omp layer   run a program linked with libgomp on asteal's OpenMP\n"
 	  "                layer, as an adaptive job (the default)\n"
 	  "  --omp system  on the system's libgomp instead, as a rigid job\n"
+	  "  -D, --chdir DIR  run it in DIR\n"
 	  "  --stats       print a summary line when it ends\n" },
 	{ "submit", supervise_submit,
 	  "submit [-J|--name NAME] [-c|--cpus N] [--omp layer|system] [-o|--output FILE] "
-	  "[-e|--error FILE] [--parsable] -- PROGRAM [ARGS...]",
+	  "[-e|--error FILE] [-D|--chdir DIR] [--parsable] "
+	  "(-- PROGRAM [ARGS...] | --wrap COMMAND)",
 	  "Start a job detached and print its id (adaptive or rigid as for run).\n"
 	  "  -J, --name NAME    the job's name (default: the program's)\n"
 	  "  -c, --cpus N       a rigid job of N CPUs (as for run)\n"
@@ -52,8 +54,10 @@ static const struct command commands[] = {
 	  "                     (default) or on the system's libgomp (as for run)\n"
 	  "  -o, --output FILE  its standard output, and its standard error\n"
 	  "                     unless -e (default asteal-%j.out; %j is the\n"
-	  "                     job id, %% a %)\n"
-	  "  -e, --error FILE   its standard error (%j and %% as for -o)\n"
+	  "                     job id, %x its name, %u the user, %% a %)\n"
+	  "  -e, --error FILE   its standard error (named as for -o)\n"
+	  "  -D, --chdir DIR    run it in DIR (relative file names under it)\n"
+	  "  --wrap COMMAND     run sh -c COMMAND (named wrap), no PROGRAM\n"
 	  "  --parsable         print only the id\n" },
 	{ "wait", follow_wait, "wait [-t|--timeout SECONDS] JOB...",
 	  "Wait until the jobs end; exit with the first failure's status, in the\n"

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,16 +36,39 @@ static void join_args(char **argv, char *buf, size_t len)
 		                         argv[i]);
 }
 
-/* A file name template with %j replaced by the job id and %% by %: 0, or
- * -1 when it has another % or does not fit in len. */
-int spawn_expand(const char *tmpl, unsigned long long id, char *out, size_t len)
+/* The calling user's name (its uid as a number when it has none). */
+static void user_name(char *buf, size_t len)
 {
+	struct passwd pw, *found = NULL;
+	char tmp[1024];
+
+	if (getpwuid_r(getuid(), &pw, tmp, sizeof(tmp), &found) == 0 && found != NULL)
+		snprintf(buf, len, "%s", pw.pw_name);
+	else
+		snprintf(buf, len, "%u", (unsigned)getuid());
+}
+
+/* Expand a file name template. */
+int spawn_path(const struct spawn *sp, const char *tmpl, char *out, size_t len)
+{
+	char user[64];
 	size_t k = 0;
 	int n;
 
+	user_name(user, sizeof(user));
+	if (sp->dir != NULL && tmpl[0] != '/') {
+		n = snprintf(out, len, "%s/", sp->dir);
+		if (n < 0 || (size_t)n >= len)
+			return -1;
+		k = (size_t)n;
+	}
 	for (const char *t = tmpl; *t != '\0'; t++) {
 		if (*t == '%' && t[1] == 'j')
-			n = snprintf(out + k, len - k, "%llu", id);
+			n = snprintf(out + k, len - k, "%llu", sp->id);
+		else if (*t == '%' && t[1] == 'x')
+			n = snprintf(out + k, len - k, "%s", sp->name);
+		else if (*t == '%' && t[1] == 'u')
+			n = snprintf(out + k, len - k, "%s", user);
 		else if (*t == '%' && t[1] == '%')
 			n = snprintf(out + k, len - k, "%%");
 		else if (*t == '%')
@@ -56,7 +80,7 @@ int spawn_expand(const char *tmpl, unsigned long long id, char *out, size_t len)
 		k += (size_t)n;
 		t += *t == '%';
 	}
-	if (k == 0)
+	if (tmpl[0] == '\0')
 		return -1;
 	out[k] = '\0';
 	return 0;
@@ -65,12 +89,14 @@ int spawn_expand(const char *tmpl, unsigned long long id, char *out, size_t len)
 /* Check a file name template of option opt: 0, or a usage exit code. */
 static int check_template(const char *cmd, const char *opt, const char *tmpl)
 {
+	struct spawn probe = { .name = "x", .id = ~0ull };
 	char buf[PATH_MAX];
 
-	if (spawn_expand(tmpl, ~0ull, buf, sizeof(buf)) == 0)
+	if (spawn_path(&probe, tmpl, buf, sizeof(buf)) == 0)
 		return 0;
 	return cli_usage(cmd, "%s '%s': an empty or too long name, or a %% other "
-	                 "than %%j (the job id) and %%%% (a %%)", opt, tmpl);
+	                 "than %%j (the job id), %%x (its name), %%u (the user) and "
+	                 "%%%% (a %%)", opt, tmpl);
 }
 
 /* Parse run/submit options up to the program: 0, or an exit code. */
@@ -78,6 +104,7 @@ int spawn_parse(int argc, char **argv, struct spawn *sp, int *stats, int *parsab
 {
 	static const struct option run_opts[] = {
 		{ "name", required_argument, NULL, 'J' },
+		{ "chdir", required_argument, NULL, 'D' },
 		{ "stats", no_argument, NULL, 's' },
 		{ "cpus", required_argument, NULL, 'c' },
 		{ "omp", required_argument, NULL, 'O' },
@@ -85,6 +112,8 @@ int spawn_parse(int argc, char **argv, struct spawn *sp, int *stats, int *parsab
 	};
 	static const struct option submit_opts[] = {
 		{ "name", required_argument, NULL, 'J' },
+		{ "chdir", required_argument, NULL, 'D' },
+		{ "wrap", required_argument, NULL, 'w' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "error", required_argument, NULL, 'e' },
 		{ "parsable", no_argument, NULL, 'p' },
@@ -98,7 +127,7 @@ int spawn_parse(int argc, char **argv, struct spawn *sp, int *stats, int *parsab
 	const char *base;
 	int o, bad;
 
-	while ((o = getopt_long(argc, argv, sp->detached ? "+c:J:o:e:" : "+c:J:",
+	while ((o = getopt_long(argc, argv, sp->detached ? "+c:J:o:e:D:" : "+c:J:D:",
 	                        sp->detached ? submit_opts : run_opts, NULL)) != -1) {
 		switch (o) {
 		case 'c':
@@ -138,6 +167,16 @@ int spawn_parse(int argc, char **argv, struct spawn *sp, int *stats, int *parsab
 		case 'p':
 			*parsable = 1;
 			break;
+		case 'D':
+			if (*optarg == '\0' || strlen(optarg) > PATH_MAX / 2)
+				return cli_usage(cmd, "--chdir: a folder's name");
+			sp->dir = optarg;
+			break;
+		case 'w':
+			sp->wrap[0] = (char *)"sh";
+			sp->wrap[1] = (char *)"-c";
+			sp->wrap[2] = optarg;
+			break;
 		default:
 			return cli_usage(cmd, "unknown option '%s'", argv[optind - 1]);
 		}
@@ -145,10 +184,14 @@ int spawn_parse(int argc, char **argv, struct spawn *sp, int *stats, int *parsab
 	if (optind < argc && strcmp(argv[optind - 1], "--") != 0 &&
 	    strcmp(argv[optind], "--") == 0)
 		optind++;
-	if (optind >= argc)
+	if (sp->wrap[0] != NULL && optind < argc)
+		return cli_usage(cmd, "--wrap runs its command: no program beside it");
+	if (sp->wrap[0] == NULL && optind >= argc)
 		return cli_usage(cmd, "no program to run (asteal %s [OPTIONS] -- "
 		                 "PROGRAM [ARGS...])", cmd);
-	sp->argv = argv + optind;
+	sp->argv = sp->wrap[0] != NULL ? sp->wrap : argv + optind;
+	if (sp->wrap[0] != NULL && sp->name == NULL)
+		sp->name = "wrap";      /* as sbatch names it */
 	join_args(sp->argv, sp->command, sizeof(sp->command));
 	if (sp->name == NULL) {
 		base = strrchr(sp->argv[0], '/');
@@ -225,11 +268,11 @@ static void child_fail(int err, enum spawn_fail what)
 /* Open a submitted job's output file from its template: the fd, or -1
  * with errno.  Truncated, then appended to (O_APPEND), so that the lines
  * its supervisor may add land after the job's. */
-static int open_output(const char *tmpl, unsigned long long id)
+static int open_output(const struct spawn *sp, const char *tmpl)
 {
 	char path[PATH_MAX];
 
-	if (spawn_expand(tmpl, id, path, sizeof(path)) < 0) {
+	if (spawn_path(sp, tmpl, path, sizeof(path)) < 0) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
@@ -238,7 +281,7 @@ static int open_output(const char *tmpl, unsigned long long id)
 
 /* Point a submitted job's standard streams at its files: stdin from
  * /dev/null, stdout to --output, stderr to --error or with stdout. */
-static void child_streams(const struct spawn *sp, unsigned long long id, int err)
+static void child_streams(const struct spawn *sp, int err)
 {
 	char a[PATH_MAX], b[PATH_MAX];
 	int null, out, efd;
@@ -246,14 +289,14 @@ static void child_streams(const struct spawn *sp, unsigned long long id, int err
 	null = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (null < 0 || dup2(null, STDIN_FILENO) < 0)
 		child_fail(err, SPAWN_FAIL_OUTPUT);
-	out = open_output(sp->output, id);
+	out = open_output(sp, sp->output);
 	if (out < 0 || dup2(out, STDOUT_FILENO) < 0)
 		child_fail(err, SPAWN_FAIL_OUTPUT);
 	efd = out;
-	if (sp->error != NULL && (spawn_expand(sp->output, id, a, sizeof(a)) < 0 ||
-	                          spawn_expand(sp->error, id, b, sizeof(b)) < 0 ||
+	if (sp->error != NULL && (spawn_path(sp, sp->output, a, sizeof(a)) < 0 ||
+	                          spawn_path(sp, sp->error, b, sizeof(b)) < 0 ||
 	                          strcmp(a, b) != 0)) {
-		efd = open_output(sp->error, id);
+		efd = open_output(sp, sp->error);
 		if (efd < 0)
 			child_fail(err, SPAWN_FAIL_ERROR);
 	}
@@ -297,8 +340,11 @@ void spawn_child(const struct cli *g, struct spawn *sp, int gate, int err)
 	signal(SIGHUP, SIG_DFL);
 	signal(SIGCHLD, SIG_DFL);
 	signal(SIGPIPE, SIG_DFL);
+	sp->id = strtoull(buf, NULL, 10);
 	if (sp->detached)
-		child_streams(sp, strtoull(buf, NULL, 10), err);
+		child_streams(sp, err);
+	if (sp->dir != NULL && chdir(sp->dir) < 0)
+		child_fail(err, SPAWN_FAIL_CHDIR);
 	if (setenv("ASTEAL_SOCKET", g->socket, 1) < 0 ||
 	    setenv("ASTEAL_JOB_ID", buf, 1) < 0 ||
 	    setenv("ASTEAL_JOB_NAME", sp->name, 1) < 0 ||

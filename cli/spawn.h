@@ -16,7 +16,8 @@
 #include "cli.h"
 
 /* What the child failed at, as it tells the parent (with errno). */
-enum spawn_fail { SPAWN_FAIL_EXEC, SPAWN_FAIL_OUTPUT, SPAWN_FAIL_ERROR };
+enum spawn_fail { SPAWN_FAIL_EXEC, SPAWN_FAIL_OUTPUT, SPAWN_FAIL_ERROR,
+	SPAWN_FAIL_CHDIR };
 
 /* A job being started. */
 struct spawn {
@@ -25,6 +26,8 @@ struct spawn {
 	char command[256];        /* argv as one line */
 	const char *output;       /* submit: where its stdout (and stderr) go */
 	const char *error;        /* submit: where its stderr goes, or NULL */
+	const char *dir;          /* -D: its working folder, or NULL (ours) */
+	char *wrap[4];            /* submit --wrap: sh -c COMMAND */
 	unsigned cpus;            /* --cpus N: a rigid job of N CPUs; 0 none */
 	int omp_system;           /* --omp system: never the OpenMP layer */
 	char layer[PATH_MAX];     /* the layer's folder, put first in LD_LIBRARY_PATH */
@@ -47,9 +50,11 @@ int spawn_parse(int argc, char **argv, struct spawn *sp, int *stats, int *parsab
 struct client;
 int spawn_check_cpus(const struct spawn *sp, const struct client *c);
 
-/* A file name template with %j replaced by the job id and %% by %, into
- * out (len bytes): 0, or -1 when it has another % or does not fit. */
-int spawn_expand(const char *tmpl, unsigned long long id, char *out, size_t len);
+/* A file name template of sp's with %j replaced by the job id, %x by
+ * its name, %u by the user's name and %% by %, and, when relative, under
+ * sp's -D folder: into out (len bytes): 0, or -1 when it has another %
+ * or does not fit. */
+int spawn_path(const struct spawn *sp, const char *tmpl, char *out, size_t len);
 
 /* In the child: wait on the pipe gate for the job's id, then exec the
  * program; never returns.  err is the close-on-exec pipe that tells the

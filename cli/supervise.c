@@ -126,11 +126,15 @@ static int start(const struct cli *g, struct client *c, struct spawn *sp)
 	if (n == (ssize_t)sizeof(e)) {
 		if (e[0] == SPAWN_FAIL_EXEC)
 			cli_error("%s: %s", sp->argv[0], strerror(e[1]));
+		else if (e[0] == SPAWN_FAIL_CHDIR)
+			cli_error("job %llu: --chdir %s: %s", sp->id, sp->dir,
+			          strerror(e[1]));
 		else
 			cli_error("job %llu: %s %s: %s", sp->id,
 			          e[0] == SPAWN_FAIL_OUTPUT ? "--output" : "--error",
-			          spawn_expand(e[0] == SPAWN_FAIL_OUTPUT ? sp->output : sp->error,
-			                       sp->id, path, sizeof(path)) == 0 ? path : "?",
+			          spawn_path(sp, e[0] == SPAWN_FAIL_OUTPUT ? sp->output
+			                                                   : sp->error,
+			                     path, sizeof(path)) == 0 ? path : "?",
 			          strerror(e[1]));
 		sp->failed = e[0] + 1;
 		while (waitpid(sp->pid, &status, 0) < 0 && errno == EINTR)
@@ -502,8 +506,8 @@ static void supervisor_streams(const struct spawn *sp)
 	int null, fd = -1;
 
 	null = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (spawn_expand(sp->error != NULL ? sp->error : sp->output, sp->id, path,
-	                 sizeof(path)) == 0)
+	if (spawn_path(sp, sp->error != NULL ? sp->error : sp->output, path,
+	               sizeof(path)) == 0)
 		fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
 	if (fd < 0)
 		fd = null;

@@ -18,8 +18,9 @@ _asteal_commands="run submit wait cancel jobs history status help"
 _asteal_options()
 {
 	case $1 in
-	run) echo "--name --cpus --omp --stats --help --" ;;
-	submit) echo "--name --cpus --omp --output --error --parsable --help --" ;;
+	run) echo "--name --cpus --omp --chdir --stats --help --" ;;
+	submit) echo "--name --cpus --omp --output --error --chdir --wrap --parsable" \
+		"--help --" ;;
 	wait) echo "--timeout --help" ;;
 	cancel) echo "--signal --user --name --state --help" ;;
 	jobs) echo "--watch --interval --user --name --state --since --until" \
@@ -157,6 +158,11 @@ _asteal()
 		return 0 ;;
 	--plot)
 		_asteal_files "" "$cur" "*.svg"
+		return 0 ;;
+	--chdir | -D)
+		mapfile -t COMPREPLY < <(compgen -d -- "$cur")
+		return 0 ;;
+	--wrap)
 		return 0 ;;
 	-o)
 		# submit's output file; the columns of jobs and history

@@ -97,8 +97,8 @@ expect "asteal help" "cancel help history jobs run status submit wait" ""
 echo "commands and global options: ok"
 
 # ---- 3. options and their values ----
-expect "asteal run" "-- --cpus --help --name --omp --stats" "-"
-expect "asteal submit" "-- --cpus --error --help --name --omp --output --parsable" "-"
+expect "asteal run" "-- --chdir --cpus --help --name --omp --stats" "-"
+expect "asteal submit" "-- --chdir --cpus --error --help --name --omp --output --parsable --wrap" "-"
 expect "asteal run --omp" "layer system" ""
 expect "asteal submit --omp =" "system" "s"
 expect "asteal run --cpus" "$(awk '/^processor/ { n++ } END { for (i = 1; i <= n; i++) s = s (i > 1 ? " " : "") i; print s }' /proc/cpuinfo)" ""

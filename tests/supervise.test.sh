@@ -16,6 +16,7 @@
 #  5. submit's files: asteal-%j.out in the current folder by default with
 #     stderr in it, -o and -e apart with %j and %%, -J names the job, a
 #     bad template is a usage error, an unwritable file fails the submit;
+#     %x and %u, -D (the job's folder, relative names under it), --wrap;
 #  6. wait --timeout exits 124 with the message the man page quotes.
 # Jobs are held on fifos, not timed: every wait is on a condition.
 set -u
@@ -158,7 +159,20 @@ expect_rc 2 "$A" submit -o "$tmp/x%q" -- true
 expect_rc 2 "$A" submit -e "" -- true
 expect_rc 1 "$A" submit -o "$tmp/no/such/dir/%j.out" -- true
 grep -q "no/such/dir/[0-9]*.out" "$tmp/err" || fail "an unwritable output is not named: $(cat "$tmp/err")"
-echo "submit: asteal-%j.out by default, -o/-e with %j and %%, -J"
+# %x (the name) and %u (the user), -D (its folder, relative names
+# under it), --wrap (sh -c, named wrap), a bad folder said
+mkdir "$tmp/dd"
+s3=$("$A" submit --parsable -D "$tmp/dd" -o "%x-%u-%j.out" --wrap 'pwd; echo $0') ||
+	fail "submit -D --wrap"
+expect_rc 0 "$A" wait "$s3"
+[ "$(cat "$tmp/dd/wrap-$(id -un)-$s3.out")" = "$tmp/dd
+sh" ] || fail "-D, %x, %u, --wrap: $(ls "$tmp/dd"; cat "$tmp/dd"/*)"
+expect_rc 2 "$A" submit --wrap true -- true
+expect_rc 1 "$A" submit -D "$tmp/no/such" -o /dev/null -- true
+grep -q "chdir $tmp/no/such" "$tmp/err" || fail "a bad -D is not said: $(cat "$tmp/err")"
+out=$("$A" run -D "$tmp/dd" -- pwd) || fail "run -D"
+[ "$out" = "$tmp/dd" ] || fail "run -D ran in $out"
+echo "submit: asteal-%j.out by default, -o/-e with %j, %x, %u and %%, -J, -D, --wrap"
 
 # ---- 6. wait --timeout ----
 t=$("$A" submit --parsable -o /dev/null -- sleep 300) || fail "submit t"
