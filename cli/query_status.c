@@ -82,6 +82,9 @@ int query_status(const struct cli *g, int argc, char **argv)
 			{ "pages_written", s->pages_written },
 			{ "futex_wakes", s->futex_wakes },
 			{ "idle_revocations", s->idle_revocations },
+			{ "socket_jobs", s->socket_jobs },
+			{ "pages_failed", s->pages_failed },
+			{ "pages_declined", s->pages_declined },
 			{ "t0_ns", s->t0_ns }, { "uptime_ns", s->uptime_ns },
 			{ "tick_p50_ns", s->tick_p50_ns }, { "tick_p99_ns", s->tick_p99_ns },
 			{ "tick_max_ns", s->tick_max_ns }, { "deq_p50_ns", s->deq_p50_ns },
@@ -158,6 +161,10 @@ int query_status(const struct cli *g, int argc, char **argv)
 		       "%llu futex wakes\n", "page allots:", s->page_allot_jobs,
 		       (unsigned long long)s->pages_written,
 		       (unsigned long long)s->futex_wakes);
+		printf("%-16s%u jobs send messages alone; %llu pages not made or "
+		       "sent, %llu declined by their job\n", "no page:",
+		       s->socket_jobs, (unsigned long long)s->pages_failed,
+		       (unsigned long long)s->pages_declined);
 		printf("%-16s%llu, handover %s; %llu of idle slots\n", "revocations:",
 		       (unsigned long long)s->revocations, s->handover,
 		       (unsigned long long)s->idle_revocations);

@@ -2,7 +2,10 @@
  * link.c - libasteal's connection to asteald: connect to the Unix socket,
  * the handshake (Hello as a JOB, Welcome with the job id and the quanta on
  * the shared clock), reading Allot and Error messages, and sending Feedback
- * and Released.  The link thread (quantum.c) owns it; nothing here exits or
+ * and Released; a page the Welcome carried that the job cannot map (a
+ * seccomp filter, no memory, another layout) is declined with a
+ * PageDeclined, so that the daemon sends Allots instead of writing them
+ * there.  The link thread (quantum.c) owns it; nothing here exits or
  * aborts: every failure is -1 and a reason, and the caller falls back to
  * the local scheduler.
  */
@@ -261,10 +264,21 @@ struct link *link_connect(const char *path, int workers, uint64_t claim,
 	if (m->welcome->page && passed[0] >= 0) {
 		char pwhy[160];
 
-		if (map_page(l, passed[0], pwhy, sizeof(pwhy)) < 0)
+		if (map_page(l, passed[0], pwhy, sizeof(pwhy)) < 0) {
+			Asteal__Envelope d;
+			Asteal__PageDeclined pd;
+
+			/* The daemon must know, or it would write the job's
+			 * allotments where the job never reads them. */
+			frame_page_declined(&d, &pd, pwhy);
 			fprintf(stderr, "libasteal: %s: the daemon's page is "
 			        "unusable, sending messages: %s\n", path, pwhy);
-		else if (hello.page_allot && passed[1] >= 0) {
+			if (frame_write_fd(l->fd, &d) < 0) {
+				snprintf(why, whylen, "%s: declining the page: %s",
+				         path, strerror(errno));
+				goto fail;
+			}
+		} else if (hello.page_allot && passed[1] >= 0) {
 			l->wake = passed[1];
 			passed[1] = -1;
 		}

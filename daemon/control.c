@@ -333,6 +333,11 @@ static void dispatch(struct conn *c, const Asteal__Envelope *m, void *arg)
 		               m->released->parked_ns);
 		return;
 	}
+	if (p->role == PEER_JOB && m->msg_case == ASTEAL__ENVELOPE__MSG_PAGE_DECLINED) {
+		if (sched_job_page_declined(ctl->sched, p->job, m->page_declined->why))
+			admit_fd_give(ctl->admit, &p->page_fds);
+		return;
+	}
 	if (p->role == PEER_CLIENT) {
 		/* Every reply, the answer or an Error, names the request. */
 		conn_set_reply(c, m->request_id);

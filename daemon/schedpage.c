@@ -22,6 +22,11 @@
  * Released would be, from the eventfd's callback made active (not from
  * inside the core's delivery, which is under way); the parked record the
  * job writes for it when it applies the allotment later is then no news.
+ *
+ * A job that cannot use the page its Welcome carried (mapping it failed:
+ * a seccomp filter, no memory; a layout it does not know) says so with a
+ * PageDeclined: its page is dropped, and what was written there (a grant
+ * at its join) goes again as an Allot, as every allotment after it.
  */
 #include "scheduler_int.h"
 
@@ -70,6 +75,7 @@ void sched__page_make(struct sched *s, struct sched_job *j,
 
 	j->page = jobpage_create(allot, why, sizeof(why));
 	if (j->page == NULL) {
+		s->pages_failed++;
 		log_warn("job %llu '%s': no page, it sends messages: %s",
 		         (unsigned long long)j->core.id, j->name, why);
 		return;
@@ -93,6 +99,7 @@ void sched__page_make(struct sched *s, struct sched_job *j,
 			j->wake_ev = NULL;
 			jobpage_free(j->page);
 			j->page = NULL;
+			s->pages_failed++;
 			return;
 		}
 		s->page_allot_jobs++;
@@ -126,10 +133,38 @@ void sched_job_page_sent(struct sched *s, struct sched_job *j, int sent)
 {
 	if (j->page == NULL)
 		return;
-	if (sent)
+	if (sent) {
 		jobpage_sent(j->page);
-	else
+	} else {
 		sched__page_drop(s, j);
+		s->pages_failed++;
+	}
+}
+
+/* The job cannot use the page its Welcome carried. */
+int sched_job_page_declined(struct sched *s, struct sched_job *j,
+                            const char *why)
+{
+	struct core_allot ca;
+	int written;
+
+	if (j->page == NULL)
+		return 0;               /* none (or declined already) */
+	written = j->page_gen != 0;
+	log_warn("job %llu '%s' pid %d: it cannot use its page (%.120s): it "
+	         "sends messages", (unsigned long long)j->core.id, j->name,
+	         (int)j->pid, why != NULL ? why : "");
+	s->pages_declined++;
+	sched__page_drop(s, j);
+	if (!written)
+		return 1;               /* the next allotment goes as an Allot */
+	ca.set = &j->core.sent;
+	ca.allotment = deq_set_count(&j->core.sent);
+	ca.availability = core_deq(s->core, &j->core)->availability;
+	ca.quantum = j->core.allot_q;
+	ca.decided = j->core.decided;
+	(void)sched__allot_send(s, j, &ca);
+	return 1;
 }
 
 /* Write an allotment into a job's page: its slots' CPUs, a new

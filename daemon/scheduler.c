@@ -81,10 +81,6 @@ static int op_allot(void *arg, struct core_job *cj, const struct core_allot *ca)
 {
 	struct sched *s = arg;
 	struct sched_job *j = sched__job(cj);
-	uint32_t ids[CPULIST_MAX];
-	uint8_t frame[EXCHANGE_ALLOT_MAX];
-	struct exchange_allot a;
-	size_t len;
 
 	if (cj->fresh || memcmp(ca->set, &cj->sent, sizeof(cj->sent)) != 0)
 		sched__confine_set(s, j, ca->set);
@@ -97,6 +93,19 @@ static int op_allot(void *arg, struct core_job *cj, const struct core_allot *ca)
 		sched__page_allot(s, j, ca);
 		return 0;
 	}
+	return sched__allot_send(s, j, ca);
+}
+
+/* Send an allotment to a job as an Allot message: 0, or -1 (a peer
+ * going away: its end comes). */
+int sched__allot_send(struct sched *s, struct sched_job *j,
+                      const struct core_allot *ca)
+{
+	uint32_t ids[CPULIST_MAX];
+	uint8_t frame[EXCHANGE_ALLOT_MAX];
+	struct exchange_allot a;
+	size_t len;
+
 	a.quantum = ca->quantum;
 	a.ncpus = (size_t)sched__slot_cpus(s, ca->set, ids);
 	a.cpus = ids;

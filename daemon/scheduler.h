@@ -80,6 +80,13 @@ uint64_t sched_job_id(const struct sched_job *j);
  * sends messages). */
 int sched_job_page_fds(const struct sched_job *j, int fds[2]);
 
+/* The job cannot use the page its Welcome carried (a PageDeclined, why
+ * its reason): its page is dropped, it exchanges by messages from now on,
+ * and the allotment written there goes again as an Allot.  1 if it had a
+ * page (its eventfd's charge is the caller's to give back), 0 if not. */
+int sched_job_page_declined(struct sched *s, struct sched_job *j,
+                            const char *why);
+
 /* The Welcome went with the page (sent 1), or could not (0: the page is
  * dropped and the job sends messages, as its Welcome says). */
 void sched_job_page_sent(struct sched *s, struct sched_job *j, int sent);

@@ -106,6 +106,8 @@ struct sched {
 	uint64_t feedbacks, bad, allots, revocations, tick_sends, grants;
 	uint64_t pages_read, pages_torn, pages_written, futex_wakes,
 	         idle_revocations;
+	uint64_t pages_failed;         /* asked for, not made or not sent */
+	uint64_t pages_declined;       /* sent, and the job could not use it */
 	int page_jobs;                 /* jobs with a page now */
 	int page_allot_jobs;           /* ... reading their allotments there */
 	struct samples tick, deq_time, wake, revoke, changes, sends;
@@ -190,6 +192,11 @@ void sched__page_drop(struct sched *s, struct sched_job *j);
  * there (instead of an Allot). */
 void sched__page_allot(struct sched *s, struct sched_job *j,
                        const struct core_allot *ca);
+
+/* scheduler.c: send an allotment to a job as an Allot message: 0, or -1
+ * (a peer going away: its end comes). */
+int sched__allot_send(struct sched *s, struct sched_job *j,
+                      const struct core_allot *ca);
 
 /* j has just claimed its id (its history row open, tracked): its usage
  * before this connection is its history's totals, and what its Hello's

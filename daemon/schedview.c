@@ -60,6 +60,14 @@ void sched_status(struct sched *s, Asteal__Status *st)
 	st->pages_written = s->pages_written;
 	st->futex_wakes = s->futex_wakes;
 	st->idle_revocations = s->idle_revocations;
+	st->socket_jobs = 0;
+	for (int i = 0; i < core_njobs(s->core); i++) {
+		const struct sched_job *j = sched__job(core_job_at(s->core, i));
+
+		st->socket_jobs += j->conn != NULL && j->page == NULL;
+	}
+	st->pages_failed = s->pages_failed;
+	st->pages_declined = s->pages_declined;
 	st->revocations = s->revocations;
 	st->handover = (char *)conf_handover_name(s->conf->handover);
 	st->share = (char *)conf_share_name(s->conf->share);

@@ -352,6 +352,17 @@ void frame_released(Asteal__Envelope *env, Asteal__Released *r,
 	env->released = r;
 }
 
+/* Fill a PageDeclined envelope in the caller's storage. */
+void frame_page_declined(Asteal__Envelope *env, Asteal__PageDeclined *d,
+			 const char *why)
+{
+	asteal__envelope__init(env);
+	asteal__page_declined__init(d);
+	d->why = (char *)why;
+	env->msg_case = ASTEAL__ENVELOPE__MSG_PAGE_DECLINED;
+	env->page_declined = d;
+}
+
 /* Fill an Error envelope in the caller's storage. */
 void frame_error(Asteal__Envelope *env, Asteal__Error *err,
 		 Asteal__ErrorCode code, const char *text)

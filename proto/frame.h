@@ -107,6 +107,11 @@ void frame_welcome(Asteal__Envelope *env, Asteal__Welcome *welcome,
 void frame_released(Asteal__Envelope *env, Asteal__Released *r,
 		    uint64_t quantum, uint64_t parked_ns);
 
+/* Fill env and d (the caller's storage) as a PageDeclined: the job
+ * cannot use the page its Welcome carried, for the reason why (borrowed). */
+void frame_page_declined(Asteal__Envelope *env, Asteal__PageDeclined *d,
+			 const char *why);
+
 /* Fill env and err (the caller's storage) as an Error; text is borrowed. */
 void frame_error(Asteal__Envelope *env, Asteal__Error *err,
 		 Asteal__ErrorCode code, const char *text);

@@ -82,6 +82,10 @@ static inline int tdaemon_prepare(struct tdaemon *d)
 	return 0;
 }
 
+/* Run in the daemon's process just before its exec, when not NULL (a
+ * test's seccomp filter, a limit): set it, start the daemon, reset it. */
+static void (*tdaemon_before_exec)(void);
+
 /* Start asteald (ASTEAL_TEST_BUILD's) in a prepared folder, with the
  * extra arguments args (NULL-terminated, may be NULL) and, when nofile >
  * 0, that descriptor limit; its log is appended to.  Again after it
@@ -117,6 +121,8 @@ static inline int tdaemon_launch(struct tdaemon *d, const char *const *args,
 		if (fd < 0 || dup2(fd, 2) < 0 ||
 		    (nofile > 0 && setrlimit(RLIMIT_NOFILE, &rl) < 0))
 			_exit(126);
+		if (tdaemon_before_exec != NULL)
+			tdaemon_before_exec();
 		execv(bin, (char *const *)argv);
 		_exit(127);
 	}

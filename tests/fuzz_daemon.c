@@ -712,6 +712,7 @@ static const struct {
 	{ ASTEAL__ENVELOPE__MSG_HELLO, &asteal__hello__descriptor },
 	{ ASTEAL__ENVELOPE__MSG_FEEDBACK, &asteal__feedback__descriptor },
 	{ ASTEAL__ENVELOPE__MSG_RELEASED, &asteal__released__descriptor },
+	{ ASTEAL__ENVELOPE__MSG_PAGE_DECLINED, &asteal__page_declined__descriptor },
 	{ ASTEAL__ENVELOPE__MSG_STATUS_REQUEST, &asteal__status_request__descriptor },
 	{ ASTEAL__ENVELOPE__MSG_JOBS_REQUEST, &asteal__jobs_request__descriptor },
 	{ ASTEAL__ENVELOPE__MSG_HISTORY_REQUEST, &asteal__history_request__descriptor },
@@ -734,7 +735,7 @@ static const struct {
 #define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
 
 /* Field numbers no message has (10 is reserved). */
-static const unsigned unknown_fields[] = { 5, 9, 10, 14, 15, 19, 33, 40, 1000 };
+static const unsigned unknown_fields[] = { 5, 9, 10, 15, 16, 19, 33, 40, 1000 };
 
 /* What the daemon must do with the frame body (len bytes) c sends now:
  * set c's expectation, and the Error code in *code for E_FAIL. */
@@ -776,7 +777,8 @@ static int predict(struct hconn *c, const uint8_t *body, size_t len, int *code)
 		}
 	} else if (c->role == R_JOB) {
 		if (mc == ASTEAL__ENVELOPE__MSG_FEEDBACK ||
-		    mc == ASTEAL__ENVELOPE__MSG_RELEASED)
+		    mc == ASTEAL__ENVELOPE__MSG_RELEASED ||
+		    mc == ASTEAL__ENVELOPE__MSG_PAGE_DECLINED)
 			e = E_MAYBE;
 	} else {
 		e = E_ANSWER;

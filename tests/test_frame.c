@@ -36,6 +36,7 @@ struct store {
 	Asteal__Error error;
 	Asteal__Ok ok;
 	Asteal__Released released;
+	Asteal__PageDeclined page_declined;
 	Asteal__Feedback feedback;
 	Asteal__Allot allot;
 	Asteal__StatusRequest status_request;
@@ -171,6 +172,10 @@ static int sample_body(Asteal__Envelope *env, struct store *s,
 		s->released.parked_ns = 987654321012345ull;
 		env->released = &s->released;
 		break;
+	case ASTEAL__ENVELOPE__MSG_PAGE_DECLINED:
+		frame_page_declined(env, &s->page_declined,
+		                    "mapping the page: Operation not permitted");
+		return 0;
 	case ASTEAL__ENVELOPE__MSG_FEEDBACK: {
 		Asteal__Feedback *f = &s->feedback;
 
@@ -255,6 +260,9 @@ static int sample_body(Asteal__Envelope *env, struct store *s,
 		st->page_allot_jobs = 1;
 		st->pages_written = 12;
 		st->futex_wakes = 7;
+		st->socket_jobs = 3;
+		st->pages_failed = 4;
+		st->pages_declined = 1;
 		env->status = st;
 		break;
 	}

@@ -1,0 +1,407 @@
+/*
+ * test_page_hostile.c - the page a job shares with asteald (proto/page.h)
+ * against jobs that cannot or will not use it as agreed, with a real
+ * asteald and real libasteal jobs (build/jobs/fib).
+ *
+ * A page refused: a daemon whose memfd_create a seccomp filter refuses
+ * makes no page, and its jobs run on messages; a job whose shared
+ * mappings a seccomp filter refuses declines the page it was given
+ * (PageDeclined) and still gets its allotments, as Allots (the daemon
+ * sends again the grant it had written into the page); status counts
+ * both (socket_jobs, pages_failed, pages_declined).
+ *
+ * Every wait is on a condition with a bound (tdaemon_bound).
+ */
+#include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "daemonutil.h"
+#include "frame.h"
+#include "page.h"
+#include "qtime.h"
+
+#if defined(__x86_64__)
+#define NATIVE_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define NATIVE_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+static struct tdaemon d;
+
+/* ----------------------------------------------------------- helpers -- */
+
+/* A raw job peer with its page (and eventfd, with page_allot). */
+struct hjob {
+	int fd;                        /* its connection */
+	struct frame_reader *r;
+	struct page *pg;               /* mapped, or NULL */
+	int pfd, wake;                 /* the page's and the eventfd's, or -1 */
+	uint64_t t0, L;
+};
+
+/* Connect to dm as a job of `workers` workers whose Hello asks for a page
+ * (and page_allot), and take its Welcome and descriptors; whether the
+ * Welcome carried a page must be `expect`. */
+static void hjob_open(const struct tdaemon *dm, struct hjob *j, uint32_t workers,
+                      int allot, int expect)
+{
+	Asteal__Envelope env, *m = NULL;
+	Asteal__Hello h;
+	double end = test_now() + tdaemon_bound();
+	int passed[2] = { -1, -1 };
+
+	memset(j, 0, sizeof(*j));
+	j->fd = tdaemon_dial(dm);
+	assert_true(j->fd >= 0);
+	j->r = frame_reader_new();
+	assert_non_null(j->r);
+	frame_hello(&env, &h, ASTEAL__ROLE__JOB, "hostile", workers, "test", "test");
+	h.page = 1;
+	h.page_allot = allot;
+	assert_int_equal(frame_write_fd(j->fd, &env), 0);
+	while (frame_reader_next(j->r, &m) == 0) {
+		struct pollfd pf = { .fd = j->fd, .events = POLLIN };
+
+		assert_true(test_now() < end);
+		if (poll(&pf, 1, 100) > 0)
+			assert_true(frame_reader_fill_fd(j->r, j->fd, passed, 2) > 0);
+	}
+	assert_non_null(m);
+	assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_WELCOME);
+	assert_int_equal(m->welcome->page, expect);
+	j->t0 = m->welcome->t0_ns;
+	j->L = (uint64_t)m->welcome->quantum_us * 1000u;
+	frame_free(m);
+	j->pfd = passed[0];
+	j->wake = passed[1];
+	if (!expect) {
+		assert_int_equal(j->pfd, -1);
+		return;
+	}
+	assert_true(j->pfd >= 0);
+	assert_int_equal(j->wake >= 0, allot);
+	j->pg = mmap(NULL, PAGE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, j->pfd, 0);
+	assert_true(j->pg != MAP_FAILED);
+	assert_int_equal(page_check(j->pg, NULL, 0), 0);
+}
+
+/* Close the job. */
+static void hjob_close(struct hjob *j)
+{
+	if (j->pg != NULL)
+		munmap(j->pg, PAGE_BYTES);
+	if (j->pfd >= 0)
+		close(j->pfd);
+	if (j->wake >= 0)
+		close(j->wake);
+	frame_reader_free(j->r);
+	close(j->fd);
+}
+
+/* dm's Status (the caller frees env). */
+static Asteal__Status *status_of(const struct tdaemon *dm, Asteal__Envelope **env)
+{
+	Asteal__Envelope req = ASTEAL__ENVELOPE__INIT;
+	Asteal__StatusRequest sr = ASTEAL__STATUS_REQUEST__INIT;
+	Asteal__Envelope *w = NULL;
+	struct frame_reader *r = frame_reader_new();
+	int fd = tdaemon_connect(dm, 0, &w);
+
+	assert_true(fd >= 0);
+	frame_free(w);
+	req.msg_case = ASTEAL__ENVELOPE__MSG_STATUS_REQUEST;
+	req.status_request = &sr;
+	assert_int_equal(frame_write_fd(fd, &req), 0);
+	*env = tdaemon_next(fd, r, tdaemon_bound());
+	frame_reader_free(r);
+	close(fd);
+	assert_non_null(*env);
+	assert_int_equal((*env)->msg_case, ASTEAL__ENVELOPE__MSG_STATUS);
+	return (*env)->status;
+}
+
+/* One of dm's status counters, by its name in Asteal__Status. */
+#define STATUS_FIELD(dm, field) ({ \
+	Asteal__Envelope *e_; \
+	uint64_t v_ = (uint64_t)status_of((dm), &e_)->field; \
+	frame_free(e_); \
+	v_; })
+
+/* Whether the main daemon has ticked (a test_wait condition). */
+static int has_ticked(void *arg)
+{
+	(void)arg;
+	(void)poll(NULL, 0, 5);
+	return STATUS_FIELD(&d, ticks) > 0;
+}
+
+/* Install a seccomp filter on this thread (and what it execs) that
+ * refuses syscall nr with EPERM: always when mask is 0, else when its
+ * argument arg has a bit of mask.  0, or -1 (no filter here). */
+static int refuse(long nr, int arg, uint32_t mask)
+{
+#ifdef NATIVE_ARCH
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NATIVE_ARCH, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nr, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		/* The low half of the argument (little-endian). */
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		         (uint32_t)offsetof(struct seccomp_data, args[0]) + 8u * (uint32_t)arg),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, mask != 0 ? mask : 0xffffffffu, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, mask != 0 ? SECCOMP_RET_ALLOW
+		                          : (SECCOMP_RET_ERRNO | EPERM)),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+	};
+	struct sock_fprog prog = { (unsigned short)(sizeof(f) / sizeof(f[0])), f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -1;
+	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+#else
+	(void)nr;
+	(void)arg;
+	(void)mask;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+/* The daemon's process: memfd_create refused (before its exec). */
+static void refuse_memfd(void)
+{
+	if (refuse(SYS_memfd_create, 0, 0) < 0)
+		_exit(125);
+}
+
+/* Start build/jobs/fib N as a job of dm, its output in `out`, with shared
+ * mappings refused by a seccomp filter when `no_shared`: its pid. */
+static pid_t fib_start(const struct tdaemon *dm, const char *n, const char *out,
+                       int no_shared)
+{
+	const char *b = getenv("ASTEAL_TEST_BUILD");
+	char bin[256];
+	pid_t pid;
+
+	snprintf(bin, sizeof(bin), "%s/jobs/fib", b ? b : "build");
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0 ||
+		    setenv("ASTEAL_SOCKET", dm->sock, 1) < 0 ||
+		    (no_shared && refuse(SYS_mmap, 3, MAP_SHARED) < 0))
+			_exit(126);
+		execl(bin, "fib", n, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* A child that exits within seconds: its exit status, or -1 (killed). */
+static int child_wait(pid_t pid, double seconds)
+{
+	double end = test_now() + seconds;
+	int st;
+
+	for (;;) {
+		pid_t w = waitpid(pid, &st, WNOHANG);
+
+		assert_true(w >= 0);
+		if (w == pid)
+			return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+		if (test_now() > end) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			fail_msg("pid %d still running after %.1f s", (int)pid, seconds);
+		}
+		(void)poll(NULL, 0, 5);
+	}
+}
+
+/* Whether a file holds text. */
+static int file_has(const char *path, const char *text)
+{
+	char buf[4096];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (f == NULL)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return strstr(buf, text) != NULL;
+}
+
+/* ------------------------------------------------- the page refused -- */
+
+/* A daemon that cannot make pages (memfd_create refused by a seccomp
+ * filter): a job asking for one gets a Welcome without it and is counted
+ * as a socket job; a libasteal job runs to its end on messages. */
+static void test_daemon_no_memfd(void **state)
+{
+	struct tdaemon nd;
+	struct hjob j;
+	char out[96];
+	pid_t fib;
+
+	(void)state;
+#ifndef NATIVE_ARCH
+	skip();
+#endif
+	tdaemon_before_exec = refuse_memfd;
+	assert_int_equal(tdaemon_start(&nd, NULL, 0), 0);
+	tdaemon_before_exec = NULL;
+	hjob_open(&nd, &j, 2, 1, 0);
+	assert_int_equal(STATUS_FIELD(&nd, socket_jobs), 1);
+	assert_int_equal(STATUS_FIELD(&nd, page_jobs), 0);
+	assert_int_equal(STATUS_FIELD(&nd, pages_failed), 1);
+	hjob_close(&j);
+	snprintf(out, sizeof(out), "%s/fib.out", nd.dir);
+	fib = fib_start(&nd, "32", out, 0);
+	assert_int_equal(child_wait(fib, 3 * tdaemon_bound()), 0);
+	assert_true(file_has(out, "check=ok"));
+	assert_int_equal(STATUS_FIELD(&nd, pages_failed), 2);
+	assert_int_equal(STATUS_FIELD(&nd, pages_written), 0);
+	assert_int_equal(tdaemon_log_count(&nd, "no page, it sends messages: "
+	                                   "memfd_create", NULL), 2);
+	assert_int_equal(tdaemon_stop(&nd), 0);
+}
+
+/* A libasteal job whose shared mappings are refused (a seccomp filter)
+ * cannot map the page it is given: it declines it, and runs to its end
+ * on messages, its allotments sent as Allots. */
+static void test_job_no_shared_map(void **state)
+{
+	uint64_t declined0, allots0;
+	char out[96];
+	pid_t fib;
+
+	(void)state;
+#ifndef NATIVE_ARCH
+	skip();
+#endif
+	declined0 = STATUS_FIELD(&d, pages_declined);
+	allots0 = STATUS_FIELD(&d, allots);
+	snprintf(out, sizeof(out), "%s/fib.out", d.dir);
+	fib = fib_start(&d, "32", out, 1);
+	/* Before PageDeclined it ran on nothing: never allotted, it never
+	 * ended. */
+	assert_int_equal(child_wait(fib, 3 * tdaemon_bound()), 0);
+	assert_true(file_has(out, "check=ok"));
+	assert_true(file_has(out, "the daemon's page is unusable"));
+	assert_int_equal(STATUS_FIELD(&d, pages_declined), declined0 + 1);
+	assert_true(STATUS_FIELD(&d, allots) > allots0);
+	assert_int_equal(tdaemon_log_count(&d, "cannot use its page",
+	                                   "Operation not permitted"), 1);
+}
+
+/* Whether a job's page holds an allotment (a test_wait condition). */
+static int page_allotted(void *arg)
+{
+	struct page_allotment *a = malloc(sizeof(*a));
+	int64_t gen;
+
+	assert_non_null(a);
+	(void)poll(NULL, 0, 5);
+	gen = page_allot_read(((struct hjob *)arg)->pg, a);
+	free(a);
+	return gen > 0;
+}
+
+/* The next Allot a raw job gets (Errors fail the test). */
+static void next_allot(struct hjob *j, uint32_t *allotment, uint64_t *q)
+{
+	for (;;) {
+		Asteal__Envelope *m = tdaemon_next(j->fd, j->r, tdaemon_bound());
+
+		assert_non_null(m);
+		assert_int_not_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_ERROR);
+		if (m->msg_case == ASTEAL__ENVELOPE__MSG_ALLOT) {
+			*allotment = m->allot->allotment;
+			*q = m->allot->quantum;
+			frame_free(m);
+			return;
+		}
+		frame_free(m);
+	}
+}
+
+/* A job that declines its page after its grant was written there gets
+ * that grant again as an Allot, then its next allotments as Allots; the
+ * daemon counts it a socket job. */
+static void test_declined_grant(void **state)
+{
+	static struct page_allotment a;
+	Asteal__Envelope env;
+	Asteal__PageDeclined pd;
+	struct hjob j;
+	uint64_t declined0, q;
+	uint32_t n;
+
+	(void)state;
+	assert_int_equal(test_wait(has_ticked, NULL, tdaemon_bound()), 0);
+	declined0 = STATUS_FIELD(&d, pages_declined);
+	hjob_open(&d, &j, 2, 1, 1);
+	assert_int_equal(test_wait(page_allotted, &j, tdaemon_bound()), 0);
+	assert_true(page_allot_read(j.pg, &a) > 0);
+	assert_true(a.allotment >= 1);
+	frame_page_declined(&env, &pd, "test: refused");
+	assert_int_equal(frame_write_fd(j.fd, &env), 0);
+	next_allot(&j, &n, &q);
+	assert_int_equal(n, (uint32_t)a.allotment);
+	assert_int_equal(q, a.quantum);
+	assert_int_equal(STATUS_FIELD(&d, pages_declined), declined0 + 1);
+	assert_int_equal(STATUS_FIELD(&d, socket_jobs), 1);
+	assert_int_equal(STATUS_FIELD(&d, page_allot_jobs), 0);
+	/* Declined again: nothing to decline, ignored. */
+	assert_int_equal(frame_write_fd(j.fd, &env), 0);
+	assert_int_equal(STATUS_FIELD(&d, pages_declined), declined0 + 1);
+	hjob_close(&j);
+}
+
+/* Start the daemon of the group. */
+static int setup(void **state)
+{
+	(void)state;
+	return tdaemon_start(&d, NULL, 0);
+}
+
+/* Stop it: it must not have crashed. */
+static int teardown(void **state)
+{
+	(void)state;
+	return tdaemon_stop(&d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_daemon_no_memfd),
+		cmocka_unit_test(test_job_no_shared_map),
+		cmocka_unit_test(test_declined_grant),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
