@@ -151,7 +151,7 @@ BENCH_SMOKE = $(BUILD)/bench/asteal-spawncost $(BUILD)/bench/asteal-loadgen \
               $(if $(TBB_HDR),$(BENCH_TBB))
 
 tests: $(TESTS) $(BUILD)/tests/fuzz_frame $(BUILD)/tests/fuzz_daemon $(BUILD)/tests/deq_replay $(JOBS) $(BINS) \
-       $(BUILD)/tests/greedy $(BENCH_OMP) $(OMPSO) $(if $(SAN),,$(BENCH_SMOKE)) \
+       $(BUILD)/tests/greedy $(BUILD)/tests/pageattack $(BENCH_OMP) $(OMPSO) $(if $(SAN),,$(BENCH_SMOKE)) \
        $(if $(filter tsan,$(SAN)),,omp-tests)
 
 # The OpenMP conformance programs (tests/omp) into $(BUILD)/tests/omp,

@@ -10,9 +10,26 @@
  * sends again the grant it had written into the page); status counts
  * both (socket_jobs, pages_failed, pages_declined).
  *
+ * A hostile job against the whole page (tests/pageattack.c: random bytes
+ * at full speed over every part of a page_allot job's page, the daemon's
+ * own part and generation included, torn counts, a desire of NaN,
+ * negative or huge, usage going back, parked records of quanta that never
+ * were, the eventfd signalled in a tight loop) while three fib jobs share
+ * the CPUs: the daemon keeps ticking and answering status within a
+ * bound, drops what no job could write with a log line per job at most,
+ * ignores the rest (a job that only scribbles over the daemon's part
+ * stays connected), and the fib jobs keep their allotments and complete
+ * their revocations through their pages.  (bench/pagehostile.sh measures
+ * their tick and revocation figures with and without the attack.)
+ *
+ * The seals: a page_allot job's page cannot shrink, grow or take more
+ * seals; a job that unmaps and closes its page and eventfd stays
+ * connected and served by messages, and leaves cleanly.
+ *
  * Every wait is on a condition with a bound (tdaemon_bound).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -149,6 +166,14 @@ static int has_ticked(void *arg)
 	(void)arg;
 	(void)poll(NULL, 0, 5);
 	return STATUS_FIELD(&d, ticks) > 0;
+}
+
+/* Whether the main daemon's tick count passed *arg + 10 (a test_wait
+ * condition). */
+static int ticked_past(void *arg)
+{
+	(void)poll(NULL, 0, 5);
+	return STATUS_FIELD(&d, ticks) > *(uint64_t *)arg + 10;
 }
 
 /* Install a seccomp filter on this thread (and what it execs) that
@@ -381,6 +406,236 @@ static void test_declined_grant(void **state)
 	hjob_close(&j);
 }
 
+/* ------------------------------------------------- a hostile job -- */
+
+/* How long the attack lasts. */
+static double attack_seconds(void)
+{
+	return test_sanitized() ? 3.0 : 1.5;
+}
+
+/* The good jobs' pids, and whether each was seen allotted. */
+struct good {
+	pid_t pid[3];
+	int seen[3];
+};
+
+/* Look at the main daemon's jobs: which good ones hold CPUs now. */
+static void good_look(struct good *g)
+{
+	Asteal__Envelope req = ASTEAL__ENVELOPE__INIT, *e, *w = NULL;
+	Asteal__JobsRequest jr = ASTEAL__JOBS_REQUEST__INIT;
+	struct frame_reader *r = frame_reader_new();
+	int fd = tdaemon_connect(&d, 0, &w);
+
+	assert_true(fd >= 0);
+	frame_free(w);
+	req.msg_case = ASTEAL__ENVELOPE__MSG_JOBS_REQUEST;
+	req.jobs_request = &jr;
+	assert_int_equal(frame_write_fd(fd, &req), 0);
+	e = tdaemon_next(fd, r, tdaemon_bound());
+	assert_non_null(e);
+	assert_int_equal(e->msg_case, ASTEAL__ENVELOPE__MSG_JOBS);
+	for (size_t i = 0; i < e->jobs->n_jobs; i++)
+		for (int k = 0; k < 3; k++)
+			if (e->jobs->jobs[i]->pid == g->pid[k] &&
+			    e->jobs->jobs[i]->allotment > 0)
+				g->seen[k] = 1;
+	frame_free(e);
+	frame_reader_free(r);
+	close(fd);
+}
+
+/* Whether the three fib jobs read their allotments in their pages and
+ * one revocation went through since *arg (a test_wait condition). */
+static int good_running(void *arg)
+{
+	Asteal__Envelope *e;
+	Asteal__Status *st;
+	int yes;
+
+	(void)poll(NULL, 0, 10);
+	st = status_of(&d, &e);
+	yes = st->page_allot_jobs == 3 && st->revocations > *(uint64_t *)arg;
+	frame_free(e);
+	return yes;
+}
+
+/* Start tests/pageattack against the main daemon for `seconds`, its
+ * output in out: its pid. */
+static pid_t attack_start(double seconds, const char *out)
+{
+	const char *b = getenv("ASTEAL_TEST_BUILD");
+	char bin[256], secs[32];
+	pid_t pid;
+
+	snprintf(bin, sizeof(bin), "%s/tests/pageattack", b ? b : "build");
+	snprintf(secs, sizeof(secs), "%.1f", seconds);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+			_exit(126);
+		execl(bin, "pageattack", d.sock, secs, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* The whole page attacked while three fib jobs share the CPUs. */
+static void test_hostile_whole_page(void **state)
+{
+	struct good g;
+	char out[96], text[512];
+	uint64_t revs0, ticks0, revs1, ticks1, jobs = 0, dropped = 0;
+	int warn0, warn1, st, rounds = 0;
+	double slowest = 0, secs = attack_seconds();
+	pid_t attacker;
+	FILE *f;
+
+	(void)state;
+	memset(&g, 0, sizeof(g));
+	revs0 = STATUS_FIELD(&d, revocations);
+	for (int k = 0; k < 3; k++) {
+		snprintf(out, sizeof(out), "%s/good%d.out", d.dir, k);
+		g.pid[k] = fib_start(&d, "45", out, 0);
+	}
+	assert_int_equal(test_wait(good_running, &revs0, 3 * tdaemon_bound()), 0);
+	revs0 = STATUS_FIELD(&d, revocations);
+	ticks0 = STATUS_FIELD(&d, ticks);
+	warn0 = tdaemon_log_count(&d, "warning", NULL);
+	snprintf(out, sizeof(out), "%s/attack.out", d.dir);
+	attacker = attack_start(secs, out);
+	/* Status answers, and the good jobs hold CPUs in turn, throughout. */
+	for (;;) {
+		double t = test_now();
+		pid_t w;
+
+		good_look(&g);
+		t = test_now() - t;
+		slowest = t > slowest ? t : slowest;
+		rounds++;
+		w = waitpid(attacker, &st, WNOHANG);
+		assert_true(w >= 0);
+		if (w == attacker)
+			break;
+		assert_true(rounds < 100000);
+		(void)poll(NULL, 0, 20);
+	}
+	revs1 = STATUS_FIELD(&d, revocations);
+	ticks1 = STATUS_FIELD(&d, ticks);
+	warn1 = tdaemon_log_count(&d, "warning", NULL);
+	for (int k = 0; k < 3; k++) {
+		assert_int_equal(waitpid(g.pid[k], NULL, WNOHANG), 0);  /* still runs */
+		kill(g.pid[k], SIGKILL);
+		waitpid(g.pid[k], NULL, 0);
+	}
+	f = fopen(out, "r");
+	assert_non_null(f);
+	text[0] = '\0';
+	(void)!fgets(text, sizeof(text), f);
+	fclose(f);
+	print_message("%s  status and jobs answered %d times, the slowest in %.1f ms; "
+	              "%llu ticks, %llu revocations, %d warnings\n", text, rounds,
+	              slowest * 1e3, (unsigned long long)(ticks1 - ticks0),
+	              (unsigned long long)(revs1 - revs0), warn1 - warn0);
+	/* The job that only scribbled over the daemon's part stayed. */
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_int_equal(sscanf(text, "pageattack: %llu jobs, %llu dropped",
+	                        (unsigned long long *)&jobs,
+	                        (unsigned long long *)&dropped), 2);
+	assert_true(jobs >= 8);                 /* every attack ran */
+	assert_true(dropped >= 3);              /* NaN, negative, huge at least */
+	/* The daemon: ticking (half its quanta at least), answering within a
+	 * second, a log line per hostile job at most (and one for a refused
+	 * revocation record before the drop). */
+	assert_true(ticks1 - ticks0 >= (uint64_t)(secs * 50));
+	assert_true(slowest < 1.0);
+	assert_true(warn1 - warn0 <= (int)(2 * jobs + 2));
+	/* The good jobs: each held CPUs, revocations went through. */
+	for (int k = 0; k < 3; k++)
+		assert_int_equal(g.seen[k], 1);
+	assert_true(revs1 - revs0 >= 2);
+}
+
+/* ----------------------------------------------------------- seals -- */
+
+/* Whether the main daemon has no page job left (a test_wait condition). */
+static int no_page_jobs(void *arg)
+{
+	(void)arg;
+	(void)poll(NULL, 0, 5);
+	return STATUS_FIELD(&d, page_jobs) == 0 && STATUS_FIELD(&d, jobs) == 0;
+}
+
+/* Whether the newest job's desire is 2 (a test_wait condition). */
+static int desire_2(void *arg)
+{
+	Asteal__Envelope req = ASTEAL__ENVELOPE__INIT, *e, *w = NULL;
+	Asteal__JobsRequest jr = ASTEAL__JOBS_REQUEST__INIT;
+	struct frame_reader *r = frame_reader_new();
+	int fd = tdaemon_connect(&d, 0, &w), yes = 0;
+
+	(void)arg;
+	(void)poll(NULL, 0, 5);
+	assert_true(fd >= 0);
+	frame_free(w);
+	req.msg_case = ASTEAL__ENVELOPE__MSG_JOBS_REQUEST;
+	req.jobs_request = &jr;
+	assert_int_equal(frame_write_fd(fd, &req), 0);
+	e = tdaemon_next(fd, r, tdaemon_bound());
+	assert_non_null(e);
+	for (size_t i = 0; i < e->jobs->n_jobs; i++)
+		yes |= e->jobs->jobs[i]->desire == 2;
+	frame_free(e);
+	frame_reader_free(r);
+	close(fd);
+	return yes;
+}
+
+/* A page_allot job's page holds its size and seals; the job unmaps it and
+ * closes its descriptors: the daemon goes on, takes its Feedback messages,
+ * and drops its page when it leaves. */
+static void test_seals(void **state)
+{
+	static const uint64_t tot[TDAEMON_NUSE];
+	struct hjob j;
+	uint64_t ticks0, q;
+
+	(void)state;
+	assert_int_equal(test_wait(no_page_jobs, NULL, tdaemon_bound()), 0);
+	hjob_open(&d, &j, 2, 1, 1);
+	assert_int_equal(ftruncate(j.pfd, 0), -1);
+	assert_int_equal(errno, EPERM);
+	assert_int_equal(ftruncate(j.pfd, 2 * PAGE_BYTES), -1);
+	assert_int_equal(errno, EPERM);
+	assert_int_equal(fallocate(j.pfd, 0, 0, 2 * PAGE_BYTES), -1);
+	assert_int_equal(errno, EPERM);
+	assert_int_equal(fcntl(j.pfd, F_ADD_SEALS, F_SEAL_WRITE), -1);
+	assert_int_equal(errno, EPERM);
+	assert_int_equal(fcntl(j.pfd, F_GET_SEALS) & (F_SEAL_SHRINK | F_SEAL_GROW |
+	                                               F_SEAL_SEAL),
+	                 F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
+	/* Gone from the job's side: unmapped, closed. */
+	assert_int_equal(munmap(j.pg, PAGE_BYTES), 0);
+	j.pg = NULL;
+	close(j.pfd);
+	close(j.wake);
+	j.pfd = j.wake = -1;
+	ticks0 = STATUS_FIELD(&d, ticks);
+	q = (qtime_now_ns() - j.t0) / j.L;
+	assert_int_equal(tdaemon_feedback(j.fd, q - 1, 2, 2.0, tot, 1), 0);
+	assert_int_equal(test_wait(desire_2, NULL, tdaemon_bound()), 0);
+	assert_int_equal(test_wait(ticked_past, &ticks0, tdaemon_bound()), 0);
+	assert_int_equal(STATUS_FIELD(&d, page_allot_jobs), 1);
+	hjob_close(&j);
+	assert_int_equal(test_wait(no_page_jobs, NULL, tdaemon_bound()), 0);
+	assert_int_equal(STATUS_FIELD(&d, page_allot_jobs), 0);
+}
+
 /* Start the daemon of the group. */
 static int setup(void **state)
 {
@@ -401,6 +656,8 @@ int main(void)
 		cmocka_unit_test(test_daemon_no_memfd),
 		cmocka_unit_test(test_job_no_shared_map),
 		cmocka_unit_test(test_declined_grant),
+		cmocka_unit_test(test_seals),
+		cmocka_unit_test(test_hostile_whole_page),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
