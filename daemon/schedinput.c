@@ -261,8 +261,10 @@ void sched__pages_read(struct sched *s, uint64_t now)
 		if (i >= core_njobs(s->core))
 			continue;
 		j = sched__job(core_job_at(s->core, i));
-		if (j->page != NULL)
-			page_read(s, j, now);
+		if (j->page != NULL) {
+			sched__page_wake_tick(j);
+			page_read(s, j, now);   /* may drop j */
+		}
 	}
 }
 

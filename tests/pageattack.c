@@ -25,6 +25,9 @@
  * when the steady job was still connected at the end, 1 otherwise, 2 on
  * a failure of its own (no daemon, no page).
  *
+ * With PAGEATTACK_ONLY=steady or =rotating in the environment, only that
+ * part runs (bench/pagehostile.sh measures each apart).
+ *
  *   pageattack SOCKET SECONDS
  */
 #include <errno.h>
@@ -283,6 +286,7 @@ int main(int argc, char **argv)
 {
 	uint64_t until, jobs = 0, dropped = 0, signals = 0, bytes = 0;
 	uint64_t x = (uint64_t)getpid() * 0x9e3779b97f4a7c15ull | 1;
+	const char *only;
 	pid_t st;
 	int status = 0, k = 0;
 
@@ -292,12 +296,14 @@ int main(int argc, char **argv)
 	}
 	signal(SIGPIPE, SIG_IGN);
 	until = qtime_now_ns() + (uint64_t)(atof(argv[2]) * 1e9);
-	st = fork();
+	only = getenv("PAGEATTACK_ONLY");
+	st = only != NULL && strcmp(only, "rotating") == 0 ? 0 : fork();
 	if (st < 0)
 		return 2;
-	if (st == 0)
+	if (st == 0 && (only == NULL || strcmp(only, "rotating") != 0))
 		_exit(steady(argv[1], until));
-	while (qtime_now_ns() < until) {
+	while ((only == NULL || strcmp(only, "steady") != 0) &&
+	       qtime_now_ns() < until) {
 		struct hostile h;
 		uint64_t end = qtime_now_ns() + 100000000ull, n = 0;
 		int alive = 1;
@@ -305,8 +311,10 @@ int main(int argc, char **argv)
 		if (hostile_open(argv[1], &h) < 0) {
 			hostile_close(&h);
 			fprintf(stderr, "pageattack: no job with a page at %s\n", argv[1]);
-			kill(st, SIGKILL);
-			waitpid(st, NULL, 0);
+			if (st > 0) {
+				kill(st, SIGKILL);
+				waitpid(st, NULL, 0);
+			}
 			return 2;
 		}
 		jobs++;
@@ -319,7 +327,8 @@ int main(int argc, char **argv)
 		hostile_close(&h);
 		k = (k + 1) % NCASES;
 	}
-	waitpid(st, &status, 0);
+	if (st > 0)
+		waitpid(st, &status, 0);
 	printf("pageattack: %llu jobs, %llu dropped by the daemon, %llu eventfd "
 	       "signals, %.1f MB written; steady %s\n", (unsigned long long)jobs,
 	       (unsigned long long)dropped, (unsigned long long)signals,

@@ -22,6 +22,10 @@
  * their revocations through their pages.  (bench/pagehostile.sh measures
  * their tick and revocation figures with and without the attack.)
  *
+ * An eventfd signalled in a tight loop for nothing is watched at ticks
+ * only until the next, with one log line (it cost the daemon, at its
+ * real-time priority, a tenth of a CPU before).
+ *
  * The seals: a page_allot job's page cannot shrink, grow or take more
  * seals; a job that unmaps and closes its page and eventfd stays
  * connected and served by messages, and leaves cleanly.
@@ -34,6 +38,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <poll.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -561,6 +566,54 @@ static void test_hostile_whole_page(void **state)
 	assert_true(revs1 - revs0 >= 2);
 }
 
+static int storm_fd, storm_lines;
+
+/* Signal storm_fd a thousand times, one by one; whether the daemon said
+ * it reads it at ticks only now (a test_wait condition). */
+static int storm(void *arg)
+{
+	uint64_t one = 1;
+
+	(void)arg;
+	for (int i = 0; i < 1000; i++) {
+		assert_int_equal(write(storm_fd, &one, sizeof(one)), (ssize_t)sizeof(one));
+		if (i % 50 == 0)
+			sched_yield();
+	}
+	return tdaemon_log_count(&d, "read at ticks only", NULL) > storm_lines;
+}
+
+/* An eventfd signalled in a tight loop with nothing new: the daemon stops
+ * watching it until the next tick, with one log line; the job stays, and
+ * a record written after is still read (here refused: an Error). */
+static void test_eventfd_storm(void **state)
+{
+	uint64_t one = 1, now;
+	int lines0 = tdaemon_log_count(&d, "read at ticks only", NULL);
+	Asteal__Envelope *m;
+	struct hjob j;
+
+	(void)state;
+	hjob_open(&d, &j, 2, 1, 1);
+	storm_fd = j.wake;
+	storm_lines = lines0;
+	assert_int_equal(test_wait(storm, NULL, tdaemon_bound()), 0);
+	assert_int_equal(tdaemon_log_count(&d, "read at ticks only", NULL), lines0 + 1);
+	now = (qtime_now_ns() - j.t0) / j.L;
+	page_parked_write(j.pg, now + 1000, qtime_now_ns(), 1);
+	assert_int_equal(write(j.wake, &one, sizeof(one)), (ssize_t)sizeof(one));
+	m = tdaemon_next(j.fd, j.r, tdaemon_bound());
+	while (m != NULL && m->msg_case != ASTEAL__ENVELOPE__MSG_ERROR) {
+		frame_free(m);
+		m = tdaemon_next(j.fd, j.r, tdaemon_bound());
+	}
+	assert_non_null(m);
+	assert_non_null(strstr(m->error->message, "a Released for quantum"));
+	frame_free(m);
+	assert_int_equal(tdaemon_log_count(&d, "read at ticks only", NULL), lines0 + 1);
+	hjob_close(&j);
+}
+
 /* ----------------------------------------------------------- seals -- */
 
 /* Whether the main daemon has no page job left (a test_wait condition). */
@@ -657,6 +710,7 @@ int main(void)
 		cmocka_unit_test(test_job_no_shared_map),
 		cmocka_unit_test(test_declined_grant),
 		cmocka_unit_test(test_seals),
+		cmocka_unit_test(test_eventfd_storm),
 		cmocka_unit_test(test_hostile_whole_page),
 	};
 
