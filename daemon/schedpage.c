@@ -14,12 +14,14 @@
  * part: a job that signals for nothing (the same record again) is
  * ignored, and one that writes a bad record is refused as a bad Released
  * is (schedinput.c: an Error, a log line once, dropped beyond a rate).
- * A job signals once per revocation; one that signals for nothing more
- * than PAGE_WAKE_IDLE_MAX times between two ticks is not watched until
- * the next tick (one log line per job), which watches it again (its
- * signals meanwhile wake the loop once then): a job signalling in a tight
- * loop cost the daemon, which runs at a real-time priority, a fifth of a
- * CPU taken from the other jobs (bench/pagehostile.sh).
+ * A job signals once per revocation, at most a few times a quantum; one
+ * that signals more than PAGE_WAKE_MAX times between two ticks is not
+ * watched until the next tick (one log line per job), which watches it
+ * again (its signals meanwhile wake the loop once then, and a record
+ * written meanwhile is read then): a job signalling in a tight loop cost
+ * the daemon, which runs at a real-time priority, a tenth of a CPU taken
+ * from the other jobs with the same record, more with a new one each
+ * time, each refused (bench/pagehostile.sh).
  *
  * A revocation that takes only slots the job marks idle in its page (no
  * thread of it runs there: the OpenMP layer's free slots and those held
@@ -46,15 +48,15 @@
 #include "page.h"
 #include "qtime.h"
 
-/* Signals with no news a job's eventfd may give between two ticks before
- * it is watched at the next tick only. */
-#define PAGE_WAKE_IDLE_MAX 8
+/* Signals a job's eventfd may give between two ticks before it is
+ * watched at the next tick only. */
+#define PAGE_WAKE_MAX 8
 
-/* A job signalled its eventfd for nothing: past PAGE_WAKE_IDLE_MAX times
- * since the tick, stop watching it until the next. */
-static void wake_idle(struct sched_job *j)
+/* A job signalled its eventfd: past PAGE_WAKE_MAX times since the tick,
+ * stop watching it until the next. */
+static void wake_count(struct sched_job *j)
 {
-	if (++j->wake_idle <= PAGE_WAKE_IDLE_MAX || j->wake_muted)
+	if (++j->wakes <= PAGE_WAKE_MAX || j->wake_muted)
 		return;
 	if (event_del(j->wake_ev) < 0)
 		return;
@@ -62,20 +64,19 @@ static void wake_idle(struct sched_job *j)
 	if (!j->wake_logged) {
 		j->wake_logged = 1;
 		log_warn("job %llu pid %d: its eventfd signalled more than %d times "
-		         "in a quantum with no revocation done: read at ticks only "
-		         "until the next (said once per job)",
-		         (unsigned long long)j->core.id, (int)j->pid,
-		         PAGE_WAKE_IDLE_MAX);
+		         "in a quantum: read at ticks only until the next (said "
+		         "once per job)", (unsigned long long)j->core.id, (int)j->pid,
+		         PAGE_WAKE_MAX);
 	}
 }
 
-/* At a tick: watch a job's eventfd again if it signalled for nothing
- * too often (a count left in it wakes the loop once). */
+/* At a tick: watch a job's eventfd again if it signalled too often
+ * (a count left in it wakes the loop once). */
 void sched__page_wake_tick(struct sched_job *j)
 {
 	if (j->wake_ev == NULL)
 		return;
-	j->wake_idle = 0;
+	j->wakes = 0;
 	if (j->wake_muted && event_add(j->wake_ev, NULL) == 0)
 		j->wake_muted = 0;
 }
@@ -97,11 +98,10 @@ static void on_wake(evutil_socket_t fd, short what, void *arg)
 	}
 	if (read(fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
 		return;
+	wake_count(j);
 	seq = page_parked_read(jobpage_page(j->page), &pp);
-	if (seq < 0 || seq == j->parked_seq) {
-		wake_idle(j);           /* torn (it signals again) or no news */
-		return;
-	}
+	if (seq < 0 || seq == j->parked_seq)
+		return;                 /* torn (it signals again) or no news */
 	j->parked_seq = seq;
 	if (pp.quantum == j->idle_q && j->idle_at != 0)
 		return;                 /* done when written (above) */
@@ -129,7 +129,7 @@ void sched__page_make(struct sched *s, struct sched_job *j,
 	j->page_allotted = 0;
 	j->idle_q = j->idle_at = 0;
 	j->idle_pending = 0;
-	j->wake_idle = j->wake_muted = j->wake_logged = 0;
+	j->wakes = j->wake_muted = j->wake_logged = 0;
 	if (allot) {
 		j->wake_ev = event_new(s->base, jobpage_wake_fd(j->page),
 		                       EV_READ | EV_PERSIST, on_wake, j);

@@ -69,7 +69,7 @@ struct sched_job {
 	uint64_t idle_q, idle_at;      /* a revocation of idle slots only,
 	                                  done as written (schedpage.c) */
 	int idle_pending;              /* ... not yet told the core */
-	int wake_idle;                 /* its signals with no news this tick */
+	int wakes;                     /* its signals since the tick */
 	int wake_muted;                /* wake_ev unwatched until the tick */
 	int wake_logged;               /* its muting was logged */
 	struct sched *sched;           /* for wake_ev's callback */
@@ -186,7 +186,7 @@ uint64_t sched__quantum_now(const struct sched *s, uint64_t now);
 void sched__pages_read(struct sched *s, uint64_t now);
 
 /* schedpage.c: at a tick, watch a job's eventfd again if it signalled
- * it for nothing too often since the last (sched__pages_read). */
+ * it too often since the last (sched__pages_read). */
 void sched__page_wake_tick(struct sched_job *j);
 
 /* schedpage.c: make the page a job's Hello asked for (none if it cannot

@@ -22,7 +22,7 @@
  * their revocations through their pages.  (bench/pagehostile.sh measures
  * their tick and revocation figures with and without the attack.)
  *
- * An eventfd signalled in a tight loop for nothing is watched at ticks
+ * An eventfd signalled in a tight loop is watched at ticks
  * only until the next, with one log line (it cost the daemon, at its
  * real-time priority, a tenth of a CPU before).
  *
