@@ -3,7 +3,7 @@
 # over its page costs the others (issue 40, "Tests"): three fib jobs (fib
 # 45, 2 workers each) share the CPUs under a fresh asteald for SECONDS
 # (default 5), calm, then with tests/pageattack beside them for the same
-# time (random bytes at full speed over every part of a page_allot job's
+# time (SECONDS may be a fraction: make check's smoke runs 0.5; random bytes at full speed over every part of a page_allot job's
 # page, torn counts, NaN, negative and huge desires, usage going back,
 # parked records of quanta that never were with the eventfd signalled in
 # a tight loop, one job after another as the daemon drops them: see its
@@ -18,7 +18,9 @@ set -u
 build=${1:?usage: bench/pagehostile.sh BUILD [SECONDS] [ROUNDS]}
 secs=${2:-5}
 rounds=${3:-3}
-case "$secs$rounds" in ''|*[!0-9]*) echo "usage: bench/pagehostile.sh BUILD [SECONDS] [ROUNDS]" >&2; exit 2 ;; esac
+case "$secs" in ''|*[!0-9.]*|.*|*.*.*) echo "usage: bench/pagehostile.sh BUILD [SECONDS] [ROUNDS]" >&2; exit 2 ;; esac
+awk -v s="$secs" 'BEGIN { exit !(s > 0) }' || { echo "usage: bench/pagehostile.sh BUILD [SECONDS] [ROUNDS]" >&2; exit 2; }
+case "$rounds" in ''|*[!0-9]*|0) echo "usage: bench/pagehostile.sh BUILD [SECONDS] [ROUNDS]" >&2; exit 2 ;; esac
 for b in bin/asteald bin/asteal jobs/fib tests/pageattack; do
 	[ -x "$build/$b" ] || { echo "bench: no $build/$b (make tests)" >&2; exit 2; }
 done

@@ -12,6 +12,7 @@
 #   bench/memflood        16 peers, --quick
 #   bench/corun           one made-up mix of fib and nqueens, static and
 #                         asteal, 0.5 s windows (--solo-window 0.2)
+#   bench/pagehostile.sh  one round of 0.5 s calm, 0.5 s attacked
 # bench/daemon.sh has its own (tests/daemonbench.test.sh), bench/omp.sh
 # too (tests/ombench.test.sh); those that start no daemon are smoked in the
 # idle lane (tests/benchidle.test.sh).  Skipped in the sanitizer builds,
@@ -26,7 +27,8 @@ fi
 . scripts/lib.sh
 test_tmp benchsmoke
 for b in bin/asteald bin/asteal bin/asteal-profile jobs/fib jobs/nqueens jobs/phases \
-         bench/asteal-histbench bench/omp_fib bench/omp_phases lib/asteal/libgomp.so.1; do
+         bench/asteal-histbench bench/omp_fib bench/omp_phases lib/asteal/libgomp.so.1 \
+         tests/pageattack; do
 	[ -e "$build/$b" ] || fail "no $build/$b (make tests builds it)"
 done
 # Each benchmark's own deadline, far above what it takes (a second or two):
@@ -93,4 +95,11 @@ for f in results.json corun.svg history.svg; do
 	[ -s "$tmp/corun/$f" ] || fail "corun wrote no $f"
 done
 echo "corun: both regimes, the bound, the goals, the charts"
+
+# 7. pagehostile.sh: a calm row and an attacked one, every figure a figure.
+expect_rc 0 timeout $T sh bench/pagehostile.sh "$build" 0.5 1
+cell="$num µs"
+rows "pagehostile calm" 1 "^\| 1 \| calm \| [0-9]+ \([0-9]+\) \| $cell \| $cell \| $cell \| [0-9]+ \| $cell \| $cell \| $cell \| $num% \| [0-9]+ \| - \| $num% \|$"
+rows "pagehostile attack" 1 "^\| 1 \| attack \| [0-9]+ \([0-9]+\) \| $cell \| $cell \| $cell \| [0-9]+ \| $cell \| $cell \| $cell \| $num% \| [0-9]+ \| [0-9]+ jobs, [0-9]+ dropped, steady connected \| $num% \|$"
+echo "pagehostile.sh: calm and attacked"
 echo ok
