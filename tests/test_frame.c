@@ -260,6 +260,7 @@ static int sample_body(Asteal__Envelope *env, struct store *s,
 		st->page_allot_jobs = 1;
 		st->pages_written = 12;
 		st->futex_wakes = 7;
+		st->idle_revocations = 2;
 		st->socket_jobs = 3;
 		st->pages_failed = 4;
 		st->pages_declined = 1;
