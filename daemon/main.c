@@ -2,8 +2,9 @@
  * main.c - asteald, the job scheduler daemon: settings (conf), log, the
  * database's lock, history database, control socket, confinement and
  * scheduler, its CPUs' names (claim.h), started in that order and freed
- * in reverse; one libevent loop; SIGTERM/SIGINT stop it cleanly; systemd
- * hears READY, STATUS, WATCHDOG and STOPPING through sd_notify.
+ * in reverse; one libevent loop; SIGTERM/SIGINT stop it cleanly, SIGHUP
+ * reads the settings again (reload.h: which change live); systemd hears
+ * READY, RELOADING, STATUS, WATCHDOG and STOPPING through sd_notify.
  */
 #include <errno.h>
 #include <malloc.h>
@@ -27,6 +28,7 @@
 #include "log.h"
 #include "proto.h"
 #include "qtime.h"
+#include "reload.h"
 #include "scheduler.h"
 
 #define EXPIRE_INTERVAL_S 3600         /* history retention check */
@@ -49,7 +51,9 @@ struct daemon {
 	struct control *ctl;
 	struct confine *confine;
 	struct claim *claim;
-	struct event *sigterm, *sigint, *housekeeping, *watchdog;
+	struct event *sigterm, *sigint, *sighup, *housekeeping, *watchdog;
+	int argc;                      /* the command line, read again */
+	char **argv;                   /* on every reload */
 	int last_jobs;
 	int most_peers;                /* peers (jobs and clients) at most
 	                                  since memory was last trimmed */
@@ -105,6 +109,37 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 	log_info("signal %d: stopping", (int)sig);
 	sd_notify(0, "STOPPING=1");
 	event_base_loopbreak(d->base);
+}
+
+/* SIGHUP: read the config file and the command line again, as at the
+ * start; apply what can change live and say what cannot (reload.c).  A
+ * configuration that does not load is refused whole: one error line, the
+ * settings in force stay.  systemd hears RELOADING=1, then READY=1. */
+static void on_reload(evutil_socket_t sig, short what, void *arg)
+{
+	struct daemon *d = arg;
+	struct reload_result r;
+	struct conf *next;
+	char why[1024];
+
+	(void)sig;
+	(void)what;
+	sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%llu",
+	           (unsigned long long)(qtime_now_ns() / 1000));
+	log_info("signal %d: reloading the settings", SIGHUP);
+	next = malloc(sizeof(*next));          /* 8 KiB of paths and CPUs */
+	if (next == NULL) {
+		log_error("reload refused: out of memory; the settings in "
+		          "force stay");
+	} else if (conf_load(next, d->argc, d->argv, why, sizeof(why)) < 0) {
+		log_error("reload refused: %s; the settings in force stay", why);
+	} else {
+		reload_apply(&d->conf, next, d->hist, &r);
+		if (r.retention_changed)
+			d->expiring = 1;       /* the new retention, step by step */
+	}
+	free(next);
+	sd_notify(0, "READY=1");
 }
 
 /* Once a second: while the history is degraded, try to write what waits;
@@ -258,6 +293,8 @@ static void daemon_free(struct daemon *d)
 		event_free(d->sigterm);
 	if (d->sigint != NULL)
 		event_free(d->sigint);
+	if (d->sighup != NULL)
+		event_free(d->sighup);
 	if (d->housekeeping != NULL)
 		event_free(d->housekeeping);
 	if (d->watchdog != NULL)
@@ -311,11 +348,16 @@ int main(int argc, char **argv)
 	}
 	/* SIGTERM and SIGINT caught from here on: one that comes while the
 	 * daemon starts (its socket may already take connections) stops it
-	 * cleanly once its loop runs, instead of killing it half made. */
+	 * cleanly once its loop runs, instead of killing it half made; a
+	 * SIGHUP then reloads once the loop runs. */
+	d.argc = argc;
+	d.argv = argv;
 	d.sigterm = evsignal_new(d.base, SIGTERM, on_signal, &d);
 	d.sigint = evsignal_new(d.base, SIGINT, on_signal, &d);
-	if (d.sigterm == NULL || d.sigint == NULL ||
-	    event_add(d.sigterm, NULL) < 0 || event_add(d.sigint, NULL) < 0) {
+	d.sighup = evsignal_new(d.base, SIGHUP, on_reload, &d);
+	if (d.sigterm == NULL || d.sigint == NULL || d.sighup == NULL ||
+	    event_add(d.sigterm, NULL) < 0 || event_add(d.sigint, NULL) < 0 ||
+	    event_add(d.sighup, NULL) < 0) {
 		log_error("cannot set up signals");
 		daemon_free(&d);
 		return 1;

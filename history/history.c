@@ -584,6 +584,15 @@ struct history *history_open(const char *path, const struct history_opts *o,
 	return NULL;
 }
 
+/* Change the retention (history.h). */
+int history_set_retention(struct history *h, int days)
+{
+	if (h == NULL || days < 0 || days > RETENTION_MAX)
+		return -1;
+	h->retention_ns = (int64_t)days * NS_PER_DAY;
+	return 0;
+}
+
 /* Write what is pending and close. */
 void history_close(struct history *h)
 {

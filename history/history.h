@@ -546,6 +546,11 @@ void history_read_end(struct history *h);
 int64_t history_expire(struct history *h, int64_t now_ns, int64_t max_runs,
 		       int *done);
 
+/* Change the retention (asteald's reload): ended jobs older than days
+ * (0: keep forever; at most 36500) go at the next history_expire.
+ * Returns 0, or -1 when days is out of range. */
+int history_set_retention(struct history *h, int days);
+
 /* Fill s (see struct history_stats; counting rows reads the tables). */
 int history_stats(struct history *h, struct history_stats *s);
 

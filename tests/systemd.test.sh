@@ -17,7 +17,8 @@
 #  5. socket activation: systemd-socket-activate listens as asteald.socket
 #     would; a job's connection starts asteald on the passed socket, the job
 #     registers, and on SIGTERM asteald exits 0 and leaves systemd's socket
-#     file in place.
+#     file in place; before that, a SIGHUP (the unit's ExecReload=) reloads
+#     it with its job still connected.
 # No tool here is optional: a missing one fails the test (scripts/deps.sh
 # installs systemd).  Every wait is on a condition with a bound.
 set -u
@@ -65,6 +66,8 @@ user=$(awk '$1 == "u" { print $2 }' "$sysusers")
 	fail "asteald.service must have exactly CAP_KILL and CAP_SYS_NICE (ambient and bounding)"
 [ "$(key ExecStart "$svc_in")" = "@sbindir@/asteald --admin-group asteal" ] ||
 	fail "ExecStart is not the @sbindir@/asteald that make install fills in, with --admin-group asteal"
+[ "$(key ExecReload "$svc_in")" = '/bin/kill -HUP $MAINPID' ] ||
+	fail "asteald.service has no ExecReload=/bin/kill -HUP \$MAINPID (systemctl reload)"
 case $(key PrivateUsers "$svc_in") in
 "" | no | false) ;;
 *) fail "PrivateUsers= would hide other users' uids from SO_PEERCRED and CAP_KILL" ;;
@@ -146,6 +149,11 @@ registered() { grep -q "'phases' registered" "$tmp/daemon.log"; }
 wait_for 15 registered || fail "the job did not register with the activated daemon: $(cat "$tmp/daemon.log")"
 grep -q "listening on the socket systemd passed" "$tmp/daemon.log" ||
 	fail "asteald did not take the passed socket: $(cat "$tmp/daemon.log")"
+kill -HUP "$daemon_pid"
+reloaded() { grep -q "reload: settings read again" "$tmp/daemon.log"; }
+wait_for 10 reloaded || fail "SIGHUP (ExecReload=) did not reload asteald: $(tail -5 "$tmp/daemon.log")"
+kill -0 "$daemon_pid" 2>/dev/null || fail "SIGHUP stopped asteald"
+kill -0 "$job_pid" 2>/dev/null || fail "the job did not outlive the reload"
 kill "$job_pid"
 wait "$job_pid" 2>/dev/null
 job_pid=""
@@ -154,5 +162,5 @@ wait "$daemon_pid"
 rc=$?
 [ "$rc" -eq 0 ] || fail "asteald exited $rc on SIGTERM: $(tail -5 "$tmp/daemon.log")"
 [ -S "$asock" ] || fail "asteald removed the socket systemd owns"
-echo "socket activation: the first connection started asteald on the passed socket; it stopped cleanly"
+echo "socket activation: the first connection started asteald on the passed socket; SIGHUP reloaded it; it stopped cleanly"
 echo ok
