@@ -79,7 +79,9 @@ const char *conf_usage(void)
 	"\n"
 	"Settings come from the defaults, then the config file (\"key = value\"\n"
 	"lines, '#' comments; keys are the options above that take a value,\n"
-	"without the dashes, except config), then the command line.\n";
+	"without the dashes, except config), then the command line.  SIGHUP\n"
+	"(systemctl reload) reads them again: the log level, retention and\n"
+	"limits change at once, the others are logged and wait for a restart.\n";
 }
 
 /* The name of a share mode, as --share takes it. */
