@@ -6,8 +6,10 @@
  * protocol's encoding and decoding (proto/frame.c), so that the caller
  * gets and frees exactly what a daemon's reply would give it.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -21,13 +23,18 @@ struct histdb {
 	const char *path;
 };
 
-/* Open the history file at path to read. */
+/* Open the history file at path to read: 0, or the exit code after a
+ * message (CLI_NOPERM when the file may not be read, as asteal(1) says). */
 int histdb_open(const char *path, struct histdb **out)
 {
 	struct histdb *d;
 	char why[600];
 
 	*out = NULL;
+	if (access(path, R_OK) < 0 && (errno == EACCES || errno == EPERM)) {
+		cli_error("history %s: %s", path, strerror(errno));
+		return CLI_NOPERM;
+	}
 	d = calloc(1, sizeof(*d));
 	if (d == NULL) {
 		cli_error("out of memory");

@@ -11,9 +11,10 @@
 
 struct histdb;
 
-/* Open the history file at path to read: 0 with *out, or CLI_FAIL after
- * a message (a missing or unreadable file, not an asteal history, another
- * schema version). */
+/* Open the history file at path to read: 0 with *out, or an exit code
+ * after a message: CLI_NOPERM for a file this user may not read, else
+ * CLI_FAIL (a missing file, not an asteal history, another schema
+ * version). */
 int histdb_open(const char *path, struct histdb **out);
 
 /* Close (NULL is fine). */

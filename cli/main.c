@@ -24,7 +24,15 @@ struct command {
 	int (*run)(const struct cli *g, int argc, char **argv);
 	const char *synopsis;
 	const char *help;
+	const char *valued;   /* its options that take a value in the next
+	                         argument, blank-separated ("-c --cpus"): the
+	                         scan for global options skips those values */
+	int program;          /* its first operand starts a program's command
+	                         line, which the scan leaves alone */
 };
+
+/* The options of the query commands that take a value (query.h). */
+#define QUERY_VALUED "-u --user --name --state -S --since -E --until -o --format"
 
 static const struct command commands[] = {
 	{ "run", supervise_run,
@@ -42,7 +50,8 @@ static const struct command commands[] = {
 	  "                layer, as an adaptive job (the default)\n"
 	  "  --omp system  on the system's libgomp instead, as a rigid job\n"
 	  "  -D, --chdir DIR  run it in DIR\n"
-	  "  --stats       print a summary line when it ends\n" },
+	  "  --stats       print a summary line when it ends\n",
+	  "-J --name -c --cpus --omp -D --chdir", 1 },
 	{ "submit", supervise_submit,
 	  "submit [-J|--name NAME] [-c|--cpus N] [--omp layer|system] [-o|--output FILE] "
 	  "[-e|--error FILE] [-D|--chdir DIR] [--parsable] "
@@ -58,19 +67,22 @@ static const struct command commands[] = {
 	  "  -e, --error FILE   its standard error (named as for -o)\n"
 	  "  -D, --chdir DIR    run it in DIR (relative file names under it)\n"
 	  "  --wrap COMMAND     run sh -c COMMAND (named wrap), no PROGRAM\n"
-	  "  --parsable         print only the id\n" },
+	  "  --parsable         print only the id\n",
+	  "-J --name -c --cpus --omp -o --output -e --error -D --chdir --wrap", 1 },
 	{ "wait", follow_wait, "wait [-t|--timeout SECONDS] JOB...",
 	  "Wait until the jobs end; exit with the first failure's status, in the\n"
 	  "order given (0: all succeeded; 128+N: killed by signal N; 1: status\n"
 	  "unknown or no such job).\n"
-	  "  -t, --timeout S  give up after S seconds (exit 124)\n" },
+	  "  -t, --timeout S  give up after S seconds (exit 124)\n",
+	  "-t --timeout", 0 },
 	{ "cancel", follow_cancel,
 	  "cancel [-s|--signal SIG] [-u|--user U] [--name N] [--state S] [JOB...]",
 	  "Send jobs a signal (default TERM); only their owner or root may.\n"
 	  "  -s, --signal SIG  a name (TERM, SIGKILL) or a number\n"
 	  "  -u, --user LIST, --name LIST, --state LIST\n"
 	  "                    every running job that passes these (as for jobs),\n"
-	  "                    among the JOBs if some are named\n" },
+	  "                    among the JOBs if some are named\n",
+	  "-s --signal -u --user --name --state", 0 },
 	{ "jobs", query_jobs,
 	  "jobs [--watch] [--interval SECONDS] [FILTERS] [OUTPUT] [JOB...]",
 	  "List the running jobs: id, name, user, pid, desire, allotment, CPUs,\n"
@@ -87,7 +99,8 @@ static const struct command commands[] = {
 	  "  -o, --format LIST  the columns (asteal(1); a bad name lists them)\n"
 	  "  -n, --noheader     no header line\n"
 	  "  -P, --parsable     cells separated by '|', unpadded\n"
-	  "  --csv              CSV, raw values (ns, fractions)\n" },
+	  "  --csv              CSV, raw values (ns, fractions)\n",
+	  QUERY_VALUED " --interval", 0 },
 	{ "history", query_history,
 	  "history [--jobs] [FILTERS] [OUTPUT] [--plot FILE.svg] [--db FILE] [JOB...]",
 	  "Show the allotment history: one row per allotment change.\n"
@@ -109,9 +122,11 @@ static const struct command commands[] = {
 	  "                     --format table, json or csv: that form\n"
 	  "  -n, --noheader     no header line\n"
 	  "  -P, --parsable     cells separated by '|', unpadded\n"
-	  "  --csv              CSV, raw values (ns)\n" },
+	  "  --csv              CSV, raw values (ns)\n",
+	  QUERY_VALUED " --plot --db", 0 },
 	{ "status", query_status, "status",
-	  "Show the daemon's version, CPUs, quantum, jobs, uptime and tick latency.\n" },
+	  "Show the daemon's version, CPUs, quantum, jobs, uptime and tick latency.\n",
+	  "", 0 },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -169,7 +184,9 @@ static void usage(FILE *f)
 	        "  --socket PATH  the daemon's socket (default $%s, else %s)\n"
 	        "  --json         machine-readable output\n"
 	        "  -h, --help     this help; 'asteal help COMMAND' for a command's\n"
-	        "  -V, --version  the version\n\n"
+	        "  -V, --version  the version\n"
+	        "They may also follow the command (up to --, and up to run's and\n"
+	        "submit's program).\n\n"
 	        "Exit status: 0 success, 1 failure, 2 usage, 69 daemon unreachable,\n"
 	        "77 permission denied; run and wait: the job's own; wait: 124 timed\n"
 	        "out.\n",
@@ -187,6 +204,111 @@ static const struct command *find(const char *name)
 	return NULL;
 }
 
+/* Whether arg is one of c's options that take the next argument as their
+ * value: "--name" (not "--name=X"), or a cluster of short options whose
+ * last letter takes one ("-c", "-nu"; not "-c2"). */
+static int takes_next(const struct command *c, const char *arg)
+{
+	size_t n = strlen(arg);
+	const char *w = c->valued;
+
+	if (w == NULL || arg[0] != '-' || n < 2)
+		return 0;
+	if (arg[1] != '-') {
+		/* a short cluster: the first letter that takes a value takes
+		 * the rest of the cluster, or the next argument when last */
+		for (size_t k = 1; k < n; k++) {
+			char one[3] = { '-', arg[k], '\0' };
+
+			for (w = c->valued; *w != '\0'; w += strcspn(w, " "),
+			     w += strspn(w, " "))
+				if (strncmp(w, one, 2) == 0 && (w[2] == ' ' || w[2] == '\0'))
+					return k == n - 1;
+		}
+		return 0;
+	}
+	for (; *w != '\0'; w += strcspn(w, " "), w += strspn(w, " "))
+		if (strncmp(w, arg, n) == 0 && (w[n] == ' ' || w[n] == '\0'))
+			return 1;
+	return 0;
+}
+
+/* The global options given after the command (git's and systemctl's
+ * habit): take --socket PATH, --socket=PATH and --json out of argv into
+ * g, up to "--" and, for run and submit, up to the program; a command's
+ * own option and its value stay.  Returns the new argc, -1 after a help
+ * text (exit 0), or -2 after a usage error. */
+static int global_after(const struct command *c, struct cli *g, int argc,
+                        char **argv)
+{
+	int i = 1;
+
+	while (i < argc && strcmp(argv[i], "--") != 0) {
+		const char *a = argv[i];
+		int take = 0;
+
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			printf("Usage: asteal %s\n%s", c->synopsis, c->help);
+			return -1;
+		}
+		if (strcmp(a, "--json") == 0) {
+			g->json = 1;
+			take = 1;
+		} else if (strncmp(a, "--socket=", 9) == 0) {
+			g->socket = a + 9;
+			take = 1;
+		} else if (strcmp(a, "--socket") == 0) {
+			if (i + 1 >= argc) {
+				cli_usage(c->name, "option '--socket' needs a value "
+				          "(the daemon's socket path)");
+				return -2;
+			}
+			g->socket = argv[i + 1];
+			take = 2;
+		} else if (a[0] != '-' || a[1] == '\0') {
+			if (c->program)
+				break;          /* the program and its arguments */
+		} else if (takes_next(c, a)) {
+			i++;                    /* the value, whatever it looks like */
+		}
+		if (take == 0) {
+			i++;
+			continue;
+		}
+		memmove(argv + i, argv + i + take,
+		        (size_t)(argc - i - take + 1) * sizeof(*argv));
+		argc -= take;
+	}
+	return argc;
+}
+
+/* A hint for a command asteal does not have but users try. */
+static const char *hint(const char *name)
+{
+	static const char *const hints[][2] = {
+		{ "plot", "a chart of the history: asteal history --plot FILE.svg" },
+		{ "kill", "asteal cancel [-s SIGNAL] JOB" },
+		{ "ps", "the running jobs: asteal jobs" },
+		{ "queue", "the running jobs: asteal jobs" },
+		{ "list", "the running jobs: asteal jobs" },
+	};
+
+	for (size_t i = 0; i < sizeof(hints) / sizeof(hints[0]); i++)
+		if (strcmp(hints[i][0], name) == 0)
+			return hints[i][1];
+	return NULL;
+}
+
+/* Say that there is no command name (with a hint when one fits). */
+static int no_command(const char *name)
+{
+	const char *h = hint(name);
+
+	if (h != NULL)
+		return cli_usage(NULL, "no command '%s' (%s)", name, h);
+	return cli_usage(NULL, "no command '%s'", name);
+}
+
 /* `asteal help [COMMAND]`. */
 static int help(int argc, char **argv)
 {
@@ -198,7 +320,7 @@ static int help(int argc, char **argv)
 	}
 	c = find(argv[1]);
 	if (c == NULL)
-		return cli_usage(NULL, "no command '%s'", argv[1]);
+		return no_command(argv[1]);
 	printf("Usage: asteal %s\n%s", c->synopsis, c->help);
 	return CLI_OK;
 }
@@ -215,7 +337,7 @@ int main(int argc, char **argv)
 	struct cli g;
 	const struct command *c;
 	const char *env = getenv(PROTO_SOCKET_ENV);
-	int o, i;
+	int o;
 
 	/* the terminal's encoding, for the width of names in tables */
 	setlocale(LC_CTYPE, "");
@@ -225,7 +347,7 @@ int main(int argc, char **argv)
 	           ? env : PROTO_SOCKET_PATH;
 	g.tty = isatty(STDOUT_FILENO);
 	opterr = 0;
-	while ((o = getopt_long(argc, argv, "+hV", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "+:hV", opts, NULL)) != -1) {
 		switch (o) {
 		case 's':
 			g.socket = optarg;
@@ -239,6 +361,10 @@ int main(int argc, char **argv)
 		case 'V':
 			printf("asteal %s (protocol %u)\n", ASTEAL_VERSION, PROTO_VERSION);
 			return CLI_OK;
+		case ':':
+			return cli_usage(NULL, "option '%s' needs a value%s",
+			                 argv[optind - 1], optopt == 's'
+			                 ? " (the daemon's socket path)" : "");
 		default:
 			return cli_usage(NULL, "unknown option '%s'", argv[optind - 1]);
 		}
@@ -253,20 +379,10 @@ int main(int argc, char **argv)
 		return help(argc, argv);
 	c = find(argv[0]);
 	if (c == NULL)
-		return cli_usage(NULL, "no command '%s'", argv[0]);
-	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			printf("Usage: asteal %s\n%s", c->synopsis, c->help);
-			return CLI_OK;
-		}
-		if (strcmp(argv[i], "--json") == 0) {
-			/* Global, but welcome after the command too. */
-			g.json = 1;
-			memmove(argv + i, argv + i + 1, (size_t)(argc - i) * sizeof(*argv));
-			argc--;
-			i--;
-		}
-	}
+		return no_command(argv[0]);
+	argc = global_after(c, &g, argc, argv);
+	if (argc < 0)
+		return argc == -1 ? CLI_OK : CLI_USAGE;
 	optind = 0;             /* each command runs getopt afresh */
 	opterr = 0;
 	return c->run(&g, argc, argv);

@@ -11,7 +11,12 @@
 #     owner (through the supervisor, or by the daemon for a job nobody
 #     supervises);
 #  4. exit codes: 69 with no daemon (one clear line), 77 when the socket's
-#     permissions refuse us, 2 for usage errors.
+#     permissions refuse us, 2 for usage errors;
+#  5. the global options after the command too (--socket PATH,
+#     --socket=PATH, --json), as git and systemctl take them, but never
+#     out of a program's arguments (run/submit: after the program or "--")
+#     nor as an option's value (-J --json); --socket without a value says
+#     the value is missing (exit 2); `asteal plot` points to history --plot.
 # Every wait is on a condition with a bound.
 set -u
 
@@ -140,6 +145,28 @@ expect_rc 0 "$A" help run
 grep -q "Usage: asteal run" "$tmp/out" || fail "help run"
 expect_rc 0 "$A" --version
 echo "exit codes: 69 no daemon, 77 refused, 2 usage"
+
+# ---- 5. global options after the command ----
+unset ASTEAL_SOCKET
+expect_rc 0 "$A" status --socket "$sock" --json
+[ "$(json 'd["quantum_us"]' <"$tmp/out")" = 10000 ] || fail "status --socket PATH --json: $(cat "$tmp/out")"
+expect_rc 0 "$A" history --jobs --socket="$sock" --json
+json 'd["jobs"][0]["id"]' <"$tmp/out" >/dev/null || fail "history --socket=PATH --json: $(cat "$tmp/out")"
+expect_rc 0 "$A" wait "$id" --socket "$sock"
+expect_rc 0 "$A" run --socket "$sock" -- sh -c 'echo "$*"' sh --json --socket x
+[ "$(cat "$tmp/out")" = "--json --socket x" ] || fail "run took the program's arguments: $(cat "$tmp/out")"
+expect_rc 0 "$A" run --socket "$sock" sh -c 'echo "$*"' sh --json
+[ "$(cat "$tmp/out")" = "--json" ] || fail "run without -- took the program's --json: $(cat "$tmp/out")"
+expect_rc 0 "$A" run --socket "$sock" -J --json -- sh -c 'echo "$ASTEAL_JOB_NAME"'
+[ "$(cat "$tmp/out")" = "--json" ] || fail "run took the value of -J: $(cat "$tmp/out")"
+expect_rc 2 "$A" --socket
+grep -q "option '--socket' needs a value" "$tmp/err" || fail "--socket without a value: $(cat "$tmp/err")"
+expect_rc 2 "$A" status --socket
+grep -q "option '--socket' needs a value" "$tmp/err" || fail "status --socket without a value: $(cat "$tmp/err")"
+expect_rc 2 "$A" plot
+grep -q "history --plot" "$tmp/err" || fail "asteal plot does not point to history --plot: $(cat "$tmp/err")"
+export ASTEAL_SOCKET="$sock"
+echo "global options after the command: --socket, --socket=, --json; a program's own arguments left alone"
 
 kill "$daemon_pid"
 wait "$daemon_pid" || fail "daemon exited with $? on SIGTERM"

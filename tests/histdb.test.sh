@@ -14,8 +14,9 @@
 #     error naming the -shm, exit 1;
 #  3. a missing file, a folder, a file that is no SQLite database,
 #     another program's database, a newer and an older schema version:
-#     exit 1 with one clear line, the file untouched; --db without a name:
-#     exit 2;
+#     exit 1 with one clear line, the file untouched; a file the user may
+#     not read (nobody when run as root): exit 77 (permission denied, as
+#     README and asteal(1) say); --db without a name: exit 2;
 #  4. a second daemon on the same database (by its path and through a
 #     symbolic link) exits 75 naming the file and the first daemon's pid;
 #     the first goes on; killed -9, it leaves no lock behind;
@@ -225,9 +226,21 @@ expect_brief 0 "$asteal" history --db "$tmp/copy.db"
 [ "$(digest "$tmp/copy.db")" = "$before" ] || fail "reading a version $((version - 1)) file changed it"
 [ "$(sqlite3 "$tmp/copy.db" "pragma user_version")" -eq $((version - 1)) ] ||
 	fail "reading upgraded a version $((version - 1)) file"
+cp "$db" "$tmp/secret.db"
+chmod 600 "$tmp/secret.db"
+if [ "$(id -u)" -eq 0 ]; then
+	chmod 755 "$tmp"
+	noread="setpriv --reuid=65534 --regid=65534 --clear-groups"
+else
+	chmod 000 "$tmp/secret.db"
+	noread="env"
+fi
+# shellcheck disable=SC2086
+expect_brief 77 $noread "$asteal" history --db "$tmp/secret.db"
+grep -q "secret.db: Permission denied" "$tmp/err" || fail "an unreadable file: $(cat "$tmp/err")"
 expect_brief 2 "$asteal" history --db
 expect_brief 2 "$asteal" history --db ""
-echo "no history: one clear line each, exit 1; --db without a name: exit 2"
+echo "no history: one clear line each, exit 1; unreadable: exit 77; --db without a name: exit 2"
 
 # ---- 4. one daemon per database ----
 start_daemon
