@@ -97,6 +97,7 @@ static const struct command commands[] = {
 	  "  -S, --since T, -E, --until T   started in [T, T']: see history\n"
 	  "Output:\n"
 	  "  -o, --format LIST  the columns (asteal(1); a bad name lists them)\n"
+	  "  --helpformat       list the columns, their keys and the defaults\n"
 	  "  -n, --noheader     no header line\n"
 	  "  -P, --parsable     cells separated by '|', unpadded\n"
 	  "  --csv              CSV, raw values (ns, fractions)\n",
@@ -120,6 +121,8 @@ static const struct command commands[] = {
 	  "Output:\n"
 	  "  -o, --format LIST  the columns (asteal(1); a bad name lists them);\n"
 	  "                     --format table, json or csv: that form\n"
+	  "  --helpformat       list the columns (of --jobs with it), their\n"
+	  "                     keys and the defaults\n"
 	  "  -n, --noheader     no header line\n"
 	  "  -P, --parsable     cells separated by '|', unpadded\n"
 	  "  --csv              CSV, raw values (ns)\n",

@@ -321,6 +321,9 @@ int query_option(struct query_args *a, const char *cmd, int o, const char *arg)
 		a->table_opt = "--parsable";
 		a->form_given = 1;
 		return 0;
+	case QUERY_OPT_HELPFORMAT:
+		a->helpformat = 1;
+		return 0;
 	case QUERY_OPT_CSV:
 		a->style = TABLE_CSV;
 		a->table_opt = "--csv";
@@ -378,6 +381,32 @@ int query_args_done(struct query_args *a, const char *cmd, const int *cols,
 		return cli_usage(cmd, "bad column list '%s' (at most %d names, comma-"
 		                 "separated, of: %s)", chosen, QUERY_MAX_COLS, list);
 	return cli_usage(cmd, "no column '%s' (valid: %s)", words[i], list);
+}
+
+/* List the columns (query.h). */
+int query_helpformat(const int *cols, int ncols, const char *table_cols)
+{
+	printf("%-10s %-14s %s\n", "COLUMN", "KEY", "DEFAULT");
+	for (int k = 0; k < ncols; k++) {
+		const struct query_col *c = &query_cols[cols[k]];
+		const char *at = table_cols;
+		size_t n = strlen(c->key);
+		int dflt = 0;
+
+		/* in the default list by its name or its key, any case */
+		for (; *at != '\0'; at += strcspn(at, ","), at += *at == ',') {
+			size_t w = strcspn(at, ",");
+
+			if ((w == strlen(c->name) && strncasecmp(at, c->name, w) == 0) ||
+			    (w == n && strncasecmp(at, c->key, w) == 0))
+				dflt = 1;
+		}
+		if (dflt)
+			printf("%-10s %-14s *\n", c->name, c->key);
+		else
+			printf("%-10s %s\n", c->name, c->key);
+	}
+	return query_flush();
 }
 
 /* Whether a job passes the user, name and state filters. */

@@ -53,7 +53,8 @@ int query_parse_time(const char *s, uint64_t now, uint64_t *ns);
 
 /* The long options every query command with a table takes, for its
  * getopt_long table, and their short letters (QUERY_SHORT). */
-enum { QUERY_OPT_NAME = 1000, QUERY_OPT_STATE, QUERY_OPT_CSV };
+enum { QUERY_OPT_NAME = 1000, QUERY_OPT_STATE, QUERY_OPT_CSV,
+       QUERY_OPT_HELPFORMAT };
 #define QUERY_SHORT "u:S:E:o:nP"
 #define QUERY_LONG_OPTIONS \
 	{ "user", required_argument, NULL, 'u' }, \
@@ -64,7 +65,8 @@ enum { QUERY_OPT_NAME = 1000, QUERY_OPT_STATE, QUERY_OPT_CSV };
 	{ "format", required_argument, NULL, 'o' }, \
 	{ "noheader", no_argument, NULL, 'n' }, \
 	{ "parsable", no_argument, NULL, 'P' }, \
-	{ "csv", no_argument, NULL, QUERY_OPT_CSV }
+	{ "csv", no_argument, NULL, QUERY_OPT_CSV }, \
+	{ "helpformat", no_argument, NULL, QUERY_OPT_HELPFORMAT }
 
 /* The shared options as parsed: filters and the output's form. */
 struct query_args {
@@ -83,6 +85,7 @@ struct query_args {
 	int form_given;                     /* --csv, --parsable, --format F */
 	const char *columns;                /* -o's list, NULL: the default */
 	const char *table_opt;              /* a table-only option given */
+	int helpformat;                     /* --helpformat: list the columns */
 	int cols[QUERY_MAX_COLS];           /* the columns chosen (QC_*) */
 	int ncols;
 };
@@ -103,6 +106,11 @@ int query_option(struct query_args *a, const char *cmd, int o, const char *arg);
  * naming the valid columns. */
 int query_args_done(struct query_args *a, const char *cmd, const int *cols,
                     int ncols, const char *table_cols, const char *csv_cols);
+
+/* --helpformat: print the command's columns cols (ncols QC_* in its
+ * order), one a line: the name -o takes, the CSV and JSON key, and "*"
+ * for those of the default table (table_cols); returns CLI_OK. */
+int query_helpformat(const int *cols, int ncols, const char *table_cols);
 
 /* Whether a job of user uid named name in state (an index of the state
  * words, -1 for none) passes -u, --name and --state. */

@@ -473,6 +473,10 @@ int query_history(const struct cli *g, int argc, char **argv)
 				return r;
 		}
 	}
+	if (a.helpformat)
+		return query_helpformat(q.jobs ? job_cols : rec_cols,
+		                        q.jobs ? NJCOLS : NRCOLS,
+		                        q.jobs ? JOB_TABLE : REC_TABLE);
 	if ((r = query_args_done(&a, cmd, q.jobs ? job_cols : rec_cols,
 	                         q.jobs ? NJCOLS : NRCOLS, q.jobs ? JOB_TABLE : REC_TABLE,
 	                         q.jobs ? JOB_CSV : REC_CSV)) != 0)

@@ -519,6 +519,8 @@ int query_jobs(const struct cli *g, int argc, char **argv)
 	}
 	if (have_interval && !watch)
 		return cli_usage(cmd, "--interval goes with --watch");
+	if (a.helpformat)
+		return query_helpformat(cols, NCOLS, TABLE_COLS);
 	if ((r = query_args_done(&a, cmd, cols, NCOLS, TABLE_COLS, CSV_COLS)) != 0)
 		return r;
 	if ((nids = query_parse_ids(cmd, argc, argv, optind, ids)) < 0)

@@ -4,12 +4,18 @@
 # `. completion/asteal.bash` by hand.  Self-contained: it uses the
 # bash-completion package's helpers only when they are loaded.
 #
-# Completes the global options, the commands, each command's options, the
-# values of --format, --state, --user, --since, --until, --signal, --cpus
-# and --omp, files for --socket, --output, --error, --db and --plot,
-# the program after `run --` and `submit --`, and job ids (of the running
-# jobs, from `asteal --json jobs`, asked with a one-second bound; nothing
-# when asteal or its daemon is missing).  Options may be given as
+# Completes the global options (before the command or after it, as asteal
+# takes them), the commands, each command's options, the values of
+# --format and -o (the command's columns, from `asteal CMD --helpformat`,
+# after the commas of a list too; or table, json, csv), --state, --user,
+# --since, --until, --signal (names in the case typed: TERM, term,
+# SIGTERM), --cpus and --omp, files for --socket, --output, --error, --db
+# and --plot, the program of `run` and `submit` (the executables on PATH,
+# each once: no shell functions, builtins or aliases, which asteal cannot
+# run) and then its arguments, and job ids: the running jobs', from
+# `asteal --json jobs`, and for `history` every job the history has, from
+# `asteal history --jobs --format id`, each asked with a one-second bound
+# (nothing when asteal or its daemon is missing).  Options may be given as
 # "--name value" or "--name=value".  tests/completion.test.sh checks it.
 
 _asteal_commands="run submit wait cancel jobs history status help"
@@ -24,15 +30,47 @@ _asteal_options()
 	wait) echo "--timeout --help" ;;
 	cancel) echo "--signal --user --name --state --help" ;;
 	jobs) echo "--watch --interval --user --name --state --since --until" \
-		"--format --noheader --parsable --csv --help" ;;
+		"--format --helpformat --noheader --parsable --csv --help" ;;
 	history) echo "--jobs --user --name --state --since --until --format" \
-		"--noheader --parsable --csv --plot --db --help" ;;
+		"--helpformat --noheader --parsable --csv --plot --db --help" ;;
 	status) echo "--help" ;;
+	esac
+	# the global options, which asteal takes after the command too
+	case $1 in
+	run | submit | wait | cancel | jobs | history | status)
+		echo "--socket --json" ;;
 	esac
 }
 
-# Signal names, without and (when the word starts so) with "SIG"; the
-# real-time ones are left out.
+# Whether option $2 of command $1 takes the next word as its value.
+_asteal_valued()
+{
+	case $2 in
+	--socket) return 0 ;;
+	-J | --name | -c | --cpus | --omp | -D | --chdir)
+		[[ $1 == run || $1 == submit ]] && return 0 ;;
+	esac
+	case $1 in
+	submit)
+		[[ $2 == -o || $2 == --output || $2 == -e || $2 == --error ||
+		   $2 == --wrap ]] ;;
+	wait) [[ $2 == -t || $2 == --timeout ]] ;;
+	cancel)
+		[[ $2 == -s || $2 == --signal || $2 == -u || $2 == --user ||
+		   $2 == --name || $2 == --state ]] ;;
+	jobs | history)
+		case $2 in
+		-u | --user | --name | --state | -S | --since | -E | --until | -o | \
+		--format | --interval | --plot | --db) return 0 ;;
+		esac
+		return 1 ;;
+	*) return 1 ;;
+	esac
+}
+
+# Signal names, without and (when the word starts so) with "SIG", in
+# lower case when the word is (asteal takes any case); the real-time ones
+# are left out.
 _asteal_signals()
 {
 	local s names=""
@@ -41,11 +79,75 @@ _asteal_signals()
 		SIGRTMIN* | SIGRTMAX*) continue ;;
 		esac
 		case $1 in
-		SIG*) names="$names $s" ;;
-		*) names="$names ${s#SIG}" ;;
+		SIG* | sig*) ;;
+		*) s=${s#SIG} ;;
 		esac
+		case $1 in
+		[a-z]*) s=${s,,} ;;
+		esac
+		names="$names $s"
 	done
 	echo "$names"
+}
+
+# The programs asteal can run whose names start with $1: the executable
+# files of the PATH's folders, each name once (a program is asteal's to
+# exec: no function, builtin or alias); a word with a slash: files and
+# folders.
+_asteal_programs()
+{
+	local dir f seen=" " IFS=:
+	if [[ $1 == */* ]]; then
+		compopt -o filenames 2>/dev/null
+		IFS=$'\n'
+		for f in $(compgen -f -- "$1"); do
+			[ -d "$f" ] || [ -x "$f" ] && printf '%s\n' "$f"
+		done
+		return 0
+	fi
+	for dir in $PATH; do
+		[ -d "${dir:-.}" ] || continue
+		IFS=$'\n'
+		for f in $(compgen -f -- "${dir:-.}/$1"); do
+			f=${f##*/}
+			[[ $seen == *" $f "* ]] && continue
+			[ -x "${dir:-.}/$f" ] && [ ! -d "${dir:-.}/$f" ] || continue
+			seen="$seen$f "
+			printf '%s\n' "$f"
+		done
+		IFS=:
+	done
+}
+
+# asteal itself, bounded to a second, with the line's --socket ($1, may
+# be empty) and the arguments after it: its output, or nothing on any
+# failure.
+_asteal_ask()
+{
+	command -v asteal >/dev/null 2>&1 || return 0
+	local bound="" socket=$1
+	shift
+	command -v timeout >/dev/null 2>&1 && bound="timeout 1"
+	if [ -n "$socket" ]; then
+		$bound asteal --socket "$socket" "$@" 2>/dev/null
+	else
+		$bound asteal "$@" 2>/dev/null
+	fi
+}
+
+# The columns of command $1 (history with --jobs when $2 is 1), in lower
+# case, from `asteal CMD --helpformat` (which needs no daemon).
+_asteal_columns()
+{
+	local line
+	if [ "$2" = 1 ]; then
+		_asteal_ask "" "$1" --jobs --helpformat
+	else
+		_asteal_ask "" "$1" --helpformat
+	fi | while read -r line; do
+		line=${line%% *}
+		[ -n "$line" ] && [ "$line" != COLUMN ] && printf '%s\n' "${line,,}"
+	done
 }
 
 # 1 to the number of CPUs online (from /proc/cpuinfo, with builtins only).
@@ -62,18 +164,36 @@ _asteal_cpu_counts()
 }
 
 # The ids of the running jobs, from the daemon named by $1 (a socket path,
-# or empty for the default).  Silent and empty on any failure.
+# or empty for the default); with $2 = history, of every job in the
+# history, ended or running.  Silent and empty on any failure.
 _asteal_job_ids()
 {
-	command -v asteal >/dev/null 2>&1 || return 0
-	local out bound=""
-	command -v timeout >/dev/null 2>&1 && bound="timeout 1"
-	if [ -n "$1" ]; then
-		out=$($bound asteal --socket "$1" --json jobs 2>/dev/null) || return 0
-	else
-		out=$($bound asteal --json jobs 2>/dev/null) || return 0
+	local out line
+	if [ "${2:-}" = history ]; then
+		out=$(_asteal_ask "$1" history --jobs --format id --noheader) || return 0
+		printf '%s\n' "$out" | while read -r line; do
+			[[ $line =~ ^[0-9]+$ ]] && printf '%s\n' "$line"
+		done
+		return 0
 	fi
+	out=$(_asteal_ask "$1" --json jobs) || return 0
 	printf '%s\n' "$out" | grep -o '"id" *: *"\{0,1\}[0-9][0-9]*' | grep -o '[0-9][0-9]*$'
+}
+
+# COMPREPLY for a comma-separated list $2 of the words $1: the words not
+# yet in it after its last comma, each with the list before.
+_asteal_list()
+{
+	local before="" last=$2 w
+	if [[ $2 == *,* ]]; then
+		before=${2%,*},
+		last=${2##*,}
+	fi
+	COMPREPLY=()
+	for w in $1; do
+		[[ ,$before == *",$w,"* ]] && continue
+		[[ $w == "${last,,}"* ]] && COMPREPLY+=("$before$w")
+	done
 }
 
 # COMPREPLY from a word list, or files (with a pattern in $3: the files
@@ -91,7 +211,7 @@ _asteal_files()
 
 _asteal()
 {
-	local cur prev i w cmd="" cmd_at=0 socket="" dashdash=0
+	local cur prev i w cmd="" cmd_at=0 socket="" dashdash=0 program=0 jobs=0
 	COMPREPLY=()
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=""
@@ -105,46 +225,53 @@ _asteal()
 		prev=${COMP_WORDS[COMP_CWORD - 2]}
 	fi
 
-	# Find the command (the first word that is not a global option or
-	# its value) and the socket named before it.
+	# Walk the words before the cursor: the command (the first word that
+	# is not a global option or its value), the socket named before or
+	# after it, history's --jobs, and for run and submit where the
+	# program is: after "--", or the first word that is neither an
+	# option nor an option's value.
 	i=1
 	while [ "$i" -lt "$COMP_CWORD" ]; do
 		w=${COMP_WORDS[i]}
-		case $w in
-		--socket)
-			if [ "${COMP_WORDS[i + 1]:-}" = "=" ]; then
-				socket=${COMP_WORDS[i + 2]:-}
-				i=$((i + 3))
-			else
-				socket=${COMP_WORDS[i + 1]:-}
-				i=$((i + 2))
-			fi
-			continue ;;
-		-*) ;;
-		*)
-			cmd=$w
-			cmd_at=$i
-			break ;;
-		esac
+		if [ "$dashdash" -eq 0 ] && [ "$program" -eq 0 ]; then
+			case $w in
+			--socket)
+				if [ "${COMP_WORDS[i + 1]:-}" = "=" ]; then
+					socket=${COMP_WORDS[i + 2]:-}
+					i=$((i + 3))
+				else
+					socket=${COMP_WORDS[i + 1]:-}
+					i=$((i + 2))
+				fi
+				continue ;;
+			--)
+				[ -n "$cmd" ] && dashdash=$i ;;
+			--jobs)
+				jobs=1 ;;
+			-*)
+				if [ -n "$cmd" ] && _asteal_valued "$cmd" "$w"; then
+					[ "${COMP_WORDS[i + 1]:-}" = "=" ] && i=$((i + 1))
+					i=$((i + 1))
+				fi ;;
+			*)
+				if [ -z "$cmd" ]; then
+					cmd=$w
+					cmd_at=$i
+				elif [[ $cmd == run || $cmd == submit ]]; then
+					program=$i
+				fi ;;
+			esac
+		fi
 		i=$((i + 1))
 	done
 
-	# After "run --" or "submit --": the program, then its arguments.
-	if [ -n "$cmd" ]; then
-		i=$((cmd_at + 1))
-		while [ "$i" -lt "$COMP_CWORD" ]; do
-			if [ "${COMP_WORDS[i]}" = "--" ]; then
-				dashdash=$i
-				break
-			fi
-			i=$((i + 1))
-		done
-	fi
-	if [ "$dashdash" -gt 0 ]; then
-		if declare -F _command_offset >/dev/null 2>&1; then
-			_command_offset $((dashdash + 1))
-		elif [ "$COMP_CWORD" -eq $((dashdash + 1)) ]; then
-			mapfile -t COMPREPLY < <(compgen -c -- "$cur")
+	# run's and submit's program, then its arguments.
+	if [ "$dashdash" -gt 0 ] || [ "$program" -gt 0 ]; then
+		[ "$program" -gt 0 ] || program=$((dashdash + 1))
+		if [ "$COMP_CWORD" -eq "$program" ]; then
+			mapfile -t COMPREPLY < <(_asteal_programs "$cur")
+		elif declare -F _command_offset >/dev/null 2>&1; then
+			_command_offset "$program"
 		else
 			_asteal_files "" "$cur"
 		fi
@@ -164,16 +291,16 @@ _asteal()
 		return 0 ;;
 	--wrap)
 		return 0 ;;
-	-o)
+	-o | --format)
 		# submit's output file; the columns of jobs and history
 		if [ "$cmd" = submit ]; then
 			_asteal_files "" "$cur"
+		elif [[ $cmd == jobs || $cmd == history ]]; then
+			_asteal_list "$(_asteal_columns "$cmd" "$jobs")" "$cur"
+			[[ $cur == *,* ]] || _asteal_list "${COMPREPLY[*]} table json csv" "$cur"
 		else
 			_asteal_words "table json csv" "$cur"
 		fi
-		return 0 ;;
-	--format)
-		_asteal_words "table json csv" "$cur"
 		return 0 ;;
 	--state)
 		if [ "$cmd" = history ]; then
@@ -218,8 +345,12 @@ _asteal()
 	help)
 		[ "$COMP_CWORD" -eq $((cmd_at + 1)) ] &&
 			_asteal_words "$_asteal_commands" "$cur" ;;
-	wait | cancel | jobs | history)
+	run | submit)
+		mapfile -t COMPREPLY < <(_asteal_programs "$cur") ;;
+	wait | cancel | jobs)
 		_asteal_words "$(_asteal_job_ids "$socket")" "$cur" ;;
+	history)
+		_asteal_words "$(_asteal_job_ids "$socket" history)" "$cur" ;;
 	esac
 	return 0
 }

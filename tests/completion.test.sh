@@ -6,15 +6,20 @@
 #  2. commands and global options; `help` completes commands;
 #  3. each command's options; --format gives exactly table json csv (also
 #     as --format=); --signal names (TERM, KILL, and SIGTERM after SIG);
-#     --since offers relative times and words; --state the command's states;
+#     -s too, in the case typed (te: term); --since offers relative times
+#     and words; --state the command's states;
 #     --omp layer and system;
 #  4. files for --output, --socket and --db, only *.svg (and folders) for --plot,
-#     programs after `run --`;
-#  5. job ids come from `asteal --json jobs` (a stand-in asteal that
-#     records its arguments: --socket given on the line is passed on), and
-#     there are none, silently, when asteal fails or is not installed;
+#     programs after `run --` and `run` (each once, none of the shell's
+#     own names), then files;
+#  5. job ids come from `asteal --json jobs`, and for history from `asteal
+#     history --jobs --format id` (ended jobs too) (a stand-in asteal that
+#     records its arguments: --socket given on the line, before or after
+#     the command, is passed on), and there are none, silently, when
+#     asteal fails or is not installed;
 #  6. once BUILD has asteal, every option its help shows for a command is
-#     offered for that command.
+#     offered for that command, and -o/--format offer the command's
+#     columns (asteal CMD --helpformat), after a list's comma too.
 set -u
 
 build=${1:?usage: sh tests/completion.test.sh BUILD}
@@ -83,7 +88,10 @@ done
 cat >"$tmp/fake/asteal" <<EOF
 #!/bin/sh
 echo "\$*" >>"$tmp/asteal.args"
-echo '{"jobs": [{"id": 7, "name": "fib", "pid": 70}, {"id":12,"name":"x","pid":99}]}'
+case "\$*" in
+*history*) printf '3\\n12\\n40\\n' ;;
+*) echo '{"jobs": [{"id": 7, "name": "fib", "pid": 70}, {"id":12,"name":"x","pid":99}]}' ;;
+esac
 EOF
 chmod +x "$tmp/fake/asteal"
 cpath="$tmp/none"
@@ -97,15 +105,15 @@ expect "asteal help" "cancel help history jobs run status submit wait" ""
 echo "commands and global options: ok"
 
 # ---- 3. options and their values ----
-expect "asteal run" "-- --chdir --cpus --help --name --omp --stats" "-"
-expect "asteal submit" "-- --chdir --cpus --error --help --name --omp --output --parsable --wrap" "-"
+expect "asteal run" "-- --chdir --cpus --help --json --name --omp --socket --stats" "-"
+expect "asteal submit" "-- --chdir --cpus --error --help --json --name --omp --output --parsable --socket --wrap" "-"
 expect "asteal run --omp" "layer system" ""
 expect "asteal submit --omp =" "system" "s"
 expect "asteal run --cpus" "$(awk '/^processor/ { n++ } END { for (i = 1; i <= n; i++) s = s (i > 1 ? " " : "") i; print s }' /proc/cpuinfo)" ""
-expect "asteal wait" "--help --timeout" "-"
-expect "asteal cancel" "--help --name --signal --state --user" "-"
-expect "asteal jobs" "--csv --format --help --interval --name --noheader --parsable --since --state --until --user --watch" "-"
-expect "asteal history" "--csv --db --format --help --jobs --name --noheader --parsable --plot --since --state --until --user" "-"
+expect "asteal wait" "--help --json --socket --timeout" "-"
+expect "asteal cancel" "--help --json --name --signal --socket --state --user" "-"
+expect "asteal jobs" "--csv --format --help --helpformat --interval --json --name --noheader --parsable --since --socket --state --until --user --watch" "-"
+expect "asteal history" "--csv --db --format --help --helpformat --jobs --json --name --noheader --parsable --plot --since --socket --state --until --user" "-"
 expect "asteal history --state" "completed failed killed running unknown" ""
 expect "asteal jobs --state" "waiting" "w"
 expect "asteal history --format" "csv json table" ""
@@ -118,6 +126,9 @@ has "asteal cancel --signal" "T" "TERM TRAP"
 hasnt "asteal cancel --signal" "T" "KILL SIGTERM"
 has "asteal cancel --signal" "SIGT" "SIGTERM"
 has "asteal history --since" "" "now -1h today yesterday"
+has "asteal cancel -s" "" "TERM KILL INT HUP USR1"
+expect "asteal cancel -s" "term" "te"
+expect "asteal cancel 3 --signal" "sigkill" "sigk"
 expect "asteal run --name" "" ""
 echo "options and values: ok"
 
@@ -134,6 +145,18 @@ has "asteal history --db" "$tmp/f/" "$tmp/f/a.svg $tmp/f/b.txt $tmp/f/sub"
 has "asteal run --stats --" "bas" "bash"
 has "asteal submit --name x --" "bas" "bash"
 has "asteal run -- ls" "$tmp/f/" "$tmp/f/b.txt"
+# programs: each once (bash in two folders of the PATH), never the
+# completion's own functions nor builtins; without "--" too
+mkdir -p "$tmp/none2"
+ln -s "$(command -v bash)" "$tmp/none2/bash"
+cpath="$tmp/none:$tmp/none2"
+expect "asteal run --" "bash" "bas"
+expect "asteal run --" "" "_ast"
+expect "asteal submit --" "" "compg"
+expect "asteal run" "bash" "bas"
+expect "asteal run -J x -c 2 --json" "bash" "bas"
+has "asteal run bash" "$tmp/f/" "$tmp/f/b.txt"
+cpath="$tmp/none"
 echo "files and programs: ok"
 
 # ---- 5. job ids ----
@@ -143,6 +166,12 @@ cpath="$tmp/fake"
 expect "asteal cancel" "12 7" ""
 expect "asteal --socket $tmp/s.sock jobs 7" "12 7" ""
 expect "asteal history" "12" "1"
+expect "asteal history" "12 3 40" ""
+grep -qx -- "history --jobs --format id --noheader" "$tmp/asteal.args" ||
+	fail "history's ids were not asked of the history: $(cat "$tmp/asteal.args")"
+expect "asteal history --socket $tmp/s.sock" "40" "4"
+grep -qx -- "--socket $tmp/s.sock history --jobs --format id --noheader" "$tmp/asteal.args" ||
+	fail "the socket after the command was not passed on: $(cat "$tmp/asteal.args")"
 grep -qx -- "--json jobs" "$tmp/asteal.args" || fail "asteal was not asked '--json jobs': $(cat "$tmp/asteal.args")"
 grep -qx -- "--socket $tmp/s.sock --json jobs" "$tmp/asteal.args" ||
 	fail "the line's --socket was not passed on: $(cat "$tmp/asteal.args")"
@@ -150,9 +179,20 @@ printf '#!/bin/sh\necho "no daemon" >&2\nexit 69\n' >"$tmp/fake/asteal"
 expect "asteal wait" "" ""
 echo "job ids: ok"
 
-# ---- 6. asteal's own options ----
+# ---- 6. asteal's own options and columns ----
 cpath="$tmp/none"
 if [ -x "$build/bin/asteal" ]; then
+	mkdir -p "$tmp/real"
+	ln -s "$(cd "$build/bin" && pwd)/asteal" "$tmp/real/asteal"
+	cpath="$tmp/real:$tmp/none"
+	has "asteal jobs -o" "" "id name eff cputime command table json csv"
+	expect "asteal jobs --format" "id,name,uid id,name,user" "id,name,u"
+	expect "asteal history --jobs -o" "elapsed" "el"
+	expect "asteal history -o" "" "el"
+	has "asteal history -o" "" "allot desire class"
+	expect "asteal jobs -o" "pid,preempted" "pid,p"
+	echo "columns from asteal's --helpformat"
+	cpath="$tmp/none"
 	for c in run submit wait cancel jobs history; do
 		for o in $("$build/bin/asteal" help "$c" 2>&1 | grep -o -- '--[a-z][a-z-]*' | sort -u); do
 			case $o in --socket | --json | --version) continue ;; esac
