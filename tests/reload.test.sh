@@ -10,7 +10,8 @@
 #     error line naming its line, and the daemon runs on with the settings
 #     in force;
 #  3. SIGTERM and SIGINT stop it with exit 0, its socket removed and, when
-#     it confined jobs by a cgroup, its cgroup folder too.
+#     it confined jobs by a cgroup, its cgroup folder too, even with a job
+#     running in it (the job goes on, out of the folder).
 # Every wait is on a condition with a bound.
 set -u
 
@@ -84,12 +85,13 @@ grep -q "reload: max-jobs 1 -> 7" "$log" && fail "a refused file changed a setti
 echo "a bad file: $(grep 'reload refused' "$log" | sed 's/.*error: //')"
 
 # ---- 3. stopping leaves nothing behind ----
-kill "$job_pid"
-wait "$job_pid" 2>/dev/null
-job_pid=""
-ended() { grep -q "'sleep' ended" "$log"; }
-wait_for 10 ended || fail "the job did not end"
 folder=$(sed -n 's/.*confinement: .* by cgroup v[12] cpuset \(.*\)$/\1/p' "$log" | head -n 1)
+child=$(sed -n "s/.*job [0-9]* 'sleep' launched: uid [0-9]*, child pid \([0-9]*\).*/\1/p" "$log" | head -n 1)
+[ -n "$child" ] || fail "no child pid for the sleep job in the log"
+if [ -n "$folder" ]; then
+	held() { grep -qx "$child" "$folder"/job-*/cgroup.procs 2>/dev/null; }
+	wait_for 10 held || fail "the sleep job was not moved into its cgroup folder"
+fi
 # stop_with SIG: stop the daemon with SIG, then check what it left.
 stop_with() {
 	kill -"$1" "$daemon_pid"
@@ -104,6 +106,11 @@ stop_with() {
 	echo "SIG$1: exit 0, no socket${folder:+, no cgroup folder ($folder)}"
 }
 stop_with TERM
+kill -0 "$child" 2>/dev/null || fail "the job did not outlive the daemon"
+echo "the running job outlived the daemon, out of its folder"
+kill "$job_pid"
+wait "$job_pid" 2>/dev/null
+job_pid=""
 printf 'log-level = info\n' >"$conf"
 start_daemon
 stop_with INT

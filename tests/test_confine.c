@@ -1249,15 +1249,47 @@ static int cg_live(char *base, size_t blen, char *how, size_t hlen)
 	return 1;
 }
 
-/* Job folders with survivors stay after confine_free, widened to the
- * release set; the next instance of the same name takes one back (job 7)
- * and removes the other (job 8) once its process is gone. */
+/* The jobs of the instance the leftovers test kills (killed_instance). */
+static pid_t left_a, left_b;
+
+/* In a child: an instance holding job 7 (left_a) to CPU 1 and job 8
+ * (left_b) to CPU 0, gone without confine_free as a daemon killed with -9
+ * goes; exit 0 once both are held, else 1 with a line on stderr. */
+static void killed_instance(void)
+{
+	static const int managed[] = { 0, 1 }, one[] = { 1 }, zero[] = { 0 };
+	struct allowed a7 = { left_a, left_a, 0, "1" }, b8 = { left_b, left_b, 0, "0" };
+	char why[WHY];
+	struct confine *cf = confine_create(CONFINE_WITH_CGROUP, name_of(),
+					    managed, 2, QUANTUM_NS, why, sizeof(why));
+
+	if (cf == NULL || confine_add(cf, 7, left_a, 1, why, sizeof(why)) < 0 ||
+	    confine_add(cf, 8, left_b, 1, why, sizeof(why)) < 0 ||
+	    confine_set(cf, 7, one, 1, 0, why, sizeof(why)) < 0 ||
+	    confine_set(cf, 8, zero, 1, 0, why, sizeof(why)) < 0) {
+		fprintf(stderr, "the instance to kill: %s\n", why);
+		_exit(1);
+	}
+	if (poll_until(allowed_is, &a7, 5) < 0 || poll_until(allowed_is, &b8, 5) < 0) {
+		fprintf(stderr, "the instance to kill did not hold its jobs\n");
+		_exit(1);
+	}
+	_exit(0);
+}
+
+/* Job folders with survivors of a killed instance stay; the next instance
+ * of the same name widens them to the release set, takes one back (job 7,
+ * held at once: its process is in the folder) and removes the other (job
+ * 8) once its process is gone.  An instance that stops (confine_free)
+ * with job 7 still running moves its process out and leaves no folder;
+ * the instance after it holds the job again by moving it back in. */
 static void test_confine_cgroup_leftovers(void **state)
 {
 	static const int managed[] = { 0, 1 }, one[] = { 1 }, zero[] = { 0 };
-	char why[WHY], buf[256], rel[256], base[PATH_MAX], how[1024];
+	char why[WHY], buf[256], rel[256], base[PATH_MAX], how[1024], log[512];
 	char job7[PATH_MAX + 32], job8[PATH_MAX + 32];
 	pid_t a, b;
+	int status;
 
 	(void)state;
 	/* The children first: forked later, they would share the handle's
@@ -1267,28 +1299,27 @@ static void test_confine_cgroup_leftovers(void **state)
 	b = spawn(idle_child, NULL);
 	if (!cg_live(base, sizeof(base), how, sizeof(how)))
 		return;
+	confine_free(live);             /* no jobs: it only told the folder */
+	live = NULL;
+	assert_true(path_gone(base));
 	snprintf(job7, sizeof(job7), "%s/job-7", base);
 	snprintf(job8, sizeof(job8), "%s/job-8", base);
-	assert_int_equal(confine_add(live, 7, a, 1, why, sizeof(why)), 0);
-	assert_int_equal(confine_add(live, 8, b, 1, why, sizeof(why)), 0);
-	assert_int_equal(confine_set(live, 7, one, 1, 0, why, sizeof(why)), 0);
-	assert_int_equal(confine_set(live, 8, zero, 1, 0, why, sizeof(why)), 0);
-	expect_allowed(a, a, 0, "1", "job 7");
-	expect_allowed(b, b, 0, "0", "job 8");
-
-	confine_free(live);
-	live = NULL;
-	assert_string_equal(cg_read(job7, "cpuset.cpus", buf, sizeof(buf)), rel);
-	assert_string_equal(cg_read(job8, "cpuset.cpus", buf, sizeof(buf)), rel);
-	assert_string_equal(allowed_of(a, a, buf, sizeof(buf)), rel);
+	left_a = a;
+	left_b = b;
+	status = test_in_child(killed_instance, log, sizeof(log));
+	if (status != 0)
+		fail_msg("the instance to kill: status %#x, log: %s", status, log);
+	assert_string_equal(cg_read(job7, "cpuset.cpus", buf, sizeof(buf)), "1");
+	assert_string_equal(cg_read(job8, "cpuset.cpus", buf, sizeof(buf)), "0");
 
 	live = confine_create(CONFINE_WITH_CGROUP, name_of(), managed, 2,
 			      QUANTUM_NS, why, sizeof(why));
 	if (live == NULL)
 		fail_msg("confine_create again: %s", why);
 	assert_string_equal(confine_how(live), how);
-	assert_false(path_gone(job7));
-	assert_false(path_gone(job8));
+	assert_string_equal(cg_read(job7, "cpuset.cpus", buf, sizeof(buf)), rel);
+	assert_string_equal(cg_read(job8, "cpuset.cpus", buf, sizeof(buf)), rel);
+	assert_string_equal(allowed_of(a, a, buf, sizeof(buf)), rel);
 	assert_int_equal(confine_add(live, 7, a, 1, why, sizeof(why)), 0);
 	/* Its process is in the folder already: held at once. */
 	assert_int_equal(confine_set(live, 7, zero, 1, 0, why, sizeof(why)), 0);
@@ -1299,6 +1330,23 @@ static void test_confine_cgroup_leftovers(void **state)
 	assert_int_equal(waitpid(b, NULL, 0), b);
 	assert_int_equal(poll_until(path_gone, job8, 5), 0);
 	assert_false(path_gone(job7));
+
+	/* Stopped with job 7 running: no folder left, the job let go. */
+	confine_free(live);
+	live = NULL;
+	assert_true(path_gone(job7));
+	assert_true(path_gone(base));
+	assert_int_equal(kill(a, 0), 0);
+	assert_string_equal(allowed_of(a, a, buf, sizeof(buf)), rel);
+
+	/* The next instance holds it again as the job comes back. */
+	live = confine_create(CONFINE_WITH_CGROUP, name_of(), managed, 2,
+			      QUANTUM_NS, why, sizeof(why));
+	if (live == NULL)
+		fail_msg("confine_create a third time: %s", why);
+	assert_int_equal(confine_add(live, 7, a, 1, why, sizeof(why)), 0);
+	assert_int_equal(confine_set(live, 7, one, 1, 0, why, sizeof(why)), 0);
+	expect_allowed(a, a, 0, "1", "job 7 held again");
 	confine_remove(live, 7);
 	kill(a, SIGKILL);
 	assert_int_equal(waitpid(a, NULL, 0), a);

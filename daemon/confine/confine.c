@@ -322,7 +322,9 @@ fail:
 	return NULL;
 }
 
-/* Stop the watcher, release every job, remove the empty folders. */
+/* Stop the watcher, release every job, move the processes of jobs that
+ * outlive the daemon out of their folders (home, cpuset.h: the next
+ * daemon holds them again as they reconnect), remove the folders. */
 void confine_free(struct confine *cf)
 {
 	if (cf == NULL)
@@ -339,7 +341,7 @@ void confine_free(struct confine *cf)
 			if (!j->released)
 				(void)cpuset_job_cpus(cf->cs, j->id, cf->release_list,
 						      NULL, 0);
-			(void)cpuset_job_remove(cf->cs, j->id);
+			(void)cpuset_job_evict(cf->cs, j->id);
 		}
 		if (j->aff && !j->released && j->enforce && !j->gone && !j->failed)
 			confine__release(cf, j);
@@ -347,7 +349,7 @@ void confine_free(struct confine *cf)
 	}
 	if (cf->cs != NULL) {
 		for (int i = 0; i < cf->nleft; i++)
-			(void)cpuset_job_remove(cf->cs, cf->left[i]);
+			(void)cpuset_job_evict(cf->cs, cf->left[i]);
 		(void)cpuset_remove(cf->cs);
 		cpuset_close(cf->cs);
 	}

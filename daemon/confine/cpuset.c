@@ -35,6 +35,12 @@
  * of the old and the release set, its job folders the release set, then
  * it the release set.
  *
+ * A daemon that stops (confine_free) moves the processes of jobs that
+ * outlive it out of their folders into the cgroup it lives in (its own,
+ * or <own>/daemon under version 2), so that it leaves no folder behind;
+ * the next daemon puts a job back in a folder of its own when the job
+ * reconnects, as for any new job.
+ *
  * Folders of dead daemons.  Each daemon names its folder after its socket
  * (main.c), so one killed (kill -9, a crash) on a socket nobody uses again
  * would leave it for good.  A live handle holds an exclusive flock on its
@@ -69,10 +75,16 @@
 
 /* The most job folders of a previous daemon kept (with processes). */
 #define CPUSET_LEFT_MAX 4096
+/* Evicting a job's folder: the most of its cgroup.procs read at once (the
+ * rest the next pass), and the passes (a process forked while its parent
+ * moved stays behind, for the next). */
+#define CPUSET_PROCS_MAX 65536
+#define CPUSET_EVICT_PASSES 8
 
 struct cpuset {
 	int version;
 	char own[PATH_MAX];     /* this process's cgroup folder */
+	char home[PATH_MAX];    /* where it lives: own, or own/daemon (v2) */
 	char base[PATH_MAX];    /* own/name */
 	const char *pfx;        /* "cpuset." (or "" under v1 noprefix) */
 	char *mems;             /* v1: the mems of each job folder */
@@ -451,6 +463,7 @@ static int open_v2(struct cpuset *cs, int is_root, char *why, size_t whylen)
 		if (make_dir(leaf, why, whylen) < 0 ||
 		    write_text(leaf, "cgroup.procs", pid, why, whylen) < 0)
 			return -1;
+		memcpy(cs->home, leaf, sizeof(cs->home));
 	}
 	if (write_text(cs->own, "cgroup.subtree_control", "+cpuset", why,
 		       whylen) < 0) {
@@ -561,6 +574,8 @@ struct cpuset *cpuset_open(int version, const char *name, const char *release,
 		cs->version = version;
 		cs->pfx = "cpuset.";
 		r = find_own(cs, &is_root, msg, sizeof(msg));
+		if (r == 0)
+			memcpy(cs->home, cs->own, sizeof(cs->home));
 		if (r == 0 && join(cs->base, sizeof(cs->base), cs->own, name) < 0)
 			r = why_fail(msg, sizeof(msg), ENAMETOOLONG, "path too long");
 		if (r == 0 && version == 2)
@@ -678,6 +693,48 @@ int cpuset_job_remove(struct cpuset *cs, uint64_t id)
 	if (rmdir(dir) < 0 && errno != ENOENT)
 		return -1;
 	return 0;
+}
+
+/* Move job id's processes home and remove its folder (cpuset.h). */
+int cpuset_job_evict(struct cpuset *cs, uint64_t id)
+{
+	char dir[PATH_MAX], *procs;
+	int err = 0;
+
+	if (job_dir(cs, id, dir, sizeof(dir)) < 0)
+		return -1;
+	procs = malloc(CPUSET_PROCS_MAX);
+	if (procs == NULL)
+		return -1;
+	for (int pass = 0; pass < CPUSET_EVICT_PASSES; pass++) {
+		char *at, *end;
+
+		if (cpuset_job_remove(cs, id) == 0) {
+			free(procs);
+			return 0;
+		}
+		err = errno;
+		if (read_text(dir, "cgroup.procs", procs, CPUSET_PROCS_MAX) < 0) {
+			err = errno;
+			break;
+		}
+		for (at = procs; *at != '\0'; at = end) {
+			size_t n = strcspn(at, "\n");
+
+			end = at + n + (at[n] == '\n');
+			at[n] = '\0';
+			/* gone meanwhile (ESRCH) is as good as moved */
+			if (*at != '\0' &&
+			    write_text(cs->home, "cgroup.procs", at, NULL, 0) < 0 &&
+			    errno != ESRCH)
+				err = errno;
+		}
+	}
+	free(procs);
+	if (cpuset_job_remove(cs, id) == 0)
+		return 0;
+	errno = err != 0 ? err : EBUSY;
+	return -1;
 }
 
 /* Remove the daemon's folder if empty. */

@@ -64,6 +64,13 @@ int cpuset_job_attach(struct cpuset *cs, uint64_t id, pid_t pid,
  * errno (EBUSY: it still has processes). */
 int cpuset_job_remove(struct cpuset *cs, uint64_t id);
 
+/* Move job-<id>'s processes (with their threads) into the cgroup this
+ * process lives in (<own>, or <own>/daemon under version 2 but at the
+ * root), a few passes for those forked meanwhile, and remove job-<id>:
+ * 0 (removed, or not there), or -1 with errno (a process that may not be
+ * moved, or keeps forking). */
+int cpuset_job_evict(struct cpuset *cs, uint64_t id);
+
 /* Remove the daemon's directory if it is empty (no job-* left): 0, or -1
  * with errno. */
 int cpuset_remove(struct cpuset *cs);
