@@ -79,6 +79,8 @@ struct control {
 	struct event *jobs_ev;         /* reads them as input comes, while a
 	                                  grant waits (--handover release)
 	                                  or a CPU is free */
+	int jobs_urgent;               /* ... that is now (jobs_urgent) */
+	int jobs_watched;              /* jobs_ev is added */
 	struct event *hup_ev;          /* reads them when one hangs up */
 };
 
@@ -612,26 +614,47 @@ struct control *control_create(struct event_base *base, const struct conf *c,
 	return ctl;
 }
 
-/* A job said something and the jobs are read as input comes. */
-static void on_jobs_input(evutil_socket_t fd, short what, void *arg)
+/* A job hung up: the jobs are read now. */
+static void on_jobs_hup(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
 	conn_batch_read(arg);
 }
 
+/* A job said something: read now while the jobs are read as input comes,
+ * else (the watch was left in place, jobs_urgent) the watch goes and the
+ * input waits for the tick. */
+static void on_jobs_input(evutil_socket_t fd, short what, void *arg)
+{
+	struct control *ctl = arg;
+
+	(void)fd;
+	(void)what;
+	if (ctl->jobs_urgent) {
+		conn_batch_read(ctl->jobs);
+		return;
+	}
+	event_del(ctl->jobs_ev);
+	ctl->jobs_watched = 0;
+}
+
 /* Read the jobs as input comes (a grant waits for a Released, or a CPU
- * is free), or only at ticks again. */
+ * is free), or only at ticks again.  The watch is not taken off when
+ * that ends, but at the input that finds it unwanted: the scheduler turns
+ * it on and off around most ticks (a hand-over held, then done), and each
+ * epoll_ctl on the jobs' own epoll set walks every job's socket in it
+ * (the kernel's loop check of nested sets: 9% of the daemon's CPU at 100
+ * jobs).  Jobs that read their allotments in pages seldom speak on their
+ * sockets, so the watch mostly stays. */
 static void jobs_urgent(void *arg, int on)
 {
 	struct control *ctl = arg;
 
-	if (ctl->jobs_ev == NULL)
-		return;
-	if (on)
-		event_add(ctl->jobs_ev, NULL);
-	else
-		event_del(ctl->jobs_ev);
+	ctl->jobs_urgent = on;
+	if (ctl->jobs_ev != NULL && on && !ctl->jobs_watched &&
+	    event_add(ctl->jobs_ev, NULL) == 0)
+		ctl->jobs_watched = 1;
 }
 
 /* Read what the jobs said, now. */
@@ -670,9 +693,9 @@ int control_attach(struct control *ctl, struct sched *s, struct history *h)
 	 * its CPUs back at once, not at the next tick (the scheduler gives
 	 * them to a job waiting for one, sched__update_urgent). */
 	ctl->jobs_ev = event_new(ctl->base, conn_batch_fd(ctl->jobs),
-	                         EV_READ | EV_PERSIST, on_jobs_input, ctl->jobs);
+	                         EV_READ | EV_PERSIST, on_jobs_input, ctl);
 	ctl->hup_ev = event_new(ctl->base, conn_batch_hup_fd(ctl->jobs),
-	                        EV_READ | EV_PERSIST, on_jobs_input, ctl->jobs);
+	                        EV_READ | EV_PERSIST, on_jobs_hup, ctl->jobs);
 	if (ctl->jobs_ev == NULL || ctl->hup_ev == NULL ||
 	    event_add(ctl->hup_ev, NULL) < 0)
 		return -1;
