@@ -340,5 +340,7 @@ void sched_released(struct sched *s, struct sched_job *j, uint64_t q,
 	}
 	/* Read as a tick begins, the grant waits for its DEQ (an Allot of
 	 * quantum q carries tick q's decision). */
+	if (q == j->core.allot_q)
+		sched__shrink_done(s, j);
 	core_released(s->core, &j->core, q, now);
 }

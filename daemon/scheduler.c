@@ -74,16 +74,55 @@ static void slot_list(const struct sched *s, const struct deq_set *set,
 
 /* -------------------------------------------------- the core's effects -- */
 
+/* Whether every slot of a is in b. */
+static int subset(const struct deq_set *a, const struct deq_set *b)
+{
+	for (size_t i = 0; i < sizeof(a->w) / sizeof(a->w[0]); i++)
+		if (a->w[i] & ~b->w[i])
+			return 0;
+	return 1;
+}
+
+/* Hold a shrinking job (or every one, j NULL) to the CPUs it kept. */
+void sched__shrink_done(struct sched *s, struct sched_job *j)
+{
+	if (j == NULL) {
+		for (int i = core_njobs(s->core) - 1; s->shrinking > 0 && i >= 0; i--)
+			sched__shrink_done(s, sched__job(core_job_at(s->core, i)));
+		return;
+	}
+	if (!j->shrinking)
+		return;
+	j->shrinking = 0;
+	s->shrinking--;
+	sched__confine_set(s, j, &j->shrink);
+}
+
 /* Deliver an allotment: confine the job to it if it moved, then an Allot
  * (a rigid job's confinement is its Allot, and its usage is taken up to
- * now with its old CPUs). */
+ * now with its old CPUs).  A job that only loses CPUs is held to the
+ * rest once its revocation is done (sched_released) or at the hand-over's
+ * bound or the next tick, whichever comes first: shrinking its cpuset
+ * at once would migrate its leaving workers onto the CPUs it keeps before
+ * they park, behind its other workers. */
 static int op_allot(void *arg, struct core_job *cj, const struct core_allot *ca)
 {
 	struct sched *s = arg;
 	struct sched_job *j = sched__job(cj);
+	int moved = cj->fresh || memcmp(ca->set, &cj->sent, sizeof(cj->sent)) != 0;
 
-	if (cj->fresh || memcmp(ca->set, &cj->sent, sizeof(cj->sent)) != 0)
+	if (moved && !cj->fresh && j->conn != NULL &&
+	    deq_set_count(ca->set) > 0 && subset(ca->set, &cj->sent)) {
+		j->shrink = *ca->set;
+		s->shrinking += !j->shrinking;
+		j->shrinking = 1;
+	} else if (moved) {
+		if (j->shrinking) {
+			j->shrinking = 0;
+			s->shrinking--;
+		}
 		sched__confine_set(s, j, ca->set);
+	}
 	if (j->conn == NULL) {
 		sched__rigid_usage(s, j, ca->decided);
 		return 0;
@@ -230,6 +269,7 @@ static void on_hold(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
+	sched__shrink_done(s, NULL);
 	core_hold_expired(s->core, qtime_now_ns());
 }
 
@@ -258,6 +298,7 @@ static void tick(struct sched *s, uint64_t start)
 	uint64_t end;
 
 	s->tick_sends = 0;
+	sched__shrink_done(s, NULL);    /* overdue: held to what they kept */
 	if (core_tick(s->core, qtime_now_ns(), qtime_now_ns, &st) < 0)
 		log_error("DEQ failed for quantum %llu: %s", (unsigned long long)s->q,
 		          strerror(errno));
@@ -542,6 +583,10 @@ static void bury(struct sched *s, struct sched_job *j)
 /* Remove a job whose connection closed. */
 void sched_job_remove(struct sched *s, struct sched_job *j)
 {
+	if (j->shrinking) {
+		j->shrinking = 0;
+		s->shrinking--;
+	}
 	sched__confine_leave(s, j);
 	log_info("job %llu '%s' left: its %d CPUs go back at %s tick",
 	         (unsigned long long)j->core.id, j->name,

@@ -54,6 +54,9 @@ struct sched_job {
 	char cpus[CPULIST_MAX * 5];    /* its CPUs as a list, for the history */
 	int confined;                  /* confine_add took it */
 	struct deq_set hold;           /* the CPUs it was last held to */
+	struct deq_set shrink;         /* the CPUs to hold it to once its
+	                                  revocation is done (shrinking) */
+	int shrinking;
 	int keep_row;                  /* leaving, its row is launch.c's */
 	uint64_t usage_at;             /* rigid: when tot was last updated */
 	struct sched_job *next_rigid;  /* s->rigids */
@@ -113,6 +116,7 @@ struct sched {
 	uint64_t pages_declined;       /* sent, and the job could not use it */
 	int page_jobs;                 /* jobs with a page now */
 	int page_allot_jobs;           /* ... reading their allotments there */
+	int shrinking;                 /* jobs held to CPUs they lost */
 	struct samples tick, deq_time, wake, revoke, changes, sends;
 };
 
@@ -188,6 +192,10 @@ void sched__pages_read(struct sched *s, uint64_t now);
 /* schedpage.c: at a tick, watch a job's eventfd again if it signalled
  * it too often since the last (sched__pages_read). */
 void sched__page_wake_tick(struct sched_job *j);
+
+/* scheduler.c: hold the jobs whose revocation is done or overdue to
+ * the CPUs they kept (j: that one; NULL: every job still shrinking). */
+void sched__shrink_done(struct sched *s, struct sched_job *j);
 
 /* schedpage.c: make the page a job's Hello asked for (none if it cannot
  * be made: the job sends messages), and drop it. */
