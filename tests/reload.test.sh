@@ -108,7 +108,10 @@ stop_with() {
 stop_with TERM
 kill -0 "$child" 2>/dev/null || fail "the job did not outlive the daemon"
 echo "the running job outlived the daemon, out of its folder"
-kill "$job_pid"
+# The job goes, and its asteal run with -9: told of the end, it would try
+# the daemon that is gone for a minute (asteal(1), run).
+kill "$child" 2>/dev/null
+kill -9 "$job_pid" 2>/dev/null
 wait "$job_pid" 2>/dev/null
 job_pid=""
 printf 'log-level = info\n' >"$conf"
