@@ -32,6 +32,7 @@
 #include "daemonutil.h"
 #include "frame.h"
 #include "page.h"
+#include "pagejob.h"
 #include "qtime.h"
 
 /* ------------------------------------------------------------ layout -- */
@@ -149,14 +150,6 @@ static void test_busy(void **state)
 
 static struct tdaemon d;
 
-/* A job peer with its page. */
-struct pjob {
-	int fd;                        /* its connection */
-	struct frame_reader *r;
-	struct page *pg;               /* mapped, or NULL */
-	int pfd;                       /* the page's descriptor */
-	uint64_t t0, L;
-};
 
 /* Start the daemon. */
 static int setup(void **state)
@@ -172,59 +165,8 @@ static int teardown(void **state)
 	return tdaemon_stop(&d);
 }
 
-/* Connect as a job of 4 workers that asks for a page (or not), and take
- * its Welcome and page. */
-static void pjob_open(struct pjob *j, int ask)
-{
-	Asteal__Envelope env, *m = NULL;
-	Asteal__Hello h;
-	double end = test_now() + tdaemon_bound();
-
-	memset(j, 0, sizeof(*j));
-	j->pfd = -1;
-	j->fd = tdaemon_dial(&d);
-	assert_true(j->fd >= 0);
-	j->r = frame_reader_new();
-	assert_non_null(j->r);
-	frame_hello(&env, &h, ASTEAL__ROLE__JOB, "pagetest", 4, "test", "test");
-	h.page = ask;
-	assert_int_equal(frame_write_fd(j->fd, &env), 0);
-	while (frame_reader_next(j->r, &m) == 0) {
-		struct pollfd pf = { .fd = j->fd, .events = POLLIN };
-
-		assert_true(test_now() < end);
-		if (poll(&pf, 1, 100) > 0)
-			assert_true(frame_reader_fill_fd(j->r, j->fd, &j->pfd, 1) > 0);
-	}
-	assert_non_null(m);
-	assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_WELCOME);
-	assert_int_equal(m->welcome->page, ask);
-	j->t0 = m->welcome->t0_ns;
-	j->L = (uint64_t)m->welcome->quantum_us * 1000u;
-	frame_free(m);
-	if (!ask) {
-		assert_int_equal(j->pfd, -1);
-		return;
-	}
-	assert_true(j->pfd >= 0);
-	j->pg = mmap(NULL, PAGE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, j->pfd, 0);
-	assert_true(j->pg != MAP_FAILED);
-	assert_int_equal(page_check(j->pg, NULL, 0), 0);
-}
-
-/* Close the job. */
-static void pjob_close(struct pjob *j)
-{
-	if (j->pg != NULL)
-		munmap(j->pg, PAGE_BYTES);
-	if (j->pfd >= 0)
-		close(j->pfd);
-	frame_reader_free(j->r);
-	close(j->fd);
-}
-
 /* The quantum running now on the job's grid. */
-static uint64_t pjob_q(const struct pjob *j)
+static uint64_t pjob_q(const struct pagejob *j)
 {
 	uint64_t now = qtime_now_ns();
 
@@ -233,7 +175,7 @@ static uint64_t pjob_q(const struct pjob *j)
 
 /* Write a Feedback closing the quantum before this one, with desire d
  * and every usage total u. */
-static void pjob_write(struct pjob *j, uint32_t desire, uint64_t u, int cls)
+static void pjob_write(struct pagejob *j, uint32_t desire, uint64_t u, int cls)
 {
 	struct exchange_feedback f;
 
@@ -332,7 +274,7 @@ static void test_page_taken(void **state)
 {
 	Asteal__Envelope *e;
 	Asteal__Status *s;
-	struct pjob j;
+	struct pagejob j;
 	uint64_t id, read0, msgs0;
 
 	(void)state;
@@ -340,7 +282,7 @@ static void test_page_taken(void **state)
 	read0 = s->pages_read;
 	msgs0 = s->feedbacks;
 	frame_free(e);
-	pjob_open(&j, 1);
+	pagejob_open(&d, &j, "pagetest", 4, 1, 0, 1);
 	id = newest_id();
 	assert_int_equal(ftruncate(j.pfd, 0), -1);
 	assert_int_equal(errno, EPERM);
@@ -353,11 +295,11 @@ static void test_page_taken(void **state)
 	assert_true(s->pages_read > read0);
 	assert_int_equal(s->feedbacks, msgs0);
 	frame_free(e);
-	pjob_close(&j);
+	pagejob_close(&j);
 }
 
 /* The Error a dropped job gets, then the end of its stream: its text. */
-static char *dropped(struct pjob *j)
+static char *dropped(struct pagejob *j)
 {
 	Asteal__Envelope *m;
 	static char text[256];
@@ -392,24 +334,24 @@ static void test_page_refused(void **state)
 	struct exchange_feedback f;
 	Asteal__Envelope *e;
 	uint64_t read0;
-	struct pjob j;
+	struct pagejob j;
 
 	(void)state;
-	pjob_open(&j, 1);
+	pagejob_open(&d, &j, "pagetest", 4, 1, 0, 1);
 	memset(&f, 0, sizeof(f));
 	f.quantum = pjob_q(&j) + 1000;
 	f.desire = 1;
 	f.cls = -1;
 	page_feed_write(j.pg, &f);
 	assert_non_null(strstr(dropped(&j), "page: quantum"));
-	pjob_close(&j);
+	pagejob_close(&j);
 
-	pjob_open(&j, 1);
+	pagejob_open(&d, &j, "pagetest", 4, 1, 0, 1);
 	pjob_write(&j, 1, 0, 7);
 	assert_non_null(strstr(dropped(&j), "page: class 7"));
-	pjob_close(&j);
+	pagejob_close(&j);
 
-	pjob_open(&j, 1);
+	pagejob_open(&d, &j, "pagetest", 4, 1, 0, 1);
 	read0 = status(&e)->pages_read;
 	frame_free(e);
 	pjob_write(&j, 1, 1000, 0);
@@ -422,7 +364,7 @@ static void test_page_refused(void **state)
 	}
 	pjob_write(&j, 1, 10, 0);
 	assert_non_null(strstr(dropped(&j), "went back"));
-	pjob_close(&j);
+	pagejob_close(&j);
 }
 
 /* Whether the daemon counts a page torn and a job silent now. */
@@ -444,14 +386,14 @@ static int torn_and_silent(void *arg)
 static void test_page_busy(void **state)
 {
 	Asteal__Envelope *e;
-	struct pjob j;
+	struct pagejob j;
 	uint64_t torn0;
 	struct pollfd pf;
 
 	(void)state;
 	torn0 = status(&e)->pages_torn;
 	frame_free(e);
-	pjob_open(&j, 1);
+	pagejob_open(&d, &j, "pagetest", 4, 1, 0, 1);
 	__atomic_store_n(&j.pg->feed.seq, 1, __ATOMIC_RELEASE);
 	assert_int_equal(test_wait(torn_and_silent, &torn0, 5 * tdaemon_bound()), 0);
 	/* Allots may have come; no Error, and the stream goes on. */
@@ -466,7 +408,7 @@ static void test_page_busy(void **state)
 			frame_free(m);
 		}
 	}
-	pjob_close(&j);
+	pagejob_close(&j);
 }
 
 /* Whether the daemon's tick count passed *arg (a test_wait condition). */
@@ -487,15 +429,15 @@ static int ticked_past(void *arg)
  * taken, and the hostile one is dropped with one log line at most. */
 static void test_page_hostile(void **state)
 {
-	struct pjob bad, good;
+	struct pagejob bad, good;
 	Asteal__Envelope *e;
 	uint64_t ticks, goodid;
 	pid_t writer;
 	int lines = tdaemon_log_count(&d, "page:", NULL);
 
 	(void)state;
-	pjob_open(&bad, 1);
-	pjob_open(&good, 1);
+	pagejob_open(&d, &bad, "pagetest", 4, 1, 0, 1);
+	pagejob_open(&d, &good, "pagetest", 4, 1, 0, 1);
 	goodid = newest_id();
 	writer = fork();
 	assert_true(writer >= 0);
@@ -520,18 +462,18 @@ static void test_page_hostile(void **state)
 	assert_int_equal(waitpid(writer, NULL, 0), writer);
 	assert_int_equal(desire_of(goodid), 3);
 	assert_true(tdaemon_log_count(&d, "page:", NULL) <= lines + 1);
-	pjob_close(&bad);
-	pjob_close(&good);
+	pagejob_close(&bad);
+	pagejob_close(&good);
 }
 
 /* A job that does not ask gets no page. */
 static void test_no_page(void **state)
 {
-	struct pjob j;
+	struct pagejob j;
 
 	(void)state;
-	pjob_open(&j, 0);
-	pjob_close(&j);
+	pagejob_open(&d, &j, "pagetest", 4, 0, 0, 0);
+	pagejob_close(&j);
 }
 
 int main(void)

@@ -56,6 +56,7 @@
 #include "daemonutil.h"
 #include "frame.h"
 #include "page.h"
+#include "pagejob.h"
 #include "qtime.h"
 
 #if defined(__x86_64__)
@@ -67,74 +68,6 @@
 static struct tdaemon d;
 
 /* ----------------------------------------------------------- helpers -- */
-
-/* A raw job peer with its page (and eventfd, with page_allot). */
-struct hjob {
-	int fd;                        /* its connection */
-	struct frame_reader *r;
-	struct page *pg;               /* mapped, or NULL */
-	int pfd, wake;                 /* the page's and the eventfd's, or -1 */
-	uint64_t t0, L;
-};
-
-/* Connect to dm as a job of `workers` workers whose Hello asks for a page
- * (and page_allot), and take its Welcome and descriptors; whether the
- * Welcome carried a page must be `expect`. */
-static void hjob_open(const struct tdaemon *dm, struct hjob *j, uint32_t workers,
-                      int allot, int expect)
-{
-	Asteal__Envelope env, *m = NULL;
-	Asteal__Hello h;
-	double end = test_now() + tdaemon_bound();
-	int passed[2] = { -1, -1 };
-
-	memset(j, 0, sizeof(*j));
-	j->fd = tdaemon_dial(dm);
-	assert_true(j->fd >= 0);
-	j->r = frame_reader_new();
-	assert_non_null(j->r);
-	frame_hello(&env, &h, ASTEAL__ROLE__JOB, "hostile", workers, "test", "test");
-	h.page = 1;
-	h.page_allot = allot;
-	assert_int_equal(frame_write_fd(j->fd, &env), 0);
-	while (frame_reader_next(j->r, &m) == 0) {
-		struct pollfd pf = { .fd = j->fd, .events = POLLIN };
-
-		assert_true(test_now() < end);
-		if (poll(&pf, 1, 100) > 0)
-			assert_true(frame_reader_fill_fd(j->r, j->fd, passed, 2) > 0);
-	}
-	assert_non_null(m);
-	assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_WELCOME);
-	assert_int_equal(m->welcome->page, expect);
-	j->t0 = m->welcome->t0_ns;
-	j->L = (uint64_t)m->welcome->quantum_us * 1000u;
-	frame_free(m);
-	j->pfd = passed[0];
-	j->wake = passed[1];
-	if (!expect) {
-		assert_int_equal(j->pfd, -1);
-		return;
-	}
-	assert_true(j->pfd >= 0);
-	assert_int_equal(j->wake >= 0, allot);
-	j->pg = mmap(NULL, PAGE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, j->pfd, 0);
-	assert_true(j->pg != MAP_FAILED);
-	assert_int_equal(page_check(j->pg, NULL, 0), 0);
-}
-
-/* Close the job. */
-static void hjob_close(struct hjob *j)
-{
-	if (j->pg != NULL)
-		munmap(j->pg, PAGE_BYTES);
-	if (j->pfd >= 0)
-		close(j->pfd);
-	if (j->wake >= 0)
-		close(j->wake);
-	frame_reader_free(j->r);
-	close(j->fd);
-}
 
 /* dm's Status (the caller frees env). */
 static Asteal__Status *status_of(const struct tdaemon *dm, Asteal__Envelope **env)
@@ -292,7 +225,7 @@ static int file_has(const char *path, const char *text)
 static void test_daemon_no_memfd(void **state)
 {
 	struct tdaemon nd;
-	struct hjob j;
+	struct pagejob j;
 	char out[96];
 	pid_t fib;
 
@@ -303,11 +236,11 @@ static void test_daemon_no_memfd(void **state)
 	tdaemon_before_exec = refuse_memfd;
 	assert_int_equal(tdaemon_start(&nd, NULL, 0), 0);
 	tdaemon_before_exec = NULL;
-	hjob_open(&nd, &j, 2, 1, 0);
+	pagejob_open(&nd, &j, "hostile", 2, 1, 1, 0);
 	assert_int_equal(STATUS_FIELD(&nd, socket_jobs), 1);
 	assert_int_equal(STATUS_FIELD(&nd, page_jobs), 0);
 	assert_int_equal(STATUS_FIELD(&nd, pages_failed), 1);
-	hjob_close(&j);
+	pagejob_close(&j);
 	snprintf(out, sizeof(out), "%s/fib.out", nd.dir);
 	fib = fib_start(&nd, "32", out, 0);
 	assert_int_equal(child_wait(fib, 3 * tdaemon_bound()), 0);
@@ -355,13 +288,13 @@ static int page_allotted(void *arg)
 
 	assert_non_null(a);
 	(void)poll(NULL, 0, 5);
-	gen = page_allot_read(((struct hjob *)arg)->pg, a);
+	gen = page_allot_read(((struct pagejob *)arg)->pg, a);
 	free(a);
 	return gen > 0;
 }
 
 /* The next Allot a raw job gets (Errors fail the test). */
-static void next_allot(struct hjob *j, uint32_t *allotment, uint64_t *q)
+static void next_allot(struct pagejob *j, uint32_t *allotment, uint64_t *q)
 {
 	for (;;) {
 		Asteal__Envelope *m = tdaemon_next(j->fd, j->r, tdaemon_bound());
@@ -386,14 +319,14 @@ static void test_declined_grant(void **state)
 	static struct page_allotment a;
 	Asteal__Envelope env;
 	Asteal__PageDeclined pd;
-	struct hjob j;
+	struct pagejob j;
 	uint64_t declined0, q;
 	uint32_t n;
 
 	(void)state;
 	assert_int_equal(test_wait(has_ticked, NULL, tdaemon_bound()), 0);
 	declined0 = STATUS_FIELD(&d, pages_declined);
-	hjob_open(&d, &j, 2, 1, 1);
+	pagejob_open(&d, &j, "hostile", 2, 1, 1, 1);
 	assert_int_equal(test_wait(page_allotted, &j, tdaemon_bound()), 0);
 	assert_true(page_allot_read(j.pg, &a) > 0);
 	assert_true(a.allotment >= 1);
@@ -408,7 +341,7 @@ static void test_declined_grant(void **state)
 	/* Declined again: nothing to decline, ignored. */
 	assert_int_equal(frame_write_fd(j.fd, &env), 0);
 	assert_int_equal(STATUS_FIELD(&d, pages_declined), declined0 + 1);
-	hjob_close(&j);
+	pagejob_close(&j);
 }
 
 /* ------------------------------------------------- a hostile job -- */
@@ -591,10 +524,10 @@ static void test_eventfd_storm(void **state)
 	uint64_t one = 1, now;
 	int lines0 = tdaemon_log_count(&d, "read at ticks only", NULL);
 	Asteal__Envelope *m;
-	struct hjob j;
+	struct pagejob j;
 
 	(void)state;
-	hjob_open(&d, &j, 2, 1, 1);
+	pagejob_open(&d, &j, "hostile", 2, 1, 1, 1);
 	storm_fd = j.wake;
 	storm_lines = lines0;
 	assert_int_equal(test_wait(storm, NULL, tdaemon_bound()), 0);
@@ -611,7 +544,7 @@ static void test_eventfd_storm(void **state)
 	assert_non_null(strstr(m->error->message, "a Released for quantum"));
 	frame_free(m);
 	assert_int_equal(tdaemon_log_count(&d, "read at ticks only", NULL), lines0 + 1);
-	hjob_close(&j);
+	pagejob_close(&j);
 }
 
 /* ----------------------------------------------------------- seals -- */
@@ -655,12 +588,12 @@ static int desire_2(void *arg)
 static void test_seals(void **state)
 {
 	static const uint64_t tot[TDAEMON_NUSE];
-	struct hjob j;
+	struct pagejob j;
 	uint64_t ticks0, q;
 
 	(void)state;
 	assert_int_equal(test_wait(no_page_jobs, NULL, tdaemon_bound()), 0);
-	hjob_open(&d, &j, 2, 1, 1);
+	pagejob_open(&d, &j, "hostile", 2, 1, 1, 1);
 	assert_int_equal(ftruncate(j.pfd, 0), -1);
 	assert_int_equal(errno, EPERM);
 	assert_int_equal(ftruncate(j.pfd, 2 * PAGE_BYTES), -1);
@@ -684,7 +617,7 @@ static void test_seals(void **state)
 	assert_int_equal(test_wait(desire_2, NULL, tdaemon_bound()), 0);
 	assert_int_equal(test_wait(ticked_past, &ticks0, tdaemon_bound()), 0);
 	assert_int_equal(STATUS_FIELD(&d, page_allot_jobs), 1);
-	hjob_close(&j);
+	pagejob_close(&j);
 	assert_int_equal(test_wait(no_page_jobs, NULL, tdaemon_bound()), 0);
 	assert_int_equal(STATUS_FIELD(&d, page_allot_jobs), 0);
 }
