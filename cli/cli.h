@@ -50,5 +50,6 @@ int follow_exit_code(int status);
 int query_jobs(const struct cli *g, int argc, char **argv);        /* jobs */
 int query_history(const struct cli *g, int argc, char **argv);     /* history */
 int query_status(const struct cli *g, int argc, char **argv);      /* status */
+int query_show(const struct cli *g, int argc, char **argv);        /* show */
 
 #endif

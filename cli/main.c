@@ -116,8 +116,8 @@ static const struct command commands[] = {
 	  "  --state LIST       running, completed, failed, killed, unknown\n"
 	  "  -S, --since T, -E, --until T   only what overlaps [T, T']; T is\n"
 	  "                     now, today, yesterday, -30s, -5min, -2h, -1d,\n"
-	  "                     @EPOCH, YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS]\n"
-	  "                     (local time)\n"
+	  "                     now-1h, @EPOCH, YYYY-MM-DD[THH:MM[:SS]], or what\n"
+	  "                     date -d reads ('1 hour ago', 17:30, ISO 8601)\n"
 	  "Output:\n"
 	  "  -o, --format LIST  the columns (asteal(1); a bad name lists them);\n"
 	  "                     --format table, json or csv: that form\n"
@@ -129,6 +129,13 @@ static const struct command commands[] = {
 	  QUERY_VALUED " --plot --db", 0 },
 	{ "status", query_status, "status",
 	  "Show the daemon's version, CPUs, quantum, jobs, uptime and tick latency.\n",
+	  "", 0 },
+	{ "show", query_show, "show JOB...",
+	  "All that is known of each job, as scontrol show job: what jobs says\n"
+	  "of it while it runs and its record in the history (history --jobs),\n"
+	  "a FIELD and its value a line; --json: an object per job with both\n"
+	  "(running, history: null where there is none).  A job that is in\n"
+	  "neither is said, and makes the exit status 1.\n",
 	  "", 0 },
 };
 

@@ -133,6 +133,31 @@ int query_jobs_state(const Asteal__JobInfo *j);
 int query_jobs_fetch(struct client *c, const uint64_t *ids, size_t nids,
                      Asteal__Envelope **reply);
 
+/* One running job as a JSON object, named key in an object (NULL in an
+ * array; now: for its age). */
+void query_jobs_json(struct json *w, const char *key, const Asteal__JobInfo *j,
+                     uint64_t now);
+
+/* ---- one job's records in the history (query_history.c), for show ---- */
+
+struct hist;
+
+/* The history's records of the jobs ids (nids >= 1) into *out (free it
+ * with query_history_free): 0, or an exit code after a message. */
+int query_history_jobs(struct client *c, const uint64_t *ids, size_t nids,
+                       struct hist **out);
+
+/* Job id's record in h, or NULL. */
+const Asteal__JobRecord *query_history_job(const struct hist *h, uint64_t id);
+
+/* Free h (NULL is fine). */
+void query_history_free(struct hist *h);
+
+/* A job record as a JSON object, named as for query_jobs_json (now: a
+ * running job's elapsed time). */
+void query_history_job_json(struct json *w, const char *key,
+                            const Asteal__JobRecord *j, uint64_t now);
+
 /* ---- the columns of `jobs` and `history` (query_cols.c) ---- */
 
 /* Every column either command shows; each command lists its own, in its
@@ -182,6 +207,11 @@ struct query_cells {
 	char v[QC_NCOLS][48];
 	char cpus[QUERY_CPUS_LEN];
 };
+
+/* A running job's cells, and a job record's, for people (show). */
+void query_jobs_cells(const Asteal__JobInfo *j, uint64_t now, struct query_cells *r);
+void query_history_job_cells(const Asteal__JobRecord *j, uint64_t now,
+                             struct query_cells *r);
 
 /* Start r's row with no values (raw: CSV's values). */
 void query_cells_start(struct query_cells *r, int raw);

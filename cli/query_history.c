@@ -301,14 +301,15 @@ static void hist_filter(struct hist *h, const struct query_args *a)
 	h->njobs = k;
 }
 
-/* One job record as a JSON object (now: the end of a running job's
- * elapsed time). */
-static void jobrec_json(struct json *w, const Asteal__JobRecord *j, uint64_t now)
+/* One job record as a JSON object, named key in an object (NULL in an
+ * array; now: the end of a running job's elapsed time). */
+static void jobrec_json(struct json *w, const char *key, const Asteal__JobRecord *j,
+                        uint64_t now)
 {
 	struct query_job who = job_who(j);
 	uint64_t end = j->end_ns != 0 ? j->end_ns : now;
 
-	json_object(w, NULL);
+	json_object(w, key);
 	query_job_json(w, &who);
 	json_instant(w, "end", j->end_ns);
 	json_uint(w, "elapsed_ns", end > j->start_ns ? end - j->start_ns : 0);
@@ -318,6 +319,54 @@ static void jobrec_json(struct json *w, const Asteal__JobRecord *j, uint64_t now
 	           j->preempted_ns, j->allotted_ns);
 	json_uint(w, "workers", j->workers);
 	json_end(w);
+}
+
+/* The history's records of some jobs, for `asteal show`. */
+int query_history_jobs(struct client *c, const uint64_t *ids, size_t nids,
+                       struct hist **out)
+{
+	struct hist *h = calloc(1, sizeof(*h));
+	int r;
+
+	if (h == NULL) {
+		cli_error("out of memory");
+		return CLI_FAIL;
+	}
+	if ((r = hist_fetch(c, NULL, ids, nids, 0, 0, 1, h)) != 0) {
+		hist_free(h);
+		free(h);
+		return r;
+	}
+	*out = h;
+	return 0;
+}
+
+/* Job id's record among them, or NULL. */
+const Asteal__JobRecord *query_history_job(const struct hist *h, uint64_t id)
+{
+	return hist_job(h, id);
+}
+
+/* Free them. */
+void query_history_free(struct hist *h)
+{
+	if (h != NULL)
+		hist_free(h);
+	free(h);
+}
+
+/* A job record's cells for people. */
+void query_history_job_cells(const Asteal__JobRecord *j, uint64_t now,
+                             struct query_cells *r)
+{
+	jobrec_row(j, now, 0, r);
+}
+
+/* A job record as JSON. */
+void query_history_job_json(struct json *w, const char *key,
+                            const Asteal__JobRecord *j, uint64_t now)
+{
+	jobrec_json(w, key, j, now);
 }
 
 /* One allotment record as a JSON object: availability and allotment are
@@ -365,7 +414,7 @@ static void hist_json(FILE *f, const struct hist *h, uint64_t now)
 	json_object(&w, NULL);
 	json_array(&w, "jobs", 1);
 	for (i = 0; i < h->njobs; i++)
-		jobrec_json(&w, h->jobs[i], now);
+		jobrec_json(&w, NULL, h->jobs[i], now);
 	json_end(&w);
 	json_array(&w, "allotments", 1);
 	for (i = 0; i < h->nrecs; i++)

@@ -258,30 +258,44 @@ static void jobs_json(FILE *f, const Asteal__Jobs *js, uint64_t now, int lines)
 
 	json_start(&w, f);
 	json_array(&w, NULL, lines);
-	for (i = 0; i < js->n_jobs; i++) {
-		const Asteal__JobInfo *j = js->jobs[i];
+	for (i = 0; i < js->n_jobs; i++)
+		query_jobs_json(&w, NULL, js->jobs[i], now);
+	json_end(&w);
+}
+
+/* One running job as a JSON object, named key in an object (NULL in an
+ * array; now: for its age). */
+void query_jobs_json(struct json *w, const char *key, const Asteal__JobInfo *j,
+                     uint64_t now)
+{
+	{
 		struct query_job who = job_who(j);
 
-		json_object(&w, NULL);
-		query_job_json(&w, &who);
-		json_uint(&w, "age_ns", now > j->start_ns ? now - j->start_ns : 0);
-		json_uint(&w, "desire", j->desire);
-		json_uint(&w, "allotment", j->allotment);
-		json_uint(&w, "availability", j->availability);
-		json_u32s(&w, "cpus", j->cpus, j->n_cpus);
-		json_real(&w, "efficiency", j->efficiency);
-		json_usage(&w, j->work_ns, j->steal_ns, j->mug_ns, j->sleep_ns,
+		json_object(w, key);
+		query_job_json(w, &who);
+		json_uint(w, "age_ns", now > j->start_ns ? now - j->start_ns : 0);
+		json_uint(w, "desire", j->desire);
+		json_uint(w, "allotment", j->allotment);
+		json_uint(w, "availability", j->availability);
+		json_u32s(w, "cpus", j->cpus, j->n_cpus);
+		json_real(w, "efficiency", j->efficiency);
+		json_usage(w, j->work_ns, j->steal_ns, j->mug_ns, j->sleep_ns,
 		           j->preempted_ns, j->allotted_ns);
-		json_uint(&w, "workers", j->workers);
-		json_str(&w, "quantum_class", query_class_name(j->quantum_class));
-		json_bool(&w, "unmanaged", j->unmanaged);
-		json_bool(&w, "rigid", j->rigid);
-		json_uint(&w, "cpus_cap", j->cpus_cap);
-		json_uint(&w, "cpu_ns", j->cpu_ns);
-		json_str(&w, "confinement", j->confinement);
-		json_end(&w);
+		json_uint(w, "workers", j->workers);
+		json_str(w, "quantum_class", query_class_name(j->quantum_class));
+		json_bool(w, "unmanaged", j->unmanaged);
+		json_bool(w, "rigid", j->rigid);
+		json_uint(w, "cpus_cap", j->cpus_cap);
+		json_uint(w, "cpu_ns", j->cpu_ns);
+		json_str(w, "confinement", j->confinement);
+		json_end(w);
 	}
-	json_end(&w);
+}
+
+/* A running job's cells for people. */
+void query_jobs_cells(const Asteal__JobInfo *j, uint64_t now, struct query_cells *r)
+{
+	job_row(j, now, 0, r);
 }
 
 /* Stop `jobs --watch` (SIGINT, SIGTERM, SIGHUP). */

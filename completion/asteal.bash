@@ -18,7 +18,7 @@
 # (nothing when asteal or its daemon is missing).  Options may be given as
 # "--name value" or "--name=value".  tests/completion.test.sh checks it.
 
-_asteal_commands="run submit wait cancel jobs history status help"
+_asteal_commands="run submit wait cancel jobs history status show help"
 
 # The options of one command.
 _asteal_options()
@@ -33,11 +33,11 @@ _asteal_options()
 		"--format --helpformat --noheader --parsable --csv --help" ;;
 	history) echo "--jobs --user --name --state --since --until --format" \
 		"--helpformat --noheader --parsable --csv --plot --db --help" ;;
-	status) echo "--help" ;;
+	status | show) echo "--help" ;;
 	esac
 	# the global options, which asteal takes after the command too
 	case $1 in
-	run | submit | wait | cancel | jobs | history | status)
+	run | submit | wait | cancel | jobs | history | status | show)
 		echo "--socket --json" ;;
 	esac
 }
@@ -349,7 +349,7 @@ _asteal()
 		mapfile -t COMPREPLY < <(_asteal_programs "$cur") ;;
 	wait | cancel | jobs)
 		_asteal_words "$(_asteal_job_ids "$socket")" "$cur" ;;
-	history)
+	history | show)
 		_asteal_words "$(_asteal_job_ids "$socket" history)" "$cur" ;;
 	esac
 	return 0

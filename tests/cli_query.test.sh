@@ -353,6 +353,32 @@ for k, v in j.items():
 assert int(j["start_ns"]) > 2**53
 print(j["id"])' "$tmp/w.json" "$pw") || fail "jobs --json with a hostile name: $(cat "$tmp/w.json")"
 
+# show: a running job's two sections, an ended one's record, JSON, none
+"$asteal" show "$idw" >"$tmp/show.txt" || fail "show $idw failed"
+grep -q "^job $idw, running (asteal jobs):" "$tmp/show.txt" &&
+	grep -q "^job $idw, in the history" "$tmp/show.txt" &&
+	grep -Eq "^  STATE +(running|waiting|idle)$" "$tmp/show.txt" &&
+	grep -q "^  END  *running$" "$tmp/show.txt" ||
+	fail "show of a running job: $(cat "$tmp/show.txt")"
+grep -q "$(printf '\033')" "$tmp/show.txt" && fail "show printed the name's escape"
+"$asteal" show "$ida" >"$tmp/show.txt" || fail "show $ida failed"
+grep -q "^job $ida, in the history" "$tmp/show.txt" &&
+	! grep -q "running (asteal jobs)" "$tmp/show.txt" &&
+	grep -q "^  NAME  *qa$" "$tmp/show.txt" &&
+	grep -Eq "^  END +20[0-9][0-9]-" "$tmp/show.txt" ||
+	fail "show of an ended job: $(cat "$tmp/show.txt")"
+"$asteal" --json show "$ida" "$idw" >"$tmp/show.json" || fail "show --json failed"
+py '
+import json, sys
+a = json.load(open(sys.argv[1]))
+assert [o["id"] for o in a] == [int(sys.argv[2]), int(sys.argv[3])], a
+assert a[0]["running"] is None and a[0]["history"]["name"] == "qa", a[0]
+assert a[1]["running"]["id"] == int(sys.argv[3]) and a[1]["history"]["running"], a[1]
+' "$tmp/show.json" "$ida" "$idw" || fail "show --json: $(cat "$tmp/show.json")"
+expect_rc 1 "$asteal" show 999999
+grep -q "job 999999: no such job" "$tmp/err" || fail "show 999999: $(cat "$tmp/err")"
+expect_rc 2 "$asteal" show
+
 # the table aligns by display width (日 takes two columns) and shows
 # what does not print as '?'
 LC_ALL=C.UTF-8 "$asteal" jobs -o id,name,user,pid >"$tmp/w.txt" || fail "jobs -o failed"

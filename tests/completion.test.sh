@@ -97,11 +97,11 @@ chmod +x "$tmp/fake/asteal"
 cpath="$tmp/none"
 
 # ---- 2. commands and global options ----
-expect "asteal" "cancel help history jobs run status submit wait" ""
+expect "asteal" "cancel help history jobs run show status submit wait" ""
 expect "asteal" "help history" "h"
 expect "asteal" "--help --json --socket --version" "--"
-expect "asteal --json --socket /tmp/x.sock" "cancel help history jobs run status submit wait" ""
-expect "asteal help" "cancel help history jobs run status submit wait" ""
+expect "asteal --json --socket /tmp/x.sock" "cancel help history jobs run show status submit wait" ""
+expect "asteal help" "cancel help history jobs run show status submit wait" ""
 echo "commands and global options: ok"
 
 # ---- 3. options and their values ----
