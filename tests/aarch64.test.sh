@@ -24,9 +24,17 @@ flags="-std=c11 -O2 -D_GNU_SOURCE -DASTEAL_NO_DAEMON -Wall -Wextra -Werror -pthr
 # is not built here), the estimator, the page (proto/page.c) and the
 # aarch64 context switch.
 lib="$(echo client-lib/*.c) policy/estimator.c proto/page.c client-lib/ctx_aarch64.S"
+# Compiled once, linked into each job.
+objs=""
+for src in $lib jobs/common.c; do
+	obj="$out/$(echo "$src" | tr / _).o"
+	# shellcheck disable=SC2086
+	$cc $flags -c -o "$obj" "$src" || { echo "FAILED: compiling $src"; exit 1; }
+	objs="$objs $obj"
+done
 for job in fib nqueens matmul phases; do
 	# shellcheck disable=SC2086
-	$cc $flags -static -o "$out/$job" "jobs/$job.c" jobs/common.c $lib -lm
+	$cc $flags -static -o "$out/$job" "jobs/$job.c" $objs -lm
 done
 
 run() {
