@@ -35,7 +35,7 @@ TEST_TIMEOUT=${TEST_TIMEOUT:-300}
 export ASTEAL_SOCKET=none ASTEAL_TEST_BUILD="$build"
 
 # The idle lane's tests (see above), and how it lowers their priority.
-idle_tests="aarch64 benchidle completion deps fuzz jobs man replay sim test_program"
+idle_tests="aarch64 benchidle completion deps fuzz jobs man ombench replay sim test_program"
 if chrt --idle 0 true 2>/dev/null; then
 	idle="chrt --idle 0"
 elif nice -n 19 true 2>/dev/null; then
