@@ -322,6 +322,30 @@ static inline pid_t tdaemon_as_uid(uid_t uid, int (*fn)(int arg), int arg, int *
 	return pid;
 }
 
+/* dm's Status, asked on a client connection of its own (the caller
+ * frees *env). */
+static inline Asteal__Status *tdaemon_status(const struct tdaemon *dm,
+                                             Asteal__Envelope **env)
+{
+	Asteal__Envelope req = ASTEAL__ENVELOPE__INIT;
+	Asteal__StatusRequest sr = ASTEAL__STATUS_REQUEST__INIT;
+	Asteal__Envelope *w = NULL;
+	struct frame_reader *r = frame_reader_new();
+	int fd = tdaemon_connect(dm, 0, &w);
+
+	assert_true(fd >= 0);
+	frame_free(w);
+	req.msg_case = ASTEAL__ENVELOPE__MSG_STATUS_REQUEST;
+	req.status_request = &sr;
+	assert_int_equal(frame_write_fd(fd, &req), 0);
+	*env = tdaemon_next(fd, r, tdaemon_bound());
+	frame_reader_free(r);
+	close(fd);
+	assert_non_null(*env);
+	assert_int_equal((*env)->msg_case, ASTEAL__ENVELOPE__MSG_STATUS);
+	return (*env)->status;
+}
+
 /* Let a child of tdaemon_as_uid end: its fn's result. */
 static inline int tdaemon_finish_uid(pid_t pid, int go)
 {

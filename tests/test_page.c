@@ -189,27 +189,6 @@ static void pjob_write(struct pagejob *j, uint32_t desire, uint64_t u, int cls)
 	page_feed_write(j->pg, &f);
 }
 
-/* A client's Status (the caller frees env). */
-static Asteal__Status *status(Asteal__Envelope **env)
-{
-	Asteal__Envelope req = ASTEAL__ENVELOPE__INIT;
-	Asteal__StatusRequest sr = ASTEAL__STATUS_REQUEST__INIT;
-	Asteal__Envelope *w = NULL;
-	struct frame_reader *r = frame_reader_new();
-	int fd = tdaemon_connect(&d, 0, &w);
-
-	assert_true(fd >= 0);
-	frame_free(w);
-	req.msg_case = ASTEAL__ENVELOPE__MSG_STATUS_REQUEST;
-	req.status_request = &sr;
-	assert_int_equal(frame_write_fd(fd, &req), 0);
-	*env = tdaemon_next(fd, r, tdaemon_bound());
-	frame_reader_free(r);
-	close(fd);
-	assert_non_null(*env);
-	assert_int_equal((*env)->msg_case, ASTEAL__ENVELOPE__MSG_STATUS);
-	return (*env)->status;
-}
 
 /* The desire DEQ sees for job id (a Jobs request), -1 if it is gone. */
 static int desire_of(uint64_t id)
@@ -278,7 +257,7 @@ static void test_page_taken(void **state)
 	uint64_t id, read0, msgs0;
 
 	(void)state;
-	s = status(&e);
+	s = tdaemon_status(&d, &e);
 	read0 = s->pages_read;
 	msgs0 = s->feedbacks;
 	frame_free(e);
@@ -290,7 +269,7 @@ static void test_page_taken(void **state)
 	assert_int_equal(errno, EPERM);
 	pjob_write(&j, 3, 0, 1);
 	assert_int_equal(test_wait(desire_is_3, &id, tdaemon_bound()), 0);
-	s = status(&e);
+	s = tdaemon_status(&d, &e);
 	assert_int_equal(s->page_jobs, 1);
 	assert_true(s->pages_read > read0);
 	assert_int_equal(s->feedbacks, msgs0);
@@ -323,7 +302,7 @@ static int read_since(void *arg)
 	int yes;
 
 	(void)poll(NULL, 0, 5);
-	yes = status(&e)->pages_read > *(uint64_t *)arg;
+	yes = tdaemon_status(&d, &e)->pages_read > *(uint64_t *)arg;
 	frame_free(e);
 	return yes;
 }
@@ -352,7 +331,7 @@ static void test_page_refused(void **state)
 	pagejob_close(&j);
 
 	pagejob_open(&d, &j, "pagetest", 4, 1, 0, 1);
-	read0 = status(&e)->pages_read;
+	read0 = tdaemon_status(&d, &e)->pages_read;
 	frame_free(e);
 	pjob_write(&j, 1, 1000, 0);
 	assert_int_equal(test_wait(read_since, &read0, tdaemon_bound()), 0);
@@ -375,7 +354,7 @@ static int torn_and_silent(void *arg)
 	int yes;
 
 	(void)poll(NULL, 0, 20);
-	s = status(&e);
+	s = tdaemon_status(&d, &e);
 	yes = s->pages_torn > *(uint64_t *)arg && s->silent_jobs >= 1;
 	frame_free(e);
 	return yes;
@@ -391,7 +370,7 @@ static void test_page_busy(void **state)
 	struct pollfd pf;
 
 	(void)state;
-	torn0 = status(&e)->pages_torn;
+	torn0 = tdaemon_status(&d, &e)->pages_torn;
 	frame_free(e);
 	pagejob_open(&d, &j, "pagetest", 4, 1, 0, 1);
 	__atomic_store_n(&j.pg->feed.seq, 1, __ATOMIC_RELEASE);
@@ -418,7 +397,7 @@ static int ticked_past(void *arg)
 	int yes;
 
 	(void)poll(NULL, 0, 5);
-	yes = status(&e)->ticks > *(uint64_t *)arg;
+	yes = tdaemon_status(&d, &e)->ticks > *(uint64_t *)arg;
 	frame_free(e);
 	return yes;
 }
@@ -452,7 +431,7 @@ static void test_page_hostile(void **state)
 			w[x % (sizeof(bad.pg->feed) / sizeof(uint64_t))] = x;
 		}
 	}
-	ticks = status(&e)->ticks;
+	ticks = tdaemon_status(&d, &e)->ticks;
 	frame_free(e);
 	pjob_write(&good, 3, 0, 1);
 	assert_int_equal(test_wait(desire_is_3, &goodid, tdaemon_bound()), 0);

@@ -69,32 +69,11 @@ static struct tdaemon d;
 
 /* ----------------------------------------------------------- helpers -- */
 
-/* dm's Status (the caller frees env). */
-static Asteal__Status *status_of(const struct tdaemon *dm, Asteal__Envelope **env)
-{
-	Asteal__Envelope req = ASTEAL__ENVELOPE__INIT;
-	Asteal__StatusRequest sr = ASTEAL__STATUS_REQUEST__INIT;
-	Asteal__Envelope *w = NULL;
-	struct frame_reader *r = frame_reader_new();
-	int fd = tdaemon_connect(dm, 0, &w);
-
-	assert_true(fd >= 0);
-	frame_free(w);
-	req.msg_case = ASTEAL__ENVELOPE__MSG_STATUS_REQUEST;
-	req.status_request = &sr;
-	assert_int_equal(frame_write_fd(fd, &req), 0);
-	*env = tdaemon_next(fd, r, tdaemon_bound());
-	frame_reader_free(r);
-	close(fd);
-	assert_non_null(*env);
-	assert_int_equal((*env)->msg_case, ASTEAL__ENVELOPE__MSG_STATUS);
-	return (*env)->status;
-}
 
 /* One of dm's status counters, by its name in Asteal__Status. */
 #define STATUS_FIELD(dm, field) ({ \
 	Asteal__Envelope *e_; \
-	uint64_t v_ = (uint64_t)status_of((dm), &e_)->field; \
+	uint64_t v_ = (uint64_t)tdaemon_status((dm), &e_)->field; \
 	frame_free(e_); \
 	v_; })
 
@@ -393,7 +372,7 @@ static int good_running(void *arg)
 	int yes;
 
 	(void)poll(NULL, 0, 10);
-	st = status_of(&d, &e);
+	st = tdaemon_status(&d, &e);
 	yes = st->page_allot_jobs == 3 && st->revocations > *(uint64_t *)arg;
 	frame_free(e);
 	return yes;
