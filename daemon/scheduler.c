@@ -74,15 +74,6 @@ static void slot_list(const struct sched *s, const struct deq_set *set,
 
 /* -------------------------------------------------- the core's effects -- */
 
-/* Whether every slot of a is in b. */
-static int subset(const struct deq_set *a, const struct deq_set *b)
-{
-	for (size_t i = 0; i < sizeof(a->w) / sizeof(a->w[0]); i++)
-		if (a->w[i] & ~b->w[i])
-			return 0;
-	return 1;
-}
-
 /* Hold a shrinking job (or every one, j NULL) to the CPUs it kept. */
 void sched__shrink_done(struct sched *s, struct sched_job *j)
 {
@@ -112,7 +103,7 @@ static int op_allot(void *arg, struct core_job *cj, const struct core_allot *ca)
 	int moved = cj->fresh || memcmp(ca->set, &cj->sent, sizeof(cj->sent)) != 0;
 
 	if (moved && !cj->fresh && j->conn != NULL &&
-	    deq_set_count(ca->set) > 0 && subset(ca->set, &cj->sent)) {
+	    deq_set_count(ca->set) > 0 && deq_set_subset(ca->set, &cj->sent)) {
 		j->shrink = *ca->set;
 		s->shrinking += !j->shrinking;
 		j->shrinking = 1;

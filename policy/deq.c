@@ -679,3 +679,12 @@ int deq_set_count(const struct deq_set *s)
 			total += __builtin_popcountll(s->w[w]);
 	return total;
 }
+
+/* Whether every slot of a is in b. */
+int deq_set_subset(const struct deq_set *a, const struct deq_set *b)
+{
+	for (int w = 0; w < DEQ_WORDS; w++)
+		if (a->w[w] & ~b->w[w])
+			return 0;
+	return 1;
+}

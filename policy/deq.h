@@ -87,5 +87,6 @@ void deq_set_add(struct deq_set *s, int slot);
 void deq_set_del(struct deq_set *s, int slot);
 int deq_set_has(const struct deq_set *s, int slot);
 int deq_set_count(const struct deq_set *s);
+int deq_set_subset(const struct deq_set *a, const struct deq_set *b);
 
 #endif
