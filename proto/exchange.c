@@ -108,6 +108,22 @@ static int get_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
 	return -1;
 }
 
+/* Read the 8 bytes of a little-endian fixed64 at *p (before end) into
+ * *bits, moving *p past them: 0, or -1 when fewer remain. */
+static int get_fixed64(const uint8_t **p, const uint8_t *end, uint64_t *bits)
+{
+	uint64_t x = 0;
+	int i;
+
+	if (end - *p < 8)
+		return -1;
+	for (i = 7; i >= 0; i--)
+		x = x << 8 | (*p)[i];
+	*p += 8;
+	*bits = x;
+	return 0;
+}
+
 /* Decode a plain Feedback body, or say it is not one. */
 int exchange_decode_feedback(const uint8_t *p, size_t len,
                              struct exchange_feedback *fb)
@@ -125,40 +141,43 @@ int exchange_decode_feedback(const uint8_t *p, size_t len,
 		uint8_t tag = *p++;
 		unsigned field = tag >> 3;
 
-		/* One-byte tags of Feedback's own fields, each once, in order:
-		 * anything else (unknown or repeated fields, other wire types,
-		 * a class this side does not know) is protobuf-c's to judge. */
-		if (tag & 0x80 || field <= last || field < 1 || field > 10)
+		/* One-byte tags of Feedback's own fields (message.h's lists),
+		 * each once, in order, of their own wire type: anything else
+		 * (unknown or repeated fields, other wire types, a class this
+		 * side does not know) is protobuf-c's to judge. */
+		if (tag & 0x80 || field <= last || field < 1 ||
+		    field > FEEDBACK_MAX_FIELD)
 			return 0;
 		last = field;
-		if (field == 3) {
-			uint64_t bits;
-			int i;
-
-			if (tag != TAG(3, WT_FIXED64) || end - p < 8)
-				return 0;
-			for (bits = 0, i = 7; i >= 0; i--)  /* little endian */
-				bits = bits << 8 | p[i];
-			memcpy(&m.desire_real, &bits, sizeof(bits));
-			p += 8;
-			continue;
-		}
-		if ((tag & 7) != WT_VARINT || get_varint(&p, end, &v) < 0)
-			return 0;
 		switch (field) {
-		case 1: m.quantum = v; break;
-		case 2: m.desire = (uint32_t)v; break;
-		case 4: m.work_ns = v; break;
-		case 5: m.steal_ns = v; break;
-		case 6: m.mug_ns = v; break;
-		case 7: m.allotted_ns = v; break;
-		case 8:
-			if (v > ASTEAL__QUANTUM_CLASS__DEPRIVED)
+#define DECODE_VARINT_(number, member)                                    \
+		case number:                                              \
+			if (tag != TAG(number, WT_VARINT) ||              \
+			    get_varint(&p, end, &v) < 0)                  \
+				return 0;                                 \
+			m.member = v;                                     \
+			break;
+#define DECODE_FIXED64_(number, member)                                   \
+		case number:                                              \
+			if (tag != TAG(number, WT_FIXED64) ||             \
+			    get_fixed64(&p, end, &v) < 0)                 \
+				return 0;                                 \
+			memcpy(&m.member, &v, sizeof(v));                 \
+			break;
+#define DECODE_SCALAR_(number, member, type, wire)                        \
+			DECODE_##wire##_(number, member)
+#define DECODE_USAGE_(kind, member, number) DECODE_VARINT_(number, member)
+		FEEDBACK_SCALARS(DECODE_SCALAR_)
+		USAGE_KINDS(DECODE_USAGE_)
+		case FEEDBACK_CLASS_FIELD:
+			if (tag != TAG(FEEDBACK_CLASS_FIELD, WT_VARINT) ||
+			    get_varint(&p, end, &v) < 0 ||
+			    v > ASTEAL__QUANTUM_CLASS__DEPRIVED)
 				return 0;
 			m.quantum_class = (Asteal__QuantumClass)v;
 			break;
-		case 9: m.sleep_ns = v; break;
-		default: m.preempted_ns = v; break;
+		default:               /* a number between the fields */
+			return 0;
 		}
 	}
 	exchange_feedback_from(fb, &m);
@@ -169,31 +188,21 @@ int exchange_decode_feedback(const uint8_t *p, size_t len,
 void exchange_feedback_msg(Asteal__Feedback *m, const struct exchange_feedback *fb)
 {
 	asteal__feedback__init(m);
-	m->quantum = fb->quantum;
-	m->desire = fb->desire;
-	m->desire_real = fb->desire_real;
-	m->work_ns = fb->use.ns[USAGE_WORK];
-	m->steal_ns = fb->use.ns[USAGE_STEAL];
-	m->mug_ns = fb->use.ns[USAGE_MUG];
-	m->allotted_ns = fb->use.ns[USAGE_ALLOTTED];
+#define TO_MSG_(number, member, type, wire) m->member = fb->member;
+#define USAGE_TO_MSG_(kind, member, number) m->member = fb->use.ns[USAGE_##kind];
+	FEEDBACK_SCALARS(TO_MSG_)
+	USAGE_KINDS(USAGE_TO_MSG_)
 	m->quantum_class = exchange_class_wire(fb->cls);
-	m->sleep_ns = fb->use.ns[USAGE_SLEEP];
-	m->preempted_ns = fb->use.ns[USAGE_PREEMPTED];
 }
 
 /* Fill plain C from a Feedback message. */
 void exchange_feedback_from(struct exchange_feedback *fb, const Asteal__Feedback *m)
 {
-	fb->quantum = m->quantum;
-	fb->desire = m->desire;
-	fb->desire_real = m->desire_real;
-	fb->use.ns[USAGE_WORK] = m->work_ns;
-	fb->use.ns[USAGE_STEAL] = m->steal_ns;
-	fb->use.ns[USAGE_MUG] = m->mug_ns;
-	fb->use.ns[USAGE_ALLOTTED] = m->allotted_ns;
+#define FROM_MSG_(number, member, type, wire) fb->member = (type)m->member;
+#define USAGE_FROM_MSG_(kind, member, number) fb->use.ns[USAGE_##kind] = m->member;
+	FEEDBACK_SCALARS(FROM_MSG_)
+	USAGE_KINDS(USAGE_FROM_MSG_)
 	fb->cls = exchange_class_index(m->quantum_class);
-	fb->use.ns[USAGE_SLEEP] = m->sleep_ns;
-	fb->use.ns[USAGE_PREEMPTED] = m->preempted_ns;
 }
 
 /* Fill plain C from a Feedback message protobuf-c decoded, or say why not. */
@@ -210,26 +219,19 @@ int exchange_feedback_take(struct exchange_feedback *fb, const Asteal__Feedback 
 	return 0;
 }
 
-/* Fill a Hello's usage totals from plain C. */
+/* Fill a Hello's usage totals from plain C (its fields have the
+ * Feedback's names). */
 void exchange_hello_usage_msg(Asteal__Hello *m, const struct usage_totals *u)
 {
-	m->work_ns = u->ns[USAGE_WORK];
-	m->steal_ns = u->ns[USAGE_STEAL];
-	m->mug_ns = u->ns[USAGE_MUG];
-	m->allotted_ns = u->ns[USAGE_ALLOTTED];
-	m->sleep_ns = u->ns[USAGE_SLEEP];
-	m->preempted_ns = u->ns[USAGE_PREEMPTED];
+#define USAGE_TO_HELLO_(kind, member, number) m->member = u->ns[USAGE_##kind];
+	USAGE_KINDS(USAGE_TO_HELLO_)
 }
 
 /* Fill plain C from a Hello's usage totals. */
 void exchange_hello_usage_from(struct usage_totals *u, const Asteal__Hello *m)
 {
-	u->ns[USAGE_WORK] = m->work_ns;
-	u->ns[USAGE_STEAL] = m->steal_ns;
-	u->ns[USAGE_MUG] = m->mug_ns;
-	u->ns[USAGE_ALLOTTED] = m->allotted_ns;
-	u->ns[USAGE_SLEEP] = m->sleep_ns;
-	u->ns[USAGE_PREEMPTED] = m->preempted_ns;
+#define USAGE_FROM_HELLO_(kind, member, number) u->ns[USAGE_##kind] = m->member;
+	USAGE_KINDS(USAGE_FROM_HELLO_)
 }
 
 /* A class index on the wire: index + 1 (QuantumClass's values). */
@@ -249,11 +251,8 @@ int exchange_class_index(Asteal__QuantumClass c)
 /* The Feedback field of a kind of usage ("work_ns", ...), for messages. */
 const char *exchange_usage_name(enum usage_kind k)
 {
-	static const char *const names[USAGE_N] = {
-		[USAGE_WORK] = "work_ns", [USAGE_STEAL] = "steal_ns",
-		[USAGE_MUG] = "mug_ns", [USAGE_SLEEP] = "sleep_ns",
-		[USAGE_PREEMPTED] = "preempted_ns",
-		[USAGE_ALLOTTED] = "allotted_ns" };
+#define USAGE_NAME_(kind, member, number) [USAGE_##kind] = #member,
+	static const char *const names[USAGE_N] = { USAGE_KINDS(USAGE_NAME_) };
 
 	return (unsigned)k < USAGE_N ? names[k] : "?";
 }

@@ -13,12 +13,47 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The kinds of a job's usage, each in nanoseconds (asteal.proto,
- * "Usage", has their meaning): the places in struct usage_totals, and in
+/*
+ * A Feedback's fields, each written down once, here: the codecs
+ * (exchange.c: protobuf-c's message both ways and the hand decoder), the
+ * page's copy of a Feedback (page.c) and the tests that compare them walk
+ * these lists, so a new field is a line here, its field in asteal.proto
+ * (same name and number), the job filling it and the daemon checking it.
+ *
+ * FEEDBACK_SCALARS(X): X(number, member, C type, wire type) for each field
+ * kept as a member of struct exchange_feedback of the same name; wire type
+ * VARINT (an unsigned integer) or FIXED64 (a double).
+ *
+ * USAGE_KINDS(X): X(KIND, name, number) for each kind of a job's usage, in
+ * nanoseconds (asteal.proto, "Usage", has their meaning), kept in
+ * use.ns[USAGE_KIND]: the Feedback field name (Hello, JobInfo, JobRecord
+ * and AllotmentRecord use the same name) and number.  The order is the
+ * order of the history's columns: a new kind goes last.
+ *
+ * The class of the closed quantum, field FEEDBACK_CLASS_FIELD, is the one
+ * field with a mapping of its own (exchange.h).
+ */
+#define FEEDBACK_SCALARS(X)                              \
+	X(1, quantum, uint64_t, VARINT)                  \
+	X(2, desire, uint32_t, VARINT)                   \
+	X(3, desire_real, double, FIXED64)
+
+#define USAGE_KINDS(X)                                   \
+	X(WORK, work_ns, 4)                              \
+	X(STEAL, steal_ns, 5)                            \
+	X(MUG, mug_ns, 6)                                \
+	X(SLEEP, sleep_ns, 9)                            \
+	X(PREEMPTED, preempted_ns, 10)                   \
+	X(ALLOTTED, allotted_ns, 7)
+
+#define FEEDBACK_CLASS_FIELD 8
+
+/* The kinds of a job's usage: the places in struct usage_totals, and in
  * the history's arrays of usage. */
 enum usage_kind {
-	USAGE_WORK, USAGE_STEAL, USAGE_MUG, USAGE_SLEEP, USAGE_PREEMPTED,
-	USAGE_ALLOTTED,
+#define USAGE_ENUM_(kind, name, number) USAGE_##kind,
+	USAGE_KINDS(USAGE_ENUM_)
+#undef USAGE_ENUM_
 	USAGE_N
 };
 
@@ -27,6 +62,19 @@ enum usage_kind {
 struct usage_totals {
 	uint64_t ns[USAGE_N];
 };
+
+/* The highest Feedback field number: the size of a union of one char
+ * array per field, each as long as its number. */
+union feedback_numbers_ {
+#define FEEDBACK_NUMBER_(number, ...) char f##number[number];
+#define USAGE_NUMBER_(kind, name, number) char f##number[number];
+	FEEDBACK_SCALARS(FEEDBACK_NUMBER_)
+	USAGE_KINDS(USAGE_NUMBER_)
+#undef FEEDBACK_NUMBER_
+#undef USAGE_NUMBER_
+	char f_class[FEEDBACK_CLASS_FIELD];
+};
+#define FEEDBACK_MAX_FIELD sizeof(union feedback_numbers_)
 
 /* The classes of a quantum (inefficient, satisfied, deprived): a class
  * index is 0 to EXCHANGE_NCLASSES - 1, or -1 for none. */
@@ -37,9 +85,9 @@ struct usage_totals {
  * computed it), the usage totals since the Welcome and the closed
  * quantum's class. */
 struct exchange_feedback {
-	uint64_t quantum;
-	uint32_t desire;
-	double desire_real;
+#define FEEDBACK_MEMBER_(number, member, type, wire) type member;
+	FEEDBACK_SCALARS(FEEDBACK_MEMBER_)
+#undef FEEDBACK_MEMBER_
 	struct usage_totals use;
 	int cls;                   /* class index 0..2, -1 for none */
 };

@@ -18,6 +18,7 @@
 #include "page.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <linux/futex.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -56,7 +57,6 @@ void page_init(struct page *pg)
 	pg->magic = PAGE_MAGIC;
 	pg->version = PAGE_VERSION;
 	pg->bytes = PAGE_BYTES;
-	pg->feed.cls = -1;
 	for (int i = 0; i < PAGE_SLOTS; i++)
 		pg->stop[i] = 1;        /* nothing allotted yet */
 }
@@ -77,22 +77,57 @@ int page_check(const struct page *pg, char *why, size_t whylen)
 	return 0;
 }
 
-/* Write a Feedback into the job's half. */
+/* A Feedback member as a word of the page: a double's bits, an integer
+ * as it is. */
+static uint64_t word_of_double(double d)
+{
+	uint64_t bits;
+
+	memcpy(&bits, &d, sizeof(bits));
+	return bits;
+}
+
+/* An integer member as a word of the page. */
+static uint64_t word_of_int(uint64_t v)
+{
+	return v;
+}
+
+/* A word of the page as a double member. */
+static double double_of_word(uint64_t bits)
+{
+	double d;
+
+	memcpy(&d, &bits, sizeof(d));
+	return d;
+}
+
+/* A word of the page as an integer member (converted on assignment, as
+ * protobuf-c narrows a varint). */
+static uint64_t int_of_word(uint64_t w)
+{
+	return w;
+}
+
+#define TO_WORD(x) _Generic((x), double: word_of_double, default: word_of_int)(x)
+#define OF_WORD(x, w) _Generic((x), double: double_of_word, default: int_of_word)(w)
+
+/* Write a Feedback into the job's half, field by field (message.h). */
 void page_feed_write(struct page *pg, const struct exchange_feedback *f)
 {
 	struct page_feed *pf = &pg->feed;
 	uint32_t s = LOAD(&pf->seq);
-	uint64_t bits;
+	uint64_t cls = (uint64_t)((int64_t)f->cls + 1);   /* as on the wire */
 
 	STORE(&pf->seq, s + 1);
 	FENCE_RELEASE();
-	memcpy(&bits, &f->desire_real, sizeof(bits));
-	FIELD_STORE(&pf->desire, f->desire);
-	FIELD_STORE(&pf->quantum, f->quantum);
-	FIELD_STORE(&pf->desire_real, bits);
-	FIELD_STORE(&pf->cls, (int32_t)f->cls);
-	for (int k = 0; k < USAGE_N; k++)
-		FIELD_STORE(&pf->use[k], f->use.ns[k]);
+#define PUT_SCALAR_(number, member, type, wire) \
+	FIELD_STORE(&pf->word[number], TO_WORD(f->member));
+#define PUT_USAGE_(kind, member, number) \
+	FIELD_STORE(&pf->word[number], f->use.ns[USAGE_##kind]);
+	FEEDBACK_SCALARS(PUT_SCALAR_)
+	USAGE_KINDS(PUT_USAGE_)
+	FIELD_STORE(&pf->word[FEEDBACK_CLASS_FIELD], cls);
 	__atomic_store_n(&pf->seq, s + 2, __ATOMIC_RELEASE);
 }
 
@@ -103,20 +138,22 @@ int64_t page_feed_read(const struct page *pg, struct exchange_feedback *f)
 
 	for (int t = 0; t < PAGE_READ_TRIES; t++) {
 		uint32_t s = __atomic_load_n(&pf->seq, __ATOMIC_ACQUIRE);
-		uint64_t bits;
+		uint64_t cls;
 
 		if (s & 1)
 			continue;
-		f->desire = FIELD_LOAD(&pf->desire);
-		f->quantum = FIELD_LOAD(&pf->quantum);
-		bits = FIELD_LOAD(&pf->desire_real);
-		f->cls = FIELD_LOAD(&pf->cls);
-		for (int k = 0; k < USAGE_N; k++)
-			f->use.ns[k] = FIELD_LOAD(&pf->use[k]);
+#define GET_SCALAR_(number, member, type, wire) \
+		f->member = (type)OF_WORD(f->member, FIELD_LOAD(&pf->word[number]));
+#define GET_USAGE_(kind, member, number) \
+		f->use.ns[USAGE_##kind] = FIELD_LOAD(&pf->word[number]);
+		FEEDBACK_SCALARS(GET_SCALAR_)
+		USAGE_KINDS(GET_USAGE_)
+		cls = FIELD_LOAD(&pf->word[FEEDBACK_CLASS_FIELD]);
 		FENCE_ACQUIRE();
 		if (LOAD(&pf->seq) != s)
 			continue;
-		memcpy(&f->desire_real, &bits, sizeof(bits));
+		/* Beyond the classes: an index the daemon refuses. */
+		f->cls = cls <= (uint64_t)INT_MAX ? (int)cls - 1 : INT_MAX;
 		return s;
 	}
 	return -1;

@@ -115,6 +115,9 @@ static int plain_feedback(const uint8_t *body, size_t len,
 static void hand_feedback(const uint8_t *body, size_t len)
 {
 	struct exchange_feedback fb, ref;
+	Asteal__Feedback a, b;
+	uint8_t pa[256], pb[256];
+	size_t na, nb;
 	Asteal__Envelope *m = frame_decode(body, len, NULL, 0);
 
 	if (!exchange_decode_feedback(body, len, &fb)) {
@@ -129,9 +132,15 @@ static void hand_feedback(const uint8_t *body, size_t len)
 		stats.plain++;
 	exchange_feedback_from(&ref, m->feedback);
 	frame_free(m);
-	if (memcmp(&fb.desire_real, &ref.desire_real, sizeof(double)) != 0 ||
-	    fb.quantum != ref.quantum || fb.desire != ref.desire ||
-	    memcmp(&fb.use, &ref.use, sizeof(fb.use)) != 0 || fb.cls != ref.cls)
+	/* every field, whatever asteal.proto holds: both packed by protobuf-c */
+	exchange_feedback_msg(&a, &fb);
+	exchange_feedback_msg(&b, &ref);
+	if (asteal__feedback__get_packed_size(&a) > sizeof(pa) ||
+	    asteal__feedback__get_packed_size(&b) > sizeof(pb))
+		die("a Feedback packs longer than any the hand decoder takes");
+	na = asteal__feedback__pack(&a, pa);
+	nb = asteal__feedback__pack(&b, pb);
+	if (na != nb || memcmp(pa, pb, na) != 0)
 		die("the hand decoder reads a Feedback otherwise than frame_decode");
 	stats.hand_ok++;
 }

@@ -1,9 +1,9 @@
 /*
  * test_exchange.c - the quantum exchange's hand codecs (proto/exchange.c)
- * against protobuf-c: Allot frames byte for byte on random messages, the
- * Feedback decoder field for field on random messages and on the forms it
- * must leave to frame_decode, a Hello's usage totals, and the class
- * mapping.
+ * against protobuf-c: Allot frames byte for byte on random messages, every
+ * Feedback field of asteal.proto through plain C and a page, the Feedback
+ * decoder field for field on random messages and on the forms it must
+ * leave to frame_decode, a Hello's usage totals, and the class mapping.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -17,6 +17,7 @@
 
 #include "exchange.h"
 #include "frame.h"
+#include "page.h"
 
 #define RUNS 20000
 
@@ -100,18 +101,30 @@ static void test_allot_refused(void **state)
 	assert_int_equal(exchange_encode_allot(buf, &a), 0);
 }
 
+/* A Feedback as protobuf-c packs it, from plain C, into buf (256
+ * bytes): its length.  Comparing two such packings compares every field
+ * the message has, whatever fields asteal.proto holds. */
+static size_t packed_feedback(uint8_t *buf, const struct exchange_feedback *fb)
+{
+	Asteal__Feedback m;
+
+	exchange_feedback_msg(&m, fb);
+	assert_true(asteal__feedback__get_packed_size(&m) <= 256);
+	return asteal__feedback__pack(&m, buf);
+}
+
 /* Compare a hand-decoded Feedback with protobuf-c's decoding. */
 static void assert_same(const struct exchange_feedback *fb, const Asteal__Feedback *m)
 {
 	struct exchange_feedback ref;
+	uint8_t a[256], b[256];
+	size_t na, nb;
 
 	exchange_feedback_from(&ref, m);
-	assert_int_equal(fb->quantum, ref.quantum);
-	assert_int_equal(fb->desire, ref.desire);
-	assert_memory_equal(&fb->desire_real, &ref.desire_real, sizeof(double));
-	for (int k = 0; k < USAGE_N; k++)
-		assert_int_equal(fb->use.ns[k], ref.use.ns[k]);
-	assert_int_equal(fb->cls, ref.cls);
+	na = packed_feedback(a, fb);
+	nb = packed_feedback(b, &ref);
+	assert_int_equal(na, nb);
+	assert_memory_equal(a, b, na);
 }
 
 /* A random double: ordinary, huge, tiny, negative, NaN or infinite. */
@@ -129,6 +142,70 @@ static double rnd_double(void)
 	}
 }
 
+/* Fill every field of a Feedback message with a random value, walking
+ * protobuf-c's descriptor (so a field added to asteal.proto is filled
+ * too); the class is a known value, an unknown one or a negative one
+ * when odd_class, else a known one or unspecified. */
+static void rnd_feedback(Asteal__Feedback *m, int odd_class)
+{
+	const ProtobufCMessageDescriptor *d = &asteal__feedback__descriptor;
+
+	asteal__feedback__init(m);
+	for (unsigned i = 0; i < d->n_fields; i++) {
+		const ProtobufCFieldDescriptor *f = &d->fields[i];
+		void *at = (char *)m + f->offset;
+
+		switch (f->type) {
+		case PROTOBUF_C_TYPE_UINT64:
+			*(uint64_t *)at = rnd_value();
+			break;
+		case PROTOBUF_C_TYPE_UINT32:
+			*(uint32_t *)at = (uint32_t)rnd_value();
+			break;
+		case PROTOBUF_C_TYPE_DOUBLE:
+			*(double *)at = rnd_double();
+			break;
+		case PROTOBUF_C_TYPE_ENUM:
+			*(int32_t *)at = odd_class && rnd() % 3 == 0 ? (int32_t)(uint32_t)rnd()
+			                 : (int32_t)(rnd() % (odd_class ? 5 : 4));
+			break;
+		default:
+			fail_msg("Feedback field %s has a type this test does not fill",
+			         f->name);
+		}
+	}
+}
+
+/* Every field of asteal.proto's Feedback travels: a random message
+ * through plain C (message.h's lists) and back, and through a page, packs
+ * to the same bytes.  A field missing from the lists fails here. */
+static void test_feedback_fields(void **state)
+{
+	static struct page pg;
+
+	(void)state;
+	page_init(&pg);
+	for (int run = 0; run < RUNS / 10; run++) {
+		Asteal__Feedback m, back;
+		struct exchange_feedback fb, paged;
+		uint8_t a[256], b[256], c[256];
+		size_t na, nb, nc;
+
+		rnd_feedback(&m, 0);
+		na = asteal__feedback__pack(&m, a);
+		exchange_feedback_from(&fb, &m);
+		exchange_feedback_msg(&back, &fb);
+		nb = asteal__feedback__pack(&back, b);
+		assert_int_equal(na, nb);
+		assert_memory_equal(a, b, na);
+		page_feed_write(&pg, &fb);
+		assert_true(page_feed_read(&pg, &paged) > 0);
+		nc = packed_feedback(c, &paged);
+		assert_int_equal(na, nc);
+		assert_memory_equal(a, c, na);
+	}
+}
+
 /* Feedbacks protobuf-c wrote: the hand decoder takes each, with its
  * values, but for those of an unknown class, which it leaves to
  * protobuf-c. */
@@ -140,23 +217,12 @@ static void test_feedback_random(void **state)
 	(void)state;
 	for (run = 0; run < RUNS; run++) {
 		Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
-		Asteal__Feedback m = ASTEAL__FEEDBACK__INIT, *back;
+		Asteal__Feedback m, *back;
 		Asteal__Envelope *dec;
 		struct exchange_feedback fb;
 		size_t len;
 
-		m.quantum = rnd_value();
-		m.desire = (uint32_t)rnd_value();
-		m.desire_real = rnd_double();
-		m.work_ns = rnd_value();
-		m.steal_ns = rnd_value();
-		m.mug_ns = rnd_value();
-		m.allotted_ns = rnd_value();
-		m.sleep_ns = rnd_value();
-		m.preempted_ns = rnd_value();
-		/* enums: the known values, unknown ones and negatives */
-		m.quantum_class = (Asteal__QuantumClass)(int32_t)(rnd() % 3 == 0
-		                  ? (uint32_t)rnd() : (uint32_t)(rnd() % 5));
+		rnd_feedback(&m, 1);
 		env.msg_case = ASTEAL__ENVELOPE__MSG_FEEDBACK;
 		env.feedback = &m;
 		assert_int_equal(frame_encode(&env, buf, sizeof(buf), &len), 0);
@@ -203,8 +269,8 @@ static void test_feedback_other_forms(void **state)
 		{ { 0x5a, 0x06, 0x08, 0x05, 0x50, 0x02, 0x48, 0x03 }, 8, 1, 0 },
 		/* a field twice (protobuf-c keeps the last) */
 		{ { 0x5a, 0x04, 0x08, 0x05, 0x08, 0x06 }, 6, 1, 0 },
-		/* an unknown field 11 */
-		{ { 0x5a, 0x04, 0x08, 0x05, 0x58, 0x01 }, 6, 1, 0 },
+		/* an unknown field 15 (the last with a one-byte tag) */
+		{ { 0x5a, 0x04, 0x08, 0x05, 0x78, 0x01 }, 6, 1, 0 },
 		/* quantum with the wrong wire type (fixed32) */
 		{ { 0x5a, 0x05, 0x0d, 1, 2, 3, 4 }, 7, 0, 0 },
 		/* desire_real cut short */
@@ -313,6 +379,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_allot_bytes),
 		cmocka_unit_test(test_allot_refused),
+		cmocka_unit_test(test_feedback_fields),
 		cmocka_unit_test(test_feedback_random),
 		cmocka_unit_test(test_feedback_other_forms),
 		cmocka_unit_test(test_feedback_msg),
