@@ -21,9 +21,8 @@
  * into the page the daemon shares with the job (proto/page.h: no system
  * call; a desire rising from 0 is also sent), or, for a job without a
  * page, sent only when the rounded desire changed or a heartbeat is due.
- * Without a daemon
- * the availability is all workers, or line q of the profile file
- * ASTEAL_PROFILE (the last line repeats), and the allotment
+ * Without a daemon the availability is all workers, or line q of the
+ * profile file ASTEAL_PROFILE (the last line repeats), and the allotment
  * min(reported desire, availability) is applied at the boundary itself.
  * In ABP mode the desire is always the worker count (no feedback); in
  * static mode there is no link thread.
@@ -74,8 +73,7 @@
 
 #define Q_RETRY_MIN_NS 100000000ull     /* reconnect backoff: 0.1 s ... */
 #define Q_RETRY_MAX_NS 2000000000ull    /* ... doubling up to 2 s */
-#define Q_RETRY_SOON_NS 2000000ull      /* once the socket appeared: 2 ms
-                                           (bound, not listening yet) ... */
+#define Q_RETRY_SOON_NS 2000000ull      /* socket seen, not listening: 2 ms */
 #define Q_LINK_SLICE_NS 100000ull       /* the link thread's slice: the
                                            kernel's least (short_slice) */
 
@@ -97,16 +95,14 @@ struct quantum {
 	uint64_t heartbeat;              /* a Feedback at least this often (ns) */
 	int sent_desire;                 /* the desire the daemon has, -1 none */
 	uint64_t sent_at;                /* when it was sent */
-	uint64_t closable;               /* the next Feedback may close this
-	                                    quantum or a later one */
+	uint64_t closable;               /* the next Feedback closes this or later */
 	struct usage_sum since;          /* usage since the daemon's Welcome */
 	uint64_t id_joined;              /* the id under_id counts for, 0 none */
 	struct usage_sum under_id;       /* usage since it first joined under
 	                                    that id: its Hello's when it claims
 	                                    the id again (its time away) */
 	uint64_t errors;                 /* Errors the daemon sent */
-	int waiting;                     /* no allotment yet: joining the
-	                                    daemon, whose first Allot decides */
+	int waiting;                     /* joining: the daemon's first Allot decides */
 
 	pthread_t thread;
 	int running;
