@@ -229,8 +229,8 @@ int page_allot_write(struct page *pg, uint32_t gen,
 	__atomic_store_n(&pa->seq, gen, __ATOMIC_RELEASE);
 	/* Both ways: a slot added wakes its parked worker, a slot taken its
 	 * sleeping one (which then sees the generation and leaves). */
-	for (int i = lo; i < hi; i++, wakes++)
-		page_ring(pg, i);
+	for (int i = lo; i < hi; i++)
+		wakes += page_ring(pg, i);
 	return wakes;
 }
 
@@ -262,13 +262,36 @@ int64_t page_allot_read(const struct page *pg, struct page_allotment *a)
 	return -1;
 }
 
-/* Ring a bell.  Not private: the page is shared between processes. */
-void page_ring(struct page *pg, int slot)
+/* Ring a bell.  Not private: the page is shared between processes.
+ *
+ * The wake is skipped when the slot's waiting count is 0.  The waiter
+ * adds to the count (a sequentially consistent read-modify-write, a full
+ * barrier), then its futex wait compares the bell; the ringer adds to the
+ * bell (also a full barrier), then loads the count.  In the single order
+ * of those operations either the ringer's load comes after the waiter's
+ * add (it sees a waiter and wakes it), or the waiter's add, and with it
+ * the kernel's comparison, comes after the ringer's add to the bell (the
+ * bell has moved: the wait returns at once).  No waiter sleeps through a
+ * ring.  A job that lies in its counts only makes the daemon wake in vain
+ * or its own threads sleep to their timeout. */
+int page_ring(struct page *pg, int slot)
 {
 	if (slot < 0 || slot >= PAGE_SLOTS)
-		return;
-	__atomic_fetch_add(&pg->bell[slot], 1, __ATOMIC_RELEASE);
+		return 0;
+	__atomic_fetch_add(&pg->bell[slot], 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&pg->waiting[slot], __ATOMIC_SEQ_CST) == 0)
+		return 0;
 	(void)syscall(SYS_futex, &pg->bell[slot], FUTEX_WAKE, 1, NULL, NULL, 0);
+	return 1;
+}
+
+/* Count a waiter on a bell in (by +1) or out (by -1). */
+static void waiting_add(struct page *pg, int slot, int by)
+{
+	if (by > 0)
+		__atomic_fetch_add(&pg->waiting[slot], 1, __ATOMIC_SEQ_CST);
+	else
+		__atomic_fetch_sub(&pg->waiting[slot], 1, __ATOMIC_SEQ_CST);
 }
 
 /* Wait on a bell and the job's own word. */
@@ -297,11 +320,14 @@ int page_bell_wait_with(struct page *pg, int slot, uint32_t seen,
 		until.tv_sec++;
 		until.tv_nsec -= 1000000000;
 	}
+	waiting_add(pg, slot, 1);
 	if (syscall(SYS_futex_waitv, v, 2, 0, &until, CLOCK_MONOTONIC) < 0 &&
 	    errno == ENOSYS) {
+		waiting_add(pg, slot, -1);
 		atomic_store_explicit(&missing, 1, memory_order_relaxed);
 		return -1;
 	}
+	waiting_add(pg, slot, -1);
 	return 0;
 }
 
@@ -333,5 +359,7 @@ void page_bell_wait(struct page *pg, int slot, uint32_t seen)
 {
 	if (slot < 0 || slot >= PAGE_SLOTS)
 		return;
+	waiting_add(pg, slot, 1);
 	(void)syscall(SYS_futex, &pg->bell[slot], FUTEX_WAIT, seen, NULL, NULL, 0);
+	waiting_add(pg, slot, -1);
 }

@@ -28,6 +28,10 @@
  *           means nothing, only its changes: the daemon rings the slots
  *           whose allotment changed, the job rings its own when it
  *           recalls a worker itself (no daemon); both with an atomic add.
+ *   waiting the job, per worker slot: how many of its threads wait on
+ *           the slot's bell now (each adds 1 before its futex wait and
+ *           takes it back after), so that the daemon's ring makes no
+ *           system call for a bell nobody waits on (page_ring).
  *   idle    the job (under its park lock), per worker slot: 1 while no
  *           thread of the job runs on the slot (a parked worker's; the
  *           OpenMP layer's free slots, and those whose holder is in
@@ -57,7 +61,7 @@
 
 #define PAGE_MAGIC 0x31656761706c7473ull  /* "stlpage1", little-endian */
 #define PAGE_VERSION 4u
-#define PAGE_BYTES 16384u
+#define PAGE_BYTES 20480u
 
 /* Worker slots the page names (libasteal's most workers). */
 #define PAGE_SLOTS 1024
@@ -118,6 +122,7 @@ struct page {
 	struct page_allot allot __attribute__((aligned(64)));
 	uint32_t stop[PAGE_SLOTS] __attribute__((aligned(64)));
 	uint32_t bell[PAGE_SLOTS] __attribute__((aligned(64)));
+	uint16_t waiting[PAGE_SLOTS] __attribute__((aligned(64)));
 	uint32_t idle[PAGE_SLOTS] __attribute__((aligned(64)));
 };
 
@@ -165,8 +170,10 @@ static inline uint32_t page_gen(const struct page *pg)
  * (even), or -1 when every read was torn (the job). */
 int64_t page_allot_read(const struct page *pg, struct page_allotment *a);
 
-/* Ring slot i's bell: an atomic add, then a futex wake of its waiter. */
-void page_ring(struct page *pg, int slot);
+/* Ring slot i's bell: an atomic add, then a futex wake of its waiter
+ * when its waiting count says it has one: 1 when it made the wake, 0
+ * when nobody waited. */
+int page_ring(struct page *pg, int slot);
 
 /* Wait on slot i's bell while it still holds seen (what the waiter read
  * before it last checked its conditions); returns at a ring, a signal,

@@ -35,7 +35,8 @@ static void allotment_of(struct page_allotment *a, int n, uint64_t q)
 		a->cpus[i] = 10 + i;
 }
 
-/* Written, read back whole; stop words and bells follow the changes. */
+/* Written, read back whole; stop words and bells follow the changes,
+ * and only a bell someone waits on costs a wake. */
 static void test_allot_roundtrip(void **state)
 {
 	static struct page pg;
@@ -47,7 +48,8 @@ static void test_allot_roundtrip(void **state)
 	for (int i = 0; i < PAGE_SLOTS; i++)
 		assert_int_equal(pg.stop[i], 1);                /* nothing allotted */
 	allotment_of(&in, 3, 5);
-	assert_int_equal(page_allot_write(&pg, 2, &in, 0), 3);  /* 3 rung */
+	/* 3 rung, none woken: nobody waits on them */
+	assert_int_equal(page_allot_write(&pg, 2, &in, 0), 0);
 	assert_int_equal(page_gen(&pg), 2);
 	assert_int_equal(page_allot_read(&pg, &out), 2);
 	assert_int_equal(out.quantum, 5);
@@ -65,7 +67,8 @@ static void test_allot_roundtrip(void **state)
 	/* Down to 1: slots 1 and 2 stop, and their bells ring (a sleeping
 	 * worker of theirs must wake to leave); slot 0 is left alone. */
 	allotment_of(&in, 1, 6);
-	assert_int_equal(page_allot_write(&pg, 4, &in, 3), 2);
+	pg.waiting[1] = 1;              /* a thread waits on slot 1's bell */
+	assert_int_equal(page_allot_write(&pg, 4, &in, 3), 1);   /* woken */
 	assert_int_equal(page_allot_read(&pg, &out), 4);
 	assert_int_equal(out.allotment, 1);
 	assert_int_equal(pg.stop[0], 0);
@@ -195,8 +198,68 @@ static void test_bell(void **state)
 		;
 	assert_int_equal(__atomic_load_n(&bell_woken, __ATOMIC_ACQUIRE), 1);
 	pthread_join(t, NULL);
+	assert_int_equal(bell_pg.waiting[3], 0);        /* counted out again */
 	page_ring(&bell_pg, -1);                /* out of range: ignored */
 	page_ring(&bell_pg, PAGE_SLOTS);
+}
+
+#define BELL_ROUNDS 20000
+
+static struct page race_bell_pg;
+static int race_ready, race_done;  /* rounds the waiter has begun, ended */
+
+/* A worker parking BELL_ROUNDS times on slot 2's bell: each round reads
+ * the bell, says so, and waits until it moves, after a pause of its own
+ * that puts its way into the wait anywhere beside the ring. */
+static void *race_bell_waiter(void *arg)
+{
+	(void)arg;
+	for (int i = 1; i <= BELL_ROUNDS; i++) {
+		uint32_t seen = page_bell(&race_bell_pg, 2);
+
+		__atomic_store_n(&race_ready, i, __ATOMIC_SEQ_CST);
+		/* a pause of 0 to about 20 µs on the way into the wait */
+		for (volatile int k = (i * 104729) % 20000; k > 0; k--)
+			;
+		while (page_bell(&race_bell_pg, 2) == seen)
+			page_bell_wait(&race_bell_pg, 2, seen);
+		__atomic_store_n(&race_done, i, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+/* A ring skipped for want of a counted waiter never leaves one asleep:
+ * rings racing a waiter's way into its wait, BELL_ROUNDS times, each
+ * answered within a bound (a lost wake-up would leave the waiter asleep
+ * for good). */
+static void test_bell_race(void **state)
+{
+	pthread_t t;
+	int woke = 0;
+
+	(void)state;
+	page_init(&race_bell_pg);
+	assert_int_equal(pthread_create(&t, NULL, race_bell_waiter, NULL), 0);
+	for (int i = 1; i <= BELL_ROUNDS; i++) {
+		double end = test_now() + 10;
+
+		while (__atomic_load_n(&race_ready, __ATOMIC_SEQ_CST) < i)
+			;
+		/* a pause of 0 to about 20 µs: the waiter may be anywhere
+		 * on its way into the wait, or asleep */
+		for (volatile int k = (i * 7919) % 20000; k > 0; k--)
+			;
+		woke += page_ring(&race_bell_pg, 2);
+		while (__atomic_load_n(&race_done, __ATOMIC_ACQUIRE) < i &&
+		       test_now() < end)
+			;
+		if (__atomic_load_n(&race_done, __ATOMIC_ACQUIRE) < i)
+			fail_msg("round %d: the waiter slept through its ring", i);
+	}
+	pthread_join(t, NULL);
+	assert_int_equal(race_bell_pg.waiting[2], 0);
+	/* Some rings found the waiter asleep, counted, and woke it. */
+	assert_true(woke > 0);
 }
 
 /* The idle words: all of a range, none when one is busy or the range is
@@ -298,6 +361,7 @@ int main(void)
 		cmocka_unit_test(test_parked),
 		cmocka_unit_test(test_allot_race),
 		cmocka_unit_test(test_bell),
+		cmocka_unit_test(test_bell_race),
 		cmocka_unit_test(test_idle),
 		cmocka_unit_test(test_bell_with),
 	};
