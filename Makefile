@@ -146,8 +146,8 @@ jobs: $(JOBS)
 # (libtbb-dev; scripts/deps.sh check asks for it).
 TBB_HDR    = $(wildcard /usr/include/oneapi/tbb.h)
 BENCH_SMOKE = $(BUILD)/bench/asteal-spawncost $(BUILD)/bench/asteal-loadgen \
-              $(BUILD)/bench/asteal-wirefloor $(BUILD)/bench/asteal-dequebench \
-              $(BUILD)/bench/asteal-probe $(BUILD)/bench/asteal-histbench \
+              $(BUILD)/bench/asteal-wirefloor $(BUILD)/bench/asteal-pagefloor \
+              $(BUILD)/bench/asteal-dequebench $(BUILD)/bench/asteal-probe $(BUILD)/bench/asteal-histbench \
               $(if $(TBB_HDR),$(BENCH_TBB))
 
 tests: $(TESTS) $(BUILD)/tests/fuzz_frame $(BUILD)/tests/fuzz_daemon $(BUILD)/tests/deq_replay $(JOBS) $(BINS) \
@@ -399,6 +399,11 @@ $(BUILD)/bench/asteal-wirefloor: $(BUILD)/obj/bench/wirefloor.o
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^
 
+# The floor under the exchange through pages (no daemon).
+$(BUILD)/bench/asteal-pagefloor: $(BUILD)/obj/bench/pagefloor.o $(PROTO_A)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ $(PROTO_LIBS) $(LDLIBS)
+
 # What asteald's history costs per change, the library alone.
 $(BUILD)/obj/bench/histbench.o: CPPFLAGS += -Ihistory
 $(BUILD)/bench/asteal-histbench: $(BUILD)/obj/bench/histbench.o $(HIST_A) $(PROTO_A)
@@ -437,9 +442,9 @@ $(BUILD)/bench/real_dgemm: tests/ompreal_dgemm.c
 		$(BLAS_DIR)/libopenblas.so.0 -Wl,--disable-new-dtags,-rpath,$(BLAS_DIR)
 
 bench-bins: $(BENCH_OMP) $(BENCH_TBB) $(REAL_DGEMM) $(BUILD)/bench/asteal-loadgen $(BUILD)/tests/deq_replay \
-            $(BUILD)/bench/asteal-wirefloor $(BUILD)/bench/asteal-dequebench \
-            $(BUILD)/bench/asteal-probe $(BUILD)/bench/asteal-histbench \
-            $(BUILD)/bench/asteal-spawncost
+            $(BUILD)/bench/asteal-wirefloor $(BUILD)/bench/asteal-pagefloor \
+            $(BUILD)/bench/asteal-dequebench $(BUILD)/bench/asteal-probe \
+            $(BUILD)/bench/asteal-histbench $(BUILD)/bench/asteal-spawncost
 
 # The Debian packages each target needs (scripts/deps.sh): make deps asks
 # for them all; make demo only for the build's and python3.

@@ -19,7 +19,10 @@
 # Each round runs, for every configuration, one after the other:
 #   floor    asteal-wirefloor: the same exchange's system calls over Unix
 #            stream sockets with nothing behind them (no protobuf, DEQ,
-#            history, libevent);
+#            history, libevent); for a :page configuration asteal-pagefloor
+#            instead ("floor, page"): a process that wakes at every tick,
+#            reads every job's page and writes the allotments that changed,
+#            and nothing else;
 #   asteald  a private daemon (L = 10 ms, offset 1 ms) driven by
 #            asteal-loadgen (W = 8), which checks every allotment online
 #            and against the daemon's history; then tests/deq_replay
@@ -48,7 +51,7 @@ configs=${4:-"100:0.1 100:1 1000:0.1 10000:0.1"}
 for v in "$rounds" "$secs"; do
 	case "$v" in ''|*[!0-9]*|0) usage ;; esac
 done
-for b in bin/asteald bench/asteal-loadgen bench/asteal-wirefloor tests/deq_replay; do
+for b in bin/asteald bench/asteal-loadgen bench/asteal-wirefloor bench/asteal-pagefloor tests/deq_replay; do
 	[ -x "$build/$b" ] || { echo "bench: no $build/$b (make bench-bins)" >&2; exit 2; }
 done
 . "$(dirname "$0")/../scripts/lib.sh"
@@ -79,11 +82,13 @@ while [ "$r" -le "$rounds" ]; do
 		*:*) echo "bench: $c: the suffix is :feed or :page" >&2; exit 2 ;;
 		esac
 		s0=$(steal_now)
-		out=$("$build/bench/asteal-wirefloor" --jobs "$jobs" --seconds "$secs" \
-		    --rate "$rate") || { echo "bench: wirefloor failed" >&2; exit 1; }
+		floor=asteal-wirefloor fwhat=floor
+		[ "$al" = page ] && floor=asteal-pagefloor fwhat='floor, page'
+		out=$("$build/bench/$floor" --jobs "$jobs" --seconds "$secs" \
+		    --rate "$rate") || { echo "bench: $floor failed" >&2; exit 1; }
 		s1=$(steal_now)
-		printf '| %d | %d | %s | floor | %s%% | %s%% | %s%% | %s | %s | %s | %s | - | - | %s | - | - | - | %s |\n' \
-		    "$r" "$jobs" "$rate" "$(field user_pct "$out")" \
+		printf '| %d | %d | %s | %s | %s%% | %s%% | %s%% | %s | %s | %s | %s | - | - | %s | - | - | - | %s |\n' \
+		    "$r" "$jobs" "$rate" "$fwhat" "$(field user_pct "$out")" \
 		    "$(field sys_pct "$out")" "$(field cpu_pct "$out")" \
 		    "$(us "$(field tick_p50_us "$out")")" "$(us "$(field tick_p99_us "$out")")" \
 		    "$(us "$(field tick_max_us "$out")")" "$(us "$(field wake_p99_us "$out")")" \

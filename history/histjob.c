@@ -36,12 +36,19 @@ static size_t live_pos(const struct history *h, int64_t job)
 	return search_first(h->live, h->n, &job, live_below);
 }
 
-/* The tracked job `job`, or NULL. */
+/* The tracked job `job`, or NULL: where its hint says, else by search. */
 struct live *hist_live_find(struct history *h, int64_t job)
 {
-	size_t i = live_pos(h, job);
+	size_t *hint = &h->live_hint[(uint64_t)job % HIST_LIVE_HINTS];
+	size_t i = *hint;
 
-	return i < h->n && h->live[i].job == job ? &h->live[i] : NULL;
+	if (i < h->n && h->live[i].job == job)
+		return &h->live[i];
+	i = live_pos(h, job);
+	if (i >= h->n || h->live[i].job != job)
+		return NULL;
+	*hint = i;
+	return &h->live[i];
 }
 
 /* The tracked job `job`, or NULL with "WHAT: job N is not running here"

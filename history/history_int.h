@@ -60,6 +60,10 @@ struct run {
 				   transaction */
 };
 
+/* The places of hist_live_find's hints: jobs a tick reads, each once or
+ * twice, find theirs without a search. */
+#define HIST_LIVE_HINTS 1024
+
 /* A tracked job. */
 struct live {
 	int64_t job;
@@ -106,6 +110,9 @@ struct history {
 	sqlite3_stmt *st[ST_COUNT];
 	struct live *live;      /* tracked jobs by id, n of cap used */
 	size_t n, cap;
+	/* Where hist_live_find last found each job (by id modulo the size;
+	 * checked before use, so a job moved or gone only costs a search). */
+	size_t live_hint[HIST_LIVE_HINTS];
 	struct queued *q;       /* closed runs, qn of qcap used */
 	size_t qn, qcap, qmax;
 	int64_t flush_open_ns;  /* write open runs this often */

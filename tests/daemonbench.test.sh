@@ -2,7 +2,8 @@
 # daemonbench.test.sh BUILD - bench/daemon.sh keeps working: one short
 # round of 20 jobs on each path of the exchange (the socket alone; the
 # Feedback in pages; everything through the pages, allotments read there
-# and revocations answered there), each beside the exchange's floor,
+# and revocations answered there), each beside the exchange's floor
+# (asteal-wirefloor's; asteal-pagefloor's for the page row),
 # exits 0 with one row per configuration and side, and every allotment
 # right (asteal-loadgen's online and history checks, grants and runs of
 # turns included, and deq_replay through the core): the "wrong" column 0
@@ -22,8 +23,10 @@ test_tmp daemonbench
 
 expect_rc 0 sh bench/daemon.sh "$build" 1 2 "20:0.1 20:0.1:feed 20:0.1:page"
 cat "$tmp/out"
-[ "$(grep -c '^| 1 | 20 | 0.1 | floor ' "$tmp/out")" = 3 ] ||
-	fail "not three floor rows: $(cat "$tmp/out")"
+[ "$(grep -c '^| 1 | 20 | 0.1 | floor ' "$tmp/out")" = 2 ] ||
+	fail "not two floor rows: $(cat "$tmp/out")"
+[ "$(grep -c '^| 1 | 20 | 0.1 | floor, page ' "$tmp/out")" = 1 ] ||
+	fail "no page floor row: $(cat "$tmp/out")"
 # The "wrong" column, by its header.
 col=$(head -1 "$tmp/out" | awk -F'|' '{ for (i = 1; i <= NF; i++) if ($i == " wrong ") print i }')
 [ -n "$col" ] || fail "no wrong column: $(head -1 "$tmp/out")"
