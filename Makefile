@@ -388,9 +388,11 @@ $(BUILD)/bench/tbb_%: bench/tbb_%.cpp $(BENCH_SUPPORT_OBJ)
 	$(CXX) -Ijobs -Iproto -D_GNU_SOURCE -MMD -MP $(CXXFLAGS) $(KERNEL_ALIGN) -o $@ $^ -ltbb $(JOB_LIBS) $(LDLIBS)
 
 # The daemon's load generator: fake jobs speaking the protocol, their
-# pages in loadpage.c.
-$(BUILD)/obj/bench/loadgen.o: CPPFLAGS += -I$(GEN)/proto
-$(BUILD)/bench/asteal-loadgen: $(BUILD)/obj/bench/loadgen.o $(BUILD)/obj/bench/loadpage.o $(PROTO_A)
+# pages in loadpage.c, their connections in loadconn.c, the CPU time
+# measured in loadcpu.c.
+LOADGEN_OBJ = $(patsubst %,$(BUILD)/obj/bench/%.o,loadgen loadpage loadconn loadcpu)
+$(LOADGEN_OBJ): CPPFLAGS += -I$(GEN)/proto
+$(BUILD)/bench/asteal-loadgen: $(LOADGEN_OBJ) $(PROTO_A)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ $(PROTO_LIBS) $(LDLIBS)
 

@@ -110,23 +110,21 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <poll.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "exchange.h"
 #include "frame.h"
+#include "loadconn.h"
+#include "loadcpu.h"
 #include "loadpage.h"
 #include "page.h"
 #include "qtime.h"
@@ -216,111 +214,6 @@ static uint64_t next_rand(uint64_t *rng)
 	*rng ^= *rng >> 7;
 	*rng ^= *rng << 17;
 	return *rng;
-}
-
-/* Connect and say Hello with role and workers; -1 on failure. */
-static int dial(const char *path, Asteal__Role role, uint32_t workers,
-                int page, int page_allot)
-{
-	struct sockaddr_un sa;
-	Asteal__Envelope env;
-	Asteal__Hello h;
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		perror(path);
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	frame_hello(&env, &h, role, "loadgen", workers, "asteal-loadgen", "loadgen");
-	h.page = page || page_allot;
-	h.page_allot = page_allot;
-	if (frame_write_fd(fd, &env) < 0) {
-		perror("loadgen: sending a hello");
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/* The user and system CPU seconds of process pid; -1 when unreadable. */
-static int cpu_of(int pid, double *user, double *sys)
-{
-	char path[64], buf[1024], *p;
-	unsigned long ut = 0, st = 0;
-	FILE *f;
-	int i;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "r");
-	if (f == NULL || fgets(buf, sizeof(buf), f) == NULL) {
-		if (f != NULL)
-			fclose(f);
-		return -1;
-	}
-	fclose(f);
-	p = strrchr(buf, ')');
-	for (i = 0; p != NULL && i < 12; i++)
-		p = strchr(p + 1, ' ');
-	if (p == NULL || sscanf(p + 1, "%lu %lu", &ut, &st) != 2)
-		return -1;
-	*user = (double)ut / (double)sysconf(_SC_CLK_TCK);
-	*sys = (double)st / (double)sysconf(_SC_CLK_TCK);
-	return 0;
-}
-
-/* This process's CPU time in seconds. */
-static double own_cpu(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
-	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
-}
-
-/* The host's steal and total time so far (/proc/stat, all CPUs). */
-static void steal_now(double *steal, double *total)
-{
-	unsigned long long v[8] = { 0 };
-	FILE *f = fopen("/proc/stat", "r");
-
-	*steal = *total = 0;
-	if (f == NULL)
-		return;
-	if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1],
-	           &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) == 8) {
-		*steal = (double)v[7];
-		for (int i = 0; i < 8; i++)
-			*total += (double)v[i];
-	}
-	fclose(f);
-}
-
-/* Write all of buf to a nonblocking socket, waiting when it is full; 0 or
- * -1. */
-static int send_all(int fd, const uint8_t *buf, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = send(fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
-
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			struct pollfd p = { fd, POLLOUT, 0 };
-			poll(&p, 1, 1000);
-			continue;
-		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
 }
 
 /* Make room for one more element of a growing log: 0 or -1. */
@@ -462,7 +355,7 @@ static int boundary(struct run *g, struct fake *j, uint64_t q, uint64_t now)
 	env.msg_case = ASTEAL__ENVELOPE__MSG_FEEDBACK;
 	env.feedback = &fb;
 	if (frame_encode(&env, buf, sizeof(buf), &len) < 0 ||
-	    send_all(j->fd, buf, len) < 0)
+	    loadconn_send(j->fd, buf, len) < 0)
 		return -1;
 	if (said(j, q) < 0)
 		return -1;
@@ -495,7 +388,7 @@ static void send_released(struct run *g, struct fake *j, uint64_t q,
 	env.msg_case = ASTEAL__ENVELOPE__MSG_RELEASED;
 	env.released = &rel;
 	if (frame_encode(&env, buf, sizeof(buf), &len) == 0 &&
-	    send_all(j->fd, buf, len) == 0)
+	    loadconn_send(j->fd, buf, len) == 0)
 		g->releaseds++;
 }
 
@@ -736,44 +629,6 @@ static int arm_look(int fd, struct run *g)
 	return timerfd_settime(fd, 0, &its, NULL);
 }
 
-/* Send a request on a client connection and read the reply; NULL on
- * failure. */
-static Asteal__Envelope *ask(int fd, struct frame_reader *r, Asteal__Envelope *req)
-{
-	Asteal__Envelope *m = NULL;
-
-	if (frame_write_fd(fd, req) < 0 || frame_reader_read(r, fd, &m) != 1)
-		return NULL;
-	return m;
-}
-
-/* Open a client connection to the daemon and ask for its Status: the
- * reply, with the connection in *fd and *r for more requests; NULL (said
- * why) on failure. */
-static Asteal__Envelope *status_of(const char *sock, int *fd,
-                                   struct frame_reader **r)
-{
-	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT, *m = NULL;
-	Asteal__StatusRequest sr = ASTEAL__STATUS_REQUEST__INIT;
-
-	env.msg_case = ASTEAL__ENVELOPE__MSG_STATUS_REQUEST;
-	env.status_request = &sr;
-	*fd = dial(sock, ASTEAL__ROLE__CLIENT, 0, 0, 0);
-	*r = frame_reader_new();
-	if (*fd < 0 || *r == NULL || frame_reader_read(*r, *fd, &m) != 1) {
-		fprintf(stderr, "loadgen: no welcome for the status\n");
-		return NULL;
-	}
-	frame_free(m);          /* the Welcome */
-	m = ask(*fd, *r, &env);
-	if (m == NULL || m->msg_case != ASTEAL__ENVELOPE__MSG_STATUS) {
-		fprintf(stderr, "loadgen: no status from the daemon\n");
-		frame_free(m);
-		return NULL;
-	}
-	return m;
-}
-
 /* Whether jobs[i] sorts before the id at key. */
 static int fake_below(const void *arr, size_t i, const void *key)
 {
@@ -980,7 +835,7 @@ static void check_job(const struct run *g, struct fake *j,
  * and check what they got and said against it: 0, or -1 when the history
  * cannot be read. */
 static int check_history(struct run *g, const struct fake *jobs, int n,
-                         int fd, struct frame_reader *r, struct verdict *v)
+                         struct loadconn *conn, struct verdict *v)
 {
 	Asteal__Envelope req = ASTEAL__ENVELOPE__INIT, *m;
 	Asteal__HistoryRequest hr = ASTEAL__HISTORY_REQUEST__INIT;
@@ -1003,7 +858,7 @@ static int check_history(struct run *g, const struct fake *jobs, int n,
 	int more = 1, rc = 0;
 
 	while (more) {
-		m = ask(fd, r, &req);
+		m = loadconn_ask(conn, &req);
 		if (m == NULL || m->msg_case != ASTEAL__ENVELOPE__MSG_HISTORY) {
 			fprintf(stderr, "loadgen: no history from the daemon%s%s\n",
 			        m != NULL && m->msg_case == ASTEAL__ENVELOPE__MSG_ERROR ? ": " : "",
@@ -1155,7 +1010,7 @@ int main(int argc, char **argv)
 
 		j->passed[0] = j->passed[1] = -1;
 		loadpage_init(&j->lp);
-		j->fd = dial(sock, ASTEAL__ROLE__JOB, g.W, g.feed_page, g.allot_page);
+		j->fd = loadconn_dial(sock, ASTEAL__ROLE__JOB, g.W, g.feed_page, g.allot_page);
 		j->tfd = -1;
 		j->r = frame_reader_new();
 		j->desire = j->sent = 1;
@@ -1195,9 +1050,8 @@ int main(int argc, char **argv)
 	}
 	{
 		/* The daemon's counts before the run. */
-		int fd;
-		struct frame_reader *r;
-		Asteal__Envelope *m = status_of(sock, &fd, &r);
+		struct loadconn *conn = loadconn_open(sock);
+		Asteal__Envelope *m = conn != NULL ? loadconn_status(conn) : NULL;
 
 		if (m == NULL)
 			return 1;
@@ -1205,8 +1059,7 @@ int main(int argc, char **argv)
 		s0.pages_written = m->status->pages_written;
 		s0.futex_wakes = m->status->futex_wakes;
 		frame_free(m);
-		frame_reader_free(r);
-		close(fd);
+		loadconn_free(conn);
 	}
 	start = qtime_now_ns();
 	for (i = 0; i < n; i++) {
@@ -1257,12 +1110,12 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	if (cpu_of(pid, &du0, &ds0) < 0) {
+	if (loadcpu_of(pid, &du0, &ds0) < 0) {
 		fprintf(stderr, "loadgen: no process %d\n", pid);
 		return 1;
 	}
-	l0 = own_cpu();
-	steal_now(&st0, &tt0);
+	l0 = loadcpu_own();
+	loadcpu_steal(&st0, &tt0);
 	end = start + (uint64_t)(seconds * 1e9);
 	while (qtime_now_ns() < end) {
 		int k = epoll_wait(ep, evs, 2 * n + 2, 100);
@@ -1304,17 +1157,16 @@ int main(int argc, char **argv)
 			}
 		}
 	}
-	if (cpu_of(pid, &du1, &ds1) < 0) {
+	if (loadcpu_of(pid, &du1, &ds1) < 0) {
 		fprintf(stderr, "loadgen: the daemon (pid %d) died\n", pid);
 		return 1;
 	}
-	l1 = own_cpu();
-	steal_now(&st1, &tt1);
+	l1 = loadcpu_own();
+	loadcpu_steal(&st1, &tt1);
 	elapsed = (double)(qtime_now_ns() - start) * 1e-9;
 	{
-		int fd;
-		struct frame_reader *r;
-		Asteal__Envelope *m = status_of(sock, &fd, &r);
+		struct loadconn *conn = loadconn_open(sock);
+		Asteal__Envelope *m = conn != NULL ? loadconn_status(conn) : NULL;
 		const Asteal__Status *s;
 		struct stat sb;
 		long long dbsize = -1;
@@ -1331,7 +1183,7 @@ int main(int argc, char **argv)
 		}
 		for (i = 0; i < n; i += (int)PROTO_HISTORY_MAX_IDS)
 			if (check_history(&g, g.jobs + i, n - i < (int)PROTO_HISTORY_MAX_IDS
-			                  ? n - i : (int)PROTO_HISTORY_MAX_IDS, fd, r, &v) < 0)
+			                  ? n - i : (int)PROTO_HISTORY_MAX_IDS, conn, &v) < 0)
 				g.wrong++;
 		if (db != NULL && stat(db, &sb) == 0)
 			dbsize = (long long)sb.st_size;
@@ -1397,8 +1249,7 @@ int main(int argc, char **argv)
 		       dbsize);
 		g.wrong += v.allots_bad + v.said_bad + s->bad_feedbacks;
 		frame_free(m);
-		frame_reader_free(r);
-		close(fd);
+		loadconn_free(conn);
 	}
 	for (i = 0; i < n; i++) {
 		close(g.jobs[i].fd);
