@@ -387,10 +387,13 @@ $(BUILD)/bench/tbb_%: bench/tbb_%.cpp $(BENCH_SUPPORT_OBJ)
 	@mkdir -p $(@D)
 	$(CXX) -Ijobs -Iproto -D_GNU_SOURCE -MMD -MP $(CXXFLAGS) $(KERNEL_ALIGN) -o $@ $^ -ltbb $(JOB_LIBS) $(LDLIBS)
 
-# The daemon's load generator: fake jobs speaking the protocol, their
-# pages in loadpage.c, their connections in loadconn.c, the CPU time
-# measured in loadcpu.c.
-LOADGEN_OBJ = $(patsubst %,$(BUILD)/obj/bench/%.o,loadgen loadpage loadconn loadcpu)
+# The daemon's load generator: its loop in loadgen.c, the fake jobs
+# speaking the protocol (loadjobs.c, their pages in loadpage.c), their
+# connections (loadconn.c), the online check (loadcheck.c), what each job
+# got and said (loadlog.c) and its check against the history
+# (loadhist.c), the CPU time measured (loadcpu.c).
+LOADGEN_OBJ = $(patsubst %,$(BUILD)/obj/bench/%.o,loadgen loadjobs loadpage loadconn \
+                 loadcheck loadlog loadhist loadcpu)
 $(LOADGEN_OBJ): CPPFLAGS += -I$(GEN)/proto
 $(BUILD)/bench/asteal-loadgen: $(LOADGEN_OBJ) $(PROTO_A)
 	@mkdir -p $(@D)

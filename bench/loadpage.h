@@ -1,5 +1,5 @@
 /*
- * loadpage.h - one asteal-loadgen job's page (bench/loadgen.c): the page
+ * loadpage.h - one asteal-loadgen job's page (bench/loadjobs.c): the page
  * asteald shares with the job (proto/page.h) mapped from the Welcome's
  * descriptors, its allotment taken when its generation moved, and a
  * revocation answered through its parked part and eventfd, as libasteal
