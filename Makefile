@@ -399,8 +399,9 @@ $(BUILD)/bench/asteal-loadgen: $(LOADGEN_OBJ) $(PROTO_A)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ $(PROTO_LIBS) $(LDLIBS)
 
-# The floor under the quantum exchange (no daemon).
-$(BUILD)/bench/asteal-wirefloor: $(BUILD)/obj/bench/wirefloor.o
+# The floor under the quantum exchange (no daemon); its two processes
+# pass the jobs' sockets with wirepass.c.
+$(BUILD)/bench/asteal-wirefloor: $(BUILD)/obj/bench/wirefloor.o $(BUILD)/obj/bench/wirepass.o
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^
 

@@ -78,9 +78,10 @@
  * core one side often shows 0.00.
  *
  * The jobs' ends of the socket pairs go to the jobs process over a
- * control socket (SCM_RIGHTS), so each process holds about N descriptors
- * (2N in the jobs process with --timer-per-job), not 2N; RLIMIT_NOFILE is
- * raised to what that needs when the hard limit (or privilege) allows.
+ * control socket (SCM_RIGHTS, wirepass.c), so each process holds about N
+ * descriptors (2N in the jobs process with --timer-per-job), not 2N;
+ * RLIMIT_NOFILE is raised to what that needs when the hard limit (or
+ * privilege) allows.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -91,19 +92,18 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
-#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "qtime.h"
+#include "wirepass.h"
 
 #define TICK_LEN 10     /* asteald's Tick frame, prefix included */
 #define FEEDBACK_LEN 24 /* a Feedback frame, about */
 #define ALLOT_LEN 16    /* an Allot frame with one CPU */
 #define FLAG_AT 4       /* the Feedback byte that says "desire changed" */
 #define DEADLINE_NS 2000000ull  /* the tick exchange's Feedback deadline */
-#define PASS_BATCH 250          /* descriptors per SCM_RIGHTS message */
 #define START_NS 50000000ull    /* from both sides ready to t0 */
 #define SPARE_FDS 16            /* stdio, epoll, timer, control, slack */
 #define TAG_TIMER UINT32_MAX    /* epoll data of the shared timerfd */
@@ -304,64 +304,6 @@ static int raise_nofile(rlim_t need, int n)
 	return 0;
 }
 
-/* Send k (at most PASS_BATCH) descriptors over the control socket in one
- * message; -1 on failure. */
-static int pass_fds(int ctl, const int *fds, int k)
-{
-	union {
-		char buf[CMSG_SPACE(PASS_BATCH * sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	char byte = 0;
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr m;
-	struct cmsghdr *c;
-
-	memset(&u, 0, sizeof(u));
-	memset(&m, 0, sizeof(m));
-	m.msg_iov = &iov;
-	m.msg_iovlen = 1;
-	m.msg_control = u.buf;
-	m.msg_controllen = CMSG_SPACE((size_t)k * sizeof(int));
-	c = CMSG_FIRSTHDR(&m);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN((size_t)k * sizeof(int));
-	memcpy(CMSG_DATA(c), fds, (size_t)k * sizeof(int));
-	return sendmsg(ctl, &m, MSG_NOSIGNAL) == 1 ? 0 : -1;
-}
-
-/* Receive one message of descriptors from the control socket into fds;
- * their number, or -1 on failure or truncation. */
-static int take_fds(int ctl, int *fds, int room)
-{
-	union {
-		char buf[CMSG_SPACE(PASS_BATCH * sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	char byte;
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr m;
-	struct cmsghdr *c;
-	int k;
-
-	memset(&m, 0, sizeof(m));
-	m.msg_iov = &iov;
-	m.msg_iovlen = 1;
-	m.msg_control = u.buf;
-	m.msg_controllen = sizeof(u.buf);
-	if (recvmsg(ctl, &m, MSG_CMSG_CLOEXEC) != 1 || (m.msg_flags & MSG_CTRUNC))
-		return -1;
-	c = CMSG_FIRSTHDR(&m);
-	if (c == NULL || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-		return -1;
-	k = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-	if (k > room)
-		return -1;
-	memcpy(fds, CMSG_DATA(c), (size_t)k * sizeof(int));
-	return k;
-}
-
 /* Arm a timerfd on the absolute grid first + k L; -1 on failure. */
 static int arm(int fd, uint64_t first, uint64_t L)
 {
@@ -414,7 +356,7 @@ static void run_jobs(int ctl, const struct opts *o)
 	if (ep < 0)
 		jobs_fail("epoll_create1");
 	for (i = 0; i < n; i += got)
-		if ((got = take_fds(ctl, fds + i, n - i)) <= 0)
+		if ((got = wirepass_recv(ctl, fds + i, n - i)) <= 0)
 			jobs_fail("receiving the sockets");
 	fb_change[3] = fb_beat[3] = FEEDBACK_LEN - 4;
 	fb_change[FLAG_AT] = 1;
@@ -692,7 +634,7 @@ int main(int argc, char **argv)
 		fputs(USAGE, stderr);
 		return 2;
 	}
-	need_daemon = (rlim_t)o.n + 2 * PASS_BATCH + SPARE_FDS;
+	need_daemon = (rlim_t)o.n + 2 * WIREPASS_BATCH + SPARE_FDS;
 	need_jobs = (rlim_t)o.n * (o.timer_per_job && !o.tick ? 2 : 1) + SPARE_FDS;
 	if (raise_nofile(need_daemon > need_jobs ? need_daemon : need_jobs, o.n) < 0)
 		return 1;
@@ -724,9 +666,9 @@ int main(int argc, char **argv)
 	close(ctl[1]);
 	/* The jobs' ends go over in batches and are closed here at once. */
 	for (i = 0; i < o.n; i += k) {
-		int theirs[PASS_BATCH], j;
+		int theirs[WIREPASS_BATCH], j;
 
-		k = o.n - i < PASS_BATCH ? o.n - i : PASS_BATCH;
+		k = o.n - i < WIREPASS_BATCH ? o.n - i : WIREPASS_BATCH;
 		for (j = 0; j < k; j++) {
 			int sv[2];
 
@@ -735,7 +677,7 @@ int main(int argc, char **argv)
 			d.fds[i + j] = sv[0];
 			theirs[j] = sv[1];
 		}
-		if (pass_fds(ctl[0], theirs, k) < 0)
+		if (wirepass_send(ctl[0], theirs, k) < 0)
 			daemon_fail("passing the sockets to the jobs process");
 		for (j = 0; j < k; j++)
 			close(theirs[j]);
