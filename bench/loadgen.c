@@ -506,7 +506,7 @@ static int run(const struct opts *o, struct loop *lp, struct loadjobs *js,
 	start = qtime_now_ns();
 	loadjobs_start(js, start, o->poll_us);
 	if (loadcheck_start(c, (start - g->t0) / g->L,
-	                    (uint64_t)o->seconds * 1000000000u / g->L + 16) < 0) {
+	                    (uint64_t)(o->seconds * 1e9) / g->L + 16) < 0) {
 		fprintf(stderr, "loadgen: out of memory\n");
 		return 1;
 	}
