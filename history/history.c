@@ -688,7 +688,7 @@ static int connect_readonly(struct history *h, const char *path,
 		return -1;
 	/* Only the queries' statements: a reader calls nothing else. */
 	for (int i = ST_Q_JOBS; i <= ST_STATS; i++) {
-		if (i != ST_Q_JOBS && i != ST_Q_RUNS && i != ST_STATS)
+		if (i == ST_EXP_RUNS || i == ST_EXP_JOBS || i == ST_EXP_SKIPS)
 			continue;
 		if (sqlite3_prepare_v3(h->db, hist_query_sql[i - ST_QUERY], -1,
 				       SQLITE_PREPARE_PERSISTENT, &h->st[i],

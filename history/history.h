@@ -290,7 +290,19 @@ struct history_place {
  * query can stop after any row, selected or not (max_scan), and a later
  * one go on from there: the event loop is never held longer than that
  * however few rows a filter selects (a job it does not select costs one
- * seek, not a read of each of its runs). */
+ * seek, not a read of each of its runs).  Where a window (since_ns)
+ * begins is found through the indexes, each lookup counted as a seek: a
+ * query from the beginning of the order (after_job 0) starts at the
+ * first job the window selects (the smallest id among the jobs that
+ * ended at or after since_ns and the running ones, read from the index
+ * of jobs by end over those jobs alone), and a selected job's runs that
+ * end before the window are passed over with one seek (to its last run
+ * that starts before since_ns: a job's runs follow each other in time,
+ * unless the clock was set back across a restart of the daemon while it
+ * ran).  So the jobs that ended before the window cost nothing, however
+ * many, unless a job the window selects began before them (one running
+ * for days): the query then reads from that job on, a row or a seek per
+ * job. */
 struct history_filter {
 	const int64_t *jobs;  /* job ids; njobs == 0 = all jobs */
 	size_t njobs;

@@ -36,7 +36,12 @@
  * open with the store's).  The queries select by position alone, in the
  * order of an index (jobs by id; runs by job, start and number), so that
  * SQLite never looks at a row it does not return: the filter is applied
- * here, row by row, and a query can stop after any row and say where. */
+ * here, row by row, and a query can stop after any row and say where.
+ * Where the window begins is found through the indexes instead: the first
+ * job it selects by the jobs' ends (ST_Q_FIRST), and in a job the run
+ * that holds its beginning by the runs' starts (ST_Q_RUN_AT), so that a
+ * window reads neither the jobs that ended before it nor a job's runs
+ * before it. */
 const char *const hist_query_sql[ST_COUNT - ST_QUERY] = {
 	[ST_Q_JOBS - ST_QUERY] =
 		"SELECT " JOB_COLS " FROM jobs j WHERE j.id > ?1 ORDER BY j.id",
@@ -45,6 +50,16 @@ const char *const hist_query_sql[ST_COUNT - ST_QUERY] = {
 		" CROSS JOIN jobs j ON j.id = a.job"
 		" WHERE (a.job, a.start_ns, a.id) > (?1, ?2, ?3)"
 		" ORDER BY a.job, a.start_ns, a.id",
+	/* The smallest id of a job that ended at or after ?1 or runs: two
+	 * ranges of the index by end, the id read from the index alone. */
+	[ST_Q_FIRST - ST_QUERY] =
+		"SELECT min(id) FROM (SELECT id FROM jobs WHERE end_ns >= ?1"
+		" UNION ALL SELECT id FROM jobs WHERE end_ns IS NULL)",
+	/* The start of job ?1's last run that starts before ?2: one seek
+	 * in the index of the runs by job and start. */
+	[ST_Q_RUN_AT - ST_QUERY] =
+		"SELECT start_ns FROM allotments WHERE job = ?1 AND start_ns < ?2"
+		" ORDER BY start_ns DESC LIMIT 1",
 	/* Retention, a step at a time (history_expire): the runs of the
 	 * jobs that ended first, then those of the first ended jobs that
 	 * have no run left, then quanta without a tick; each LIMITed, and
@@ -79,6 +94,9 @@ struct scan {
 	size_t nids, next;      /* ids[next] is the next wanted id */
 	int64_t looked;         /* rows looked at and seeks made */
 	struct history_place pos;       /* the last place looked at */
+	int64_t from;           /* no job below this id is selected */
+	int64_t sought;         /* the job whose runs before the window
+				   have been passed over */
 	sqlite3_stmt *s;
 };
 
@@ -142,6 +160,31 @@ static int scan_spent(struct scan *sc)
 	return 1;
 }
 
+/* Where a query from the beginning of the order (after_job 0) may start:
+ * sc->from is the first job the filter's window selects, 0 when it
+ * selects none; 1 without a window, with job ids (sought one by one), and
+ * for a query that goes on after a place (the first page started at the
+ * window's first job, so its places are past it).  One statement
+ * (counted as a seek) reads the index by end over the jobs that ended in
+ * or after the window and the running ones: 0, or -1. */
+static int scan_from(struct scan *sc)
+{
+	sqlite3_stmt *s = sc->h->st[ST_Q_FIRST];
+	int rc;
+
+	sc->from = 1;
+	if (sc->f->since_ns <= 0 || sc->nids > 0 || sc->f->after_job != 0)
+		return 0;
+	hist_bind(s, "L", sc->f->since_ns);
+	sc->looked++;
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		sc->from = sqlite3_column_type(s, 0) == SQLITE_NULL ? 0
+			   : sqlite3_column_int64(s, 0);
+	sqlite3_reset(s);
+	return rc == SQLITE_ROW ? 0 : hist_sqlerr(sc->h, "query the window");
+}
+
 /* Whether a job (its uid and lifetime, end_ns NULL while running) is in
  * the filter's window and visible to it. */
 static int job_selected(const struct history_filter *f, int64_t uid,
@@ -161,7 +204,9 @@ static int query_jobs(struct scan *sc, history_job_cb jcb, void *arg,
 	sqlite3_stmt *s = sc->s = sc->h->st[ST_Q_JOBS];
 	int rc = SQLITE_DONE, n = 0, w;
 
-	sc->pos.job = f->after_job;
+	if (sc->from == 0)
+		return 0;
+	sc->pos.job = f->after_job < sc->from ? sc->from - 1 : f->after_job;
 	scan_seek(sc, 0);
 	while (!*stop && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct history_job_info j = {
@@ -203,18 +248,52 @@ static int query_jobs(struct scan *sc, history_job_cb jcb, void *arg,
 	return n;
 }
 
+/* A run r of a selected job ended before the window: move the place to
+ * the job's last run that starts before the window's beginning, when that
+ * is ahead: 1, and the scan seeks there; 0 when it is not (the scan reads
+ * on); -1 on an error.  A job's runs follow each other in time (their
+ * times are the daemon's t0 plus whole quanta), so none before that one
+ * ends in the window.  Once per job, counted as a seek. */
+static int run_at(struct scan *sc, const struct history_run *r)
+{
+	sqlite3_stmt *s = sc->h->st[ST_Q_RUN_AT];
+	int64_t at = 0;
+	int rc;
+
+	sc->sought = r->job;
+	sc->looked++;
+	hist_bind(s, "LL", r->job, sc->f->since_ns);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		at = sqlite3_column_int64(s, 0);
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return hist_sqlerr(sc->h, "query runs");
+	if (rc != SQLITE_ROW || at <= r->start_ns)
+		return 0;
+	sc->pos.start_ns = at;
+	sc->pos.run = 0;
+	return 1;
+}
+
 /* Report the selected runs; rows reported, or -1.  A job the filter does
  * not select, or whose runs start past its window, is passed over with
- * one seek. */
+ * one seek, and so are a selected job's runs before the window. */
 static int query_runs(struct scan *sc, history_run_cb rcb, void *arg)
 {
 	const struct history_filter *f = sc->f;
 	sqlite3_stmt *s = sc->s = sc->h->st[ST_Q_RUNS];
 	int rc = SQLITE_DONE, n = 0, stop = 0, w;
 
+	if (sc->from == 0)
+		return 0;
 	sc->pos.job = f->after_job;
 	sc->pos.start_ns = f->after_start_ns;
 	sc->pos.run = f->after_run;
+	if (f->after_job < sc->from) {
+		sc->pos.job = sc->from - 1;
+		sc->pos.start_ns = sc->pos.run = INT64_MAX;
+	}
 	scan_seek(sc, 1);
 	while (!stop && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct history_run r = {
@@ -256,6 +335,12 @@ static int query_runs(struct scan *sc, history_run_cb rcb, void *arg)
 		} else if (r.end_ns >= f->since_ns) {
 			n++;
 			stop = rcb(&r, arg) != 0 || n == f->limit;
+		} else if (sc->sought != r.job && (w = run_at(sc, &r)) != 0) {
+			if (w < 0) {
+				sqlite3_reset(s);
+				return -1;
+			}
+			scan_seek(sc, 1);
 		}
 		stop = stop || scan_spent(sc);
 	}
@@ -305,6 +390,10 @@ int history_query(struct history *h, const struct history_filter *f,
 			sc.next++;
 	}
 	first = sc.next;
+	if (scan_from(&sc) < 0) {
+		free(sc.ids);
+		return -1;
+	}
 	if (jcb != NULL)
 		nj = query_jobs(&sc, jcb, arg, &stop);
 	sc.next = first;
