@@ -160,10 +160,10 @@ static const int job_cols[] = {
 };
 #define NRCOLS ((int)(sizeof(rec_cols) / sizeof(rec_cols[0])))
 #define NJCOLS ((int)(sizeof(job_cols) / sizeof(job_cols[0])))
-#define JOB_TABLE "id,name,user,pid,start,end,status,work,steal,mug,sleep," \
-	"preempted"
-#define JOB_CSV "id,name,uid,user,pid,command,start,end,known,wstatus," \
-	"status,work,steal,mug,sleep,preempted,workers,allotted"
+#define JOB_TABLE "id,name,user,pid,start,end,elapsed,status,work,steal," \
+	"mug,sleep,preempted"
+#define JOB_CSV "id,name,uid,user,pid,command,start,end,elapsed,known," \
+	"wstatus,status,work,steal,mug,sleep,preempted,workers,allotted"
 
 /* The states of a job in the history, for --state and the STATE column. */
 static const char *const states[] = { "running", "completed", "failed",

@@ -242,8 +242,8 @@ echo "history: $n records in the table, CSV and JSON"
 py '
 import csv, json, sys
 rows = open(sys.argv[1]).read().splitlines()
-assert rows[0].split() == ["ID", "NAME", "USER", "PID", "START", "END", "STATUS",
-                           "WORK", "STEAL", "MUG", "SLEEP", "PREEMPTED"], rows[0]
+assert rows[0].split() == ["ID", "NAME", "USER", "PID", "START", "END", "ELAPSED",
+                           "STATUS", "WORK", "STEAL", "MUG", "SLEEP", "PREEMPTED"], rows[0]
 c = list(csv.DictReader(open(sys.argv[2], newline="")))
 j = json.load(open(sys.argv[3]))
 assert len(rows) - 1 == len(c) == len(j["jobs"]) == 2 and j["allotments"] == []
