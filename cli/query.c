@@ -347,6 +347,27 @@ static int find_col(const int *cols, int ncols, const char *s)
 	return -1;
 }
 
+/* Cut word's width off (NAME%N, as sacct --format takes it) into
+ * *width (0 when it has none): 0, or CLI_USAGE after a message. */
+static int take_width(const char *cmd, char *word, int *width)
+{
+	char *pct = strchr(word, '%'), *end;
+	long v;
+
+	*width = 0;
+	if (pct == NULL)
+		return 0;
+	errno = 0;
+	v = strtol(pct + 1, &end, 10);
+	if (pct[1] < '0' || pct[1] > '9' || *end != '\0' || errno != 0 ||
+	    v < 1 || v > QUERY_MAX_WIDTH)
+		return cli_usage(cmd, "bad column width in '%s' (NAME%%N, N from 1 "
+		                 "to %d: name%%30)", word, QUERY_MAX_WIDTH);
+	*pct = '\0';
+	*width = (int)v;
+	return 0;
+}
+
 /* Check the shared options together and choose the columns. */
 int query_args_done(struct query_args *a, const char *cmd, const int *cols,
                     int ncols, const char *table_cols, const char *csv_cols)
@@ -366,6 +387,8 @@ int query_args_done(struct query_args *a, const char *cmd, const int *cols,
 	snprintf(copy, sizeof(copy), "%s", chosen);
 	n = strlen(chosen) < sizeof(copy) ? split(copy, words, QUERY_MAX_COLS) : -1;
 	for (i = 0; i < n; i++) {
+		if (take_width(cmd, words[i], &a->widths[i]) != 0)
+			return CLI_USAGE;
 		if ((k = find_col(cols, ncols, words[i])) < 0)
 			break;
 		a->cols[i] = k;

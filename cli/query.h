@@ -50,6 +50,7 @@ int query_parse_time(const char *s, uint64_t now, uint64_t *ns);
 
 #define QUERY_MAX_LIST 64               /* users or names in one option */
 #define QUERY_MAX_COLS 40               /* columns in one -o */
+#define QUERY_MAX_WIDTH 1000            /* the widest -o NAME%N */
 
 /* The long options every query command with a table takes, for its
  * getopt_long table, and their short letters (QUERY_SHORT). */
@@ -87,6 +88,7 @@ struct query_args {
 	const char *table_opt;              /* a table-only option given */
 	int helpformat;                     /* --helpformat: list the columns */
 	int cols[QUERY_MAX_COLS];           /* the columns chosen (QC_*) */
+	int widths[QUERY_MAX_COLS];         /* their -o NAME%N widths, 0: none */
 	int ncols;
 };
 
@@ -102,8 +104,10 @@ int query_option(struct query_args *a, const char *cmd, int o, const char *arg);
 /* After the options: check them together (--json excludes the table
  * options) and choose the columns (-o's, else the default list for
  * tables or CSV, comma-separated names of the command's columns cols,
- * ncols QC_* in its order) into a->cols: 0, or CLI_USAGE after a message
- * naming the valid columns. */
+ * ncols QC_* in its order, each maybe with a width NAME%N, 1 <= N <=
+ * QUERY_MAX_WIDTH, as sacct --format takes it) into a->cols and
+ * a->widths: 0, or CLI_USAGE after a message naming the valid columns or
+ * saying what a width is. */
 int query_args_done(struct query_args *a, const char *cmd, const int *cols,
                     int ncols, const char *table_cols, const char *csv_cols);
 
@@ -261,8 +265,8 @@ void query_job_cells(struct query_cells *r, const struct query_job *j);
  * "pid", "command", "state", "start_ns" and "start". */
 void query_job_json(struct json *w, const struct query_job *j);
 
-/* A new table of the chosen columns (headers: names, or keys for CSV):
- * NULL when out of memory. */
+/* A new table of the chosen columns (headers: names, or keys for CSV),
+ * an aligned one with their -o widths: NULL when out of memory. */
 struct table *query_table(const struct query_args *a);
 
 /* Add to t the chosen cells of r: 0, or -1 when out of memory. */

@@ -8,7 +8,8 @@
  * A command fills a row by column (query_num, query_text, ...), and the
  * column's kind writes the value for people or raw for CSV; what only
  * one command shows in its own way (EFF, CAP, a mean ALLOT, ...) it
- * writes itself with query_text.
+ * writes itself with query_text.  A column -o gave a width (NAME%N) is
+ * that wide in an aligned table (table_set_width).
  */
 #include <stdio.h>
 #include <string.h>
@@ -166,11 +167,12 @@ void query_job_json(struct json *w, const struct query_job *j)
 	json_instant(w, "start", j->start_ns);
 }
 
-/* A table with the chosen columns. */
+/* A table with the chosen columns, and their widths when aligned. */
 struct table *query_table(const struct query_args *a)
 {
 	const char *hdr[QUERY_MAX_COLS];
 	char names[QUERY_MAX_COLS][32];
+	struct table *t;
 	int i;
 
 	for (i = 0; i < a->ncols; i++) {
@@ -183,7 +185,10 @@ struct table *query_table(const struct query_args *a)
 			hdr[i] = names[i];
 		}
 	}
-	return table_new(hdr, a->ncols);
+	t = table_new(hdr, a->ncols);
+	for (i = 0; t != NULL && a->style == TABLE_ALIGNED && i < a->ncols; i++)
+		table_set_width(t, i, a->widths[i]);
+	return t;
 }
 
 /* Add the chosen cells of a row. */

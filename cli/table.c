@@ -18,6 +18,7 @@ struct table {
 	int ncols;
 	char **headers;
 	int *right;
+	int *width;           /* a fixed width (table_set_width), 0: none */
 	char **cells;         /* rows * ncols; NULL: no value */
 	int rows, cap;
 };
@@ -39,7 +40,8 @@ struct table *table_new(const char *const *headers, int ncols)
 	t->ncols = ncols;
 	t->headers = calloc((size_t)ncols, sizeof(*t->headers));
 	t->right = calloc((size_t)ncols, sizeof(*t->right));
-	if (t->headers == NULL || t->right == NULL) {
+	t->width = calloc((size_t)ncols, sizeof(*t->width));
+	if (t->headers == NULL || t->right == NULL || t->width == NULL) {
 		table_free(t);
 		return NULL;
 	}
@@ -67,6 +69,7 @@ void table_free(struct table *t)
 		free(t->cells[i]);
 	free(t->headers);
 	free(t->right);
+	free(t->width);
 	free(t->cells);
 	free(t);
 }
@@ -103,14 +106,22 @@ int table_rows(const struct table *t)
 	return t->rows;
 }
 
+/* Fix column col's width in an aligned table. */
+void table_set_width(struct table *t, int col, int width)
+{
+	if (col >= 0 && col < t->ncols && width >= 0)
+		t->width[col] = width;
+}
+
 /* Show s as a cell (on f; f NULL: only measure) and return the columns
  * it takes on a terminal: each character of the locale's encoding that
  * prints, as it is, at its display width (wcwidth: 2 for 日, 0 for a
  * combining accent); anything else (a byte that is no character, a
  * control character such as ESC, one the terminal cannot print) as one
  * '?', as is the byte sep (the --parsable separator), so that no cell
- * moves the cursor or the columns. */
-static int cell_put(FILE *f, const char *s, int sep)
+ * moves the cursor or the columns.  With max >= 0, no more than max
+ * columns: it stops before the first character that does not fit. */
+static int cell_cut(FILE *f, const char *s, int sep, int max)
 {
 	mbstate_t st;
 	size_t left = strlen(s), n;
@@ -127,6 +138,8 @@ static int cell_put(FILE *f, const char *s, int sep)
 		} else {
 			cw = wcwidth(wc);
 		}
+		if (max >= 0 && w + (cw < 0 || (sep != 0 && *s == sep) ? 1 : cw) > max)
+			break;
 		if (cw < 0 || (sep != 0 && *s == sep)) {
 			if (f != NULL)
 				fputc('?', f);
@@ -142,24 +155,51 @@ static int cell_put(FILE *f, const char *s, int sep)
 	return w;
 }
 
+/* Show s as a cell, whole (cell_cut without a limit). */
+static int cell_put(FILE *f, const char *s, int sep)
+{
+	return cell_cut(f, s, sep, -1);
+}
+
 /* A cell as shown: its value, or "-" when it has none. */
 static const char *shown(const char *s)
 {
 	return s != NULL ? s : "-";
 }
 
-/* Print one row with the widths given (the last column unpadded). */
+/* Show s in a column of fixed width fixed (on f; NULL: only measure) and
+ * return the columns it takes: whole when it fits, else cut with '+' as
+ * its last character, as sacct cuts a field of --format NAME%N. */
+static int cell_fit(FILE *f, const char *s, int fixed)
+{
+	int n;
+
+	if (cell_put(NULL, s, 0) <= fixed)
+		return cell_put(f, s, 0);
+	n = cell_cut(f, s, 0, fixed - 1);
+	if (f != NULL)
+		fputc('+', f);
+	return n + 1;
+}
+
+/* Print one row with the widths given (the last column unpadded), each
+ * cell of a column of fixed width fitted to it. */
 static void print_row(const struct table *t, FILE *f, char *const *row,
                       const int *w)
 {
 	int i;
 
 	for (i = 0; i < t->ncols; i++) {
-		int last = i == t->ncols - 1;
-		int pad = w[i] - cell_put(NULL, shown(row[i]), 0);
+		int last = i == t->ncols - 1, fixed = t->width[i];
+		const char *s = shown(row[i]);
+		int pad = w[i] - (fixed > 0 ? cell_fit(NULL, s, fixed)
+		                            : cell_put(NULL, s, 0));
 		if (t->right[i])
 			fprintf(f, "%*s", pad > 0 ? pad : 0, "");
-		cell_put(f, shown(row[i]), 0);
+		if (fixed > 0)
+			cell_fit(f, s, fixed);
+		else
+			cell_put(f, s, 0);
 		if (!t->right[i] && !last)
 			fprintf(f, "%*s", pad > 0 ? pad : 0, "");
 		fputs(last ? "\n" : "  ", f);
@@ -176,6 +216,10 @@ static void print_aligned(const struct table *t, FILE *f, int header)
 		return;
 	for (i = 0; i < t->ncols; i++) {
 		w[i] = header ? cell_put(NULL, t->headers[i], 0) : 0;
+		if (t->width[i] > 0) {
+			w[i] = t->width[i];
+			continue;
+		}
 		for (r = 0; r < t->rows; r++) {
 			int n = cell_put(NULL, shown(t->cells[r * t->ncols + i]), 0);
 			if (n > w[i])

@@ -27,6 +27,12 @@ int table_add(struct table *t, const char *const *cells);
 /* Rows so far. */
 int table_rows(const struct table *t);
 
+/* Fix column col's width (width > 0, in display columns; 0: as wide as
+ * its widest cell, the default) for TABLE_ALIGNED: its header and cells
+ * are padded to it, or cut to it with '+' as their last character (as
+ * sacct --format NAME%N); the other styles show every cell whole. */
+void table_set_width(struct table *t, int col, int width);
+
 /* How a table is printed. */
 enum table_style {
 	TABLE_ALIGNED,        /* columns aligned by display width, 2 spaces apart */

@@ -19,7 +19,8 @@
 #     is no UTF-8 and an escape sequence: --json is strict UTF-8 with
 #     U+FFFD, every *_ns a string; the table aligns by display width and
 #     shows '?'; jobs' and history's -u, --name, --state, -S/-E (words
-#     and relative times), -o (any case; a bad name lists the valid ones),
+#     and relative times), -o (any case; a bad name lists the valid ones;
+#     NAME%N cuts a cell to N columns with '+'; a bad N is exit 2),
 #     --noheader, --parsable, --csv, with --json and --watch; history
 #     --plot - writes the chart alone on standard output.
 # Every wait is on a condition with a bound.
@@ -394,6 +395,13 @@ assert "größe-日本??[31m" in lines[1], lines[1]
 starts = [width(l[:l.index(w)]) for l, w in zip(lines, ("USER", sys.argv[2]))]
 assert starts[0] == starts[1], (starts, lines)
 ' "$tmp/w.txt" "$(id -un)" || fail "jobs: columns not aligned: $(cat "$tmp/w.txt")"
+# -o NAME%N: the name cut to 8 columns with '+' (日 takes two), padded
+LC_ALL=C.UTF-8 "$asteal" jobs -n -o name%8,id >"$tmp/w8.txt" || fail "jobs -o name%8 failed"
+[ "$(cat "$tmp/w8.txt")" = "größe-+   $idw" ] || fail "jobs -o name%8,id: $(cat "$tmp/w8.txt")"
+for w in name% name%0 name%x; do
+	expect_rc 2 "$asteal" jobs -o "id,$w"
+	grep -q "bad column width in '$w'" "$tmp/err" || fail "jobs -o id,$w: $(cat "$tmp/err")"
+done
 
 # filters: a count of rows for each
 rows() { "$asteal" jobs --noheader -o id "$@" | wc -l; }

@@ -5,7 +5,8 @@
  * (every *_ns a string with all 64 bits, fractions, instants, a job's
  * end, nested containers); cli/table.c's tables (aligned by display width
  * in a UTF-8 locale, '?' for what does not print, "-" for no value,
- * '|'-separated and CSV forms, no header on request) and CPU lists; and
+ * '|'-separated and CSV forms, no header on request, fixed widths cut
+ * with '+') and CPU lists; and
  * cli/plot.c's choice of panels (the jobs allotted the most CPU time, not
  * the most rows), its legend (averages over time slices), the allotted
  * time each panel states, and colours that no two panels share.
@@ -263,6 +264,39 @@ static void test_table_parsable_csv(void **state)
 	setlocale(LC_CTYPE, "C");
 }
 
+/* Fixed widths (-o NAME%N): a cell or header wider than its column is
+ * cut to it with '+' last (a wide character that would cross the cut goes
+ * whole, and the cell is padded), a narrower one padded, right-aligned
+ * ones on the left; parsable and CSV keep every value whole. */
+static void test_table_widths(void **state)
+{
+	struct table *t;
+	char *out;
+
+	(void)state;
+	if (setlocale(LC_CTYPE, "C.UTF-8") == NULL)
+		skip();
+	t = sample_table();
+	table_set_width(t, 0, 2);
+	table_set_width(t, 1, 8);
+	table_set_width(t, 2, 3);
+	out = capture_table(t, TABLE_ALIGNED, 1);
+	assert_string_equal(out,
+		"ID  NAME      US+\n"
+		" 1  größe-+   al+\n"
+		"22  plain     -\n"
+		"3+  bad?|?[+  bob\n");
+	free(out);
+	out = capture_table(t, TABLE_PARSABLE, 0);
+	assert_string_equal(out,
+		"1|größe-日本|alice\n"
+		"22|plain|-\n"
+		"333|bad???[31m|bob\n");
+	free(out);
+	table_free(t);
+	setlocale(LC_CTYPE, "C");
+}
+
 /* CPU lists by the daemon's formatter; ids no list can name are '?'. */
 static void test_cpus(void **state)
 {
@@ -432,6 +466,7 @@ int main(void)
 		cmocka_unit_test(test_json_members),
 		cmocka_unit_test(test_table_aligned),
 		cmocka_unit_test(test_table_parsable_csv),
+		cmocka_unit_test(test_table_widths),
 		cmocka_unit_test(test_cpus),
 		cmocka_unit_test(test_plot_choice),
 		cmocka_unit_test(test_plot_machine),
