@@ -105,9 +105,13 @@ static const struct command commands[] = {
 	  "  --csv              CSV, raw values (ns, fractions)\n",
 	  QUERY_VALUED " --interval", 0 },
 	{ "history", query_history,
-	  "history [--jobs] [FILTERS] [OUTPUT] [--plot FILE.svg] [--db FILE] [JOB...]",
-	  "Show the allotment history: one row per allotment change.\n"
+	  "history [--jobs] [FILTERS] [OUTPUT] [--limit N] [--plot FILE.svg] "
+	  "[--db FILE] [JOB...]",
+	  "Show the allotment history: one row per allotment change, oldest\n"
+	  "first; as sacct, today's (from local midnight on) unless -S, -E or\n"
+	  "JOBs say which (JOBs whenever they ran, unless -S or -E too).\n"
 	  "  --jobs        list jobs (with exit status) instead of allotments\n"
+	  "  --limit N     only the last N rows: the most recent, oldest first\n"
 	  "  --plot FILE   write a chart of desire and allotment over time (SVG;\n"
 	  "                - for standard output)\n"
 	  "  --db FILE     read the history file itself, without a daemon\n"
@@ -129,7 +133,7 @@ static const struct command commands[] = {
 	  "  -n, --noheader     no header line\n"
 	  "  -P, --parsable     cells separated by '|', unpadded\n"
 	  "  --csv              CSV, raw values (ns)\n",
-	  QUERY_VALUED " --plot --db", 0 },
+	  QUERY_VALUED " --limit --plot --db", 0 },
 	{ "status", query_status, "status",
 	  "Show the daemon's version, CPUs, quantum, jobs, uptime and tick latency.\n",
 	  "", 0 },

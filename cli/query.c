@@ -298,6 +298,7 @@ int query_option(struct query_args *a, const char *cmd, int o, const char *arg)
 		if (query_parse_time(arg, a->now, o == 'S' ? &a->since : &a->until) < 0)
 			return cli_usage(cmd, "bad time '%s' for --%s (%s)", arg,
 			                 o == 'S' ? "since" : "until", QUERY_TIME_WORDS);
+		*(o == 'S' ? &a->since_given : &a->until_given) = 1;
 		return 0;
 	case 'o':
 		/* the older --format table|json|csv chooses the output's form */

@@ -79,6 +79,7 @@ struct query_args {
 	const char *const *states_valid;    /* the command's state words */
 	unsigned states;                    /* --state: bits of those; 0 all */
 	uint64_t since, until;              /* -S, -E: ns, 0 when not given */
+	int since_given, until_given;       /* -S, -E given (maybe @0) */
 	uint64_t now;                       /* when the command started */
 	int json;                           /* --json (or --format json) */
 	enum table_style style;             /* else: aligned, parsable, CSV */

@@ -11,6 +11,10 @@
  * inefficient, satisfied and deprived; job states are running, completed,
  * failed, killed and unknown.  hist_get is the one place the history is
  * read, from the daemon or, with --db, from the file (histdb.c).
+ *
+ * As sacct: the period asked for is today (from local midnight) unless
+ * -S, -E or job ids say otherwise, and the rows come oldest first (jobs
+ * by start, records by start; hist_order), the last --limit of them.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -37,8 +41,12 @@ struct hist {
 	size_t npages, cap;
 	const Asteal__JobRecord **jobs;             /* by id, no repeats */
 	size_t njobs, capj;
-	const Asteal__AllotmentRecord **recs;       /* in the daemon's order */
+	const Asteal__AllotmentRecord **recs;       /* in the daemon's order,
+	                                               then in time's (hist_order) */
 	size_t nrecs, capr;
+	const Asteal__JobRecord **shown;            /* the jobs printed, in
+	                                               time's order (hist_order) */
+	size_t nshown;
 };
 
 /* Order JobRecord pointers by id. */
@@ -60,6 +68,7 @@ static void hist_free(struct hist *h)
 	free(h->pages);
 	free(h->jobs);
 	free(h->recs);
+	free(h->shown);
 	memset(h, 0, sizeof(*h));
 }
 
@@ -267,9 +276,9 @@ static int hist_table(FILE *f, const struct hist *h, int jobs,
 
 	if (t == NULL || r == NULL)
 		goto out;
-	for (i = 0; i < (jobs ? h->njobs : h->nrecs); i++) {
+	for (i = 0; i < (jobs ? h->nshown : h->nrecs); i++) {
 		if (jobs)
-			jobrec_row(h->jobs[i], a->now, raw, r);
+			jobrec_row(h->shown[i], a->now, raw, r);
 		else
 			record_row(h, h->recs[i], raw, r);
 		if (query_row(t, a, r) < 0)
@@ -413,14 +422,87 @@ static void hist_json(FILE *f, const struct hist *h, uint64_t now)
 	json_start(&w, f);
 	json_object(&w, NULL);
 	json_array(&w, "jobs", 1);
-	for (i = 0; i < h->njobs; i++)
-		jobrec_json(&w, NULL, h->jobs[i], now);
+	for (i = 0; i < h->nshown; i++)
+		jobrec_json(&w, NULL, h->shown[i], now);
 	json_end(&w);
 	json_array(&w, "allotments", 1);
 	for (i = 0; i < h->nrecs; i++)
 		record_json(&w, h, h->recs[i]);
 	json_end(&w);
 	json_end(&w);
+}
+
+/* Order JobRecord pointers by start, then id: oldest first. */
+static int cmp_job_start(const void *a, const void *b)
+{
+	const Asteal__JobRecord *x = *(const Asteal__JobRecord *const *)a;
+	const Asteal__JobRecord *y = *(const Asteal__JobRecord *const *)b;
+
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Order AllotmentRecord pointers by start, then job and quantum. */
+static int cmp_rec_start(const void *a, const void *b)
+{
+	const Asteal__AllotmentRecord *x = *(const Asteal__AllotmentRecord *const *)a;
+	const Asteal__AllotmentRecord *y = *(const Asteal__AllotmentRecord *const *)b;
+
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	if (x->job_id != y->job_id)
+		return x->job_id < y->job_id ? -1 : 1;
+	return x->first_quantum < y->first_quantum ? -1
+	       : x->first_quantum > y->first_quantum;
+}
+
+/* Whether ids[i] is below the id at key. */
+static int id_below(const void *arr, size_t i, const void *key)
+{
+	return ((const uint64_t *)arr)[i] < *(const uint64_t *)key;
+}
+
+/* Put what h prints in time's order, oldest first, and keep its last
+ * limit rows (0: all), as `--limit` says: with jobs, the jobs that
+ * started last; else the records that started last (and in JSON the jobs
+ * they name).  0, or -1 when out of memory. */
+static int hist_order(struct hist *h, int jobs, size_t limit)
+{
+	uint64_t *named = NULL;         /* the kept records' jobs, sorted */
+	size_t i, k, from, at;
+	int cut = limit > 0 && !jobs;   /* records cut: their jobs only */
+
+	if (h->nrecs > 1)
+		qsort(h->recs, h->nrecs, sizeof(*h->recs), cmp_rec_start);
+	if (cut && h->nrecs > limit) {
+		memmove(h->recs, h->recs + (h->nrecs - limit),
+		        limit * sizeof(*h->recs));
+		h->nrecs = limit;
+	}
+	if (h->njobs == 0)
+		return 0;
+	if ((h->shown = malloc(h->njobs * sizeof(*h->shown))) == NULL ||
+	    (cut && (named = malloc((h->nrecs + 1) * sizeof(*named))) == NULL))
+		return -1;
+	for (i = 0; cut && i < h->nrecs; i++)
+		named[i] = h->recs[i]->job_id;
+	if (cut)
+		qsort(named, h->nrecs, sizeof(*named), search_cmp_u64);
+	memcpy(h->shown, h->jobs, h->njobs * sizeof(*h->shown));
+	qsort(h->shown, h->njobs, sizeof(*h->shown), cmp_job_start);
+	from = jobs && limit > 0 && h->njobs > limit ? h->njobs - limit : 0;
+	for (i = from, k = 0; i < h->njobs; i++) {
+		uint64_t id = h->shown[i]->id;
+
+		if (cut && ((at = search_first(named, h->nrecs, &id, id_below)) ==
+		            h->nrecs || named[at] != id))
+			continue;
+		h->shown[k++] = h->shown[i];
+	}
+	h->nshown = k;
+	free(named);
+	return 0;
 }
 
 /* Draw h's records to path ("-": standard output): 0, or CLI_FAIL after
@@ -443,6 +525,8 @@ static int hist_plot(const char *path, const struct hist *h, int ncpus)
 	}
 	return CLI_OK;
 }
+
+#define HIST_MAX_LIMIT 1000000000       /* the most rows --limit keeps */
 
 /* What a history query asks. */
 struct hist_query {
@@ -487,6 +571,7 @@ int query_history(const struct cli *g, int argc, char **argv)
 		{ "plot", required_argument, NULL, 'p' },
 		{ "jobs", no_argument, NULL, 'j' },
 		{ "db", required_argument, NULL, 'd' },
+		{ "limit", required_argument, NULL, 'l' },
 		QUERY_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -495,6 +580,8 @@ int query_history(const struct cli *g, int argc, char **argv)
 	struct hist h, hp;
 	struct hist_query q;
 	struct query_args a;
+	unsigned long limit = 0;
+	char *end;
 	int nids, o, r, ncpus = 0, to_stdout;
 
 	memset(&q, 0, sizeof(q));
@@ -514,6 +601,14 @@ int query_history(const struct cli *g, int argc, char **argv)
 			if (*optarg == '\0')
 				return cli_usage(cmd, "--db needs a file name");
 			q.db = optarg;
+			break;
+		case 'l':
+			errno = 0;
+			limit = strtoul(optarg, &end, 10);
+			if (*optarg < '1' || *optarg > '9' || *end != '\0' ||
+			    errno != 0 || limit > HIST_MAX_LIMIT)
+				return cli_usage(cmd, "bad --limit '%s' (a number of rows "
+				                 "from 1 to %d)", optarg, HIST_MAX_LIMIT);
 			break;
 		default:
 			if ((r = query_option(&a, cmd, o, optarg)) < 0)
@@ -536,6 +631,12 @@ int query_history(const struct cli *g, int argc, char **argv)
 		                 "no table or JSON with it");
 	if ((nids = query_parse_ids(cmd, argc, argv, optind, ids)) < 0)
 		return CLI_USAGE;
+	/* sacct's default window: today, unless -S, -E or job ids say which */
+	if (!a.since_given && !a.until_given && nids == 0 &&
+	    query_parse_time("today", a.now, &a.since) < 0) {
+		cli_error("cannot tell when today began");
+		return CLI_FAIL;
+	}
 	q.ids = ids;
 	q.nids = (size_t)nids;
 	q.since = a.since;
@@ -551,6 +652,11 @@ int query_history(const struct cli *g, int argc, char **argv)
 	if (r == 0 && plot != NULL)
 		r = hist_plot(plot, q.jobs ? &hp : &h, ncpus);
 	hist_free(&hp);
+	/* the chart shows the whole window; the rows, --limit's last ones */
+	if (r == 0 && hist_order(&h, q.jobs, limit) < 0) {
+		cli_error("out of memory");
+		r = CLI_FAIL;
+	}
 	if (r != 0) {
 		hist_free(&h);
 		return r;

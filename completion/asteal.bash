@@ -14,7 +14,8 @@
 # each once: no shell functions, builtins or aliases, which asteal cannot
 # run) and then its arguments, and job ids: the running jobs', from
 # `asteal --json jobs`, and for `history` every job the history has, from
-# `asteal history --jobs --format id`, each asked with a one-second bound
+# `asteal history --jobs --since @0 --format id` (the whole history, not
+# the command's default of today), each asked with a one-second bound
 # (nothing when asteal or its daemon is missing).  Options may be given as
 # "--name value" or "--name=value".  tests/completion.test.sh checks it.
 
@@ -32,7 +33,7 @@ _asteal_options()
 	jobs) echo "--watch --interval --user --name --state --since --until" \
 		"--format --helpformat --noheader --parsable --csv --help" ;;
 	history) echo "--jobs --user --name --state --since --until --format" \
-		"--helpformat --noheader --parsable --csv --plot --db --help" ;;
+		"--helpformat --noheader --parsable --csv --limit --plot --db --help" ;;
 	status | show) echo "--help" ;;
 	esac
 	# the global options, which asteal takes after the command too
@@ -61,7 +62,7 @@ _asteal_valued()
 	jobs | history)
 		case $2 in
 		-u | --user | --name | --state | -S | --since | -E | --until | -o | \
-		--format | --interval | --plot | --db) return 0 ;;
+		--format | --interval | --limit | --plot | --db) return 0 ;;
 		esac
 		return 1 ;;
 	*) return 1 ;;
@@ -170,7 +171,7 @@ _asteal_job_ids()
 {
 	local out line
 	if [ "${2:-}" = history ]; then
-		out=$(_asteal_ask "$1" history --jobs --format id --noheader) || return 0
+		out=$(_asteal_ask "$1" history --jobs --since @0 --format id --noheader) || return 0
 		printf '%s\n' "$out" | while read -r line; do
 			[[ $line =~ ^[0-9]+$ ]] && printf '%s\n' "$line"
 		done
@@ -324,7 +325,7 @@ _asteal()
 	--omp)
 		_asteal_words "layer system" "$cur"
 		return 0 ;;
-	--name | --timeout | --interval | -J | -t)
+	--name | --timeout | --interval | --limit | -J | -t)
 		return 0 ;;
 	esac
 

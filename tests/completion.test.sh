@@ -13,7 +13,7 @@
 #     programs after `run --` and `run` (each once, none of the shell's
 #     own names), then files;
 #  5. job ids come from `asteal --json jobs`, and for history from `asteal
-#     history --jobs --format id` (ended jobs too) (a stand-in asteal that
+#     history --jobs --since @0 --format id` (ended jobs too, of any day) (a stand-in asteal that
 #     records its arguments: --socket given on the line, before or after
 #     the command, is passed on), and there are none, silently, when
 #     asteal fails or is not installed;
@@ -113,7 +113,7 @@ expect "asteal run --cpus" "$(awk '/^processor/ { n++ } END { for (i = 1; i <= n
 expect "asteal wait" "--help --json --socket --timeout" "-"
 expect "asteal cancel" "--help --json --name --signal --socket --state --user" "-"
 expect "asteal jobs" "--csv --format --help --helpformat --interval --json --name --noheader --parsable --since --socket --state --until --user --watch" "-"
-expect "asteal history" "--csv --db --format --help --helpformat --jobs --json --name --noheader --parsable --plot --since --socket --state --until --user" "-"
+expect "asteal history" "--csv --db --format --help --helpformat --jobs --json --limit --name --noheader --parsable --plot --since --socket --state --until --user" "-"
 expect "asteal history --state" "completed failed killed running unknown" ""
 expect "asteal jobs --state" "waiting" "w"
 expect "asteal history --format" "csv json table" ""
@@ -167,10 +167,10 @@ expect "asteal cancel" "12 7" ""
 expect "asteal --socket $tmp/s.sock jobs 7" "12 7" ""
 expect "asteal history" "12" "1"
 expect "asteal history" "12 3 40" ""
-grep -qx -- "history --jobs --format id --noheader" "$tmp/asteal.args" ||
+grep -qx -- "history --jobs --since @0 --format id --noheader" "$tmp/asteal.args" ||
 	fail "history's ids were not asked of the history: $(cat "$tmp/asteal.args")"
 expect "asteal history --socket $tmp/s.sock" "40" "4"
-grep -qx -- "--socket $tmp/s.sock history --jobs --format id --noheader" "$tmp/asteal.args" ||
+grep -qx -- "--socket $tmp/s.sock history --jobs --since @0 --format id --noheader" "$tmp/asteal.args" ||
 	fail "the socket after the command was not passed on: $(cat "$tmp/asteal.args")"
 grep -qx -- "--json jobs" "$tmp/asteal.args" || fail "asteal was not asked '--json jobs': $(cat "$tmp/asteal.args")"
 grep -qx -- "--socket $tmp/s.sock --json jobs" "$tmp/asteal.args" ||
