@@ -96,7 +96,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (i = 0; i < n; i++) {
-		struct history_job j = { "bench", 0, 1000 + i, "bench", T0, 8 };
+		struct history_job j = { "bench", 0, 1000 + i, "bench", T0, 8, 0 };
 
 		id[i] = history_job_begin(h, &j);
 		desire[i] = 1;

@@ -1,18 +1,19 @@
 /*
  * histjob.c - asteald's history, its job rows: a job begins (its row is
- * inserted and the job tracked), gets its worker count and exit status,
- * ends or pauses (its open run, the queue and its row in one transaction,
- * then it is no longer tracked), is taken back by the next daemon
- * (reopen), or, left open and taken back by nobody, is closed (stale).
+ * inserted and the job tracked), gets its worker count, exit status and
+ * time out, ends or pauses (its open run, the queue and its row in one
+ * transaction, then it is no longer tracked), is taken back by the next
+ * daemon (reopen), or, left open and taken back by nobody, is closed
+ * (stale).
  * The format and the rules are described in history.h; the handle is
  * history.c, the runs histrun.c, and what they share is in history_int.h.
  *
  * In memory: an array of the jobs this handle tracks, sorted by id, each
  * with its open run and its totals as this handle knows them; and the
- * buffer of job rows' writes (begin, worker count, exit status, end, usage
- * away) waiting for the next transaction, which writes them in order
- * before the runs, so that a full disk delays them instead of refusing
- * jobs (history.h, "Failures").  The ids are the handle's.  The job
+ * buffer of job rows' writes (begin, worker count, exit status, time out,
+ * end, usage away) waiting for the next transaction, which writes them in
+ * order before the runs, so that a full disk delays them instead of
+ * refusing jobs (history.h, "Failures").  The ids are the handle's.  The job
  * totals are added to as runs are written (hist_acc_add), and as usage
  * away is.
  */
@@ -183,9 +184,12 @@ int hist_write_ops(struct history *h)
 		}
 		switch (o->kind) {
 		case OP_BEGIN:
-			s = hist_bind(h->st[ST_JOB_INS], "LsLLsLd", o->job,
+			s = hist_bind(h->st[ST_JOB_INS], "LsLLsLdL", o->job,
 				      o->name, o->uid, o->pid, o->command,
-				      o->start_ns, o->value);
+				      o->start_ns, o->value, o->limit_ns);
+			break;
+		case OP_TIMEOUT:
+			s = hist_bind(h->st[ST_JOB_TIMEOUT], "L", o->job);
 			break;
 		case OP_WORKERS:
 			s = hist_bind(h->st[ST_JOB_WORKERS], "Ld", o->job,
@@ -280,7 +284,7 @@ int64_t history_job_begin(struct history *h, const struct history_job *j)
 	if (h == NULL)
 		return -1;
 	if (j == NULL || j->name == NULL || j->uid < 0 || j->pid <= 0 ||
-	    j->start_ns <= 0 || j->workers < 0) {
+	    j->start_ns <= 0 || j->workers < 0 || j->time_limit_ns < 0) {
 		hist_seterr(h, "job begin: bad arguments");
 		return -1;
 	}
@@ -300,6 +304,7 @@ int64_t history_job_begin(struct history *h, const struct history_job *j)
 	op.pid = j->pid;
 	op.start_ns = j->start_ns;
 	op.value = j->workers;
+	op.limit_ns = j->time_limit_ns;
 	live_add(h, id);
 	hist_live_find(h, id)->start_ns = j->start_ns;
 	/* Admitted all the same: its id is given, nothing of it kept. */
@@ -383,8 +388,8 @@ int history_job_pause(struct history *h, int64_t id)
 	return 0;
 }
 
-/* Queue a write of a job's worker count or exit status (kind), if the job
- * is known; 0 or -1. */
+/* Queue a write of a job's worker count, exit status or time out (kind),
+ * if the job is known; 0 or -1. */
 static int job_set(struct history *h, int kind, int64_t id, int value,
 		   const char *what)
 {
@@ -428,6 +433,14 @@ int history_job_set_exit(struct history *h, int64_t id, int status)
 	if (h == NULL)
 		return -1;
 	return job_set(h, OP_EXIT, id, status, "set exit status");
+}
+
+/* Mark a job as stopped at its time limit. */
+int history_job_timeout(struct history *h, int64_t id)
+{
+	if (h == NULL)
+		return -1;
+	return job_set(h, OP_TIMEOUT, id, 1, "set time out");
 }
 
 /* Take back a job left running by a previous daemon: tracked again, with

@@ -40,7 +40,7 @@ static const char *const SQL[ST_QUERY] = {
 	[ST_ROLLBACK] = "ROLLBACK",
 	/* The id is the handle's (history.h, "Job ids"). */
 	[ST_JOB_INS] = "INSERT INTO jobs(id, name, uid, pid, command, start_ns,"
-		" workers) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+		" workers, time_limit_ns) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	[ST_JOB_END] = "UPDATE jobs SET end_ns = ?2,"
 		" exit_status = COALESCE(?3, exit_status)"
 		" WHERE id = ?1 AND end_ns IS NULL",
@@ -55,6 +55,7 @@ static const char *const SQL[ST_QUERY] = {
 	[ST_JOB_GET] = "SELECT pid, end_ns IS NULL, start_ns, work_ns, steal_ns,"
 		" mug_ns, sleep_ns, preempted_ns, allotted_ns FROM jobs WHERE id = ?1",
 	[ST_JOB_WORKERS] = "UPDATE jobs SET workers = ?2 WHERE id = ?1",
+	[ST_JOB_TIMEOUT] = "UPDATE jobs SET timed_out = 1 WHERE id = ?1",
 	[ST_STALE] = "UPDATE jobs SET end_ns = ?2,"
 		SUM_RUNS_AWAY("work_ns") ","
 		SUM_RUNS_AWAY("steal_ns") ","
@@ -690,7 +691,11 @@ static int connect_readonly(struct history *h, const char *path,
 	for (int i = ST_Q_JOBS; i <= ST_STATS; i++) {
 		if (i == ST_EXP_RUNS || i == ST_EXP_JOBS || i == ST_EXP_SKIPS)
 			continue;
-		if (sqlite3_prepare_v3(h->db, hist_query_sql[i - ST_QUERY], -1,
+		/* a file of the version before has no time limits */
+		if (sqlite3_prepare_v3(h->db, i == ST_Q_JOBS &&
+				       v[0] < HISTORY_SCHEMA_VERSION
+				       ? hist_query_jobs_before
+				       : hist_query_sql[i - ST_QUERY], -1,
 				       SQLITE_PREPARE_PERSISTENT, &h->st[i],
 				       NULL) != SQLITE_OK)
 			return hist_sqlerr(h, "prepare");

@@ -2,15 +2,16 @@
  * history.h - asteald's allotment history in SQLite (see
  * ../shared/DESIGN.md, "asteald").
  *
- * Five tables (schema version 7, kept in PRAGMA user_version; the file is
- * marked with PRAGMA application_id 0x41535448, "ASTH"; a version 1 to 6
+ * Five tables (schema version 8, kept in PRAGMA user_version; the file is
+ * marked with PRAGMA application_id 0x41535448, "ASTH"; a version 1 to 7
  * file is upgraded in place when opened, its new columns 0, cpu_quanta
  * computed, its grants and usage away none):
  *
  *   jobs(id INTEGER PRIMARY KEY AUTOINCREMENT, name, uid, pid, command,
  *        start_ns, end_ns NULL while running, exit_status NULL if unknown,
  *        work_ns, steal_ns, mug_ns, workers, allotted_ns, sleep_ns,
- *        preempted_ns)
+ *        preempted_ns, time_limit_ns 0 for none, timed_out 1 once the
+ *        daemon stopped the job at its time limit)
  *   allotments(id, job -> jobs.id ON DELETE CASCADE, first_quantum,
  *        last_quantum, start_ns, end_ns, desire, availability, allotment,
  *        cpus TEXT in Linux list format "0-3,6", work_ns, steal_ns, mug_ns,
@@ -179,7 +180,7 @@
 
 #include "message.h"         /* enum usage_kind: a job's usage, by kind */
 
-#define HISTORY_SCHEMA_VERSION 7
+#define HISTORY_SCHEMA_VERSION 8
 
 /* Opening options; a NULL pointer or a field <= 0 means the default. */
 struct history_opts {
@@ -222,6 +223,8 @@ struct history_job {
 	const char *command;  /* NULL is stored as "" */
 	int64_t start_ns;     /* > 0 */
 	int workers;          /* >= 0, 0 = not known yet */
+	int64_t time_limit_ns;  /* its wall-clock limit from start_ns, >= 0;
+				   0 = none */
 };
 
 /* One job's values from a quantum on (history_allot). */
@@ -253,6 +256,8 @@ struct history_job_info {
 	int workers;          /* 0 = never known */
 	int64_t allotted_ns;  /* the sum over its runs */
 	int64_t sleep_ns, preempted_ns;         /* totals */
+	int64_t time_limit_ns;  /* 0 = none */
+	int timed_out;        /* stopped at its time limit */
 };
 
 /* A run of quanta as a query reports it (cpus valid during the callback). */
@@ -363,8 +368,9 @@ struct history *history_open(const char *path, const struct history_opts *o,
  * immutable mode), so that no -wal and -shm appear.  NULL with the reason
  * in why for a missing or unreadable file, one that is no SQLite database
  * or not a history, and a schema version other than this one or the one
- * before (an older file is not upgraded; a version 6 file is read as it
- * is: it lacks only the table away, which no query reads).  Only
+ * before (an older file is not upgraded; a version 7 file is read as it
+ * is: it lacks only the jobs' time limits, which its jobs report as none,
+ * never timed out).  Only
  * history_query, history_stats, history_read_begin and history_read_end,
  * history_error and history_close may be called on it. */
 struct history *history_open_readonly(const char *path, char *why,
@@ -432,6 +438,11 @@ int history_job_pause(struct history *h, int64_t id);
  * after the end; a job write); -1 if there is no such job, or the buffer
  * of job writes is full. */
 int history_job_set_exit(struct history *h, int64_t id, int status);
+
+/* Mark a job as timed out: the daemon stopped it at its time limit
+ * (before or after its end; a job write); -1 if there is no such job, or
+ * the buffer of job writes is full. */
+int history_job_timeout(struct history *h, int64_t id);
 
 /* Take back a job left running by a previous daemon, which reconnects
  * with this pid: 0 if its row exists, is not ended, has that pid and is

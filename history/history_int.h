@@ -21,7 +21,7 @@
 enum {
 	ST_BEGIN, ST_COMMIT, ST_ROLLBACK,
 	ST_JOB_INS, ST_JOB_END, ST_JOB_ADD, ST_JOB_EXIT, ST_JOB_GET,
-	ST_JOB_WORKERS,
+	ST_JOB_WORKERS, ST_JOB_TIMEOUT,
 	ST_STALE,
 	ST_RUN_INS, ST_RUN_UPD, ST_SKIP_INS, ST_GRANT_INS, ST_AWAY_INS,
 	ST_IDS_CLEAR, ST_IDS_ADD,
@@ -35,6 +35,10 @@ enum {
 /* The SQL of the read side's statements (histquery.c), indexed from
  * ST_QUERY. */
 extern const char *const hist_query_sql[ST_COUNT - ST_QUERY];
+
+/* ST_Q_JOBS's SQL for a reader of a file of the version before, whose
+ * jobs have no time limit columns (histquery.c). */
+extern const char hist_query_jobs_before[];
 
 /* A run of quanta with the same values. */
 struct run {
@@ -86,11 +90,12 @@ static inline void hist_had_add(struct live *l, const int64_t u[USAGE_N])
 }
 
 /* A job row's write waiting for the disk (in order; before the runs). */
-enum { OP_BEGIN, OP_WORKERS, OP_EXIT, OP_END, OP_AWAY };
+enum { OP_BEGIN, OP_WORKERS, OP_EXIT, OP_END, OP_AWAY, OP_TIMEOUT };
 struct jobop {
 	int kind;
 	int64_t job;
 	int64_t uid, pid, start_ns;     /* OP_BEGIN */
+	int64_t limit_ns;               /* OP_BEGIN: its time limit */
 	int64_t end_ns;                 /* OP_END; OP_AWAY: its at_ns */
 	int64_t use[USAGE_N];           /* OP_AWAY: usage outside any run */
 	int value;              /* workers (OP_BEGIN, OP_WORKERS), exit

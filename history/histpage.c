@@ -54,6 +54,8 @@ static int page_job(const struct history_job_info *j, void *arg)
 	r->allotted_ns = (uint64_t)j->allotted_ns;
 	r->sleep_ns = (uint64_t)j->sleep_ns;
 	r->preempted_ns = (uint64_t)j->preempted_ns;
+	r->time_limit_ns = (uint64_t)j->time_limit_ns;
+	r->timeout = j->timed_out != 0;
 	p->bytes += 64 + strlen(r->name) + strlen(r->command);
 	return 0;
 }

@@ -23,14 +23,21 @@
 
 #define EXPIRE_BATCH 5000               /* runs deleted per transaction */
 
-#define JOB_COLS "j.id, j.name, j.uid, j.pid, j.command, j.start_ns," \
-	" j.end_ns, j.exit_status, j.work_ns, j.steal_ns, j.mug_ns," \
-	" j.workers, j.allotted_ns, j.sleep_ns, j.preempted_ns"
+#define JOB_COLS_BEFORE "j.id, j.name, j.uid, j.pid, j.command," \
+	" j.start_ns, j.end_ns, j.exit_status, j.work_ns, j.steal_ns," \
+	" j.mug_ns, j.workers, j.allotted_ns, j.sleep_ns, j.preempted_ns"
+#define JOB_COLS JOB_COLS_BEFORE ", j.time_limit_ns, j.timed_out"
 #define RUN_COLS "a.job, a.first_quantum, a.last_quantum, a.start_ns," \
 	" a.end_ns, a.desire, a.availability, a.allotment, a.cpus," \
 	" a.work_ns, a.steal_ns, a.mug_ns, a.class, a.allotted_ns, a.id," \
 	" j.uid, j.start_ns, j.end_ns, a.sleep_ns, a.preempted_ns," \
 	" a.cpu_quanta"
+
+/* The query of jobs of a reader of a file of the version before (7),
+ * which has no time limits: none, never timed out. */
+const char hist_query_jobs_before[] =
+	"SELECT " JOB_COLS_BEFORE ", 0, 0 FROM jobs j WHERE j.id > ?1"
+	" ORDER BY j.id";
 
 /* The read side's statements, ST_QUERY on (history.c prepares them at
  * open with the store's).  The queries select by position alone, in the
@@ -226,6 +233,8 @@ static int query_jobs(struct scan *sc, history_job_cb jcb, void *arg,
 			.allotted_ns = sqlite3_column_int64(s, 12),
 			.sleep_ns = sqlite3_column_int64(s, 13),
 			.preempted_ns = sqlite3_column_int64(s, 14),
+			.time_limit_ns = sqlite3_column_int64(s, 15),
+			.timed_out = sqlite3_column_int(s, 16),
 		};
 
 		sc->looked++;

@@ -42,11 +42,11 @@
 	" allotted_ns INTEGER NOT NULL);" \
 	"CREATE INDEX away_by_job ON away(job)"
 
-/* The schema, version 7 (see history.h); version 1 lacked the columns
+/* The schema, version 8 (see history.h); version 1 lacked the columns
  * that MIGRATE_V2 adds, version 2 the table MIGRATE_V3 adds, version 3
  * the columns MIGRATE_V4 adds, version 4 the column MIGRATE_V5 adds,
  * version 5 the table MIGRATE_V6 adds, version 6 the one MIGRATE_V7
- * adds. */
+ * adds, version 7 the columns MIGRATE_V8 adds. */
 static const char SCHEMA[] =
 	"CREATE TABLE jobs ("
 	" id INTEGER PRIMARY KEY AUTOINCREMENT,"
@@ -58,7 +58,9 @@ static const char SCHEMA[] =
 	" workers INTEGER NOT NULL DEFAULT 0,"
 	" allotted_ns INTEGER NOT NULL DEFAULT 0,"
 	" sleep_ns INTEGER NOT NULL DEFAULT 0,"
-	" preempted_ns INTEGER NOT NULL DEFAULT 0);"
+	" preempted_ns INTEGER NOT NULL DEFAULT 0,"
+	" time_limit_ns INTEGER NOT NULL DEFAULT 0,"
+	" timed_out INTEGER NOT NULL DEFAULT 0);"
 	"CREATE INDEX jobs_by_end ON jobs(end_ns);"
 	"CREATE TABLE allotments ("
 	" id INTEGER PRIMARY KEY,"
@@ -87,6 +89,12 @@ static const char DROP_UNUSED[] = "DROP INDEX IF EXISTS allotments_by_end";
  * in memory, not in the file. */
 static const char IDS_TABLE[] =
 	"CREATE TEMP TABLE history_ids(id INTEGER PRIMARY KEY)";
+
+/* From version 7 to 8: the jobs' time limits (none before). */
+static const char MIGRATE_V8[] =
+	"ALTER TABLE jobs ADD COLUMN time_limit_ns INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE jobs ADD COLUMN timed_out INTEGER NOT NULL DEFAULT 0;"
+	"PRAGMA user_version = 8";
 
 /* From version 6 to 7: the usage away (none recorded before). */
 static const char MIGRATE_V7[] = AWAY_TABLE "; PRAGMA user_version = 7";
@@ -127,7 +135,7 @@ static const char MIGRATE_V2[] =
 /* The upgrades by the version they upgrade from, one version each. */
 static const char *const MIGRATE[HISTORY_SCHEMA_VERSION] = {
 	[1] = MIGRATE_V2, [2] = MIGRATE_V3, [3] = MIGRATE_V4, [4] = MIGRATE_V5,
-	[5] = MIGRATE_V6, [6] = MIGRATE_V7,
+	[5] = MIGRATE_V6, [6] = MIGRATE_V7, [7] = MIGRATE_V8,
 };
 
 /* Read the schema version, the application id and the number of schema
@@ -234,9 +242,10 @@ int hist_schema_update(struct history *h, int64_t version)
 }
 
 /* Check, from what hist_schema_probe read into v, that a reader of this
- * version can read the file as it is (it never upgrades: a version 6 file
- * lacks only the table away, which no query reads), and create the
- * temporary table of ids; 0, or -1 with the message. */
+ * version can read the file as it is (it never upgrades: a version 7 file
+ * lacks only the jobs' time limits, which its reader's query of jobs,
+ * hist_query_jobs_before, reads as none), and create the temporary table
+ * of ids; 0, or -1 with the message. */
 int hist_schema_readable(struct history *h, const int64_t v[3])
 {
 	if (v[0] > HISTORY_SCHEMA_VERSION) {

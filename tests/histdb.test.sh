@@ -218,11 +218,15 @@ expect_brief 1 "$asteal" history --db "$tmp/copy.db"
 grep -q "schema version $((version - 2)) is older.*never upgrades" "$tmp/err" || fail "an older schema: $(cat "$tmp/err")"
 [ "$(digest "$tmp/copy.db")" = "$before" ] || fail "reading an older schema changed the file"
 [ "$(sqlite3 "$tmp/copy.db" "pragma user_version")" -eq $((version - 2)) ] || fail "reading upgraded the file"
-# A file of the version before (version 6, before the usage away) is read
-# as is.
-sqlite3 "$tmp/copy.db" "drop table away; pragma user_version = $((version - 1))"
+# A file of the version before (version 7, before the jobs' time limits)
+# is read as is, its jobs without a limit.
+sqlite3 "$tmp/copy.db" "alter table jobs drop column time_limit_ns;
+	alter table jobs drop column timed_out; pragma user_version = $((version - 1))"
 before=$(digest "$tmp/copy.db")
 expect_brief 0 "$asteal" history --db "$tmp/copy.db"
+expect_brief 0 "$asteal" --json history --jobs --db "$tmp/copy.db"
+python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["jobs"] and all(j["time_limit_ns"] is None and not j["timeout"] for j in d["jobs"]), d' <"$tmp/out" ||
+	fail "the jobs of a version $((version - 1)) file: $(cat "$tmp/out")"
 [ "$(digest "$tmp/copy.db")" = "$before" ] || fail "reading a version $((version - 1)) file changed it"
 [ "$(sqlite3 "$tmp/copy.db" "pragma user_version")" -eq $((version - 1)) ] ||
 	fail "reading upgraded a version $((version - 1)) file"

@@ -323,6 +323,8 @@ static int sample_body(Asteal__Envelope *env, struct store *s,
 		r->allotted_ns = 15;
 		r->sleep_ns = 6;
 		r->preempted_ns = 3;
+		r->time_limit_ns = 60000000000u;
+		r->timeout = 1;
 		s->recp[0] = r;
 		sample_arec(&s->arec[0], 3);
 		sample_arec(&s->arec[1], 3);
@@ -346,6 +348,7 @@ static int sample_body(Asteal__Envelope *env, struct store *s,
 		asteal__cancel_request__init(&s->cancel_request);
 		s->cancel_request.job_id = 17;
 		s->cancel_request.signal = SIGKILL;
+		s->cancel_request.time_limit = 1;
 		env->cancel_request = &s->cancel_request;
 		break;
 	case ASTEAL__ENVELOPE__MSG_CANCEL_REPLY:
@@ -370,6 +373,7 @@ static int sample_body(Asteal__Envelope *env, struct store *s,
 		s->wait_reply.status_known = 1;
 		s->wait_reply.wait_status = SIGKILL;
 		s->wait_reply.end_ns = 1;
+		s->wait_reply.timeout = 1;
 		env->wait_reply = &s->wait_reply;
 		break;
 	case ASTEAL__ENVELOPE__MSG_LAUNCH:
@@ -380,6 +384,8 @@ static int sample_body(Asteal__Envelope *env, struct store *s,
 		s->launch.workers = 2;
 		s->launch.job_id = 17;
 		s->launch.cpus = 2;
+		s->launch.time_limit_ns = 60000000000u;
+		s->launch.ends_with_supervisor = 1;
 		env->launch = &s->launch;
 		break;
 	case ASTEAL__ENVELOPE__MSG_LAUNCHED:

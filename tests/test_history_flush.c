@@ -211,6 +211,8 @@ static void test_skipped(void **state)
 				      " DROP TABLE away;"
 				      " ALTER TABLE jobs DROP COLUMN sleep_ns;"
 				      " ALTER TABLE jobs DROP COLUMN preempted_ns;"
+				      " ALTER TABLE jobs DROP COLUMN time_limit_ns;"
+				      " ALTER TABLE jobs DROP COLUMN timed_out;"
 				      " ALTER TABLE allotments DROP COLUMN sleep_ns;"
 				      " ALTER TABLE allotments DROP COLUMN"
 				      " preempted_ns; ALTER TABLE allotments DROP"

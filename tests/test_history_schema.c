@@ -1,8 +1,10 @@
 /*
  * test_history_schema.c - asteald's history in SQLite, its file: a new
  * database's schema version, WAL mode and tables; older files (versions
- * 1, 3, 4 and 6) upgraded in place, their rows kept and the new columns
- * and tables filled; a newer schema and another program's database
+ * 1, 3, 4, 6 and 7) upgraded in place, their rows kept and the new columns
+ * and tables filled, a file of the version before read as it is; the
+ * jobs' time limits and time outs written and read; a newer schema and
+ * another program's database
  * refused; the modes of the database and its -wal and -shm whatever the
  * umask.  (The other test_history_* files test the rest of the module;
  * their fixture is in histutil.h.)
@@ -23,6 +25,11 @@
 #define HISTUTIL_FIXTURE
 #include "histutil.h"
 #include "history.h"
+
+/* SQL that takes a current file's jobs back to before version 8 (no
+ * time limits), for the tests that make an older file from a new one. */
+#define BEFORE_V8 "ALTER TABLE jobs DROP COLUMN time_limit_ns;" \
+	" ALTER TABLE jobs DROP COLUMN timed_out;"
 
 /* Open the fixture's database again: it must still hold that many jobs
  * and be at this schema version. */
@@ -242,7 +249,7 @@ static void test_upgrade_v4(void **state)
 	    " allotted_ns INTEGER NOT NULL DEFAULT 0,"
 	    " sleep_ns INTEGER NOT NULL DEFAULT 0,"
 	    " preempted_ns INTEGER NOT NULL DEFAULT 0);"
-	    "DROP TABLE a4; DROP TABLE grants; DROP TABLE away;"
+	    "DROP TABLE a4; DROP TABLE grants; DROP TABLE away;" BEFORE_V8
 	    "CREATE INDEX allotments_by_job ON allotments(job, start_ns);"
 	    "INSERT INTO jobs(name, uid, pid, command, start_ns, end_ns)"
 	    " VALUES ('old', 1000, 77, 'fib 30', 1000, 3000);"
@@ -264,8 +271,8 @@ static void test_upgrade_v4(void **state)
 	history_close(h);
 }
 
-/* A version 6 file is read as it is (no usage away), and upgraded to 7
- * when a daemon opens it: its rows stay and it gets the table away, whose
+/* A version 6 file is older than the one before: a reader refuses it, and
+ * a daemon upgrades it: its rows stay and it gets the table away, whose
  * rows add to their jobs' totals (and a stale row's recomputed totals). */
 static void test_upgrade_v6(void **state)
 {
@@ -284,22 +291,19 @@ static void test_upgrade_v6(void **state)
 	assert_int_equal(history_job_end(h, a, T0 + QNS, NULL), 0);
 	history_close(h);
 	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "DROP TABLE away;"
+	assert_int_equal(sqlite3_exec(db, "DROP TABLE away;" BEFORE_V8
 				      " PRAGMA user_version = 6", NULL, NULL,
 				      NULL), SQLITE_OK);
 	sqlite3_close(db);
-	h = history_open_readonly(f->path, why, sizeof(why));
-	if (h == NULL)
-		fail_msg("history_open_readonly: %s", why);
-	assert_int_equal(history_stats(h, &s), 0);
-	assert_int_equal(s.jobs, 1);
-	assert_int_equal(s.quantum_base, 1);
-	history_close(h);
+	assert_null(history_open_readonly(f->path, why, sizeof(why)));
+	assert_non_null(strstr(why, "schema version 6 is older"));
 	assert_int_equal(peek(f->path, "PRAGMA user_version"), 6);
 	assert_int_equal(peek(f->path, "SELECT count(*) FROM sqlite_master"
 			      " WHERE name = 'away'"), 0);
 	h = open_ok(f, NULL);
-	assert_int_equal(peek(f->path, "PRAGMA user_version"), 7);
+	assert_int_equal(peek(f->path, "PRAGMA user_version"), HISTORY_SCHEMA_VERSION);
+	assert_int_equal(history_stats(h, &s), 0);
+	assert_int_equal(s.quantum_base, 1);
 	assert_int_equal(peek(f->path, "SELECT count(*) FROM sqlite_master"
 			      " WHERE name IN ('away', 'away_by_job')"), 2);
 	assert_int_equal(stats(h).jobs, 1);
@@ -318,13 +322,106 @@ static void test_upgrade_v6(void **state)
 	assert_int_equal(peek(f->path, "SELECT work_ns + steal_ns + mug_ns +"
 			      " sleep_ns + preempted_ns + allotted_ns FROM jobs"
 			      " WHERE name = 'b'"), 21);
-	/* A version 5 file is older than the one before: refused. */
+}
+
+#define NS 1000000000LL                 /* a second, ns */
+
+/* Begin a job named name with a time limit. */
+static int64_t begin_limited(struct history *h, const char *name,
+			     int64_t limit_ns)
+{
+	struct history_job j = {
+		.name = name, .uid = 1000, .pid = 7, .command = "fib 30",
+		.start_ns = T0, .workers = 4, .time_limit_ns = limit_ns,
+	};
+	int64_t id = history_job_begin(h, &j);
+
+	assert_true(id > 0);
+	return id;
+}
+
+/* A job's time limit is written with its row, its time out after, before
+ * or after its end; the query reports both. */
+static void test_time_limit(void **state)
+{
+	struct fixture *f = *state;
+	struct history *h = open_ok(f, NULL);
+	int64_t a, b, c;
+	struct rows *rs;
+
+	a = begin_limited(h, "a", 60 * NS);
+	b = begin_limited(h, "b", 0);
+	c = begin_limited(h, "c", 2 * NS);
+	assert_int_equal(history_job_timeout(h, a), 0);
+	assert_int_equal(history_job_end(h, a, T0 + NS, NULL), 0);
+	assert_int_equal(history_job_end(h, c, T0 + NS, NULL), 0);
+	assert_int_equal(history_job_timeout(h, c), 0);   /* after the end */
+	assert_int_equal(history_job_timeout(h, 999), -1);
+	assert_int_equal(history_job_begin(h, &(struct history_job){
+		.name = "x", .pid = 1, .start_ns = T0, .time_limit_ns = -1 }), -1);
+	rs = query(h, NULL);
+	assert_int_equal(rs->njobs, 3);
+	assert_int_equal(rs->job[0].id, a);
+	assert_int_equal(rs->job[0].time_limit_ns, 60 * NS);
+	assert_int_equal(rs->job[0].timed_out, 1);
+	assert_int_equal(rs->job[1].time_limit_ns, 0);
+	assert_int_equal(rs->job[1].timed_out, 0);
+	assert_int_equal(rs->job[2].time_limit_ns, 2 * NS);
+	assert_int_equal(rs->job[2].timed_out, 1);
+	free(rs);
+	history_close(h);
+	assert_int_equal(peek(f->path, "SELECT time_limit_ns FROM jobs WHERE"
+			      " name = 'c'"), 2 * NS);
+	(void)b;
+}
+
+/* A version 7 file (no time limits) is read as it is, its jobs without a
+ * limit, and upgraded to 8 when a daemon opens it: its rows stay, their
+ * limits 0, and new rows have theirs. */
+static void test_upgrade_v7(void **state)
+{
+	struct fixture *f = *state;
+	struct history *h = open_ok(f, NULL);
+	char why[256] = "";
+	struct rows *rs;
+	int64_t b;
+	sqlite3 *db;
+
+	begin(h, "a", 1, T0);
+	history_close(h);
 	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 5", NULL,
+	assert_int_equal(sqlite3_exec(db, BEFORE_V8 " PRAGMA user_version = 7",
+				      NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	h = history_open_readonly(f->path, why, sizeof(why));
+	if (h == NULL)
+		fail_msg("history_open_readonly: %s", why);
+	rs = query(h, NULL);
+	assert_int_equal(rs->njobs, 1);
+	assert_int_equal(rs->job[0].time_limit_ns, 0);
+	assert_int_equal(rs->job[0].timed_out, 0);
+	free(rs);
+	history_close(h);
+	assert_int_equal(peek(f->path, "PRAGMA user_version"), 7);
+	h = open_ok(f, NULL);
+	assert_int_equal(peek(f->path, "PRAGMA user_version"), 8);
+	b = begin_limited(h, "b", 5 * NS);
+	assert_int_equal(history_job_timeout(h, b), 0);
+	rs = query(h, NULL);
+	assert_int_equal(rs->njobs, 2);
+	assert_int_equal(rs->job[0].time_limit_ns, 0);
+	assert_int_equal(rs->job[0].timed_out, 0);
+	assert_int_equal(rs->job[1].time_limit_ns, 5 * NS);
+	assert_int_equal(rs->job[1].timed_out, 1);
+	free(rs);
+	history_close(h);
+	/* A version 6 file is older than the one before: refused. */
+	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 6", NULL,
 				      NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	assert_null(history_open_readonly(f->path, why, sizeof(why)));
-	assert_non_null(strstr(why, "schema version 5 is older"));
+	assert_non_null(strstr(why, "schema version 6 is older"));
 }
 
 /* A newer schema and another program's database are refused. */
@@ -335,12 +432,12 @@ static void test_refused(void **state)
 	sqlite3 *db;
 
 	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 8", NULL,
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 9", NULL,
 				      NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	assert_null(history_open(f->path, NULL, why, sizeof(why)));
-	assert_non_null(strstr(why, "database schema version 8 is newer than"
-			       " this asteald (7)"));
+	assert_non_null(strstr(why, "database schema version 9 is newer than"
+			       " this asteald (8)"));
 	unlink(f->path);
 
 	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
@@ -412,6 +509,8 @@ int main(void)
 		T(test_upgrade_v3),
 		T(test_upgrade_v4),
 		T(test_upgrade_v6),
+		T(test_upgrade_v7),
+		T(test_time_limit),
 		T(test_refused),
 		T(test_file_modes),
 #undef T
