@@ -54,6 +54,8 @@
 #define DEFAULT_HELLO_TIMEOUT_MS 5000
 #define HELLO_TIMEOUT_MIN_MS 100
 #define HELLO_TIMEOUT_MAX_MS 60000
+#define DEFAULT_KILL_WAIT_S 30         /* Slurm's KillWait */
+#define KILL_WAIT_MAX_S 65533          /* ... and its most */
 #define DEFAULT_SOCKET_MODE 0666
 #define DEFAULT_OFFSET_DIVISOR 10      /* a tenth of the quantum */
 
@@ -72,7 +74,7 @@ enum opt_id {
 	OPT_SOCKET, OPT_DB, OPT_CPUS, OPT_QUANTUM, OPT_OFFSET, OPT_HANDOVER,
 	OPT_SHARE, OPT_FOREGROUND, OPT_LOG_LEVEL, OPT_RETENTION, OPT_MAX_JOBS,
 	OPT_MAX_CLIENTS, OPT_MAX_USER_JOBS, OPT_MAX_USER_CLIENTS,
-	OPT_HELLO_TIMEOUT, OPT_ADMIN_GROUP, OPT_PRIVATE_HISTORY,
+	OPT_HELLO_TIMEOUT, OPT_KILL_WAIT, OPT_ADMIN_GROUP, OPT_PRIVATE_HISTORY,
 	OPT_SOCKET_MODE, OPT_RT_PRIORITY, OPT_CONFINE, OPT_CONFINE_WITH,
 	OPT_CONFIG, OPT_HELP,
 	OPT_VERSION,
@@ -102,6 +104,7 @@ static const struct opt opts[] = {
 	{ "max-user-jobs", OPT_MAX_USER_JOBS, 1, 1 },
 	{ "max-user-clients", OPT_MAX_USER_CLIENTS, 1, 1 },
 	{ "hello-timeout-ms", OPT_HELLO_TIMEOUT, 1, 1 },
+	{ "kill-wait", OPT_KILL_WAIT, 1, 1 },
 	{ "admin-group", OPT_ADMIN_GROUP, 1, 1 },
 	{ "private-history", OPT_PRIVATE_HISTORY, 0, 1 },
 	{ "socket-mode", OPT_SOCKET_MODE, 1, 1 },
@@ -415,6 +418,9 @@ static int apply(struct load *ld, const struct opt *o, const char *value)
 	case OPT_HELLO_TIMEOUT:
 		return set_int(ld, o, value, 10, HELLO_TIMEOUT_MIN_MS,
 			       HELLO_TIMEOUT_MAX_MS, &c->hello_timeout_ms);
+	case OPT_KILL_WAIT:
+		return set_int(ld, o, value, 10, 0, KILL_WAIT_MAX_S,
+			       &c->kill_wait_s);
 	case OPT_ADMIN_GROUP:
 		return set_group(ld, o, value);
 	case OPT_PRIVATE_HISTORY:
@@ -671,6 +677,7 @@ int conf_load(struct conf *c, int argc, char **argv, char *why, size_t whylen)
 	c->max_user_jobs = DEFAULT_MAX_USER_JOBS;
 	c->max_user_clients = DEFAULT_MAX_USER_CLIENTS;
 	c->hello_timeout_ms = DEFAULT_HELLO_TIMEOUT_MS;
+	c->kill_wait_s = DEFAULT_KILL_WAIT_S;
 	c->admin_gid = -1;
 	c->socket_mode = DEFAULT_SOCKET_MODE;
 	c->rt_priority = DEFAULT_RT_PRIORITY;

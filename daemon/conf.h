@@ -7,8 +7,8 @@
  * ignored; keys are the long options without the dashes (socket, db, cpus,
  * quantum-ms, offset-us, handover, share, log-level, retention-days,
  * max-jobs, max-clients, max-user-jobs, max-user-clients, hello-timeout-ms,
- * admin-group, private-history, socket-mode, rt-priority, confine,
- * confine-with).  The switch
+ * kill-wait, admin-group, private-history, socket-mode, rt-priority,
+ * confine, confine-with).  The switch
  * private-history takes yes or no there.  The default file
  * /etc/asteal/asteald.conf is read when it exists; --config FILE must.  Errors name the file and line
  * ("asteald.conf:7: unknown key 'quantum'").  The option and key
@@ -98,6 +98,10 @@ struct conf {
 	int hello_timeout_ms;      /* --hello-timeout-ms N: from connect to
 	                              Hello, whatever comes before (default
 	                              5000; 100 to 60000) */
+	int kill_wait_s;           /* --kill-wait S: from the SIGTERM of a job
+	                              at its time limit to its SIGKILL, as
+	                              Slurm's KillWait (default 30; 0 to
+	                              65533) */
 	int admin_gid;             /* --admin-group GROUP (name or number): its
 	                              members are limited as root is; -1: none */
 	int private_history;       /* --private-history: a user sees only their

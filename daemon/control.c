@@ -677,7 +677,7 @@ int control_attach(struct control *ctl, struct sched *s, struct history *h)
 
 	ctl->sched = s;
 	ctl->hist = h;
-	ctl->launch = launch_create(s, h, ctl->base, ctl->admit);
+	ctl->launch = launch_create(s, h, ctl->base, ctl->admit, ctl->conf);
 	ctl->jobs = conn_batch_create();
 	ctl->reader = histreader_create(ctl->base, h, ctl->conf->db, why,
 	                                sizeof(why));

@@ -22,6 +22,10 @@
  * daemon left without an exit status, for LAUNCH_RESUME_S: the
  * supervisors of those jobs reconnect within a second or two (Launch with
  * job_id, or JobExit).
+ *
+ * What the daemon does to a launched job on its own, stop it at its time
+ * limit or kill it with its supervisor, is launchstop.c's; the two share
+ * launch_int.h.
  */
 #include <errno.h>
 #include <signal.h>
@@ -34,55 +38,19 @@
 
 #include <event2/event.h>
 
-#include "admit.h"
-#include "childfd.h"
 #include "conn.h"
-#include "history.h"
-#include "launch.h"
+#include "launch_int.h"
 #include "log.h"
+#include "proto.h"
 #include "qtime.h"
 #include "scheduler.h"
-#include "waits.h"
-
-struct launch_job {
-	uint64_t id;
-	uid_t uid;
-	pid_t pid;                 /* the child's */
-	char name[64];
-	char command[256];
-	uint64_t start_ns;
-	struct launch *owner;
-	struct conn *sup;          /* NULL once the supervisor went */
-	int connected;             /* its libasteal holds a connection */
-	int was_connected;         /* then closing its row was the scheduler's */
-	int exited;                /* JobExit came */
-	int status;
-	int cpus;                  /* Launch.cpus: rigid until it connects */
-	struct childfd child;      /* the child's pidfd, when it is the sender's own */
-	struct admit_charge charge;  /* ... counted against its uid */
-	struct conn *reporter;     /* gets Ok for its JobExit when the job ends */
-	uint64_t reporter_id;      /* ... under the JobExit's request id */
-	struct launch_job *next;
-};
-
-struct launch {
-	struct sched *sched;
-	struct history *hist;
-	struct event_base *base;
-	struct admit *admit;           /* counts the pidfds held */
-	struct event *resume_ev;       /* the end of the resumption window */
-	int resuming;                  /* within it: LAUNCH_RESUME_S */
-	uint64_t started_ns;           /* wall clock, at launch_create */
-	struct launch_job *jobs;
-	struct waits waits;            /* the clients waiting for jobs to end */
-	int njobs;
-};
 
 static void on_resumed(evutil_socket_t fd, short what, void *arg);
 
 /* The table. */
 struct launch *launch_create(struct sched *s, struct history *h,
-                             struct event_base *base, struct admit *a)
+                             struct event_base *base, struct admit *a,
+                             const struct conf *conf)
 {
 	struct launch *l = calloc(1, sizeof(*l));
 	struct timeval tv = { LAUNCH_RESUME_S, 0 };
@@ -93,6 +61,7 @@ struct launch *launch_create(struct sched *s, struct history *h,
 	l->hist = h;
 	l->base = base;
 	l->admit = a;
+	l->conf = conf;
 	l->started_ns = qtime_wall_ns();
 	if (base != NULL) {
 		l->resume_ev = evtimer_new(base, on_resumed, l);
@@ -113,6 +82,15 @@ static void child_close(struct launch *l, struct launch_job *j, int now)
 	admit_fd_give(l->admit, &j->charge);
 }
 
+/* Free a launch that is unlinked: its pidfd (closed now or after the
+ * loop's next dispatch), its timer, itself. */
+static void job_free(struct launch *l, struct launch_job *j, int now)
+{
+	child_close(l, j, now);
+	timelimit_stop(&j->limit);
+	free(j);
+}
+
 /* Free the lists. */
 void launch_free(struct launch *l)
 {
@@ -121,8 +99,7 @@ void launch_free(struct launch *l)
 	while (l->jobs != NULL) {
 		struct launch_job *j = l->jobs;
 		l->jobs = j->next;
-		child_close(l, j, 1);
-		free(j);
+		job_free(l, j, 1);
 	}
 	if (l->resume_ev != NULL)
 		event_free(l->resume_ev);
@@ -150,22 +127,15 @@ static void drop(struct launch *l, struct launch_job *dead)
 		if (*p == dead) {
 			*p = dead->next;
 			l->njobs--;
-			child_close(l, dead, 0);
-			free(dead);
+			job_free(l, dead, 0);
 			return;
 		}
 }
 
-/* What a history lookup of one job found. */
-struct row {
-	int found;
-	struct history_job_info info;  /* strings not kept */
-};
-
 /* Keep a job row's numbers. */
 static int row_cb(const struct history_job_info *j, void *arg)
 {
-	struct row *r = arg;
+	struct launch_row *r = arg;
 
 	r->found = 1;
 	r->info = *j;
@@ -173,8 +143,8 @@ static int row_cb(const struct history_job_info *j, void *arg)
 	return 1;
 }
 
-/* Look up job id's row: 1 found, 0 not, -1 on a database error. */
-static int row_get(struct launch *l, uint64_t id, struct row *r)
+/* Look up job id's row. */
+int launch__row_get(struct launch *l, uint64_t id, struct launch_row *r)
 {
 	struct history_filter f;
 	int64_t one = (int64_t)id;
@@ -193,15 +163,16 @@ static int row_get(struct launch *l, uint64_t id, struct row *r)
 static void answer_waiters(struct launch *l, uint64_t id)
 {
 	Asteal__WaitReply rep = ASTEAL__WAIT_REPLY__INIT;
-	struct row r;
+	struct launch_row r;
 
 	if (!waits_for(&l->waits, id))
 		return;
 	rep.job_id = id;
-	if (row_get(l, id, &r) == 1) {
+	if (launch__row_get(l, id, &r) == 1) {
 		rep.status_known = r.info.has_exit != 0;
 		rep.wait_status = r.info.exit_status;
 		rep.end_ns = (uint64_t)r.info.end_ns;
+		rep.timeout = r.info.timed_out != 0;
 	}
 	waits_answer(&l->waits, id, &rep);
 }
@@ -211,9 +182,9 @@ static void answer_waiters(struct launch *l, uint64_t id)
  * left without an exit status may still hear from its supervisor. */
 static int awaits_report(struct launch *l, uint64_t id)
 {
-	struct row r;
+	struct launch_row r;
 
-	if (!l->resuming || !waits_for(&l->waits, id) || row_get(l, id, &r) != 1)
+	if (!l->resuming || !waits_for(&l->waits, id) || launch__row_get(l, id, &r) != 1)
 		return 0;               /* nobody waits, or no row to wait on */
 	return !r.info.has_exit && r.info.start_ns < (int64_t)l->started_ns;
 }
@@ -259,20 +230,25 @@ static void send_ok(struct conn *c, uint64_t request_id)
 static void maybe_end(struct launch *l, struct launch_job *j)
 {
 	uint64_t id = j->id;
+	/* its status: reported, or the signal that killed it with its
+	 * supervisor (launchstop.c) */
+	int known = j->exited || j->killed;
+	int status = j->exited ? j->status : j->killed;
 
 	if (j->connected || (!j->exited && (j->sup != NULL || j->child.fd >= 0)))
 		return;
 	sched_rigid_remove(l->sched, id);
 	/* The scheduler closed the row of a job that connected; one that
 	 * never did still has its row open. */
-	if (j->was_connected ? j->exited && history_job_set_exit(l->hist,
-	                           (int64_t)id, j->status) < 0
+	if (j->was_connected ? known && history_job_set_exit(l->hist,
+	                           (int64_t)id, status) < 0
 	    : history_job_end(l->hist, (int64_t)id, (int64_t)qtime_wall_ns(),
-	                      j->exited ? &j->status : NULL) < 0)
+	                      known ? &status : NULL) < 0)
 		log_warn("history: job %llu: %s", (unsigned long long)id,
 		         history_error(l->hist));
 	log_info("job %llu '%s' ended%s", (unsigned long long)id, j->name,
-	         j->exited ? "" : " (its supervisor went away: exit status unknown)");
+	         j->exited ? "" : j->killed ? " (killed with its supervisor)"
+	         : " (its supervisor went away: exit status unknown)");
 	if (j->reporter != NULL)
 		send_ok(j->reporter, j->reporter_id);
 	drop(l, j);
@@ -367,7 +343,7 @@ static Asteal__ErrorCode take_back(struct launch *l, struct launch_job *j,
                                    size_t whylen)
 {
 	uid_t owner;
-	struct row r;
+	struct launch_row r;
 	int have;
 
 	if (find(l, m->job_id) != NULL) {
@@ -385,7 +361,7 @@ static Asteal__ErrorCode take_back(struct launch *l, struct launch_job *j,
 		j->connected = j->was_connected = 1;
 		return 0;
 	}
-	have = row_get(l, m->job_id, &r);
+	have = launch__row_get(l, m->job_id, &r);
 	if (have != 1 || r.info.uid != (int64_t)j->uid ||
 	    r.info.pid != m->pid || r.info.end_ns != 0 ||
 	    history_job_reopen(l->hist, (int64_t)m->job_id, m->pid) < 0) {
@@ -428,6 +404,11 @@ Asteal__ErrorCode launch_begin(struct launch *l, struct conn *sup, uid_t uid,
 		         SCHED_MAX_WORKERS);
 		return ASTEAL__ERROR_CODE__INVALID;
 	}
+	if (m->time_limit_ns / 1000000000u > PROTO_TIME_LIMIT_MAX_S) {
+		snprintf(why, whylen, "launch: a time limit of more than %lld s",
+		         (long long)PROTO_TIME_LIMIT_MAX_S);
+		return ASTEAL__ERROR_CODE__INVALID;
+	}
 	code = named_pid(l, sup, uid, t, m, &fd, why, whylen);
 	if (code != 0)
 		return code;
@@ -445,6 +426,7 @@ Asteal__ErrorCode launch_begin(struct launch *l, struct conn *sup, uid_t uid,
 	j->child.fd = -1;
 	j->sup = sup;
 	j->cpus = (int)m->cpus;
+	j->ends_with_supervisor = m->ends_with_supervisor;
 	j->start_ns = qtime_wall_ns();
 	if (m->job_id != 0) {
 		code = take_back(l, j, m, why, whylen);
@@ -457,6 +439,7 @@ Asteal__ErrorCode launch_begin(struct launch *l, struct conn *sup, uid_t uid,
 		hj.uid = (int64_t)uid;
 		hj.pid = (int64_t)m->pid;
 		hj.start_ns = (int64_t)j->start_ns;
+		hj.time_limit_ns = (int64_t)m->time_limit_ns;
 		row = history_job_begin(l->hist, &hj);
 		if (row <= 0) {
 			snprintf(why, whylen, "history: %s", history_error(l->hist));
@@ -477,6 +460,7 @@ Asteal__ErrorCode launch_begin(struct launch *l, struct conn *sup, uid_t uid,
 	         (int)j->pid);
 	if (j->cpus > 0)
 		rigid(l, j);
+	launch__limit_start(l, j, m);
 	return 0;
 failed:
 	if (fd >= 0)
@@ -490,7 +474,7 @@ int launch_claim(struct launch *l, uint64_t id, uid_t uid, pid_t pid,
                  char *why, size_t whylen)
 {
 	struct launch_job *j = find(l, id);
-	struct row r;
+	struct launch_row r;
 	uid_t owner;
 	int have;
 
@@ -508,7 +492,7 @@ int launch_claim(struct launch *l, uint64_t id, uid_t uid, pid_t pid,
 		snprintf(why, whylen, "job %llu is connected already", (unsigned long long)id);
 		return -1;
 	}
-	have = row_get(l, id, &r);
+	have = launch__row_get(l, id, &r);
 	if (have != 1 || r.info.uid != (int64_t)uid || r.info.end_ns != 0 ||
 	    history_job_reopen(l->hist, (int64_t)id, pid) < 0) {
 		snprintf(why, whylen, "job %llu: %s", (unsigned long long)id,
@@ -525,7 +509,7 @@ Asteal__ErrorCode launch_exit(struct launch *l, struct conn *c, uid_t uid,
                               const Asteal__JobExit *m, char *why, size_t whylen)
 {
 	struct launch_job *j = NULL, *k;
-	struct row r;
+	struct launch_row r;
 	int have;
 
 	for (k = l->jobs; k != NULL && j == NULL; k = k->next)
@@ -557,7 +541,7 @@ Asteal__ErrorCode launch_exit(struct launch *l, struct conn *c, uid_t uid,
 		return ASTEAL__ERROR_CODE__NOT_FOUND;
 	}
 	/* A supervisor that lost the daemon and reports to a new one. */
-	have = row_get(l, m->job_id, &r);
+	have = launch__row_get(l, m->job_id, &r);
 	if (have != 1) {
 		snprintf(why, whylen, "job %llu: %s", (unsigned long long)m->job_id,
 		         have < 0 ? history_error(l->hist) : "no such job");
@@ -588,14 +572,14 @@ Asteal__ErrorCode launch_wait(struct launch *l, struct conn *c, uint64_t id,
 {
 	struct launch_job *j = find(l, id);
 	Asteal__ErrorCode code;
-	struct row r;
+	struct launch_row r;
 	uid_t owner = 0;
 	int have = 1;
 
 	if (j != NULL)
 		owner = j->uid;
 	else if (sched_job_owner(l->sched, id, &owner) != 0) {
-		have = row_get(l, id, &r);
+		have = launch__row_get(l, id, &r);
 		owner = (uid_t)r.info.uid;
 	}
 	if (have == 1 && only_uid >= 0 && (int64_t)owner != only_uid)
@@ -623,8 +607,7 @@ int launch_cancel(struct launch *l, uint64_t id, uid_t uid, int sig,
                   char *why, size_t whylen)
 {
 	struct launch_job *j = find(l, id);
-	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
-	Asteal__CancelRequest cr = ASTEAL__CANCEL_REQUEST__INIT;
+	int r;
 
 	if (j == NULL || j->exited || (j->sup == NULL && j->child.fd < 0))
 		return 0;
@@ -633,32 +616,12 @@ int launch_cancel(struct launch *l, uint64_t id, uid_t uid, int sig,
 		         "may cancel it)", (unsigned long long)id);
 		return ASTEAL__ERROR_CODE__PERMISSION;
 	}
-	if (j->sup == NULL) {
-		/* Its supervisor is gone: the child itself, by its pidfd. */
-		if (childfd_signal(&j->child, sig) < 0) {
-			snprintf(why, whylen, "job %llu: signalling pid %d: %s",
-			         (unsigned long long)id, (int)j->pid,
-			         errno == ESRCH ? "it has exited" : strerror(errno));
-			return errno == ESRCH ? ASTEAL__ERROR_CODE__NOT_FOUND
-			                      : ASTEAL__ERROR_CODE__INTERNAL;
-		}
-		log_info("job %llu: signal %d sent to pid %d for uid %d (its "
-		         "supervisor is gone)", (unsigned long long)id, sig,
-		         (int)j->pid, (int)uid);
-		return 1;
-	}
-	cr.job_id = id;
-	cr.signal = sig;
-	env.msg_case = ASTEAL__ENVELOPE__MSG_CANCEL_REQUEST;
-	env.cancel_request = &cr;
-	if (conn_send(j->sup, &env) < 0) {
-		snprintf(why, whylen, "job %llu: its supervisor is going away",
-		         (unsigned long long)id);
-		return ASTEAL__ERROR_CODE__INTERNAL;
-	}
-	log_info("job %llu: signal %d passed to its supervisor for uid %d",
-	         (unsigned long long)id, sig, (int)uid);
-	return 1;
+	r = launch__signal(l, j, sig, 0, why, whylen);
+	if (r == 1)
+		log_info("job %llu: signal %d %s for uid %d", (unsigned long long)id,
+		         sig, j->sup != NULL ? "passed to its supervisor"
+		         : "sent to its child (its supervisor is gone)", (int)uid);
+	return r;
 }
 
 /* A connection closed. */
@@ -673,6 +636,8 @@ void launch_conn_gone(struct launch *l, struct conn *c)
 			j->reporter = NULL;
 		if (j->sup == c) {
 			j->sup = NULL;
+			if (!j->exited && j->ends_with_supervisor)
+				launch__kill_with_supervisor(l, j);
 			if (!j->exited)
 				pidfd_watch(l, j);
 			maybe_end(l, j);

@@ -20,6 +20,12 @@
  * reconnect (Launch with job_id) or report (JobExit); for the first
  * LAUNCH_RESUME_S a WaitRequest for such a job whose exit status is not
  * known is held back instead of answered "unknown".
+ *
+ * The daemon stops a launched job itself at its time limit
+ * (Launch.time_limit_ns: SIGTERM, then SIGKILL after --kill-wait), and
+ * kills one that ends with its supervisor (Launch.ends_with_supervisor,
+ * `asteal run`) when the supervisor goes before it reported the job's
+ * exit (launchstop.c).
  */
 #ifndef ASTEAL_LAUNCH_H
 #define ASTEAL_LAUNCH_H
@@ -46,12 +52,15 @@ struct launch;
 #define LAUNCH_RESUME_S 10
 
 struct event_base;
+struct conf;
 
 /* An empty table of launches for the scheduler and history given, its
- * pidfds and the resumption window's timer on base (NULL: neither), the
- * pidfds it holds counted in a (NULL: not counted). */
+ * pidfds, time limits and the resumption window's timer on base (NULL:
+ * none of them), the pidfds it holds counted in a (NULL: not counted),
+ * the kill-wait read live from conf (NULL: the default, 30 s). */
 struct launch *launch_create(struct sched *s, struct history *h,
-                             struct event_base *base, struct admit *a);
+                             struct event_base *base, struct admit *a,
+                             const struct conf *conf);
 
 /* Free the table (history rows stay as they are); NULL is fine. */
 void launch_free(struct launch *l);

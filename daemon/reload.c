@@ -47,6 +47,7 @@ static const struct setting settings[] = {
 	{ "max-user-jobs", AT(max_user_jobs), K_INT, 1 },
 	{ "max-user-clients", AT(max_user_clients), K_INT, 1 },
 	{ "hello-timeout-ms", AT(hello_timeout_ms), K_INT, 1 },
+	{ "kill-wait", AT(kill_wait_s), K_INT, 1 },
 	{ "private-history", AT(private_history), K_YESNO, 1 },
 	{ "socket", AT(socket), K_STRING, 0 },
 	{ "db", AT(db), K_STRING, 0 },

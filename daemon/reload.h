@@ -6,7 +6,8 @@
  * Live: log-level, retention-days (the next expiry step uses it),
  * max-jobs, max-clients, max-user-jobs, max-user-clients (checked at each
  * new connection; those over a lowered limit stay), hello-timeout-ms (new
- * connections) and private-history (the next request).  Kept until a
+ * connections), kill-wait (the next job to reach its time limit) and
+ * private-history (the next request).  Kept until a
  * restart, each said in one warning line: socket, db, cpus, quantum-ms,
  * offset-us (the shared clock every job follows), handover and share (the
  * scheduler's state is built for them), rt-priority, socket-mode,

@@ -40,6 +40,10 @@
 /* The most job ids a JobsRequest may name. */
 #define PROTO_JOBS_MAX_IDS 256u
 
+/* The longest time limit a Launch may ask (Launch.time_limit_ns), in
+ * seconds: a century. */
+#define PROTO_TIME_LIMIT_MAX_S (100LL * 365 * 86400)
+
 /* Bytes of the length prefix. */
 #define PROTO_HEADER_LEN 4u
 
