@@ -46,6 +46,7 @@ struct waited {
 	int said;               /* the daemon refused: said already */
 	int known;              /* its wait status is known */
 	int status;
+	int timeout;            /* asteald stopped it at its time limit */
 	uint64_t end_ns;
 };
 
@@ -174,14 +175,16 @@ static int take(const Asteal__Envelope *m, struct waited *w, size_t n,
 		w[i].known = m->wait_reply->status_known;
 		w[i].status = m->wait_reply->wait_status;
 		w[i].end_ns = m->wait_reply->end_ns;
+		w[i].timeout = m->wait_reply->timeout;
 		w[i].code = w[i].known ? follow_exit_code(w[i].status) : CLI_FAIL;
 	}
 	return 0;
 }
 
-/* Say how each job ended (JSON: a line each; text: the timed out and
- * unknown ones, and with several jobs each failure); the exit code: the
- * first job's, in order, that is not 0. */
+/* Say how each job ended (JSON: a line each; text: the ones still
+ * running at --timeout, those stopped at their time limit, the unknown
+ * ones, and with several jobs each failure); the exit code: the first
+ * job's, in order, that is not 0. */
 static int report(const struct cli *g, const struct waited *w, size_t n,
                   double timeout)
 {
@@ -203,12 +206,17 @@ static int report(const struct cli *g, const struct waited *w, size_t n,
 			json_uint(&jw, "job_id", x->id);
 			json_bool(&jw, "timed_out", !x->done);
 			if (x->done) {
-				json_exit(&jw, x->known, x->status);
+				json_exit(&jw, x->known, x->status, x->timeout);
 				json_instant(&jw, "end", x->end_ns);
 			}
 			json_end(&jw);
 		} else if (!x->done) {
 			cli_error("job %llu: still running after %g s", x->id, timeout);
+		} else if (x->timeout) {
+			cli_error("job %llu: timeout: stopped at its time limit (%s)",
+			          x->id, x->known ? fmt_wait_status(text, sizeof(text),
+			                                            x->status)
+			          : "its exit status is unknown");
 		} else if (!x->known) {
 			cli_error("job %llu ended; its exit status is unknown "
 			          "(no supervisor reported it)", x->id);

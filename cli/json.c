@@ -171,7 +171,7 @@ void json_usage(struct json *w, uint64_t work, uint64_t steal, uint64_t mug,
 }
 
 /* A job's end. */
-void json_exit(struct json *w, int known, int wait_status)
+void json_exit(struct json *w, int known, int wait_status, int timeout)
 {
 	char buf[64];
 
@@ -181,6 +181,7 @@ void json_exit(struct json *w, int known, int wait_status)
 		json_null(w, "exit_code");
 		json_null(w, "signal");
 		json_null(w, "status");
+		json_bool(w, "timeout", timeout);
 		return;
 	}
 	json_int(w, "wait_status", wait_status);
@@ -193,6 +194,7 @@ void json_exit(struct json *w, int known, int wait_status)
 	else
 		json_null(w, "signal");
 	json_str(w, "status", fmt_wait_status(buf, sizeof(buf), wait_status));
+	json_bool(w, "timeout", timeout);
 }
 
 /* A JSON string: valid UTF-8 always. */

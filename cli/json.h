@@ -78,9 +78,10 @@ void json_usage(struct json *w, uint64_t work, uint64_t steal, uint64_t mug,
 /* A job's end as waitpid() told it (known: whether anybody saw it):
  * status_known, wait_status (null when unknown), exit_code (its exit
  * status; null when a signal killed it or unknown), signal (the signal
- * that killed it, else null) and status (fmt_wait_status's words, null
- * when unknown). */
-void json_exit(struct json *w, int known, int wait_status);
+ * that killed it, else null), status (fmt_wait_status's words, null
+ * when unknown) and timeout (whether asteald stopped it at its time
+ * limit). */
+void json_exit(struct json *w, int known, int wait_status, int timeout);
 
 /* Print s as a JSON string, quoted and escaped (NULL prints null); the
  * output is valid UTF-8 always: each byte of s that does not belong to a

@@ -37,11 +37,12 @@ struct command {
 static const struct command commands[] = {
 	{ "run", supervise_run,
 	  "run [-J|--name NAME] [-c|--cpus N] [--omp layer|system] [-D|--chdir DIR] "
-	  "[--stats] -- PROGRAM [ARGS...]",
+	  "[-t|--time LIMIT] [--stats] -- PROGRAM [ARGS...]",
 	  "Run a job in the foreground under the daemon; exit with its status.\n"
 	  "A program linked with libasteal, or with libgomp (run on asteal's\n"
 	  "OpenMP layer), is an adaptive job; any other a rigid job (of 1 CPU\n"
-	  "unless --cpus, said in one line).\n"
+	  "unless --cpus, said in one line).  If asteal run is killed, the job\n"
+	  "is killed with it (SIGKILL).\n"
 	  "  -J, --name NAME  the job's name (default: the program's)\n"
 	  "  -c, --cpus N  a rigid job of N CPUs, for a program not linked with\n"
 	  "                libasteal (OMP_NUM_THREADS and the like set to N);\n"
@@ -50,11 +51,14 @@ static const struct command commands[] = {
 	  "                layer, as an adaptive job (the default)\n"
 	  "  --omp system  on the system's libgomp instead, as a rigid job\n"
 	  "  -D, --chdir DIR  run it in DIR\n"
+	  "  -t, --time LIMIT  stop it after LIMIT (SIGTERM, then SIGKILL after\n"
+	  "                asteald's kill-wait): MINUTES, MM:SS, HH:MM:SS, D-HH,\n"
+	  "                D-HH:MM or D-HH:MM:SS, as sbatch --time\n"
 	  "  --stats       print a summary line when it ends\n",
-	  "-J --name -c --cpus --omp -D --chdir", 1 },
+	  "-J --name -c --cpus --omp -D --chdir -t --time", 1 },
 	{ "submit", supervise_submit,
 	  "submit [-J|--name NAME] [-c|--cpus N] [--omp layer|system] [-o|--output FILE] "
-	  "[-e|--error FILE] [-D|--chdir DIR] [--parsable] "
+	  "[-e|--error FILE] [-D|--chdir DIR] [-t|--time LIMIT] [--parsable] "
 	  "(-- PROGRAM [ARGS...] | --wrap COMMAND)",
 	  "Start a job detached and print its id (adaptive or rigid as for run).\n"
 	  "  -J, --name NAME    the job's name (default: the program's)\n"
@@ -66,13 +70,15 @@ static const struct command commands[] = {
 	  "                     job id, %x its name, %u the user, %% a %)\n"
 	  "  -e, --error FILE   its standard error (named as for -o)\n"
 	  "  -D, --chdir DIR    run it in DIR (relative file names under it)\n"
+	  "  -t, --time LIMIT   stop it after LIMIT (as for run)\n"
 	  "  --wrap COMMAND     run sh -c COMMAND (named wrap), no PROGRAM\n"
 	  "  --parsable         print only the id\n",
-	  "-J --name -c --cpus --omp -o --output -e --error -D --chdir --wrap", 1 },
+	  "-J --name -c --cpus --omp -o --output -e --error -D --chdir -t --time "
+	  "--wrap", 1 },
 	{ "wait", follow_wait, "wait [-t|--timeout SECONDS] JOB...",
 	  "Wait until the jobs end; exit with the first failure's status, in the\n"
 	  "order given (0: all succeeded; 128+N: killed by signal N; 1: status\n"
-	  "unknown or no such job).\n"
+	  "unknown or no such job).  A job stopped at its time limit is said.\n"
 	  "  -t, --timeout S  give up after S seconds (exit 124)\n",
 	  "-t --timeout", 0 },
 	{ "cancel", follow_cancel,
@@ -119,7 +125,8 @@ static const struct command commands[] = {
 	  "Filters (as for jobs):\n"
 	  "  -u, --user LIST    user names or uids\n"
 	  "  --name LIST        job names\n"
-	  "  --state LIST       running, completed, failed, killed, unknown\n"
+	  "  --state LIST       running, completed, failed, killed, unknown,\n"
+	  "                     timeout\n"
 	  "  -S, --since T, -E, --until T   only what overlaps [T, T']; T is\n"
 	  "                     now, today, yesterday, -30s, -5min, -2h, -1d,\n"
 	  "                     now-1h, @EPOCH, YYYY-MM-DD[THH:MM[:SS]], or what\n"

@@ -56,6 +56,7 @@ const struct query_col query_cols[QC_NCOLS] = {
 	[QC_ALLOTTED] = { "ALLOTTED", "allotted_ns", 1, QF_DURATION },
 	[QC_CPUTIME] = { "CPUTIME", "cpu_ns", 1, QF_DURATION },
 	[QC_CPUQ] = { "CPUQ", "cpu_quanta", 1, QF_UINT },
+	[QC_TIMELIMIT] = { "TIMELIMIT", "time_limit_ns", 1, QF_DURATION },
 };
 
 /* Start a row with no values. */

@@ -9,7 +9,7 @@
  * adds instants as ISO 8601 UTC strings (the same key without _ns); CSV
  * has an empty field where JSON has null.  Quantum classes are the words
  * inefficient, satisfied and deprived; job states are running, completed,
- * failed, killed and unknown.  hist_get is the one place the history is
+ * failed, killed, unknown and timeout.  hist_get is the one place the history is
  * read, from the daemon or, with --db, from the file (histdb.c).
  *
  * As sacct: the period asked for is today (from local midnight) unless
@@ -165,7 +165,7 @@ static const int rec_cols[] = {
 static const int job_cols[] = {
 	QC_ID, QC_NAME, QC_USER, QC_UID, QC_PID, QC_COMMAND, QC_START, QC_END,
 	QC_ELAPSED, QC_STATE, QC_STATUS, QC_KNOWN, QC_WSTATUS, QC_WORK, QC_STEAL,
-	QC_MUG, QC_SLEEP, QC_PREEMPTED, QC_WORKERS, QC_ALLOTTED,
+	QC_MUG, QC_SLEEP, QC_PREEMPTED, QC_WORKERS, QC_ALLOTTED, QC_TIMELIMIT,
 };
 #define NRCOLS ((int)(sizeof(rec_cols) / sizeof(rec_cols[0])))
 #define NJCOLS ((int)(sizeof(job_cols) / sizeof(job_cols[0])))
@@ -176,16 +176,19 @@ static const int job_cols[] = {
 
 /* The states of a job in the history, for --state and the STATE column. */
 static const char *const states[] = { "running", "completed", "failed",
-	"killed", "unknown", NULL };
-enum { S_RUNNING, S_COMPLETED, S_FAILED, S_KILLED, S_UNKNOWN };
+	"killed", "unknown", "timeout", NULL };
+enum { S_RUNNING, S_COMPLETED, S_FAILED, S_KILLED, S_UNKNOWN, S_TIMEOUT };
 
-/* A job's state: running (no end yet), completed (exit 0), failed (an
+/* A job's state: running (no end yet), timeout (asteald stopped it at its
+ * time limit, however it ended then), completed (exit 0), failed (an
  * exit status other than 0), killed (by a signal), unknown (it ended and
  * nobody saw how: no supervising asteal run or submit). */
 static int job_state(const Asteal__JobRecord *j)
 {
 	if (j->end_ns == 0)
 		return S_RUNNING;
+	if (j->timeout)
+		return S_TIMEOUT;
 	if (!j->status_known)
 		return S_UNKNOWN;
 	if (WIFEXITED(j->wait_status))
@@ -260,6 +263,9 @@ static void jobrec_row(const Asteal__JobRecord *j, uint64_t now, int raw,
 		                                         j->wait_status));
 	if (j->status_known)
 		query_int(r, QC_WSTATUS, (int)j->wait_status);
+	/* no limit: "-" in a table, empty in CSV */
+	if (j->time_limit_ns != 0)
+		query_num(r, QC_TIMELIMIT, j->time_limit_ns);
 	query_usage(r, j->work_ns, j->steal_ns, j->mug_ns, j->sleep_ns,
 	            j->preempted_ns, j->allotted_ns);
 }
@@ -323,10 +329,14 @@ static void jobrec_json(struct json *w, const char *key, const Asteal__JobRecord
 	json_instant(w, "end", j->end_ns);
 	json_uint(w, "elapsed_ns", end > j->start_ns ? end - j->start_ns : 0);
 	json_bool(w, "running", j->end_ns == 0);
-	json_exit(w, j->status_known, j->wait_status);
+	json_exit(w, j->status_known, j->wait_status, j->timeout);
 	json_usage(w, j->work_ns, j->steal_ns, j->mug_ns, j->sleep_ns,
 	           j->preempted_ns, j->allotted_ns);
 	json_uint(w, "workers", j->workers);
+	if (j->time_limit_ns != 0)
+		json_uint(w, "time_limit_ns", j->time_limit_ns);
+	else
+		json_null(w, "time_limit_ns");
 	json_end(w);
 }
 

@@ -8,7 +8,9 @@
  * a rigid job's child sets the thread counts runtimes read to its CPUs,
  * and one that runs on the OpenMP layer puts the layer first in
  * LD_LIBRARY_PATH.  A submitted job's child opens its output files
- * itself, once it knows the id that %j in their names stands for.
+ * itself, once it knows the id that %j in their names stands for.  A
+ * run's child dies with its supervisor (PR_SET_PDEATHSIG).  --time's
+ * limit, in Slurm's forms, is parsed and written here too.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,11 +20,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "spawn.h"
 
 #include "client.h"
+#include "proto.h"
 
 /* The program's arguments as one line, for listings. */
 static void join_args(char **argv, char *buf, size_t len)
@@ -99,6 +104,70 @@ static int check_template(const char *cmd, const char *opt, const char *tmpl)
 	                 "%%%% (a %%)", opt, tmpl);
 }
 
+/* Read a field of a time limit: 1 to 9 digits at *p, up to a character
+ * of stop or the end, into *v; the character after it, or NULL when the
+ * field is not so. */
+static const char *time_field(const char *p, const char *stop, uint64_t *v)
+{
+	const char *q = p;
+
+	*v = 0;
+	while (*q >= '0' && *q <= '9' && q - p < 9)
+		*v = *v * 10 + (uint64_t)(*q++ - '0');
+	if (q == p || (*q != '\0' && strchr(stop, *q) == NULL))
+		return NULL;
+	return q;
+}
+
+/* Parse a time limit in Slurm's forms. */
+int spawn_time_parse(const char *arg, uint64_t *secs)
+{
+	uint64_t f[4] = { 0, 0, 0, 0 }, days = 0, t;
+	const char *p = arg;
+	int n = 0, dash = strchr(arg, '-') != NULL;
+
+	if (strcasecmp(arg, "unlimited") == 0 || strcasecmp(arg, "infinite") == 0) {
+		*secs = 0;
+		return 0;
+	}
+	if (dash && ((p = time_field(p, "-", &days)) == NULL || *p++ != '-'))
+		return -1;
+	for (;;) {
+		if (n == 3 || (p = time_field(p, ":", &f[n++])) == NULL)
+			return -1;
+		if (*p == '\0')
+			break;
+		p++;                    /* a ':' */
+	}
+	if (dash)                       /* D-H, D-H:M, D-H:M:S */
+		t = days * 86400 + f[0] * 3600 + f[1] * 60 + f[2];
+	else if (n == 3)                /* H:M:S */
+		t = f[0] * 3600 + f[1] * 60 + f[2];
+	else                            /* M, M:S */
+		t = f[0] * 60 + f[1];
+	if (t > (uint64_t)PROTO_TIME_LIMIT_MAX_S)
+		return -1;
+	*secs = t;
+	return 0;
+}
+
+/* Write a time limit as Slurm does. */
+char *spawn_time_fmt(char *buf, size_t len, uint64_t secs)
+{
+	if (secs >= 86400)
+		snprintf(buf, len, "%llu-%02llu:%02llu:%02llu",
+		         (unsigned long long)(secs / 86400),
+		         (unsigned long long)(secs % 86400 / 3600),
+		         (unsigned long long)(secs % 3600 / 60),
+		         (unsigned long long)(secs % 60));
+	else
+		snprintf(buf, len, "%02llu:%02llu:%02llu",
+		         (unsigned long long)(secs / 3600),
+		         (unsigned long long)(secs % 3600 / 60),
+		         (unsigned long long)(secs % 60));
+	return buf;
+}
+
 /* Parse run/submit options up to the program: 0, or an exit code. */
 int spawn_parse(int argc, char **argv, struct spawn *sp, int *stats, int *parsable)
 {
@@ -108,6 +177,7 @@ int spawn_parse(int argc, char **argv, struct spawn *sp, int *stats, int *parsab
 		{ "stats", no_argument, NULL, 's' },
 		{ "cpus", required_argument, NULL, 'c' },
 		{ "omp", required_argument, NULL, 'O' },
+		{ "time", required_argument, NULL, 't' },
 		{ NULL, no_argument, NULL, 0 },
 	};
 	static const struct option submit_opts[] = {
@@ -119,15 +189,17 @@ int spawn_parse(int argc, char **argv, struct spawn *sp, int *stats, int *parsab
 		{ "parsable", no_argument, NULL, 'p' },
 		{ "cpus", required_argument, NULL, 'c' },
 		{ "omp", required_argument, NULL, 'O' },
+		{ "time", required_argument, NULL, 't' },
 		{ NULL, no_argument, NULL, 0 },
 	};
 	const char *cmd = argv[0];
 	char *end;
 	unsigned long v;
+	uint64_t secs;
 	const char *base;
 	int o, bad;
 
-	while ((o = getopt_long(argc, argv, sp->detached ? "+c:J:o:e:D:" : "+c:J:D:",
+	while ((o = getopt_long(argc, argv, sp->detached ? "+c:J:o:e:D:t:" : "+c:J:D:t:",
 	                        sp->detached ? submit_opts : run_opts, NULL)) != -1) {
 		switch (o) {
 		case 'c':
@@ -138,6 +210,17 @@ int spawn_parse(int argc, char **argv, struct spawn *sp, int *stats, int *parsab
 				return cli_usage(cmd, "--cpus: '%s' is not a number of "
 				                 "CPUs from 1 to %d", optarg, CLI_MAX_CPUS);
 			sp->cpus = (unsigned)v;
+			break;
+		case 't':
+			if (spawn_time_parse(optarg, &secs) < 0)
+				return cli_usage(cmd, "--time: '%s' is not a time limit: "
+				                 "MINUTES, MINUTES:SECONDS, HOURS:MINUTES:"
+				                 "SECONDS, DAYS-HOURS, DAYS-HOURS:MINUTES or "
+				                 "DAYS-HOURS:MINUTES:SECONDS (as sbatch "
+				                 "--time; 0 or UNLIMITED: none), at most "
+				                 "%lld days", optarg,
+				                 (long long)PROTO_TIME_LIMIT_MAX_S / 86400);
+			sp->time_limit_ns = secs * 1000000000u;
 			break;
 		case 'O':
 			if (strcmp(optarg, "layer") != 0 && strcmp(optarg, "system") != 0)
@@ -324,6 +407,10 @@ void spawn_child(const struct cli *g, struct spawn *sp, int gate, int err)
 	ssize_t n;
 	size_t got = 0;
 
+	/* run: die with the supervisor; one dead already is no parent */
+	if (!sp->detached && (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 ||
+	                      getppid() != sp->parent))
+		_exit(127);
 	while (got < sizeof(buf) - 1 &&
 	       ((n = read(gate, buf + got, sizeof(buf) - 1 - got)) > 0 ||
 	        (n < 0 && errno == EINTR)))

@@ -29,11 +29,13 @@ struct spawn {
 	const char *dir;          /* -D: its working folder, or NULL (ours) */
 	char *wrap[4];            /* submit --wrap: sh -c COMMAND */
 	unsigned cpus;            /* --cpus N: a rigid job of N CPUs; 0 none */
+	uint64_t time_limit_ns;   /* --time LIMIT: its wall-clock limit; 0 none */
 	int omp_system;           /* --omp system: never the OpenMP layer */
 	char layer[PATH_MAX];     /* the layer's folder, put first in LD_LIBRARY_PATH */
 	char notice[3 * PATH_MAX]; /* how it runs, said before it starts, or "" */
 	int failed;               /* the child failed: an enum spawn_fail + 1 */
 	int detached;             /* submit */
+	pid_t parent;             /* run: the supervisor the child dies with */
 	pid_t pid;
 	unsigned long long id;
 	uint64_t started_ns;
@@ -43,6 +45,18 @@ struct spawn {
  * *sp, *stats (--stats) and *parsable (--parsable): 0, or an exit code
  * after a usage message. */
 int spawn_parse(int argc, char **argv, struct spawn *sp, int *stats, int *parsable);
+
+/* Parse a time limit (--time) in one of Slurm's forms, as sbatch --time
+ * takes it: MINUTES, MINUTES:SECONDS, HOURS:MINUTES:SECONDS, DAYS-HOURS,
+ * DAYS-HOURS:MINUTES or DAYS-HOURS:MINUTES:SECONDS (each field digits,
+ * none range-checked: 90 is 90 minutes, 1:90 is 2:30), or 0, UNLIMITED or
+ * INFINITE for none: 0 with the seconds in *secs (0: none), or -1 for
+ * anything else or a limit beyond PROTO_TIME_LIMIT_MAX_S. */
+int spawn_time_parse(const char *arg, uint64_t *secs);
+
+/* A time limit of secs seconds as Slurm writes one ([D-]HH:MM:SS), into
+ * buf (len bytes); returns buf. */
+char *spawn_time_fmt(char *buf, size_t len, uint64_t secs);
 
 /* Whether sp's --cpus fits the daemon c speaks to: 0, or CLI_USAGE after
  * saying how many CPUs it shares (a rigid job of more could never be
@@ -58,7 +72,11 @@ int spawn_path(const struct spawn *sp, const char *tmpl, char *out, size_t len);
 
 /* In the child: wait on the pipe gate for the job's id, then exec the
  * program; never returns.  err is the close-on-exec pipe that tells the
- * parent why it failed (two ints: an enum spawn_fail and errno). */
+ * parent why it failed (two ints: an enum spawn_fail and errno).  A run's
+ * child (not detached) dies with its supervisor, sp->parent: SIGKILL from
+ * the kernel as the supervisor dies (PR_SET_PDEATHSIG, kept across exec
+ * but for set-user-ID programs; a supervisor dead already before it is
+ * set is seen, and the child runs nothing). */
 void spawn_child(const struct cli *g, struct spawn *sp, int gate, int err);
 
 #endif

@@ -18,6 +18,14 @@
  * and takes the job back (Launch with its job_id), and after the child
  * ends it tries for SUPERVISE_REPORT_S to report its exit, so that a new
  * daemon learns it and `asteal wait` gets the job's real status.
+ *
+ * run's job ends with its supervisor, as srun's: the Launch says so
+ * (ends_with_supervisor), and when `asteal run` is killed, its child is
+ * killed too (PR_SET_PDEATHSIG, spawn.c; and by the daemon, which records
+ * it killed by SIGKILL).  A submitted job outlives its supervisor.  The
+ * time limit (--time) is the daemon's to keep: at it, its CancelRequests
+ * say so (time_limit), and the supervisor tells it on its standard error
+ * (submit's: the job's error file) as it passes the signal on.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -71,6 +79,8 @@ static void launch_fill(Asteal__Envelope *env, Asteal__Launch *l,
 	l->command = (char *)sp->command;
 	l->pid = sp->pid;
 	l->cpus = sp->cpus;
+	l->time_limit_ns = sp->time_limit_ns;
+	l->ends_with_supervisor = !sp->detached;
 	l->job_id = job_id;
 	env->msg_case = ASTEAL__ENVELOPE__MSG_LAUNCH;
 	env->launch = l;
@@ -91,6 +101,7 @@ static int start(const struct cli *g, struct client *c, struct spawn *sp)
 		cli_error("pipe: %s", strerror(errno));
 		return CLI_FAIL;
 	}
+	sp->parent = getpid();
 	sp->pid = fork();
 	if (sp->pid < 0) {
 		cli_error("fork: %s", strerror(errno));
@@ -255,6 +266,21 @@ static int resume(const struct cli *g, struct client **c, const struct spawn *sp
 	return code == CLI_UNAVAILABLE ? code : 0;
 }
 
+/* The daemon stops the job at its time limit with sig: say so, as
+ * slurmstepd does ("CANCELLED ... DUE TO TIME LIMIT"). */
+static void say_time_limit(const struct spawn *sp, int sig)
+{
+	char limit[32];
+
+	spawn_time_fmt(limit, sizeof(limit), sp->time_limit_ns / 1000000000u);
+	if (sig == SIGKILL)
+		cli_error("job %llu: still running after its time limit (%s): "
+		          "SIGKILL", sp->id, limit);
+	else
+		cli_error("job %llu: time limit (%s) reached: SIGTERM", sp->id,
+		          limit);
+}
+
 /* Supervise the child until it ends: pass on cancels and the signals a
  * supervisor receives, connect again when the daemon goes away; the wait
  * status. */
@@ -298,6 +324,8 @@ static int supervise(const struct cli *g, struct client **c, struct spawn *sp)
 			    m->cancel_request->job_id == sp->id) {
 				int sig = m->cancel_request->signal ? m->cancel_request->signal
 				                                    : SIGTERM;
+				if (m->cancel_request->time_limit)
+					say_time_limit(sp, sig);
 				kill(sp->pid, sig);
 			}
 			if (r > 1 || (r == 1 && stopping(m))) {
@@ -423,7 +451,7 @@ static void print_stats(const struct cli *g, struct client *c,
 		json_uint(&w, "job_id", sp->id);
 		json_str(&w, "name", sp->name);
 		json_bool(&w, "managed", managed);
-		json_exit(&w, 1, status);
+		json_exit(&w, 1, status, j->timeout);
 		json_instant(&w, "end", j->end_ns);
 		json_uint(&w, "elapsed_ns", elapsed);
 		json_uint(&w, "quanta", st.quanta);
@@ -437,9 +465,10 @@ static void print_stats(const struct cli *g, struct client *c,
 		json_real(&w, "waste_pct", waste_pct);
 		json_end(&w);
 	} else if (!managed) {
-		fprintf(stderr, "asteal: job %llu %s: %s, %s elapsed, unmanaged (asteald "
-		        "never scheduled it: it did not join)\n", sp->id, sp->name,
-		        fmt_wait_status(end, sizeof(end), status),
+		fprintf(stderr, "asteal: job %llu %s: %s%s, %s elapsed, unmanaged "
+		        "(asteald never scheduled it: it did not join)\n", sp->id,
+		        sp->name, fmt_wait_status(end, sizeof(end), status),
+		        j->timeout ? " at its time limit" : "",
 		        fmt_duration(d[0], sizeof(d[0]), elapsed));
 	} else {
 		char quanta[64];
@@ -450,9 +479,10 @@ static void print_stats(const struct cli *g, struct client *c,
 		else
 			snprintf(quanta, sizeof(quanta), "no quantum (it ended "
 			         "before its first)");
-		fprintf(stderr, "asteal: job %llu %s: %s, %s elapsed, %s, work %s, "
+		fprintf(stderr, "asteal: job %llu %s: %s%s, %s elapsed, %s, work %s, "
 		        "waste %s (%.1f%%), preempted %s\n", sp->id, sp->name,
 		        fmt_wait_status(end, sizeof(end), status),
+		        j->timeout ? " at its time limit" : "",
 		        fmt_duration(d[0], sizeof(d[0]), elapsed), quanta,
 		        fmt_duration(d[1], sizeof(d[1]), j->work_ns),
 		        fmt_duration(d[2], sizeof(d[2]), waste), waste_pct,

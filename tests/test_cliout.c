@@ -139,13 +139,13 @@ static void test_json_members(void **state)
 	json_instant(&w, "end", 0);
 	json_array(&w, "jobs", 1);
 	json_object(&w, NULL);
-	json_exit(&w, 1, 3 << 8);       /* exit 3 */
+	json_exit(&w, 1, 3 << 8, 0);    /* exit 3 */
 	json_end(&w);
 	json_object(&w, NULL);
-	json_exit(&w, 1, 9);            /* SIGKILL */
+	json_exit(&w, 1, 9, 1);         /* SIGKILL at its time limit */
 	json_end(&w);
 	json_object(&w, NULL);
-	json_exit(&w, 0, 0);
+	json_exit(&w, 0, 0, 0);
 	json_end(&w);
 	json_end(&w);
 	json_array(&w, "none", 1);
@@ -161,11 +161,11 @@ static void test_json_members(void **state)
 		"\"start_ns\":\"1500000000123456789\",\"start\":\"2017-07-14T02:40:00.123Z\","
 		"\"end_ns\":\"0\",\"end\":null,\"jobs\":[\n"
 		"{\"status_known\":true,\"wait_status\":768,\"exit_code\":3,"
-		"\"signal\":null,\"status\":\"exit 3\"},\n"
+		"\"signal\":null,\"status\":\"exit 3\",\"timeout\":false},\n"
 		"{\"status_known\":true,\"wait_status\":9,\"exit_code\":null,"
-		"\"signal\":9,\"status\":\"killed by SIGKILL\"},\n"
+		"\"signal\":9,\"status\":\"killed by SIGKILL\",\"timeout\":true},\n"
 		"{\"status_known\":false,\"wait_status\":null,\"exit_code\":null,"
-		"\"signal\":null,\"status\":null}\n],"
+		"\"signal\":null,\"status\":null,\"timeout\":false}\n],"
 		"\"none\":[],\"cpus\":[0,3],\"t\":true,\"s\":null}\n");
 	free(buf);
 }
