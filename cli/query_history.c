@@ -333,10 +333,7 @@ static void jobrec_json(struct json *w, const char *key, const Asteal__JobRecord
 	json_usage(w, j->work_ns, j->steal_ns, j->mug_ns, j->sleep_ns,
 	           j->preempted_ns, j->allotted_ns);
 	json_uint(w, "workers", j->workers);
-	if (j->time_limit_ns != 0)
-		json_uint(w, "time_limit_ns", j->time_limit_ns);
-	else
-		json_null(w, "time_limit_ns");
+	json_uint(w, "time_limit_ns", j->time_limit_ns);        /* "0": none */
 	json_end(w);
 }
 

@@ -13,7 +13,7 @@
 #     each key one type in all of them, every column's key (CSV's header)
 #     in JSON's objects; for one job (killed by SIGKILL, or exit 3) the
 #     same end (status_known, wait_status, exit_code, signal, status,
-#     end_ns) in run --stats, wait and history --jobs;
+#     timeout, end_ns) in run --stats, wait and history --jobs;
 #  4. --stats of a job asteald never scheduled says so (unmanaged, no mean
 #     allotment), and a job killed by SIGINT says "killed by SIGINT" as
 #     the history's STATUS does.
@@ -180,7 +180,7 @@ for csv_, objs in (("jobs.csv", docs["jobs.json"][0]),
     assert objs, csv_
     for o in objs:
         assert set(cols) <= set(o), (csv_, set(cols) - set(o))
-end = ("status_known", "wait_status", "exit_code", "signal", "status", "end_ns", "end")
+end = ("status_known", "wait_status", "exit_code", "signal", "status", "timeout", "end_ns", "end")
 hj = {j["id"]: j for j in docs["hjobs.json"][0]["jobs"]}
 waits = {w["job_id"]: w for w in docs["wait.json"]}
 for id_, stats in ((k, docs["k.stats"][0]), (e, docs["e.stats"][0])):

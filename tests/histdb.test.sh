@@ -225,7 +225,7 @@ sqlite3 "$tmp/copy.db" "alter table jobs drop column time_limit_ns;
 before=$(digest "$tmp/copy.db")
 expect_brief 0 "$asteal" history --db "$tmp/copy.db"
 expect_brief 0 "$asteal" --json history --jobs --db "$tmp/copy.db"
-python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["jobs"] and all(j["time_limit_ns"] is None and not j["timeout"] for j in d["jobs"]), d' <"$tmp/out" ||
+python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["jobs"] and all(j["time_limit_ns"] == "0" and not j["timeout"] for j in d["jobs"]), d' <"$tmp/out" ||
 	fail "the jobs of a version $((version - 1)) file: $(cat "$tmp/out")"
 [ "$(digest "$tmp/copy.db")" = "$before" ] || fail "reading a version $((version - 1)) file changed it"
 [ "$(sqlite3 "$tmp/copy.db" "pragma user_version")" -eq $((version - 1)) ] ||
