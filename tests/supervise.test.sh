@@ -17,7 +17,11 @@
 #     stderr in it, -o and -e apart with %j and %%, -J names the job, a
 #     bad template is a usage error, an unwritable file fails the submit;
 #     %x and %u, -D (the job's folder, relative names under it), --wrap;
-#  6. wait --timeout exits 124 with the message the man page quotes.
+#  6. wait --timeout exits 124 with the message the man page quotes;
+#  7. `asteal run` killed (-9): its job goes with it, as srun's, a program
+#     without libasteal and one connected alike, and the history says
+#     killed by SIGKILL; with no daemon running too (the child dies with
+#     its parent).
 # Jobs are held on fifos, not timed: every wait is on a condition.
 set -u
 
@@ -184,6 +188,43 @@ grep -q '^\.B 124' man/asteal.1 || fail "the man page does not list exit status 
 expect_rc 124 "$A" wait -t 0 "$t" "$ok"
 expect_rc 0 "$A" cancel "$t"
 echo "wait --timeout: 124"
+
+# ---- 7. run killed ----
+# The child of run $1, once it runs its program ($2): its pid.
+run_child() { p=$(pgrep -P "$1") && [ "$(cat "/proc/$p/comm" 2>/dev/null)" = "$2" ] && echo "$p"; }
+runs() { run_child "$1" "$2" >/dev/null; }
+connected() { grep -q "job $1 'fib' connected" "$tmp/daemon.log"; }
+for prog in sleep fib; do
+	case $prog in
+	sleep) "$A" run -c 1 -- sleep 300 >/dev/null 2>&1 & ;;
+	fib) "$A" run -- "$build/jobs/fib" 60 >/dev/null 2>&1 & ;;
+	esac
+	run7=$!
+	wait_for 20 runs "$run7" "$prog" || fail "run $prog did not start its program"
+	pid7=$(run_child "$run7" "$prog")
+	orphans="$orphans $pid7"
+	id7=$(sql "select id from jobs where pid = $pid7")
+	[ "$prog" = sleep ] || wait_for 20 connected "$id7" || fail "job $id7 did not connect"
+	kill -9 "$run7"
+	wait "$run7" 2>/dev/null
+	wait_for 20 gone "$pid7" || fail "job $id7 ($prog) outlived its killed asteal run"
+	expect_rc 137 "$A" wait "$id7"
+	expect_rc 0 "$A" --json history --jobs "$id7"
+	[ "$(json 'd["jobs"][0]["state"], d["jobs"][0]["status_known"], d["jobs"][0]["signal"]' <"$tmp/out")" = \
+		"killed True 9" ] || fail "job $id7 ($prog) in the history: $(cat "$tmp/out")"
+done
+# No daemon when run is killed: the kernel kills the child with it.
+"$A" run -c 1 -- sleep 300 >/dev/null 2>&1 &
+run7=$!
+wait_for 20 runs "$run7" sleep || fail "run sleep did not start its program"
+pid7=$(run_child "$run7" sleep)
+orphans="$orphans $pid7"
+stop_daemon
+kill -9 "$run7"
+wait "$run7" 2>/dev/null
+wait_for 20 gone "$pid7" || fail "a job outlived its killed asteal run while no daemon ran"
+start_daemon
+echo "run killed: its job goes with it, killed by SIGKILL in the history"
 
 stop_daemon
 echo ok
