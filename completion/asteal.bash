@@ -25,9 +25,9 @@ _asteal_commands="run submit wait cancel jobs history status show help"
 _asteal_options()
 {
 	case $1 in
-	run) echo "--name --cpus --omp --chdir --stats --help --" ;;
-	submit) echo "--name --cpus --omp --output --error --chdir --wrap --parsable" \
-		"--help --" ;;
+	run) echo "--name --cpus --omp --chdir --time --stats --help --" ;;
+	submit) echo "--name --cpus --omp --output --error --chdir --time --wrap" \
+		"--parsable --help --" ;;
 	wait) echo "--timeout --help" ;;
 	cancel) echo "--signal --user --name --state --help" ;;
 	jobs) echo "--watch --interval --user --name --state --since --until" \
@@ -48,7 +48,7 @@ _asteal_valued()
 {
 	case $2 in
 	--socket) return 0 ;;
-	-J | --name | -c | --cpus | --omp | -D | --chdir)
+	-J | --name | -c | --cpus | --omp | -D | --chdir | -t | --time)
 		[[ $1 == run || $1 == submit ]] && return 0 ;;
 	esac
 	case $1 in
@@ -305,7 +305,7 @@ _asteal()
 		return 0 ;;
 	--state)
 		if [ "$cmd" = history ]; then
-			_asteal_words "running completed failed killed unknown" "$cur"
+			_asteal_words "running completed failed killed unknown timeout" "$cur"
 		else
 			_asteal_words "running waiting idle unmanaged stopped" "$cur"
 		fi
@@ -325,7 +325,7 @@ _asteal()
 	--omp)
 		_asteal_words "layer system" "$cur"
 		return 0 ;;
-	--name | --timeout | --interval | --limit | -J | -t)
+	--name | --timeout | --time | --interval | --limit | -J | -t)
 		return 0 ;;
 	esac
 
