@@ -213,9 +213,10 @@ static int report(const struct cli *g, const struct waited *w, size_t n,
 		} else if (!x->done) {
 			cli_error("job %llu: still running after %g s", x->id, timeout);
 		} else if (x->timeout) {
-			cli_error("job %llu: timeout: stopped at its time limit (%s)",
-			          x->id, x->known ? fmt_wait_status(text, sizeof(text),
-			                                            x->status)
+			if (x->known)
+				fmt_wait_status(text, sizeof(text), x->status);
+			cli_error("job %llu: timeout: stopped at its time limit "
+			          "(%s)", x->id, x->known ? text
 			          : "its exit status is unknown");
 		} else if (!x->known) {
 			cli_error("job %llu ended; its exit status is unknown "

@@ -212,16 +212,16 @@ int spawn_parse(int argc, char **argv, struct spawn *sp, int *stats, int *parsab
 			sp->cpus = (unsigned)v;
 			break;
 		case 't':
-			if (spawn_time_parse(optarg, &secs) < 0)
-				return cli_usage(cmd, "--time: '%s' is not a time limit: "
-				                 "MINUTES, MINUTES:SECONDS, HOURS:MINUTES:"
-				                 "SECONDS, DAYS-HOURS, DAYS-HOURS:MINUTES or "
-				                 "DAYS-HOURS:MINUTES:SECONDS (as sbatch "
-				                 "--time; 0 or UNLIMITED: none), at most "
-				                 "%lld days", optarg,
-				                 (long long)PROTO_TIME_LIMIT_MAX_S / 86400);
-			sp->time_limit_ns = secs * 1000000000u;
-			break;
+			if (spawn_time_parse(optarg, &secs) == 0) {
+				sp->time_limit_ns = secs * 1000000000u;
+				break;
+			}
+			return cli_usage(cmd, "--time: '%s' is not a time limit: "
+			                 "MINUTES, MINUTES:SECONDS, HOURS:MINUTES:"
+			                 "SECONDS, DAYS-HOURS, DAYS-HOURS:MINUTES or "
+			                 "DAYS-HOURS:MINUTES:SECONDS (as sbatch --time; "
+			                 "0 or UNLIMITED: none), at most %lld days",
+			                 optarg, (long long)PROTO_TIME_LIMIT_MAX_S / 86400);
 		case 'O':
 			if (strcmp(optarg, "layer") != 0 && strcmp(optarg, "system") != 0)
 				return cli_usage(cmd, "--omp: '%s' is not layer (asteal's "

@@ -184,7 +184,8 @@ static int awaits_report(struct launch *l, uint64_t id)
 {
 	struct launch_row r;
 
-	if (!l->resuming || !waits_for(&l->waits, id) || launch__row_get(l, id, &r) != 1)
+	if (!l->resuming || !waits_for(&l->waits, id) ||
+	    launch__row_get(l, id, &r) != 1)
 		return 0;               /* nobody waits, or no row to wait on */
 	return !r.info.has_exit && r.info.start_ns < (int64_t)l->started_ns;
 }
