@@ -240,9 +240,11 @@ int client_recv(struct client *c, Asteal__Envelope **m, int timeout_ms)
 		if (r > 0)
 			return 1;
 		if (r < 0) {
+			/* no asteald to talk to there: never CLI_FAIL, which
+			 * is 1, a message's return */
 			cli_error("asteald at %s sent a bad frame: %s", c->path,
 			          frame_reader_why(c->reader));
-			return CLI_FAIL;
+			return CLI_UNAVAILABLE;
 		}
 		p.fd = c->fd;
 		p.events = POLLIN;
@@ -253,7 +255,7 @@ int client_recv(struct client *c, Asteal__Envelope **m, int timeout_ms)
 			continue;
 		if (r < 0) {
 			cli_error("poll: %s", strerror(errno));
-			return CLI_FAIL;
+			return CLI_UNAVAILABLE;
 		}
 		if (r == 0)
 			return 0;
@@ -337,6 +339,10 @@ int client_call(struct client *c, const Asteal__Envelope *req,
 		if (m->msg_case == want) {
 			*reply = m;
 			return 0;
+		}
+		if (c->quiet && client_gone(0, m)) {
+			frame_free(m);  /* stopping: not said when quiet */
+			return CLI_UNAVAILABLE;
 		}
 		if (m->msg_case == ASTEAL__ENVELOPE__MSG_ERROR) {
 			r = client_error(m->error);

@@ -43,8 +43,9 @@ int client_retry_due_ms(const struct client_retry *r);
  * the daemon does not speak). */
 int client_retry(const char *path, struct client **out, struct client_retry *r);
 
-/* Quiet (1): the daemon going away is not said (CLI_UNAVAILABLE is still
- * returned), for a caller that connects again; 0: said, as by default. */
+/* Quiet (1): the daemon going away or stopping (an Error SHUTDOWN) is not
+ * said (CLI_UNAVAILABLE is still returned), for a caller that connects
+ * again; 0: said, as by default. */
 void client_set_quiet(struct client *c, int quiet);
 
 /* Whether a failed exchange (its exit code, and the message that came
@@ -78,8 +79,8 @@ int client_send(struct client *c, const Asteal__Envelope *m);
 int client_reply(struct client *c, Asteal__Envelope **m, int timeout_ms);
 
 /* The next message within timeout_ms (-1: no bound): 1 with *m (free it
- * with frame_free), 0 when the time passed, or an exit code (> 1) after
- * a message when the daemon went away or spoke nonsense. */
+ * with frame_free), 0 when the time passed, or CLI_UNAVAILABLE after a
+ * message when the daemon went away or spoke nonsense (a bad frame). */
 int client_recv(struct client *c, Asteal__Envelope **m, int timeout_ms);
 
 /* Send req and read its reply (client_reply), which must be a `want` (an
