@@ -49,6 +49,10 @@ CXXFLAGS = -std=c++17 $(OPT) -g -Wall -Wextra -Werror -pthread
 LDLIBS      = -pthread -lm
 PROTO_LIBS  = -lprotobuf-c
 DAEMON_LIBS = -levent -lsqlite3 -lsystemd
+# The command line's full screen (`jobs --watch`, cli/watch.c): ncursesw,
+# as pkg-config gives it.
+NCURSES_CFLAGS := $(shell pkg-config --cflags ncursesw 2>/dev/null)
+NCURSES_LIBS   := $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw)
 
 # The protocol: proto/*.proto compiled by protoc-c into $(GEN)/proto, and
 # the framing module proto/*.c.  Both form their own archive, which
@@ -306,9 +310,10 @@ $(GEN)/cli/paths.h: FORCE
 	@if cmp -s $@.new $@; then rm -f $@.new; else mv $@.new $@; fi
 $(BUILD)/obj/cli/runmode.o: $(GEN)/cli/paths.h
 $(BUILD)/obj/cli/runmode.o: CPPFLAGS += -I$(GEN)/cli
+$(BUILD)/obj/cli/watch.o: CPPFLAGS += $(NCURSES_CFLAGS)
 $(BUILD)/bin/asteal: $(CLI_OBJ) $(HIST_A) $(PROTO_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $^ -lsqlite3 $(PROTO_LIBS) $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $^ -lsqlite3 $(NCURSES_LIBS) $(PROTO_LIBS) $(LDLIBS)
 
 # The framing fuzzer, standalone (its own mutation loop; no libFuzzer):
 # tests/fuzz.test.sh runs it.

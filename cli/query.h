@@ -143,6 +143,20 @@ int query_jobs_fetch(struct client *c, const uint64_t *ids, size_t nids,
 void query_jobs_json(struct json *w, const char *key, const Asteal__JobInfo *j,
                      uint64_t now);
 
+/* What a frame of `jobs --watch` says of its jobs above them. */
+struct query_jobs_sum {
+	size_t jobs;                /* the jobs that pass the filters */
+	unsigned allotted;          /* the CPUs they hold */
+};
+
+/* The jobs of all that pass a's filters (now: for their ages) written to
+ * f as one frame of `jobs --watch`: a table of a's form and columns, or
+ * with a->json a JSON array on one line; their count and CPUs into *sum.
+ * 0, or -1 when out of memory. */
+int query_jobs_render(FILE *f, const struct query_args *a,
+                      const Asteal__Jobs *all, uint64_t now,
+                      struct query_jobs_sum *sum);
+
 /* ---- one job's records in the history (query_history.c), for show ---- */
 
 struct hist;

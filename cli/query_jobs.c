@@ -1,25 +1,15 @@
 /*
- * query_jobs.c - `asteal jobs`: the running jobs, once or refreshed like
- * top with --watch.
- *
- * `jobs --watch` keeps one connection, asks every interval and waits for
- * the next in poll() on the socket (the daemon going away ends it, exit
- * 69) and on stdin (q ends it; stdin is put in non-canonical mode only
- * when it is our terminal, and restored on every way out, SIGINT, SIGTERM
- * and SIGHUP included).
+ * query_jobs.c - `asteal jobs`: the running jobs, once, or refreshed like
+ * top with --watch (watch.c, which draws the frames this file renders:
+ * query_jobs_render).
  */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <termios.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "client.h"
@@ -27,9 +17,7 @@
 #include "qtime.h"
 #include "query.h"
 #include "table.h"
-
-/* Set by SIGINT, SIGTERM and SIGHUP while `jobs --watch` runs. */
-static volatile sig_atomic_t watch_signal;
+#include "watch.h"
 
 /* Order JobInfo pointers by id. */
 static int cmp_jobinfo(const void *a, const void *b)
@@ -298,194 +286,30 @@ void query_jobs_cells(const Asteal__JobInfo *j, uint64_t now, struct query_cells
 	job_row(j, now, 0, r);
 }
 
-/* Stop `jobs --watch` (SIGINT, SIGTERM, SIGHUP). */
-static void on_watch_signal(int sig)
+/* The jobs of all that pass a's filters as one frame of `jobs --watch`:
+ * their table, or a JSON array on one line; their count and CPUs. */
+int query_jobs_render(FILE *f, const struct query_args *a,
+                      const Asteal__Jobs *all, uint64_t now,
+                      struct query_jobs_sum *sum)
 {
-	watch_signal = sig;
-}
-
-/* One refresh of `jobs --watch` into a string (free it): NULL when out of
- * memory.  A table has a line about the daemon above it, and on a
- * terminal clears the screen first; elsewhere frames are a blank line
- * apart (CSV and --parsable: only that), JSON frames a line each. */
-static char *watch_frame(const struct cli *g, const struct query_args *a,
-                         struct client *c, const Asteal__Jobs *all,
-                         double interval, size_t *len)
-{
-	char *buf = NULL, when[64];
-	FILE *f;
-	Asteal__Jobs kept, *js = &kept;
+	Asteal__Jobs kept;
 	Asteal__JobInfo **keep = malloc((all->n_jobs + 1) * sizeof(*keep));
-	struct winsize ws;
-	unsigned allotted = 0;
-	uint64_t now = qtime_wall_ns();
-	size_t i, more = 0;
-	int ok;
+	size_t i;
+	int rc = 0;
 
-	if (keep == NULL || (f = open_memstream(&buf, len)) == NULL) {
-		free(keep);
-		return NULL;
-	}
+	if (keep == NULL)
+		return -1;
 	jobs_filter(a, all, &kept, keep);
-	if (a->json) {
-		jobs_json(f, js, now, 0);
-	} else {
-		if (g->tty && a->style == TABLE_ALIGNED)
-			fputs("\033[H\033[2J", f);
-		else
-			fputc('\n', f);
-		if (a->style == TABLE_ALIGNED) {
-			for (i = 0; i < js->n_jobs; i++)
-				allotted += js->jobs[i]->unmanaged ? 0 : js->jobs[i]->allotment;
-			fprintf(f, "asteald: %d CPU%s, %zu job%s, %u CPU%s allotted   %s   "
-			        "every %gs, q to quit\n\n", client_ncpus(c),
-			        client_ncpus(c) == 1 ? "" : "s", js->n_jobs,
-			        js->n_jobs == 1 ? "" : "s", allotted, allotted == 1 ? "" : "s",
-			        fmt_time(when, sizeof(when), now), interval);
-			/* on a terminal, no more rows than it has: the header stays */
-			if (g->tty && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 &&
-			    ws.ws_row > 6 && js->n_jobs > (size_t)ws.ws_row - 4) {
-				more = js->n_jobs - ((size_t)ws.ws_row - 5);
-				kept.n_jobs = (size_t)ws.ws_row - 5;
-			}
-		}
-		if (jobs_table(f, js, now, a) < 0) {
-			fclose(f);
-			free(buf);
-			free(keep);
-			return NULL;
-		}
-		if (more > 0)
-			fprintf(f, "(%zu more)\n", more);
-	}
+	sum->jobs = kept.n_jobs;
+	sum->allotted = 0;
+	for (i = 0; i < kept.n_jobs; i++)
+		sum->allotted += kept.jobs[i]->unmanaged ? 0 : kept.jobs[i]->allotment;
+	if (a->json)
+		jobs_json(f, &kept, now, 0);
+	else
+		rc = jobs_table(f, &kept, now, a);
 	free(keep);
-	ok = !ferror(f);
-	if (fclose(f) != 0 || !ok) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
-/* Wait until deadline (monotonic ms) for a key, a signal or the daemon
- * going away: 0 to refresh, 1 to stop (q, a signal), or an exit code. */
-static int watch_wait(struct client *c, int *in_fd, long long deadline)
-{
-	struct pollfd p[2];
-	Asteal__Envelope *m;
-	char keys[64];
-	long long left;
-	ssize_t k, i;
-	int r;
-
-	for (;;) {
-		if (watch_signal)
-			return 1;
-		left = deadline - query_mono_ms();
-		if (left <= 0)
-			return 0;
-		p[0].fd = client_fd(c);
-		p[0].events = POLLIN;
-		p[0].revents = 0;
-		p[1].fd = *in_fd;
-		p[1].events = POLLIN;
-		p[1].revents = 0;
-		r = poll(p, *in_fd >= 0 ? 2 : 1, (int)left);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			cli_error("poll: %s", strerror(errno));
-			return CLI_FAIL;
-		}
-		if (*in_fd >= 0 && p[1].revents) {
-			k = read(*in_fd, keys, sizeof(keys));
-			if (k == 0 || (k < 0 && errno != EINTR && errno != EAGAIN))
-				*in_fd = -1;    /* no more keys: Ctrl-C or a signal ends it */
-			for (i = 0; i < k; i++)
-				if (keys[i] == 'q' || keys[i] == 'Q')
-					return 1;
-		}
-		if (p[0].revents) {
-			/* nothing is asked: the daemon closing (or chatter) */
-			r = client_recv(c, &m, 0);
-			if (r == 1)
-				frame_free(m);
-			else if (r > 1)
-				return r;
-		}
-	}
-}
-
-/* `jobs --watch`: refresh until q, a signal, or the daemon goes away. */
-static int jobs_watch(const struct cli *g, const struct query_args *a,
-                      struct client *c, const uint64_t *ids, size_t nids,
-                      double interval)
-{
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
-	struct sigaction sa, old[3], oldpipe;
-	struct termios saved, raw;
-	Asteal__Envelope *reply = NULL;
-	int in_fd = -1, raw_mode = 0, code = CLI_OK, r;
-	long long deadline;
-	char *frame;
-	size_t len, i;
-
-	/* keys only from our own terminal, and only in the foreground */
-	if (isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp() &&
-	    tcgetattr(STDIN_FILENO, &saved) == 0) {
-		raw = saved;
-		raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
-		raw.c_cc[VMIN] = 1;
-		raw.c_cc[VTIME] = 0;
-		raw_mode = tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0;
-		in_fd = STDIN_FILENO;
-	} else if (!isatty(STDIN_FILENO)) {
-		in_fd = STDIN_FILENO;   /* a pipe or file may say q too */
-	}
-	watch_signal = 0;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_watch_signal;       /* no SA_RESTART: poll wakes */
-	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < 3; i++)
-		sigaction(sigs[i], &sa, &old[i]);
-	sa.sa_handler = SIG_IGN;               /* a closed pipe: EPIPE, not death */
-	sigaction(SIGPIPE, &sa, &oldpipe);
-
-	for (;;) {
-		deadline = query_mono_ms() + (long long)(interval * 1000 + 0.5);
-		if ((r = query_jobs_fetch(c, ids, nids, &reply)) != 0) {
-			code = r;
-			break;
-		}
-		frame = watch_frame(g, a, c, reply->jobs, interval, &len);
-		frame_free(reply);
-		if (frame == NULL) {
-			cli_error("out of memory");
-			code = CLI_FAIL;
-			break;
-		}
-		r = fwrite(frame, 1, len, stdout) == len && fflush(stdout) == 0;
-		free(frame);
-		if (!r) {
-			if (errno != EPIPE) {   /* a reader that left is no error */
-				cli_error("writing the output: %s", strerror(errno));
-				code = CLI_FAIL;
-			}
-			break;
-		}
-		r = watch_wait(c, &in_fd, deadline);
-		if (r != 0) {
-			code = r == 1 ? CLI_OK : r;
-			break;
-		}
-	}
-
-	if (raw_mode)
-		tcsetattr(STDIN_FILENO, TCSANOW, &saved);
-	for (i = 0; i < 3; i++)
-		sigaction(sigs[i], &old[i], NULL);
-	sigaction(SIGPIPE, &oldpipe, NULL);
-	return code;
+	return rc;
 }
 
 /* `asteal jobs [OPTIONS] [JOB...]`. */
@@ -541,11 +365,8 @@ int query_jobs(const struct cli *g, int argc, char **argv)
 		return CLI_USAGE;
 	if ((r = client_open(g->socket, &c)) != 0)
 		return r;
-	if (watch) {
-		r = jobs_watch(g, &a, c, ids, (size_t)nids, interval);
-		client_close(c);
-		return r;
-	}
+	if (watch)
+		return watch_jobs(g, &a, c, ids, (size_t)nids, interval);
 	r = query_jobs_fetch(c, ids, (size_t)nids, &reply);
 	client_close(c);
 	if (r != 0)

@@ -12,7 +12,8 @@
 #           of tests/ompreal.test.sh: about 97 MB to download, 36
 #           packages, 515 MB installed; g++ and gfortran for the C++ and
 #           Fortran programs of tests/omp.test.sh; oneTBB for the
-#           comparison kernels bench/run.sh's smoke runs)
+#           comparison kernels bench/run.sh's smoke runs; tmux, the
+#           terminal tests/watch.test.sh reads `asteal jobs --watch` in)
 #   bench   make bench: build, and g++ and oneTBB (the comparison kernels),
 #           LLVM's libomp, ImageMagick and OpenBLAS's OpenMP build (the
 #           OpenMP runtimes and programs of bench/omp.sh and bench/corun)
@@ -26,14 +27,14 @@
 # make bench (bench); make deps asks for every target's packages.
 set -eu
 
-BUILD_PKGS="gcc make libc6-dev libssl-dev libevent-dev libprotobuf-c-dev
-	protobuf-c-compiler libsqlite3-dev libsystemd-dev"
+BUILD_PKGS="gcc make pkg-config libc6-dev libssl-dev libevent-dev libprotobuf-c-dev
+	protobuf-c-compiler libsqlite3-dev libsystemd-dev libncurses-dev"
 DEMO_PKGS="python3"
 CHECK_PKGS="python3 pkg-config file procps libcmocka-dev sqlite3 systemd
 	groff-base man-db gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
 	munge slurmctld slurmd slurm-client libslurm-dev
 	imagemagick libopenblas0-openmp libopenblas-openmp-dev gromacs
-	g++ gfortran libtbb-dev"
+	g++ gfortran libtbb-dev tmux"
 BENCH_PKGS="python3 g++ libtbb-dev libomp5-14 imagemagick libopenblas0-openmp
 	libopenblas-openmp-dev"
 

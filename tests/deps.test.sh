@@ -5,13 +5,13 @@
 # PATH:
 #  1. a user without the check-only packages (cmocka, the aarch64 cross
 #     compiler, qemu, munge and Slurm, the real OpenMP programs of
-#     tests/ompreal.test.sh: ImageMagick, OpenBLAS, GROMACS, and g++ and
-#     gfortran for tests/omp.test.sh) and the bench-only ones (g++,
-#     oneTBB, LLVM's libomp, ImageMagick and OpenBLAS for bench/corun's
-#     OpenMP mixes) can build and run the demo: deps.sh build and demo pass and
-#     say nothing; check names exactly the check-only ones in its apt-get
-#     line, bench exactly the bench-only ones, and neither installs
-#     anything;
+#     tests/ompreal.test.sh: ImageMagick, OpenBLAS, GROMACS, g++ and
+#     gfortran for tests/omp.test.sh, tmux for tests/watch.test.sh) and
+#     the bench-only ones (g++, oneTBB, LLVM's libomp, ImageMagick and
+#     OpenBLAS for bench/corun's OpenMP mixes) can build and run the demo:
+#     deps.sh build and demo pass and say nothing; check names exactly
+#     the check-only ones in its apt-get line, bench exactly the
+#     bench-only ones, and neither installs anything;
 #  2. python3 missing: demo names it alone, build still passes; make demo
 #     stops at that, before compiling anything;
 #  3. as root, only the missing packages of the target are installed
@@ -68,7 +68,7 @@ asked() {
 	printf '%s\n' "$out" | sed -n 's/^deps: install them with:  sudo apt-get install //p'
 }
 
-CHECK_ONLY="libcmocka-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user munge slurmctld slurmd slurm-client libslurm-dev imagemagick libopenblas0-openmp libopenblas-openmp-dev gromacs g++ gfortran libtbb-dev"
+CHECK_ONLY="libcmocka-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user munge slurmctld slurmd slurm-client libslurm-dev imagemagick libopenblas0-openmp libopenblas-openmp-dev gromacs g++ gfortran libtbb-dev tmux"
 BENCH_ONLY="g++ libtbb-dev libomp5-14 imagemagick libopenblas0-openmp libopenblas-openmp-dev"
 
 # ---- 1. a user without the test and benchmark packages ----
