@@ -93,7 +93,9 @@ static const struct command commands[] = {
 	  "jobs [--watch] [--interval SECONDS] [FILTERS] [OUTPUT] [JOB...]",
 	  "List the running jobs: id, name, user, pid, desire, allotment, CPUs,\n"
 	  "age and efficiency.\n"
-	  "  --watch       refresh like top (q or Ctrl-C to quit)\n"
+	  "  --watch       refresh like top: on a terminal the whole screen, else\n"
+	  "                refreshes one after another; a daemon restarting is\n"
+	  "                waited out (q or Ctrl-C to quit)\n"
 	  "  --interval S  refresh every S seconds (default 1)\n"
 	  "Filters (a job passes if it matches each one given; lists are\n"
 	  "comma-separated, any item matches):\n"
