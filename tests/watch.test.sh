@@ -19,7 +19,8 @@
 #     table);
 #  6. an error (a peer on the socket that answers the handshake with what
 #     no asteald says): exit 1, the terminal given back first, then the
-#     message said on it.
+#     message said on it; a peer that sends a frame that does not decode:
+#     asteal status exits 69 with one line.
 # Every wait is on a condition with a bound.
 set -u
 
@@ -156,6 +157,29 @@ for l in lines[3 + len(body) + (more is not None):]:
 EOF
 }
 
+# a peer on the socket that says the frame $1 (hex) to every connection
+# (for a minute at most)
+peer() {
+	rm -f "$sock"
+	python3 - "$sock" "$1" <<'EOF' &
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1])
+s.listen(64)
+s.settimeout(0.2)
+end, kept = time.time() + 60, []
+while time.time() < end:
+    try:
+        c, _ = s.accept()
+    except socket.timeout:
+        continue
+    c.sendall(bytes.fromhex(sys.argv[2]))
+    kept.append(c)
+EOF
+	fake_pid=$!
+	wait_for 10 test -S "$sock" || fail "the peer did not listen"
+}
+
 # ---- the daemon and its 30 jobs ----
 start_daemon
 "$A" run --name '数据ü' -- sleep 600 >"$tmp/run.0" 2>&1 &
@@ -267,23 +291,7 @@ watch_in w 80 24
 wait_for 20 screen_fits w 80 24 $N "" || fail "watch again: $(cat "$tmp/why.w" "$tmp/screen.w")"
 stop_daemon
 wait_for 20 away || fail "the screen does not say the daemon went away: $(tm capture-pane -p -t w)"
-# the peer: every connection gets an Ok (Envelope field 4, empty) first
-python3 - "$sock" <<'EOF' &
-import os, socket, sys, time
-s = socket.socket(socket.AF_UNIX)
-s.bind(sys.argv[1])
-s.listen(64)
-s.settimeout(0.2)
-end, kept = time.time() + 60, []
-while time.time() < end:
-    try:
-        c, _ = s.accept()
-    except socket.timeout:
-        continue
-    c.sendall(b"\x00\x00\x00\x02\x22\x00")
-    kept.append(c)
-EOF
-fake_pid=$!
+peer 000000022200               # an Ok (Envelope field 4, empty)
 wait_for 20 dead w || fail "jobs --watch did not end on an answer that is no asteald's: $(tm capture-pane -p -t w)"
 [ "$(pane w '#{pane_dead_status}')" = 1 ] || fail "the error: exit $(pane w '#{pane_dead_status}')"
 [ "$(pane w '#{alternate_on}')" = 0 ] || fail "the error: the alternate screen is still on"
@@ -292,4 +300,14 @@ grep -q "^asteal: asteald at $sock: expected welcome first, got ok$" "$tmp/after
 	! grep -q "more jobs" "$tmp/after.w" ||
 	fail "the error: the message is not on the screen given back: $(cat "$tmp/after.w")"
 echo "an error: exit 1, the terminal given back, then the message"
+
+# a frame that decodes to nothing: said in one line, exit 69 (no asteald
+# there), where the command line once read the missing message and died
+kill "$fake_pid"
+wait "$fake_pid" 2>/dev/null
+peer 00000005ffffffffff
+expect_rc 69 "$A" status
+[ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "^asteal: asteald at $sock sent a bad frame: " "$tmp/err" ||
+	fail "status, a bad frame: $(cat "$tmp/err")"
+echo "a bad frame: exit 69, said in one line"
 echo ok
