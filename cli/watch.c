@@ -262,6 +262,17 @@ static void put_line(int y, const char *s, size_t n, attr_t attr)
 		mvchgat(y, 0, -1, attr, 0, NULL);
 }
 
+/* The line about the daemon above the jobs sum says of (when: the time
+ * they were asked for), into buf. */
+static void head_line(const struct watch *w, const struct query_jobs_sum *sum,
+                      const char *when, char *buf, size_t len)
+{
+	snprintf(buf, len, "asteald: %d CPU%s, %zu job%s, %u CPU%s allotted   %s   "
+	         "every %gs, q to quit", w->ncpus, w->ncpus == 1 ? "" : "s",
+	         sum->jobs, sum->jobs == 1 ? "" : "s", sum->allotted,
+	         sum->allotted == 1 ? "" : "s", when, w->interval);
+}
+
 /* Draw the screen: the line about the daemon, the status line, the column
  * names and as many jobs as fit, then how many more are not shown. */
 static void screen_draw(struct watch *w)
@@ -278,10 +289,7 @@ static void screen_draw(struct watch *w)
 	if (w->seen_ns == 0 || localtime_r(&t, &tm) == NULL ||
 	    strftime(when, sizeof(when), "%H:%M:%S", &tm) == 0)
 		snprintf(when, sizeof(when), "-");
-	snprintf(line, sizeof(line), "asteald: %d CPU%s, %zu job%s, %u CPU%s allotted"
-	         "   %s   every %gs, q to quit", w->ncpus, w->ncpus == 1 ? "" : "s",
-	         w->sum.jobs, w->sum.jobs == 1 ? "" : "s", w->sum.allotted,
-	         w->sum.allotted == 1 ? "" : "s", when, w->interval);
+	head_line(w, &w->sum, when, line, sizeof(line));
 	put_line(0, line, strlen(line), A_BOLD);
 	if (w->gone_ns != 0) {
 		t = (time_t)(w->gone_ns / 1000000000u);
@@ -403,7 +411,7 @@ static int frame_print(struct watch *w, const Asteal__Jobs *all, uint64_t now,
                        int *stop)
 {
 	struct query_jobs_sum sum;
-	char *buf, when[64];
+	char *buf, when[64], line[256];
 	size_t len;
 	int ok;
 
@@ -411,12 +419,11 @@ static int frame_print(struct watch *w, const Asteal__Jobs *all, uint64_t now,
 		return CLI_FAIL;
 	if (!w->a->json)
 		putchar('\n');
-	if (!w->a->json && w->a->style == TABLE_ALIGNED)
-		printf("asteald: %d CPU%s, %zu job%s, %u CPU%s allotted   %s   "
-		       "every %gs, q to quit\n\n", w->ncpus, w->ncpus == 1 ? "" : "s",
-		       sum.jobs, sum.jobs == 1 ? "" : "s", sum.allotted,
-		       sum.allotted == 1 ? "" : "s", fmt_time(when, sizeof(when), now),
-		       w->interval);
+	if (!w->a->json && w->a->style == TABLE_ALIGNED) {
+		head_line(w, &sum, fmt_time(when, sizeof(when), now), line,
+		          sizeof(line));
+		printf("%s\n\n", line);
+	}
 	ok = fwrite(buf, 1, len, stdout) == len && fflush(stdout) == 0;
 	free(buf);
 	if (!ok) {
