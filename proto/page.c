@@ -77,20 +77,13 @@ int page_check(const struct page *pg, char *why, size_t whylen)
 	return 0;
 }
 
-/* A Feedback member as a word of the page: a double's bits, an integer
- * as it is. */
+/* A double member as a word of the page: its bits. */
 static uint64_t word_of_double(double d)
 {
 	uint64_t bits;
 
 	memcpy(&bits, &d, sizeof(bits));
 	return bits;
-}
-
-/* An integer member as a word of the page. */
-static uint64_t word_of_int(uint64_t v)
-{
-	return v;
 }
 
 /* A word of the page as a double member. */
@@ -102,15 +95,11 @@ static double double_of_word(uint64_t bits)
 	return d;
 }
 
-/* A word of the page as an integer member (converted on assignment, as
- * protobuf-c narrows a varint). */
-static uint64_t int_of_word(uint64_t w)
-{
-	return w;
-}
-
-#define TO_WORD(x) _Generic((x), double: word_of_double, default: word_of_int)(x)
-#define OF_WORD(x, w) _Generic((x), double: double_of_word, default: int_of_word)(w)
+/* A Feedback member as a word of the page, and back: a double's bits, an
+ * integer as it is (narrowed on assignment, as protobuf-c narrows a
+ * varint). */
+#define TO_WORD(x) _Generic((x), double: word_of_double(x), default: (uint64_t)(x))
+#define OF_WORD(x, w) _Generic((x), double: double_of_word(w), default: (w))
 
 /* Write a Feedback into the job's half, field by field (message.h). */
 void page_feed_write(struct page *pg, const struct exchange_feedback *f)
