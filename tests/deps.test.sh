@@ -17,7 +17,8 @@
 #  3. as root, only the missing packages of the target are installed
 #     (apt-get install gets exactly those; none for demo);
 #  4. an unknown target is refused (exit 2); several targets ask for the
-#     union; no dpkg-query: a note, and the build goes on;
+#     union; no dpkg-query: a note, and the build goes on; libsmartcols
+#     missing (the command line's tables): build names it alone;
 #  5. the Makefile's targets call deps.sh with their own target: demo,
 #     check, asan, tsan, bench; plain make never.
 # Only in the normal build (it builds nothing).
@@ -131,7 +132,12 @@ for t in sh awk sed printf cat; do
 done
 out=$(PATH="$tmp/nodpkg" sh scripts/deps.sh demo 2>&1) || fail "deps.sh without dpkg-query failed: $out"
 case "$out" in *"no dpkg-query"*python3*) ;; *) fail "deps.sh without dpkg-query said: $out" ;; esac
-echo "unknown target refused; bench+check asks for the union; no dpkg-query: a note"
+missing libsmartcols-dev
+deps build
+[ "$rc" -eq 1 ] && [ "$(asked)" = libsmartcols-dev ] ||
+	fail "deps.sh build without libsmartcols: exit $rc, asks for '$(asked)': $out"
+echo "unknown target refused; bench+check asks for the union; no dpkg-query: a note;" \
+	"build asks for libsmartcols"
 
 # ---- 5. the Makefile's targets ----
 for t in demo check asan tsan bench; do
