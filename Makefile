@@ -358,9 +358,16 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(DLIBA) $(HIST_A) $(CORE_A) $(POLICY_A
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(DAEMON_LIBS) $(PROTO_LIBS) $(LDLIBS)
 
+# Tables for people (cli/table_draw.c) are drawn by libsmartcols, as pkg-config
+# gives it, in asteal and in the test of the output modules.
+SMARTCOLS_CFLAGS := $(shell pkg-config --cflags smartcols 2>/dev/null)
+SMARTCOLS_LIBS   := $(or $(shell pkg-config --libs smartcols 2>/dev/null),-lsmartcols)
+$(BUILD)/obj/cli/table_draw.o: CPPFLAGS += $(SMARTCOLS_CFLAGS)
+$(BUILD)/bin/asteal $(BUILD)/tests/test_cliout: LDLIBS += $(SMARTCOLS_LIBS)
+
 # The command line's output modules, tested apart (with the CPU-list
 # formatter they call).
-CLIOUT_OBJ = $(BUILD)/obj/cli/table.o $(BUILD)/obj/cli/plot.o $(BUILD)/obj/cli/json.o \
+CLIOUT_OBJ = $(BUILD)/obj/cli/table.o $(BUILD)/obj/cli/table_draw.o $(BUILD)/obj/cli/plot.o $(BUILD)/obj/cli/json.o \
              $(BUILD)/obj/cli/record.o
 $(BUILD)/obj/tests/test_cliout.o: CPPFLAGS += -Icli
 $(BUILD)/tests/test_cliout: $(BUILD)/obj/tests/test_cliout.o $(CLIOUT_OBJ) $(PROTO_A)

@@ -213,6 +213,7 @@ struct query_col {
 	const char *key;            /* "start_ns" */
 	int right;                  /* right-aligned: a number */
 	enum query_fmt fmt;
+	int shrink;                 /* long text: gives way on a narrow terminal */
 };
 
 /* The columns, by QC_*. */

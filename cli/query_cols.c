@@ -9,7 +9,9 @@
  * column's kind writes the value for people or raw for CSV; what only
  * one command shows in its own way (EFF, CAP, a mean ALLOT, ...) it
  * writes itself with query_text.  A column -o gave a width (NAME%N) is
- * that wide in an aligned table (table_set_width).
+ * that wide in an aligned table (table_set_width); on a terminal too
+ * narrow for the table, the columns of long text (NAME, COMMAND, CPUS,
+ * STATUS) give way (table_set_shrink).
  */
 #include <stdio.h>
 #include <string.h>
@@ -20,11 +22,11 @@
 const struct query_col query_cols[QC_NCOLS] = {
 	[QC_ID] = { "ID", "id", 1, QF_UINT },
 	[QC_JOB] = { "JOB", "job_id", 1, QF_UINT },
-	[QC_NAME] = { "NAME", "name", 0, QF_TEXT },
+	[QC_NAME] = { "NAME", "name", 0, QF_TEXT, 1 },
 	[QC_USER] = { "USER", "user", 0, QF_USER },
 	[QC_UID] = { "UID", "uid", 1, QF_UINT },
 	[QC_PID] = { "PID", "pid", 1, QF_INT },
-	[QC_COMMAND] = { "COMMAND", "command", 0, QF_TEXT },
+	[QC_COMMAND] = { "COMMAND", "command", 0, QF_TEXT, 1 },
 	[QC_STATE] = { "STATE", "state", 0, QF_TEXT },
 	[QC_START] = { "START", "start_ns", 0, QF_TIME },
 	[QC_END] = { "END", "end_ns", 0, QF_TIME },
@@ -38,14 +40,14 @@ const struct query_col query_cols[QC_NCOLS] = {
 	[QC_DESIRE] = { "DESIRE", "desire", 1, QF_UINT },
 	[QC_AVAIL] = { "AVAIL", "availability", 1, QF_UINT },
 	[QC_ALLOT] = { "ALLOT", "allotment", 1, QF_UINT },
-	[QC_CPUS] = { "CPUS", "cpus", 0, QF_CPUS },
+	[QC_CPUS] = { "CPUS", "cpus", 0, QF_CPUS, 1 },
 	[QC_CAP] = { "CAP", "cpus_cap", 0, QF_TEXT },
 	[QC_RIGID] = { "RIGID", "rigid", 0, QF_BOOL },
 	[QC_HELD] = { "HELD", "confinement", 0, QF_TEXT },
 	[QC_WORKERS] = { "WORKERS", "workers", 1, QF_UINT },
 	[QC_EFF] = { "EFF", "efficiency", 1, QF_TEXT },
 	[QC_CLASS] = { "CLASS", "quantum_class", 0, QF_CLASS },
-	[QC_STATUS] = { "STATUS", "status", 0, QF_TEXT },
+	[QC_STATUS] = { "STATUS", "status", 0, QF_TEXT, 1 },
 	[QC_KNOWN] = { "KNOWN", "status_known", 0, QF_BOOL },
 	[QC_WSTATUS] = { "WSTATUS", "wait_status", 1, QF_INT },
 	[QC_WORK] = { "WORK", "work_ns", 1, QF_DURATION },
@@ -168,7 +170,8 @@ void query_job_json(struct json *w, const struct query_job *j)
 	json_instant(w, "start", j->start_ns);
 }
 
-/* A table with the chosen columns, and their widths when aligned. */
+/* A table with the chosen columns, and when aligned their widths and
+ * which give way on a narrow terminal. */
 struct table *query_table(const struct query_args *a)
 {
 	const char *hdr[QUERY_MAX_COLS];
@@ -187,8 +190,11 @@ struct table *query_table(const struct query_args *a)
 		}
 	}
 	t = table_new(hdr, a->ncols);
-	for (i = 0; t != NULL && a->style == TABLE_ALIGNED && i < a->ncols; i++)
+	for (i = 0; t != NULL && a->style == TABLE_ALIGNED && i < a->ncols; i++) {
 		table_set_width(t, i, a->widths[i]);
+		if (query_cols[a->cols[i]].shrink)
+			table_set_shrink(t, i, TABLE_SHRINK_CUT);
+	}
 	return t;
 }
 

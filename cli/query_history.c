@@ -290,8 +290,7 @@ static int hist_table(FILE *f, const struct hist *h, int jobs,
 		if (query_row(t, a, r) < 0)
 			goto out;
 	}
-	table_write(t, f, a->style, a->header);
-	rc = 0;
+	rc = table_write(t, f, a->style, a->header);
 out:
 	free(r);
 	table_free(t);

@@ -210,8 +210,7 @@ static int jobs_table(FILE *f, const Asteal__Jobs *js, uint64_t now,
 		if (query_row(t, a, r) < 0)
 			goto out;
 	}
-	table_write(t, f, a->style, a->header);
-	rc = 0;
+	rc = table_write(t, f, a->style, a->header);
 out:
 	free(r);
 	table_free(t);

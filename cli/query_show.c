@@ -38,6 +38,7 @@ static int section(const char *title, const struct query_cells *r)
 
 	if (t == NULL)
 		return -1;
+	table_set_shrink(t, 1, TABLE_SHRINK_WRAP);  /* a long value: more lines */
 	printf("%s\n", title);
 	for (int k = 0; k < QC_NCOLS && rc == 0; k++) {
 		char name[32];
@@ -48,7 +49,8 @@ static int section(const char *title, const struct query_cells *r)
 		snprintf(name, sizeof(name), "  %s", query_cols[k].name);
 		rc = table_add(t, row);
 	}
-	table_write(t, stdout, TABLE_ALIGNED, 0);
+	if (rc == 0)
+		rc = table_write(t, stdout, TABLE_ALIGNED, 0);
 	table_free(t);
 	return rc;
 }

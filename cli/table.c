@@ -1,6 +1,10 @@
 /*
- * table.c - aligned tables, CSV, and the formats every command shares
- * (see table.h).
+ * table.c - a table's cells, its '|'-separated and CSV forms, and the
+ * formats every command shares (see table.h); its aligned form, drawn by
+ * libsmartcols, is table_draw.c's (the two share table_int.h).
+ *
+ * A table keeps its cells as they were given (NULL: no value) until it
+ * is written, so that each style shows them in its own way.
  */
 #include <pwd.h>
 #include <stdint.h>
@@ -13,15 +17,7 @@
 
 #include "cpulist.h"
 #include "table.h"
-
-struct table {
-	int ncols;
-	char **headers;
-	int *right;
-	int *width;           /* a fixed width (table_set_width), 0: none */
-	char **cells;         /* rows * ncols; NULL: no value */
-	int rows, cap;
-};
+#include "table_int.h"
 
 /* Copy a string; NULL stays NULL. */
 static char *copy_str(const char *s)
@@ -41,7 +37,9 @@ struct table *table_new(const char *const *headers, int ncols)
 	t->headers = calloc((size_t)ncols, sizeof(*t->headers));
 	t->right = calloc((size_t)ncols, sizeof(*t->right));
 	t->width = calloc((size_t)ncols, sizeof(*t->width));
-	if (t->headers == NULL || t->right == NULL || t->width == NULL) {
+	t->shrink = calloc((size_t)ncols, sizeof(*t->shrink));
+	if (t->headers == NULL || t->right == NULL || t->width == NULL ||
+	    t->shrink == NULL) {
 		table_free(t);
 		return NULL;
 	}
@@ -70,6 +68,7 @@ void table_free(struct table *t)
 	free(t->headers);
 	free(t->right);
 	free(t->width);
+	free(t->shrink);
 	free(t->cells);
 	free(t);
 }
@@ -113,15 +112,15 @@ void table_set_width(struct table *t, int col, int width)
 		t->width[col] = width;
 }
 
-/* Show s as a cell (on f; f NULL: only measure) and return the columns
- * it takes on a terminal: each character of the locale's encoding that
- * prints, as it is, at its display width (wcwidth: 2 for 日, 0 for a
- * combining accent); anything else (a byte that is no character, a
- * control character such as ESC, one the terminal cannot print) as one
- * '?', as is the byte sep (the --parsable separator), so that no cell
- * moves the cursor or the columns.  With max >= 0, no more than max
- * columns: it stops before the first character that does not fit. */
-static int cell_cut(FILE *f, const char *s, int sep, int max)
+/* Let column col give way on a terminal too narrow for the table. */
+void table_set_shrink(struct table *t, int col, enum table_shrink how)
+{
+	if (col >= 0 && col < t->ncols)
+		t->shrink[col] = (int)how;
+}
+
+/* Write s as a cell shows it (table_int.h). */
+int table__cell_cut(char *out, const char *s, int sep, int max)
 {
 	mbstate_t st;
 	size_t left = strlen(s), n;
@@ -130,118 +129,69 @@ static int cell_cut(FILE *f, const char *s, int sep, int max)
 
 	memset(&st, 0, sizeof(st));
 	while (left > 0) {
-		n = mbrtowc(&wc, s, left, &st);
-		if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
+		if (*s >= 0x20 && *s < 0x7f && mbsinit(&st)) {
+			n = 1;                  /* ASCII that prints: itself */
+			cw = 1;
+		} else if ((n = mbrtowc(&wc, s, left, &st)) == (size_t)-1 ||
+		           n == (size_t)-2 || n == 0) {
 			memset(&st, 0, sizeof(st));
 			n = 1;
 			cw = -1;
 		} else {
 			cw = wcwidth(wc);
 		}
-		if (max >= 0 && w + (cw < 0 || (sep != 0 && *s == sep) ? 1 : cw) > max)
-			break;
 		if (cw < 0 || (sep != 0 && *s == sep)) {
-			if (f != NULL)
-				fputc('?', f);
+			if (max >= 0 && w + 1 > max)
+				break;
+			if (out != NULL)
+				*out++ = '?';
 			w++;
 		} else {
-			if (f != NULL)
-				fwrite(s, 1, n, f);
+			if (max >= 0 && w + cw > max)
+				break;
+			if (out != NULL) {
+				memcpy(out, s, n);
+				out += n;
+			}
 			w += cw;
 		}
 		s += n;
 		left -= n;
 	}
+	if (out != NULL)
+		*out = '\0';
 	return w;
 }
 
-/* Show s as a cell, whole (cell_cut without a limit). */
-static int cell_put(FILE *f, const char *s, int sep)
-{
-	return cell_cut(f, s, sep, -1);
-}
-
 /* A cell as shown: its value, or "-" when it has none. */
-static const char *shown(const char *s)
+const char *table__shown(const char *s)
 {
 	return s != NULL ? s : "-";
 }
 
-/* Show s in a column of fixed width fixed (on f; NULL: only measure) and
- * return the columns it takes: whole when it fits, else cut with '+' as
- * its last character, as sacct cuts a field of --format NAME%N. */
-static int cell_fit(FILE *f, const char *s, int fixed)
-{
-	int n;
-
-	if (cell_put(NULL, s, 0) <= fixed)
-		return cell_put(f, s, 0);
-	n = cell_cut(f, s, 0, fixed - 1);
-	if (f != NULL)
-		fputc('+', f);
-	return n + 1;
-}
-
-/* Print one row with the widths given (the last column unpadded), each
- * cell of a column of fixed width fitted to it. */
-static void print_row(const struct table *t, FILE *f, char *const *row,
-                      const int *w)
+/* Print a row '|'-separated, each cell written into *buf (*cap bytes,
+ * grown as needed): 0, or -1 when out of memory. */
+static int print_parsable(const struct table *t, FILE *f, char *const *row,
+                          char **buf, size_t *cap)
 {
 	int i;
 
 	for (i = 0; i < t->ncols; i++) {
-		int last = i == t->ncols - 1, fixed = t->width[i];
-		const char *s = shown(row[i]);
-		int pad = w[i] - (fixed > 0 ? cell_fit(NULL, s, fixed)
-		                            : cell_put(NULL, s, 0));
-		if (t->right[i])
-			fprintf(f, "%*s", pad > 0 ? pad : 0, "");
-		if (fixed > 0)
-			cell_fit(f, s, fixed);
-		else
-			cell_put(f, s, 0);
-		if (!t->right[i] && !last)
-			fprintf(f, "%*s", pad > 0 ? pad : 0, "");
-		fputs(last ? "\n" : "  ", f);
-	}
-}
+		const char *s = table__shown(row[i]);
+		size_t need = strlen(s) + 2;
 
-/* Print aligned. */
-static void print_aligned(const struct table *t, FILE *f, int header)
-{
-	int *w = calloc((size_t)t->ncols, sizeof(*w));
-	int i, r;
-
-	if (w == NULL)
-		return;
-	for (i = 0; i < t->ncols; i++) {
-		w[i] = header ? cell_put(NULL, t->headers[i], 0) : 0;
-		if (t->width[i] > 0) {
-			w[i] = t->width[i];
-			continue;
+		if (need > *cap) {
+			char *b = realloc(*buf, need);
+			if (b == NULL)
+				return -1;
+			*buf = b;
+			*cap = need;
 		}
-		for (r = 0; r < t->rows; r++) {
-			int n = cell_put(NULL, shown(t->cells[r * t->ncols + i]), 0);
-			if (n > w[i])
-				w[i] = n;
-		}
-	}
-	if (header)
-		print_row(t, f, t->headers, w);
-	for (r = 0; r < t->rows; r++)
-		print_row(t, f, t->cells + r * t->ncols, w);
-	free(w);
-}
-
-/* Print a row '|'-separated. */
-static void print_parsable(const struct table *t, FILE *f, char *const *row)
-{
-	int i;
-
-	for (i = 0; i < t->ncols; i++) {
-		cell_put(f, shown(row[i]), '|');
+		table__cell_cut(*buf, s, '|', -1);
+		fputs(*buf, f);
 		fputc(i == t->ncols - 1 ? '\n' : '|', f);
 	}
+	return 0;
 }
 
 /* One CSV field. */
@@ -275,25 +225,28 @@ static void print_csv(const struct table *t, FILE *f, int header)
 }
 
 /* Print in a style. */
-void table_write(const struct table *t, FILE *f, enum table_style style,
-                 int header)
+int table_write(const struct table *t, FILE *f, enum table_style style,
+                int header)
 {
-	int r;
+	char *buf = NULL;
+	size_t cap = 0;
+	int r, rc = 0;
 
 	switch (style) {
 	case TABLE_ALIGNED:
-		print_aligned(t, f, header);
-		break;
+		return table__draw(t, f, header);
 	case TABLE_PARSABLE:
 		if (header)
-			print_parsable(t, f, t->headers);
-		for (r = 0; r < t->rows; r++)
-			print_parsable(t, f, t->cells + r * t->ncols);
-		break;
+			rc = print_parsable(t, f, t->headers, &buf, &cap);
+		for (r = 0; rc == 0 && r < t->rows; r++)
+			rc = print_parsable(t, f, t->cells + r * t->ncols, &buf, &cap);
+		free(buf);
+		return rc;
 	case TABLE_CSV:
 		print_csv(t, f, header);
 		break;
 	}
+	return 0;
 }
 
 /* The length of the valid UTF-8 sequence (of a character above U+007F)

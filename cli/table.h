@@ -1,6 +1,7 @@
 /*
- * table.h - the command line's output: aligned text tables (for people),
- * CSV, and the formats of times, durations, fractions, CPU lists and a
+ * table.h - the command line's output: aligned text tables for people
+ * (drawn by libsmartcols, fitted to the terminal), parsable text, CSV,
+ * and the formats of times, durations, fractions, CPU lists and a
  * job's end every command shares (JSON: json.h).
  */
 #ifndef ASTEAL_CLI_TABLE_H
@@ -33,9 +34,23 @@ int table_rows(const struct table *t);
  * sacct --format NAME%N); the other styles show every cell whole. */
 void table_set_width(struct table *t, int col, int width);
 
+/* How a column gives way when its table is printed aligned on a
+ * terminal too narrow for it (table_set_shrink). */
+enum table_shrink {
+	TABLE_SHRINK_CUT = 1,  /* its cells cut at its width (a name, a command) */
+	TABLE_SHRINK_WRAP,     /* its cells wrapped over more lines (a value) */
+};
+
+/* Let column col give way, as how says, when t is printed aligned on a
+ * terminal too narrow for it: down to its header's width, libsmartcols
+ * taking a column off each column that gives way in turn.  Never for a
+ * number; a column of fixed width (table_set_width) never gives way. */
+void table_set_shrink(struct table *t, int col, enum table_shrink how);
+
 /* How a table is printed. */
 enum table_style {
-	TABLE_ALIGNED,        /* columns aligned by display width, 2 spaces apart */
+	TABLE_ALIGNED,        /* columns aligned by display width, 2 spaces apart;
+	                         on a terminal, no wider than it */
 	TABLE_PARSABLE,       /* cells '|'-separated, unpadded (sacct -P) */
 	TABLE_CSV,            /* RFC 4180, CRLF; values as they are */
 };
@@ -43,9 +58,13 @@ enum table_style {
 /* Print t to f (header: the header line first).  Aligned and parsable
  * cells show "-" for no value and '?' for whatever is not a printable
  * character of the locale (and for '|' when parsable); CSV gives an empty
- * field for no value and every byte as it is. */
-void table_write(const struct table *t, FILE *f, enum table_style style,
-                 int header);
+ * field for no value and every byte as it is.  Aligned on a terminal (f
+ * is one), the table fits its width: the columns that may give way are
+ * cut or wrapped (table_set_shrink), and those on the right that still
+ * do not fit are left out whole; elsewhere nothing depends on a
+ * terminal.  0, or -1 when out of memory. */
+int table_write(const struct table *t, FILE *f, enum table_style style,
+                int header);
 
 /* A wall-clock instant (ns since the epoch) as local
  * "YYYY-MM-DD HH:MM:SS"; "-" for 0. */

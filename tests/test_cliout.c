@@ -6,13 +6,17 @@
  * end, nested containers); cli/table.c's tables (aligned by display width
  * in a UTF-8 locale, '?' for what does not print, "-" for no value,
  * '|'-separated and CSV forms, no header on request, fixed widths cut
- * with '+') and CPU lists; and
+ * with '+'; 3,000 rows aligned as one table; on a pseudo-terminal
+ * narrower than the table, a name cut, a column on the right left out
+ * whole, a value wrapped) and CPU lists; and
  * cli/plot.c's choice of panels (the jobs allotted the most CPU time, not
  * the most rows), its legend (averages over time slices), the allotted
  * time each panel states, and colours that no two panels share.
  */
 #include <locale.h>
 #include <math.h>
+#include <poll.h>
+#include <pty.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,6 +24,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "json.h"
@@ -267,9 +274,12 @@ static void test_table_parsable_csv(void **state)
 /* Fixed widths (-o NAME%N): a cell or header wider than its column is
  * cut to it with '+' last (a wide character that would cross the cut goes
  * whole, and the cell is padded), a narrower one padded, right-aligned
- * ones on the left; parsable and CSV keep every value whole. */
+ * ones on the left, even when every cell and the header are narrower;
+ * parsable and CSV keep every value whole. */
 static void test_table_widths(void **state)
 {
+	static const char *const one[] = { ">N", "M" };
+	static const char *const small[] = { "1", "2" };
 	struct table *t;
 	char *out;
 
@@ -292,6 +302,166 @@ static void test_table_widths(void **state)
 		"1|größe-日本|alice\n"
 		"22|plain|-\n"
 		"333|bad???[31m|bob\n");
+	free(out);
+	table_free(t);
+	/* wider than its header and its cells, with or without the header */
+	t = table_new(one, 2);
+	assert_non_null(t);
+	assert_int_equal(table_add(t, small), 0);
+	table_set_width(t, 0, 6);
+	out = capture_table(t, TABLE_ALIGNED, 1);
+	assert_string_equal(out, "     N  M\n     1  2\n");
+	free(out);
+	out = capture_table(t, TABLE_ALIGNED, 0);
+	assert_string_equal(out, "     1  2\n");
+	free(out);
+	table_free(t);
+	setlocale(LC_CTYPE, "C");
+}
+
+/* What t prints aligned (with its header) on a pseudo-terminal of cols
+ * columns, as a string (free it): written by a child, read back to a
+ * line written after it, with a deadline. */
+static char *capture_terminal(const struct table *t, int cols)
+{
+	struct winsize ws = { .ws_row = 50, .ws_col = (unsigned short)cols };
+	struct termios raw;
+	char *buf = NULL, *end;
+	size_t len = 0;
+	int master, slave, status;
+	pid_t pid;
+	FILE *f;
+
+	assert_int_equal(openpty(&master, &slave, NULL, NULL, &ws), 0);
+	assert_int_equal(tcgetattr(slave, &raw), 0);
+	cfmakeraw(&raw);                        /* "\n" as it is */
+	assert_int_equal(tcsetattr(slave, TCSANOW, &raw), 0);
+	assert_true((pid = fork()) >= 0);
+	if (pid == 0) {
+		f = fdopen(slave, "w");
+		_exit(f != NULL && table_write(t, f, TABLE_ALIGNED, 1) == 0 &&
+		      fputs("END\n", f) >= 0 && fflush(f) == 0 ? 0 : 1);
+	}
+	while ((end = buf != NULL ? strstr(buf, "END\n") : NULL) == NULL) {
+		struct pollfd p = { .fd = master, .events = POLLIN };
+		char chunk[4096];
+		ssize_t n;
+
+		assert_int_equal(poll(&p, 1, 10000), 1);
+		n = read(master, chunk, sizeof(chunk));
+		assert_true(n > 0);
+		buf = realloc(buf, len + (size_t)n + 1);
+		assert_non_null(buf);
+		memcpy(buf + len, chunk, (size_t)n);
+		len += (size_t)n;
+		buf[len] = '\0';
+	}
+	*end = '\0';
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_int_equal(status, 0);
+	close(slave);
+	close(master);
+	return buf;
+}
+
+/* A table longer than libsmartcols is given at a time (1,024 lines)
+ * aligns as one: its widest cells, on the last line only, set the widths
+ * of the first lines too; on a terminal, those its NAME is cut to. */
+static void test_table_pages(void **state)
+{
+	static const char *const hdr[] = { ">ID", "NAME", "USER" };
+	struct table *t = table_new(hdr, 3);
+	char id[16], *out, *line;
+	int i, n = 0;
+
+	(void)state;
+	assert_non_null(t);
+	for (i = 1; i <= 3000; i++) {
+		const char *row[3] = { id, i < 3000 ? "x" : "the widest name", "u" };
+		snprintf(id, sizeof(id), "%d", i == 3000 ? 123456 : i);
+		assert_int_equal(table_add(t, row), 0);
+	}
+	out = capture_table(t, TABLE_ALIGNED, 1);
+	assert_memory_equal(out, "    ID  NAME             USER\n"
+	                         "     1  x                u\n", 57);
+	for (line = out; *line != '\0'; line = strchr(line, '\n') + 1, n++)
+		assert_int_equal(strchr(line, '\n') - line, n == 0 ? 29 : 26);
+	assert_int_equal(n, 3001);
+	assert_non_null(strstr(out, "\n  1025  x                u\n"));
+	assert_non_null(strstr(out, "\n123456  the widest name  u\n"));
+	free(out);
+	/* on a terminal of 20 columns too, NAME cut to what is left */
+	unsetenv("COLUMNS");
+	table_set_shrink(t, 1, TABLE_SHRINK_CUT);
+	out = capture_terminal(t, 20);
+	assert_memory_equal(out, "    ID  NAME    USER\n"
+	                         "     1  x       u\n", 38);
+	for (line = out, n = 0; *line != '\0'; line = strchr(line, '\n') + 1, n++)
+		assert_int_equal(strchr(line, '\n') - line, n == 0 ? 20 : 17);
+	assert_int_equal(n, 3001);
+	assert_non_null(strstr(out, "\n  1025  x       u\n"));
+	assert_non_null(strstr(out, "\n123456  the wi  u\n"));
+	free(out);
+	table_free(t);
+}
+
+/* On a terminal narrower than the table, the table fits it (30 columns
+ * here): NAME gives way (cut, the wide characters whole), the fixed
+ * width of USER stays, and the column on the right that still does not
+ * fit is left out, never a number cut; a column that wraps (asteal show's
+ * values) goes on over more lines; the same table elsewhere is whole. */
+static void test_table_terminal(void **state)
+{
+	static const char *const hdr[] = { ">ID", "NAME", "USER", ">COUNT" };
+	static const char *const rows[][4] = {
+		{ "1", "größe-日本 and a long name", "alice", "12345" },
+		{ "22", "plain", NULL, "7" },
+	};
+	static const char *const kv_hdr[] = { "FIELD", "VALUE" };
+	static const char *const kv[] = { "COMMAND", "sleep 600 --and many more words" };
+	struct table *t = table_new(hdr, 4);
+	char *out;
+
+	(void)state;
+	if (setlocale(LC_CTYPE, "C.UTF-8") == NULL)
+		skip();
+	unsetenv("COLUMNS");
+	assert_non_null(t);
+	assert_int_equal(table_add(t, rows[0]), 0);
+	assert_int_equal(table_add(t, rows[1]), 0);
+	table_set_shrink(t, 1, TABLE_SHRINK_CUT);
+	table_set_width(t, 2, 4);
+	out = capture_terminal(t, 30);
+	assert_string_equal(out,
+		"ID  NAME           USER  COUNT\n"
+		" 1  größe-日本 an  ali+  12345\n"
+		"22  plain          -         7\n");
+	free(out);
+	/* 19 columns: COUNT left out, 本 not cut in two */
+	out = capture_terminal(t, 19);
+	assert_string_equal(out,
+		"ID  NAME       USER\n"
+		" 1  größe-日   ali+\n"
+		"22  plain      -\n");
+	free(out);
+	out = capture_table(t, TABLE_ALIGNED, 1);
+	assert_string_equal(out,
+		"ID  NAME                        USER  COUNT\n"
+		" 1  größe-日本 and a long name  ali+  12345\n"
+		"22  plain                       -         7\n");
+	free(out);
+	table_free(t);
+	/* a value wraps, and its table fits */
+	t = table_new(kv_hdr, 2);
+	assert_non_null(t);
+	assert_int_equal(table_add(t, kv), 0);
+	table_set_shrink(t, 1, TABLE_SHRINK_WRAP);
+	out = capture_terminal(t, 24);
+	assert_string_equal(out,
+		"FIELD    VALUE\n"
+		"COMMAND  sleep 600 --and\n"
+		"          many more word\n"
+		"         s\n");
 	free(out);
 	table_free(t);
 	setlocale(LC_CTYPE, "C");
@@ -467,6 +637,8 @@ int main(void)
 		cmocka_unit_test(test_table_aligned),
 		cmocka_unit_test(test_table_parsable_csv),
 		cmocka_unit_test(test_table_widths),
+		cmocka_unit_test(test_table_pages),
+		cmocka_unit_test(test_table_terminal),
 		cmocka_unit_test(test_cpus),
 		cmocka_unit_test(test_plot_choice),
 		cmocka_unit_test(test_plot_machine),
