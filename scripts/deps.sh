@@ -27,10 +27,8 @@
 # make bench (bench); make deps asks for every target's packages.
 set -eu
 
-# The command line's tables for people (cli/table.c), as lsblk's: build.
-TABLE_PKGS="libsmartcols-dev"
 BUILD_PKGS="gcc make pkg-config libc6-dev libssl-dev libevent-dev libprotobuf-c-dev
-	protobuf-c-compiler libsqlite3-dev libsystemd-dev libncurses-dev"
+	protobuf-c-compiler libsqlite3-dev libsystemd-dev libncurses-dev libsmartcols-dev"
 DEMO_PKGS="python3"
 CHECK_PKGS="python3 pkg-config file procps libcmocka-dev sqlite3 systemd
 	groff-base man-db gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
@@ -41,7 +39,7 @@ BENCH_PKGS="python3 g++ libtbb-dev libomp5-14 imagemagick libopenblas0-openmp
 	libopenblas-openmp-dev"
 
 [ $# -gt 0 ] || set -- check
-wanted="$BUILD_PKGS $TABLE_PKGS"
+wanted="$BUILD_PKGS"
 for target in "$@"; do
 	case "$target" in
 	build) ;;
