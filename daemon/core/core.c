@@ -419,7 +419,6 @@ int core_tick(struct core *c, uint64_t now, uint64_t (*clock)(void),
 	users_prune(c);
 	if (c->offer < c->P)
 		withdraw(c);
-	c->decided = now;
 	st->deq_ns = clock != NULL ? clock() : 0;
 	if (c->njobs > 0 &&
 	    (c->by_user
@@ -432,6 +431,10 @@ int core_tick(struct core *c, uint64_t now, uint64_t (*clock)(void),
 	}
 	st->deq_ns = clock != NULL ? clock() - st->deq_ns : 0;
 	st->changes = nc;
+	/* Decided as DEQ answered: its own time is DEQ's (deq_ns), not the
+	 * hand-over's that a revocation's latency measures from here. */
+	now += st->deq_ns;
+	c->decided = now;
 	/* What each changed job gives up is busy before anyone gains it. */
 	for (k = 0; c->handover != NULL && k < nc; k++) {
 		struct deq_set lost;

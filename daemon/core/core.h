@@ -174,8 +174,9 @@ struct core_tick_stats {
 };
 
 /* The tick begun, at now: silence, desires, DEQ, hand-overs,
- * allotments, records.  clock (may be NULL) times DEQ alone.  0, or -1
- * when DEQ failed (errno; nothing was allotted). */
+ * allotments, records.  clock (may be NULL) times DEQ alone, and the
+ * allotments are decided at now plus that time, as DEQ answered.  0, or
+ * -1 when DEQ failed (errno; nothing was allotted). */
 int core_tick(struct core *c, uint64_t now, uint64_t (*clock)(void),
               struct core_tick_stats *st);
 
