@@ -320,6 +320,9 @@ void sched__claim_usage(struct sched *s, struct sched_job *j,
 	         (double)away[USAGE_WORK] * 1e-9);
 }
 
+/* A revocation longer than this is logged (debug). */
+#define SCHED_REVOKE_LONG_NS 250000u
+
 /* Take a job's Released: a revocation latency sample, and (handover
  * release) the CPUs it gave up are free. */
 void sched_released(struct sched *s, struct sched_job *j, uint64_t q,
@@ -337,6 +340,16 @@ void sched_released(struct sched *s, struct sched_job *j, uint64_t q,
 	if (q == j->core.allot_q && parked_ns >= j->core.decided) {
 		samples_add(&s->revoke, parked_ns - j->core.decided);
 		s->revocations++;
+		/* A long one, with its span on the shared clock, to put
+		 * beside a trace of the CPUs (bench/README.md, "Hand-over"). */
+		if (parked_ns - j->core.decided > SCHED_REVOKE_LONG_NS)
+			log_debug("job %llu: revocation of quantum %llu took %llu "
+			          "us: decided %llu, parked %llu (CLOCK_MONOTONIC ns)",
+			          (unsigned long long)j->core.id,
+			          (unsigned long long)q,
+			          (unsigned long long)(parked_ns - j->core.decided) / 1000,
+			          (unsigned long long)j->core.decided,
+			          (unsigned long long)parked_ns);
 	}
 	/* Read as a tick begins, the grant waits for its DEQ (an Allot of
 	 * quantum q carries tick q's decision). */
