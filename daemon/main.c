@@ -250,6 +250,8 @@ static int confine_start(struct daemon *d, char *why, size_t whylen)
 	};
 	char name[32];
 	int mode = d->conf.confine;
+	uint64_t t0;
+	uint32_t heartbeat_ms, offset_us;
 
 	confine_name(d->conf.socket, name, sizeof(name));
 	d->confine = confine_create(with[d->conf.confine_with], name,
@@ -262,6 +264,8 @@ static int confine_start(struct daemon *d, char *why, size_t whylen)
 		mode = confine_is_cgroup(d->confine) ? CONF_CONFINE_ALL
 		                                     : CONF_CONFINE_RIGID;
 	sched_set_confine(d->sched, d->confine, mode);
+	sched_quanta(d->sched, &t0, &heartbeat_ms, &offset_us);
+	confine_grid(d->confine, t0 + (uint64_t)offset_us * 1000u);   /* ticks */
 	log_info("confinement: %s jobs, by %s", mode == CONF_CONFINE_ALL ? "all"
 	         : mode == CONF_CONFINE_RIGID ? "rigid" : "no",
 	         confine_how(d->confine));

@@ -287,6 +287,7 @@ struct confine *confine_create(enum confine_with with, const char *name,
 		why_fail(why, whylen, 0, "release set too long to write");
 		goto fail;
 	}
+	cf->quantum_ns = quantum_ns;
 	cf->period_ns = quantum_ns < CONFINE_SWEEP_MIN_NS ? CONFINE_SWEEP_MIN_NS :
 			quantum_ns > CONFINE_SWEEP_MAX_NS ? CONFINE_SWEEP_MAX_NS : quantum_ns;
 	if (choose(cf, with, name, why, whylen) < 0)
@@ -362,6 +363,18 @@ void confine_free(struct confine *cf)
 const char *confine_how(const struct confine *cf)
 {
 	return cf->how;
+}
+
+/* Keep the samples away from the ticks, at t0_ns and every quantum after. */
+void confine_grid(struct confine *cf, uint64_t t0_ns)
+{
+	if (cf == NULL)
+		return;
+	pthread_mutex_lock(&cf->mu);
+	cf->grid_t0 = t0_ns;
+	cf->kick = 1;
+	pthread_cond_signal(&cf->cv);
+	pthread_mutex_unlock(&cf->mu);
 }
 
 /* Whether the mechanism is a cgroup. */

@@ -41,6 +41,13 @@ struct confine *confine_create(enum confine_with with, const char *name,
                                const int *cpus, int ncpus, uint64_t quantum_ns,
                                char *why, size_t whylen);
 
+/* The daemon ticks at t0_ns (CLOCK_MONOTONIC) and every quantum after:
+ * the watcher's samples, which walk /proc for a few hundred microseconds
+ * a second, fall half a quantum after a tick instead of beside it, where a job's
+ * worker on its way to park would wait for them (bench/README.md,
+ * "Hand-over"). */
+void confine_grid(struct confine *cf, uint64_t t0_ns);
+
 /* Stop the watcher; release every job (its processes may run anywhere in
  * the release set again) and remove the cgroup folders left empty (those
  * with survivors stay for the next daemon, which releases or reuses them:

@@ -60,12 +60,14 @@ struct confine {
 	char release_list[4096];
 	size_t setsize;            /* bytes of every cpu_set_t here */
 	uint64_t period_ns;        /* the sweep period */
+	uint64_t quantum_ns;       /* the daemon's quantum, as given */
 
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	/* Under mu: */
 	int stop, kick;
+	uint64_t grid_t0;          /* the daemon's quanta start here, 0 unknown */
 	struct confine_job *jobs;
 	struct confine_job **hash;
 	size_t nbuckets, count;

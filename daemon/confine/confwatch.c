@@ -409,12 +409,31 @@ static void sample(struct confine *cf)
 	free(s);
 }
 
+/* The first instant of the sampling grid after now: half a quantum
+ * after a tick, every whole number of quanta nearest a second; without
+ * the daemon's grid, a second after now.  Under mu. */
+static uint64_t next_on_grid(const struct confine *cf, uint64_t now)
+{
+	uint64_t L = cf->quantum_ns, every, k;
+
+	if (cf->grid_t0 == 0 || L == 0)
+		return now + CONFINE_SAMPLE_NS;
+	if (now < cf->grid_t0 + L / 2)
+		return cf->grid_t0 + L / 2;
+	every = (CONFINE_SAMPLE_NS + L / 2) / L * L;
+	if (every == 0)
+		every = L;
+	k = (now - cf->grid_t0 - L / 2) / every + 1;
+	return cf->grid_t0 + L / 2 + k * every;
+}
+
 /* The watcher: passes every quantum (or when kicked) while a job is held
- * by affinity, else when kicked; a sample and a tidy every second. */
+ * by affinity, else when kicked; a sample and a tidy every second,
+ * between ticks once the daemon's grid is known. */
 void *confine__watcher(void *arg)
 {
 	struct confine *cf = arg;
-	uint64_t next_sample = qtime_now_ns();
+	uint64_t next_sample = qtime_now_ns(), grid = 0;
 	struct sched_param sp = { .sched_priority = 0 };
 
 	/* An ordinary thread: the daemon may be real-time (asteald
@@ -432,14 +451,16 @@ void *confine__watcher(void *arg)
 		now = qtime_now_ns();
 		if (now >= next_sample) {
 			sample(cf);
-			next_sample += CONFINE_SAMPLE_NS;
-			if (next_sample <= now)
-				next_sample = now + CONFINE_SAMPLE_NS;
 			pthread_mutex_lock(&cf->mu);
 			tidy_folders(cf);
+			next_sample = next_on_grid(cf, qtime_now_ns());
 			pthread_mutex_unlock(&cf->mu);
 		}
 		pthread_mutex_lock(&cf->mu);
+		if (cf->grid_t0 != grid) {      /* the grid just came */
+			grid = cf->grid_t0;
+			next_sample = next_on_grid(cf, now);
+		}
 		until = next_sample;
 		if (swept && now + cf->period_ns < until)
 			until = now + cf->period_ns;
