@@ -10,6 +10,13 @@
 #   wait_for SECONDS COMMAND...
 #                     run COMMAND until it succeeds, for at most SECONDS:
 #                     status 0 when it did, 1 when the time ran out
+#   daemon_start ARGS...
+#                     start "$build/bin/asteald" --foreground --socket
+#                     "$sock" ARGS..., its output appended to $log, and
+#                     wait (20 s) until it has said its n-th "listening"
+#                     line, n the starts so far (a restarted daemon's
+#                     too); its pid in $daemon_pid
+#   daemon_stop       SIGTERM it; fail unless it exits 0
 
 daemon_pid=""
 
@@ -59,4 +66,25 @@ wait_for() {
 		[ "$(date +%s)" -ge "$end" ] && return 1
 		sleep 0.05
 	done
+}
+
+daemon_starts=0
+
+# Whether the daemon has said "listening" as often as it was started.
+daemon_listening() {
+	up=$(grep -c 'listening on' "$log" 2>/dev/null)
+	[ "${up:-0}" -ge "$daemon_starts" ]
+}
+
+daemon_start() {
+	daemon_starts=$((daemon_starts + 1))
+	"$build/bin/asteald" --foreground --socket "$sock" "$@" >>"$log" 2>&1 &
+	daemon_pid=$!
+	wait_for 20 daemon_listening || fail "the daemon did not start"
+}
+
+daemon_stop() {
+	kill -TERM "$daemon_pid"
+	wait "$daemon_pid" || fail "the daemon exited with $? on SIGTERM"
+	daemon_pid=""
 }

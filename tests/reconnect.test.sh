@@ -22,29 +22,11 @@ sock="$tmp/asteald.sock"
 db="$tmp/history.db"
 log="$tmp/daemon.log"
 
-# Start the daemon and wait until it listens (its n-th "listening" line).
-starts=0
-listening() {
-	up=$(grep -c 'listening on' "$log" 2>/dev/null)
-	[ "${up:-0}" -ge "$starts" ]
-}
-start_daemon() {
-	starts=$((starts + 1))
-	"$build/bin/asteald" --foreground --socket "$sock" --db "$db" \
-		--quantum-ms 10 --log-level info >>"$log" 2>&1 &
-	daemon_pid=$!
-	wait_for 10 listening || fail "daemon did not start"
-}
 
 sql() {
 	sqlite3 -cmd ".timeout 2000" "$db" "$@"
 }
 
-stop_daemon() {
-	kill "$daemon_pid"
-	wait "$daemon_pid" || fail "daemon exited with $? on SIGTERM"
-	daemon_pid=""
-}
 
 # The instant of the last log line matching $1, in ms of its day (the
 # log's lines start "YYYY-MM-DD HH:MM:SS.mmm").
@@ -54,16 +36,16 @@ log_ms() {
 }
 
 # ---- 1. a job reconnects as the daemon comes back ----
-start_daemon
+daemon_start --db "$db" --quantum-ms 10 --log-level info
 ASTEAL_SOCKET="$sock" ASTEAL_STATS=1 \
 	"$build/jobs/phases" 1 --w1 1 --w2 10000000 --h 2 >"$tmp/job.out" 2>"$tmp/job.err" &
 job=$!
 registered() { grep -q "registered: uid [0-9]* pid $job," "$log"; }
 wait_for 10 registered || fail "the job did not register"
-stop_daemon
+daemon_stop
 sleep 3.3
 kill -0 $job 2>/dev/null || fail "the job ended while the daemon was down"
-start_daemon
+daemon_start --db "$db" --quantum-ms 10 --log-level info
 reconnected() { grep -q "'phases' connected: uid [0-9]* pid $job," "$log"; }
 wait_for 10 reconnected || fail "the job did not reconnect under its id"
 up=$(log_ms 'listening on')

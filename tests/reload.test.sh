@@ -27,18 +27,6 @@ test_cleanup() {
 }
 export ASTEAL_SOCKET="$sock"
 
-starts=0
-listening() {
-	up=$(grep -c 'listening on' "$log" 2>/dev/null)
-	[ "${up:-0}" -ge "$starts" ]
-}
-start_daemon() {
-	starts=$((starts + 1))
-	"$build/bin/asteald" --foreground --socket "$sock" --db "$tmp/history.db" \
-		--config "$conf" >>"$log" 2>&1 &
-	daemon_pid=$!
-	wait_for 10 listening || fail "daemon did not start"
-}
 # The number of lines of the log matching $1.
 lines() { grep -c "$1" "$log"; }
 alive() { kill -0 "$daemon_pid" 2>/dev/null || fail "asteald is gone: $*"; }
@@ -49,7 +37,7 @@ answers() {
 
 # ---- 1. a reload ----
 printf 'log-level = info\nmax-jobs = 5\nshare = user\n' >"$conf"
-start_daemon
+daemon_start --db "$tmp/history.db" --config "$conf"
 printf '# reloaded\nlog-level = debug\nmax-jobs = 1\nshare = job\n' >"$conf"
 kill -HUP "$daemon_pid"
 reloaded() { [ "$(lines 'reload: settings read again')" -ge "$1" ]; }
@@ -115,6 +103,6 @@ kill -9 "$job_pid" 2>/dev/null
 wait "$job_pid" 2>/dev/null
 job_pid=""
 printf 'log-level = info\n' >"$conf"
-start_daemon
+daemon_start --db "$tmp/history.db" --config "$conf"
 stop_with INT
 echo ok

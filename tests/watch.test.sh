@@ -54,24 +54,6 @@ test_cleanup() {
 	done
 }
 
-# Start the daemon and wait until it has said its n-th "listening".
-starts=0
-listening() {
-	up=$(grep -c 'listening on' "$log" 2>/dev/null)
-	[ "${up:-0}" -ge "$starts" ]
-}
-start_daemon() {
-	starts=$((starts + 1))
-	"$build/bin/asteald" --foreground --socket "$sock" --db "$db" \
-		--quantum-ms 10 --log-level info >>"$log" 2>&1 &
-	daemon_pid=$!
-	wait_for 20 listening || fail "the daemon did not start"
-}
-stop_daemon() {
-	kill -TERM "$daemon_pid"
-	wait "$daemon_pid" || fail "the daemon exited with $? on SIGTERM"
-	daemon_pid=""
-}
 
 # The jobs asteald lists (its --json's count).
 njobs() {
@@ -181,7 +163,7 @@ EOF
 }
 
 # ---- the daemon and its 30 jobs ----
-start_daemon
+daemon_start --db "$db" --quantum-ms 10 --log-level info
 "$A" run --name '数据ü' -- sleep 600 >"$tmp/run.0" 2>&1 &
 run_pids=$!
 wait_for 20 have 1 || fail "the first job did not show up"
@@ -225,7 +207,7 @@ echo "--name and -o hold on the screen"
 plain_pid=$!
 frames() { [ "$(grep -c "^asteald: .*, $N jobs" "$tmp/plain.out")" -gt "$1" ]; }
 wait_for 20 frames 0 || fail "jobs --watch to a file: $(cat "$tmp/plain.out" "$tmp/plain.err")"
-stop_daemon
+daemon_stop
 # the status line (cut at the screen's edge: the socket's path may be)
 away() { tm capture-pane -p -t w | sed -n 2p | grep -q "^asteald went away at [0-9:]*; connecting again to /"; }
 wait_for 20 away || fail "the screen does not say the daemon went away: $(tm capture-pane -p -t w)"
@@ -234,7 +216,7 @@ wait_for 20 said || fail "jobs --watch to a file did not say the daemon went awa
 [ "$(pane w '#{pane_dead}')" = 0 ] || fail "jobs --watch ended as the daemon went away"
 kill -0 "$plain_pid" 2>/dev/null || fail "jobs --watch to a file ended as the daemon went away"
 before=$(grep -c "^asteald: " "$tmp/plain.out")
-start_daemon
+daemon_start --db "$db" --quantum-ms 10 --log-level info
 wait_for 60 all_there || fail "the jobs did not come back to the new daemon: $(njobs)"
 back() { ! away && screen_fits w 100 40 $N ""; }
 wait_for 30 back || fail "the screen did not come back: $(tm capture-pane -p -t w)"
@@ -289,7 +271,7 @@ echo "q, Ctrl-C, SIGTERM: exit 0, rmcup written, the screen as it was"
 # ---- 6. an error ----
 watch_in w 80 24
 wait_for 20 screen_fits w 80 24 $N "" || fail "watch again: $(cat "$tmp/why.w" "$tmp/screen.w")"
-stop_daemon
+daemon_stop
 wait_for 20 away || fail "the screen does not say the daemon went away: $(tm capture-pane -p -t w)"
 peer 000000022200               # an Ok (Envelope field 4, empty)
 wait_for 20 dead w || fail "jobs --watch did not end on an answer that is no asteald's: $(tm capture-pane -p -t w)"
