@@ -19,7 +19,8 @@
  * - a job an unprivileged instance may not touch is "failed: ..." with
  *   one warning;
  * - confine_others: a spinner that is not a job shows on its CPU, a job's
- *   spinner does not.
+ *   spinner does not;
+ * - the watcher's samples half a quantum after a tick (confine_sample_after).
  * Every wait polls its condition (every 5 ms, so that the test itself
  * does not load the CPUs it measures) with a bound.
  */
@@ -1506,9 +1507,39 @@ static void test_confine_api(void **state)
 	assert_string_equal(confine_state(live, 1, buf, sizeof(buf)), "off");
 }
 
+/* The watcher's samples fall half a quantum after a tick, about a
+ * second apart in whole quanta, whatever the quantum; a second apart
+ * without ticks. */
+static void test_sample_grid(void **state)
+{
+	static const uint64_t quanta[] = { 10000000, 7000000, 1000000,
+	                                   3000000000ull, 333333 };
+	const uint64_t t0 = 5000000000ull, s = 1000000000ull;
+
+	(void)state;
+	assert_int_equal(confine_sample_after(0, 10000000, 123), 123 + s);
+	for (size_t i = 0; i < sizeof(quanta) / sizeof(quanta[0]); i++) {
+		uint64_t L = quanta[i], now = 0, at, last = 0;
+
+		assert_int_equal(confine_sample_after(t0, L, now), t0 + L / 2);
+		for (int n = 0; n < 50; n++) {
+			now += L / 3 + 12345 * (uint64_t)n + s / 7;
+			at = confine_sample_after(t0, L, t0 + now);
+			assert_true(at > t0 + now);
+			assert_int_equal((at - t0 - L / 2) % L, 0);   /* mid-quantum */
+			/* at most one period ahead: a second in whole quanta */
+			assert_true(at - (t0 + now) <= (L > s ? L : s + L / 2));
+			if (last != 0 && at != last)
+				assert_int_equal((at - last) % L, 0);
+			last = at;
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sample_grid),
 		cmocka_unit_test_teardown(test_proctree_stat_fake, teardown),
 		cmocka_unit_test_teardown(test_proctree_tree_fake, teardown),
 		cmocka_unit_test_teardown(test_proctree_cpu_busy_fake, teardown),

@@ -48,6 +48,12 @@ struct confine *confine_create(enum confine_with with, const char *name,
  * "Hand-over"). */
 void confine_grid(struct confine *cf, uint64_t t0_ns);
 
+/* The watcher's next sample after now, for ticks at ticks_ns and every
+ * quantum_ns after: half a quantum after a tick, every whole number of
+ * quanta nearest a second (at least one); without ticks (0), a second
+ * after now. */
+uint64_t confine_sample_after(uint64_t ticks_ns, uint64_t quantum_ns, uint64_t now);
+
 /* Stop the watcher; release every job (its processes may run anywhere in
  * the release set again) and remove the cgroup folders left empty (those
  * with survivors stay for the next daemon, which releases or reuses them:

@@ -409,22 +409,26 @@ static void sample(struct confine *cf)
 	free(s);
 }
 
-/* The first instant of the sampling grid after now: half a quantum
- * after a tick, every whole number of quanta nearest a second; without
- * the daemon's grid, a second after now.  Under mu. */
-static uint64_t next_on_grid(const struct confine *cf, uint64_t now)
+/* The first instant of the sampling grid after now. */
+uint64_t confine_sample_after(uint64_t ticks_ns, uint64_t quantum_ns, uint64_t now)
 {
-	uint64_t L = cf->quantum_ns, every, k;
+	uint64_t L = quantum_ns, every, k;
 
-	if (cf->grid_t0 == 0 || L == 0)
+	if (ticks_ns == 0 || L == 0)
 		return now + CONFINE_SAMPLE_NS;
-	if (now < cf->grid_t0 + L / 2)
-		return cf->grid_t0 + L / 2;
+	if (now < ticks_ns + L / 2)
+		return ticks_ns + L / 2;
 	every = (CONFINE_SAMPLE_NS + L / 2) / L * L;
 	if (every == 0)
 		every = L;
-	k = (now - cf->grid_t0 - L / 2) / every + 1;
-	return cf->grid_t0 + L / 2 + k * every;
+	k = (now - ticks_ns - L / 2) / every + 1;
+	return ticks_ns + L / 2 + k * every;
+}
+
+/* The next sample's instant for cf (under mu). */
+static uint64_t next_on_grid(const struct confine *cf, uint64_t now)
+{
+	return confine_sample_after(cf->grid_t0, cf->quantum_ns, now);
 }
 
 /* The watcher: passes every quantum (or when kicked) while a job is held
