@@ -37,6 +37,9 @@ die() {
 
 mkdir -p "$dir"
 rm -f "$sock" "$db" "$db-wal" "$db-shm" "$plot" "$dir"/*.out "$dir"/*.rc
+# The history is read from when the demo began: its default window is
+# today, which a demo run across midnight would cut.
+since=$(date +%Y-%m-%dT%H:%M:%S)
 cpus=$(nproc)
 
 cat <<EOF
@@ -103,16 +106,16 @@ for j in wide phases serial; do
 	[ "$(cat "$dir/$j.rc")" -eq 0 ] || { echo "  [$j] FAILED with status $(cat "$dir/$j.rc")"; status=1; }
 done
 
-printf '\nasteal history --jobs:\n\n'
-"$A" history --jobs | sed 's/^/  /'
-rows=$("$A" --json history | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["allotments"]))' 2>/dev/null || echo 0)
+printf '\nasteal history -S %s --jobs:\n\n' "$since"
+"$A" history -S "$since" --jobs | sed 's/^/  /'
+rows=$("$A" --json history -S "$since" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["allotments"]))' 2>/dev/null || echo 0)
 printf '\nasteal history: %s allotment changes (one row per change; the first 25):\n\n' "$rows"
-"$A" history | head -n 26 | sed 's/^/  /'
-[ "$rows" -gt 25 ] && echo "  ... (all of them: $A --socket $sock history)"
-"$A" history --plot "$plot" >/dev/null || die "the plot failed"
+"$A" history -S "$since" | head -n 26 | sed 's/^/  /'
+[ "$rows" -gt 25 ] && echo "  ... (all of them: $A --socket $sock history -S $since)"
+"$A" history -S "$since" --plot "$plot" >/dev/null || die "the plot failed"
 # What each job asked for and got, from the history: time-weighted means
 # over its rows, as each panel of the chart says them.
-"$A" --json history >"$dir/history.json" || die "history --json failed"
+"$A" --json history -S "$since" >"$dir/history.json" || die "history --json failed"
 python3 - "$dir/history.json" "$cpus" >"$dir/means.txt" <<'PY' || die "the means failed"
 import json, sys
 rows = json.load(open(sys.argv[1]))["allotments"]

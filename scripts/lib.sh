@@ -17,6 +17,10 @@
 #                     line, n the starts so far (a restarted daemon's
 #                     too); its pid in $daemon_pid
 #   daemon_stop       SIGTERM it; fail unless it exits 0
+#   day_wait          in the last two minutes of a day, wait for the
+#                     next: `asteal history` shows today by default, so a
+#                     test that reads back its jobs so must not straddle
+#                     midnight
 
 daemon_pid=""
 
@@ -87,4 +91,12 @@ daemon_stop() {
 	kill -TERM "$daemon_pid"
 	wait "$daemon_pid" || fail "the daemon exited with $? on SIGTERM"
 	daemon_pid=""
+}
+
+# Whether local midnight is less than two minutes away.
+day_late() { [ $(($(date -d 'tomorrow 00:00' +%s) - $(date +%s))) -lt 120 ]; }
+day_not_late() { ! day_late; }
+
+day_wait() {
+	wait_for 130 day_not_late || fail "the day did not turn"
 }

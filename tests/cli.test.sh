@@ -24,6 +24,7 @@ build=${1:?usage: sh tests/cli.test.sh BUILD}
 san=${ASTEAL_TEST_SAN:-}
 . scripts/lib.sh
 test_tmp cli
+day_wait                # its jobs are read back with history's default window (today)
 chmod 755 "$tmp"                # the second uid must reach the socket
 sock="$tmp/asteald.sock"
 db="$tmp/history.db"

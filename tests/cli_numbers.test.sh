@@ -23,6 +23,7 @@ set -u
 build=${1:?usage: sh tests/cli_numbers.test.sh BUILD}
 . scripts/lib.sh
 test_tmp clinum
+day_wait                # its jobs are read back with history's default window (today)
 sock="$tmp/asteald.sock"
 A="$build/bin/asteal"
 export ASTEAL_SOCKET="$sock"

@@ -29,6 +29,7 @@ set -eu
 build=${1:?usage: sh tests/cli_query.test.sh BUILD}
 . scripts/lib.sh
 test_tmp cliq
+day_wait                # its jobs are read back with history's default window (today)
 sock="$tmp/asteald.sock"
 asteal="$build/bin/asteal"
 job_pids=""

@@ -29,6 +29,7 @@ set -eu
 build=${1:?usage: sh tests/histdb.test.sh BUILD}
 . scripts/lib.sh
 test_tmp histdb
+day_wait                # its jobs are read back with history's default window (today)
 sock="$tmp/asteald.sock"
 dbdir="$tmp/db"         # made read-only for a while: outputs go in $tmp
 db="$dbdir/history.db"

@@ -22,6 +22,7 @@ set -u
 build=${1:?usage: sh tests/limit.test.sh BUILD}
 . scripts/lib.sh
 test_tmp limit
+day_wait                # its jobs are read back with history's default window (today)
 sock="$tmp/asteald.sock"
 db="$tmp/history.db"
 A="$build/bin/asteal"

@@ -28,6 +28,7 @@ set -u
 build=${1:?usage: sh tests/supervise.test.sh BUILD}
 . scripts/lib.sh
 test_tmp supervise
+day_wait                # its jobs are read back with history's default window (today)
 sock="$tmp/asteald.sock"
 db="$tmp/history.db"
 A="$build/bin/asteal"
