@@ -5,7 +5,9 @@
  * hostile job can write into the daemon's part clamped by the reader; a
  * reader racing the writer; a bell waking the worker waiting on it, from
  * another thread, within a bound, and waking one that waits on it and its
- * own word at once; the job's idle words as the daemon reads them.
+ * own word at once; rings that make no wake for a bell nobody waits on,
+ * raced against a waiter's way into its wait, never leaving it asleep;
+ * the job's idle words as the daemon reads them.
  */
 #include <linux/futex.h>
 #include <pthread.h>
