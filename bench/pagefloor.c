@@ -43,6 +43,8 @@
 #include <unistd.h>
 
 #include "page.h"
+#include "qtime.h"
+#include "search.h"
 
 /* The run's settings. */
 struct floor_args {
@@ -50,15 +52,6 @@ struct floor_args {
 	double seconds, rate;
 	uint64_t length_ns, offset_ns, seed;
 };
-
-/* The time on CLOCK_MONOTONIC in ns. */
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* A timerfd firing at at_ns and every length_ns after, or -1. */
 static int grid_timer(uint64_t at_ns, uint64_t length_ns)
@@ -99,7 +92,7 @@ static void run_jobs(struct page **pg, const struct floor_args *a,
 
 	if (desire == NULL || tfd < 0)
 		_exit(1);
-	while (now_ns() < end_ns) {
+	while (qtime_now_ns() < end_ns) {
 		if (read(tfd, &fired, sizeof(fired)) != (ssize_t)sizeof(fired)) {
 			if (errno == EINTR)
 				continue;
@@ -122,14 +115,6 @@ static void run_jobs(struct page **pg, const struct floor_args *a,
 		}
 	}
 	_exit(0);
-}
-
-/* Sort helper for the tick times. */
-static int cmp_u64(const void *pa, const void *pb)
-{
-	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
-
-	return a < b ? -1 : a > b;
 }
 
 /* The p-th fraction of n sorted values. */
@@ -226,7 +211,7 @@ int main(int argc, char **argv)
 		perror("asteal-pagefloor: setting up");
 		return 1;
 	}
-	t0 = now_ns() + 50000000;                /* both start on the grid */
+	t0 = qtime_now_ns() + 50000000;                /* both start on the grid */
 	end = t0 + (uint64_t)(a.seconds * 1e9);
 	if ((jobs = fork()) < 0) {
 		perror("asteal-pagefloor: fork");
@@ -241,12 +226,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	getrusage(RUSAGE_SELF, &r0);
-	for (uint64_t due = t0 + a.length_ns + a.offset_ns; now_ns() < end;) {
+	for (uint64_t due = t0 + a.length_ns + a.offset_ns; qtime_now_ns() < end;) {
 		uint64_t begun;
 
 		if (read(tfd, &fired, sizeof(fired)) != (ssize_t)sizeof(fired))
 			continue;
-		begun = now_ns();
+		begun = qtime_now_ns();
 		due += (fired - 1) * a.length_ns;
 		for (int j = 0; j < a.jobs; j++) {
 			struct exchange_feedback f;
@@ -272,7 +257,7 @@ int main(int argc, char **argv)
 		}
 		if (nticks < cap) {
 			late[nticks] = begun > due ? begun - due : 0;
-			ticks[nticks++] = now_ns() - begun;
+			ticks[nticks++] = qtime_now_ns() - begun;
 		}
 		due += a.length_ns;
 	}
@@ -289,8 +274,8 @@ int main(int argc, char **argv)
 		             (double)(r1.ru_stime.tv_usec - r0.ru_stime.tv_usec);
 		double span = a.seconds * 1e6, n = nticks > 0 ? (double)nticks : 1;
 
-		qsort(ticks, nticks, sizeof(*ticks), cmp_u64);
-		qsort(late, nticks, sizeof(*late), cmp_u64);
+		qsort(ticks, nticks, sizeof(*ticks), search_cmp_u64);
+		qsort(late, nticks, sizeof(*late), search_cmp_u64);
 		printf("jobs=%d ticks=%llu user_pct=%.2f sys_pct=%.2f cpu_pct=%.2f "
 		       "tick_p50_us=%.1f tick_p99_us=%.1f tick_max_us=%.1f "
 		       "wake_p99_us=%.1f pages_read_per_tick=%.2f sends_per_tick=%.2f\n",

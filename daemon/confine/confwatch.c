@@ -425,12 +425,6 @@ uint64_t confine_sample_after(uint64_t ticks_ns, uint64_t quantum_ns, uint64_t n
 	return ticks_ns + L / 2 + k * every;
 }
 
-/* The next sample's instant for cf (under mu). */
-static uint64_t next_on_grid(const struct confine *cf, uint64_t now)
-{
-	return confine_sample_after(cf->grid_t0, cf->quantum_ns, now);
-}
-
 /* The watcher: passes every quantum (or when kicked) while a job is held
  * by affinity, else when kicked; a sample and a tidy every second,
  * between ticks once the daemon's grid is known. */
@@ -457,13 +451,14 @@ void *confine__watcher(void *arg)
 			sample(cf);
 			pthread_mutex_lock(&cf->mu);
 			tidy_folders(cf);
-			next_sample = next_on_grid(cf, qtime_now_ns());
+			next_sample = confine_sample_after(cf->grid_t0, cf->quantum_ns,
+			                                   qtime_now_ns());
 			pthread_mutex_unlock(&cf->mu);
 		}
 		pthread_mutex_lock(&cf->mu);
 		if (cf->grid_t0 != grid) {      /* the grid just came */
 			grid = cf->grid_t0;
-			next_sample = next_on_grid(cf, now);
+			next_sample = confine_sample_after(cf->grid_t0, cf->quantum_ns, now);
 		}
 		until = next_sample;
 		if (swept && now + cf->period_ns < until)
