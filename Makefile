@@ -478,8 +478,7 @@ check-here:
 
 # The normal build's tests, then the ASan build's, then the TSan build's;
 # each sanitizer build compiles at idle priority while the tests before it
-# run, and each build's idle lane runs on beside the next builds' main
-# lanes (tests/check.sh).  Its make is named through CHECK_MAKE, not $(MAKE),
+# run (tests/check.sh).  Its make is named through CHECK_MAKE, not $(MAKE),
 # so that make -n prints that line instead of running the tests.
 CHECK_MAKE = $(MAKE)
 check:

@@ -12,9 +12,7 @@
 # SCHED_IDLE (chrt --idle; nice 19 where that is refused), so that they
 # take only CPU time the main lane leaves unused.  Every other test runs
 # in the main lane at the caller's priority, as if alone.  The idle lane's
-# results are printed after the main lane's.  TEST_LANE=main or
-# TEST_LANE=idle runs that lane alone, in the foreground (tests/check.sh
-# runs each build's idle lane beside the next builds' main lanes).
+# results are printed after the main lane's.
 set -u
 
 build=${1:?usage: tests/run.sh BUILD [SAN]}
@@ -101,25 +99,6 @@ run_test() {
 	*) run_one "$n" "$@" sh "tests/$n.test.sh" "$build" ;;
 	esac
 }
-
-lane=${TEST_LANE:-both}
-case $lane in
-main | idle | both) ;;
-*) echo "run.sh: TEST_LANE must be main, idle or both, not '$lane'" >&2; exit 2 ;;
-esac
-if [ "$lane" != both ]; then
-	prefix=""
-	[ "$lane" = idle ] && prefix=$idle
-	echo "tests in $build${san:+ ($san)}, the $lane lane${prefix:+ ($prefix)}:"
-	for n in $(lane_tests "$lane"); do
-		# shellcheck disable=SC2086  # the prefix is split on purpose
-		run_test "$n" $prefix
-	done
-	[ -n "$failures" ] && echo "failed:$failures"
-	echo "$passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
-	exit
-fi
 
 echo "tests in $build${san:+ ($san)}:"
 # The idle lane, in the background: its lines and its counts go to files.
