@@ -84,6 +84,15 @@ int jobpage_wake_fd(const struct jobpage *p)
 	return p->wake;
 }
 
+/* Hand the eventfd over to the caller. */
+int jobpage_take_wake(struct jobpage *p)
+{
+	int fd = p->wake;
+
+	p->wake = -1;
+	return fd;
+}
+
 /* Whether allotments go through the page. */
 int jobpage_allots(const struct jobpage *p)
 {

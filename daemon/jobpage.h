@@ -31,6 +31,10 @@ void jobpage_sent(struct jobpage *p);
 /* The eventfd the job signals, or -1 (no allotments in the page). */
 int jobpage_wake_fd(const struct jobpage *p);
 
+/* The eventfd, now the caller's to close (jobpage_free will not), or -1:
+ * for a caller whose event loop must see its events deleted first. */
+int jobpage_take_wake(struct jobpage *p);
+
 /* The mapping.  The job's parts are the job's to write: check what they
  * say; the daemon's parts may have been overwritten by the job: never
  * read them back. */

@@ -44,6 +44,7 @@
 
 #include <event2/event.h>
 
+#include "fdlater.h"
 #include "log.h"
 #include "page.h"
 #include "qtime.h"
@@ -159,6 +160,9 @@ void sched__page_drop(struct sched *s, struct sched_job *j)
 		event_free(j->wake_ev);
 		j->wake_ev = NULL;
 		s->page_allot_jobs--;
+		/* Its deletion reaches epoll at the loop's next dispatch (the
+		 * changelist): its number stays taken until then. */
+		fdlater_close(s->base, jobpage_take_wake(j->page));
 	}
 	jobpage_free(j->page);
 	j->page = NULL;

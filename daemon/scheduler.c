@@ -38,6 +38,7 @@
 #include "cpulist.h"
 #include "deq.h"
 #include "exchange.h"
+#include "fdlater.h"
 #include "handover.h"
 #include "history.h"
 #include "log.h"
@@ -440,6 +441,7 @@ void sched_free(struct sched *s)
 		sched__page_drop(s, j);
 		free(j);
 	}
+	fdlater_flush();        /* the pages' eventfds: the loop goes next */
 	if (s->hist != NULL)
 		history_flush(s->hist);
 	if (s->timer_ev != NULL)
