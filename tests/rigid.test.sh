@@ -37,8 +37,9 @@ omp="$build/bench/omp_phases"
 # CPU) runs to its end: case 1 watches it beside the OpenMP job,
 # which started first and outlasts it, until it ends (20 samples of both
 # running are needed, a fifth of a second's worth; fib 45, 1.6 times
-# longer, gave 326-388), and case 4 samples its cap.  fib_long (6-8 s of
-# CPU) is cancelled once case 2c has seen what it wants.
+# longer, gave 326-388).  fib_long (6-8 s of CPU) is cancelled once
+# case 2c, then case 4 (its cap, at least 5 samples), have seen what they
+# want.
 case $san in
 asan) fibn=41 fib_long=43 ;;
 tsan) fibn=37 fib_long=40 ;;
@@ -378,7 +379,7 @@ expect_rc 0 "$A" cancel -u "$(id -un)" --name cx-b,cx-c --state running,waiting,
 
 # A linked program started with --cpus 1 connects: no longer rigid, its
 # desire capped at 1 while fib alone would ask for 2.
-f=$("$A" submit --parsable -o /dev/null -c 1 -- "$build/jobs/fib" $fibn) || fail "submit -c 1 fib"
+f=$("$A" submit --parsable -o /dev/null -c 1 -- "$build/jobs/fib" $fib_long) || fail "submit -c 1 fib"
 connected() { "$A" --json jobs "$f" 2>/dev/null | json 'd[0]["rigid"] is False and d[0]["workers"] > 1' 2>/dev/null | grep -q True; }
 wait_for 20 connected || fail "fib -c 1 never connected: $("$A" --json jobs "$f")"
 n=0
