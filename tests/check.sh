@@ -21,6 +21,9 @@ else
 	idle=""
 fi
 status=0
+# The tests that use no build of their own (aarch64, deps) run once, in
+# the TSan build's idle lane: the normal build's has the most to do.
+export ASTEAL_TEST_ONCE_IN=tsan
 
 # start_build SAN: make build/SAN's tests in the background, at idle
 # priority; its pid in $built.
