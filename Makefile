@@ -122,7 +122,9 @@ JOBS        = $(JOB_NAMES:%=$(BUILD)/jobs/%)
 JOB_LIBS    = -lcrypto
 
 TEST_SRC = $(wildcard tests/test_*.c)
-CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+# make check's build jobs: one more than the CPUs, so that a job waiting
+# on the disk or on a CPU another process holds leaves no CPU unused.
+CHECK_JOBS ?= $(shell echo $$(($$(nproc 2>/dev/null || echo 2) + 1)))
 TESTS    = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 
 BENCH_OMP = $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/omp_*.c))
