@@ -47,13 +47,14 @@ for i in $(seq "$runs"); do
 	taskset -c "$cpu" sh -c 'while :; do :; done' &
 	hog=$!
 	start=$(date +%s)
-	# times: the CPU time of make check and all it ran, on its last line
-	( cd "$work/p" && make check; rc=$?; times | tail -n 1 | sed 's/^/cpu: /'; exit $rc ) \
+	# times: the CPU time of make check and all it ran (its second line)
+	( cd "$work/p" && make check; rc=$?; times >"$work/times"; exit $rc ) \
 		>"$log" 2>&1
 	rc=$?
 	secs=$(($(date +%s) - start))
+	cpu_line=$(tail -n 1 "$work/times" 2>/dev/null |
+		sed -n 's/^\([^ ]*\) \([^ ]*\)$/CPU user \1, system \2/p')
 	stop
-	cpu_line=$(sed -n 's/^cpu: \([^ ]*\) \([^ ]*\)$/CPU user \1, system \2/p' "$log" | tail -n 1)
 	tally=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | tr '\n' ';' | sed 's/;$//; s/;/; /g')
 	if [ "$rc" -eq 0 ] && [ "$secs" -lt "$limit" ]; then
 		passed=$((passed + 1))
