@@ -43,26 +43,12 @@ san=${ASTEAL_TEST_SAN:-}
 test_tmp daemon
 sock="$tmp/asteald.sock"
 db="$tmp/history.db"
+log="$tmp/daemon.log"
 
-# Start the daemon and wait until it listens (its n-th "listening" line).
-starts=0
-listening() {
-	up=$(grep -c 'listening on' "$tmp/daemon.log" 2>/dev/null)
-	[ "${up:-0}" -ge "$starts" ]
-}
-start_daemon() {
-	starts=$((starts + 1))
-	"$build/bin/asteald" --foreground --socket "$sock" --db "$db" \
-		--quantum-ms 10 --log-level info >>"$tmp/daemon.log" 2>&1 &
-	daemon_pid=$!
-	wait_for 10 listening || fail "daemon did not start"
-}
-
-stop_daemon() {
-	kill "$daemon_pid"
-	wait "$daemon_pid" || fail "daemon exited with $? on SIGTERM"
-	daemon_pid=""
-}
+# Start the daemon (scripts/lib.sh's daemon_start: until it listens), and
+# stop it.
+start_daemon() { daemon_start --db "$db" --quantum-ms 10 --log-level info; }
+stop_daemon() { daemon_stop; }
 
 sql() {
 	sqlite3 -cmd ".timeout 2000" "$db" "$@"
