@@ -1,6 +1,14 @@
 /*
- * core.c - every decision asteald makes (see core.h): the job and user
- * tables, silence, DEQ, allotments and hand-overs, grants, records.
+ * core.c - what the core decides as quanta pass (see core.h): a job's
+ * desire heard, the tick (silence, the desires DEQ sees, DEQ, hand-overs,
+ * deliveries, records), and how its decisions reach the jobs: allotments
+ * delivered through the shell, held back while the slots they gain are
+ * being handed over (handover.c) and retried as releases come or the
+ * bound passes; grants of free slots between ticks, to a job that joins
+ * or wakes holding none and, when slots come free, to the jobs waiting
+ * for some (refill); and what follows from the free slots changing (the
+ * idle jobs offered them, wake-ups, urgent reads).  Who is scheduled (the
+ * jobs and users tables, silence's order, joins and leaves) is table.c's.
  *
  * A tick's cost grows with what changed, not with the jobs: DEQ's own
  * pass over every job (deq_allot_changes, which also lists the jobs whose
@@ -10,13 +18,6 @@
  * kept in order of when they were last heard, so a tick looks only at the
  * few oldest.  The history is told each job's values from the quantum
  * they changed on (record()).
- *
- * DEQ shares the slots among the users first (by_user: deq_allot_users)
- * or among the jobs (deq_allot_changes).  The users are a small table by
- * uid, each job's DEQ state naming its user's place there; a user joins
- * with its first job, and leaves at the first tick after its last job
- * left, so that a user whose job is replaced between two ticks keeps its
- * place in the turns; places are renumbered only when users come and go.
  *
  * With handover, a slot DEQ moves from one job to another is granted only
  * once the job losing it released it (handover.c), or after the bound:
@@ -33,13 +34,11 @@
  */
 #include "core_int.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "handover.h"
-#include "search.h"
 
-/* ------------------------------------------------------------ tables -- */
+/* ------------------------------------------------------------ desire -- */
 
 /* The desire DEQ sees for j. */
 int core_desire(const struct core_job *j)
@@ -52,278 +51,6 @@ int core_desire(const struct core_job *j)
 	return j->cap > 0 && d > j->cap ? j->cap : d;
 }
 
-/* Unlink a job from the list by last heard. */
-static void heard_unlink(struct core *c, struct core_job *j)
-{
-	if (j->older != NULL)
-		j->older->newer = j->newer;
-	else if (c->oldest == j)
-		c->oldest = j->newer;
-	if (j->newer != NULL)
-		j->newer->older = j->older;
-	else if (c->newest == j)
-		c->newest = j->older;
-	j->older = j->newer = NULL;
-}
-
-/* The job was heard now: it goes to the newest end. */
-static void heard_now(struct core *c, struct core_job *j, uint64_t now)
-{
-	heard_unlink(c, j);
-	j->heard = now;
-	j->older = c->newest;
-	if (c->newest != NULL)
-		c->newest->newer = j;
-	else
-		c->oldest = j;
-	c->newest = j;
-}
-
-/* Something of j DEQ or the history must see at the next tick. */
-void core__touch(struct core *c, struct core_job *j)
-{
-	if (!j->touched) {
-		j->touched = 1;
-		c->touched[c->ntouched++] = j;
-	}
-}
-
-/* Take a job out of an array of job pointers (touched, held). */
-void core__drop_from(struct core_job **arr, int *n, struct core_job *j)
-{
-	for (int i = 0; i < *n; i++)
-		if (arr[i] == j) {
-			arr[i] = arr[--*n];
-			return;
-		}
-}
-
-/* Make room for one more job in every per-job array. */
-int core_reserve(struct core *c)
-{
-	int cap = c->cap ? 2 * c->cap : 64;
-	struct core_job **jobs, **touched, **held;
-	struct deq_job *deq;
-	int *changed;
-
-	if (c->njobs < c->cap)
-		return 0;
-	jobs = realloc(c->jobs, (size_t)cap * sizeof(*jobs));
-	if (jobs != NULL)
-		c->jobs = jobs;
-	deq = realloc(c->deq, (size_t)cap * sizeof(*deq));
-	if (deq != NULL)
-		c->deq = deq;
-	changed = realloc(c->changed, (size_t)cap * sizeof(*changed));
-	if (changed != NULL)
-		c->changed = changed;
-	touched = realloc(c->touched, (size_t)cap * sizeof(*touched));
-	if (touched != NULL)
-		c->touched = touched;
-	held = realloc(c->held, (size_t)cap * sizeof(*held));
-	if (held != NULL)
-		c->held = held;
-	if (jobs == NULL || deq == NULL || changed == NULL || touched == NULL ||
-	    held == NULL)
-		return -1;
-	c->cap = cap;
-	return 0;
-}
-
-/* Put j at its place in id order in jobs[] and deq[] (usually the end:
- * ids grow; earlier for a job that claimed an older id), with a new DEQ
- * state of desire d_1 = 1, of user place u. */
-static void insert_by_id(struct core *c, struct core_job *j, int u)
-{
-	int at = c->njobs;
-
-	while (at > 0 && c->jobs[at - 1]->id > j->id)
-		at--;
-	memmove(&c->jobs[at + 1], &c->jobs[at],
-	        (size_t)(c->njobs - at) * sizeof(c->jobs[0]));
-	memmove(&c->deq[at + 1], &c->deq[at],
-	        (size_t)(c->njobs - at) * sizeof(c->deq[0]));
-	memset(&c->deq[at], 0, sizeof(c->deq[at]));
-	c->deq[at].desire = 1;
-	c->deq[at].user = u;
-	c->jobs[at] = j;
-	c->njobs++;
-	for (int i = at; i < c->njobs; i++)
-		c->jobs[i]->index = i;
-	c->epoch++;
-}
-
-/* Take j out of jobs[] and deq[]. */
-static void remove_by_index(struct core *c, struct core_job *j)
-{
-	int at = j->index;
-
-	memmove(&c->jobs[at], &c->jobs[at + 1],
-	        (size_t)(c->njobs - at - 1) * sizeof(c->jobs[0]));
-	memmove(&c->deq[at], &c->deq[at + 1],
-	        (size_t)(c->njobs - at - 1) * sizeof(c->deq[0]));
-	c->njobs--;
-	for (int i = at; i < c->njobs; i++)
-		c->jobs[i]->index = i;
-	c->epoch++;
-}
-
-/* Whether users[i] sorts before the uid at key. */
-static int user_below(const void *arr, size_t i, const void *key)
-{
-	return ((const struct core_user *)arr)[i].uid < *(const uid_t *)key;
-}
-
-/* One more job of uid: the user's place in users[] (a new user is put
- * there, and the jobs' places after it move up), or -1 when out of
- * memory. */
-static int user_join(struct core *c, uid_t uid)
-{
-	int at = (int)search_first(c->users, (size_t)c->nusers, &uid, user_below);
-
-	if (at < c->nusers && c->users[at].uid == uid) {
-		c->users[at].njobs++;
-		return at;
-	}
-	if (c->nusers == c->ucap) {
-		int cap = c->ucap ? 2 * c->ucap : 8;
-		struct core_user *users = realloc(c->users, (size_t)cap * sizeof(*users));
-		struct deq_user *udeq;
-
-		if (users == NULL)
-			return -1;
-		c->users = users;
-		udeq = realloc(c->udeq, (size_t)cap * sizeof(*udeq));
-		if (udeq == NULL)
-			return -1;
-		c->udeq = udeq;
-		c->ucap = cap;
-	}
-	memmove(&c->users[at + 1], &c->users[at],
-	        (size_t)(c->nusers - at) * sizeof(c->users[0]));
-	memmove(&c->udeq[at + 1], &c->udeq[at],
-	        (size_t)(c->nusers - at) * sizeof(c->udeq[0]));
-	c->users[at].uid = uid;
-	c->users[at].njobs = 1;
-	memset(&c->udeq[at], 0, sizeof(c->udeq[at]));
-	c->nusers++;
-	for (int i = 0; i < c->njobs; i++)
-		if (c->deq[i].user >= at)
-			c->deq[i].user++;
-	return at;
-}
-
-/* Drop the users whose last job left (at a tick, before DEQ), and move
- * the jobs' places down to match. */
-static void users_prune(struct core *c)
-{
-	int n = 0;
-
-	if (!c->users_gone)
-		return;
-	c->users_gone = 0;
-	for (int u = 0; u < c->nusers; u++) {
-		c->users[u].to = n;
-		n += c->users[u].njobs > 0;
-	}
-	for (int i = 0; i < c->njobs; i++)
-		c->deq[i].user = c->users[c->deq[i].user].to;
-	n = 0;
-	for (int u = 0; u < c->nusers; u++) {
-		if (c->users[u].njobs == 0)
-			continue;
-		c->users[n] = c->users[u];
-		c->udeq[n++] = c->udeq[u];
-	}
-	c->nusers = n;
-}
-
-/* One job of the user at place u left: the user goes at the next tick if
- * that was its last. */
-static void user_leave(struct core *c, int u)
-{
-	if (--c->users[u].njobs == 0)
-		c->users_gone = 1;
-}
-
-/* Whether jobs[i] sorts before the id at key. */
-static int job_below(const void *arr, size_t i, const void *key)
-{
-	return ((struct core_job *const *)arr)[i]->id < *(const uint64_t *)key;
-}
-
-/* The job with this id, or NULL (binary search: id order). */
-struct core_job *core_find(const struct core *c, uint64_t id)
-{
-	size_t at = search_first(c->jobs, (size_t)c->njobs, &id, job_below);
-
-	return at < (size_t)c->njobs && c->jobs[at]->id == id ? c->jobs[at] : NULL;
-}
-
-/* -------------------------------------------------------------- jobs -- */
-
-/* A job joins. */
-int core_join(struct core *c, struct core_job *j, uint64_t id, uid_t uid,
-              int desire, int cap, int rigid, uint64_t now)
-{
-	int u;
-
-	if (core_reserve(c) < 0 || (u = user_join(c, uid)) < 0)
-		return -1;
-	memset(j, 0, sizeof(*j));
-	j->id = id;
-	j->uid = uid;
-	j->desire = desire;
-	j->cap = cap;
-	j->rigid = rigid;
-	insert_by_id(c, j, u);
-	if (!rigid)
-		heard_now(c, j, now);
-	j->fresh = 1;
-	core__touch(c, j);
-	return 0;
-}
-
-/* A rigid job becomes an ordinary one. */
-void core_connect(struct core *c, struct core_job *j, uint64_t now)
-{
-	j->rigid = 0;
-	j->desire = 1;                  /* d_1 */
-	heard_now(c, j, now);
-	j->fresh = 1;
-	core__touch(c, j);
-}
-
-/* Cap j's desire. */
-void core_set_cap(struct core *c, struct core_job *j, int cap, int again)
-{
-	j->cap = cap;
-	if (again)
-		j->fresh = 1;
-	core__touch(c, j);
-}
-
-/* j left. */
-void core_leave(struct core *c, struct core_job *j, uint64_t now)
-{
-	if (j->rigid)
-		;                       /* never heard */
-	else if (!j->silent)
-		heard_unlink(c, j);
-	else
-		c->nsilent--;
-	if (j->touched)
-		core__drop_from(c->touched, &c->ntouched, j);
-	if (j->held)
-		core__drop_from(c->held, &c->nheld, j);
-	user_leave(c, c->deq[j->index].user);
-	remove_by_index(c, j);
-	if (c->handover != NULL && handover_gone(c->handover, j) > 0)
-		core__retry_held_soon(c, now);
-	if (!c->in_tick)
-		core__update_urgent(c);         /* its slots may be free now */
-}
-
 /* j said its desire. */
 void core_feedback(struct core *c, struct core_job *j, int desire, uint64_t now)
 {
@@ -333,7 +60,7 @@ void core_feedback(struct core *c, struct core_job *j, int desire, uint64_t now)
 		core__touch(c, j);
 		c->ops.voice(c->arg, j, 0);
 	}
-	heard_now(c, j, now);
+	core__heard_now(c, j, now);
 	if (desire != j->desire)
 		core__touch(c, j);
 	j->desire = desire;
@@ -406,7 +133,7 @@ int core_tick(struct core *c, uint64_t now, uint64_t (*clock)(void),
 	int nc = 0, k, rc = 0;
 
 	while (c->silence > 0 && (j = c->oldest) != NULL && j->heard + c->silence <= now) {
-		heard_unlink(c, j);
+		core__heard_unlink(c, j);
 		j->silent = 1;
 		c->nsilent++;
 		core__touch(c, j);
@@ -416,7 +143,7 @@ int core_tick(struct core *c, uint64_t now, uint64_t (*clock)(void),
 		j = c->touched[k];
 		c->deq[j->index].desire = core_desire(j);
 	}
-	users_prune(c);
+	core__users_prune(c);
 	if (c->offer < c->P)
 		withdraw(c);
 	st->deq_ns = clock != NULL ? clock() : 0;
@@ -465,155 +192,267 @@ int core_tick(struct core *c, uint64_t now, uint64_t (*clock)(void),
 	return rc;
 }
 
-/* ------------------------------------------------------ life, views -- */
+/* ------------------------------------------------------------- sets -- */
 
-/* The effects a shell leaves out (NULL in its core_ops): delivered,
- * recorded, granted, offered... by doing nothing. */
-static int none_allot(void *arg, struct core_job *j, const struct core_allot *a)
+/* a & b, or a & ~b (minus), over the first P slots. */
+struct deq_set core__set_and(const struct core *c, const struct deq_set *a,
+                              const struct deq_set *b, int minus)
 {
-	(void)arg;
-	(void)j;
-	(void)a;
+	struct deq_set r;
+
+	memset(&r, 0, sizeof(r));
+	for (int w = 0; w * 64 < c->P; w++)
+		r.w[w] = a->w[w] & (minus ? ~b->w[w] : b->w[w]);
+	return r;
+}
+
+/* Whether two sets hold the same of the first P slots. */
+static int same_set(const struct core *c, const struct deq_set *a,
+                    const struct deq_set *b)
+{
+	return memcmp(a->w, b->w, (size_t)(c->P + 63) / 64 * sizeof(a->w[0])) == 0;
+}
+
+/* The slots that no job holds or was last told it holds (so none that a
+ * job losing it has yet to give up). */
+static struct deq_set free_slots(const struct core *c)
+{
+	struct deq_set f;
+
+	deq_set_clear(&f);
+	for (int i = 0; i < c->offer; i++)
+		deq_set_add(&f, i);
+	for (int k = 0; k < c->njobs; k++)
+		for (int w = 0; w * 64 < c->P; w++)
+			f.w[w] &= ~(c->deq[k].cpus.w[w] | c->jobs[k]->sent.w[w]);
+	return f;
+}
+
+/* Whether j holds no slot. */
+int core_holds_none(const struct core *c, const struct core_job *j)
+{
+	return deq_set_count(&j->sent) == 0 &&
+	       deq_set_count(&c->deq[j->index].cpus) == 0;
+}
+
+/* ------------------------------------------------------------ allots -- */
+
+/* Deliver j the slots of set, for the current quantum, decided at
+ * `decided`: 0, or -1 when the shell could not. */
+static int send_allot(struct core *c, struct core_job *j,
+                      const struct deq_set *set, uint64_t decided)
+{
+	struct core_allot a;
+
+	a.set = set;
+	a.allotment = deq_set_count(set);
+	a.availability = c->deq[j->index].availability;
+	a.quantum = c->q;
+	a.decided = decided;
+	if (c->ops.allot(c->arg, j, &a) < 0)
+		return -1;
+	if (a.allotment == 0)
+		c->idle_dirty = 1;      /* it may go to the free slots */
+	j->sent = *set;
+	j->allot_q = c->q;
+	j->decided = decided;
+	j->fresh = j->granted = 0;
 	return 0;
 }
 
-/* See none_allot. */
-static void none_record(void *arg, struct core_job *j, const struct core_record *r)
+/* Tell j its allotment: all of it, or (handover) the part it can have
+ * now, holding back slots other jobs have yet to release. */
+void core__deliver(struct core *c, struct core_job *j, uint64_t decided)
 {
-	(void)arg;
-	(void)j;
-	(void)r;
-}
+	const struct deq_set *want = &c->deq[j->index].cpus;
 
-/* See none_allot. */
-static void none_grant(void *arg, struct core_job *j, const struct deq_set *set,
-                       int n, uint64_t q, uint64_t now)
-{
-	(void)arg;
-	(void)j;
-	(void)set;
-	(void)n;
-	(void)q;
-	(void)now;
-}
+	if (c->handover != NULL) {
+		struct deq_set gain = core__set_and(c, want, &j->sent, 1);
 
-/* See none_allot. */
-static void none_idle(void *arg, struct core_job *j, const struct deq_set *free)
-{
-	(void)arg;
-	(void)j;
-	(void)free;
-}
+		if (handover_busy(c->handover, j, &gain)) {
+			struct deq_set keep = core__set_and(c, want, &j->sent, 0);
 
-/* See none_allot. */
-static void none_voice(void *arg, struct core_job *j, uint64_t quiet_ns)
-{
-	(void)arg;
-	(void)j;
-	(void)quiet_ns;
-}
-
-/* See none_allot. */
-static void none_wake(void *arg)
-{
-	(void)arg;
-}
-
-/* See none_allot. */
-static void none_timer(void *arg, uint64_t delay_ns)
-{
-	(void)arg;
-	(void)delay_ns;
-}
-
-/* See none_allot. */
-static void none_urgent(void *arg, int on)
-{
-	(void)arg;
-	(void)on;
-}
-
-/* The core, with no job. */
-struct core *core_create(const struct core_params *p, const struct core_ops *ops,
-                         void *arg)
-{
-	struct core *c;
-
-	if (p->P < 1 || p->P > DEQ_MAX_PROCS)
-		return NULL;
-	c = calloc(1, sizeof(*c));
-	if (c == NULL)
-		return NULL;
-	c->P = c->offer = p->P;
-	c->by_user = p->by_user;
-	c->silence = p->silence_ns;
-	c->bound = p->bound_ns;
-	c->ops = *ops;
-	c->ops.allot = ops->allot ? ops->allot : none_allot;
-	c->ops.record = ops->record ? ops->record : none_record;
-	c->ops.grant = ops->grant ? ops->grant : none_grant;
-	c->ops.idle = ops->idle ? ops->idle : none_idle;
-	c->ops.voice = ops->voice ? ops->voice : none_voice;
-	c->ops.wake = ops->wake ? ops->wake : none_wake;
-	c->ops.hold_timer = ops->hold_timer ? ops->hold_timer : none_timer;
-	c->ops.urgent = ops->urgent ? ops->urgent : none_urgent;
-	c->arg = arg;
-	if ((p->handover && (c->handover = handover_create(c->P)) == NULL) ||
-	    core_reserve(c) < 0) {
-		core_free(c);
-		return NULL;
+			if (!same_set(c, &keep, &j->sent) || j->fresh)
+				send_allot(c, j, &keep, decided);
+			if (!j->held) {
+				j->held = 1;
+				c->held[c->nheld++] = j;
+			}
+			return;
+		}
 	}
-	return c;
+	if (j->held) {
+		j->held = 0;
+		core__drop_from(c->held, &c->nheld, j);
+	}
+	send_allot(c, j, want, decided);
 }
 
-/* Free the core. */
-void core_free(struct core *c)
+/* Ask for the hold timer, if some job waits for held slots. */
+static void arm_hold(struct core *c, uint64_t now)
 {
-	if (c == NULL)
+	uint64_t oldest;
+
+	if (c->handover == NULL || c->nheld == 0)
 		return;
-	handover_free(c->handover);
-	free(c->jobs);
-	free(c->deq);
-	free(c->changed);
-	free(c->users);
-	free(c->udeq);
-	free(c->touched);
-	free(c->held);
-	free(c);
+	oldest = handover_oldest(c->handover);
+	if (oldest == 0)
+		oldest = now;
+	c->ops.hold_timer(c->arg, oldest + c->bound > now ? oldest + c->bound - now : 0);
 }
 
-/* Jobs, in id order. */
-int core_njobs(const struct core *c)
+/* Give the held jobs what is free now (the sets the last tick's DEQ
+ * decided). */
+void core__retry_held(struct core *c, uint64_t now)
 {
-	return c->njobs;
+	for (int i = c->nheld - 1; i >= 0 && i < c->nheld; i--)
+		core__deliver(c, c->held[i], c->decided);
+	arm_hold(c, now);
+	core__update_urgent(c);
 }
 
-/* The i-th job in id order. */
-struct core_job *core_job_at(const struct core *c, int i)
+/* retry_held, unless a tick is under way: it retries once its DEQ ran. */
+void core__retry_held_soon(struct core *c, uint64_t now)
 {
-	return c->jobs[i];
+	if (!c->in_tick)
+		core__retry_held(c, now);
 }
 
-/* DEQ's state for j. */
-const struct deq_job *core_deq(const struct core *c, const struct core_job *j)
+/* The hold timer fired: slots busy past the bound are free. */
+void core_hold_expired(struct core *c, uint64_t now)
 {
-	return &c->deq[j->index];
+	if (c->handover == NULL)
+		return;
+	handover_expire(c->handover, now > c->bound ? now - c->bound + 1 : 0);
+	core__retry_held(c, now);
 }
 
-/* Silent jobs now. */
-int core_nsilent(const struct core *c)
+/* j released the slots it gave up with allotments up to quantum q. */
+void core_released(struct core *c, struct core_job *j, uint64_t q, uint64_t now)
 {
-	return c->nsilent;
+	if (c->handover != NULL && handover_released(c->handover, j, q) > 0)
+		core__retry_held_soon(c, now);
 }
 
-/* Ticks run. */
-uint64_t core_ticks(const struct core *c)
+/* ------------------------------------------------------------ grants -- */
+
+/* Give j, which holds no slot, min(its desire, what is free) of the free
+ * slots, lowest first (where the next tick's DEQ places a job when nobody
+ * else grows); none before the first tick, whose quantum a grant could
+ * not name.  Its DEQ state keeps what the last tick left but for the
+ * availability it is told. */
+static void grant(struct core *c, struct core_job *j, uint64_t now)
 {
-	return c->ticks;
+	struct deq_set free = free_slots(c), give;
+	int want = core_desire(j), n = 0;
+
+	if (c->ticks == 0 || want < 1 || !core_holds_none(c, j))
+		return;                 /* the tick sends its allotment */
+	deq_set_clear(&give);
+	for (int i = 0; i < c->P && n < want; i++)
+		if (deq_set_has(&free, i)) {
+			deq_set_add(&give, i);
+			n++;
+		}
+	if (n == 0 || (c->handover != NULL && handover_busy(c->handover, j, &give)))
+		return;
+	c->deq[j->index].availability = n;
+	if (send_allot(c, j, &give, now) < 0)
+		return;                 /* not delivered: its leave comes */
+	j->granted = 1;
+	c->ops.grant(c->arg, j, &give, n, c->q, now);
 }
 
-/* The last tick's quantum. */
-uint64_t core_quantum(const struct core *c)
+/* Whether j waits for slots a grant could give it: not rigid, past its
+ * own grant as a new job, asking for some and holding none. */
+int core__waits_for_slots(const struct core *c, const struct core_job *j)
 {
-	return c->q;
+	return !j->rigid && !j->fresh && core_desire(j) >= 1 &&
+	       core_holds_none(c, j);
+}
+
+/* Slots came free between ticks: the jobs that hold none and ask for
+ * some get them by grants, the one DEQ would serve first (the largest
+ * credit) first, until none is free or nobody waits. */
+static void refill(struct core *c, uint64_t now)
+{
+	for (;;) {
+		struct deq_set free = free_slots(c);
+		struct core_job *best = NULL;
+
+		if (deq_set_count(&free) == 0)
+			return;
+		for (int k = 0; k < c->njobs; k++) {
+			struct core_job *j = c->jobs[k];
+
+			if (!core__waits_for_slots(c, j))
+				continue;
+			if (best == NULL ||
+			    c->deq[k].credit > c->deq[best->index].credit)
+				best = j;
+		}
+		if (best == NULL)
+			return;
+		core__touch(c, best);         /* the tick tells it DEQ's answer */
+		grant(c, best, now);
+		if (!best->granted)
+			return;         /* busy, or not delivered */
+	}
+}
+
+/* The grants that are due, then refills. */
+void core_grants(struct core *c, uint64_t now)
+{
+	if (c->in_tick)
+		return;
+	for (int k = 0; k < c->ntouched; k++)
+		if (c->touched[k]->want_grant) {
+			c->touched[k]->want_grant = 0;
+			grant(c, c->touched[k], now);
+		}
+	if (c->ticks > 0)
+		refill(c, now);
+	core__update_urgent(c);
+}
+
+/* Make j's grant due, once the shell's loop comes back to it. */
+void core__grant_soon(struct core *c, struct core_job *j)
+{
+	j->want_grant = 1;
+	c->ops.wake(c->arg);
+}
+
+/* A job that just joined gets its grant as soon as the shell can. */
+void core_grant_due(struct core *c, struct core_job *j)
+{
+	if (j->fresh && j->touched)
+		core__grant_soon(c, j);
+}
+
+/* The free slots may have changed: the jobs holding none may be held to
+ * them (idle), a slot that came free between ticks wakes the grants, and
+ * the shell reads the jobs as their input comes while a job waits for
+ * slots to be released or some slot is free. */
+void core__update_urgent(struct core *c)
+{
+	struct deq_set free = free_slots(c);
+	struct deq_set grew = core__set_and(c, &free, &c->refill_free, 1);
+	int on;
+
+	c->refill_free = free;
+	if (deq_set_count(&grew) > 0 && !c->in_tick && c->ticks > 0)
+		c->ops.wake(c->arg);
+	if (deq_set_count(&free) > 0 &&
+	    (c->idle_dirty || !same_set(c, &free, &c->idle_free))) {
+		c->idle_free = free;
+		c->idle_dirty = 0;
+		for (int k = 0; k < c->njobs; k++)
+			if (core_holds_none(c, c->jobs[k]))
+				c->ops.idle(c->arg, c->jobs[k], &free);
+	}
+	on = c->nheld > 0 || (c->njobs > 0 && deq_set_count(&free) > 0);
+	if (on != c->urgent_on) {
+		c->urgent_on = on;
+		c->ops.urgent(c->arg, on);
+	}
 }

@@ -1,7 +1,8 @@
 /*
- * core_int.h - what the files of asteald's core, core.c (the tables, the
- * users, the jobs' events, the tick) and deliver.c (allotments, hand-overs
- * and grants), share; private to them (core.h is the interface): the core
+ * core_int.h - what the files of asteald's core, table.c (the jobs and
+ * users tables, silence's order, the jobs' events, life and views) and
+ * core.c (desires, the tick, allotments, hand-overs and grants), share;
+ * private to them (core.h is the interface): the core
  * itself, and helpers named core__*.
  */
 #ifndef ASTEAL_CORE_INT_H
@@ -51,7 +52,16 @@ struct core {
 	uint64_t epoch;                /* jobs that came or went */
 };
 
-/* Defined in core.c. */
+/* Defined in table.c. */
+
+/* Unlink a job from the list by last heard (it went silent, or left). */
+void core__heard_unlink(struct core *c, struct core_job *j);
+
+/* The job was heard now: it goes to the newest end. */
+void core__heard_now(struct core *c, struct core_job *j, uint64_t now);
+
+/* Drop the users whose last job left (at a tick, before DEQ). */
+void core__users_prune(struct core *c);
 
 /* Something of j DEQ or the history must see at the next tick. */
 void core__touch(struct core *c, struct core_job *j);
@@ -59,7 +69,7 @@ void core__touch(struct core *c, struct core_job *j);
 /* Take a job out of an array of job pointers (touched, held). */
 void core__drop_from(struct core_job **arr, int *n, struct core_job *j);
 
-/* Defined in deliver.c. */
+/* Defined in core.c. */
 
 /* a & b, or a & ~b (minus), over the first P slots. */
 struct deq_set core__set_and(const struct core *c, const struct deq_set *a,
