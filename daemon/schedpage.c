@@ -6,14 +6,14 @@
  * the futex wakes of the slots they add) instead of sent as Allots; and
  * its eventfd, which its last leaving worker signals, read for the
  * revocation that is done, as a Released would say it.  The job's
- * Feedback in the page is read at each tick (schedinput.c).
+ * Feedback in the page is read at each tick (schedtick.c).
  *
  * A page job's eventfd is watched for its life (a job may finish a
  * revocation whenever its workers reach a safe point).  What the job
  * signals costs the daemon a read of the eventfd and of the page's parked
  * part: a job that signals for nothing (the same record again) is
  * ignored, and one that writes a bad record is refused as a bad Released
- * is (schedinput.c: an Error, a log line once, dropped beyond a rate).
+ * is (schedtick.c: an Error, a log line once, dropped beyond a rate).
  * A job signals once per revocation, at most a few times a quantum; one
  * that signals more than PAGE_WAKE_MAX times between two ticks is not
  * watched until the next tick (one log line per job), which watches it
@@ -212,36 +212,4 @@ int sched_job_page_declined(struct sched *s, struct sched_job *j,
 	ca.decided = j->core.decided;
 	(void)sched__allot_send(s, j, &ca);
 	return 1;
-}
-
-/* Write an allotment into a job's page: its slots' CPUs, a new
- * generation, the stop words that changed, the bells of the slots it
- * adds. */
-void sched__page_allot(struct sched *s, struct sched_job *j,
-                       const struct core_allot *ca)
-{
-	static struct page_allotment a;         /* the loop's only */
-	uint32_t ids[CPULIST_MAX];
-	int n = sched__slot_cpus(s, ca->set, ids);
-
-	a.quantum = ca->quantum;
-	a.decided_ns = ca->decided;
-	a.allotment = n;
-	a.availability = ca->availability;
-	a.ncpus = n;
-	for (int i = 0; i < n; i++)
-		a.cpus[i] = (int)ids[i];
-	j->page_gen += 2;
-	s->futex_wakes += (uint64_t)page_allot_write(jobpage_page(j->page),
-	                                             j->page_gen, &a,
-	                                             j->page_allotted);
-	if (n < j->page_allotted &&
-	    page_idle_all(jobpage_page(j->page), n, j->page_allotted)) {
-		j->idle_q = ca->quantum;
-		j->idle_at = qtime_now_ns();
-		j->idle_pending = 1;
-		event_active(j->wake_ev, EV_READ, 1);
-	}
-	j->page_allotted = n;
-	s->pages_written++;
 }

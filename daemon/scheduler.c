@@ -1,26 +1,22 @@
 /*
  * scheduler.c - asteald's job scheduler (see scheduler.h), the shell
- * around its core (core/core.h, which makes every decision): the ticks on
- * the shared clock, the jobs joining and leaving, the core's effects
- * applied (Allot messages or pages, confinement, the history's records and grants,
- * the timers and wake-ups it asks for), tick statistics.  What the jobs
- * say (Feedback, checked and taken as it comes, and Released) is
- * schedinput.c's, what the command line sees and does schedview.c's,
- * confinement and the rigid jobs' usage schedconfine.c's, the pages
- * schedpage.c's; what the files share is in scheduler_int.h.  The rigid jobs (`asteal run --cpus
- * N` of a program that does not connect: in the core with a fixed desire,
- * no connection, held to what DEQ gives them) are registered here, and
- * become ordinary jobs in place, their desire capped, when their program
- * connects and claims their id.
+ * around its core (core/core.h, which makes every decision): its life and
+ * death (the tick timer armed on the shared clock), the jobs joining and
+ * leaving (a reclaiming job's time away added to its history), and the
+ * core's effects other than allotments (the history's records and
+ * grants, idle jobs confined to the free CPUs, silence logged, the timers
+ * and wake-ups it asks for).  One quantum (what the jobs say, the tick,
+ * the allotments delivered) is schedtick.c's, what the command line sees
+ * and does schedview.c's, confinement and the rigid jobs' usage
+ * schedconfine.c's, the pages schedpage.c's; what the files share is in
+ * scheduler_int.h.  The rigid jobs (`asteal run --cpus N` of a program
+ * that does not connect: in the core with a fixed desire, no connection,
+ * held to what DEQ gives them) are registered here, and become ordinary
+ * jobs in place, their desire capped, when their program connects and
+ * claims their id.
  *
- * One tick: the timer fires for quantum q; the shell reads what the jobs
- * said since the last (control.c reads its batch), each message an event
- * for the core, then runs the core's tick, which delivers the Allots of
- * the jobs that changed and records them; then the history is told which
- * quantum is over (history_advance) and flushed, which writes a share of
- * the closed runs and commits them once a second (history.h).  Between
- * ticks the core asks for grants (wake: on_grant reads the jobs, then
- * core_grants) and, with --handover release, for the hold timer.
+ * Between ticks the core asks for grants (wake: on_grant reads the jobs,
+ * then core_grants) and, with --handover release, for the hold timer.
  */
 #include "scheduler_int.h"
 
@@ -49,7 +45,6 @@
 #include "search.h"
 
 
-static void bury(struct sched *s, struct sched_job *j);
 static struct sched_job *rigid_connect(struct sched *s, struct sched_job *j,
                                        struct conn *conn,
                                        const Asteal__Hello *hello);
@@ -74,81 +69,6 @@ static void slot_list(const struct sched *s, const struct deq_set *set,
 }
 
 /* -------------------------------------------------- the core's effects -- */
-
-/* Hold a shrinking job (or every one, j NULL) to the CPUs it kept. */
-void sched__shrink_done(struct sched *s, struct sched_job *j)
-{
-	if (j == NULL) {
-		for (int i = core_njobs(s->core) - 1; s->shrinking > 0 && i >= 0; i--)
-			sched__shrink_done(s, sched__job(core_job_at(s->core, i)));
-		return;
-	}
-	if (!j->shrinking)
-		return;
-	j->shrinking = 0;
-	s->shrinking--;
-	sched__confine_set(s, j, &j->shrink);
-}
-
-/* Deliver an allotment: confine the job to it if it moved, then an Allot
- * (a rigid job's confinement is its Allot, and its usage is taken up to
- * now with its old CPUs).  A job that only loses CPUs is held to the
- * rest once its revocation is done (sched_released) or at the hand-over's
- * bound or the next tick, whichever comes first: shrinking its cpuset
- * at once would migrate its leaving workers onto the CPUs it keeps before
- * they park, behind its other workers. */
-static int op_allot(void *arg, struct core_job *cj, const struct core_allot *ca)
-{
-	struct sched *s = arg;
-	struct sched_job *j = sched__job(cj);
-	int moved = cj->fresh || memcmp(ca->set, &cj->sent, sizeof(cj->sent)) != 0;
-
-	if (moved && !cj->fresh && j->conn != NULL &&
-	    deq_set_count(ca->set) > 0 && deq_set_subset(ca->set, &cj->sent)) {
-		j->shrink = *ca->set;
-		s->shrinking += !j->shrinking;
-		j->shrinking = 1;
-	} else if (moved) {
-		if (j->shrinking) {
-			j->shrinking = 0;
-			s->shrinking--;
-		}
-		sched__confine_set(s, j, ca->set);
-	}
-	if (j->conn == NULL) {
-		sched__rigid_usage(s, j, ca->decided);
-		return 0;
-	}
-	s->allots++;
-	if (j->page != NULL && jobpage_allots(j->page)) {
-		sched__page_allot(s, j, ca);
-		return 0;
-	}
-	return sched__allot_send(s, j, ca);
-}
-
-/* Send an allotment to a job as an Allot message: 0, or -1 (a peer
- * going away: its end comes). */
-int sched__allot_send(struct sched *s, struct sched_job *j,
-                      const struct core_allot *ca)
-{
-	uint32_t ids[CPULIST_MAX];
-	uint8_t frame[EXCHANGE_ALLOT_MAX];
-	struct exchange_allot a;
-	size_t len;
-
-	a.quantum = ca->quantum;
-	a.ncpus = (size_t)sched__slot_cpus(s, ca->set, ids);
-	a.cpus = ids;
-	a.allotment = (uint32_t)a.ncpus;
-	a.availability = (uint32_t)ca->availability;
-	a.decided_ns = ca->decided;
-	len = exchange_encode_allot(frame, &a);
-	if (len == 0 || conn_send_frame(j->conn, frame, len) < 0)
-		return -1;      /* a peer going away: its end comes */
-	s->tick_sends++;
-	return 0;
-}
 
 /* Record a job's values from a quantum on in the history. */
 static void op_record(void *arg, struct core_job *cj, const struct core_record *r)
@@ -242,7 +162,7 @@ static void op_urgent(void *arg, int on)
 }
 
 static const struct core_ops sched_ops = {
-	.allot = op_allot,
+	.allot = sched__op_allot,
 	.record = op_record,
 	.grant = op_grant,
 	.idle = op_idle,
@@ -279,77 +199,6 @@ static void on_grant(evutil_socket_t fd, short what, void *arg)
 	if (s->read != NULL)
 		s->read(s->read_arg);
 	core_grants(s->core, qtime_now_ns());
-}
-
-/* One tick, for quantum s->q, its jobs read: the core's tick, then
- * the departed jobs' rows, the statistics and the history. */
-static void tick(struct sched *s, uint64_t start)
-{
-	struct core_tick_stats st;
-	struct sched_job *j;
-	uint64_t end;
-
-	s->tick_sends = 0;
-	sched__shrink_done(s, NULL);    /* overdue: held to what they kept */
-	if (core_tick(s->core, qtime_now_ns(), qtime_now_ns, &st) < 0)
-		log_error("DEQ failed for quantum %llu: %s", (unsigned long long)s->q,
-		          strerror(errno));
-	samples_add(&s->deq_time, st.deq_ns);
-	end = qtime_now_ns();
-	/* Jobs gone as the tick read its jobs were not in this quantum:
-	 * their rows end with the last (before history_advance). */
-	while ((j = s->departed) != NULL) {
-		s->departed = j->next_gone;
-		bury(s, j);
-	}
-	sched__rigid_usage(s, NULL, end);
-	samples_add(&s->tick, end - start);
-	samples_add(&s->changes, (uint64_t)st.changes);
-	samples_add(&s->sends, s->tick_sends);
-	if (history_advance(s->hist, (int64_t)s->q,
-	                    (int64_t)(s->t0_wall + (s->q + 1) * s->L)) < 0)
-		log_warn("history: %s", history_error(s->hist));
-	if (history_flush(s->hist) < 0)
-		log_warn("history: %s", history_error(s->hist));
-}
-
-/* The tick timer fired: tick for the quantum now running (a tick the
- * loop was too late for is skipped and counted). */
-static void on_timer(evutil_socket_t fd, short what, void *arg)
-{
-	struct sched *s = arg;
-	uint64_t n, now, q, due;
-
-	(void)what;
-	if (read(fd, &n, sizeof(n)) != (ssize_t)sizeof(n))
-		return;
-	now = qtime_now_ns();
-	if (now < s->t0 + s->offset)
-		return;
-	q = (now - s->t0 - s->offset) / s->L;
-	if (s->ticks > 0 && q <= s->q)
-		return;
-	if (s->ticks > 0 && q > s->q + 1) {
-		/* No tick in between: nobody's allotment changed there. */
-		s->skipped += q - s->q - 1;
-		if (history_skipped(s->hist, (int64_t)(s->q + 1), (int64_t)(q - 1),
-		                    (int64_t)(s->t0_wall + (s->q + 1) * s->L),
-		                    (int64_t)(s->t0_wall + q * s->L)) < 0)
-			log_warn("history: %s", history_error(s->hist));
-	}
-	s->q = q;
-	s->ticks++;
-	due = s->t0 + q * s->L + s->offset;
-	samples_add(&s->wake, now - due);
-	/* What the jobs said since the last tick (their desires, usage,
-	 * departures) is read now, in one go. */
-	s->in_tick = 1;
-	core_tick_begin(s->core, q);
-	if (s->read != NULL)
-		s->read(s->read_arg);
-	sched__pages_read(s, qtime_now_ns());
-	tick(s, now);
-	s->in_tick = 0;
 }
 
 /* ----------------------------------------------------- life and death -- */
@@ -392,7 +241,7 @@ struct sched *sched_create(struct event_base *base, const struct conf *c,
 	params.bound_ns = s->L / 4;
 	if ((s->core = core_create(&params, &sched_ops, s)) == NULL)
 		goto nomem;
-	s->timer_ev = event_new(base, s->timer_fd, EV_READ | EV_PERSIST, on_timer, s);
+	s->timer_ev = event_new(base, s->timer_fd, EV_READ | EV_PERSIST, sched__on_timer, s);
 	s->hold_ev = evtimer_new(base, on_hold, s);
 	s->grant_ev = evtimer_new(base, on_grant, s);
 	if (s->timer_ev == NULL || s->hold_ev == NULL || s->grant_ev == NULL)
@@ -563,7 +412,7 @@ uint64_t sched_job_id(const struct sched_job *j)
 }
 
 /* A job gone: close its row (unless launch.c keeps it) and free it. */
-static void bury(struct sched *s, struct sched_job *j)
+void sched__bury(struct sched *s, struct sched_job *j)
 {
 	if (!j->keep_row)
 		close_row(s, j);
@@ -590,7 +439,59 @@ void sched_job_remove(struct sched *s, struct sched_job *j)
 		s->departed = j;
 		return;
 	}
-	bury(s, j);
+	sched__bury(s, j);
+}
+
+/* j claimed its id: its usage before this connection, and its time away
+ * into the history (scheduler_int.h). */
+void sched__claim_usage(struct sched *s, struct sched_job *j,
+                        const Asteal__Hello *hello)
+{
+	struct usage_totals said;
+	int64_t start, had[USAGE_N], away[USAGE_N];
+	uint64_t now = qtime_wall_ns(), most, span;
+	int any = 0, more = 0;
+
+	exchange_hello_usage_from(&said, hello);
+	for (int k = 0; k < USAGE_N; k++)
+		any |= said.ns[k] != 0;
+	if (history_job_usage(s->hist, (int64_t)j->core.id, &start, had) < 0) {
+		if (any)
+			log_warn("job %llu: its time away is not counted: history: %s",
+			         (unsigned long long)j->core.id, history_error(s->hist));
+		return;
+	}
+	for (int k = 0; k < USAGE_N; k++)
+		j->before.ns[k] = (uint64_t)had[k];
+	span = now > (uint64_t)start ? now - (uint64_t)start : 0;
+	most = sched__usage_bound(span, j->workers);
+	for (int k = 0; k < USAGE_N && any; k++) {
+		if (said.ns[k] > most || said.ns[k] > (uint64_t)INT64_MAX) {
+			log_warn("job %llu pid %d: Hello.%s %llu is more than its %d "
+			         "workers could use in the %.3f s since its row began: "
+			         "its time away is not counted",
+			         (unsigned long long)j->core.id, (int)j->pid,
+			         exchange_usage_name((enum usage_kind)k),
+			         (unsigned long long)said.ns[k], j->workers,
+			         (double)span * 1e-9);
+			return;
+		}
+		away[k] = (int64_t)said.ns[k] > had[k] ? (int64_t)said.ns[k] - had[k] : 0;
+		more |= away[k] != 0;
+	}
+	if (!more)
+		return;
+	if (history_away(s->hist, (int64_t)j->core.id, (int64_t)now, away) < 0) {
+		log_warn("job %llu: its time away is not counted: history: %s",
+		         (unsigned long long)j->core.id, history_error(s->hist));
+		return;
+	}
+	for (int k = 0; k < USAGE_N; k++)
+		j->before.ns[k] += (uint64_t)away[k];
+	log_info("job %llu '%s': %.3f s allotted, %.3f s of work while no daemon "
+	         "had it, added to its history", (unsigned long long)j->core.id,
+	         j->name, (double)away[USAGE_ALLOTTED] * 1e-9,
+	         (double)away[USAGE_WORK] * 1e-9);
 }
 
 /* ------------------------------------------------------------ rigid -- */

@@ -1,9 +1,11 @@
 /*
  * scheduler_int.h - what the files of asteald's job scheduler, the shell
- * around its core (core/core.h), share: scheduler.c (the tick timer, life
- * and death, the core's effects), schedinput.c (what the jobs say),
- * schedview.c (what the command line sees and does) and schedconfine.c
- * (confinement, the rigid jobs' usage); private to them (scheduler.h is the
+ * around its core (core/core.h), share: scheduler.c (life and death, the
+ * jobs joining and leaving, the core's other effects), schedtick.c (one
+ * quantum: what the jobs say, the tick, the allotments delivered),
+ * schedpage.c (the pages), schedview.c (what the command line sees and
+ * does) and schedconfine.c (confinement, the rigid jobs' usage); private
+ * to them (scheduler.h is the
  * interface, and no other file includes this one): the scheduler and its
  * jobs, each embedding the core's, and a few helpers, named sched__*.
  */
@@ -13,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+#include <event2/util.h>
 
 #include "bucket.h"
 #include "core.h"
@@ -50,7 +54,7 @@ struct sched_job {
 	                                  connection (JobInfo adds it) */
 	unsigned logged;               /* kinds of bad input logged */
 	struct bucket refused;         /* refused inputs it may still send
-	                                  (schedinput.c, SCHED_REFUSED_*) */
+	                                  (schedtick.c, SCHED_REFUSED_*) */
 	char cpus[CPULIST_MAX * 5];    /* its CPUs as a list, for the history */
 	int confined;                  /* confine_add took it */
 	struct deq_set hold;           /* the CPUs it was last held to */
@@ -120,7 +124,7 @@ struct sched {
 	struct samples tick, deq_time, wake, revoke, changes, sends;
 };
 
-/* sched_job.logged: bit 0 to 7 are schedinput.c's kinds of bad input. */
+/* sched_job.logged: bit 0 to 7 are schedtick.c's kinds of bad input. */
 #define SCHED_LOGGED_CONFINE (1u << 8)   /* confine_set failed */
 
 /* The Linux CPU ids of a set of slots, ascending: their count. */
@@ -152,6 +156,67 @@ static inline int sched__slot_ints(const struct sched *s,
 /* The connected job with this id, or NULL. */
 struct sched_job *sched__find(const struct sched *s, uint64_t id);
 
+/* A job gone: close its row (unless launch.c keeps it) and free it. */
+void sched__bury(struct sched *s, struct sched_job *j);
+
+/* j has just claimed its id (its history row open, tracked): its usage
+ * before this connection is its history's totals, and what its Hello's
+ * usage totals since it first joined under that id have beyond them, its
+ * time away, goes into its history once (usage away), unless they are
+ * more than its workers could have used since its row began (a log line,
+ * nothing added). */
+void sched__claim_usage(struct sched *s, struct sched_job *j,
+                        const Asteal__Hello *hello);
+
+/* Defined in schedtick.c. */
+
+/* The tick timer fired: tick for the quantum now running (a tick the
+ * loop was too late for is skipped and counted). */
+void sched__on_timer(evutil_socket_t fd, short what, void *arg);
+
+/* The quantum running now on the shared clock. */
+uint64_t sched__quantum_now(const struct sched *s, uint64_t now);
+
+/* Read every page at a tick (before the core's): a new Feedback in one is
+ * taken as a message's would be, but for a quantum that is not new,
+ * which is not news (a job writes its page at every boundary). */
+void sched__pages_read(struct sched *s, uint64_t now);
+
+/* The usage a job's workers could have used in span ns, and the slack of
+ * PROTO_USAGE_SLACK_MS: what no total of a job's may exceed. */
+uint64_t sched__usage_bound(uint64_t span, int workers);
+
+/* The core's allot effect: confine the job to its slots if they moved,
+ * then its allotment into its page or as an Allot; 0, or -1 (a peer going
+ * away). */
+int sched__op_allot(void *arg, struct core_job *cj, const struct core_allot *ca);
+
+/* Send an allotment to a job as an Allot message: 0, or -1 (a peer going
+ * away: its end comes). */
+int sched__allot_send(struct sched *s, struct sched_job *j,
+                      const struct core_allot *ca);
+
+/* Write an allotment into the page of a job that reads them there
+ * (instead of an Allot). */
+void sched__page_allot(struct sched *s, struct sched_job *j,
+                       const struct core_allot *ca);
+
+/* Hold the jobs whose revocation is done or overdue to the CPUs they kept
+ * (j: that one; NULL: every job still shrinking). */
+void sched__shrink_done(struct sched *s, struct sched_job *j);
+
+/* Defined in schedpage.c. */
+
+/* At a tick, watch a job's eventfd again if it signalled it too often
+ * since the last (the tick's page reads). */
+void sched__page_wake_tick(struct sched_job *j);
+
+/* Make the page a job's Hello asked for (none if it cannot be made: the
+ * job sends messages), and drop it. */
+void sched__page_make(struct sched *s, struct sched_job *j,
+                      const Asteal__Hello *hello);
+void sched__page_drop(struct sched *s, struct sched_job *j);
+
 /* Defined in schedconfine.c, which calls nothing of scheduler.c. */
 
 /* Whether the confine mode holds j to its CPUs. */
@@ -178,48 +243,5 @@ void sched__confine_leave(struct sched *s, struct sched_job *j);
  * their totals and the history, about every heartbeat; and for j now
  * (its allotment changes) when j is not NULL. */
 void sched__rigid_usage(struct sched *s, struct sched_job *j, uint64_t now);
-
-/* Defined in schedinput.c. */
-
-/* The quantum running now on the shared clock. */
-uint64_t sched__quantum_now(const struct sched *s, uint64_t now);
-
-/* Read every page at a tick (before the core's): a new Feedback in one is
- * taken as a message's would be, but for a quantum that is not new,
- * which is not news (a job writes its page at every boundary). */
-void sched__pages_read(struct sched *s, uint64_t now);
-
-/* schedpage.c: at a tick, watch a job's eventfd again if it signalled
- * it too often since the last (sched__pages_read). */
-void sched__page_wake_tick(struct sched_job *j);
-
-/* scheduler.c: hold the jobs whose revocation is done or overdue to
- * the CPUs they kept (j: that one; NULL: every job still shrinking). */
-void sched__shrink_done(struct sched *s, struct sched_job *j);
-
-/* schedpage.c: make the page a job's Hello asked for (none if it cannot
- * be made: the job sends messages), and drop it. */
-void sched__page_make(struct sched *s, struct sched_job *j,
-                      const Asteal__Hello *hello);
-void sched__page_drop(struct sched *s, struct sched_job *j);
-
-/* schedpage.c: write an allotment into the page of a job that reads them
- * there (instead of an Allot). */
-void sched__page_allot(struct sched *s, struct sched_job *j,
-                       const struct core_allot *ca);
-
-/* scheduler.c: send an allotment to a job as an Allot message: 0, or -1
- * (a peer going away: its end comes). */
-int sched__allot_send(struct sched *s, struct sched_job *j,
-                      const struct core_allot *ca);
-
-/* j has just claimed its id (its history row open, tracked): its usage
- * before this connection is its history's totals, and what its Hello's
- * usage totals since it first joined under that id have beyond them, its
- * time away, goes into its history once (usage away), unless they are
- * more than its workers could have used since its row began (a log line,
- * nothing added). */
-void sched__claim_usage(struct sched *s, struct sched_job *j,
-                        const Asteal__Hello *hello);
 
 #endif
