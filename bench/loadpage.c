@@ -8,7 +8,7 @@
  * stop words of the job's slots with it), and when the allotment took
  * CPUs away its "workers" park at once: loadpage_parked writes the page's
  * parked part and signals the eventfd, as the last leaving worker does in
- * libasteal (pageallot_released).  The generation grows by 2 with every
+ * libasteal (quantum_page_released).  The generation grows by 2 with every
  * allotment the daemon writes, so a job that looked too late for one
  * knows how many it missed.
  */

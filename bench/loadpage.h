@@ -3,7 +3,7 @@
  * asteald shares with the job (proto/page.h) mapped from the Welcome's
  * descriptors, its allotment taken when its generation moved, and a
  * revocation answered through its parked part and eventfd, as libasteal
- * does (client-lib/link.c, client-lib/pageallot.c).
+ * does (client-lib/link.c, client-lib/quantum.c).
  */
 #ifndef ASTEAL_LOADPAGE_H
 #define ASTEAL_LOADPAGE_H

@@ -66,7 +66,7 @@
 #include <sched.h>
 #include <stdlib.h>
 
-#include "pageallot.h"
+#include "quantum.h"
 #include "worker.h"
 
 /* An empty deque for a worker whose deque left with a suspended fiber. */
@@ -184,7 +184,7 @@ static void worker_revoke_done(struct runtime *rt, struct worker *w,
 		r->end = now;
 	if (--r->pending == 0) {
 		latency_add(rt, r->end - r->t0);
-		if (r->tag != RT_NO_TAG && pageallot_released(rt, r->tag, r->end) < 0)
+		if (r->tag != RT_NO_TAG && quantum_page_released(rt, r->tag, r->end) < 0)
 			released_add(rt, r->tag, r->end);
 	}
 }
@@ -317,7 +317,7 @@ void allot_slot_park(struct worker *w)
 
 	w->parked = 1;
 	w->holder = NULL;
-	pageallot_idle(rt, w, 1);
+	quantum_page_idle(rt, w, 1);
 	usage_detach(&w->usage, WS_PARK, now);
 	stat_add(&w->st.leaves, 1);
 	worker_revoke_done(rt, w, now);
@@ -348,7 +348,7 @@ void allot_park(struct worker *w)
 	}
 	now = qtime_now_ns();
 	w->parked = 1;
-	pageallot_idle(rt, w, 1);       /* the daemon may take it as it is */
+	quantum_page_idle(rt, w, 1);       /* the daemon may take it as it is */
 	set_state_at(w, WS_PARK, now);
 	stat_add(&w->st.leaves, 1);
 	worker_revoke_done(rt, w, now);
@@ -359,16 +359,16 @@ void allot_park(struct worker *w)
 	while ((atomic_load(&w->hot.flags) & RT_LEAVE) &&
 	       !atomic_load_explicit(&rt->stopping, memory_order_relaxed)) {
 		/* With the page, on its bell, whose value is read here: a
-		 * recall or a grant after this rings it (pageallot.c). */
+		 * recall or a grant after this rings it (quantum.c). */
 		uint32_t seen = 0;
-		struct page *pg = pageallot_bell(w, &seen);
+		struct page *pg = quantum_page_bell(w, &seen);
 
 		pthread_mutex_unlock(&rt->park_lock);
 		if (pg == NULL)
 			syscall(SYS_futex, (uint32_t *)&w->hot.flags,
 			        FUTEX_WAIT_PRIVATE, RT_LEAVE, NULL, NULL, 0);
 		else {
-			pageallot_look(rt);     /* a generation come meanwhile */
+			quantum_page_look(rt);     /* a generation come meanwhile */
 			if (atomic_load(&w->hot.flags) & RT_LEAVE)
 				page_bell_wait(pg, w->id, seen);
 		}
@@ -376,13 +376,13 @@ void allot_park(struct worker *w)
 	}
 	w->bell_page = NULL;
 	w->parked = 0;
-	pageallot_idle(rt, w, 0);
+	quantum_page_idle(rt, w, 0);
 	pthread_mutex_unlock(&rt->park_lock);
 	/* Busy again, then the generation looked at (page.h, idle): an
 	 * allotment that took the slot back before this thread ran again,
 	 * which the daemon then took as done, is applied here, and the next
 	 * safe point parks it again. */
-	pageallot_look(rt);
+	quantum_page_look(rt);
 	set_state(w, WS_STEAL);
 	/* ABP: an allotted worker takes one of the job's deques at random. */
 	if (rt->mode == RT_MODE_ABP &&

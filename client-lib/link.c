@@ -75,10 +75,10 @@ int link_released(struct link *l, uint64_t quantum, uint64_t parked_ns)
 	return -1;
 }
 
-int link_has_page(const struct link *l)
+struct page *link_page(const struct link *l)
 {
 	(void)l;
-	return 0;
+	return NULL;
 }
 
 int link_take_page(struct link *l, struct page **pg, int *wake)
@@ -115,7 +115,6 @@ struct link {
 	int owned;                     /* the link unmaps it (not taken) */
 	int wake;                      /* allotments in the page: the eventfd
 	                                  the workers signal, else -1 */
-	uint32_t written;              /* the desire last written there */
 };
 
 /* Map the page the Welcome passed as fd (closed here either way): 0, or
@@ -135,7 +134,6 @@ static int map_page(struct link *l, int fd, char *why, size_t whylen)
 	}
 	l->page = m;
 	l->owned = 1;
-	l->written = 1;                 /* d_1, as the daemon counts it */
 	return 0;
 }
 
@@ -409,27 +407,17 @@ static int send_now(struct link *l, const Asteal__Envelope *env)
 }
 
 /* Whether the Feedback goes through a page. */
-int link_has_page(const struct link *l)
+struct page *link_page(const struct link *l)
 {
-	return l->page != NULL;
+	return l->page;
 }
 
-/* Write a Feedback into the page, or send it without blocking. */
+/* Send a Feedback as a message without blocking. */
 int link_feedback(struct link *l, const struct exchange_feedback *f)
 {
 	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
 	Asteal__Feedback fb;
 
-	if (l->page != NULL) {
-		int woke = l->written == 0 && f->desire > 0;
-
-		page_feed_write(l->page, f);
-		l->written = f->desire;
-		/* A desire rising from 0 is also said at once: the daemon
-		 * may grant free CPUs before its next tick. */
-		if (!woke)
-			return 0;
-	}
 	exchange_feedback_msg(&fb, f);
 	env.msg_case = ASTEAL__ENVELOPE__MSG_FEEDBACK;
 	env.feedback = &fb;

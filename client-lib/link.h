@@ -69,13 +69,15 @@ void link_quanta(const struct link *l, struct link_quanta *q);
  * daemon went away (why says how). */
 int link_next(struct link *l, struct link_msg *m, char *why, size_t whylen);
 
-/* Send a Feedback without blocking; -1 when it cannot go now. */
+/* Send a Feedback as a message without blocking; -1 when it cannot go
+ * now. */
 int link_feedback(struct link *l, const struct exchange_feedback *fb);
 
-/* Whether the link writes its Feedback in a page shared with the daemon
- * (then link_feedback takes one at every boundary, at no cost but a
- * desire rising from 0, which is also sent). */
-int link_has_page(const struct link *l);
+/* The page the link shares with the daemon, mapped when the Welcome
+ * brought one (the job writes its Feedback there: page_feed_write), or
+ * NULL. */
+struct page;
+struct page *link_page(const struct link *l);
 
 /* Say that the workers the Allot of quantum q took away have parked, the
  * last at parked_ns; -1 when it cannot go now. */

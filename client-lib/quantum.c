@@ -1,42 +1,27 @@
 /*
- * quantum.c - A-STEAL's quanta inside the job: the link thread and the
- * quantum's boundary.  At the end of every quantum the thread sums the
- * workers' accounting into work, steal and mug time, computes the next
- * desire with the estimator (estimator.c) and reports it to the daemon;
- * the workers apply the allotments the daemon writes in the page
- * (pageallot.c), the thread those it sends a job without one (worker_allot,
- * allot.c).  Its neighbours: settings.c reads the environment it starts
- * from (quantum_config), profile.c the scripted availability, trace.c
- * writes a row per quantum closed, and summary.c makes the job's summary
- * from its totals (quantum_totals).
+ * quantum.c - one quantum inside the job (../shared/DESIGN.md, "One
+ * quantum, through a shared page"; the page's layout is proto/page.h):
+ * its boundary, where the link thread sums the workers' accounting into
+ * work, steal and mug time, computes the next desire with the estimator
+ * (estimator.c) and gives asteald a Feedback, written into the page the
+ * job shares with it; and the allotment the daemon writes back there,
+ * applied by the workers themselves.  The desire's round trip inside the
+ * job is this file; the link thread that calls its boundary, connects to
+ * the daemon and reads its messages is quantumlink.c's (the two share
+ * quantum_int.h).
  *
- * Quanta are global (../shared/DESIGN.md, "One quantum, through a shared page"):
- * quantum q is [t0 + q L, t0 + (q+1) L) on CLOCK_MONOTONIC, with the t0
- * and L of the daemon's Welcome, or the job's own (t0 one quantum before
- * the runtime started, so that its first quantum is 1) when it runs
- * without one.  A timerfd armed on that absolute grid fires at every
- * boundary; a boundary the thread missed (it ran late by more than a
- * quantum) is skipped and counted, never queued.  At each boundary the
- * quantum in progress is closed and, with a daemon, a Feedback is written
- * into the page the daemon shares with the job (proto/page.h: no system
- * call; a desire rising from 0 is also sent), or, for a job without a
- * page, sent only when the rounded desire changed or a heartbeat is due.
- * Without a daemon the availability is all workers, or line q of the
- * profile file ASTEAL_PROFILE (the last line repeats), and the allotment
- * min(reported desire, availability) is applied at the boundary itself.
- * In ABP mode the desire is always the worker count (no feedback); in
- * static mode there is no link thread.
- *
- * Without a page, when the workers an Allot took away have all parked,
- * they say so through an eventfd (runtime.h, released) and the thread
- * sends Released (the daemon measures revocation latency with it).
- *
- * A job without a daemon (none yet, or it went away) runs on its own grid
- * and watches the socket's folder (sockwatch.c): it connects as a daemon
- * binds the socket, and otherwise retries with a backoff from 0.1 s
- * doubling to 2 s, the fallback when the folder cannot be watched.  It
- * claims its id again with its usage totals since it first joined under
- * it, so that the daemon adds its time away to its history.
+ * Quanta are global: quantum q is [t0 + q L, t0 + (q+1) L) on
+ * CLOCK_MONOTONIC, with the t0 and L of the daemon's Welcome, or the
+ * job's own (t0 one quantum before the runtime started, so that its first
+ * quantum is 1) when it runs without one.  At each boundary the quantum
+ * in progress is closed and, with a daemon, a Feedback is written into
+ * the page (no system call; a desire rising from 0 is also sent), or, for
+ * a job without a page, sent only when the rounded desire changed or a
+ * heartbeat is due.  Without a daemon the availability is all workers, or
+ * line q of the profile file ASTEAL_PROFILE (the last line repeats), and
+ * the allotment min(reported desire, availability) is applied at the
+ * boundary itself.  In ABP mode the desire is always the worker count (no
+ * feedback); in static mode there is no link thread.
  *
  * A job with nothing to run (no root task in flight: before its first
  * asteal_run, or between calls) is idle (../shared/DESIGN.md, "DEQ,
@@ -44,114 +29,75 @@
  * Feedback, since it changed; without a daemon, allotment 0), and the
  * quanta it spends idle feed no estimate and have no class (their trace
  * rows say "idle").  The asteal_run that starts a root task while the job
- * has none writes an eventfd (runtime.h, roots_fd); the thread then starts
- * the job again from d_1 = 1 and says so at once, not at the next
- * boundary (without a daemon, it applies the allotment at once).  ABP
- * mode keeps its constant desire.
- */
-#include "quantum.h"
+ * has none wakes the link thread, which starts the job again from d_1 = 1
+ * (quantum__wake_up) and says so at once, not at the next boundary
+ * (without a daemon, it applies the allotment at once).  ABP mode keeps
+ * its constant desire.
+ *
+ * The allotment through the page, one revocation end to end:
 
-#include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <sched.h>
+ *   1. The daemon's tick decides a smaller a_q for the job: it writes the
+ *      page's allot part under its count (the generation grows by 2) and
+ *      sets the stop words of the slots it takes (daemon/schedpage.c).
+ *   2. The worker of a slot taken reads its stop word at its next spawn
+ *      or poll (asteal__stocked and asteal_poll, asteal.h), which sends
+ *      it to a slow path; every slow path of spawn, sync and poll, every
+ *      turn of find_work and every wake-up of a sleeper compares the
+ *      generation with the one applied (quantum_page_look).  The first
+ *      worker to see a new one applies it (quantum_page_apply: one applier
+ *      at a time, and the generation read again under that lock, so each
+ *      is applied once) through worker_allot, as the link thread applies
+ *      an Allot but without its lock (the link thread takes the allotment
+ *      for its accounting at the boundary); from there the leave hand-off
+ *      is allot.c's (its top comment, steps 2 to 4), the allotment's
+ *      quantum as the revocation's tag.
+ *   3. The last leaving worker closes the revocation: quantum_page_released
+ *      writes the page's parked part (the quantum, when, how many parked)
+ *      and signals the eventfd the Welcome passed; the daemon's loop reads
+ *      it and the hand-over goes on.  No other thread of the job is on
+ *      this path: the link thread is not.
+ *
+ * One grant: the daemon writes a larger a_q, clears the stop words of the
+ * slots it adds and rings their bells (a futex wake each).  Their parked
+ * workers wait on those bells (allot_park, through quantum_page_bell); the
+ * first woken applies the generation, which recalls every worker it adds.
+ *
+ * A parked worker's slot is idle (page.h): a revocation of slots whose
+ * workers never left their park (a grant the job had not applied yet,
+ * taken back) is done as the daemon writes it; the job, skipping the
+ * grant's generation, would have nothing to report.  A worker that leaves
+ * its park marks its slot busy, then looks at the generation.
+ *
+ * The OpenMP layer's hosted runtime reads the page at its scheduling
+ * points (omp_safepoint), its threads waiting for a slot wait on the bell
+ * of the first slot not allotted (quantum_page_wait_grant), and it marks the
+ * slots no thread runs on idle (quantum_page_idle): the daemon takes those
+ * without waiting for a thread to see it (page.h, "idle").
+ *
+ * The link thread installs the page after the handshake (and applies what
+ * it holds already) and removes it when the daemon is lost or the runtime
+ * stops; both under park_lock, both wake the parked workers so that they
+ * wait where they now must (the page's bell, or their flags).  A removed
+ * page stays mapped until the runtime ends: a worker may be between
+ * reading rt->page and using it.  The link thread also looks at each
+ * boundary, so that a job whose workers all sleep (on the epoch, with a
+ * backstop) still applies a revocation within a quantum.
+ */
+#include "quantum_int.h"
+
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
-#include <sys/syscall.h>
-#include <sys/timerfd.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "allot.h"
 #include "link.h"
-#include "pageallot.h"
 #include "profile.h"
 #include "qtime.h"
-#include "settings.h"
-#include "sockwatch.h"
 #include "trace.h"
+#include "worker.h"
 
-#define Q_RETRY_MIN_NS 100000000ull     /* reconnect backoff: 0.1 s ... */
-#define Q_RETRY_MAX_NS 2000000000ull    /* ... doubling up to 2 s */
-#define Q_RETRY_SOON_NS 2000000ull      /* socket seen, not listening: 2 ms */
-#define Q_LINK_SLICE_NS 100000ull       /* the link thread's slice: the
-                                           kernel's least (short_slice) */
-
-struct quantum {
-	struct runtime *rt;
-	struct est_params est;
-	struct profile profile;          /* ASTEAL_PROFILE, or none */
-	FILE *trace;                     /* ASTEAL_TRACE, or NULL */
-
-	char socket[SETTINGS_SOCKET_MAX]; /* the daemon's socket, "" for none */
-	struct link *link;               /* connected to the daemon, or NULL */
-	uint64_t claim;                  /* the id to claim when connecting:
-	                                    ASTEAL_JOB_ID, then the last one */
-	uint64_t retry_at, retry_ns;     /* next connection attempt, backoff */
-	struct sockwatch watch;          /* the socket's folder, watched while
-	                                    there is no daemon (sockwatch.c) */
-	int quiet;                       /* no log lines (ASTEAL_QUIET) */
-	int timer_fd;                    /* fires at every boundary t0 + q L */
-	uint64_t heartbeat;              /* a Feedback at least this often (ns) */
-	int sent_desire;                 /* the desire the daemon has, -1 none */
-	uint64_t sent_at;                /* when it was sent */
-	uint64_t closable;               /* the next Feedback closes this or later */
-	struct usage_sum since;          /* usage since the daemon's Welcome */
-	uint64_t id_joined;              /* the id under_id counts for, 0 none */
-	struct usage_sum under_id;       /* usage since it first joined under
-	                                    that id: its Hello's when it claims
-	                                    the id again (its time away) */
-	uint64_t errors;                 /* Errors the daemon sent */
-	int waiting;                     /* joining: the daemon's first Allot decides */
-
-	pthread_t thread;
-	int running;
-	int stop_pipe[2];                /* written to stop the link thread */
-	pthread_mutex_t lock;            /* guards everything below */
-	uint64_t start;                  /* when the runtime started */
-	uint64_t t0, length;             /* the grid: quantum q starts at t0 + q L */
-	uint64_t q;                      /* the quantum in progress */
-	uint64_t job_id;                 /* the daemon's id for us, 0 if none */
-	double desire;                   /* d_q, real (0 when idle) */
-	int idle;                        /* no root task in flight: desire 0 */
-	int availability, allotment;     /* p_q, a_q */
-	struct usage_times *last;        /* each worker's accounting so far */
-	/* Totals over finished quanta. */
-	uint64_t quanta, skipped, sum_allotment;
-	struct usage_sum total;
-	uint64_t classes[EST_NCLASSES];
-};
-
-/* Close *fd if open, and mark it closed. */
-static void close_fd(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
-
-/* Free the link's state (the thread has stopped). */
-void quantum_free(struct runtime *rt)
-{
-	struct quantum *qt = rt->quantum;
-
-	if (qt == NULL)
-		return;
-	trace_close(qt->trace);
-	pageallot_remove(rt);
-	link_close(qt->link);
-	sockwatch_close(&qt->watch);
-	close_fd(&qt->stop_pipe[0]);
-	close_fd(&qt->stop_pipe[1]);
-	close_fd(&qt->timer_fd);
-	close_fd(&rt->released_fd);
-	close_fd(&rt->roots_fd);
-	pthread_mutex_destroy(&qt->lock);
-	profile_free(&qt->profile);
-	free(qt->last);
-	free(qt);
-	rt->quantum = NULL;
-}
+/* ---------------------------------------------------------- boundary -- */
 
 /* The desire the job reports: rounded up (the worker count in ABP mode,
  * 0 when idle). */
@@ -164,8 +110,8 @@ static int reported(const struct quantum *qt, const struct runtime *rt)
 
 /* Fill a Feedback with the desire to report and the totals since the
  * Welcome; klass is the closed quantum's class, -1 for none. */
-static void feedback_fill(const struct runtime *rt, const struct quantum *qt,
-                          struct exchange_feedback *fb, int klass)
+void quantum__feedback_fill(const struct runtime *rt, const struct quantum *qt,
+                            struct exchange_feedback *fb, int klass)
 {
 	int desire = reported(qt, rt);
 
@@ -176,87 +122,19 @@ static void feedback_fill(const struct runtime *rt, const struct quantum *qt,
 }
 
 /* The allotment without a daemon, from desire and availability. */
-static int allotment(const struct quantum *qt, const struct runtime *rt)
+int quantum__allotment(const struct quantum *qt, const struct runtime *rt)
 {
 	int want = reported(qt, rt);
 
 	return want < qt->availability ? want : qt->availability;
 }
 
-/* Make the link's state from the environment's settings (settings.c). */
-int quantum_config(struct runtime *rt)
-{
-	struct settings set;
-	struct quantum *qt;
-
-	if (settings_mode(&rt->mode) < 0)
-		return -1;
-	rt->allotment = rt->nworkers;
-	if (rt->mode == RT_MODE_STATIC)
-		return 0;
-	qt = calloc(1, sizeof(*qt));
-	if (qt == NULL) {
-		errno = ENOMEM;
-		return -1;
-	}
-	rt->quantum = qt;
-	qt->rt = rt;
-	qt->stop_pipe[0] = qt->stop_pipe[1] = -1;
-	sockwatch_init(&qt->watch);
-	pthread_mutex_init(&qt->lock, NULL);
-	qt->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	rt->released_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	rt->roots_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (qt->timer_fd < 0 || rt->released_fd < 0 || rt->roots_fd < 0 ||
-	    pipe2(qt->stop_pipe, O_CLOEXEC) < 0) {
-		qt->stop_pipe[0] = qt->stop_pipe[1] = -1;
-		goto fail;
-	}
-	if (settings_read(&set, rt->nworkers) < 0)
-		goto fail;
-	qt->est = set.est;
-	qt->length = set.length;
-	if (set.profile != NULL && profile_read(&qt->profile, set.profile) < 0)
-		goto fail;
-	memcpy(qt->socket, set.socket, sizeof(qt->socket));
-	qt->claim = set.claim;
-	qt->quiet = set.quiet;
-	qt->retry_ns = Q_RETRY_MIN_NS;
-	qt->sent_desire = -1;
-	qt->last = calloc((size_t)rt->nworkers, sizeof(*qt->last));
-	if (qt->last == NULL) {
-		errno = ENOMEM;
-		goto fail;
-	}
-	if (set.trace != NULL && (qt->trace = trace_open(set.trace)) == NULL)
-		goto fail;
-	qt->q = 1;
-	/* No root task yet: idle (desire 0) until asteal_run starts one. */
-	qt->idle = rt->mode == RT_MODE_ASTEAL;
-	qt->desire = rt->mode == RT_MODE_ABP ? rt->nworkers : 0.0;
-	qt->availability = profile_availability(&qt->profile, rt->nworkers, 1);
-	/* With a daemon to join, no worker runs before its first Allot: a
-	 * worker started on a CPU DEQ gives another job would have to be
-	 * revoked there, among every other starting job's threads. */
-	qt->waiting = qt->socket[0] != '\0';
-	qt->allotment = qt->waiting ? 0 : allotment(qt, rt);
-	rt->allotment = qt->allotment;
-	return 0;
-fail:
-	{
-		int e = errno;
-		quantum_free(rt);
-		errno = e;
-	}
-	return -1;
-}
-
 /* Close the quantum in progress at time now: account, estimate (the next
  * desire becomes current) unless the job was idle all through it, write
  * the trace row and add to the totals; idle from now on when no root task
  * is in flight; what to report in *fb (under qt->lock). */
-static void quantum_close(struct runtime *rt, struct quantum *qt, uint64_t now,
-                          struct exchange_feedback *fb)
+void quantum__close(struct runtime *rt, struct quantum *qt, uint64_t now,
+                    struct exchange_feedback *fb)
 {
 	struct usage_sum u = { 0 }, held = { 0 };
 	struct est_quantum m;
@@ -265,7 +143,7 @@ static void quantum_close(struct runtime *rt, struct quantum *qt, uint64_t now,
 	int i, busy;
 
 	/* With the page, the workers applied the daemon's allotments
-	 * (pageallot.c): the one in force now is theirs. */
+	 * (quantum.c): the one in force now is theirs. */
 	if (atomic_load_explicit(&rt->page, memory_order_acquire) != NULL &&
 	    atomic_load(&rt->page_gen) != 0) {
 		pthread_mutex_lock(&rt->park_lock);
@@ -331,67 +209,39 @@ static void quantum_close(struct runtime *rt, struct quantum *qt, uint64_t now,
 		qt->idle = 1;
 		qt->desire = 0.0;
 	}
-	feedback_fill(rt, qt, fb, busy ? (int)cls : -1);
-}
-
-/* Arm the timer on the grid (t0, L) for the first boundary after now;
- * returns the quantum in progress at now. */
-static uint64_t arm(struct quantum *qt, uint64_t now)
-{
-	struct itimerspec its;
-	uint64_t q = now > qt->t0 ? (now - qt->t0) / qt->length : 0;
-	uint64_t next = qt->t0 + (q + 1) * qt->length;
-
-	its.it_value.tv_sec = (time_t)(next / 1000000000u);
-	its.it_value.tv_nsec = (long)(next % 1000000000u);
-	its.it_interval.tv_sec = (time_t)(qt->length / 1000000000u);
-	its.it_interval.tv_nsec = (long)(qt->length % 1000000000u);
-	if (timerfd_settime(qt->timer_fd, TFD_TIMER_ABSTIME, &its, NULL) < 0 &&
-	    !qt->quiet)
-		fprintf(stderr, "asteal: quantum timer: %s\n", strerror(errno));
-	return q;
-}
-
-/* Say one line on stderr about the link (unless ASTEAL_QUIET). */
-static void say(const struct quantum *qt, const char *what, const char *why)
-{
-	if (!qt->quiet)
-		fprintf(stderr, "asteal: %s (%s)\n", what, why);
-}
-
-/* The daemon went away: keep the allotment and the grid, schedule
- * locally, retry. */
-static void lost_daemon(struct quantum *qt, uint64_t now, const char *why)
-{
-	say(qt, "lost the daemon: running standalone, will reconnect", why);
-	pageallot_remove(qt->rt);
-	link_close(qt->link);
-	qt->link = NULL;
-	qt->retry_at = now + qt->retry_ns;
-	(void)sockwatch_open(&qt->watch, qt->socket);  /* else backoff alone */
-	pthread_mutex_lock(&qt->lock);
-	qt->job_id = 0;
-	pthread_mutex_unlock(&qt->lock);
+	quantum__feedback_fill(rt, qt, fb, busy ? (int)cls : -1);
 }
 
 /* Give the daemon a Feedback closing quantum closed: written into the
- * page it shares with the job at every boundary, or, without a page, sent
- * when the reported desire changed, a heartbeat is due, or force is set. */
-static void report(struct quantum *qt, struct exchange_feedback *fb,
-                   uint64_t closed, uint64_t now, int force)
+ * page it shares with the job at every boundary (no system call), or,
+ * without a page, sent when the reported desire changed, a heartbeat is
+ * due, or force is set. */
+void quantum__report(struct quantum *qt, struct exchange_feedback *fb,
+                     uint64_t closed, uint64_t now, int force)
 {
+	struct page *pg;
+	int rising;
+
 	if (qt->link == NULL)
 		return;
+	pg = link_page(qt->link);
 	/* A heartbeat goes at the boundary nearest its period; through a
 	 * page, every boundary's Feedback is written (it costs nothing). */
-	if (!force && !link_has_page(qt->link) && (int)fb->desire == qt->sent_desire &&
+	if (!force && pg == NULL && (int)fb->desire == qt->sent_desire &&
 	    now - qt->sent_at + qt->length / 2 < qt->heartbeat)
 		return;
 	if (closed < qt->closable)
 		return;         /* one Feedback per quantum at most */
 	fb->quantum = closed;
-	if (link_feedback(qt->link, fb) < 0) {
-		lost_daemon(qt, now, "it does not read");
+	/* A desire rising from 0 also goes as a message, at once: the
+	 * daemon may grant free CPUs before its next tick. */
+	rising = qt->page_written == 0 && fb->desire > 0;
+	if (pg != NULL) {
+		page_feed_write(pg, fb);
+		qt->page_written = fb->desire;
+	}
+	if ((pg == NULL || rising) && link_feedback(qt->link, fb) < 0) {
+		quantum__lost_daemon(qt, now, "it does not read");
 		return;
 	}
 	qt->sent_desire = (int)fb->desire;
@@ -401,31 +251,31 @@ static void report(struct quantum *qt, struct exchange_feedback *fb,
 
 /* Without a daemon: the availability of the quantum in progress, and the
  * allotment from it, applied at time now (under qt->lock). */
-static void allot_alone(struct runtime *rt, struct quantum *qt, uint64_t now)
+void quantum__allot_alone(struct runtime *rt, struct quantum *qt, uint64_t now)
 {
 	qt->waiting = 0;
 	qt->availability = profile_availability(&qt->profile, rt->nworkers, qt->q);
-	qt->allotment = allotment(qt, rt);
+	qt->allotment = quantum__allotment(qt, rt);
 	worker_allot(rt, qt->allotment, NULL, now, RT_NO_TAG);
 }
 
 /* A root task is in flight while the job is idle: start again from
  * d_1 = 1 (and, without a daemon, take the allotment for it now).  1 when
  * it did (under qt->lock). */
-static int wake_up(struct runtime *rt, struct quantum *qt, uint64_t now)
+int quantum__wake_up(struct runtime *rt, struct quantum *qt, uint64_t now)
 {
 	if (!qt->idle || atomic_load(&rt->running_roots) == 0)
 		return 0;
 	qt->idle = 0;
 	qt->desire = est_initial();
 	if (qt->link == NULL)
-		allot_alone(rt, qt, now);
+		quantum__allot_alone(rt, qt, now);
 	return 1;
 }
 
 /* A boundary passed (the timer fired): close the quantum in progress,
  * open the one now running, report. */
-static void boundary(struct runtime *rt, struct quantum *qt)
+void quantum__boundary(struct runtime *rt, struct quantum *qt)
 {
 	struct exchange_feedback fb = { 0 };
 	uint64_t n, now, q;
@@ -433,8 +283,8 @@ static void boundary(struct runtime *rt, struct quantum *qt)
 	if (read(qt->timer_fd, &n, sizeof(n)) != (ssize_t)sizeof(n))
 		return;         /* not due after all (the grid changed) */
 	/* A workers' job applies the page's allotments; one whose workers
-	 * all sleep, here (pageallot.c). */
-	pageallot_look(rt);
+	 * all sleep, here (quantum.c). */
+	quantum_page_look(rt);
 	now = qtime_now_ns();
 	pthread_mutex_lock(&qt->lock);
 	q = now > qt->t0 ? (now - qt->t0) / qt->length : 0;
@@ -442,358 +292,246 @@ static void boundary(struct runtime *rt, struct quantum *qt)
 		pthread_mutex_unlock(&qt->lock);
 		return;         /* the grid moved back: nothing ended */
 	}
-	wake_up(rt, qt, now);   /* a root task the thread has not seen yet */
-	quantum_close(rt, qt, now, &fb);
+	quantum__wake_up(rt, qt, now);   /* a root task the thread has not seen yet */
+	quantum__close(rt, qt, now, &fb);
 	qt->skipped += q - qt->q - 1;
 	qt->q = q;
 	if (qt->link == NULL)
-		allot_alone(rt, qt, now);
+		quantum__allot_alone(rt, qt, now);
 	pthread_mutex_unlock(&qt->lock);
-	report(qt, &fb, q - 1, now, 0);
+	quantum__report(qt, &fb, q - 1, now, 0);
 }
 
-static void from_daemon(struct runtime *rt, struct quantum *qt);
+/* ------------------------------------------------------------- page -- */
 
-/* Stop waiting for a first Allot that will not come (no daemon): the
- * allotment without one, at once. */
-static void stop_waiting(struct runtime *rt, struct quantum *qt, uint64_t now)
+/* Point every worker's stop word at pg's (or at asteal__no_stop), the
+ * running threads' thread-local too (under park_lock). */
+static void point_stops(struct runtime *rt, struct page *pg)
 {
-	if (!qt->waiting)
-		return;
-	pthread_mutex_lock(&qt->lock);
-	allot_alone(rt, qt, now);
-	pthread_mutex_unlock(&qt->lock);
-}
+	for (int i = 0; i < rt->nworkers; i++) {
+		struct worker *w = &rt->workers[i];
+		_Atomic(const _Atomic uint32_t *) *slot = atomic_load(&w->stop);
 
-/* Try the daemon when it is time to; on success take its quanta: its t0
- * and L, from the boundary now in progress, and tell it our desire. */
-static void try_connect(struct runtime *rt, struct quantum *qt, uint64_t now)
-{
-	struct link_quanta lq;
-	struct exchange_feedback fb = { 0 };
-	struct usage_totals had = { { 0 } };
-	char why[256];
-
-	if (qt->socket[0] == '\0' || qt->link != NULL || now < qt->retry_at)
-		return;
-	/* Watched before the attempt, so that a daemon binding its socket
-	 * after this attempt failed is seen (without a watch: backoff). */
-	(void)sockwatch_open(&qt->watch, qt->socket);
-	/* Claiming its id again: its usage under it, for its time away. */
-	pthread_mutex_lock(&qt->lock);
-	if (qt->claim != 0 && qt->claim == qt->id_joined)
-		usage_sum_totals(&qt->under_id, &had);
-	pthread_mutex_unlock(&qt->lock);
-	qt->link = link_connect(qt->socket, rt->nworkers, qt->claim, &had, why,
-	                        sizeof(why));
-	if (qt->link == NULL) {
-		stop_waiting(rt, qt, now);
-		qt->retry_at = now + qt->retry_ns;
-		qt->retry_ns = qt->retry_ns * 2 > Q_RETRY_MAX_NS ? Q_RETRY_MAX_NS
-		                                                 : qt->retry_ns * 2;
-		if (errno == ENOSYS) {
-			qt->socket[0] = '\0';  /* built without the link */
-			sockwatch_close(&qt->watch);
-		}
-		if (errno == ENOENT || errno == ECONNREFUSED || errno == ENOSYS)
-			return;         /* no daemon: standalone, quietly */
-		say(qt, "daemon unusable: running standalone", why);
-		return;
+		w->stop_word = pg != NULL && i < PAGE_SLOTS
+		               ? (const _Atomic uint32_t *)&pg->stop[i] : &asteal__no_stop;
+		if (slot != NULL)
+			atomic_store(slot, w->stop_word);
 	}
-	link_quanta(qt->link, &lq);
-	now = qtime_now_ns();
-	if (lq.t0_ns > now) {   /* a grid that has not started: not ours */
-		link_close(qt->link);
-		qt->link = NULL;
-		qt->retry_at = now + qt->retry_ns;
-		say(qt, "daemon unusable: running standalone",
-		    "its quanta start in the future");
-		stop_waiting(rt, qt, now);
-		return;
-	}
-	qt->retry_ns = Q_RETRY_MIN_NS;
-	sockwatch_close(&qt->watch);
-	qt->claim = link_job_id(qt->link);     /* ours again after a restart */
-	qt->heartbeat = lq.heartbeat_ns;
-	memset(&qt->since, 0, sizeof(qt->since));
-	qt->sent_desire = -1;
-	qt->closable = 0;
-	pthread_mutex_lock(&qt->lock);
-	qt->job_id = link_job_id(qt->link);
-	if (qt->job_id != qt->id_joined) {      /* a new id: counted anew */
-		memset(&qt->under_id, 0, sizeof(qt->under_id));
-		qt->id_joined = qt->job_id;
-	}
-	qt->t0 = lq.t0_ns;
-	qt->length = lq.length_ns;
-	qt->q = arm(qt, now);
-	feedback_fill(rt, qt, &fb, -1);         /* totals 0: just set */
-	pthread_mutex_unlock(&qt->lock);
-	/* The daemon starts every job at d_1 = 1: say ours if it differs
-	 * (closing the quantum before this one, which has ended).  Not
-	 * when idle: a job connects as the runtime starts, before its first
-	 * asteal_run, and a desire 0 said now would close that quantum, so
-	 * that the wake-up a moment later closes the one running, and the
-	 * boundary that ends it cannot report: the job would spend its
-	 * first whole quantum on d_1.  The boundary that still finds no
-	 * root task says 0 (one quantum of one CPU, at most, held idle). */
-	if (fb.desire != 1 && qt->q > 0 && !qt->idle)
-		report(qt, &fb, qt->q - 1, now, 1);
-	else
-		qt->sent_desire = 1, qt->sent_at = now;
-	/* An Allot that came with the Welcome is read already: the socket
-	 * will not say so again, and the daemon sends no other while
-	 * nothing changes (a job held this way never ran).  With the page,
-	 * its allotment is applied as it is installed. */
-	from_daemon(rt, qt);
-	if (qt->link != NULL)                   /* not lost just now */
-		pageallot_link(rt, qt->link);
 }
 
-/* Tell the daemon about the revocations the workers finished. */
-static void send_released(struct runtime *rt, struct quantum *qt)
+/* A worker thread starts: its stop pointer. */
+void quantum_page_thread(struct worker *w, _Atomic(const _Atomic uint32_t *) *slot)
 {
-	struct rt_released done[RT_REVOKES];
-	uint64_t n;
-	unsigned i, k;
-
-	if (read(rt->released_fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
-		return;
-	pthread_mutex_lock(&rt->park_lock);
-	k = rt->nreleased;
-	memcpy(done, rt->released, k * sizeof(done[0]));
-	rt->nreleased = 0;
-	pthread_mutex_unlock(&rt->park_lock);
-	for (i = 0; i < k && qt->link != NULL; i++)
-		if (link_released(qt->link, done[i].tag, done[i].at) < 0)
-			lost_daemon(qt, qtime_now_ns(), "it does not read");
+	pthread_mutex_lock(&w->rt->park_lock);
+	atomic_store(slot, w->stop_word);
+	atomic_store(&w->stop, slot);
+	pthread_mutex_unlock(&w->rt->park_lock);
 }
 
-/* A root task started while the job had none (roots_fd): start again
- * from d_1 = 1 and tell the daemon at once, closing the quantum before
- * this one, or this one when a Feedback closed that already (the daemon
- * takes one for the quantum in progress; at most one per quantum, so when
- * this one is closed too, the next boundary's report says it). */
-static void roots_changed(struct runtime *rt, struct quantum *qt)
+/* Wake every parked worker wherever it waits, so that it waits again
+ * where it now must (under park_lock). */
+static void wake_parked(struct runtime *rt)
 {
-	struct exchange_feedback fb = { 0 };
-	uint64_t n, now, q;
-	int woke;
+	for (int i = 0; i < rt->nworkers; i++) {
+		struct worker *w = &rt->workers[i];
 
-	if (read(rt->roots_fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
-		return;
-	now = qtime_now_ns();
-	pthread_mutex_lock(&qt->lock);
-	woke = wake_up(rt, qt, now);
-	q = qt->q;
-	feedback_fill(rt, qt, &fb, -1);         /* no quantum ended */
-	pthread_mutex_unlock(&qt->lock);
-	if (!woke)
-		return;
-	report(qt, &fb, q > 0 && qt->closable < q ? q - 1 : q, now, 0);
-}
-
-/* Handle what the daemon sent: an Allot changes the allotment at once
- * (revocation latency counted from when the daemon decided it); an Error
- * is said once in a while. */
-static void from_daemon(struct runtime *rt, struct quantum *qt)
-{
-	static struct link_msg m;       /* one thread at a time: the link
-	                                   thread, or quantum_start's caller
-	                                   before the link thread exists */
-	char why[160];
-	int r;
-
-	while ((r = link_next(qt->link, &m, why, sizeof(why))) > 0) {
-		if (m.kind == LINK_ALLOT) {
-			pthread_mutex_lock(&qt->lock);
-			qt->waiting = 0;
-			qt->availability = m.availability;
-			qt->allotment = m.allotment < 0 ? 0 : m.allotment > rt->nworkers
-			                ? rt->nworkers : m.allotment;
-			worker_allot(rt, qt->allotment,
-			             m.ncpus >= qt->allotment ? m.cpus : NULL,
-			             m.decided_ns, m.quantum);
-			pthread_mutex_unlock(&qt->lock);
-		} else if (m.kind == LINK_ERROR) {
-			/* The first, then one in a thousand: a daemon that
-			 * refuses our reports says so every quantum. */
-			if (qt->errors++ % 1000 == 0)
-				say(qt, "the daemon refused a report", m.text);
-		}
-	}
-	if (r < 0)
-		lost_daemon(qt, qtime_now_ns(), why);
-}
-
-/* Ask the kernel for a short time slice for the calling thread (Linux
- * 6.12's EEVDF: a SCHED_OTHER thread's sched_runtime), keeping its policy
- * and nice value.  A thread with a shorter slice than the one running
- * preempts it when it wakes; with the default slice the link thread, woken
- * by its boundary or an Allot, waited behind a worker for the next
- * scheduler tick (4 ms at HZ=250), and the revocation it carried with it.
- * Best effort: older kernels refuse or ignore it, and no privilege is
- * needed where it works. */
-static void short_slice(void)
-{
-	struct {
-		uint32_t size, policy;
-		uint64_t flags;
-		int32_t nice;
-		uint32_t priority;
-		uint64_t runtime, deadline, period;
-	} a;
-
-	memset(&a, 0, sizeof(a));
-	if (syscall(SYS_sched_getattr, 0, &a, (unsigned)sizeof(a), 0) != 0 ||
-	    (a.policy != SCHED_OTHER && a.policy != SCHED_BATCH))
-		return;
-	a.size = sizeof(a);
-	a.flags = 0;
-	a.runtime = Q_LINK_SLICE_NS;
-	(void)syscall(SYS_sched_setattr, 0, &a, 0);  /* refused: the default */
-}
-
-/* The daemon's socket appeared (or its watch has news): try at once, then
- * soon (it may be bound but not listening yet), backing off from there. */
-static void socket_seen(struct quantum *qt)
-{
-	if (sockwatch_seen(&qt->watch) == 0)
-		return;
-	qt->retry_at = qtime_now_ns();
-	qt->retry_ns = Q_RETRY_SOON_NS;
-}
-
-/* The link thread: a boundary every L on the grid, the daemon's messages,
- * the workers' finished revocations; without a daemon, the socket's
- * folder (sockwatch.c), reconnecting as the socket appears, else with
- * backoff; ends when the stop pipe is written. */
-static void *quantum_thread(void *arg)
-{
-	struct runtime *rt = arg;
-	struct quantum *qt = rt->quantum;
-
-	short_slice();
-	for (;;) {
-		uint64_t now = qtime_now_ns();
-		struct pollfd p[5];
-		int n = 4, timeout = -1, watching = 0;
-
-		try_connect(rt, qt, now);
-		p[0].fd = qt->stop_pipe[0];
-		p[1].fd = qt->timer_fd;
-		p[2].fd = rt->released_fd;
-		p[3].fd = rt->roots_fd;
-		if (qt->link != NULL) {
-			p[n++].fd = link_fd(qt->link);
-		} else if (qt->socket[0] != '\0') {
-			timeout = qt->retry_at > now
-			          ? (int)((qt->retry_at - now + 999999) / 1000000) : 0;
-			if (sockwatch_fd(&qt->watch) >= 0) {
-				p[n++].fd = sockwatch_fd(&qt->watch);
-				watching = 1;
-			}
-		}
-		for (int i = 0; i < n; i++) {
-			p[i].events = POLLIN;
-			p[i].revents = 0;
-		}
-		if (poll(p, (nfds_t)n, timeout) < 0 && errno != EINTR)
+		if (!w->parked)
 			continue;
-		if (p[0].revents)
-			break;
-		if (p[1].revents)
-			boundary(rt, qt);
-		if (p[3].revents)
-			roots_changed(rt, qt);
-		if (n == 5 && p[4].revents && watching)
-			socket_seen(qt);
-		else if (n == 5 && p[4].revents && qt->link != NULL)
-			from_daemon(rt, qt);
-		if (p[2].revents)
-			send_released(rt, qt);
+		futex_wake(&w->hot.flags, 1);
+		if (w->bell_page != NULL)
+			page_ring(w->bell_page, i);
 	}
-	return NULL;
 }
 
-/* Start the link thread (nothing to do in static mode): the job's own
- * grid, with quantum 1 starting now, then the daemon's if there is one. */
-int quantum_start(struct runtime *rt)
+/* Mark in pg which slots run no thread now (under park_lock): a parked
+ * worker's; hosted, a free slot's or a lazily held one's. */
+static void mark_idle(struct runtime *rt, struct page *pg)
 {
-	struct quantum *qt = rt->quantum;
-	int err;
+	for (int i = 0; i < rt->nworkers && i < PAGE_SLOTS; i++) {
+		struct worker *w = &rt->workers[i];
 
-	if (qt == NULL)
-		return 0;
-	qt->start = qtime_now_ns();
-	qt->t0 = qt->start - qt->length;
-	qt->q = arm(qt, qt->start);
-	try_connect(rt, qt, qt->start);  /* join the daemon from the start */
-	err = pthread_create(&qt->thread, NULL, quantum_thread, rt);
-	if (err != 0) {
-		errno = err;
-		return -1;
+		page_idle_write(pg, i, rt->hosted ? w->holder == NULL || w->lazy
+		                                  : w->parked != 0);
 	}
-	qt->running = 1;
-	return 0;
 }
 
-/* asteal_run started a root task while none was in flight: wake the link
- * thread (nothing to do without one). */
-void quantum_root_started(struct runtime *rt)
+/* Install the page. */
+void quantum_page_install(struct runtime *rt, struct page *pg, int wake)
 {
+	pthread_mutex_lock(&rt->park_lock);
+	if (rt->page_wake >= 0)
+		close(rt->page_wake);
+	rt->page_wake = wake;
+	atomic_store(&rt->page_gen, 0);
+	mark_idle(rt, pg);
+	atomic_store_explicit(&rt->page, pg, memory_order_release);
+	point_stops(rt, pg);
+	wake_parked(rt);
+	pthread_mutex_unlock(&rt->park_lock);
+	quantum_page_apply(rt);
+}
+
+/* Install the page of a link that has one. */
+void quantum_page_link(struct runtime *rt, struct link *l)
+{
+	struct page *pg;
+	int wake;
+
+	if (link_take_page(l, &pg, &wake) == 0)
+		quantum_page_install(rt, pg, wake);
+}
+
+/* Keep a page mapped until the runtime ends (under park_lock); when too
+ * many daemons were lost, the oldest goes (long past any reader). */
+static void retire(struct runtime *rt, struct page *pg)
+{
+	if (rt->nretired == RT_PAGES_KEPT) {
+		munmap(rt->retired[0], PAGE_BYTES);
+		memmove(&rt->retired[0], &rt->retired[1],
+		        (RT_PAGES_KEPT - 1) * sizeof(rt->retired[0]));
+		rt->nretired--;
+	}
+	rt->retired[rt->nretired++] = pg;
+}
+
+/* Remove the page. */
+void quantum_page_remove(struct runtime *rt)
+{
+	struct page *pg;
+
+	pthread_mutex_lock(&rt->park_lock);
+	pg = atomic_load(&rt->page);
+	if (pg != NULL) {
+		atomic_store(&rt->page, NULL);
+		point_stops(rt, NULL);
+		wake_parked(rt);
+		retire(rt, pg);
+	}
+	if (rt->page_wake >= 0)
+		close(rt->page_wake);
+	rt->page_wake = -1;
+	pthread_mutex_unlock(&rt->park_lock);
+}
+
+/* Apply the page's allotment (worker_allot takes a decision time that
+ * is not one as now). */
+void quantum_page_apply(struct runtime *rt)
+{
+	struct page_allotment *a = rt->page_buf;
+	struct page *pg;
+	int64_t gen;
+
+	/* Another applier at work applies the newest it reads; a
+	 * generation it missed is seen at the next safe point. */
+	if (pthread_mutex_trylock(&rt->page_apply) != 0)
+		return;
+	pg = atomic_load_explicit(&rt->page, memory_order_acquire);
+	if (pg != NULL && a != NULL && (gen = page_allot_read(pg, a)) >= 0 &&
+	    (uint32_t)gen != atomic_load(&rt->page_gen)) {
+		int n = a->allotment > rt->nworkers ? rt->nworkers : a->allotment;
+
+		atomic_store(&rt->page_gen, (uint32_t)gen);
+		if (gen != 0) {         /* 0: nothing written yet */
+			atomic_store(&rt->page_availability, a->availability);
+			worker_allot(rt, n, a->ncpus >= n ? a->cpus : NULL,
+			             a->decided_ns, a->quantum);
+		}
+	}
+	pthread_mutex_unlock(&rt->page_apply);
+}
+
+/* A revocation through the page is done. */
+int quantum_page_released(struct runtime *rt, uint64_t tag, uint64_t at)
+{
+	struct page *pg = atomic_load(&rt->page);
 	uint64_t one = 1;
+	uint32_t parked = 0;
 
-	if (rt->roots_fd >= 0 && write(rt->roots_fd, &one, sizeof(one)) < 0)
-		return;         /* the counter is full: a wake-up is pending */
-}
-
-/* Stop the link thread and give every worker back (they must see the
- * runtime stop), flushing the trace. */
-void quantum_stop(struct runtime *rt)
-{
-	struct quantum *qt = rt->quantum;
-
-	if (qt != NULL && qt->running) {
-		struct exchange_feedback fb = { 0 };
-		uint64_t now;
-		char c = 1;
-
-		while (write(qt->stop_pipe[1], &c, 1) < 0 && errno == EINTR)
-			;
-		pthread_join(qt->thread, NULL);
-		/* The quantum in progress ends with the runtime: closed, and
-		 * its usage told to the daemon before it closes our row. */
-		now = qtime_now_ns();
-		pthread_mutex_lock(&qt->lock);
-		quantum_close(rt, qt, now, &fb);
-		pthread_mutex_unlock(&qt->lock);
-		report(qt, &fb, qt->q, now, 1);
-		pageallot_remove(rt);
-		link_close(qt->link);           /* the daemon closes our row */
-		qt->link = NULL;
-		qt->running = 0;
-		trace_flush(qt->trace);
-	}
-	worker_allot(rt, rt->nworkers, NULL, qtime_now_ns(), RT_NO_TAG);
-}
-
-/* Copy the link's totals for the summary (summary.c). */
-int quantum_totals(struct runtime *rt, struct quantum_totals *t)
-{
-	struct quantum *qt = rt->quantum;
-
-	if (qt == NULL)
+	if (pg == NULL || rt->page_wake < 0)
 		return -1;
-	pthread_mutex_lock(&qt->lock);
-	t->quanta = qt->quanta;
-	t->skipped = qt->skipped;
-	t->sum_allotment = qt->sum_allotment;
-	t->total = qt->total;
-	memcpy(t->classes, qt->classes, sizeof(t->classes));
-	t->desire = qt->desire;
-	t->allotment = qt->allotment;
-	t->job_id = qt->job_id;
-	pthread_mutex_unlock(&qt->lock);
+	for (int i = 0; i < rt->nworkers; i++)
+		parked += rt->workers[i].parked != 0;
+	page_parked_write(pg, tag, at, parked);
+	/* A full counter fails: a signal is pending already. */
+	(void)!write(rt->page_wake, &one, sizeof(one));
 	return 0;
+}
+
+/* Mark a slot idle or busy. */
+void quantum_page_idle(struct runtime *rt, struct worker *w, int idle)
+{
+	struct page *pg = atomic_load_explicit(&rt->page, memory_order_relaxed);
+
+	if (pg != NULL)
+		page_idle_write(pg, w->id, idle);
+}
+
+/* Whether a slot just taken is taken from the job. */
+int quantum_page_taken(struct runtime *rt, struct worker *w)
+{
+	/* page_idle_write's fence orders the busy mark before this look at
+	 * the generation, as the daemon's orders its generation before its
+	 * look at the idle words (page.h): a revocation it did not see the
+	 * mark for is seen here. */
+	quantum_page_look(rt);
+	return (atomic_load_explicit(&w->hot.flags, memory_order_acquire) &
+	        RT_LEAVE) != 0;
+}
+
+/* Wait for a grant (or own's change). */
+int quantum_page_wait_grant(struct runtime *rt, int next,
+                            const _Atomic uint32_t *own, uint32_t e,
+                            uint64_t timeout_ns)
+{
+	struct page *pg = atomic_load_explicit(&rt->page, memory_order_acquire);
+	uint32_t seen;
+
+	if (pg == NULL || next < 0)
+		return -1;
+	if (next >= rt->nworkers || next >= PAGE_SLOTS)
+		return -1;              /* every slot allotted: no grant comes */
+	seen = page_bell(pg, next);
+	quantum_page_look(rt);             /* a generation come meanwhile */
+	if (atomic_load_explicit(own, memory_order_acquire) != e)
+		return 0;
+	return page_bell_wait_with(pg, next, seen, own, e, timeout_ns);
+}
+
+/* The bell a parked worker waits on. */
+struct page *quantum_page_bell(struct worker *w, uint32_t *seen)
+{
+	struct page *pg = atomic_load(&w->rt->page);
+
+	if (pg != NULL && w->id >= PAGE_SLOTS)
+		pg = NULL;
+	w->bell_page = pg;
+	if (pg != NULL)
+		*seen = page_bell(pg, w->id);
+	return pg;
+}
+
+/* Unmap and close everything. */
+void quantum_page_free(struct runtime *rt)
+{
+	struct page *pg = atomic_load(&rt->page);
+
+	if (pg != NULL)
+		munmap(pg, PAGE_BYTES);
+	atomic_store(&rt->page, NULL);
+	for (int i = 0; i < rt->nretired; i++)
+		munmap(rt->retired[i], PAGE_BYTES);
+	rt->nretired = 0;
+	if (rt->page_wake >= 0)
+		close(rt->page_wake);
+	rt->page_wake = -1;
+	free(rt->page_buf);
+	rt->page_buf = NULL;
+}
+
+/* The applier's buffer (the runtime is being made). */
+int quantum_page_init(struct runtime *rt)
+{
+	rt->page_wake = -1;
+	rt->page_buf = malloc(sizeof(*rt->page_buf));
+	return rt->page_buf != NULL ? 0 : -1;
 }

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "allot.h"
-#include "pageallot.h"
+#include "quantum.h"
 #include "qtime.h"
 #include "quantum.h"
 #include "summary.h"
@@ -192,7 +192,7 @@ static void rt_free(struct runtime *rt)
 	free(rt->deques);
 	free(rt->workers);
 	free(rt->latency);
-	pageallot_free(rt);
+	quantum_page_free(rt);
 	quantum_free(rt);
 	pthread_mutex_destroy(&rt->lock);
 	pthread_mutex_destroy(&rt->park_lock);
@@ -222,10 +222,10 @@ static struct runtime *rt_create(int nworkers, size_t stack, int64_t limit,
 	rt->ready_limit = limit;
 	rt->deques = calloc(RT_MAX_DEQUES, sizeof(deque *));
 	rt->workers = alloc_cl(sizeof(struct worker) * (size_t)nworkers);
-	if (rt->deques == NULL || rt->workers == NULL || pageallot_init(rt) < 0) {
+	if (rt->deques == NULL || rt->workers == NULL || quantum_page_init(rt) < 0) {
 		free(rt->deques);
 		free(rt->workers);
-		pageallot_free(rt);
+		quantum_page_free(rt);
 		free(rt);
 		return NULL;
 	}

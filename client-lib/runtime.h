@@ -135,7 +135,7 @@ struct worker {
 	_Atomic(_Atomic uint32_t *) stocked;
 	_Atomic uint32_t stocked_init;
 	/* The worker thread's asteal__fast.stop (NULL before the thread
-	 * starts), which pageallot.c points at its slot's stop word in the
+	 * starts), which quantum.c points at its slot's stop word in the
 	 * page, or back at asteal__no_stop; stop_word is where it points. */
 	_Atomic(const _Atomic uint32_t *) *_Atomic stop;
 	const _Atomic uint32_t *stop_word;
@@ -210,7 +210,7 @@ struct runtime {
 	int hosted;
 	void (*allot_hook)(struct runtime *rt);
 	/* The allotments through the page shared with the daemon
-	 * (pageallot.c): the page the workers read at safe points (NULL:
+	 * (quantum.c): the page the workers read at safe points (NULL:
 	 * none; set and cleared under park_lock), the generation applied
 	 * last, the eventfd that tells the daemon a revocation is done, and
 	 * the pages of daemons lost, kept mapped until the runtime ends

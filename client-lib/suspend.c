@@ -312,7 +312,7 @@ void asteal__poll_slow(void)
 
 	if (w == NULL)
 		return;
-	pageallot_look(w->rt);
+	quantum_page_look(w->rt);
 	if (!(atomic_load(&w->hot.flags) & RT_LEAVE))
 		return;
 	l = worker_fiber_get(w);

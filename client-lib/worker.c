@@ -20,7 +20,7 @@
 #include <time.h>
 
 #include "allot.h"
-#include "pageallot.h"
+#include "quantum.h"
 #include "suspend.h"
 
 __thread struct asteal__hot *asteal__tls __attribute__((tls_model("initial-exec")));
@@ -529,7 +529,7 @@ void *worker_main(void *arg)
 	asteal__tls = &w->hot;
 	asteal__fast.group = ASTEAL__GROUP_IDLE;
 	atomic_store(&w->stocked, &asteal__fast.stocked);
-	pageallot_thread(w, &asteal__fast.stop);
+	quantum_page_thread(w, &asteal__fast.stop);
 	if (w->altstack != NULL)
 		sigaltstack(&ss, NULL);
 	fiber_init_native(&w->native);

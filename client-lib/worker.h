@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "allot.h"
-#include "pageallot.h"
+#include "quantum.h"
 #include "qtime.h"
 #include "runtime.h"
 
@@ -46,7 +46,7 @@ static inline void set_state_at(struct worker *w, int s, uint64_t now)
  * moves the leave to the next safe point). */
 static inline uint32_t safe_point_flags(struct worker *w)
 {
-	pageallot_look(w->rt);
+	quantum_page_look(w->rt);
 	return atomic_load_explicit(&w->hot.flags, memory_order_relaxed);
 }
 

@@ -30,7 +30,7 @@
 #include <stdint.h>
 
 #include "deque.h"
-#include "pageallot.h"
+#include "quantum.h"
 #include "runtime.h"
 
 #define OMP_API __attribute__((visibility("default")))
@@ -383,7 +383,7 @@ static inline void omp_safepoint(struct omp_thr *t)
 	atomic_store_explicit(&t->progress, atomic_load_explicit(&t->progress,
 	                      memory_order_relaxed) + 1, memory_order_relaxed);
 	if (omp_rt != NULL)             /* NULL: a forked child's, anew */
-		pageallot_look(omp_rt); /* a new allotment in the page */
+		quantum_page_look(omp_rt); /* a new allotment in the page */
 	if (s == NULL || atomic_load_explicit(&s->hot.flags, memory_order_relaxed))
 		omp_slot_check(t);
 }

@@ -18,7 +18,7 @@
  *     scheduling point) grants the slots an allotment freed or recalled
  *     to waiting threads;
  *   - the safe point (omp_safepoint, at every scheduling point and entry
- *     point) compares the page's generation (pageallot.h: a new one is
+ *     point) compares the page's generation (quantum.h: a new one is
  *     applied there) and reads one word of the slot: a revoked slot is
  *     given back and another waited for, a slot whose CPU changed re-pins
  *     its holder.
@@ -66,7 +66,7 @@ static void hold(struct worker *w, struct omp_thr *t, int lazy)
 {
 	w->holder = t;
 	w->lazy = lazy;
-	pageallot_idle(omp_rt, w, t == NULL || lazy);
+	quantum_page_idle(omp_rt, w, t == NULL || lazy);
 }
 
 /* A slot to take, the preferred one first, lazily held ones last; NULL if
@@ -292,8 +292,8 @@ static void take(struct omp_thr *t)
 		if (atomic_load(&t->word) == e && now < deadline) {
 			/* With the page, also on the bell a grant rings: no
 			 * thread of the job may be there to apply it. */
-			if (pageallot_wait_grant(rt, next, &t->word, e,
-			                         deadline - now) == 0)
+			if (quantum_page_wait_grant(rt, next, &t->word, e,
+			                            deadline - now) == 0)
 				continue;
 			ts.tv_sec = (time_t)((deadline - now) / 1000000000u);
 			ts.tv_nsec = (long)((deadline - now) % 1000000000u);
@@ -340,7 +340,7 @@ static void take(struct omp_thr *t)
 void omp_slot_acquire(struct omp_thr *t)
 {
 	take(t);
-	while (t->slot != NULL && pageallot_taken(omp_rt, t->slot)) {
+	while (t->slot != NULL && quantum_page_taken(omp_rt, t->slot)) {
 		omp_slot_release(t);
 		take(t);
 	}
@@ -453,7 +453,7 @@ void omp_slot_check(struct omp_thr *t)
 			pthread_mutex_unlock(&omp_rt->park_lock);
 			if (w != NULL) {
 				bind(t, w, cpu);
-				if (pageallot_taken(omp_rt, w))
+				if (quantum_page_taken(omp_rt, w))
 					omp_slot_release(t);
 			}
 		}
@@ -484,7 +484,7 @@ void omp_slot_lazy(struct omp_thr *t)
 	if (w == NULL)
 		return;
 	omp_slot_state(t, WS_WORK);
-	pageallot_look(omp_rt);         /* a revocation: parked, not lazy */
+	quantum_page_look(omp_rt);         /* a revocation: parked, not lazy */
 	pthread_mutex_lock(&omp_rt->park_lock);
 	if (atomic_load(&w->hot.flags) & RT_LEAVE) {
 		t->slot = NULL;
@@ -520,7 +520,7 @@ bool omp_slot_resume(struct omp_thr *t)
 			w = NULL;
 		}
 		pthread_mutex_unlock(&omp_rt->park_lock);
-		if (w != NULL && pageallot_taken(omp_rt, w)) {
+		if (w != NULL && quantum_page_taken(omp_rt, w)) {
 			omp_slot_release(t);    /* taken while lazy */
 			omp_slot_acquire(t);
 		}
