@@ -2,7 +2,10 @@
 # check.sh MAKE JOBS BUILD - make check's tests, once the normal build is
 # made in BUILD: the tests of BUILD (tests/run.sh) while the ASan+UBSan
 # build compiles into build/asan, then the tests of build/asan while the
-# TSan build compiles into build/tsan, then the tests of build/tsan.  A
+# TSan build compiles into build/tsan, then the tests of build/tsan, and
+# beside them BUILD's slowest idle tests ($late_tests: run.sh's idle lane
+# at SCHED_IDLE, where beside the normal build's tests they were the last
+# to end, and the TSan build's leave a CPU idle much of the time).  A
 # sanitizer build made beside tests runs at SCHED_IDLE (chrt --idle; nice
 # 19 where that is refused), so that it takes only CPU time the tests
 # leave unused, with MAKE -jJOBS, its output in build/SAN.log (shown when
@@ -46,8 +49,9 @@ finish_build() {
 	return 1
 }
 
+late_tests="benchidle ombench"
 start_build asan
-tests/run.sh "$build" || status=1
+ASTEAL_TEST_SKIP="$late_tests" tests/run.sh "$build" || status=1
 asan_made=1
 finish_build asan || asan_made=0
 start_build tsan
@@ -56,9 +60,14 @@ if [ "$asan_made" -eq 1 ]; then
 else
 	status=1
 fi
+# BUILD's late tests: beside the TSan build's tests, their output after.
+ASTEAL_TEST_ONLY="$late_tests" tests/run.sh "$build" >build/late-tests.out 2>&1 &
+late=$!
 if finish_build tsan; then
 	tests/run.sh build/tsan tsan || status=1
 else
 	status=1
 fi
+wait "$late" || status=1
+cat build/late-tests.out
 exit "$status"

@@ -3,8 +3,8 @@
 # on a private socket managing CPUs 0-1, by one mechanism: in the normal
 # build the first this machine has (a cgroup cpuset, else
 # sched_setaffinity; a line saying what is missing where one is not
-# there), in the sanitizer builds sched_setaffinity, which every machine
-# has:
+# there), in the ASan build sched_setaffinity, which every machine has
+# (the TSan build does not run it: tests/run.sh, not_in_tsan):
 #  1. an OpenMP program (libgomp) run with `asteal submit --omp system
 #     --cpus 2` (the system's libgomp: on the OpenMP layer it would be
 #     adaptive, runomp.test.sh), then a linked fib beside it: every
@@ -44,12 +44,8 @@ omp="$build/bench/omp_phases"
 # want.
 case $san in
 asan) fibn=41 fib_long=43 ;;
-tsan) fibn=37 fib_long=40 ;;
 *) fibn=44 fib_long=47 ;;
 esac
-# libgomp is not built for TSan: its team's own synchronisation would be
-# reported as races in the OpenMP program (not the daemon under test).
-export TSAN_OPTIONS="${TSAN_OPTIONS:-} report_bugs=0"
 
 ncpu=$(nproc)
 [ "$ncpu" -ge 2 ] || { echo "skip: rigid jobs: need 2 CPUs, this machine has $ncpu"; exit 0; }

@@ -490,24 +490,31 @@ static void test_grant_at_leave(void **state)
 /* The bad Feedbacks a late or stopped job could send (for a quantum that
  * ended more than 10 s ago, a second one for a quantum or an earlier
  * one) get Error INVALID and are ignored: the connection stays, a later
- * good Feedback is taken, Status counts them, each kind is logged once. */
+ * good Feedback is taken, Status counts them, each kind is logged once.
+ * The sanitizer builds leave out the first kind, which needs the daemon
+ * to have run for 10 s (a wait of that long, in a plain check of the
+ * quantum's age that they have nothing to find in). */
 static void test_bad_feedbacks(void **state)
 {
 	struct peer *c = peer_open("client", 0), *j;
 	struct snap s0, sa;
 	uint64_t past, q, qa, qb, at, tot[NTOT];
+	int old_too = getenv("ASTEAL_TEST_SAN") == NULL;
 
 	(void)state;
 	status(c, &s0);
-	/* Quanta that ended more than 10 s ago exist once the daemon has run
-	 * that long (its quanta start with it): wait for the clock to get
-	 * there (the wait's bound is that instant plus bound()). */
 	past = (uint64_t)PROTO_FEEDBACK_PAST_MS * 1000000u /
 	       ((uint64_t)s0.quantum_us * 1000u) + 1;
-	at = s0.t0 + (past + 50) * (uint64_t)s0.quantum_us * 1000u;
-	assert_int_equal(wait_for(clock_at, &at, (double)(at > qtime_now_ns() ?
-	                 at - qtime_now_ns() : 0) * 1e-9 + bound()), 0);
-	status(c, &s0);
+	if (old_too) {
+		/* Quanta that ended more than 10 s ago exist once the daemon
+		 * has run that long (its quanta start with it): wait for the
+		 * clock to get there (the wait's bound is that instant plus
+		 * bound()). */
+		at = s0.t0 + (past + 50) * (uint64_t)s0.quantum_us * 1000u;
+		assert_int_equal(wait_for(clock_at, &at, (double)(at > qtime_now_ns() ?
+		                 at - qtime_now_ns() : 0) * 1e-9 + bound()), 0);
+		status(c, &s0);
+	}
 
 	j = peer_open("bad", 4);
 	assert_int_equal(j->t0, s0.t0);
@@ -518,22 +525,26 @@ static void test_bad_feedbacks(void **state)
 	qb = qnow(j);
 	assert_in_range(sa.quantum, qa, qb);
 
-	/* A quantum that ended 5 s ago is fine. */
-	q = qnow(j) - past / 2;
-	more_usage(j, tot);
-	send_fb(j, q, 1, 1, tot);
-	memcpy(j->tot, tot, sizeof(tot));
-	taken(j, q, 1);
-	sync_job(j);
+	if (old_too) {
+		/* A quantum that ended 5 s ago is fine. */
+		q = qnow(j) - past / 2;
+		more_usage(j, tot);
+		send_fb(j, q, 1, 1, tot);
+		memcpy(j->tot, tot, sizeof(tot));
+		taken(j, q, 1);
+		sync_job(j);
 
-	/* Quanta that ended more than 10 s ago. */
-	bad_fb(j, 0, 2, 2, j->tot, "which ended more than 10 s ago");
-	bad_fb(j, qnow(j) - past - 20, 2, 2, j->tot, "which ended more than 10 s ago");
+		/* Quanta that ended more than 10 s ago. */
+		bad_fb(j, 0, 2, 2, j->tot, "which ended more than 10 s ago");
+		bad_fb(j, qnow(j) - past - 20, 2, 2, j->tot,
+		       "which ended more than 10 s ago");
+	}
 	/* The same quantum again, and an earlier one. */
 	good(j, 1);
 	bad_fb(j, j->last_q, 2, 2, j->tot, "a second Feedback");
 	bad_fb(j, j->last_q - 1, 2, 2, j->tot, "a second Feedback");
-	bad_fb(j, j->last_q - 100, 2, 2, j->tot, "a second Feedback");
+	bad_fb(j, j->last_q - (j->last_q < 100 ? j->last_q : 100), 2, 2, j->tot,
+	       "a second Feedback");
 
 	/* Still connected: a later good Feedback is taken (no Error before
 	 * the sentinel's) and its desire used. */
@@ -542,7 +553,8 @@ static void test_bad_feedbacks(void **state)
 	wait_job(c, j, 3, -1);
 	assert_false(j->eof);
 	check_counts(c, &s0);
-	assert_int_equal(log_lines(j->id, "which ended more than 10 s ago"), 1);
+	assert_int_equal(log_lines(j->id, "which ended more than 10 s ago"),
+	                 old_too ? 1 : 0);
 	assert_int_equal(log_lines(j->id, "a second Feedback"), 1);
 }
 
