@@ -171,27 +171,27 @@ char *spawn_time_fmt(char *buf, size_t len, uint64_t secs)
 /* Parse run/submit options up to the program: 0, or an exit code. */
 int spawn_parse(int argc, char **argv, struct spawn *sp, int *stats, int *parsable)
 {
+	/* The options run and submit share. */
+#define SPAWN_LONG_OPTIONS \
+		{ "name", required_argument, NULL, 'J' }, \
+		{ "chdir", required_argument, NULL, 'D' }, \
+		{ "cpus", required_argument, NULL, 'c' }, \
+		{ "omp", required_argument, NULL, 'O' }, \
+		{ "time", required_argument, NULL, 't' }
 	static const struct option run_opts[] = {
-		{ "name", required_argument, NULL, 'J' },
-		{ "chdir", required_argument, NULL, 'D' },
+		SPAWN_LONG_OPTIONS,
 		{ "stats", no_argument, NULL, 's' },
-		{ "cpus", required_argument, NULL, 'c' },
-		{ "omp", required_argument, NULL, 'O' },
-		{ "time", required_argument, NULL, 't' },
 		{ NULL, no_argument, NULL, 0 },
 	};
 	static const struct option submit_opts[] = {
-		{ "name", required_argument, NULL, 'J' },
-		{ "chdir", required_argument, NULL, 'D' },
+		SPAWN_LONG_OPTIONS,
 		{ "wrap", required_argument, NULL, 'w' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "error", required_argument, NULL, 'e' },
 		{ "parsable", no_argument, NULL, 'p' },
-		{ "cpus", required_argument, NULL, 'c' },
-		{ "omp", required_argument, NULL, 'O' },
-		{ "time", required_argument, NULL, 't' },
 		{ NULL, no_argument, NULL, 0 },
 	};
+#undef SPAWN_LONG_OPTIONS
 	const char *cmd = argv[0];
 	char *end;
 	unsigned long v;

@@ -104,27 +104,38 @@ static const char *ws(const char *s)
 	return s;
 }
 
+/* The decimal number a set variable's value starts with (blanks before
+ * it skipped), in *v, and what follows it, blanks skipped, in *end:
+ * false when there is none or it is out of range. */
+static bool leading_ulong(const char *env, unsigned long *v, const char **end)
+{
+	char *e;
+
+	env = ws(env);
+	if (*env == '\0')
+		return false;
+	errno = 0;
+	*v = strtoul(env, &e, 10);
+	*end = ws(e);
+	return errno == 0 && e != env;
+}
+
 /* A non-negative (allow_zero) or positive number: true when set and valid. */
 static bool parse_ulong(const char *name, const char *env, unsigned long *out,
                         bool allow_zero)
 {
-	char *end;
+	const char *end;
 	unsigned long v;
 
 	if (env == NULL)
 		return false;
-	env = ws(env);
-	if (*env == '\0')
-		goto bad;
-	errno = 0;
-	v = strtoul(env, &end, 10);
-	if (errno != 0 || (long)v < (allow_zero ? 0 : 1) || *ws(end) != '\0')
-		goto bad;
+	if (!leading_ulong(env, &v, &end) || (long)v < (allow_zero ? 0 : 1) ||
+	    *end != '\0') {
+		invalid(name);
+		return false;
+	}
 	*out = v;
 	return true;
-bad:
-	invalid(name);
-	return false;
 }
 
 /* As parse_ulong, also rejecting values above INT_MAX. */
@@ -333,18 +344,12 @@ bad:
 static bool parse_stacksize(const char *name, const char *env, unsigned long *out)
 {
 	unsigned long v, shift = 10;
-	char *end;
+	const char *end;
 
 	if (env == NULL)
 		return false;
-	env = ws(env);
-	if (*env == '\0')
+	if (!leading_ulong(env, &v, &end))
 		goto bad;
-	errno = 0;
-	v = strtoul(env, &end, 10);
-	if (errno != 0)
-		goto bad;
-	end = (char *)ws(end);
 	if (*end != '\0') {
 		switch (tolower((unsigned char)*end)) {
 		case 'b': shift = 0; break;

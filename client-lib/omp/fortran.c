@@ -56,6 +56,18 @@ FN(void, name##_8_, (const int64_t *v))                                        \
 	name(to_int(*v));                                                       \
 }
 
+/* name_ and name_8_: the routine name(int) returning an integer(4),
+ * given an integer(4) or (8). */
+#define OF_INT(name)                                                           \
+FN(int32_t, name##_, (const int32_t *v))                                       \
+{                                                                              \
+	return name(*v);                                                        \
+}                                                                              \
+FN(int32_t, name##_8_, (const int64_t *v))                                     \
+{                                                                              \
+	return name(to_int(*v));                                                \
+}
+
 /* A Fortran character argument as a C string (NULL for length 0); free
  * it with free(). */
 static char *cstr(const char *s, size_t len)
@@ -287,29 +299,9 @@ GETTER(omp_get_supported_active_levels)
 
 GETTER(omp_get_level)
 
-/* omp_get_ancestor_thread_num with an integer(4). */
-FN(int32_t, omp_get_ancestor_thread_num_, (const int32_t *level))
-{
-	return omp_get_ancestor_thread_num(*level);
-}
+OF_INT(omp_get_ancestor_thread_num)
 
-/* omp_get_ancestor_thread_num with an integer(8). */
-FN(int32_t, omp_get_ancestor_thread_num_8_, (const int64_t *level))
-{
-	return omp_get_ancestor_thread_num(to_int(*level));
-}
-
-/* omp_get_team_size with an integer(4). */
-FN(int32_t, omp_get_team_size_, (const int32_t *level))
-{
-	return omp_get_team_size(*level);
-}
-
-/* omp_get_team_size with an integer(8). */
-FN(int32_t, omp_get_team_size_8_, (const int64_t *level))
-{
-	return omp_get_team_size(to_int(*level));
-}
+OF_INT(omp_get_team_size)
 
 GETTER(omp_get_active_level)
 
@@ -343,17 +335,7 @@ GETTER(omp_get_proc_bind)
 
 GETTER(omp_get_num_places)
 
-/* omp_get_place_num_procs with an integer(4). */
-FN(int32_t, omp_get_place_num_procs_, (const int32_t *place))
-{
-	return omp_get_place_num_procs(*place);
-}
-
-/* omp_get_place_num_procs with an integer(8). */
-FN(int32_t, omp_get_place_num_procs_8_, (const int64_t *place))
-{
-	return omp_get_place_num_procs(to_int(*place));
-}
+OF_INT(omp_get_place_num_procs)
 
 /* omp_get_place_proc_ids into integer(4)s. */
 FN(void, omp_get_place_proc_ids_, (const int32_t *place, int32_t *ids))
