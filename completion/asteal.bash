@@ -120,15 +120,16 @@ _asteal_programs()
 	done
 }
 
-# asteal itself, bounded to a second, with the line's --socket ($1, may
-# be empty) and the arguments after it: its output, or nothing on any
-# failure.
+# asteal itself, bounded to ASTEAL_COMPLETION_TIMEOUT seconds (1 unless
+# set), with the line's --socket ($1, may be empty) and the arguments
+# after it: its output, or nothing on any failure.
 _asteal_ask()
 {
 	command -v asteal >/dev/null 2>&1 || return 0
 	local bound="" socket=$1
 	shift
-	command -v timeout >/dev/null 2>&1 && bound="timeout 1"
+	command -v timeout >/dev/null 2>&1 &&
+		bound="timeout ${ASTEAL_COMPLETION_TIMEOUT:-1}"
 	if [ -n "$socket" ]; then
 		$bound asteal --socket "$socket" "$@" 2>/dev/null
 	else

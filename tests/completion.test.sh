@@ -16,7 +16,8 @@
 #     history --jobs --since @0 --format id` (ended jobs too, of any day) (a stand-in asteal that
 #     records its arguments: --socket given on the line, before or after
 #     the command, is passed on), and there are none, silently, when
-#     asteal fails or is not installed;
+#     asteal fails or is not installed, or does not answer within
+#     ASTEAL_COMPLETION_TIMEOUT seconds;
 #  6. once BUILD has asteal, every option its help shows for a command is
 #     offered for that command, and -o/--format offer the command's
 #     columns (asteal CMD --helpformat), after a list's comma too.
@@ -29,6 +30,11 @@ test_tmp completion
 command -v bash >/dev/null 2>&1 || fail "bash is missing"
 script="$(pwd)/completion/asteal.bash"
 [ -f "$script" ] || fail "no $script"
+# The completion waits a second for asteal, as a user at a terminal would;
+# here, in run.sh's idle lane beside other tests and a sanitizer build's
+# asteal, a second can pass before asteal gets a CPU: 120 s bounds it
+# (section 5 checks the bound itself).
+export ASTEAL_COMPLETION_TIMEOUT=120
 
 # complete WORD... : COMPREPLY for the command line WORD... (the last word
 # is the one being completed; "" for a new word), one per line, sorted;
@@ -179,6 +185,18 @@ grep -qx -- "--socket $tmp/s.sock --json jobs" "$tmp/asteal.args" ||
 	fail "the line's --socket was not passed on: $(cat "$tmp/asteal.args")"
 printf '#!/bin/sh\necho "no daemon" >&2\nexit 69\n' >"$tmp/fake/asteal"
 expect "asteal wait" "" ""
+# An asteal that answers after 2 s: no ids within a bound of 1 s, its ids
+# within the test's (timeout is on the PATH here).
+cat >"$tmp/fake/asteal" <<EOF
+#!/bin/sh
+$(command -v sleep) 2
+echo '{"jobs": [{"id": 7, "name": "fib", "pid": 70}]}'
+EOF
+cpath="$tmp/fake:$tmp/none"
+got=$(ASTEAL_COMPLETION_TIMEOUT=1 complete_line asteal cancel "" | tr '\n' ' ')
+[ -z "$got" ] || fail "'asteal cancel <TAB>' with an asteal slower than the 1 s bound gave '$got'"
+expect "asteal cancel" "7" ""
+cpath="$tmp/fake"
 echo "job ids: ok"
 
 # ---- 6. asteal's own options and columns ----
