@@ -35,10 +35,10 @@
  * its constant desire.
  *
  * The allotment through the page, one revocation end to end:
-
+ *
  *   1. The daemon's tick decides a smaller a_q for the job: it writes the
  *      page's allot part under its count (the generation grows by 2) and
- *      sets the stop words of the slots it takes (daemon/schedpage.c).
+ *      sets the stop words of the slots it takes (daemon/schedtick.c).
  *   2. The worker of a slot taken reads its stop word at its next spawn
  *      or poll (asteal__stocked and asteal_poll, asteal.h), which sends
  *      it to a slow path; every slow path of spawn, sync and poll, every

@@ -1,12 +1,13 @@
 /*
  * schedpage.c - the pages asteald shares with its jobs (proto/page.h,
  * daemon/jobpage.c), as the job scheduler uses them: made when a job's
- * Hello asks, passed with its Welcome, dropped when it leaves; the
- * allotments of a job that reads them there written into its page (with
- * the futex wakes of the slots they add) instead of sent as Allots; and
- * its eventfd, which its last leaving worker signals, read for the
- * revocation that is done, as a Released would say it.  The job's
- * Feedback in the page is read at each tick (schedtick.c).
+ * Hello asks, passed with its Welcome, dropped when it leaves, declined
+ * by a job that cannot use it; and its eventfd, which its last leaving
+ * worker signals, read for the revocation that is done, as a Released
+ * would say it.  The job's Feedback in the page is read at each tick, and
+ * the allotments of a job that reads them there are written into its
+ * page (with the futex wakes of the slots they add) instead of sent as
+ * Allots, both by schedtick.c.
  *
  * A page job's eventfd is watched for its life (a job may finish a
  * revocation whenever its workers reach a safe point).  What the job
