@@ -12,8 +12,10 @@
 #ifndef HISTUTIL_H
 #define HISTUTIL_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,20 +153,30 @@ static inline int setup(void **state)
 	return 0;
 }
 
-/* Remove the database files and the folder. */
+/* Remove the folder and every file in it (the database, its -wal and
+ * -shm, and what the history set aside as corrupt): -1, failing the
+ * test, when the folder stays. */
 static inline int teardown(void **state)
 {
 	struct fixture *f = *state;
-	char p[160];
+	DIR *d = opendir(f->dir);
+	struct dirent *e;
+	char p[PATH_MAX];
+	int r;
 
-	unlink(f->path);
-	snprintf(p, sizeof(p), "%s-wal", f->path);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s-shm", f->path);
-	unlink(p);
-	rmdir(f->dir);
+	while (d != NULL && (e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", f->dir, e->d_name);
+		unlink(p);
+	}
+	if (d != NULL)
+		closedir(d);
+	r = rmdir(f->dir);
+	if (r < 0)
+		fprintf(stderr, "teardown: %s stays: %s\n", f->dir, strerror(errno));
 	free(f);
-	return 0;
+	return r < 0 ? -1 : 0;
 }
 
 /* Open the fixture's database with these options, asserting success. */
