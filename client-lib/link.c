@@ -406,7 +406,7 @@ static int send_now(struct link *l, const Asteal__Envelope *env)
 	       ? 0 : -1;
 }
 
-/* Whether the Feedback goes through a page. */
+/* The page shared with the daemon, or NULL. */
 struct page *link_page(const struct link *l)
 {
 	return l->page;

@@ -86,6 +86,12 @@ run_one() {
 	fi
 }
 
+# in_list NAME LIST: whether NAME is a word of LIST.
+in_list() {
+	case " $2 " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
 # lane_tests LANE: the names of the tests of LANE (main or idle), in the
 # order they run: the unit tests, then the scripts.
 lane_tests() {
@@ -94,15 +100,9 @@ lane_tests() {
 		*.test.sh) [ -f "$t" ] || continue; n=$(basename "$t" .test.sh) ;;
 		*) [ -x "$t" ] || continue; n=$(basename "$t") ;;
 		esac
-		case " $skip_tests " in *" $n "*) continue ;; esac
-		[ -z "$only_tests" ] || case " $only_tests " in
-			*" $n "*) ;;
-			*) continue ;;
-			esac
-		case " $idle_tests " in
-		*" $n "*) l=idle ;;
-		*) l=main ;;
-		esac
+		in_list "$n" "$skip_tests" && continue
+		[ -z "$only_tests" ] || in_list "$n" "$only_tests" || continue
+		if in_list "$n" "$idle_tests"; then l=idle; else l=main; fi
 		[ "$l" = "$1" ] && echo "$n"
 	done
 }
@@ -112,7 +112,7 @@ lane_tests() {
 run_test() {
 	n=$1
 	shift
-	if [ "$san" = tsan ] && case " $not_in_tsan " in *" $n "*) true ;; *) false ;; esac; then
+	if [ "$san" = tsan ] && in_list "$n" "$not_in_tsan"; then
 		printf '  skip  %-28s (not in the TSan build: run.sh, not_in_tsan)\n' "$n"
 		return
 	fi
