@@ -86,40 +86,40 @@ static char *cstr(const char *s, size_t len)
 
 /* ---- locks ---- */
 
-/* omp_init_lock (both versions): the lock lives in the integer. */
-__attribute__((symver("omp_init_lock_@@OMP_3.0"), symver("omp_init_lock_@OMP_1.0")))
-FN(void, omp_lock_init_f, (omp_lock_t *lock))
-{
-	omp_lock_init_30(lock);
+/* omp_OP_lock_ (both versions): omp_lock_OP_30 on the lock that lives
+ * in the integer; RET is the result's type, RETURN the word "return"
+ * where there is one. */
+#define LOCK_F(RET, OP, RETURN)                                                \
+__attribute__((symver("omp_" #OP "_lock_@@OMP_3.0"),                           \
+               symver("omp_" #OP "_lock_@OMP_1.0")))                            \
+FN(RET, omp_lock_##OP##_f, (omp_lock_t *lock))                                 \
+{                                                                              \
+	RETURN omp_lock_##OP##_30(lock);                                        \
 }
 
-/* omp_destroy_lock (both versions). */
-__attribute__((symver("omp_destroy_lock_@@OMP_3.0"), symver("omp_destroy_lock_@OMP_1.0")))
-FN(void, omp_lock_destroy_f, (omp_lock_t *lock))
-{
-	omp_lock_destroy_30(lock);
+/* omp_OP_nest_lock_ (3.0): omp_nest_lock_OP_30 on the lock the integer
+ * points at. */
+#define NEST_LOCK_F30(RET, OP, RETURN)                                         \
+__attribute__((symver("omp_" #OP "_nest_lock_@@OMP_3.0")))                     \
+FN(RET, omp_nest_lock_##OP##_f30, (omp_nest_lock_t **lock))                    \
+{                                                                              \
+	RETURN omp_nest_lock_##OP##_30(*lock);                                  \
 }
 
-/* omp_set_lock (both versions). */
-__attribute__((symver("omp_set_lock_@@OMP_3.0"), symver("omp_set_lock_@OMP_1.0")))
-FN(void, omp_lock_set_f, (omp_lock_t *lock))
-{
-	omp_lock_set_30(lock);
+/* omp_OP_nest_lock_ (2.5): omp_nest_lock_OP_25 on the lock that lives in
+ * the integer. */
+#define NEST_LOCK_F25(RET, OP, RETURN)                                         \
+__attribute__((symver("omp_" #OP "_nest_lock_@OMP_1.0")))                      \
+FN(RET, omp_nest_lock_##OP##_f25, (omp_nest_lock_25_t *lock))                  \
+{                                                                              \
+	RETURN omp_nest_lock_##OP##_25(lock);                                   \
 }
 
-/* omp_unset_lock (both versions). */
-__attribute__((symver("omp_unset_lock_@@OMP_3.0"), symver("omp_unset_lock_@OMP_1.0")))
-FN(void, omp_lock_unset_f, (omp_lock_t *lock))
-{
-	omp_lock_unset_30(lock);
-}
-
-/* omp_test_lock (both versions): a logical. */
-__attribute__((symver("omp_test_lock_@@OMP_3.0"), symver("omp_test_lock_@OMP_1.0")))
-FN(int32_t, omp_lock_test_f, (omp_lock_t *lock))
-{
-	return omp_lock_test_30(lock);
-}
+LOCK_F(void, init, )
+LOCK_F(void, destroy, )
+LOCK_F(void, set, )
+LOCK_F(void, unset, )
+LOCK_F(int32_t, test, return)
 
 /* omp_init_nest_lock (3.0): the integer points at a new lock. */
 __attribute__((symver("omp_init_nest_lock_@@OMP_3.0")))
@@ -141,61 +141,15 @@ FN(void, omp_nest_lock_destroy_f30, (omp_nest_lock_t **lock))
 	*lock = NULL;
 }
 
-/* omp_set_nest_lock (3.0). */
-__attribute__((symver("omp_set_nest_lock_@@OMP_3.0")))
-FN(void, omp_nest_lock_set_f30, (omp_nest_lock_t **lock))
-{
-	omp_nest_lock_set_30(*lock);
-}
+NEST_LOCK_F30(void, set, )
+NEST_LOCK_F30(void, unset, )
+NEST_LOCK_F30(int32_t, test, return) /* the new depth, or 0 */
 
-/* omp_unset_nest_lock (3.0). */
-__attribute__((symver("omp_unset_nest_lock_@@OMP_3.0")))
-FN(void, omp_nest_lock_unset_f30, (omp_nest_lock_t **lock))
-{
-	omp_nest_lock_unset_30(*lock);
-}
-
-/* omp_test_nest_lock (3.0): the new depth, or 0. */
-__attribute__((symver("omp_test_nest_lock_@@OMP_3.0")))
-FN(int32_t, omp_nest_lock_test_f30, (omp_nest_lock_t **lock))
-{
-	return omp_nest_lock_test_30(*lock);
-}
-
-/* omp_init_nest_lock (2.5): the lock lives in the integer. */
-__attribute__((symver("omp_init_nest_lock_@OMP_1.0")))
-FN(void, omp_nest_lock_init_f25, (omp_nest_lock_25_t *lock))
-{
-	omp_nest_lock_init_25(lock);
-}
-
-/* omp_destroy_nest_lock (2.5). */
-__attribute__((symver("omp_destroy_nest_lock_@OMP_1.0")))
-FN(void, omp_nest_lock_destroy_f25, (omp_nest_lock_25_t *lock))
-{
-	omp_nest_lock_destroy_25(lock);
-}
-
-/* omp_set_nest_lock (2.5). */
-__attribute__((symver("omp_set_nest_lock_@OMP_1.0")))
-FN(void, omp_nest_lock_set_f25, (omp_nest_lock_25_t *lock))
-{
-	omp_nest_lock_set_25(lock);
-}
-
-/* omp_unset_nest_lock (2.5). */
-__attribute__((symver("omp_unset_nest_lock_@OMP_1.0")))
-FN(void, omp_nest_lock_unset_f25, (omp_nest_lock_25_t *lock))
-{
-	omp_nest_lock_unset_25(lock);
-}
-
-/* omp_test_nest_lock (2.5): the new depth, or 0. */
-__attribute__((symver("omp_test_nest_lock_@OMP_1.0")))
-FN(int32_t, omp_nest_lock_test_f25, (omp_nest_lock_25_t *lock))
-{
-	return omp_nest_lock_test_25(lock);
-}
+NEST_LOCK_F25(void, init, )
+NEST_LOCK_F25(void, destroy, )
+NEST_LOCK_F25(void, set, )
+NEST_LOCK_F25(void, unset, )
+NEST_LOCK_F25(int32_t, test, return) /* the new depth, or 0 */
 
 /* ---- threads and teams ---- */
 
