@@ -128,9 +128,7 @@ OMP_API omp_allocator_handle_t omp_init_allocator(omp_memspace_handle_t memspace
 	/* libgomp 12 (without memkind) cannot pin nor give high bandwidth. */
 	if (pinned || memspace == omp_high_bw_mem_space)
 		return omp_null_allocator;
-	a = malloc(sizeof *a);
-	if (a == NULL)
-		omp_gomp_fatal("Out of memory allocating %lu bytes", (unsigned long)sizeof *a);
+	a = omp_gomp_malloc(sizeof *a);
 	*a = d;
 	return (omp_allocator_handle_t)(uintptr_t)a;
 }
@@ -160,7 +158,7 @@ static void *alloc_failed(uintptr_t allocator, size_t size)
 {
 	if (allocator > MAX_PREDEFINED
 	    && ((struct allocator *)allocator)->fallback == omp_atv_abort_fb)
-		omp_gomp_fatal("Out of memory allocating %lu bytes", (unsigned long)size);
+		omp_gomp_oom(size);
 	return NULL;
 }
 
@@ -232,7 +230,7 @@ fail:
 			h = d->fb_data;
 			break;
 		default:
-			omp_gomp_fatal("Out of memory allocating %lu bytes", (unsigned long)size);
+			omp_gomp_oom(size);
 		}
 	}
 }
@@ -312,7 +310,7 @@ OMP_API void *GOMP_alloc(size_t alignment, size_t size, uintptr_t allocator)
 	void *p = omp_aligned_alloc(alignment, size, (omp_allocator_handle_t)allocator);
 
 	if (p == NULL && size != 0)
-		omp_gomp_fatal("Out of memory allocating %lu bytes", (unsigned long)size);
+		omp_gomp_oom(size);
 	return p;
 }
 

@@ -113,10 +113,8 @@ static char *format_owned;             /* the buffer omp_set_affinity_format mad
 OMP_API void omp_set_affinity_format(const char *format)
 {
 	size_t len = strlen(format);
-	char *p = malloc(len + 1);
+	char *p = omp_gomp_malloc(len + 1);
 
-	if (p == NULL)
-		omp_gomp_fatal("Out of memory allocating %lu bytes", (unsigned long)(len + 1));
 	memcpy(p, format, len + 1);
 	omp_g.affinity_format = p;
 	free(format_owned);
@@ -279,10 +277,7 @@ static size_t format_affinity(char *buffer, size_t size, const char *format)
 			continue;
 		case 'A': {
 			size_t need = omp_env_affinity_string(tmp, sizeof tmp);
-			char *a = need < sizeof tmp ? tmp : malloc(need + 1);
-			if (a == NULL)
-				omp_gomp_fatal("Out of memory allocating %lu bytes",
-				               (unsigned long)(need + 1));
+			char *a = need < sizeof tmp ? tmp : omp_gomp_malloc(need + 1);
 			if (a != tmp)
 				omp_env_affinity_string(a, need + 1);
 			out_field(&o, a, false, false, right, w);
@@ -320,9 +315,7 @@ OMP_API void omp_display_affinity(const char *format)
 	size_t ret = omp_capture_affinity(buf, sizeof buf, format);
 
 	if (ret >= sizeof buf) {
-		b = malloc(ret + 1);
-		if (b == NULL)
-			omp_gomp_fatal("Out of memory allocating %lu bytes", (unsigned long)(ret + 1));
+		b = omp_gomp_malloc(ret + 1);
 		omp_capture_affinity(b, ret + 1, format);
 	}
 	b[ret] = '\n';

@@ -90,6 +90,22 @@ void omp_gomp_fatal(const char *fmt, ...)
 	exit(EXIT_FAILURE);
 }
 
+/* libgomp's fatal error for an allocation of size bytes that failed. */
+void omp_gomp_oom(size_t size)
+{
+	omp_gomp_fatal("Out of memory allocating %lu bytes", (unsigned long)size);
+}
+
+/* malloc(size), or libgomp's fatal error when that fails. */
+void *omp_gomp_malloc(size_t size)
+{
+	void *p = malloc(size);
+
+	if (p == NULL)
+		omp_gomp_oom(size);
+	return p;
+}
+
 /* Report an invalid value the way libgomp words it. */
 static void invalid(const char *name)
 {

@@ -23,6 +23,13 @@ void omp_gomp_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 __attribute__((noreturn)) void omp_gomp_fatal(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 
+/* libgomp's fatal error for an allocation of size bytes that failed. */
+__attribute__((noreturn)) void omp_gomp_oom(size_t size);
+
+/* malloc(size), or libgomp's fatal error when that fails (as gomp_malloc
+ * does): never NULL. */
+void *omp_gomp_malloc(size_t size);
+
 /* ---- places.c, for env.c ---- */
 
 /* Read the process's affinity mask; the number of processors in it. */

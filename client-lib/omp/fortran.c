@@ -68,6 +68,14 @@ FN(int32_t, name##_8_, (const int64_t *v))                                     \
 	return name(to_int(*v));                                                \
 }
 
+/* Copy n ints into integer(8)s, and free them. */
+static void widen(int64_t *dst, int *src, int n)
+{
+	for (int i = 0; i < n; i++)
+		dst[i] = src[i];
+	free(src);
+}
+
 /* A Fortran character argument as a C string (NULL for length 0); free
  * it with free(). */
 static char *cstr(const char *s, size_t len)
@@ -76,9 +84,7 @@ static char *cstr(const char *s, size_t len)
 
 	if (len == 0)
 		return NULL;
-	p = malloc(len + 1);
-	if (p == NULL)
-		omp_gomp_fatal("Out of memory allocating %lu bytes", (unsigned long)(len + 1));
+	p = omp_gomp_malloc(len + 1);
 	memcpy(p, s, len);
 	p[len] = '\0';
 	return p;
@@ -125,10 +131,7 @@ LOCK_F(int32_t, test, return)
 __attribute__((symver("omp_init_nest_lock_@@OMP_3.0")))
 FN(void, omp_nest_lock_init_f30, (omp_nest_lock_t **lock))
 {
-	*lock = malloc(sizeof **lock);
-	if (*lock == NULL)
-		omp_gomp_fatal("Out of memory allocating %lu bytes",
-		               (unsigned long)sizeof **lock);
+	*lock = omp_gomp_malloc(sizeof **lock);
 	omp_nest_lock_init_30(*lock);
 }
 
@@ -305,14 +308,9 @@ FN(void, omp_get_place_proc_ids_8_, (const int64_t *place, int64_t *ids))
 
 	if (n <= 0)
 		return;
-	tmp = malloc((size_t)n * sizeof *tmp);
-	if (tmp == NULL)
-		omp_gomp_fatal("Out of memory allocating %lu bytes",
-		               (unsigned long)((size_t)n * sizeof *tmp));
+	tmp = omp_gomp_malloc((size_t)n * sizeof *tmp);
 	omp_get_place_proc_ids(p, tmp);
-	for (int i = 0; i < n; i++)
-		ids[i] = tmp[i];
-	free(tmp);
+	widen(ids, tmp, n);
 }
 
 GETTER(omp_get_place_num)
@@ -333,14 +331,9 @@ FN(void, omp_get_partition_place_nums_8_, (int64_t *nums))
 
 	if (n <= 0)
 		return;
-	tmp = malloc((size_t)n * sizeof *tmp);
-	if (tmp == NULL)
-		omp_gomp_fatal("Out of memory allocating %lu bytes",
-		               (unsigned long)((size_t)n * sizeof *tmp));
+	tmp = omp_gomp_malloc((size_t)n * sizeof *tmp);
 	omp_get_partition_place_nums(tmp);
-	for (int i = 0; i < n; i++)
-		nums[i] = tmp[i];
-	free(tmp);
+	widen(nums, tmp, n);
 }
 
 /* ---- affinity format (character arguments) ---- */
@@ -384,12 +377,9 @@ FN(void, omp_display_affinity_, (const char *format, size_t format_len))
 FN(int32_t, omp_capture_affinity_, (char *buffer, const char *format,
                                     size_t buffer_len, size_t format_len))
 {
-	char *f = cstr(format, format_len), *tmp = malloc(buffer_len + 1);
+	char *f = cstr(format, format_len), *tmp = omp_gomp_malloc(buffer_len + 1);
 	size_t ret;
 
-	if (tmp == NULL)
-		omp_gomp_fatal("Out of memory allocating %lu bytes",
-		               (unsigned long)(buffer_len + 1));
 	ret = omp_capture_affinity(tmp, buffer_len + 1, f);
 	memcpy(buffer, tmp, ret < buffer_len ? ret : buffer_len);
 	if (ret < buffer_len)

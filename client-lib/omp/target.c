@@ -70,10 +70,7 @@ static void *copy_firstprivate(size_t mapnum, void **hostaddrs, const size_t *si
 		}
 	if (align == 0)
 		return NULL;
-	block = malloc(size + align);
-	if (block == NULL)
-		omp_gomp_fatal("Out of memory allocating %lu bytes",
-		               (unsigned long)(size + align));
+	block = omp_gomp_malloc(size + align);
 	base = (char *)(((uintptr_t)block + align - 1) & ~(uintptr_t)(align - 1));
 	for (size_t i = 0; i < mapnum; i++) {
 		if ((kinds[i] & 0xff) != MAP_FIRSTPRIVATE || hostaddrs[i] == NULL)
