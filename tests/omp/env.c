@@ -16,7 +16,12 @@
  *   EXPECT_MAX_ACTIVE_LEVELS omp_get_max_active_levels()
  *   EXPECT_THREAD_LIMIT      omp_get_thread_limit()
  *   EXPECT_PROC_BIND         omp_get_proc_bind()
- *   EXPECT_NUM_PLACES        omp_get_num_places()
+ *   EXPECT_NUM_PLACES        omp_get_num_places(); whatever the places,
+ *                            each one's processor ids and the partition's
+ *                            place numbers are the same through the
+ *                            Fortran spellings with integer(8) arguments
+ *                            (libgomp's omp_get_place_proc_ids_8_ and
+ *                            omp_get_partition_place_nums_8_)
  *   EXPECT_CANCELLATION      omp_get_cancellation()
  *   EXPECT_MAX_TASK_PRIORITY omp_get_max_task_priority()
  *   EXPECT_DEFAULT_DEVICE    omp_get_default_device()
@@ -25,6 +30,8 @@
  *                            many bytes, touching every page: it works only
  *                            if OMP_STACKSIZE was followed
  */
+#include <stdint.h>
+
 #include "check.h"
 
 #define MAXN 1000
@@ -144,6 +151,43 @@ static void teams(void)
 	expect_int("EXPECT_NESTED_TEAM", "the team of a nested region", nested_team);
 }
 
+/* The Fortran spellings with integer(8) arguments, part of libgomp's ABI
+ * (gfortran calls them for omp_lib's kind-8 interfaces). */
+void omp_get_place_proc_ids_8_(const int64_t *place, int64_t *ids);
+void omp_get_partition_place_nums_8_(int64_t *nums);
+
+/* Each place's processor ids, and the partition's place numbers, through
+ * C's routines and through the integer(8) spellings: the same. */
+static void places_8(void)
+{
+	int np = omp_get_num_places(), pp = omp_get_partition_num_places();
+	int max = np > pp ? np : pp;
+
+	for (int p = 0; p < np; p++)
+		if (omp_get_place_num_procs(p) > max)
+			max = omp_get_place_num_procs(p);
+	int *v = malloc(sizeof *v * (size_t)(max + 1));
+	int64_t *v8 = malloc(sizeof *v8 * (size_t)(max + 1));
+	CHECK(v && v8, "out of memory");
+	for (int p = 0; p < np; p++) {
+		int64_t p8 = p;
+		int n = omp_get_place_num_procs(p);
+
+		omp_get_place_proc_ids(p, v);
+		omp_get_place_proc_ids_8_(&p8, v8);
+		for (int k = 0; k < n; k++)
+			CHECK(v8[k] == v[k], "place %d's proc id %d: %lld through "
+			      "omp_get_place_proc_ids_8_, %d through C's", p, k, (long long)v8[k], v[k]);
+	}
+	omp_get_partition_place_nums(v);
+	omp_get_partition_place_nums_8_(v8);
+	for (int k = 0; k < pp; k++)
+		CHECK(v8[k] == v[k], "partition place %d: %lld through "
+		      "omp_get_partition_place_nums_8_, %d through C's", k, (long long)v8[k], v[k]);
+	free(v);
+	free(v8);
+}
+
 /* Every ICV the runner asks about. */
 int main(void)
 {
@@ -154,6 +198,7 @@ int main(void)
 	expect_int("EXPECT_THREAD_LIMIT", "omp_get_thread_limit()", omp_get_thread_limit());
 	expect_int("EXPECT_PROC_BIND", "omp_get_proc_bind()", omp_get_proc_bind());
 	expect_int("EXPECT_NUM_PLACES", "omp_get_num_places()", omp_get_num_places());
+	places_8();
 	expect_int("EXPECT_CANCELLATION", "omp_get_cancellation()", omp_get_cancellation());
 	expect_int("EXPECT_MAX_TASK_PRIORITY", "omp_get_max_task_priority()",
 		   omp_get_max_task_priority());
