@@ -335,6 +335,54 @@ int query_option(struct query_args *a, const char *cmd, int o, const char *arg)
 	}
 }
 
+/* The shared options, long and short. */
+static const struct option shared_opts[] = {
+	{ "user", required_argument, NULL, 'u' },
+	{ "name", required_argument, NULL, QUERY_OPT_NAME },
+	{ "state", required_argument, NULL, QUERY_OPT_STATE },
+	{ "since", required_argument, NULL, 'S' },
+	{ "until", required_argument, NULL, 'E' },
+	{ "format", required_argument, NULL, 'o' },
+	{ "noheader", no_argument, NULL, 'n' },
+	{ "parsable", no_argument, NULL, 'P' },
+	{ "csv", no_argument, NULL, QUERY_OPT_CSV },
+	{ "helpformat", no_argument, NULL, QUERY_OPT_HELPFORMAT },
+};
+#define NSHARED (sizeof(shared_opts) / sizeof(shared_opts[0]))
+#define SHARED_SHORT "u:S:E:o:nP"
+#define MAX_OWN 16
+
+/* Parse a command's options (query.h). */
+int query_getopt(struct query_args *a, int argc, char **argv,
+                 const struct option *own, query_take_fn *take, void *ctx)
+{
+	struct option all[MAX_OWN + NSHARED + 1];
+	size_t n = 0;
+	int o, r;
+
+	while (own[n].name != NULL) {
+		if (n == MAX_OWN) {
+			cli_error("%s: more than %d options of its own", argv[0], MAX_OWN);
+			return CLI_FAIL;
+		}
+		all[n] = own[n];
+		n++;
+	}
+	memcpy(all + n, shared_opts, sizeof(shared_opts));
+	memset(all + n + NSHARED, 0, sizeof(all[0]));
+	while ((o = getopt_long(argc, argv, ":" SHARED_SHORT, all, NULL)) != -1) {
+		if ((r = query_option(a, argv[0], o, optarg)) > 0)
+			return r;
+		if (r == 0)
+			continue;
+		if (o == '?' || o == ':')
+			return query_bad_option(argv[0], o, argv);
+		if ((r = take(ctx, argv[0], o, optarg)) != 0)
+			return r;
+	}
+	return 0;
+}
+
 /* The QC_* of the column of cols (ncols QC_*) named s (its name or key,
  * any case), or -1. */
 static int find_col(const int *cols, int ncols, const char *s)
@@ -369,22 +417,52 @@ static int take_width(const char *cmd, char *word, int *width)
 	return 0;
 }
 
-/* Check the shared options together and choose the columns. */
-int query_args_done(struct query_args *a, const char *cmd, const int *cols,
-                    int ncols, const char *table_cols, const char *csv_cols)
+/* --helpformat: list t's columns (query_args_done). */
+static int helpformat(const struct query_table *t)
 {
+	printf("%-10s %-14s %s\n", "COLUMN", "KEY", "DEFAULT");
+	for (int k = 0; k < t->ncols; k++) {
+		const struct query_col *c = &query_cols[t->cols[k]];
+		const char *at = t->table_cols;
+		size_t n = strlen(c->key);
+		int dflt = 0;
+
+		/* in the default list by its name or its key, any case */
+		for (; *at != '\0'; at += strcspn(at, ","), at += *at == ',') {
+			size_t w = strcspn(at, ",");
+
+			if ((w == strlen(c->name) && strncasecmp(at, c->name, w) == 0) ||
+			    (w == n && strncasecmp(at, c->key, w) == 0))
+				dflt = 1;
+		}
+		if (dflt)
+			printf("%-10s %-14s *\n", c->name, c->key);
+		else
+			printf("%-10s %s\n", c->name, c->key);
+	}
+	return query_flush();
+}
+
+/* Check the shared options together and choose the columns. */
+int query_args_done(struct query_args *a, const char *cmd,
+                    const struct query_table *t)
+{
+	const int *cols = t->cols;
+	int ncols = t->ncols;
 	char copy[1024], *words[QUERY_MAX_COLS], list[1024];
 	const char *chosen;
 	size_t used = 0;
 	int n, i, k;
 
+	if (a->helpformat)
+		return helpformat(t);
 	if (a->json && (a->columns != NULL || a->table_opt != NULL))
 		return cli_usage(cmd, "%s is for tables: --json prints every field",
 		                 a->columns != NULL ? "-o/--format" : a->table_opt);
 	if (a->since != 0 && a->until != 0 && a->since > a->until)
 		return cli_usage(cmd, "--since is after --until");
 	chosen = a->columns != NULL ? a->columns
-	         : a->style == TABLE_CSV ? csv_cols : table_cols;
+	         : a->style == TABLE_CSV ? t->csv_cols : t->table_cols;
 	snprintf(copy, sizeof(copy), "%s", chosen);
 	n = strlen(chosen) < sizeof(copy) ? split(copy, words, QUERY_MAX_COLS) : -1;
 	for (i = 0; i < n; i++) {
@@ -405,32 +483,6 @@ int query_args_done(struct query_args *a, const char *cmd, const int *cols,
 		return cli_usage(cmd, "bad column list '%s' (at most %d names, comma-"
 		                 "separated, of: %s)", chosen, QUERY_MAX_COLS, list);
 	return cli_usage(cmd, "no column '%s' (valid: %s)", words[i], list);
-}
-
-/* List the columns (query.h). */
-int query_helpformat(const int *cols, int ncols, const char *table_cols)
-{
-	printf("%-10s %-14s %s\n", "COLUMN", "KEY", "DEFAULT");
-	for (int k = 0; k < ncols; k++) {
-		const struct query_col *c = &query_cols[cols[k]];
-		const char *at = table_cols;
-		size_t n = strlen(c->key);
-		int dflt = 0;
-
-		/* in the default list by its name or its key, any case */
-		for (; *at != '\0'; at += strcspn(at, ","), at += *at == ',') {
-			size_t w = strcspn(at, ",");
-
-			if ((w == strlen(c->name) && strncasecmp(at, c->name, w) == 0) ||
-			    (w == n && strncasecmp(at, c->key, w) == 0))
-				dflt = 1;
-		}
-		if (dflt)
-			printf("%-10s %-14s *\n", c->name, c->key);
-		else
-			printf("%-10s %s\n", c->name, c->key);
-	}
-	return query_flush();
 }
 
 /* Whether a job passes the user, name and state filters. */

@@ -52,22 +52,20 @@ int query_parse_time(const char *s, uint64_t now, uint64_t *ns);
 #define QUERY_MAX_COLS 40               /* columns in one -o */
 #define QUERY_MAX_WIDTH 1000            /* the widest -o NAME%N */
 
-/* The long options every query command with a table takes, for its
- * getopt_long table, and their short letters (QUERY_SHORT). */
+/* The long options of the shared filters that `cancel` takes too (its
+ * own getopt_long table names them). */
 enum { QUERY_OPT_NAME = 1000, QUERY_OPT_STATE, QUERY_OPT_CSV,
        QUERY_OPT_HELPFORMAT };
-#define QUERY_SHORT "u:S:E:o:nP"
-#define QUERY_LONG_OPTIONS \
-	{ "user", required_argument, NULL, 'u' }, \
-	{ "name", required_argument, NULL, QUERY_OPT_NAME }, \
-	{ "state", required_argument, NULL, QUERY_OPT_STATE }, \
-	{ "since", required_argument, NULL, 'S' }, \
-	{ "until", required_argument, NULL, 'E' }, \
-	{ "format", required_argument, NULL, 'o' }, \
-	{ "noheader", no_argument, NULL, 'n' }, \
-	{ "parsable", no_argument, NULL, 'P' }, \
-	{ "csv", no_argument, NULL, QUERY_OPT_CSV }, \
-	{ "helpformat", no_argument, NULL, QUERY_OPT_HELPFORMAT }
+
+/* A query command's columns: QC_* in its order, and the comma-separated
+ * names of those its table and its CSV show by default. */
+struct query_table {
+	const int *cols;
+	int ncols;
+	const char *table_cols, *csv_cols;
+};
+#define QUERY_TABLE(cols, table_cols, csv_cols) \
+	{ cols, (int)(sizeof(cols) / sizeof((cols)[0])), table_cols, csv_cols }
 
 /* The shared options as parsed: filters and the output's form. */
 struct query_args {
@@ -98,24 +96,36 @@ struct query_args {
 void query_args_init(struct query_args *a, const struct cli *g,
                      const char *const *states);
 
-/* Take option o (from QUERY_LONG_OPTIONS) with its argument: 0, -1 when
- * o is not one of them, or CLI_USAGE after a message. */
+/* Take one of the shared options (o as query_getopt's table gives it,
+ * for a command such as `cancel` that parses its own) with its argument:
+ * 0, -1 when o is not one of them, or CLI_USAGE after a message. */
 int query_option(struct query_args *a, const char *cmd, int o, const char *arg);
 
+struct option;
+
+/* Take the command's own option o (from the table it gave query_getopt)
+ * with its argument arg into ctx: 0, or an exit code after a message. */
+typedef int query_take_fn(void *ctx, const char *cmd, int o, const char *arg);
+
+/* Parse the options of argv (argv[0] the command's name): the command's
+ * own (own: a getopt_long table of long options, at most 16, ending in a
+ * zeroed entry) through take, and the shared filters and output options
+ * into a: 0 with optind at the first argument left, or an exit code
+ * after a message. */
+int query_getopt(struct query_args *a, int argc, char **argv,
+                 const struct option *own, query_take_fn *take, void *ctx);
+
 /* After the options: check them together (--json excludes the table
- * options) and choose the columns (-o's, else the default list for
- * tables or CSV, comma-separated names of the command's columns cols,
- * ncols QC_* in its order, each maybe with a width NAME%N, 1 <= N <=
+ * options) and choose the columns of t (-o's, else t's default list for
+ * tables or CSV, each maybe with a width NAME%N, 1 <= N <=
  * QUERY_MAX_WIDTH, as sacct --format takes it) into a->cols and
  * a->widths: 0, or CLI_USAGE after a message naming the valid columns or
- * saying what a width is. */
-int query_args_done(struct query_args *a, const char *cmd, const int *cols,
-                    int ncols, const char *table_cols, const char *csv_cols);
-
-/* --helpformat: print the command's columns cols (ncols QC_* in its
- * order), one a line: the name -o takes, the CSV and JSON key, and "*"
- * for those of the default table (table_cols); returns CLI_OK. */
-int query_helpformat(const int *cols, int ncols, const char *table_cols);
+ * saying what a width is.  With --helpformat it lists t's columns
+ * instead, one a line (the name -o takes, the CSV and JSON key, and "*"
+ * for those of the default table), and returns the exit code: the
+ * command stops there (a->helpformat says so). */
+int query_args_done(struct query_args *a, const char *cmd,
+                    const struct query_table *t);
 
 /* Whether a job of user uid named name in state (an index of the state
  * words, -1 for none) passes -u, --name and --state. */
@@ -281,12 +291,14 @@ void query_job_cells(struct query_cells *r, const struct query_job *j);
  * "pid", "command", "state", "start_ns" and "start". */
 void query_job_json(struct json *w, const struct query_job *j);
 
-/* A new table of the chosen columns (headers: names, or keys for CSV),
- * an aligned one with their -o widths: NULL when out of memory. */
-struct table *query_table(const struct query_args *a);
+/* Fill r with the cells of row i of a query's rows in ctx (raw: plain
+ * numbers, for CSV). */
+typedef void query_cells_fn(const void *ctx, size_t i, int raw,
+                            struct query_cells *r);
 
-/* Add to t the chosen cells of r: 0, or -1 when out of memory. */
-int query_row(struct table *t, const struct query_args *a,
-              const struct query_cells *r);
+/* Print rows 0 to n - 1 of ctx, their cells from cells, as a table in a's
+ * form with a's chosen columns on f: 0, or -1 when out of memory. */
+int query_print(FILE *f, const struct query_args *a, size_t n,
+                query_cells_fn *cells, const void *ctx);
 
 #endif

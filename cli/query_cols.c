@@ -3,7 +3,8 @@
  * query.h): one table of every column either shows (its header, its CSV
  * and JSON key, its alignment, how its value is written), the cells of a
  * row made from values by that table, the cells and JSON members of a
- * job both commands write alike, and the chosen columns into a table.
+ * job both commands write alike, and the rows printed as a table of the
+ * chosen columns (query_print).
  *
  * A command fills a row by column (query_num, query_text, ...), and the
  * column's kind writes the value for people or raw for CSV; what only
@@ -14,6 +15,7 @@
  * STATUS) give way (table_set_shrink).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "query.h"
@@ -172,7 +174,7 @@ void query_job_json(struct json *w, const struct query_job *j)
 
 /* A table with the chosen columns, and when aligned their widths and
  * which give way on a narrow terminal. */
-struct table *query_table(const struct query_args *a)
+static struct table *new_table(const struct query_args *a)
 {
 	const char *hdr[QUERY_MAX_COLS];
 	char names[QUERY_MAX_COLS][32];
@@ -198,9 +200,9 @@ struct table *query_table(const struct query_args *a)
 	return t;
 }
 
-/* Add the chosen cells of a row. */
-int query_row(struct table *t, const struct query_args *a,
-              const struct query_cells *r)
+/* Add the chosen cells of a row: 0, or -1 when out of memory. */
+static int add_row(struct table *t, const struct query_args *a,
+               const struct query_cells *r)
 {
 	const char *row[QUERY_MAX_COLS];
 	int i;
@@ -208,4 +210,27 @@ int query_row(struct table *t, const struct query_args *a,
 	for (i = 0; i < a->ncols; i++)
 		row[i] = r->cell[a->cols[i]];
 	return table_add(t, row);
+}
+
+/* Print a query's rows as a table (query.h). */
+int query_print(FILE *f, const struct query_args *a, size_t n,
+                query_cells_fn *cells, const void *ctx)
+{
+	struct table *t = new_table(a);
+	struct query_cells *r = malloc(sizeof(*r));
+	size_t i;
+	int rc = -1;
+
+	if (t == NULL || r == NULL)
+		goto out;
+	for (i = 0; i < n; i++) {
+		cells(ctx, i, a->style == TABLE_CSV, r);
+		if (add_row(t, a, r) < 0)
+			goto out;
+	}
+	rc = table_write(t, f, a->style, a->header);
+out:
+	free(r);
+	table_free(t);
+	return rc;
 }

@@ -151,28 +151,27 @@ static const Asteal__JobRecord *hist_job(const struct hist *h, uint64_t id)
 }
 
 /* The columns of `history` (allotment records) and of `history --jobs`,
- * in their order. */
+ * in their order, with those a table and CSV show by default. */
 static const int rec_cols[] = {
 	QC_JOB, QC_NAME, QC_USER, QC_FIRST, QC_LAST, QC_START_MS, QC_END_MS,
 	QC_DURATION, QC_DESIRE, QC_AVAIL, QC_ALLOT, QC_CPUS, QC_WORK, QC_STEAL,
 	QC_MUG, QC_SLEEP, QC_PREEMPTED, QC_ALLOTTED, QC_CLASS, QC_CPUQ,
 };
-#define REC_TABLE "job,name,first,last,start,duration,desire,avail,allot," \
-	"cpus,work,steal,sleep,preempted,class"
-#define REC_CSV "job,name,first,last,start,end,desire,avail,allot,cpus,work," \
-	"steal,mug,sleep,preempted,allotted,class,cpuq"
-
 static const int job_cols[] = {
 	QC_ID, QC_NAME, QC_USER, QC_UID, QC_PID, QC_COMMAND, QC_START, QC_END,
 	QC_ELAPSED, QC_STATE, QC_STATUS, QC_KNOWN, QC_WSTATUS, QC_WORK, QC_STEAL,
 	QC_MUG, QC_SLEEP, QC_PREEMPTED, QC_WORKERS, QC_ALLOTTED, QC_TIMELIMIT,
 };
-#define NRCOLS ((int)(sizeof(rec_cols) / sizeof(rec_cols[0])))
-#define NJCOLS ((int)(sizeof(job_cols) / sizeof(job_cols[0])))
-#define JOB_TABLE "id,name,user,pid,start,end,elapsed,status,work,steal," \
-	"mug,sleep,preempted"
-#define JOB_CSV "id,name,uid,user,pid,command,start,end,elapsed,known," \
-	"wstatus,status,work,steal,mug,sleep,preempted,workers,allotted"
+static const struct query_table rec_table = QUERY_TABLE(rec_cols,
+	"job,name,first,last,start,duration,desire,avail,allot,cpus,work,steal,"
+	"sleep,preempted,class",
+	"job,name,first,last,start,end,desire,avail,allot,cpus,work,steal,mug,"
+	"sleep,preempted,allotted,class,cpuq");
+static const struct query_table job_table = QUERY_TABLE(job_cols,
+	"id,name,user,pid,start,end,elapsed,status,work,steal,mug,sleep,"
+	"preempted",
+	"id,name,uid,user,pid,command,start,end,elapsed,known,wstatus,status,"
+	"work,steal,mug,sleep,preempted,workers,allotted");
 
 /* The states of a job in the history, for --state and the STATE column. */
 static const char *const states[] = { "running", "completed", "failed",
@@ -270,31 +269,40 @@ static void jobrec_row(const Asteal__JobRecord *j, uint64_t now, int raw,
 	            j->preempted_ns, j->allotted_ns);
 }
 
+/* A history as query_print's rows, and the end of its running jobs'
+ * elapsed time. */
+struct hist_rows {
+	const struct hist *h;
+	uint64_t now;
+};
+
+/* The cells of the history's allotment record i (query_cells_fn). */
+static void record_cells(const void *ctx, size_t i, int raw,
+                         struct query_cells *r)
+{
+	const struct hist_rows *v = ctx;
+
+	record_row(v->h, v->h->recs[i], raw, r);
+}
+
+/* The cells of the job the history shows i-th (query_cells_fn). */
+static void shown_cells(const void *ctx, size_t i, int raw,
+                        struct query_cells *r)
+{
+	const struct hist_rows *v = ctx;
+
+	jobrec_row(v->h->shown[i], v->now, raw, r);
+}
+
 /* Print h as a table in a's form and columns (jobs: its jobs, else its
  * allotment records): 0, or -1 when out of memory. */
 static int hist_table(FILE *f, const struct hist *h, int jobs,
                       const struct query_args *a)
 {
-	struct table *t = query_table(a);
-	struct query_cells *r = malloc(sizeof(*r));
-	int raw = a->style == TABLE_CSV, rc = -1;
-	size_t i;
+	struct hist_rows v = { h, a->now };
 
-	if (t == NULL || r == NULL)
-		goto out;
-	for (i = 0; i < (jobs ? h->nshown : h->nrecs); i++) {
-		if (jobs)
-			jobrec_row(h->shown[i], a->now, raw, r);
-		else
-			record_row(h, h->recs[i], raw, r);
-		if (query_row(t, a, r) < 0)
-			goto out;
-	}
-	rc = table_write(t, f, a->style, a->header);
-out:
-	free(r);
-	table_free(t);
-	return rc;
+	return jobs ? query_print(f, a, h->nshown, shown_cells, &v)
+	            : query_print(f, a, h->nrecs, record_cells, &v);
 }
 
 /* Keep in h only what passes a's user, name and state filters: the jobs
@@ -570,6 +578,45 @@ static int hist_get(const struct cli *g, const struct hist_query *q,
 	return r;
 }
 
+/* What `asteal history`'s own options ask. */
+struct hist_opts {
+	struct hist_query q;
+	const char *plot;           /* --plot: the chart's file, "-": stdout */
+	unsigned long limit;        /* --limit: the last rows; 0: all */
+};
+
+/* One of `asteal history`'s own options (query_take_fn). */
+static int hist_take(void *ctx, const char *cmd, int o, const char *arg)
+{
+	struct hist_opts *ho = ctx;
+	char *end;
+
+	switch (o) {
+	case 'p':
+		if (*arg == '\0')
+			return cli_usage(cmd, "--plot needs a file name (- for "
+			                 "standard output)");
+		ho->plot = arg;
+		return 0;
+	case 'j':
+		ho->q.jobs = 1;
+		return 0;
+	case 'd':
+		if (*arg == '\0')
+			return cli_usage(cmd, "--db needs a file name");
+		ho->q.db = arg;
+		return 0;
+	default: /* 'l' */
+		errno = 0;
+		ho->limit = strtoul(arg, &end, 10);
+		if (*arg < '1' || *arg > '9' || *end != '\0' || errno != 0 ||
+		    ho->limit > HIST_MAX_LIMIT)
+			return cli_usage(cmd, "bad --limit '%s' (a number of rows "
+			                 "from 1 to %d)", arg, HIST_MAX_LIMIT);
+		return 0;
+	}
+}
+
 /* `asteal history [OPTIONS] [JOB...]`. */
 int query_history(const struct cli *g, int argc, char **argv)
 {
@@ -578,59 +625,26 @@ int query_history(const struct cli *g, int argc, char **argv)
 		{ "jobs", no_argument, NULL, 'j' },
 		{ "db", required_argument, NULL, 'd' },
 		{ "limit", required_argument, NULL, 'l' },
-		QUERY_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *cmd = argv[0], *plot = NULL;
+	const char *cmd = argv[0], *plot;
 	uint64_t ids[QUERY_MAX_IDS];
 	struct hist h, hp;
+	struct hist_opts ho;
 	struct hist_query q;
 	struct query_args a;
-	unsigned long limit = 0;
-	char *end;
-	int nids, o, r, ncpus = 0, to_stdout;
+	unsigned long limit;
+	int nids, r, ncpus = 0, to_stdout;
 
-	memset(&q, 0, sizeof(q));
+	memset(&ho, 0, sizeof(ho));
 	query_args_init(&a, g, states);
-	while ((o = getopt_long(argc, argv, ":" QUERY_SHORT, opts, NULL)) != -1) {
-		switch (o) {
-		case 'p':
-			if (*optarg == '\0')
-				return cli_usage(cmd, "--plot needs a file name (- for "
-				                 "standard output)");
-			plot = optarg;
-			break;
-		case 'j':
-			q.jobs = 1;
-			break;
-		case 'd':
-			if (*optarg == '\0')
-				return cli_usage(cmd, "--db needs a file name");
-			q.db = optarg;
-			break;
-		case 'l':
-			errno = 0;
-			limit = strtoul(optarg, &end, 10);
-			if (*optarg < '1' || *optarg > '9' || *end != '\0' ||
-			    errno != 0 || limit > HIST_MAX_LIMIT)
-				return cli_usage(cmd, "bad --limit '%s' (a number of rows "
-				                 "from 1 to %d)", optarg, HIST_MAX_LIMIT);
-			break;
-		default:
-			if ((r = query_option(&a, cmd, o, optarg)) < 0)
-				return query_bad_option(cmd, o, argv);
-			if (r > 0)
-				return r;
-		}
-	}
-	if (a.helpformat)
-		return query_helpformat(q.jobs ? job_cols : rec_cols,
-		                        q.jobs ? NJCOLS : NRCOLS,
-		                        q.jobs ? JOB_TABLE : REC_TABLE);
-	if ((r = query_args_done(&a, cmd, q.jobs ? job_cols : rec_cols,
-	                         q.jobs ? NJCOLS : NRCOLS, q.jobs ? JOB_TABLE : REC_TABLE,
-	                         q.jobs ? JOB_CSV : REC_CSV)) != 0)
+	if ((r = query_getopt(&a, argc, argv, opts, hist_take, &ho)) != 0 ||
+	    (r = query_args_done(&a, cmd, ho.q.jobs ? &job_table : &rec_table)) != 0 ||
+	    a.helpformat)
 		return r;
+	q = ho.q;
+	plot = ho.plot;
+	limit = ho.limit;
 	to_stdout = plot != NULL && strcmp(plot, "-") == 0;
 	if (to_stdout && (a.form_given || a.json || a.columns != NULL))
 		return cli_usage(cmd, "--plot - writes the chart on standard output: "

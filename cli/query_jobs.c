@@ -92,18 +92,19 @@ int query_jobs_fetch(struct client *c, const uint64_t *ids, size_t nids,
 	return 0;
 }
 
-/* The columns of `jobs`, in its order. */
+/* The columns of `jobs`, in its order, with those a table and CSV show
+ * by default. */
 static const int cols[] = {
 	QC_ID, QC_NAME, QC_USER, QC_UID, QC_PID, QC_STATE, QC_DESIRE, QC_AVAIL,
 	QC_ALLOT, QC_CPUS, QC_CAP, QC_RIGID, QC_HELD, QC_WORKERS, QC_START,
 	QC_AGE, QC_EFF, QC_CLASS, QC_WORK, QC_STEAL, QC_MUG, QC_SLEEP,
 	QC_PREEMPTED, QC_ALLOTTED, QC_CPUTIME, QC_COMMAND,
 };
-#define NCOLS ((int)(sizeof(cols) / sizeof(cols[0])))
-#define TABLE_COLS "id,name,user,pid,desire,allot,cpus,cap,held,age,eff"
-#define CSV_COLS "id,name,user,uid,pid,state,desire,avail,allot,cpus,cap," \
-	"rigid,held,workers,start,age,eff,class,work,steal,mug,sleep," \
-	"preempted,allotted,cputime,command"
+static const struct query_table columns = QUERY_TABLE(cols,
+	"id,name,user,pid,desire,allot,cpus,cap,held,age,eff",
+	"id,name,user,uid,pid,state,desire,avail,allot,cpus,cap,rigid,held,"
+	"workers,start,age,eff,class,work,steal,mug,sleep,preempted,allotted,"
+	"cputime,command");
 
 /* The states of a running job, for --state and the STATE column. */
 const char *const query_jobs_states[] = { "running", "waiting", "idle",
@@ -193,28 +194,28 @@ static void job_row(const Asteal__JobInfo *j, uint64_t now, int raw,
 	            j->preempted_ns, j->allotted_ns);
 }
 
+/* Jobs as query_print's rows, and the instant their ages run to. */
+struct jobs_rows {
+	const Asteal__Jobs *js;
+	uint64_t now;
+};
+
+/* The cells of job i (query_cells_fn). */
+static void job_cells(const void *ctx, size_t i, int raw, struct query_cells *r)
+{
+	const struct jobs_rows *v = ctx;
+
+	job_row(v->js->jobs[i], v->now, raw, r);
+}
+
 /* Print the jobs as a table in a's form and columns: 0, or -1 when out
  * of memory. */
 static int jobs_table(FILE *f, const Asteal__Jobs *js, uint64_t now,
                       const struct query_args *a)
 {
-	struct table *t = query_table(a);
-	struct query_cells *r = malloc(sizeof(*r));
-	size_t i;
-	int rc = -1;
+	struct jobs_rows v = { js, now };
 
-	if (t == NULL || r == NULL)
-		goto out;
-	for (i = 0; i < js->n_jobs; i++) {
-		job_row(js->jobs[i], now, a->style == TABLE_CSV, r);
-		if (query_row(t, a, r) < 0)
-			goto out;
-	}
-	rc = table_write(t, f, a->style, a->header);
-out:
-	free(r);
-	table_free(t);
-	return rc;
+	return query_print(f, a, js->n_jobs, job_cells, &v);
 }
 
 /* Keep in out the jobs of in that pass a's filters (the user, name,
@@ -311,13 +312,38 @@ int query_jobs_render(FILE *f, const struct query_args *a,
 	return rc;
 }
 
+/* What `asteal jobs`'s own options ask. */
+struct jobs_opts {
+	int watch;                  /* --watch */
+	int have_interval;          /* --interval given */
+	double interval;            /* its seconds */
+};
+
+/* One of `asteal jobs`'s own options (query_take_fn). */
+static int jobs_take(void *ctx, const char *cmd, int o, const char *arg)
+{
+	struct jobs_opts *jo = ctx;
+	char *end;
+
+	if (o == 'w') {
+		jo->watch = 1;
+		return 0;
+	}
+	errno = 0;
+	jo->interval = strtod(arg, &end);
+	if (end == arg || *end != '\0' || errno != 0 || !isfinite(jo->interval) ||
+	    jo->interval < 0.1 || jo->interval > 3600)
+		return cli_usage(cmd, "bad interval '%s' (seconds, 0.1 to 3600)", arg);
+	jo->have_interval = 1;
+	return 0;
+}
+
 /* `asteal jobs [OPTIONS] [JOB...]`. */
 int query_jobs(const struct cli *g, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "watch", no_argument, NULL, 'w' },
 		{ "interval", required_argument, NULL, 'i' },
-		QUERY_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *cmd = argv[0];
@@ -325,47 +351,25 @@ int query_jobs(const struct cli *g, int argc, char **argv)
 	Asteal__Envelope *reply = NULL;
 	Asteal__Jobs kept;
 	Asteal__JobInfo **keep;
+	struct jobs_opts jo = { 0, 0, 1 };
 	struct query_args a;
 	struct client *c = NULL;
-	double interval = 1;
-	int watch = 0, have_interval = 0, nids, o, r;
-	char *end;
+	int nids, o, r;
 	size_t i, k;
 
 	query_args_init(&a, g, query_jobs_states);
-	while ((o = getopt_long(argc, argv, ":" QUERY_SHORT, opts, NULL)) != -1) {
-		switch (o) {
-		case 'w':
-			watch = 1;
-			break;
-		case 'i':
-			errno = 0;
-			interval = strtod(optarg, &end);
-			if (end == optarg || *end != '\0' || errno != 0 || !isfinite(interval) ||
-			    interval < 0.1 || interval > 3600)
-				return cli_usage(cmd, "bad interval '%s' (seconds, 0.1 to 3600)",
-				                 optarg);
-			have_interval = 1;
-			break;
-		default:
-			if ((r = query_option(&a, cmd, o, optarg)) < 0)
-				return query_bad_option(cmd, o, argv);
-			if (r > 0)
-				return r;
-		}
-	}
-	if (have_interval && !watch)
+	if ((r = query_getopt(&a, argc, argv, opts, jobs_take, &jo)) != 0)
+		return r;
+	if (jo.have_interval && !jo.watch)
 		return cli_usage(cmd, "--interval goes with --watch");
-	if (a.helpformat)
-		return query_helpformat(cols, NCOLS, TABLE_COLS);
-	if ((r = query_args_done(&a, cmd, cols, NCOLS, TABLE_COLS, CSV_COLS)) != 0)
+	if ((r = query_args_done(&a, cmd, &columns)) != 0 || a.helpformat)
 		return r;
 	if ((nids = query_parse_ids(cmd, argc, argv, optind, ids)) < 0)
 		return CLI_USAGE;
 	if ((r = client_open(g->socket, &c)) != 0)
 		return r;
-	if (watch)
-		return watch_jobs(g, &a, c, ids, (size_t)nids, interval);
+	if (jo.watch)
+		return watch_jobs(g, &a, c, ids, (size_t)nids, jo.interval);
 	r = query_jobs_fetch(c, ids, (size_t)nids, &reply);
 	client_close(c);
 	if (r != 0)
