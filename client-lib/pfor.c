@@ -39,9 +39,6 @@ void pfor_task(void *p)
 int asteal_for(long lo, long hi, long grain,
                void (*body)(long lo, long hi, void *arg), void *arg)
 {
-	struct asteal__loop l;
-	struct asteal__range r;
-
 	if (body == NULL) {
 		errno = EINVAL;
 		return -1;
@@ -54,12 +51,9 @@ int asteal_for(long lo, long hi, long grain,
 		if (grain < 1)
 			grain = 1;
 	}
-	l.grain = grain;
-	l.body = body;
-	l.arg = arg;
-	r.lo = lo;
-	r.hi = hi;
-	r.loop = &l;
+	struct asteal__loop l = { .grain = grain, .body = body, .arg = arg };
+	struct asteal__range r = { .lo = lo, .hi = hi, .loop = &l };
+
 	if (asteal__self() == NULL)
 		return asteal_run(pfor_task, &r);
 	pfor_task(&r);

@@ -645,6 +645,27 @@ static int finish(struct load *ld)
 	return 0;
 }
 
+/* What neither argv nor the file sets (the CPUs: all asteald may run on;
+ * the offset: a tenth of the quantum, once that is known). */
+static const struct conf conf_defaults = {
+	.socket = PROTO_SOCKET_PATH,
+	.db = CONF_DEFAULT_DB,
+	.quantum_us = DEFAULT_QUANTUM_US,
+	.handover = CONF_HANDOVER_RELEASE,
+	.share = CONF_SHARE_USER,
+	.log_level = LOG_LEVEL_INFO,
+	.retention_days = DEFAULT_RETENTION_DAYS,
+	.max_jobs = DEFAULT_MAX_JOBS,
+	.max_clients = DEFAULT_MAX_CLIENTS,
+	.max_user_jobs = DEFAULT_MAX_USER_JOBS,
+	.max_user_clients = DEFAULT_MAX_USER_CLIENTS,
+	.hello_timeout_ms = DEFAULT_HELLO_TIMEOUT_MS,
+	.kill_wait_s = DEFAULT_KILL_WAIT_S,
+	.admin_gid = -1,
+	.socket_mode = DEFAULT_SOCKET_MODE,
+	.rt_priority = DEFAULT_RT_PRIORITY,
+};
+
 /* Fill c from defaults, the config file and argv. */
 int conf_load(struct conf *c, int argc, char **argv, char *why, size_t whylen)
 {
@@ -664,23 +685,7 @@ int conf_load(struct conf *c, int argc, char **argv, char *why, size_t whylen)
 	ld->why = why;
 	ld->whylen = whylen;
 
-	memset(c, 0, sizeof(*c));
-	snprintf(c->socket, sizeof(c->socket), "%s", PROTO_SOCKET_PATH);
-	snprintf(c->db, sizeof(c->db), "%s", CONF_DEFAULT_DB);
-	c->quantum_us = DEFAULT_QUANTUM_US;
-	c->handover = CONF_HANDOVER_RELEASE;
-	c->share = CONF_SHARE_USER;
-	c->log_level = LOG_LEVEL_INFO;
-	c->retention_days = DEFAULT_RETENTION_DAYS;
-	c->max_jobs = DEFAULT_MAX_JOBS;
-	c->max_clients = DEFAULT_MAX_CLIENTS;
-	c->max_user_jobs = DEFAULT_MAX_USER_JOBS;
-	c->max_user_clients = DEFAULT_MAX_USER_CLIENTS;
-	c->hello_timeout_ms = DEFAULT_HELLO_TIMEOUT_MS;
-	c->kill_wait_s = DEFAULT_KILL_WAIT_S;
-	c->admin_gid = -1;
-	c->socket_mode = DEFAULT_SOCKET_MODE;
-	c->rt_priority = DEFAULT_RT_PRIORITY;
+	*c = conf_defaults;
 
 	ld->nallowed = cpulist_allowed(ld->allowed, CPULIST_MAX);
 	if (ld->nallowed < 0) {

@@ -118,6 +118,12 @@ int exp_parallel(const struct sim_opts *o, int n, int (*fn)(int, void *),
 
 /* The experiments; each returns the process exit status. */
 int exp_run(const struct sim_opts *o);
+
+/* Fix the shape of `run`'s job where the other experiments sample it
+ * (phases: w1 200, w2 800, h 64, 5 iterations; forkjoin: depth 10,
+ * branch 4, work 100, spawn 0.8), before the options, which set their
+ * own values or ranges over these. */
+void exp_run_defaults(struct sim_opts *o);
 int exp_time(const struct sim_opts *o);
 int exp_waste(const struct sim_opts *o);
 int exp_time_waste(const struct sim_opts *o);

@@ -10,10 +10,16 @@
 #include "exp.h"
 #include "jobsched.h"
 
+/* The job's shape where no option sets it (exp.h). */
+void exp_run_defaults(struct sim_opts *o)
+{
+	o->w1 = 200, o->w2 = 800, o->h = 64, o->iters = 5;
+	o->fj_depth = 10, o->fj_branch = 4, o->fj_work = 100, o->fj_spawn = 0.8;
+}
+
 /* Run one job and print what happened. */
 int exp_run(const struct sim_opts *o)
 {
-	struct sim_opts jo = *o;
 	struct dag_spec spec;
 	struct dag_size sz;
 	struct profile prof;
@@ -24,25 +30,8 @@ int exp_run(const struct sim_opts *o)
 	FILE *trace = NULL;
 	int P = o->procs > 0 ? o->procs : 128;
 
-	/* fixed defaults rather than sampled ones */
-	if (jo.w1 < 0 && !(o->w_ranged & 1))
-		jo.w1 = 200;
-	if (jo.w2 < 0 && !(o->w_ranged & 2))
-		jo.w2 = 800;
-	if (jo.h < 0)
-		jo.h = 64;
-	if (jo.iters < 0)
-		jo.iters = 5;
-	if (jo.fj_depth < 0)
-		jo.fj_depth = 10;
-	if (jo.fj_branch < 0)
-		jo.fj_branch = 4;
-	if (jo.fj_work < 0)
-		jo.fj_work = 100;
-	if (jo.fj_spawn < 0)
-		jo.fj_spawn = 0.8;
 	rng_seed(&rng, rng_derive(o->seed, 1));
-	if (exp_sample_job(&jo, &rng, 0, INFINITY, &spec, &sz) < 0) {
+	if (exp_sample_job(o, &rng, 0, INFINITY, &spec, &sz) < 0) {
 		fprintf(stderr, "asteal-sim: out of memory measuring the job\n");
 		return 1;
 	}

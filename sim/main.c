@@ -382,6 +382,8 @@ int main(int argc, char **argv)
 	o.cmd = argv[1];
 	if (o.cmd[0] == '-')
 		bad_usage("the first argument must be a command, not", o.cmd);
+	if (strcmp(o.cmd, "run") == 0)
+		exp_run_defaults(&o);
 	opterr = 0;
 	optind = 2;
 	while ((c = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
