@@ -188,7 +188,7 @@ static int said(struct fake *j, uint64_t q)
 int loadjobs_boundary(struct loadjobs *js, int i, uint64_t q, uint64_t now)
 {
 	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
-	Asteal__Feedback fb;
+	struct exchange_feedback_pb fb;
 	struct exchange_feedback x;
 	struct fake *j = &js->jobs[i];
 	uint32_t allotment = loadcheck_allotment(js->check, i);
@@ -234,7 +234,7 @@ int loadjobs_boundary(struct loadjobs *js, int i, uint64_t q, uint64_t now)
 		return 0;
 	exchange_feedback_msg(&fb, &x);
 	env.msg_case = ASTEAL__ENVELOPE__MSG_FEEDBACK;
-	env.feedback = &fb;
+	env.feedback = &fb.m;
 	if (frame_encode(&env, buf, sizeof(buf), &len) < 0 ||
 	    loadconn_send(j->fd, buf, len) < 0)
 		return -1;

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "exchange.h"
 #include "json.h"
 #include "table.h"
 
@@ -158,16 +159,14 @@ void json_u32s(struct json *w, const char *key, const uint32_t *v, size_t n)
 	json_end(w);
 }
 
-/* Usage times. */
-void json_usage(struct json *w, uint64_t work, uint64_t steal, uint64_t mug,
-                uint64_t sleep, uint64_t preempted, uint64_t allotted)
+/* Usage times, under their names in message Usage. */
+void json_usage(struct json *w, const struct Asteal__Usage *u)
 {
-	json_uint(w, "work_ns", work);
-	json_uint(w, "steal_ns", steal);
-	json_uint(w, "mug_ns", mug);
-	json_uint(w, "sleep_ns", sleep);
-	json_uint(w, "preempted_ns", preempted);
-	json_uint(w, "allotted_ns", allotted);
+	struct usage_totals t;
+
+	exchange_usage_from(&t, u);
+	for (int k = 0; k < USAGE_N; k++)
+		json_uint(w, exchange_usage_name((enum usage_kind)k), t.ns[k]);
 }
 
 /* A job's end. */

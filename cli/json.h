@@ -70,10 +70,11 @@ void json_instant(struct json *w, const char *name, uint64_t ns);
 /* An array of numbers. */
 void json_u32s(struct json *w, const char *key, const uint32_t *v, size_t n);
 
+struct Asteal__Usage;
+
 /* Usage times: work_ns, steal_ns, mug_ns, sleep_ns, preempted_ns and
- * allotted_ns. */
-void json_usage(struct json *w, uint64_t work, uint64_t steal, uint64_t mug,
-                uint64_t sleep, uint64_t preempted, uint64_t allotted);
+ * allotted_ns, from u (all 0 when NULL: a message without one). */
+void json_usage(struct json *w, const struct Asteal__Usage *u);
 
 /* A job's end as waitpid() told it (known: whether anybody saw it):
  * status_known, wait_status (null when unknown), exit_code (its exit

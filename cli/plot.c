@@ -111,8 +111,8 @@ static int cmp_panel_cpu(const void *a, const void *b)
  * with libasteal), its mean allotment times its duration. */
 static uint64_t rec_cpu_ns(const Asteal__AllotmentRecord *r)
 {
-	if (r->allotted_ns > 0)
-		return r->allotted_ns;
+	if (r->usage != NULL && r->usage->allotted_ns > 0)
+		return r->usage->allotted_ns;
 	return r->end_ns > r->start_ns ?
 	       (uint64_t)((double)(r->end_ns - r->start_ns) * record_mean(r)) : 0;
 }

@@ -267,10 +267,9 @@ void query_text(struct query_cells *r, int col, const char *s);
 /* Column col's cell: n CPU ids as a list, no value for none. */
 void query_cpus(struct query_cells *r, int col, const uint32_t *cpus, size_t n);
 
-/* The usage columns WORK, STEAL, MUG, SLEEP, PREEMPTED and ALLOTTED. */
-void query_usage(struct query_cells *r, uint64_t work, uint64_t steal,
-                 uint64_t mug, uint64_t sleep, uint64_t preempted,
-                 uint64_t allotted);
+/* The usage columns WORK, STEAL, MUG, SLEEP, PREEMPTED and ALLOTTED, from
+ * u (all 0 when NULL: a message without one). */
+void query_usage(struct query_cells *r, const Asteal__Usage *u);
 
 /* What `jobs` and `history --jobs` both say of a job first, from the
  * message either has. */

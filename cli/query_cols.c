@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exchange.h"
 #include "query.h"
 #include "table.h"
 
@@ -133,13 +134,16 @@ void query_cpus(struct query_cells *r, int col, const uint32_t *cpus, size_t n)
 }
 
 /* The six usage columns. */
-void query_usage(struct query_cells *r, uint64_t work, uint64_t steal,
-                 uint64_t mug, uint64_t sleep, uint64_t preempted,
-                 uint64_t allotted)
+void query_usage(struct query_cells *r, const Asteal__Usage *u)
 {
-	const struct query_val v[] = { { QC_WORK, work }, { QC_STEAL, steal },
-		{ QC_MUG, mug }, { QC_SLEEP, sleep }, { QC_PREEMPTED, preempted },
-		{ QC_ALLOTTED, allotted } };
+	struct usage_totals t;
+
+	exchange_usage_from(&t, u);
+	const struct query_val v[] = { { QC_WORK, t.ns[USAGE_WORK] },
+		{ QC_STEAL, t.ns[USAGE_STEAL] }, { QC_MUG, t.ns[USAGE_MUG] },
+		{ QC_SLEEP, t.ns[USAGE_SLEEP] },
+		{ QC_PREEMPTED, t.ns[USAGE_PREEMPTED] },
+		{ QC_ALLOTTED, t.ns[USAGE_ALLOTTED] } };
 
 	query_nums(r, v, sizeof(v) / sizeof(v[0]));
 }

@@ -236,8 +236,7 @@ static void record_row(const struct hist *h, const Asteal__AllotmentRecord *a,
 		}
 	}
 	query_cpus(r, QC_CPUS, a->cpus, a->n_cpus);
-	query_usage(r, a->work_ns, a->steal_ns, a->mug_ns, a->sleep_ns,
-	            a->preempted_ns, a->allotted_ns);
+	query_usage(r, a->usage);
 }
 
 /* Fill r with a job record's cells (raw: CSV's values). */
@@ -265,8 +264,7 @@ static void jobrec_row(const Asteal__JobRecord *j, uint64_t now, int raw,
 	/* no limit: "-" in a table, empty in CSV */
 	if (j->time_limit_ns != 0)
 		query_num(r, QC_TIMELIMIT, j->time_limit_ns);
-	query_usage(r, j->work_ns, j->steal_ns, j->mug_ns, j->sleep_ns,
-	            j->preempted_ns, j->allotted_ns);
+	query_usage(r, j->usage);
 }
 
 /* A history as query_print's rows, and the end of its running jobs'
@@ -337,8 +335,7 @@ static void jobrec_json(struct json *w, const char *key, const Asteal__JobRecord
 	json_uint(w, "elapsed_ns", end > j->start_ns ? end - j->start_ns : 0);
 	json_bool(w, "running", j->end_ns == 0);
 	json_exit(w, j->status_known, j->wait_status, j->timeout);
-	json_usage(w, j->work_ns, j->steal_ns, j->mug_ns, j->sleep_ns,
-	           j->preempted_ns, j->allotted_ns);
+	json_usage(w, j->usage);
 	json_uint(w, "workers", j->workers);
 	json_uint(w, "time_limit_ns", j->time_limit_ns);        /* "0": none */
 	json_end(w);
@@ -419,8 +416,7 @@ static void record_json(struct json *w, const struct hist *h,
 		json_uint(w, "allotment", a->allotment);
 	}
 	json_u32s(w, "cpus", a->cpus, a->n_cpus);
-	json_usage(w, a->work_ns, a->steal_ns, a->mug_ns, a->sleep_ns,
-	           a->preempted_ns, a->allotted_ns);
+	json_usage(w, a->usage);
 	json_str(w, "quantum_class", query_class_name(a->quantum_class));
 	json_uint(w, "cpu_quanta", record_cpu_quanta(a));
 	json_end(w);

@@ -161,6 +161,7 @@ static void job_row(const Asteal__JobInfo *j, uint64_t now, int raw,
 		{ QC_AVAIL, j->availability }, { QC_ALLOT, j->allotment },
 		{ QC_RIGID, j->rigid }, { QC_WORKERS, j->workers },
 		{ QC_CLASS, (uint64_t)j->quantum_class }, { QC_CPUTIME, j->cpu_ns } };
+	uint64_t allotted = j->usage != NULL ? j->usage->allotted_ns : 0;
 	double eff = NAN;
 
 	query_cells_start(r, raw);
@@ -182,16 +183,15 @@ static void job_row(const Asteal__JobInfo *j, uint64_t now, int raw,
 		query_text(r, QC_HELD, raw ? j->confinement : r->v[QC_HELD]);
 	}
 	/* a rigid job: its CPU time against its allotment */
-	if (j->rigid && j->allotted_ns > 0)
-		eff = (double)j->cpu_ns / (double)j->allotted_ns;
-	else if (j->allotted_ns > 0 && isfinite(j->efficiency))
+	if (j->rigid && allotted > 0)
+		eff = (double)j->cpu_ns / (double)allotted;
+	else if (allotted > 0 && isfinite(j->efficiency))
 		eff = j->efficiency;
 	if (isfinite(eff)) {
 		snprintf(r->v[QC_EFF], 48, raw ? "%.4f" : "%.0f%%", raw ? eff : eff * 100);
 		query_text(r, QC_EFF, r->v[QC_EFF]);
 	}
-	query_usage(r, j->work_ns, j->steal_ns, j->mug_ns, j->sleep_ns,
-	            j->preempted_ns, j->allotted_ns);
+	query_usage(r, j->usage);
 }
 
 /* Jobs as query_print's rows, and the instant their ages run to. */
@@ -267,8 +267,7 @@ void query_jobs_json(struct json *w, const char *key, const Asteal__JobInfo *j,
 		json_uint(w, "availability", j->availability);
 		json_u32s(w, "cpus", j->cpus, j->n_cpus);
 		json_real(w, "efficiency", j->efficiency);
-		json_usage(w, j->work_ns, j->steal_ns, j->mug_ns, j->sleep_ns,
-		           j->preempted_ns, j->allotted_ns);
+		json_usage(w, j->usage);
 		json_uint(w, "workers", j->workers);
 		json_str(w, "quantum_class", query_class_name(j->quantum_class));
 		json_bool(w, "unmanaged", j->unmanaged);

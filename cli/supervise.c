@@ -39,6 +39,7 @@
 
 #include "cli.h"
 #include "client.h"
+#include "exchange.h"
 #include "frame.h"
 #include "json.h"
 #include "qtime.h"
@@ -426,6 +427,7 @@ static void print_stats(const struct cli *g, struct client *c,
 {
 	static const Asteal__JobRecord none = ASTEAL__JOB_RECORD__INIT;
 	const Asteal__JobRecord *j;
+	struct usage_totals u;
 	struct stats st;
 	uint64_t elapsed = qtime_now_ns() - sp->started_ns, waste;
 	double mean, waste_pct;
@@ -440,9 +442,10 @@ static void print_stats(const struct cli *g, struct client *c,
 	/* Waste: what the job's allotted workers spent not working (stealing,
 	 * asleep for lack of work, mugging), of the time they ran or slept;
 	 * preempted time, the CPUs other processes took, is shown apart. */
-	waste = j->steal_ns + j->sleep_ns + j->mug_ns;
-	waste_pct = j->work_ns + waste ?
-	            100.0 * (double)waste / (double)(j->work_ns + waste) : 0;
+	exchange_usage_from(&u, j->usage);
+	waste = u.ns[USAGE_STEAL] + u.ns[USAGE_SLEEP] + u.ns[USAGE_MUG];
+	waste_pct = u.ns[USAGE_WORK] + waste ? 100.0 * (double)waste /
+	            (double)(u.ns[USAGE_WORK] + waste) : 0;
 	if (g->json) {
 		struct json w;
 
@@ -460,8 +463,7 @@ static void print_stats(const struct cli *g, struct client *c,
 			json_real(&w, "mean_allotment", mean);
 		else
 			json_null(&w, "mean_allotment");
-		json_usage(&w, j->work_ns, j->steal_ns, j->mug_ns, j->sleep_ns,
-		           j->preempted_ns, j->allotted_ns);
+		json_usage(&w, j->usage);
 		json_real(&w, "waste_pct", waste_pct);
 		json_end(&w);
 	} else if (!managed) {
@@ -484,9 +486,9 @@ static void print_stats(const struct cli *g, struct client *c,
 		        fmt_wait_status(end, sizeof(end), status),
 		        j->timeout ? " at its time limit" : "",
 		        fmt_duration(d[0], sizeof(d[0]), elapsed), quanta,
-		        fmt_duration(d[1], sizeof(d[1]), j->work_ns),
+		        fmt_duration(d[1], sizeof(d[1]), u.ns[USAGE_WORK]),
 		        fmt_duration(d[2], sizeof(d[2]), waste), waste_pct,
-		        fmt_duration(d[3], sizeof(d[3]), j->preempted_ns));
+		        fmt_duration(d[3], sizeof(d[3]), u.ns[USAGE_PREEMPTED]));
 	}
 	frame_free(st.page);
 }

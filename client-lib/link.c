@@ -188,6 +188,7 @@ struct link *link_connect(const char *path, int workers, uint64_t claim,
 	struct link *l;
 	Asteal__Envelope env, *m = NULL;
 	Asteal__Hello hello;
+	Asteal__Usage used;
 	char name[64], command[256];
 	struct pollfd p;
 	int r, passed[2] = { -1, -1 };
@@ -216,7 +217,10 @@ struct link *link_connect(const char *path, int workers, uint64_t claim,
 	frame_hello(&env, &hello, ASTEAL__ROLE__JOB, name, (uint32_t)workers,
 	            command, "libasteal " ASTEAL_VERSION);
 	hello.job_id = claim;
-	exchange_hello_usage_msg(&hello, had);
+	if (claim != 0) {               /* its totals go with its claim */
+		exchange_usage_msg(&used, had);
+		hello.usage = &used;
+	}
 	hello.page = getenv("ASTEAL_NO_PAGE") == NULL;
 	hello.page_allot = hello.page;  /* the page carries both halves */
 	if (frame_write_fd(l->fd, &env) < 0) {
@@ -416,11 +420,11 @@ struct page *link_page(const struct link *l)
 int link_feedback(struct link *l, const struct exchange_feedback *f)
 {
 	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
-	Asteal__Feedback fb;
+	struct exchange_feedback_pb fb;
 
 	exchange_feedback_msg(&fb, f);
 	env.msg_case = ASTEAL__ENVELOPE__MSG_FEEDBACK;
-	env.feedback = &fb;
+	env.feedback = &fb.m;
 	return send_now(l, &env);
 }
 

@@ -39,7 +39,7 @@ struct link_msg {
 /* Connect to the daemon at path and register as a job of `workers`
  * workers, claiming the id claim (0: none; see Hello.job_id in
  * proto/asteal.proto) with its usage totals under that id `had` (all 0
- * but when it claims its own id again: Hello.work_ns ...), asking to read
+ * but when it claims its own id again: Hello.usage), asking to read
  * its allotments in the page when allot is set: the link, or NULL with
  * errno and a reason in why. */
 struct link *link_connect(const char *path, int workers, uint64_t claim,

@@ -361,7 +361,7 @@ static void dispatch_feedback(struct conn *c, const struct exchange_feedback *fb
 {
 	struct peer *p = arg;
 	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
-	Asteal__Feedback m;
+	struct exchange_feedback_pb m;
 
 	if (p->role == PEER_JOB) {
 		sched_feedback(p->ctl->sched, p->job, fb);
@@ -369,7 +369,7 @@ static void dispatch_feedback(struct conn *c, const struct exchange_feedback *fb
 	}
 	exchange_feedback_msg(&m, fb);
 	env.msg_case = ASTEAL__ENVELOPE__MSG_FEEDBACK;
-	env.feedback = &m;
+	env.feedback = &m.m;
 	dispatch(c, &env, arg);
 }
 

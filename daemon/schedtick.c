@@ -144,7 +144,7 @@ static int fields_ok(const struct sched_job *j, const struct exchange_feedback *
 	}
 	for (int k = 0; k < USAGE_N; k++) {
 		if (tot[k] < had[k]) {
-			snprintf(why, len, "Feedback.%s went back, from %llu to %llu "
+			snprintf(why, len, "Feedback.usage.%s went back, from %llu to %llu "
 			         "(totals since the Welcome only grow)",
 			         exchange_usage_name((enum usage_kind)k),
 			         (unsigned long long)had[k],
@@ -152,7 +152,7 @@ static int fields_ok(const struct sched_job *j, const struct exchange_feedback *
 			return 0;
 		}
 		if (tot[k] > most) {
-			snprintf(why, len, "Feedback.%s %llu is more than the job's %d "
+			snprintf(why, len, "Feedback.usage.%s %llu is more than the job's %d "
 			         "workers could use in the %.3f s since it joined",
 			         exchange_usage_name((enum usage_kind)k),
 			         (unsigned long long)tot[k], j->workers,

@@ -452,7 +452,7 @@ void sched__claim_usage(struct sched *s, struct sched_job *j,
 	uint64_t now = qtime_wall_ns(), most, span;
 	int any = 0, more = 0;
 
-	exchange_hello_usage_from(&said, hello);
+	exchange_usage_from(&said, hello->usage);
 	for (int k = 0; k < USAGE_N; k++)
 		any |= said.ns[k] != 0;
 	if (history_job_usage(s->hist, (int64_t)j->core.id, &start, had) < 0) {
@@ -467,7 +467,7 @@ void sched__claim_usage(struct sched *s, struct sched_job *j,
 	most = sched__usage_bound(span, j->workers);
 	for (int k = 0; k < USAGE_N && any; k++) {
 		if (said.ns[k] > most || said.ns[k] > (uint64_t)INT64_MAX) {
-			log_warn("job %llu pid %d: Hello.%s %llu is more than its %d "
+			log_warn("job %llu pid %d: Hello.usage.%s %llu is more than its %d "
 			         "workers could use in the %.3f s since its row began: "
 			         "its time away is not counted",
 			         (unsigned long long)j->core.id, (int)j->pid,

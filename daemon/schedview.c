@@ -103,13 +103,15 @@ int sched_id_wanted(uint64_t id, const uint64_t *ids, size_t n)
 	return at < n && ids[at] == id;
 }
 
-/* A JobInfo with its identity filled (the strings borrowed) and room for
- * ncpus CPU ids after it, freed with free(); NULL when out of memory. */
+/* A JobInfo with its identity filled (the strings borrowed), its Usage
+ * (zeros) and room for ncpus CPU ids after it, freed with free(); NULL
+ * when out of memory. */
 Asteal__JobInfo *sched_info_new(uint64_t id, const char *name, uid_t uid,
                                 pid_t pid, const char *command,
                                 uint64_t start_ns, size_t ncpus)
 {
-	Asteal__JobInfo *ji = calloc(1, sizeof(*ji) + ncpus * sizeof(uint32_t));
+	Asteal__JobInfo *ji = calloc(1, sizeof(*ji) + sizeof(Asteal__Usage) +
+	                                ncpus * sizeof(uint32_t));
 
 	if (ji == NULL)
 		return NULL;
@@ -120,7 +122,9 @@ Asteal__JobInfo *sched_info_new(uint64_t id, const char *name, uid_t uid,
 	ji->pid = pid;
 	ji->command = (char *)command;
 	ji->start_ns = start_ns;
-	ji->cpus = (uint32_t *)(ji + 1);
+	ji->usage = (Asteal__Usage *)(ji + 1);
+	asteal__usage__init(ji->usage);
+	ji->cpus = (uint32_t *)(ji->usage + 1);
 	return ji;
 }
 
@@ -162,12 +166,7 @@ int sched_jobs(struct sched *s, const uint64_t *ids, size_t n, Asteal__Jobs *out
 		ji->efficiency = t.ns[USAGE_ALLOTTED] ?
 			(double)(t.ns[USAGE_WORK] + t.ns[USAGE_MUG]) /
 			(double)t.ns[USAGE_ALLOTTED] : 0;
-		ji->work_ns = t.ns[USAGE_WORK];
-		ji->steal_ns = t.ns[USAGE_STEAL];
-		ji->mug_ns = t.ns[USAGE_MUG];
-		ji->sleep_ns = t.ns[USAGE_SLEEP];
-		ji->preempted_ns = t.ns[USAGE_PREEMPTED];
-		ji->allotted_ns = t.ns[USAGE_ALLOTTED];
+		exchange_usage_msg(ji->usage, &t);
 		ji->workers = (uint32_t)j->workers;
 		ji->quantum_class = exchange_class_wire(j->cls);
 		ji->cpus_cap = (uint32_t)j->core.cap;

@@ -21,6 +21,21 @@ static char *dup_str(const char *s)
 	return strdup(s != NULL ? s : "");
 }
 
+/* A Usage at u (the record's own storage) from a row's usage values. */
+static Asteal__Usage *row_usage(Asteal__Usage *u, int64_t work, int64_t steal,
+                                int64_t mug, int64_t sleep, int64_t preempted,
+                                int64_t allotted)
+{
+	asteal__usage__init(u);
+	u->work_ns = (uint64_t)work;
+	u->steal_ns = (uint64_t)steal;
+	u->mug_ns = (uint64_t)mug;
+	u->sleep_ns = (uint64_t)sleep;
+	u->preempted_ns = (uint64_t)preempted;
+	u->allotted_ns = (uint64_t)allotted;
+	return u;
+}
+
 /* One job of a page (history_query's job callback). */
 static int page_job(const struct history_job_info *j, void *arg)
 {
@@ -32,7 +47,7 @@ static int page_job(const struct history_job_info *j, void *arg)
 		return 1;                /* the rest goes in the next page */
 	}
 	if (frame_grow(&p->h.jobs, sizeof(*p->h.jobs), p->h.n_jobs, &p->capj, 64) < 0 ||
-	    (r = calloc(1, sizeof(*r))) == NULL)
+	    (r = calloc(1, sizeof(*r) + sizeof(Asteal__Usage))) == NULL)
 		return p->oom = -1;
 	asteal__job_record__init(r);
 	p->h.jobs[p->h.n_jobs++] = r;   /* freed with the page, whole or not */
@@ -47,13 +62,10 @@ static int page_job(const struct history_job_info *j, void *arg)
 	r->end_ns = (uint64_t)j->end_ns;
 	r->status_known = j->has_exit != 0;
 	r->wait_status = j->exit_status;
-	r->work_ns = (uint64_t)j->work_ns;
-	r->steal_ns = (uint64_t)j->steal_ns;
-	r->mug_ns = (uint64_t)j->mug_ns;
+	r->usage = row_usage((Asteal__Usage *)(r + 1), j->work_ns, j->steal_ns,
+	                     j->mug_ns, j->sleep_ns, j->preempted_ns,
+	                     j->allotted_ns);
 	r->workers = (uint32_t)j->workers;
-	r->allotted_ns = (uint64_t)j->allotted_ns;
-	r->sleep_ns = (uint64_t)j->sleep_ns;
-	r->preempted_ns = (uint64_t)j->preempted_ns;
 	r->time_limit_ns = (uint64_t)j->time_limit_ns;
 	r->timeout = j->timed_out != 0;
 	p->bytes += 64 + strlen(r->name) + strlen(r->command);
@@ -89,7 +101,8 @@ static int page_run(const struct history_run *a, void *arg)
 	n = a->cpus[0] ? cpulist_parse(a->cpus, cpus, CPULIST_MAX, why, sizeof(why)) : 0;
 	if (n < 0)
 		n = 0;
-	r = calloc(1, sizeof(*r) + (size_t)n * sizeof(uint32_t));
+	r = calloc(1, sizeof(*r) + sizeof(Asteal__Usage) +
+	              (size_t)n * sizeof(uint32_t));
 	if (r == NULL)
 		return p->oom = -1;
 	asteal__allotment_record__init(r);
@@ -101,16 +114,13 @@ static int page_run(const struct history_run *a, void *arg)
 	r->desire = (uint32_t)a->desire;
 	r->availability = (uint32_t)a->availability;
 	r->allotment = (uint32_t)a->allotment;
-	r->cpus = (uint32_t *)(r + 1);
+	r->usage = row_usage((Asteal__Usage *)(r + 1), a->work_ns, a->steal_ns,
+	                     a->mug_ns, a->sleep_ns, a->preempted_ns,
+	                     a->allotted_ns);
+	r->cpus = (uint32_t *)(r->usage + 1);
 	for (i = 0; i < n; i++)
 		r->cpus[i] = (uint32_t)cpus[i];
 	r->n_cpus = (size_t)n;
-	r->work_ns = (uint64_t)a->work_ns;
-	r->steal_ns = (uint64_t)a->steal_ns;
-	r->mug_ns = (uint64_t)a->mug_ns;
-	r->allotted_ns = (uint64_t)a->allotted_ns;
-	r->sleep_ns = (uint64_t)a->sleep_ns;
-	r->preempted_ns = (uint64_t)a->preempted_ns;
 	r->cpu_quanta = (uint64_t)a->cpu_quanta;
 	r->quantum_class = (Asteal__QuantumClass)(a->cls + 1);
 	p->h.allotments[p->h.n_allotments++] = r;

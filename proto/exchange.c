@@ -124,12 +124,48 @@ static int get_fixed64(const uint8_t **p, const uint8_t *end, uint64_t *bits)
 	return 0;
 }
 
+/* Read a Usage's body, the len bytes at *p (before end), into u (zeroed
+ * first), moving *p past them: 0, or -1 when it is not in the plain form
+ * (Usage's own fields, each once, in order, as varints). */
+static int get_usage(const uint8_t **p, const uint8_t *end, uint64_t len,
+                     Asteal__Usage *u)
+{
+	const uint8_t *stop;
+	unsigned last = 0;
+	uint64_t v;
+
+	if (len > (uint64_t)(end - *p))
+		return -1;
+	stop = *p + len;
+	asteal__usage__init(u);
+	while (*p < stop) {
+		uint8_t tag = *(*p)++;
+		unsigned field = tag >> 3;
+
+		if (tag & 0x80 || field <= last || (tag & 7) != WT_VARINT ||
+		    get_varint(p, stop, &v) < 0)
+			return -1;
+		last = field;
+		switch (field) {
+#define DECODE_USAGE_(kind, member, number)                               \
+		case number:                                              \
+			u->member = v;                                    \
+			break;
+		USAGE_KINDS(DECODE_USAGE_)
+		default:               /* not one of Usage's */
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* Decode a plain Feedback body, or say it is not one. */
 int exchange_decode_feedback(const uint8_t *p, size_t len,
                              struct exchange_feedback *fb)
 {
 	const uint8_t *end = p + len;
 	Asteal__Feedback m = ASTEAL__FEEDBACK__INIT;
+	Asteal__Usage use;
 	unsigned last = 0;
 	uint64_t v;
 
@@ -166,9 +202,14 @@ int exchange_decode_feedback(const uint8_t *p, size_t len,
 			break;
 #define DECODE_SCALAR_(number, member, type, wire)                        \
 			DECODE_##wire##_(number, member)
-#define DECODE_USAGE_(kind, member, number) DECODE_VARINT_(number, member)
 		FEEDBACK_SCALARS(DECODE_SCALAR_)
-		USAGE_KINDS(DECODE_USAGE_)
+		case FEEDBACK_USAGE_FIELD:
+			if (tag != TAG(FEEDBACK_USAGE_FIELD, WT_LEN) ||
+			    get_varint(&p, end, &v) < 0 ||
+			    get_usage(&p, end, v, &use) < 0)
+				return 0;
+			m.usage = &use;
+			break;
 		case FEEDBACK_CLASS_FIELD:
 			if (tag != TAG(FEEDBACK_CLASS_FIELD, WT_VARINT) ||
 			    get_varint(&p, end, &v) < 0 ||
@@ -184,24 +225,45 @@ int exchange_decode_feedback(const uint8_t *p, size_t len,
 	return 1;
 }
 
-/* Fill a Feedback message from plain C. */
-void exchange_feedback_msg(Asteal__Feedback *m, const struct exchange_feedback *fb)
+/* Fill a Usage message from plain C. */
+void exchange_usage_msg(Asteal__Usage *m, const struct usage_totals *u)
 {
+	asteal__usage__init(m);
+#define USAGE_TO_MSG_(kind, member, number) m->member = u->ns[USAGE_##kind];
+	USAGE_KINDS(USAGE_TO_MSG_)
+}
+
+/* Fill plain C from a Usage message, or zeros from none. */
+void exchange_usage_from(struct usage_totals *u, const Asteal__Usage *m)
+{
+	static const Asteal__Usage none = ASTEAL__USAGE__INIT;
+
+	if (m == NULL)
+		m = &none;
+#define USAGE_FROM_MSG_(kind, member, number) u->ns[USAGE_##kind] = m->member;
+	USAGE_KINDS(USAGE_FROM_MSG_)
+}
+
+/* Fill a Feedback message from plain C. */
+void exchange_feedback_msg(struct exchange_feedback_pb *pb,
+                           const struct exchange_feedback *fb)
+{
+	Asteal__Feedback *m = &pb->m;
+
 	asteal__feedback__init(m);
 #define TO_MSG_(number, member, type, wire) m->member = fb->member;
-#define USAGE_TO_MSG_(kind, member, number) m->member = fb->use.ns[USAGE_##kind];
 	FEEDBACK_SCALARS(TO_MSG_)
-	USAGE_KINDS(USAGE_TO_MSG_)
 	m->quantum_class = exchange_class_wire(fb->cls);
+	exchange_usage_msg(&pb->use, &fb->use);
+	m->usage = &pb->use;
 }
 
 /* Fill plain C from a Feedback message. */
 void exchange_feedback_from(struct exchange_feedback *fb, const Asteal__Feedback *m)
 {
 #define FROM_MSG_(number, member, type, wire) fb->member = (type)m->member;
-#define USAGE_FROM_MSG_(kind, member, number) fb->use.ns[USAGE_##kind] = m->member;
 	FEEDBACK_SCALARS(FROM_MSG_)
-	USAGE_KINDS(USAGE_FROM_MSG_)
+	exchange_usage_from(&fb->use, m->usage);
 	fb->cls = exchange_class_index(m->quantum_class);
 }
 
@@ -217,21 +279,6 @@ int exchange_feedback_take(struct exchange_feedback *fb, const Asteal__Feedback 
 	}
 	exchange_feedback_from(fb, m);
 	return 0;
-}
-
-/* Fill a Hello's usage totals from plain C (its fields have the
- * Feedback's names). */
-void exchange_hello_usage_msg(Asteal__Hello *m, const struct usage_totals *u)
-{
-#define USAGE_TO_HELLO_(kind, member, number) m->member = u->ns[USAGE_##kind];
-	USAGE_KINDS(USAGE_TO_HELLO_)
-}
-
-/* Fill plain C from a Hello's usage totals. */
-void exchange_hello_usage_from(struct usage_totals *u, const Asteal__Hello *m)
-{
-#define USAGE_FROM_HELLO_(kind, member, number) u->ns[USAGE_##kind] = m->member;
-	USAGE_KINDS(USAGE_FROM_HELLO_)
 }
 
 /* A class index on the wire: index + 1 (QuantumClass's values). */

@@ -59,8 +59,15 @@ size_t exchange_encode_allot(uint8_t *buf, const struct exchange_allot *a);
 int exchange_decode_feedback(const uint8_t *body, size_t len,
                              struct exchange_feedback *fb);
 
-/* Fill a Feedback message (the caller's storage) from fb. */
-void exchange_feedback_msg(Asteal__Feedback *m, const struct exchange_feedback *fb);
+/* A Feedback message and the Usage it points at (the caller's storage). */
+struct exchange_feedback_pb {
+	Asteal__Feedback m;
+	Asteal__Usage use;
+};
+
+/* Fill pb->m, pointing at pb->use, from fb. */
+void exchange_feedback_msg(struct exchange_feedback_pb *pb,
+                           const struct exchange_feedback *fb);
 
 /* Fill fb from a decoded Feedback message. */
 void exchange_feedback_from(struct exchange_feedback *fb, const Asteal__Feedback *m);
@@ -70,11 +77,13 @@ void exchange_feedback_from(struct exchange_feedback *fb, const Asteal__Feedback
 int exchange_feedback_take(struct exchange_feedback *fb, const Asteal__Feedback *m,
                            char *why, size_t len);
 
-/* Fill a Hello's usage totals (a JOB claiming its id again) from u. */
-void exchange_hello_usage_msg(Asteal__Hello *m, const struct usage_totals *u);
+/* Fill a Usage message (Hello, Feedback, JobInfo, JobRecord,
+ * AllotmentRecord) from u. */
+void exchange_usage_msg(Asteal__Usage *m, const struct usage_totals *u);
 
-/* Fill u from a Hello's usage totals. */
-void exchange_hello_usage_from(struct usage_totals *u, const Asteal__Hello *m);
+/* Fill u from a Usage message, or with zeros when m is NULL (a message
+ * without one). */
+void exchange_usage_from(struct usage_totals *u, const Asteal__Usage *m);
 
 /* The wire value of a class index (0..2; anything else is unspecified). */
 Asteal__QuantumClass exchange_class_wire(int cls);

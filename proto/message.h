@@ -18,17 +18,19 @@
  * (exchange.c: protobuf-c's message both ways and the hand decoder), the
  * page's copy of a Feedback (page.c) and the tests that compare them walk
  * these lists, so a new field is a line here, its field in asteal.proto
- * (same name and number), the job filling it and the daemon checking it.
+ * (same name and number), the job filling it and the daemon checking it;
+ * a new kind of usage likewise, in message Usage.
  *
  * FEEDBACK_SCALARS(X): X(number, member, C type, wire type) for each field
  * kept as a member of struct exchange_feedback of the same name; wire type
  * VARINT (an unsigned integer) or FIXED64 (a double).
  *
  * USAGE_KINDS(X): X(KIND, name, number) for each kind of a job's usage, in
- * nanoseconds (asteal.proto, "Usage", has their meaning), kept in
- * use.ns[USAGE_KIND]: the Feedback field name (Hello, JobInfo, JobRecord
- * and AllotmentRecord use the same name) and number.  The order is the
- * order of the history's columns: a new kind goes last.
+ * nanoseconds, kept in use.ns[USAGE_KIND]: its field's name and number
+ * in message Usage (asteal.proto has their meaning), which Feedback
+ * (field FEEDBACK_USAGE_FIELD), Hello, JobInfo, JobRecord and
+ * AllotmentRecord hold.  The order is the order of the history's columns
+ * and of Usage's numbers: a new kind goes last.
  *
  * The class of the closed quantum, field FEEDBACK_CLASS_FIELD, is the one
  * field with a mapping of its own (exchange.h).
@@ -39,14 +41,15 @@
 	X(3, desire_real, double, FIXED64)
 
 #define USAGE_KINDS(X)                                   \
-	X(WORK, work_ns, 4)                              \
-	X(STEAL, steal_ns, 5)                            \
-	X(MUG, mug_ns, 6)                                \
-	X(SLEEP, sleep_ns, 9)                            \
-	X(PREEMPTED, preempted_ns, 10)                   \
-	X(ALLOTTED, allotted_ns, 7)
+	X(WORK, work_ns, 1)                              \
+	X(STEAL, steal_ns, 2)                            \
+	X(MUG, mug_ns, 3)                                \
+	X(SLEEP, sleep_ns, 4)                            \
+	X(PREEMPTED, preempted_ns, 5)                    \
+	X(ALLOTTED, allotted_ns, 6)
 
 #define FEEDBACK_CLASS_FIELD 8
+#define FEEDBACK_USAGE_FIELD 11
 
 /* The kinds of a job's usage: the places in struct usage_totals, and in
  * the history's arrays of usage. */
@@ -56,6 +59,14 @@ enum usage_kind {
 #undef USAGE_ENUM_
 	USAGE_N
 };
+
+/* Usage's field numbers are the kinds' places plus one (and so the page's
+ * words for them are PAGE_USAGE_WORD(1) to PAGE_USAGE_WORD(USAGE_N)). */
+#define USAGE_NUMBER_CHECK_(kind, name, number)                         \
+	_Static_assert(USAGE_##kind + 1 == (number),                     \
+	               "Usage." #name "'s number is its kind's place + 1");
+USAGE_KINDS(USAGE_NUMBER_CHECK_)
+#undef USAGE_NUMBER_CHECK_
 
 /* A job's usage totals: one type from the job's boundary to the daemon's
  * job table (the names on the wire: exchange_usage_name). */
@@ -67,12 +78,10 @@ struct usage_totals {
  * array per field, each as long as its number. */
 union feedback_numbers_ {
 #define FEEDBACK_NUMBER_(number, ...) char f##number[number];
-#define USAGE_NUMBER_(kind, name, number) char f##number[number];
 	FEEDBACK_SCALARS(FEEDBACK_NUMBER_)
-	USAGE_KINDS(USAGE_NUMBER_)
 #undef FEEDBACK_NUMBER_
-#undef USAGE_NUMBER_
 	char f_class[FEEDBACK_CLASS_FIELD];
+	char f_usage[FEEDBACK_USAGE_FIELD];
 };
 #define FEEDBACK_MAX_FIELD sizeof(union feedback_numbers_)
 

@@ -113,7 +113,7 @@ void page_feed_write(struct page *pg, const struct exchange_feedback *f)
 #define PUT_SCALAR_(number, member, type, wire) \
 	FIELD_STORE(&pf->word[number], TO_WORD(f->member));
 #define PUT_USAGE_(kind, member, number) \
-	FIELD_STORE(&pf->word[number], f->use.ns[USAGE_##kind]);
+	FIELD_STORE(&pf->word[PAGE_USAGE_WORD(number)], f->use.ns[USAGE_##kind]);
 	FEEDBACK_SCALARS(PUT_SCALAR_)
 	USAGE_KINDS(PUT_USAGE_)
 	FIELD_STORE(&pf->word[FEEDBACK_CLASS_FIELD], cls);
@@ -134,7 +134,7 @@ int64_t page_feed_read(const struct page *pg, struct exchange_feedback *f)
 #define GET_SCALAR_(number, member, type, wire) \
 		f->member = (type)OF_WORD(f->member, FIELD_LOAD(&pf->word[number]));
 #define GET_USAGE_(kind, member, number) \
-		f->use.ns[USAGE_##kind] = FIELD_LOAD(&pf->word[number]);
+		f->use.ns[USAGE_##kind] = FIELD_LOAD(&pf->word[PAGE_USAGE_WORD(number)]);
 		FEEDBACK_SCALARS(GET_SCALAR_)
 		USAGE_KINDS(GET_USAGE_)
 		cls = FIELD_LOAD(&pf->word[FEEDBACK_CLASS_FIELD]);

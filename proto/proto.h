@@ -15,8 +15,10 @@
  * (the handshake: Hello.version, Welcome.version).  Version 2 put the
  * quanta on the shared clock; version 3 measures a job's usage on its
  * threads' CPU clocks, with the time its workers slept (no longer part
- * of steal_ns) and were preempted apart (Feedback in asteal.proto). */
-#define PROTO_VERSION 3u
+ * of steal_ns) and were preempted apart (Feedback in asteal.proto);
+ * version 4 carries a job's usage as one message, Usage, wherever it
+ * goes. */
+#define PROTO_VERSION 4u
 
 /* The quantum exchange (../shared/DESIGN.md, "One quantum, through a shared page").
  * A job sends a Feedback when its rounded desire changes and at least every

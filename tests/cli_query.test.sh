@@ -84,7 +84,7 @@ assert s["history_dropped"] == 0, s["history_dropped"]
 assert int(s["tick_p50_ns"]) <= int(s["tick_p99_ns"]) <= int(s["tick_max_ns"])
 for k, v in s.items():
     assert isinstance(v, str) and v.isdigit() if k.endswith("_ns") else True, (k, v)
-assert s["clients"] >= 1 and s["protocol_version"] == 3
+assert s["clients"] >= 1 and s["protocol_version"] == 4
 ' "$tmp/status.json" "$P" || fail "status --json: $(cat "$tmp/status.json")"
 "$asteal" status >"$tmp/status.txt" || fail "status failed"
 grep -q "^quantum: *10 ms$" "$tmp/status.txt" || fail "status: $(cat "$tmp/status.txt")"

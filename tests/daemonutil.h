@@ -205,9 +205,39 @@ static inline int tdaemon_hello(int fd, uint32_t workers)
 	return frame_write_fd(fd, &env);
 }
 
-/* A job peer's usage totals, in the order of the Feedback's fields: work,
- * steal, mug, allotted (4-7), sleep, preempted (9, 10). */
+/* A job peer's usage totals, in this order: work, steal, mug, allotted,
+ * sleep, preempted (the order of the Feedback's fields in protocol 3). */
 #define TDAEMON_NUSE 6
+
+/* A Usage's values in tot's order (all 0 when u is NULL). */
+static inline void tdaemon_usage(const Asteal__Usage *u,
+                                 uint64_t tot[TDAEMON_NUSE])
+{
+	static const Asteal__Usage none = ASTEAL__USAGE__INIT;
+
+	if (u == NULL)
+		u = &none;
+	tot[0] = u->work_ns;
+	tot[1] = u->steal_ns;
+	tot[2] = u->mug_ns;
+	tot[3] = u->allotted_ns;
+	tot[4] = u->sleep_ns;
+	tot[5] = u->preempted_ns;
+}
+
+/* A Usage holding tot's values. */
+static inline Asteal__Usage *tdaemon_usage_msg(Asteal__Usage *u,
+                                               const uint64_t tot[TDAEMON_NUSE])
+{
+	asteal__usage__init(u);
+	u->work_ns = tot[0];
+	u->steal_ns = tot[1];
+	u->mug_ns = tot[2];
+	u->allotted_ns = tot[3];
+	u->sleep_ns = tot[4];
+	u->preempted_ns = tot[5];
+	return u;
+}
 
 /* Send a Feedback closing quantum q with this desire, usage totals tot
  * and class cls, as given (nothing checked); 0 or -1. */
@@ -217,16 +247,12 @@ static inline int tdaemon_feedback(int fd, uint64_t q, uint32_t desire,
 {
 	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
 	Asteal__Feedback fb = ASTEAL__FEEDBACK__INIT;
+	Asteal__Usage use;
 
 	fb.quantum = q;
 	fb.desire = desire;
 	fb.desire_real = real;
-	fb.work_ns = tot[0];
-	fb.steal_ns = tot[1];
-	fb.mug_ns = tot[2];
-	fb.allotted_ns = tot[3];
-	fb.sleep_ns = tot[4];
-	fb.preempted_ns = tot[5];
+	fb.usage = tdaemon_usage_msg(&use, tot);
 	fb.quantum_class = (Asteal__QuantumClass)cls;
 	env.msg_case = ASTEAL__ENVELOPE__MSG_FEEDBACK;
 	env.feedback = &fb;
@@ -873,12 +899,8 @@ static inline int job_row(struct peer *c, uint64_t id, struct row *out)
 		out->availability = ji->availability;
 		out->workers = ji->workers;
 		out->ncpus = ji->n_cpus;
-		out->tot[0] = ji->work_ns;
-		out->tot[1] = ji->steal_ns;
-		out->tot[2] = ji->mug_ns;
-		out->tot[3] = ji->allotted_ns;
-		out->tot[4] = ji->sleep_ns;
-		out->tot[5] = ji->preempted_ns;
+		assert_non_null(ji->usage);
+		tdaemon_usage(ji->usage, out->tot);
 		found = 1;
 	}
 	frame_free(m);

@@ -617,8 +617,6 @@ static void fix_feedback(const struct harness *h, struct hconn *c,
                          Asteal__Feedback *m)
 {
 	uint64_t now = qtime_now_ns(), q = 0;
-	uint64_t *tot[6] = { &m->work_ns, &m->steal_ns, &m->mug_ns,
-	                     &m->allotted_ns, &m->sleep_ns, &m->preempted_ns };
 
 	if (h->quantum_ns > 0 && now > h->t0_ns)
 		q = (now - h->t0_ns) / h->quantum_ns;
@@ -628,9 +626,15 @@ static void fix_feedback(const struct harness *h, struct hconn *c,
 		m->desire_real = m->desire > 0 ? m->desire - 0.5 : 0;
 	}
 	m->quantum_class = (Asteal__QuantumClass)((unsigned)m->quantum_class % 4);
-	for (int k = 0; k < 6; k++) {
-		c->tot[k] += *tot[k] % 100000000;
-		*tot[k] = c->tot[k];
+	if (m->usage != NULL) {     /* none: the daemon takes zeros */
+		Asteal__Usage *u = m->usage;
+		uint64_t *tot[6] = { &u->work_ns, &u->steal_ns, &u->mug_ns,
+		                     &u->allotted_ns, &u->sleep_ns, &u->preempted_ns };
+
+		for (int k = 0; k < 6; k++) {
+			c->tot[k] += *tot[k] % 100000000;
+			*tot[k] = c->tot[k];
+		}
 	}
 }
 
@@ -1071,6 +1075,7 @@ static void make_seeds(struct fuzz_seeds *s)
 	uint8_t buf[FUZZ_SEED_LEN];
 	size_t n;
 	Asteal__Feedback fb = ASTEAL__FEEDBACK__INIT;
+	Asteal__Usage use = ASTEAL__USAGE__INIT;
 	Asteal__Released rel = ASTEAL__RELEASED__INIT;
 	Asteal__StatusRequest st = ASTEAL__STATUS_REQUEST__INIT;
 	Asteal__JobsRequest jr = ASTEAL__JOBS_REQUEST__INIT;
@@ -1085,7 +1090,8 @@ static void make_seeds(struct fuzz_seeds *s)
 	fb.quantum = 1;
 	fb.desire = 2;
 	fb.desire_real = 1.5;
-	fb.work_ns = 1000;
+	use.work_ns = 1000;
+	fb.usage = &use;
 	fb.quantum_class = ASTEAL__QUANTUM_CLASS__DEPRIVED;
 	/* a job, and a client asking everything */
 	n = 0;

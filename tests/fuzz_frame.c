@@ -100,6 +100,8 @@ static int plain_feedback(const uint8_t *body, size_t len,
 	if (m == NULL || m->msg_case != ASTEAL__ENVELOPE__MSG_FEEDBACK ||
 	    m->base.n_unknown_fields > 0 ||
 	    m->feedback->base.n_unknown_fields > 0 ||
+	    (m->feedback->usage != NULL &&
+	     m->feedback->usage->base.n_unknown_fields > 0) ||
 	    (unsigned)m->feedback->quantum_class > ASTEAL__QUANTUM_CLASS__DEPRIVED)
 		return 0;
 	fb = *m->feedback;
@@ -115,7 +117,7 @@ static int plain_feedback(const uint8_t *body, size_t len,
 static void hand_feedback(const uint8_t *body, size_t len)
 {
 	struct exchange_feedback fb, ref;
-	Asteal__Feedback a, b;
+	struct exchange_feedback_pb a, b;
 	uint8_t pa[256], pb[256];
 	size_t na, nb;
 	Asteal__Envelope *m = frame_decode(body, len, NULL, 0);
@@ -135,11 +137,11 @@ static void hand_feedback(const uint8_t *body, size_t len)
 	/* every field, whatever asteal.proto holds: both packed by protobuf-c */
 	exchange_feedback_msg(&a, &fb);
 	exchange_feedback_msg(&b, &ref);
-	if (asteal__feedback__get_packed_size(&a) > sizeof(pa) ||
-	    asteal__feedback__get_packed_size(&b) > sizeof(pb))
+	if (asteal__feedback__get_packed_size(&a.m) > sizeof(pa) ||
+	    asteal__feedback__get_packed_size(&b.m) > sizeof(pb))
 		die("a Feedback packs longer than any the hand decoder takes");
-	na = asteal__feedback__pack(&a, pa);
-	nb = asteal__feedback__pack(&b, pb);
+	na = asteal__feedback__pack(&a.m, pa);
+	nb = asteal__feedback__pack(&b.m, pb);
 	if (na != nb || memcmp(pa, pb, na) != 0)
 		die("the hand decoder reads a Feedback otherwise than frame_decode");
 	stats.hand_ok++;
@@ -368,6 +370,7 @@ static void make_seeds(struct fuzz_seeds *s)
 	Asteal__Error err;
 	Asteal__Released rel = ASTEAL__RELEASED__INIT;
 	Asteal__Feedback fb = ASTEAL__FEEDBACK__INIT;
+	Asteal__Usage use = ASTEAL__USAGE__INIT;
 	Asteal__Allot allot = ASTEAL__ALLOT__INIT;
 	Asteal__Status st = ASTEAL__STATUS__INIT;
 	Asteal__JobInfo info = ASTEAL__JOB_INFO__INIT, *infop[2] = { &info, &info };
@@ -397,13 +400,14 @@ static void make_seeds(struct fuzz_seeds *s)
 	fb.quantum = 7;
 	fb.desire = 3;
 	fb.desire_real = 2.5;
-	fb.work_ns = 9000000;
-	fb.steal_ns = 100;
-	fb.mug_ns = 10;
-	fb.allotted_ns = 10000000;
+	use.work_ns = 9000000;
+	use.steal_ns = 100;
+	use.mug_ns = 10;
+	use.allotted_ns = 10000000;
+	use.sleep_ns = 800000;
+	use.preempted_ns = 99890;
+	fb.usage = &use;
 	fb.quantum_class = ASTEAL__QUANTUM_CLASS__SATISFIED;
-	fb.sleep_ns = 800000;
-	fb.preempted_ns = 99890;
 	env.msg_case = ASTEAL__ENVELOPE__MSG_FEEDBACK;
 	env.feedback = &fb;
 	add_seed(s, &env);

@@ -489,6 +489,7 @@ static void test_plot_choice(void **state)
 	enum { NJOBS = 13, NREC = 1000 + NJOBS - 1 };
 	Asteal__JobRecord jobs[NJOBS], *jp[NJOBS];
 	Asteal__AllotmentRecord *recs = calloc(NREC, sizeof(*recs));
+	Asteal__Usage *uses = calloc(NREC, sizeof(*uses));
 	const Asteal__AllotmentRecord **rp = calloc(NREC, sizeof(*rp));
 	const uint64_t t0 = 1700000000ull * 1000000000ull, L = 10000000;
 	struct plot_input in;
@@ -498,6 +499,7 @@ static void test_plot_choice(void **state)
 
 	(void)state;
 	assert_non_null(recs);
+	assert_non_null(uses);
 	assert_non_null(rp);
 	for (i = 0; i < NJOBS; i++) {
 		asteal__job_record__init(&jobs[i]);
@@ -509,19 +511,21 @@ static void test_plot_choice(void **state)
 	for (i = 0; i < NREC; i++) {
 		Asteal__AllotmentRecord *r = &recs[i];
 		asteal__allotment_record__init(r);
+		asteal__usage__init(&uses[i]);
+		r->usage = &uses[i];
 		if (i < 1000) {         /* job 1: 1000 quanta of 1 CPU */
 			r->job_id = 1;
 			r->first_quantum = r->last_quantum = i;
 			r->start_ns = t0 + i * L;
 			r->end_ns = r->start_ns + L;
-			r->allotted_ns = L;
+			r->usage->allotted_ns = L;
 		} else {                /* jobs 2..13: 2 CPUs the whole time */
 			r->job_id = i - 1000 + 2;
 			r->first_quantum = 0;
 			r->last_quantum = 999;
 			r->start_ns = t0;
 			r->end_ns = t0 + 1000 * L;
-			r->allotted_ns = 2000 * L;
+			r->usage->allotted_ns = 2000 * L;
 		}
 		r->desire = r->allotment = r->job_id == 1 ? 1 : 2;
 		rp[i] = r;
@@ -567,6 +571,7 @@ static void test_plot_choice(void **state)
 	}
 	free(buf);
 	free(rp);
+	free(uses);
 	free(recs);
 }
 
@@ -579,6 +584,7 @@ static void test_plot_machine(void **state)
 	Asteal__JobRecord jobs[3];
 	const Asteal__JobRecord *jp[3];
 	Asteal__AllotmentRecord recs[3];
+	Asteal__Usage uses[3];
 	const Asteal__AllotmentRecord *rp[3];
 	const uint64_t t0 = 1700000000ull * 1000000000ull, S = 1000000000ull;
 	struct plot_input in;
@@ -593,11 +599,13 @@ static void test_plot_machine(void **state)
 		jobs[i].name = "j";
 		jp[i] = &jobs[i];
 		asteal__allotment_record__init(&recs[i]);
+		asteal__usage__init(&uses[i]);
+		recs[i].usage = &uses[i];
 		recs[i].job_id = (uint64_t)i + 1;
 		recs[i].start_ns = i == 0 ? t0 : t0 + 5 * S;
 		recs[i].end_ns = i == 0 ? t0 + 5 * S : t0 + 10 * S;
 		recs[i].desire = recs[i].allotment = i == 0 ? 2 : 1;
-		recs[i].allotted_ns = 5 * S * recs[i].allotment;
+		uses[i].allotted_ns = 5 * S * recs[i].allotment;
 		rp[i] = &recs[i];
 	}
 	in.jobs = jp;

@@ -45,9 +45,11 @@
  * would write it), with p's usage totals. */
 static void send_fb_int32(struct peer *p, uint64_t q, int32_t d, double real)
 {
-	uint8_t body[128], frame[160];
+	/* Usage's fields 1 to 6: work, steal, mug, sleep, preempted, allotted */
+	static const int tot_of[NTOT] = { 0, 1, 2, 4, 5, 3 };
+	uint8_t body[128], use[80], frame[160];
 	uint64_t bits;
-	size_t n = 0, len;
+	size_t n = 0, u = 0, len;
 	Asteal__Envelope *m;
 	int i;
 
@@ -59,10 +61,14 @@ static void send_fb_int32(struct peer *p, uint64_t q, int32_t d, double real)
 	memcpy(&bits, &real, sizeof(bits));
 	for (i = 0; i < 8; i++)
 		body[n++] = (uint8_t)(bits >> (8 * i));
-	for (i = 0; i < NTOT; i++) {    /* fields 4-7, then 9 and 10 */
-		body[n++] = (uint8_t)((i < 4 ? 4 + i : 5 + i) << 3);
-		n += exchange_put_varint(body + n, p->tot[i]);
+	for (i = 0; i < NTOT; i++) {
+		use[u++] = (uint8_t)((i + 1) << 3);
+		u += exchange_put_varint(use + u, p->tot[tot_of[i]]);
 	}
+	body[n++] = (uint8_t)(FEEDBACK_USAGE_FIELD << 3 | 2);   /* usage */
+	n += exchange_put_varint(body + n, u);
+	memcpy(body + n, use, u);
+	n += u;
 	len = exchange_envelope(frame, ASTEAL__ENVELOPE__MSG_FEEDBACK, body, n);
 	/* The bytes say what we mean: protobuf-c reads that desire. */
 	m = frame_decode(frame + PROTO_HEADER_LEN, len - PROTO_HEADER_LEN, NULL, 0);
@@ -70,8 +76,9 @@ static void send_fb_int32(struct peer *p, uint64_t q, int32_t d, double real)
 	assert_int_equal(m->msg_case, ASTEAL__ENVELOPE__MSG_FEEDBACK);
 	assert_int_equal(m->feedback->desire, (uint32_t)d);
 	assert_int_equal(m->feedback->quantum, q);
-	assert_int_equal(m->feedback->allotted_ns, p->tot[3]);
-	assert_int_equal(m->feedback->preempted_ns, p->tot[5]);
+	assert_non_null(m->feedback->usage);
+	assert_int_equal(m->feedback->usage->allotted_ns, p->tot[3]);
+	assert_int_equal(m->feedback->usage->preempted_ns, p->tot[5]);
 	frame_free(m);
 	send_all(p, frame, len);
 	fb_sent++;
@@ -102,18 +109,18 @@ static const struct refusal {
 	{ F_CLASS, 4, 1, 0, "Feedback.quantum_class 4 is not" },
 	{ F_CLASS, 1000, 1, 0, "Feedback.quantum_class 1000" },
 	{ F_CLASS, (uint32_t)-1, 1, 0, "Feedback.quantum_class -1" },
-	{ F_BACK, 0, 1, 0, "Feedback.work_ns went back" },
-	{ F_BACK, 0, 1, 1, "Feedback.steal_ns went back" },
-	{ F_BACK, 0, 1, 2, "Feedback.mug_ns went back" },
-	{ F_BACK, 0, 1, 3, "Feedback.allotted_ns went back" },
-	{ F_BACK, 0, 1, 4, "Feedback.sleep_ns went back" },
-	{ F_BACK, 0, 1, 5, "Feedback.preempted_ns went back" },
-	{ F_BEYOND, UINT64_MAX, 1, 0, "Feedback.work_ns 18446744073709551615 is more" },
-	{ F_BEYOND, 1ull << 63, 1, 1, "Feedback.steal_ns" },
-	{ F_BEYOND, 0, 1, 2, "Feedback.mug_ns" },
-	{ F_BEYOND, 0, 1, 3, "Feedback.allotted_ns" },
-	{ F_BEYOND, 0, 1, 4, "Feedback.sleep_ns" },
-	{ F_BEYOND, 1ull << 62, 1, 5, "Feedback.preempted_ns" },
+	{ F_BACK, 0, 1, 0, "Feedback.usage.work_ns went back" },
+	{ F_BACK, 0, 1, 1, "Feedback.usage.steal_ns went back" },
+	{ F_BACK, 0, 1, 2, "Feedback.usage.mug_ns went back" },
+	{ F_BACK, 0, 1, 3, "Feedback.usage.allotted_ns went back" },
+	{ F_BACK, 0, 1, 4, "Feedback.usage.sleep_ns went back" },
+	{ F_BACK, 0, 1, 5, "Feedback.usage.preempted_ns went back" },
+	{ F_BEYOND, UINT64_MAX, 1, 0, "Feedback.usage.work_ns 18446744073709551615 is more" },
+	{ F_BEYOND, 1ull << 63, 1, 1, "Feedback.usage.steal_ns" },
+	{ F_BEYOND, 0, 1, 2, "Feedback.usage.mug_ns" },
+	{ F_BEYOND, 0, 1, 3, "Feedback.usage.allotted_ns" },
+	{ F_BEYOND, 0, 1, 4, "Feedback.usage.sleep_ns" },
+	{ F_BEYOND, 1ull << 62, 1, 5, "Feedback.usage.preempted_ns" },
 };
 
 /* Send job p the Feedback of refusal r (F_BACK: after a good one). */

@@ -7,9 +7,10 @@
  *   a request before the handshake, a peer dying mid-frame and a
  *   peer that never reads its replies each get an Error where possible and
  *   are disconnected, while a good client connected all along is served;
- * - the old protocols: a Hello of version 1 or 2 (a JOB's or a CLIENT's)
- *   gets BAD_VERSION naming both versions ("protocol version 1, this side
- *   speaks 3"), then the end of the stream.
+ * - the old protocols: a Hello of version 1, 2 or 3 (a JOB's or a
+ *   CLIENT's; version 3's with its usage totals in the fields 9 to 14 it
+ *   had) gets BAD_VERSION naming both versions ("protocol version 1, this
+ *   side speaks 4"), then the end of the stream.
  * The other test_daemon_* files test what joined peers send (their
  * harness is in daemonutil.h).  Every wait is on a condition with a
  * deadline (poll, never sleep and hope).
@@ -175,19 +176,25 @@ static void test_bad_peers(void **state)
 	close(good);
 }
 
-/* A Hello of protocol version 1 (Ticks) or 2 (usage on the wall clock,
- * sleep in steal_ns), a JOB's or a CLIENT's: BAD_VERSION naming both
+/* A Hello of protocol version 1 (Ticks), 2 (usage on the wall clock,
+ * sleep in steal_ns) or 3 (usage totals field by field, 9 to 14, where
+ * version 4 has none), a JOB's or a CLIENT's: BAD_VERSION naming both
  * versions, then the end of the stream. */
 static void test_old_version(void **state)
 {
 	static const Asteal__Role roles[] = { ASTEAL__ROLE__JOB, ASTEAL__ROLE__CLIENT };
+	static uint8_t one = 1;
+	ProtobufCMessageUnknownField v3[6];
 	char speaks[32], old[32];
 	size_t i;
 
 	(void)state;
 	snprintf(speaks, sizeof(speaks), "speaks %u", PROTO_VERSION);
-	assert_string_equal(speaks, "speaks 3");
-	for (i = 0; i < 2 * sizeof(roles) / sizeof(roles[0]); i++) {
+	assert_string_equal(speaks, "speaks 4");
+	for (i = 0; i < 6; i++)         /* work_ns = 9 ... preempted_ns = 14: 1 */
+		v3[i] = (ProtobufCMessageUnknownField){
+			(uint32_t)(9 + i), PROTOBUF_C_WIRE_TYPE_VARINT, 1, &one };
+	for (i = 0; i < 3 * sizeof(roles) / sizeof(roles[0]); i++) {
 		struct frame_reader *r = frame_reader_new();
 		Asteal__Role role = roles[i % 2];
 		Asteal__Envelope env, *m;
@@ -198,6 +205,10 @@ static void test_old_version(void **state)
 		frame_hello(&env, &h, role, "old", role == ASTEAL__ROLE__JOB ? 4 : 0,
 		            "", "libasteal 0.0");
 		h.version = 1 + (uint32_t)(i / 2);
+		if (h.version == 3) {
+			h.base.n_unknown_fields = 6;
+			h.base.unknown_fields = v3;
+		}
 		snprintf(old, sizeof(old), "protocol version %u", h.version);
 		assert_int_equal(frame_write_fd(fd, &env), 0);
 		m = next(fd, r);

@@ -3,7 +3,8 @@
  * against protobuf-c: Allot frames byte for byte on random messages, every
  * Feedback field of asteal.proto through plain C and a page, the Feedback
  * decoder field for field on random messages and on the forms it must
- * leave to frame_decode, a Hello's usage totals, and the class mapping.
+ * leave to frame_decode, the Usage message's fields, and the class
+ * mapping.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -106,11 +107,11 @@ static void test_allot_refused(void **state)
  * the message has, whatever fields asteal.proto holds. */
 static size_t packed_feedback(uint8_t *buf, const struct exchange_feedback *fb)
 {
-	Asteal__Feedback m;
+	struct exchange_feedback_pb m;
 
 	exchange_feedback_msg(&m, fb);
-	assert_true(asteal__feedback__get_packed_size(&m) <= 256);
-	return asteal__feedback__pack(&m, buf);
+	assert_true(asteal__feedback__get_packed_size(&m.m) <= 256);
+	return asteal__feedback__pack(&m.m, buf);
 }
 
 /* Compare a hand-decoded Feedback with protobuf-c's decoding. */
@@ -142,20 +143,28 @@ static double rnd_double(void)
 	}
 }
 
-/* Fill every field of a Feedback message with a random value, walking
- * protobuf-c's descriptor (so a field added to asteal.proto is filled
- * too); the class is a known value, an unknown one or a negative one
- * when odd_class, else a known one or unspecified. */
-static void rnd_feedback(Asteal__Feedback *m, int odd_class)
+/* Fill every field of message m (of descriptor d, initialised) with a
+ * random value, walking protobuf-c's descriptor (so a field added to
+ * asteal.proto is filled too), its Usage in *u; the class is a known
+ * value, an unknown one or a negative one when odd_class, else a known
+ * one or unspecified. */
+static void rnd_fields(ProtobufCMessage *m, Asteal__Usage *u, int odd_class)
 {
-	const ProtobufCMessageDescriptor *d = &asteal__feedback__descriptor;
+	const ProtobufCMessageDescriptor *d = m->descriptor;
 
-	asteal__feedback__init(m);
 	for (unsigned i = 0; i < d->n_fields; i++) {
 		const ProtobufCFieldDescriptor *f = &d->fields[i];
 		void *at = (char *)m + f->offset;
 
 		switch (f->type) {
+		case PROTOBUF_C_TYPE_MESSAGE:
+			if (f->descriptor != &asteal__usage__descriptor)
+				fail_msg("%s has a message field this test does not fill",
+				         d->name);
+			asteal__usage__init(u);
+			rnd_fields(&u->base, NULL, odd_class);
+			*(Asteal__Usage **)at = u;
+			break;
 		case PROTOBUF_C_TYPE_UINT64:
 			*(uint64_t *)at = rnd_value();
 			break;
@@ -170,10 +179,17 @@ static void rnd_feedback(Asteal__Feedback *m, int odd_class)
 			                 : (int32_t)(rnd() % (odd_class ? 5 : 4));
 			break;
 		default:
-			fail_msg("Feedback field %s has a type this test does not fill",
-			         f->name);
+			fail_msg("field %s.%s has a type this test does not fill",
+			         d->name, f->name);
 		}
 	}
+}
+
+/* A random Feedback message, its Usage in *u (rnd_fields). */
+static void rnd_feedback(Asteal__Feedback *m, Asteal__Usage *u, int odd_class)
+{
+	asteal__feedback__init(m);
+	rnd_fields(&m->base, u, odd_class);
 }
 
 /* Every field of asteal.proto's Feedback travels: a random message
@@ -186,16 +202,18 @@ static void test_feedback_fields(void **state)
 	(void)state;
 	page_init(&pg);
 	for (int run = 0; run < RUNS / 10; run++) {
-		Asteal__Feedback m, back;
+		Asteal__Feedback m;
+		Asteal__Usage u;
+		struct exchange_feedback_pb back;
 		struct exchange_feedback fb, paged;
 		uint8_t a[256], b[256], c[256];
 		size_t na, nb, nc;
 
-		rnd_feedback(&m, 0);
+		rnd_feedback(&m, &u, 0);
 		na = asteal__feedback__pack(&m, a);
 		exchange_feedback_from(&fb, &m);
 		exchange_feedback_msg(&back, &fb);
-		nb = asteal__feedback__pack(&back, b);
+		nb = asteal__feedback__pack(&back.m, b);
 		assert_int_equal(na, nb);
 		assert_memory_equal(a, b, na);
 		page_feed_write(&pg, &fb);
@@ -218,11 +236,12 @@ static void test_feedback_random(void **state)
 	for (run = 0; run < RUNS; run++) {
 		Asteal__Envelope env = ASTEAL__ENVELOPE__INIT;
 		Asteal__Feedback m, *back;
+		Asteal__Usage u;
 		Asteal__Envelope *dec;
 		struct exchange_feedback fb;
 		size_t len;
 
-		rnd_feedback(&m, 1);
+		rnd_feedback(&m, &u, 1);
 		env.msg_case = ASTEAL__ENVELOPE__MSG_FEEDBACK;
 		env.feedback = &m;
 		assert_int_equal(frame_encode(&env, buf, sizeof(buf), &len), 0);
@@ -243,7 +262,7 @@ static void test_feedback_random(void **state)
 		                                          len - PROTO_HEADER_LEN, &fb), 1);
 		assert_same(&fb, back);
 		assert_int_equal(fb.quantum, m.quantum);
-		assert_int_equal(fb.use.ns[USAGE_WORK], m.work_ns);
+		assert_int_equal(fb.use.ns[USAGE_WORK], m.usage->work_ns);
 		frame_free(dec);
 	}
 	assert_true(left > RUNS / 10 && left < RUNS / 2);   /* both kinds */
@@ -254,36 +273,55 @@ static void test_feedback_random(void **state)
  * ones (hand 1) are taken, with the values protobuf-c reads. */
 static void test_feedback_other_forms(void **state)
 {
+	/* 0x5a: the Envelope's field 11 (Feedback) and the Feedback's field
+	 * 11 (usage), both length-delimited; in a Usage, 0x20 is sleep_ns
+	 * (4) and 0x28 preempted_ns (5) */
 	static const struct {
 		uint8_t b[16]; size_t n; int generic_ok, hand;
+		uint64_t sleep, preempted;    /* what a taken one holds */
 	} cases[] = {
-		/* Feedback{quantum 5} plain: taken (the control case) */
-		{ { 0x5a, 0x02, 0x08, 0x05 }, 4, 1, 1 },
-		/* quantum 5, sleep_ns 3, preempted_ns 2 (fields 9, 10): taken */
-		{ { 0x5a, 0x06, 0x08, 0x05, 0x48, 0x03, 0x50, 0x02 }, 8, 1, 1 },
+		/* Feedback{quantum 5} plain, no usage: taken (the control) */
+		{ { 0x5a, 0x02, 0x08, 0x05 }, 4, 1, 1, 0, 0 },
+		/* quantum 5, usage {sleep_ns 3, preempted_ns 2}: taken */
+		{ { 0x5a, 0x08, 0x08, 0x05, 0x5a, 0x04, 0x20, 0x03, 0x28, 0x02 },
+		  10, 1, 1, 3, 2 },
+		/* quantum 5, an empty usage: taken, zeros */
+		{ { 0x5a, 0x04, 0x08, 0x05, 0x5a, 0x00 }, 6, 1, 1, 0, 0 },
 		/* a padded varint (05 as 85 00) */
-		{ { 0x5a, 0x03, 0x08, 0x85, 0x00 }, 5, 1, 0 },
+		{ { 0x5a, 0x03, 0x08, 0x85, 0x00 }, 5, 1, 0, 0, 0 },
 		/* fields out of order: desire, then quantum */
-		{ { 0x5a, 0x04, 0x10, 0x02, 0x08, 0x05 }, 6, 1, 0 },
-		/* ... preempted_ns, then sleep_ns */
-		{ { 0x5a, 0x06, 0x08, 0x05, 0x50, 0x02, 0x48, 0x03 }, 8, 1, 0 },
+		{ { 0x5a, 0x04, 0x10, 0x02, 0x08, 0x05 }, 6, 1, 0, 0, 0 },
+		/* ... in the usage: preempted_ns, then sleep_ns */
+		{ { 0x5a, 0x08, 0x08, 0x05, 0x5a, 0x04, 0x28, 0x02, 0x20, 0x03 },
+		  10, 1, 0, 0, 0 },
 		/* a field twice (protobuf-c keeps the last) */
-		{ { 0x5a, 0x04, 0x08, 0x05, 0x08, 0x06 }, 6, 1, 0 },
+		{ { 0x5a, 0x04, 0x08, 0x05, 0x08, 0x06 }, 6, 1, 0, 0, 0 },
+		/* ... in the usage */
+		{ { 0x5a, 0x08, 0x08, 0x05, 0x5a, 0x04, 0x20, 0x03, 0x20, 0x04 },
+		  10, 1, 0, 0, 0 },
 		/* an unknown field 15 (the last with a one-byte tag) */
-		{ { 0x5a, 0x04, 0x08, 0x05, 0x78, 0x01 }, 6, 1, 0 },
+		{ { 0x5a, 0x04, 0x08, 0x05, 0x78, 0x01 }, 6, 1, 0, 0, 0 },
+		/* ... an unknown field 7 in the usage */
+		{ { 0x5a, 0x06, 0x08, 0x05, 0x5a, 0x02, 0x38, 0x01 }, 8, 1, 0, 0, 0 },
+		/* the usage as a varint, not a message */
+		{ { 0x5a, 0x04, 0x08, 0x05, 0x58, 0x01 }, 6, 0, 0, 0, 0 },
+		/* the usage's length past the Feedback's end */
+		{ { 0x5a, 0x06, 0x08, 0x05, 0x5a, 0x05, 0x20, 0x03 }, 8, 0, 0, 0, 0 },
+		/* the usage cut in a varint */
+		{ { 0x5a, 0x05, 0x08, 0x05, 0x5a, 0x01, 0x20 }, 7, 0, 0, 0, 0 },
 		/* quantum with the wrong wire type (fixed32) */
-		{ { 0x5a, 0x05, 0x0d, 1, 2, 3, 4 }, 7, 0, 0 },
+		{ { 0x5a, 0x05, 0x0d, 1, 2, 3, 4 }, 7, 0, 0, 0, 0 },
 		/* desire_real cut short */
-		{ { 0x5a, 0x05, 0x19, 1, 2, 3, 4 }, 7, 0, 0 },
+		{ { 0x5a, 0x05, 0x19, 1, 2, 3, 4 }, 7, 0, 0, 0, 0 },
 		/* a length past the end */
-		{ { 0x5a, 0x09, 0x08, 0x05 }, 4, 0, 0 },
+		{ { 0x5a, 0x09, 0x08, 0x05 }, 4, 0, 0, 0, 0 },
 		/* an Allot, not a Feedback */
-		{ { 0x62, 0x02, 0x08, 0x05 }, 4, 1, 0 },
+		{ { 0x62, 0x02, 0x08, 0x05 }, 4, 1, 0, 0, 0 },
 		/* Feedback, then an unknown envelope field */
-		{ { 0x5a, 0x02, 0x08, 0x05, 0x9a, 0x06, 0x00 }, 7, 1, 0 },
+		{ { 0x5a, 0x02, 0x08, 0x05, 0x9a, 0x06, 0x00 }, 7, 1, 0, 0, 0 },
 		/* a varint of 11 bytes */
 		{ { 0x5a, 0x0c, 0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-		    0xff, 0xff, 0xff, 0x01 }, 14, 0, 0 },
+		    0xff, 0xff, 0xff, 0x01 }, 14, 0, 0, 0, 0 },
 	};
 	size_t i;
 
@@ -300,9 +338,10 @@ static void test_feedback_other_forms(void **state)
 		assert_int_equal(taken, cases[i].hand);
 		if (taken) {
 			assert_int_equal(fb.quantum, 5);
-			/* fields 9 and 10 left out (zero) read as 0 */
-			assert_int_equal(fb.use.ns[USAGE_SLEEP], i == 0 ? 0 : 3);
-			assert_int_equal(fb.use.ns[USAGE_PREEMPTED], i == 0 ? 0 : 2);
+			/* a usage left out, or its fields, read as 0 */
+			assert_int_equal(fb.use.ns[USAGE_SLEEP], cases[i].sleep);
+			assert_int_equal(fb.use.ns[USAGE_PREEMPTED], cases[i].preempted);
+			assert_int_equal(fb.use.ns[USAGE_WORK], 0);
 			assert_same(&fb, m->feedback);
 		}
 		frame_free(m);
@@ -318,31 +357,33 @@ static void test_feedback_msg(void **state)
 		            [USAGE_ALLOTTED] = 40, [USAGE_SLEEP] = 50,
 		            [USAGE_PREEMPTED] = 60 },
 		.cls = 2 }, b;
-	Asteal__Feedback m;
+	struct exchange_feedback_pb m;
 
 	(void)state;
 	exchange_feedback_msg(&m, &a);
-	assert_int_equal(m.quantum_class, ASTEAL__QUANTUM_CLASS__DEPRIVED);
-	exchange_feedback_from(&b, &m);
+	assert_int_equal(m.m.quantum_class, ASTEAL__QUANTUM_CLASS__DEPRIVED);
+	exchange_feedback_from(&b, &m.m);
 	assert_int_equal(b.quantum, a.quantum);
 	assert_int_equal(b.desire, a.desire);
 	assert_true(b.desire_real == a.desire_real);
-	assert_int_equal(m.work_ns, 10);
-	assert_int_equal(m.steal_ns, 20);
-	assert_int_equal(m.mug_ns, 30);
-	assert_int_equal(m.allotted_ns, 40);
-	assert_int_equal(m.sleep_ns, 50);
-	assert_int_equal(m.preempted_ns, 60);
+	assert_ptr_equal(m.m.usage, &m.use);
+	assert_int_equal(m.use.work_ns, 10);
+	assert_int_equal(m.use.steal_ns, 20);
+	assert_int_equal(m.use.mug_ns, 30);
+	assert_int_equal(m.use.allotted_ns, 40);
+	assert_int_equal(m.use.sleep_ns, 50);
+	assert_int_equal(m.use.preempted_ns, 60);
 	assert_memory_equal(&b.use, &a.use, sizeof(a.use));
 	assert_int_equal(b.cls, 2);
 }
 
-/* A Hello's usage totals, filled from plain C and back: each kind in the
- * field of its name. */
-static void test_hello_usage(void **state)
+/* A Usage message, filled from plain C and back: each kind in the field
+ * of its name and number; none reads as zeros. */
+static void test_usage_msg(void **state)
 {
+	const ProtobufCMessageDescriptor *d = &asteal__usage__descriptor;
 	struct usage_totals a, b;
-	Asteal__Hello m = ASTEAL__HELLO__INIT;
+	Asteal__Usage m;
 	const uint64_t *f[USAGE_N] = {
 		[USAGE_WORK] = &m.work_ns, [USAGE_STEAL] = &m.steal_ns,
 		[USAGE_MUG] = &m.mug_ns, [USAGE_SLEEP] = &m.sleep_ns,
@@ -351,11 +392,25 @@ static void test_hello_usage(void **state)
 	(void)state;
 	for (int k = 0; k < USAGE_N; k++)
 		a.ns[k] = 1000u * (unsigned)(k + 1);
-	exchange_hello_usage_msg(&m, &a);
+	exchange_usage_msg(&m, &a);
 	for (int k = 0; k < USAGE_N; k++)
 		assert_int_equal(*f[k], a.ns[k]);
-	exchange_hello_usage_from(&b, &m);
+	exchange_usage_from(&b, &m);
 	assert_memory_equal(&b, &a, sizeof(a));
+	/* the names and numbers message.h gives are asteal.proto's */
+	assert_int_equal(d->n_fields, USAGE_N);
+	for (int k = 0; k < USAGE_N; k++) {
+		const ProtobufCFieldDescriptor *fd =
+			protobuf_c_message_descriptor_get_field_by_name(
+				d, exchange_usage_name((enum usage_kind)k));
+
+		assert_non_null(fd);
+		assert_int_equal(fd->id, k + 1);
+		assert_ptr_equal((const char *)&m + fd->offset, (const char *)f[k]);
+	}
+	exchange_usage_from(&b, NULL);
+	for (int k = 0; k < USAGE_N; k++)
+		assert_int_equal(b.ns[k], 0);
 }
 
 /* The class mapping: index + 1 on the wire, anything else unspecified. */
@@ -383,7 +438,7 @@ int main(void)
 		cmocka_unit_test(test_feedback_random),
 		cmocka_unit_test(test_feedback_other_forms),
 		cmocka_unit_test(test_feedback_msg),
-		cmocka_unit_test(test_hello_usage),
+		cmocka_unit_test(test_usage_msg),
 		cmocka_unit_test(test_classes),
 	};
 

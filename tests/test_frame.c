@@ -59,10 +59,26 @@ struct store {
 	Asteal__WaitReply wait_reply;
 	Asteal__Launch launch;
 	Asteal__Launched launched;
+	Asteal__Usage use[6];           /* the messages' usage, one each */
 };
 
-/* A JobInfo with every field set. */
-static void sample_info(Asteal__JobInfo *j, uint64_t id)
+/* A Usage with every field set to these values. */
+static Asteal__Usage *set_usage(Asteal__Usage *u, uint64_t work, uint64_t steal,
+                                uint64_t mug, uint64_t sleep,
+                                uint64_t preempted, uint64_t allotted)
+{
+	asteal__usage__init(u);
+	u->work_ns = work;
+	u->steal_ns = steal;
+	u->mug_ns = mug;
+	u->sleep_ns = sleep;
+	u->preempted_ns = preempted;
+	u->allotted_ns = allotted;
+	return u;
+}
+
+/* A JobInfo with every field set, its usage in u. */
+static void sample_info(Asteal__JobInfo *j, Asteal__Usage *u, uint64_t id)
 {
 	asteal__job_info__init(j);
 	j->id = id;
@@ -77,23 +93,19 @@ static void sample_info(Asteal__JobInfo *j, uint64_t id)
 	j->n_cpus = 3;
 	j->cpus = cpus;
 	j->efficiency = 0.875;
-	j->work_ns = 111;
-	j->steal_ns = 22;
-	j->mug_ns = 3;
+	j->usage = set_usage(u, 111, 22, 3, 2, 2, 140);
 	j->workers = 8;
-	j->allotted_ns = 140;
 	j->quantum_class = ASTEAL__QUANTUM_CLASS__DEPRIVED;
 	j->unmanaged = 1;
-	j->sleep_ns = 2;
-	j->preempted_ns = 2;
 	j->cpus_cap = 2;
 	j->rigid = 1;
 	j->confinement = "cgroup";
 	j->cpu_ns = 99;
 }
 
-/* An AllotmentRecord with every field set. */
-static void sample_arec(Asteal__AllotmentRecord *a, uint64_t job)
+/* An AllotmentRecord with every field set, its usage in u. */
+static void sample_arec(Asteal__AllotmentRecord *a, Asteal__Usage *u,
+                        uint64_t job)
 {
 	asteal__allotment_record__init(a);
 	a->job_id = job;
@@ -106,13 +118,8 @@ static void sample_arec(Asteal__AllotmentRecord *a, uint64_t job)
 	a->allotment = 4;
 	a->n_cpus = 4;
 	a->cpus = cpus;
-	a->work_ns = 1;
-	a->steal_ns = 2;
-	a->mug_ns = 3;
+	a->usage = set_usage(u, 1, 2, 3, 5, 4, 15);
 	a->quantum_class = ASTEAL__QUANTUM_CLASS__SATISFIED;
-	a->allotted_ns = 15;
-	a->sleep_ns = 5;
-	a->preempted_ns = 4;
 	a->cpu_quanta = 9;
 }
 
@@ -145,12 +152,7 @@ static int sample_body(Asteal__Envelope *env, struct store *s,
 		s->hello.job_id = 17;
 		s->hello.page = 1;
 		s->hello.page_allot = 1;
-		s->hello.work_ns = 11;
-		s->hello.steal_ns = 12;
-		s->hello.mug_ns = 13;
-		s->hello.allotted_ns = 14;
-		s->hello.sleep_ns = 15;
-		s->hello.preempted_ns = 16;
+		s->hello.usage = set_usage(&s->use[0], 11, 12, 13, 15, 16, 14);
 		return 0;
 	case ASTEAL__ENVELOPE__MSG_WELCOME:
 		frame_welcome(env, &s->welcome, 7, 10000, 5000000000ull, cpus, 5,
@@ -183,13 +185,9 @@ static int sample_body(Asteal__Envelope *env, struct store *s,
 		f->quantum = 41;
 		f->desire = 3;
 		f->desire_real = 2.25;
-		f->work_ns = 9000000;
-		f->steal_ns = 700000;
-		f->mug_ns = 1000;
-		f->allotted_ns = 20000000;
+		f->usage = set_usage(&s->use[0], 9000000, 700000, 1000, 10000000,
+		                     299000, 20000000);
 		f->quantum_class = ASTEAL__QUANTUM_CLASS__INEFFICIENT;
-		f->sleep_ns = 10000000;
-		f->preempted_ns = 299000;
 		env->feedback = f;
 		break;
 	}
@@ -276,8 +274,8 @@ static int sample_body(Asteal__Envelope *env, struct store *s,
 		break;
 	case ASTEAL__ENVELOPE__MSG_JOBS:
 		asteal__jobs__init(&s->jobs);
-		sample_info(&s->info[0], 3);
-		sample_info(&s->info[1], 17);
+		sample_info(&s->info[0], &s->use[0], 3);
+		sample_info(&s->info[1], &s->use[1], 17);
 		s->infop[0] = &s->info[0];
 		s->infop[1] = &s->info[1];
 		s->jobs.n_jobs = 2;
@@ -316,18 +314,13 @@ static int sample_body(Asteal__Envelope *env, struct store *s,
 		r->end_ns = 20;
 		r->status_known = 1;
 		r->wait_status = -1;   /* sint32: a negative one must survive */
-		r->work_ns = 1;
-		r->steal_ns = 2;
-		r->mug_ns = 3;
+		r->usage = set_usage(&s->use[0], 1, 2, 3, 6, 3, 15);
 		r->workers = 4;
-		r->allotted_ns = 15;
-		r->sleep_ns = 6;
-		r->preempted_ns = 3;
 		r->time_limit_ns = 60000000000u;
 		r->timeout = 1;
 		s->recp[0] = r;
-		sample_arec(&s->arec[0], 3);
-		sample_arec(&s->arec[1], 3);
+		sample_arec(&s->arec[0], &s->use[1], 3);
+		sample_arec(&s->arec[1], &s->use[2], 3);
 		s->arecp[0] = &s->arec[0];
 		s->arecp[1] = &s->arec[1];
 		asteal__history__init(&s->history);
@@ -822,20 +815,21 @@ static void test_version(void **state)
 	assert_int_equal(frame_check_version(PROTO_VERSION, why, sizeof(why)), 0);
 	assert_int_equal(frame_check_version(1, why, sizeof(why)), -1);
 	assert_int_equal(errno, EPROTONOSUPPORT);
-	assert_string_equal(why, "protocol version 1, this side speaks 3");
+	assert_string_equal(why, "protocol version 1, this side speaks 4");
 	assert_int_equal(frame_error_code(errno), ASTEAL__ERROR_CODE__BAD_VERSION);
 	assert_int_equal(frame_check_version(0, why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "no protocol version"));
 	assert_int_equal(frame_check_version(2, NULL, 0), -1);  /* usage before 3 */
-	assert_int_equal(frame_check_version(4, NULL, 0), -1);
+	assert_int_equal(frame_check_version(3, NULL, 0), -1);  /* usage unnested */
+	assert_int_equal(frame_check_version(5, NULL, 0), -1);
 
 	sample(&env, &s, ASTEAL__ENVELOPE__MSG_HELLO);
 	assert_int_equal(frame_check_handshake(&env, ASTEAL__ENVELOPE__MSG_HELLO,
 					       why, sizeof(why)), 0);
-	s.hello.version = 4;
+	s.hello.version = 5;
 	assert_int_equal(frame_check_handshake(&env, ASTEAL__ENVELOPE__MSG_HELLO,
 					       why, sizeof(why)), -1);
-	assert_string_equal(why, "protocol version 4, this side speaks 3");
+	assert_string_equal(why, "protocol version 5, this side speaks 4");
 	assert_int_equal(frame_check_handshake(&env, ASTEAL__ENVELOPE__MSG_WELCOME,
 					       why, sizeof(why)), -1);
 	assert_int_equal(errno, EPROTO);

@@ -83,19 +83,14 @@ static void job_claim(struct job *j, uint64_t claim, const uint64_t *tot)
 {
 	Asteal__Envelope env, *m;
 	Asteal__Hello h;
+	Asteal__Usage use;
 
 	j->fd = tdaemon_dial(&d);
 	assert_true(j->fd >= 0);
 	frame_hello(&env, &h, ASTEAL__ROLE__JOB, "test", 2, tdaemon_command, "test");
 	h.job_id = claim;
-	if (tot != NULL) {
-		h.work_ns = tot[0];
-		h.steal_ns = tot[1];
-		h.mug_ns = tot[2];
-		h.allotted_ns = tot[3];
-		h.sleep_ns = tot[4];
-		h.preempted_ns = tot[5];
-	}
+	if (tot != NULL)
+		h.usage = tdaemon_usage_msg(&use, tot);
 	assert_int_equal(frame_write_fd(j->fd, &env), 0);
 	j->r = frame_reader_new();
 	assert_non_null(j->r);
@@ -150,7 +145,7 @@ static int jobs_say(void *arg)
 	Asteal__Envelope env = ASTEAL__ENVELOPE__INIT, *m;
 	Asteal__JobsRequest jr = ASTEAL__JOBS_REQUEST__INIT;
 	struct says *w = arg;
-	const uint64_t *t = w->tot;
+	uint64_t got[NUSE];
 	int ok = 0;
 
 	jr.ids = &w->id;
@@ -159,11 +154,8 @@ static int jobs_say(void *arg)
 	env.jobs_request = &jr;
 	m = ask(&env, ASTEAL__ENVELOPE__MSG_JOBS);
 	if (m->jobs->n_jobs == 1) {
-		const Asteal__JobInfo *ji = m->jobs->jobs[0];
-
-		ok = ji->work_ns == t[0] && ji->steal_ns == t[1] &&
-		     ji->mug_ns == t[2] && ji->allotted_ns == t[3] &&
-		     ji->sleep_ns == t[4] && ji->preempted_ns == t[5];
+		tdaemon_usage(m->jobs->jobs[0]->usage, got);
+		ok = memcmp(got, w->tot, sizeof(got)) == 0;
 	}
 	frame_free(m);
 	return ok;
@@ -236,23 +228,15 @@ static void record_totals(uint64_t id, uint64_t rec[NUSE], uint64_t runs[NUSE])
 
 	assert_int_equal(m->history->n_jobs, 1);
 	r = m->history->jobs[0];
-	rec[0] = r->work_ns;
-	rec[1] = r->steal_ns;
-	rec[2] = r->mug_ns;
-	rec[3] = r->allotted_ns;
-	rec[4] = r->sleep_ns;
-	rec[5] = r->preempted_ns;
+	tdaemon_usage(r->usage, rec);
 	memset(runs, 0, NUSE * sizeof(*runs));
 	assert_true(m->history->n_allotments >= 1);
 	for (size_t i = 0; i < m->history->n_allotments; i++) {
-		const Asteal__AllotmentRecord *a = m->history->allotments[i];
+		uint64_t sum[NUSE];
 
-		runs[0] += a->work_ns;
-		runs[1] += a->steal_ns;
-		runs[2] += a->mug_ns;
-		runs[3] += a->allotted_ns;
-		runs[4] += a->sleep_ns;
-		runs[5] += a->preempted_ns;
+		tdaemon_usage(m->history->allotments[i]->usage, sum);
+		for (int k = 0; k < NUSE; k++)
+			runs[k] += sum[k];
 	}
 	frame_free(m);
 }
@@ -443,7 +427,7 @@ static void test_usage_away(void **state)
 	assert_int_equal(test_wait(jobs_say, &(struct says){ b.id, first },
 	                           tdaemon_bound()), 0);
 	snprintf(who, sizeof(who), "job %" PRIu64 " pid %d:", b.id, (int)getpid());
-	assert_int_equal(tdaemon_log_count(&d, "Hello.work_ns 1000000000000000000 is "
+	assert_int_equal(tdaemon_log_count(&d, "Hello.usage.work_ns 1000000000000000000 is "
 	                                   "more than its 2 workers", who), 1);
 	snprintf(who, sizeof(who), "job %" PRIu64 " 'test':", a.id);
 	assert_int_equal(tdaemon_log_count(&d, "while no daemon had it", who), 1);
