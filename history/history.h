@@ -233,11 +233,11 @@ struct history_quantum {
 	int64_t start_ns, end_ns;     /* 0 < start_ns <= end_ns */
 	int desire, availability, allotment;    /* >= 0 */
 	const char *cpus;     /* Linux list format, "" when none; not NULL */
-	int64_t work_ns, steal_ns, mug_ns;      /* usage, >= 0 */
+	int64_t use[USAGE_N]; /* usage by enum usage_kind (proto/message.h),
+				 each >= 0; USAGE_ALLOTTED is the time its
+				 allotted workers held CPUs */
 	int cls;              /* enum history_class: this quantum's, when
 				 known; HISTORY_CLASS_NONE leaves the run's */
-	int64_t allotted_ns;  /* time its allotted workers held CPUs, >= 0 */
-	int64_t sleep_ns, preempted_ns;         /* usage, >= 0 */
 	int64_t epoch;        /* the shares' generation: runs of turns end
 				 where it changes (above) */
 };
@@ -252,10 +252,8 @@ struct history_job_info {
 	int64_t end_ns;       /* 0 while running */
 	int has_exit;         /* whether exit_status is known */
 	int exit_status;
-	int64_t work_ns, steal_ns, mug_ns;      /* totals */
+	int64_t use[USAGE_N]; /* usage totals by enum usage_kind */
 	int workers;          /* 0 = never known */
-	int64_t allotted_ns;  /* the sum over its runs */
-	int64_t sleep_ns, preempted_ns;         /* totals */
 	int64_t time_limit_ns;  /* 0 = none */
 	int timed_out;        /* stopped at its time limit */
 };
@@ -269,10 +267,8 @@ struct history_run {
 	int64_t end_ns;       /* end of the last quantum */
 	int desire, availability, allotment;
 	const char *cpus;
-	int64_t work_ns, steal_ns, mug_ns;      /* sums over the run */
+	int64_t use[USAGE_N]; /* usage by enum usage_kind, summed over the run */
 	int cls;
-	int64_t allotted_ns;  /* sum over the run */
-	int64_t sleep_ns, preempted_ns;         /* sums over the run */
 	int64_t cpu_quanta;   /* processor-quanta allotted in the run */
 };
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cpulist.h"
+#include "exchange.h"
 #include "frame.h"
 #include "histpage.h"
 #include "history.h"
@@ -21,18 +22,14 @@ static char *dup_str(const char *s)
 	return strdup(s != NULL ? s : "");
 }
 
-/* A Usage at u (the record's own storage) from a row's usage values. */
-static Asteal__Usage *row_usage(Asteal__Usage *u, int64_t work, int64_t steal,
-                                int64_t mug, int64_t sleep, int64_t preempted,
-                                int64_t allotted)
+/* A Usage at u (the record's own storage) from a row's usage. */
+static Asteal__Usage *row_usage(Asteal__Usage *u, const int64_t use[USAGE_N])
 {
-	asteal__usage__init(u);
-	u->work_ns = (uint64_t)work;
-	u->steal_ns = (uint64_t)steal;
-	u->mug_ns = (uint64_t)mug;
-	u->sleep_ns = (uint64_t)sleep;
-	u->preempted_ns = (uint64_t)preempted;
-	u->allotted_ns = (uint64_t)allotted;
+	struct usage_totals t;
+
+	for (int k = 0; k < USAGE_N; k++)
+		t.ns[k] = (uint64_t)use[k];
+	exchange_usage_msg(u, &t);
 	return u;
 }
 
@@ -62,9 +59,7 @@ static int page_job(const struct history_job_info *j, void *arg)
 	r->end_ns = (uint64_t)j->end_ns;
 	r->status_known = j->has_exit != 0;
 	r->wait_status = j->exit_status;
-	r->usage = row_usage((Asteal__Usage *)(r + 1), j->work_ns, j->steal_ns,
-	                     j->mug_ns, j->sleep_ns, j->preempted_ns,
-	                     j->allotted_ns);
+	r->usage = row_usage((Asteal__Usage *)(r + 1), j->use);
 	r->workers = (uint32_t)j->workers;
 	r->time_limit_ns = (uint64_t)j->time_limit_ns;
 	r->timeout = j->timed_out != 0;
@@ -114,9 +109,7 @@ static int page_run(const struct history_run *a, void *arg)
 	r->desire = (uint32_t)a->desire;
 	r->availability = (uint32_t)a->availability;
 	r->allotment = (uint32_t)a->allotment;
-	r->usage = row_usage((Asteal__Usage *)(r + 1), a->work_ns, a->steal_ns,
-	                     a->mug_ns, a->sleep_ns, a->preempted_ns,
-	                     a->allotted_ns);
+	r->usage = row_usage((Asteal__Usage *)(r + 1), a->use);
 	r->cpus = (uint32_t *)(r->usage + 1);
 	for (i = 0; i < n; i++)
 		r->cpus[i] = (uint32_t)cpus[i];

@@ -23,21 +23,25 @@
 
 #define EXPIRE_BATCH 5000               /* runs deleted per transaction */
 
-#define JOB_COLS_BEFORE "j.id, j.name, j.uid, j.pid, j.command," \
-	" j.start_ns, j.end_ns, j.exit_status, j.work_ns, j.steal_ns," \
-	" j.mug_ns, j.workers, j.allotted_ns, j.sleep_ns, j.preempted_ns"
-#define JOB_COLS JOB_COLS_BEFORE ", j.time_limit_ns, j.timed_out"
+/* The columns the queries read, by position: a job's (the six usage
+ * columns last, from JOB_USE on, in enum usage_kind's order), and a run's
+ * with its job's uid, start and end (usage from RUN_USE on). */
+#define J_USE_(kind, name, number) ", j." #name
+#define A_USE_(kind, name, number) ", a." #name
+#define JOB_HEAD "j.id, j.name, j.uid, j.pid, j.command, j.start_ns," \
+	" j.end_ns, j.exit_status, j.workers"
+#define JOB_COLS JOB_HEAD ", j.time_limit_ns, j.timed_out" USAGE_KINDS(J_USE_)
+#define JOB_USE 11
 #define RUN_COLS "a.job, a.first_quantum, a.last_quantum, a.start_ns," \
-	" a.end_ns, a.desire, a.availability, a.allotment, a.cpus," \
-	" a.work_ns, a.steal_ns, a.mug_ns, a.class, a.allotted_ns, a.id," \
-	" j.uid, j.start_ns, j.end_ns, a.sleep_ns, a.preempted_ns," \
-	" a.cpu_quanta"
+	" a.end_ns, a.desire, a.availability, a.allotment, a.cpus, a.class," \
+	" a.id, j.uid, j.start_ns, j.end_ns, a.cpu_quanta" USAGE_KINDS(A_USE_)
+#define RUN_USE 15
 
 /* The query of jobs of a reader of a file of the version before (7),
  * which has no time limits: none, never timed out. */
 const char hist_query_jobs_before[] =
-	"SELECT " JOB_COLS_BEFORE ", 0, 0 FROM jobs j WHERE j.id > ?1"
-	" ORDER BY j.id";
+	"SELECT " JOB_HEAD ", 0, 0" USAGE_KINDS(J_USE_) " FROM jobs j"
+	" WHERE j.id > ?1 ORDER BY j.id";
 
 /* The read side's statements, ST_QUERY on (history.c prepares them at
  * open with the store's).  The queries select by position alone, in the
@@ -226,16 +230,13 @@ static int query_jobs(struct scan *sc, history_job_cb jcb, void *arg,
 			.end_ns = sqlite3_column_int64(s, 6),
 			.has_exit = sqlite3_column_type(s, 7) != SQLITE_NULL,
 			.exit_status = sqlite3_column_int(s, 7),
-			.work_ns = sqlite3_column_int64(s, 8),
-			.steal_ns = sqlite3_column_int64(s, 9),
-			.mug_ns = sqlite3_column_int64(s, 10),
-			.workers = sqlite3_column_int(s, 11),
-			.allotted_ns = sqlite3_column_int64(s, 12),
-			.sleep_ns = sqlite3_column_int64(s, 13),
-			.preempted_ns = sqlite3_column_int64(s, 14),
-			.time_limit_ns = sqlite3_column_int64(s, 15),
-			.timed_out = sqlite3_column_int(s, 16),
+			.workers = sqlite3_column_int(s, 8),
+			.time_limit_ns = sqlite3_column_int64(s, 9),
+			.timed_out = sqlite3_column_int(s, 10),
 		};
+
+		for (int k = 0; k < USAGE_N; k++)
+			j.use[k] = sqlite3_column_int64(s, JOB_USE + k);
 
 		sc->looked++;
 		sc->pos.job = j.id;
@@ -315,16 +316,13 @@ static int query_runs(struct scan *sc, history_run_cb rcb, void *arg)
 			.availability = sqlite3_column_int(s, 6),
 			.allotment = sqlite3_column_int(s, 7),
 			.cpus = text(s, 8),
-			.work_ns = sqlite3_column_int64(s, 9),
-			.steal_ns = sqlite3_column_int64(s, 10),
-			.mug_ns = sqlite3_column_int64(s, 11),
-			.cls = sqlite3_column_int(s, 12),
-			.allotted_ns = sqlite3_column_int64(s, 13),
-			.id = sqlite3_column_int64(s, 14),
-			.sleep_ns = sqlite3_column_int64(s, 18),
-			.preempted_ns = sqlite3_column_int64(s, 19),
-			.cpu_quanta = sqlite3_column_int64(s, 20),
+			.cls = sqlite3_column_int(s, 9),
+			.id = sqlite3_column_int64(s, 10),
+			.cpu_quanta = sqlite3_column_int64(s, 14),
 		};
+
+		for (int k = 0; k < USAGE_N; k++)
+			r.use[k] = sqlite3_column_int64(s, RUN_USE + k);
 
 		sc->looked++;
 		sc->pos.job = r.job;
@@ -334,10 +332,10 @@ static int query_runs(struct scan *sc, history_run_cb rcb, void *arg)
 			break;
 		if (w == 0) {
 			scan_seek(sc, 1);
-		} else if (!job_selected(f, sqlite3_column_int64(s, 15),
-					 sqlite3_column_int64(s, 16),
-					 sqlite3_column_type(s, 17) == SQLITE_NULL,
-					 sqlite3_column_int64(s, 17)) ||
+		} else if (!job_selected(f, sqlite3_column_int64(s, 11),
+					 sqlite3_column_int64(s, 12),
+					 sqlite3_column_type(s, 13) == SQLITE_NULL,
+					 sqlite3_column_int64(s, 13)) ||
 			   (f->until_ns != 0 && r.start_ns > f->until_ns)) {
 			sc->pos.start_ns = sc->pos.run = INT64_MAX;
 			scan_seek(sc, 1);

@@ -220,18 +220,6 @@ int hist_sync(struct history *h)
 	return h->degraded ? 0 : -1;
 }
 
-/* A quantum's usage as an array (enum usage_kind). */
-static void quantum_use(const struct history_quantum *q,
-			int64_t u[USAGE_N])
-{
-	u[USAGE_WORK] = q->work_ns;
-	u[USAGE_STEAL] = q->steal_ns;
-	u[USAGE_MUG] = q->mug_ns;
-	u[USAGE_SLEEP] = q->sleep_ns;
-	u[USAGE_PREEMPTED] = q->preempted_ns;
-	u[USAGE_ALLOTTED] = q->allotted_ns;
-}
-
 /* Whether every usage in u is >= 0. */
 static int use_ok(const int64_t u[USAGE_N])
 {
@@ -245,7 +233,6 @@ static int use_ok(const int64_t u[USAGE_N])
 static int check_quantum(struct history *h, const struct history_quantum *q)
 {
 	const char *why = NULL;
-	int64_t u[USAGE_N];
 
 	if (q == NULL || q->cpus == NULL)
 		why = "NULL quantum or cpus";
@@ -253,7 +240,7 @@ static int check_quantum(struct history *h, const struct history_quantum *q)
 		why = "bad quantum number or times";
 	else if (q->desire < 0 || q->availability < 0 || q->allotment < 0)
 		why = "negative desire, availability or allotment";
-	else if (quantum_use(q, u), !use_ok(u))
+	else if (!use_ok(q->use))
 		why = "negative usage";
 	else if (q->cls < HISTORY_CLASS_NONE || q->cls > HISTORY_DEPRIVED)
 		why = "bad class";
@@ -394,7 +381,7 @@ int hist_enqueue(struct history *h, int64_t job, struct run *r)
 int history_allot(struct history *h, int64_t job_id,
 		  const struct history_quantum *q)
 {
-	int64_t u[USAGE_N];
+	const int64_t *u;
 	struct live *l;
 	struct run *r;
 	int64_t qn;
@@ -421,7 +408,7 @@ int history_allot(struct history *h, int64_t job_id,
 		h->open_written_ns = q->start_ns;
 	if (q->end_ns > h->now_ns)
 		h->now_ns = q->end_ns;
-	quantum_use(q, u);
+	u = q->use;
 	hist_had_add(l, u);
 	if (l->has_run && (how = continues(r, q, qn)) != 0) {
 		if (how == 2)

@@ -61,7 +61,8 @@ enum usage_kind {
 };
 
 /* Usage's field numbers are the kinds' places plus one (and so the page's
- * words for them are PAGE_USAGE_WORD(1) to PAGE_USAGE_WORD(USAGE_N)). */
+ * words for them are PAGE_USAGE_WORD(1) to PAGE_USAGE_WORD(USAGE_N),
+ * page.h). */
 #define USAGE_NUMBER_CHECK_(kind, name, number)                         \
 	_Static_assert(USAGE_##kind + 1 == (number),                     \
 	               "Usage." #name "'s number is its kind's place + 1");

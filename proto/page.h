@@ -70,20 +70,21 @@
 #define PAGE_READ_TRIES 4
 
 /* The job's half: written by its link thread only.  word[n] holds the
- * Feedback's field number n, and word[PAGE_USAGE_WORD(n)] its Usage's
- * field number n (proto/message.h's lists, so that a new field needs
- * nothing here): an integer as it is, a double's bits, the class as on
- * the wire (index + 1, 0 for none); a word no field uses stays 0, as
- * proto3 leaves a field out. */
+ * Feedback's field number n (1 to 15), and word[PAGE_USAGE_WORD(n)] its
+ * Usage's field number n (proto/message.h's lists, so that a new field
+ * needs nothing here, and moves no other): an integer as it is, a
+ * double's bits, the class as on the wire (index + 1, 0 for none); a
+ * word no field uses stays 0, as proto3 leaves a field out. */
 #define PAGE_FEED_WORDS 31
-#define PAGE_USAGE_WORD(number) (FEEDBACK_MAX_FIELD + (number))
+#define PAGE_USAGE_WORD(number) (15 + (number))
 struct page_feed {
 	uint32_t seq;                  /* odd while being written */
 	uint32_t pad;
 	uint64_t word[PAGE_FEED_WORDS];
 };
 
-_Static_assert(PAGE_USAGE_WORD(USAGE_N) < PAGE_FEED_WORDS,
+_Static_assert(FEEDBACK_MAX_FIELD < PAGE_USAGE_WORD(1) &&
+               PAGE_USAGE_WORD(USAGE_N) < PAGE_FEED_WORDS,
                "every Feedback field has its word in the page");
 
 /* The job's revocations: written by its worker that parks last. */

@@ -215,9 +215,10 @@ static inline struct history_quantum quantum(int64_t base_ns, int64_t qn,
 		.quantum = qn, .start_ns = base_ns + qn * QNS,
 		.end_ns = base_ns + (qn + 1) * QNS,
 		.desire = d, .availability = p, .allotment = a, .cpus = cpus,
-		.work_ns = 1000000, .steal_ns = 2000000, .mug_ns = 3000000,
-		.cls = cls, .allotted_ns = 4000000, .sleep_ns = 500000,
-		.preempted_ns = 250000,
+		.use = { [USAGE_WORK] = 1000000, [USAGE_STEAL] = 2000000,
+		         [USAGE_MUG] = 3000000, [USAGE_ALLOTTED] = 4000000,
+		         [USAGE_SLEEP] = 500000, [USAGE_PREEMPTED] = 250000 },
+		.cls = cls,
 	};
 
 	return q;

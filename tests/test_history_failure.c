@@ -385,7 +385,7 @@ static void test_full_disk(void **state)
 	assert_int_equal(rs->njobs, 4);             /* a, b, c, d: not g */
 	assert_int_equal(rs->job[1].id, b);
 	assert_int_equal(rs->job[1].end_ns, T0 + DAY);
-	assert_int_equal(rs->job[1].work_ns, 40 * (1000000 + 5));
+	assert_int_equal(rs->job[1].use[USAGE_WORK], 40 * (1000000 + 5));
 	assert_int_equal(rs->nruns, 20);            /* a's 10, b's 10 */
 	free(rs);
 	e = begin(h, "e", 105, T0);

@@ -42,7 +42,7 @@ static void test_pause(void **state)
 	rs = query(h, NULL);
 	assert_int_equal(rs->njobs, 1);
 	assert_int_equal(rs->job[0].end_ns, 0);     /* still running */
-	assert_int_equal(rs->job[0].work_ns, 1000000);
+	assert_int_equal(rs->job[0].use[USAGE_WORK], 1000000);
 	assert_int_equal(rs->nruns, 1);
 	free(rs);
 	/* Taken back, it adds the runs of the next daemon, and its first
@@ -53,29 +53,18 @@ static void test_pause(void **state)
 	assert_int_equal(history_job_end(h, a, T0 + DAY, NULL), 0);
 	rs = query(h, NULL);
 	assert_int_equal(rs->job[0].end_ns, T0 + DAY);
-	assert_int_equal(rs->job[0].work_ns, 2000000);
-	assert_int_equal(rs->job[0].steal_ns, 4000000);
-	assert_int_equal(rs->job[0].mug_ns, 6000000);
-	assert_int_equal(rs->job[0].allotted_ns, 8000000);
-	assert_int_equal(rs->job[0].sleep_ns, 1000000);
-	assert_int_equal(rs->job[0].preempted_ns, 500000);
+	assert_int_equal(rs->job[0].use[USAGE_WORK], 2000000);
+	assert_int_equal(rs->job[0].use[USAGE_STEAL], 4000000);
+	assert_int_equal(rs->job[0].use[USAGE_MUG], 6000000);
+	assert_int_equal(rs->job[0].use[USAGE_ALLOTTED], 8000000);
+	assert_int_equal(rs->job[0].use[USAGE_SLEEP], 1000000);
+	assert_int_equal(rs->job[0].use[USAGE_PREEMPTED], 500000);
 	assert_int_equal(rs->nruns, 2);
 	assert_int_equal(rs->run[1].first_quantum, 1);
 	free(rs);
 	assert_int_equal(history_job_pause(h, a), -1);  /* ended */
 	assert_int_equal(history_job_pause(NULL, a), -1);
 	history_close(h);
-}
-
-/* A job info's totals as an array (enum usage_kind). */
-static void info_use(const struct history_job_info *j, int64_t u[USAGE_N])
-{
-	u[USAGE_WORK] = j->work_ns;
-	u[USAGE_STEAL] = j->steal_ns;
-	u[USAGE_MUG] = j->mug_ns;
-	u[USAGE_SLEEP] = j->sleep_ns;
-	u[USAGE_PREEMPTED] = j->preempted_ns;
-	u[USAGE_ALLOTTED] = j->allotted_ns;
 }
 
 /* A job's usage away: its totals as this handle knows them (its row's
@@ -96,12 +85,8 @@ static void test_away(void **state)
 	q = quantum(T0, 0, 2, 4, 2, "0-1", HISTORY_SATISFIED);
 	assert_int_equal(history_allot(h, a, &q), 0);
 	assert_int_equal(history_usage(h, a, w), 0);
-	want[USAGE_WORK] = q.work_ns + w[USAGE_WORK];
-	want[USAGE_STEAL] = q.steal_ns + w[USAGE_STEAL];
-	want[USAGE_MUG] = q.mug_ns + w[USAGE_MUG];
-	want[USAGE_SLEEP] = q.sleep_ns + w[USAGE_SLEEP];
-	want[USAGE_PREEMPTED] = q.preempted_ns + w[USAGE_PREEMPTED];
-	want[USAGE_ALLOTTED] = q.allotted_ns + w[USAGE_ALLOTTED];
+	for (int k = 0; k < USAGE_N; k++)
+		want[k] = q.use[k] + w[k];
 	assert_int_equal(history_job_usage(h, a, &start, use), 0);
 	assert_int_equal(start, T0);
 	assert_memory_equal(use, want, sizeof(want));
@@ -131,11 +116,11 @@ static void test_away(void **state)
 	assert_int_equal(history_job_end(h, a, T0 + 2 * DAY, NULL), 0);
 	rs = query(h, NULL);
 	assert_int_equal(rs->njobs, 1);
-	info_use(&rs->job[0], use);
+	memcpy(use, rs->job[0].use, sizeof(use));
 	assert_memory_equal(use, want, sizeof(want));
 	assert_int_equal(rs->nruns, 1);      /* the away is in no run */
-	assert_int_equal(rs->run[0].work_ns, runs[USAGE_WORK]);
-	assert_int_equal(rs->run[0].allotted_ns, runs[USAGE_ALLOTTED]);
+	assert_int_equal(rs->run[0].use[USAGE_WORK], runs[USAGE_WORK]);
+	assert_int_equal(rs->run[0].use[USAGE_ALLOTTED], runs[USAGE_ALLOTTED]);
 	free(rs);
 	history_close(h);
 	assert_int_equal(peek(f->path, "SELECT count(*) FROM away"), 1);
@@ -199,11 +184,11 @@ static void test_restart(void **state)
 	rs = query(h, &(struct history_filter){ .jobs = &d, .njobs = 1 });
 	assert_int_equal(rs->job[0].end_ns, now);
 	assert_false(rs->job[0].has_exit);
-	assert_int_equal(rs->job[0].work_ns, 5 * 1000000LL);
-	assert_int_equal(rs->job[0].mug_ns, 5 * 3000000LL);
-	assert_int_equal(rs->job[0].sleep_ns, 5 * 500000LL);
-	assert_int_equal(rs->job[0].preempted_ns, 5 * 250000LL);
-	assert_int_equal(rs->job[0].allotted_ns, 5 * 4000000LL);
+	assert_int_equal(rs->job[0].use[USAGE_WORK], 5 * 1000000LL);
+	assert_int_equal(rs->job[0].use[USAGE_MUG], 5 * 3000000LL);
+	assert_int_equal(rs->job[0].use[USAGE_SLEEP], 5 * 500000LL);
+	assert_int_equal(rs->job[0].use[USAGE_PREEMPTED], 5 * 250000LL);
+	assert_int_equal(rs->job[0].use[USAGE_ALLOTTED], 5 * 4000000LL);
 	free(rs);
 	/* g, the highest id, expires with a and b; no id is given again. */
 	g = begin(h, "g", 600, T0);

@@ -55,22 +55,22 @@ static void test_job_round_trip(void **state)
 	assert_true(rs->job[0].has_exit);
 	assert_int_equal(rs->job[0].exit_status, 3);
 	/* Its totals are its runs' sums. */
-	assert_int_equal(rs->job[0].work_ns, 1000000);
-	assert_int_equal(rs->job[0].steal_ns, 2000000);
-	assert_int_equal(rs->job[0].mug_ns, 3000000);
+	assert_int_equal(rs->job[0].use[USAGE_WORK], 1000000);
+	assert_int_equal(rs->job[0].use[USAGE_STEAL], 2000000);
+	assert_int_equal(rs->job[0].use[USAGE_MUG], 3000000);
 	assert_int_equal(rs->job[0].workers, 4);
-	assert_int_equal(rs->job[0].allotted_ns, 4000000);     /* its one run */
-	assert_int_equal(rs->job[0].sleep_ns, 500000);
-	assert_int_equal(rs->job[0].preempted_ns, 250000);
+	assert_int_equal(rs->job[0].use[USAGE_ALLOTTED], 4000000);     /* its one run */
+	assert_int_equal(rs->job[0].use[USAGE_SLEEP], 500000);
+	assert_int_equal(rs->job[0].use[USAGE_PREEMPTED], 250000);
 	assert_int_equal(rs->job[1].id, b);
 	assert_int_equal(rs->job[1].end_ns, 0);
 	assert_false(rs->job[1].has_exit);
 	assert_int_equal(rs->nruns, 1);
 	assert_int_equal(rs->run[0].job, a);
 	assert_string_equal(rs->run[0].cpus, "0");
-	assert_int_equal(rs->run[0].allotted_ns, 4000000);
-	assert_int_equal(rs->run[0].sleep_ns, 500000);
-	assert_int_equal(rs->run[0].preempted_ns, 250000);
+	assert_int_equal(rs->run[0].use[USAGE_ALLOTTED], 4000000);
+	assert_int_equal(rs->run[0].use[USAGE_SLEEP], 500000);
+	assert_int_equal(rs->run[0].use[USAGE_PREEMPTED], 250000);
 	free(rs);
 	/* A worker count learnt later replaces the one begun with. */
 	assert_int_equal(history_job_workers(h, b, 16), 0);
@@ -83,7 +83,7 @@ static void test_job_round_trip(void **state)
 	assert_true(rs->job[0].has_exit);
 	assert_int_equal(rs->job[0].exit_status, 9);
 	assert_int_equal(rs->job[0].workers, 16);
-	assert_int_equal(rs->job[0].allotted_ns, 0);           /* no runs */
+	assert_int_equal(rs->job[0].use[USAGE_ALLOTTED], 0);           /* no runs */
 	free(rs);
 	history_close(h);
 }
@@ -109,9 +109,9 @@ static void test_one_row(void **state)
 	assert_int_equal(rs->run[0].last_quantum, 999);
 	assert_int_equal(rs->run[0].start_ns, T0);
 	assert_int_equal(rs->run[0].end_ns, T0 + 1000 * QNS);
-	assert_int_equal(rs->run[0].work_ns, 1000 * 1000000LL);
-	assert_int_equal(rs->run[0].steal_ns, 1000 * 2000000LL);
-	assert_int_equal(rs->run[0].mug_ns, 1000 * 3000000LL);
+	assert_int_equal(rs->run[0].use[USAGE_WORK], 1000 * 1000000LL);
+	assert_int_equal(rs->run[0].use[USAGE_STEAL], 1000 * 2000000LL);
+	assert_int_equal(rs->run[0].use[USAGE_MUG], 1000 * 3000000LL);
 	assert_int_equal(rs->run[0].desire, 4);
 	assert_int_equal(rs->run[0].availability, 8);
 	assert_int_equal(rs->run[0].allotment, 4);
@@ -161,7 +161,7 @@ static void test_changes(void **state)
 		assert_int_equal(rs->run[r].last_quantum, last);
 		assert_int_equal(rs->run[r].start_ns, T0 + at[r] * QNS);
 		assert_int_equal(rs->run[r].end_ns, T0 + (last + 1) * QNS);
-		assert_int_equal(rs->run[r].work_ns,
+		assert_int_equal(rs->run[r].use[USAGE_WORK],
 				 (last - at[r] + 1) * 1000000LL);
 	}
 	assert_int_equal(rs->run[1].desire, 6);
@@ -200,8 +200,8 @@ static void turn(struct history *h, int64_t id, int64_t qn, int d, int a,
 	struct history_quantum q = quantum(T0, qn, d, a, a, cpus,
 					   HISTORY_DEPRIVED);
 
-	q.work_ns = q.steal_ns = q.mug_ns = q.allotted_ns = 0;
-	q.sleep_ns = q.preempted_ns = 0;
+	q.use[USAGE_WORK] = q.use[USAGE_STEAL] = q.use[USAGE_MUG] = q.use[USAGE_ALLOTTED] = 0;
+	q.use[USAGE_SLEEP] = q.use[USAGE_PREEMPTED] = 0;
 	q.epoch = e;
 	assert_int_equal(history_allot(h, id, &q), 0);
 	assert_int_equal(history_advance(h, qn, T0 + (qn + 1) * QNS), 0);
@@ -309,7 +309,7 @@ static void test_fed_by_changes(void **state)
 	/* Usage reported before the first values goes to the first run. */
 	assert_int_equal(history_usage(h, a, USE(5, 6, 7, 0, 0, 8)), 0);
 	q = quantum(T0, 3, 1, 2, 1, "0", HISTORY_SATISFIED);
-	q.work_ns = q.steal_ns = q.mug_ns = q.allotted_ns = 0;
+	q.use[USAGE_WORK] = q.use[USAGE_STEAL] = q.use[USAGE_MUG] = q.use[USAGE_ALLOTTED] = 0;
 	assert_int_equal(history_allot(h, a, &q), 0);
 	assert_int_equal(history_allot(h, b, &q), 0);
 	for (int64_t n = 3; n < 40; n++) {
@@ -321,7 +321,7 @@ static void test_fed_by_changes(void **state)
 	assert_true(last_on_disk(f, a) >= 39 - 50000000 / QNS - 1);
 	/* b changes at 40; a does not, and lasts on. */
 	q = quantum(T0, 40, 2, 2, 2, "0-1", HISTORY_SATISFIED);
-	q.work_ns = q.steal_ns = q.mug_ns = q.allotted_ns = 0;
+	q.use[USAGE_WORK] = q.use[USAGE_STEAL] = q.use[USAGE_MUG] = q.use[USAGE_ALLOTTED] = 0;
 	assert_int_equal(history_allot(h, b, &q), 0);
 	assert_int_equal(history_advance(h, 41, T0 + 42 * QNS), 0);
 	assert_int_equal(history_advance(h, 40, T0 + 41 * QNS), -1);
@@ -331,8 +331,8 @@ static void test_fed_by_changes(void **state)
 	assert_int_equal(rs->run[0].first_quantum, 3);
 	assert_int_equal(rs->run[0].last_quantum, 41);
 	assert_int_equal(rs->run[0].end_ns, T0 + 42 * QNS);
-	assert_int_equal(rs->run[0].work_ns, 5 + 37);
-	assert_int_equal(rs->run[0].allotted_ns, 8 + 37);
+	assert_int_equal(rs->run[0].use[USAGE_WORK], 5 + 37);
+	assert_int_equal(rs->run[0].use[USAGE_ALLOTTED], 8 + 37);
 	assert_int_equal(rs->run[1].last_quantum, 39);
 	assert_int_equal(rs->run[2].first_quantum, 40);
 	assert_int_equal(rs->run[2].last_quantum, 41);
