@@ -315,12 +315,32 @@ int64_t history_job_begin(struct history *h, const struct history_job *j)
 	return id;
 }
 
-/* Stop tracking the tracked job l: its open run, brought up to now, goes
- * to the queue. */
-static void job_untrack(struct history *h, struct live *l)
+/* Queue the write of a row of away: usage of job id in no run, at at_ns;
+ * 0, or -1 when the buffer of job writes is full (counted). */
+static int away_push(struct history *h, int64_t id, int64_t at_ns,
+		     const int64_t use[USAGE_N])
+{
+	struct jobop op;
+
+	memset(&op, 0, sizeof(op));
+	op.kind = OP_AWAY;
+	op.job = id;
+	op.end_ns = at_ns;
+	memcpy(op.use, use, sizeof(op.use));
+	return op_push(h, &op);
+}
+
+/* Stop tracking the tracked job l at at_ns: its open run, brought up to
+ * now, goes to the queue; usage it was given before any run (it left, or
+ * its daemon stopped, before its first) goes to its totals as a row of
+ * away at at_ns, so that its totals keep all it was given. */
+static void job_untrack(struct history *h, struct live *l, int64_t at_ns)
 {
 	int64_t id = l->job;
+	int carried = 0;
 
+	for (int k = 0; k < USAGE_N; k++)
+		carried |= l->carry[k] != 0;
 	if (l->has_run) {
 		hist_extend(h, &l->run);
 		l->has_run = 0;
@@ -328,6 +348,9 @@ static void job_untrack(struct history *h, struct live *l)
 			free(l->run.cpus);
 		else
 			hist_enqueue(h, id, &l->run);   /* a full queue counts it */
+	} else if (carried && !l->lost) {
+		away_push(h, id, at_ns > l->start_ns ? at_ns : l->start_ns,
+			  l->carry);            /* a full buffer counts it */
 	}
 	live_remove(h, l);
 }
@@ -358,7 +381,7 @@ int history_job_end(struct history *h, int64_t id, int64_t end_ns,
 	}
 	if (l != NULL) {
 		lost = l->lost;
-		job_untrack(h, l);
+		job_untrack(h, l, end_ns);
 	}
 	memset(&op, 0, sizeof(op));
 	op.kind = OP_END;
@@ -383,7 +406,7 @@ int history_job_pause(struct history *h, int64_t id)
 		return -1;
 	if ((l = hist_live_get(h, id, "job pause")) == NULL)
 		return -1;
-	job_untrack(h, l);
+	job_untrack(h, l, h->now_ns);
 	hist_sync(h);
 	return 0;
 }
@@ -494,7 +517,6 @@ int history_away(struct history *h, int64_t id, int64_t at_ns,
 		 const int64_t use[USAGE_N])
 {
 	struct live *l;
-	struct jobop op;
 
 	if (h == NULL)
 		return -1;
@@ -511,12 +533,7 @@ int history_away(struct history *h, int64_t id, int64_t at_ns,
 		return -1;
 	if (l->lost)
 		return 0;               /* nothing of it is kept */
-	memset(&op, 0, sizeof(op));
-	op.kind = OP_AWAY;
-	op.job = id;
-	op.end_ns = at_ns;
-	memcpy(op.use, use, sizeof(op.use));
-	if (op_push(h, &op) < 0)
+	if (away_push(h, id, at_ns, use) < 0)
 		return -1;
 	hist_had_add(l, use);
 	hist_sync(h);

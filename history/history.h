@@ -32,7 +32,9 @@
  *        outside every run, added at wall time at_ns as it reconnected
  *        (history_away): what it said it had run under its id that its
  *        totals lacked, the time it was away from every daemon (or whose
- *        Feedback its last daemon never took or never wrote)
+ *        Feedback its last daemon never took or never wrote); or usage
+ *        it was given before its first run when it ended, or its daemon
+ *        stopped, before one (at its end, or the latest quantum's end)
  *
  * with indexes jobs(end_ns), allotments(job, start_ns), grants(job),
  * away(job) (a job's grants and usage away go with it, retention
@@ -418,16 +420,18 @@ int history_retry(struct history *h);
  * of memory. */
 int64_t history_job_begin(struct history *h, const struct history_job *j);
 
-/* End a running job: its open run, the queue and its row's end_ns and
- * exit status (NULL: unknown, keeps one set earlier) are written in one
+/* End a running job: its open run (or, with none, the usage it was given
+ * as a row of away at end_ns), the queue and its row's end_ns and exit
+ * status (NULL: unknown, keeps one set earlier) are written in one
  * transaction (or kept pending, see "Failures"); -1 if the job is
  * unknown or already ended. */
 int history_job_end(struct history *h, int64_t id, int64_t end_ns,
 		    const int *exit_status);
 
-/* The daemon stops while job id runs: write its open run and the queue,
- * stop tracking it, and leave the row open for history_job_reopen(); -1
- * if it is not tracked. */
+/* The daemon stops while job id runs: write its open run (or, with none,
+ * the usage it was given as a row of away at the latest quantum's end)
+ * and the queue, stop tracking it, and leave the row open for
+ * history_job_reopen(); -1 if it is not tracked. */
 int history_job_pause(struct history *h, int64_t id);
 
 /* Set a job's exit status (from a supervising command line, before or

@@ -2,7 +2,8 @@
  * test_history_restart.c - asteald's history in SQLite across daemons and
  * days: a job that outlives its daemon (paused, taken back, its totals
  * added up), its usage away (outside every run, added to its totals
- * once), history across restarts with ids never reused, reclaiming
+ * once), usage given before a job's first run kept when the job stops
+ * or ends before one, history across restarts with ids never reused, reclaiming
  * and closing stale jobs, many jobs ended in a scattered order and taken
  * back in reverse, and retention (only jobs ended long enough ago, with
  * their runs, a bounded step at a time).
@@ -132,6 +133,56 @@ static void test_away(void **state)
 	assert_int_equal(stats(h).jobs, 0);
 	history_close(h);
 	assert_int_equal(peek(f->path, "SELECT count(*) FROM away"), 0);
+}
+
+/* Usage given before a job's first run (its Feedback came before the tick
+ * that records it) is in its totals when its daemon stops or it ends
+ * before any run: a row of away, at the latest quantum's end or its end;
+ * given once it has a run, it is the run's. */
+static void test_usage_before_run(void **state)
+{
+	struct fixture *f = *state;
+	struct history_opts o = { .retention_days = 7 };
+	struct history *h = open_ok(f, &o);
+	const int64_t w[USAGE_N] = { 7, 6, 5, 4, 3, 25 };
+	int64_t a, b, c, start, use[USAGE_N];
+	struct history_quantum q;
+	struct rows *rs;
+
+	a = begin(h, "a", 100, T0);         /* paused before a run */
+	b = begin(h, "b", 101, T0);         /* ended before a run */
+	c = begin(h, "c", 102, T0);         /* given usage, then a run */
+	assert_int_equal(history_usage(h, a, w), 0);
+	assert_int_equal(history_usage(h, b, w), 0);
+	assert_int_equal(history_usage(h, c, w), 0);
+	q = quantum(T0, 3, 2, 4, 2, "0-1", HISTORY_SATISFIED);
+	assert_int_equal(history_allot(h, c, &q), 0);
+	assert_int_equal(history_job_pause(h, a), 0);
+	assert_int_equal(history_job_end(h, b, T0 + DAY, NULL), 0);
+	assert_int_equal(history_job_end(h, c, T0 + DAY, NULL), 0);
+	history_close(h);
+	assert_int_equal(peek(f->path, "SELECT count(*) FROM away"), 2);
+	assert_int_equal(peek(f->path, "SELECT at_ns FROM away WHERE job = 1"),
+	                 T0 + 4 * QNS);      /* the end of c's quantum 3 */
+	assert_int_equal(peek(f->path, "SELECT at_ns FROM away WHERE job = 2"),
+	                 T0 + DAY);
+
+	h = open_ok(f, &o);
+	rs = query(h, NULL);
+	assert_int_equal(rs->njobs, 3);
+	assert_memory_equal(rs->job[0].use, w, sizeof(w));
+	assert_memory_equal(rs->job[1].use, w, sizeof(w));
+	for (int k = 0; k < USAGE_N; k++)       /* c: its run has both */
+		assert_int_equal(rs->job[2].use[k], q.use[k] + w[k]);
+	assert_int_equal(rs->nruns, 1);
+	assert_int_equal(rs->run[0].job, c);
+	assert_int_equal(rs->run[0].use[USAGE_WORK], q.use[USAGE_WORK] + w[USAGE_WORK]);
+	free(rs);
+	/* a, taken back, knows it too */
+	assert_int_equal(history_job_reopen(h, a, 100), 0);
+	assert_int_equal(history_job_usage(h, a, &start, use), 0);
+	assert_memory_equal(use, w, sizeof(w));
+	history_close(h);
 }
 
 /* Close and open again: everything is there, a running job can be taken
@@ -319,6 +370,7 @@ int main(void)
 #define T(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
 		T(test_pause),
 		T(test_away),
+		T(test_usage_before_run),
 		T(test_restart),
 		T(test_retention),
 		T(test_many_jobs),

@@ -103,6 +103,33 @@ static void job_claim(struct job *j, uint64_t claim, const uint64_t *tot)
 	frame_free(m);
 }
 
+/* The ticks our daemon has run. */
+static uint64_t ticks_run(void)
+{
+	Asteal__Envelope *m;
+	uint64_t t = tdaemon_status(&d, &m)->ticks;
+
+	frame_free(m);
+	return t;
+}
+
+/* Whether our daemon has run *arg ticks. */
+static int ticked(void *arg)
+{
+	return ticks_run() >= *(const uint64_t *)arg;
+}
+
+/* Wait for our daemon's next two ticks: a job connected before them has
+ * its first run in the history (which the ticks begin), so that the
+ * usage of its Feedbacks goes to a run (before any run, it would go to
+ * its totals only, as usage away). */
+static void two_ticks(void)
+{
+	uint64_t t = ticks_run() + 2;
+
+	assert_int_equal(test_wait(ticked, &t, tdaemon_bound()), 0);
+}
+
 /* Connect a job of 2 workers and take its Welcome. */
 static void job_connect(struct job *j)
 {
@@ -260,6 +287,7 @@ static void test_usage_reported(void **state)
 	(void)state;
 	assert_int_equal(tdaemon_start(&d, args, 0), 0);
 	job_connect(&j);
+	two_ticks();
 	c.q = quantum_now(&j);
 	assert_int_equal(tdaemon_feedback(j.fd, c.q, 1, 1, first,
 	                 ASTEAL__QUANTUM_CLASS__SATISFIED), 0);
@@ -404,6 +432,7 @@ static void test_usage_away(void **state)
 	assert_int_equal(tdaemon_start(&d, args, 0), 0);
 	job_connect(&a);
 	job_connect(&b);
+	two_ticks();
 	assert_int_equal(tdaemon_feedback(a.fd, quantum_now(&a), 1, 1, first,
 	                 ASTEAL__QUANTUM_CLASS__SATISFIED), 0);
 	assert_int_equal(tdaemon_feedback(b.fd, quantum_now(&b), 1, 1, first,
