@@ -623,13 +623,11 @@ int query_history(const struct cli *g, int argc, char **argv)
 		{ "limit", required_argument, NULL, 'l' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *cmd = argv[0], *plot;
+	const char *cmd = argv[0];
 	uint64_t ids[QUERY_MAX_IDS];
 	struct hist h, hp;
 	struct hist_opts ho;
-	struct hist_query q;
 	struct query_args a;
-	unsigned long limit;
 	int nids, r, ncpus = 0, to_stdout;
 
 	memset(&ho, 0, sizeof(ho));
@@ -638,10 +636,7 @@ int query_history(const struct cli *g, int argc, char **argv)
 	    (r = query_args_done(&a, cmd, ho.q.jobs ? &job_table : &rec_table)) != 0 ||
 	    a.helpformat)
 		return r;
-	q = ho.q;
-	plot = ho.plot;
-	limit = ho.limit;
-	to_stdout = plot != NULL && strcmp(plot, "-") == 0;
+	to_stdout = ho.plot != NULL && strcmp(ho.plot, "-") == 0;
 	if (to_stdout && (a.form_given || a.json || a.columns != NULL))
 		return cli_usage(cmd, "--plot - writes the chart on standard output: "
 		                 "no table or JSON with it");
@@ -653,23 +648,23 @@ int query_history(const struct cli *g, int argc, char **argv)
 		cli_error("cannot tell when today began");
 		return CLI_FAIL;
 	}
-	q.ids = ids;
-	q.nids = (size_t)nids;
-	q.since = a.since;
-	q.until = a.until;
-	q.plot = plot != NULL;
+	ho.q.ids = ids;
+	ho.q.nids = (size_t)nids;
+	ho.q.since = a.since;
+	ho.q.until = a.until;
+	ho.q.plot = ho.plot != NULL;
 	memset(&h, 0, sizeof(h));
 	memset(&hp, 0, sizeof(hp));
-	r = hist_get(g, &q, &h, &hp, &ncpus);
+	r = hist_get(g, &ho.q, &h, &hp, &ncpus);
 	if (r == 0) {
 		hist_filter(&h, &a);
 		hist_filter(&hp, &a);
 	}
-	if (r == 0 && plot != NULL)
-		r = hist_plot(plot, q.jobs ? &hp : &h, ncpus);
+	if (r == 0 && ho.plot != NULL)
+		r = hist_plot(ho.plot, ho.q.jobs ? &hp : &h, ncpus);
 	hist_free(&hp);
 	/* the chart shows the whole window; the rows, --limit's last ones */
-	if (r == 0 && hist_order(&h, q.jobs, limit) < 0) {
+	if (r == 0 && hist_order(&h, ho.q.jobs, ho.limit) < 0) {
 		cli_error("out of memory");
 		r = CLI_FAIL;
 	}
@@ -678,12 +673,12 @@ int query_history(const struct cli *g, int argc, char **argv)
 		return r;
 	}
 	/* with --plot alone the chart is the output; a --format adds its own */
-	if (plot == NULL || a.form_given || a.json) {
+	if (ho.plot == NULL || a.form_given || a.json) {
 		if (a.json) {
-			if (q.jobs)
+			if (ho.q.jobs)
 				h.nrecs = 0;
 			hist_json(stdout, &h, a.now);
-		} else if (hist_table(stdout, &h, q.jobs, &a) < 0) {
+		} else if (hist_table(stdout, &h, ho.q.jobs, &a) < 0) {
 			hist_free(&h);
 			cli_error("out of memory");
 			return CLI_FAIL;
@@ -691,8 +686,8 @@ int query_history(const struct cli *g, int argc, char **argv)
 	}
 	hist_free(&h);
 	/* "plot: FILE" keeps out of JSON or CSV on stdout */
-	if (plot != NULL && !to_stdout)
+	if (ho.plot != NULL && !to_stdout)
 		fprintf(a.json || a.style != TABLE_ALIGNED || !a.header ? stderr : stdout,
-		        "plot: %s\n", plot);
+		        "plot: %s\n", ho.plot);
 	return query_flush();
 }

@@ -117,8 +117,7 @@ static void test_away(void **state)
 	assert_int_equal(history_job_end(h, a, T0 + 2 * DAY, NULL), 0);
 	rs = query(h, NULL);
 	assert_int_equal(rs->njobs, 1);
-	memcpy(use, rs->job[0].use, sizeof(use));
-	assert_memory_equal(use, want, sizeof(want));
+	assert_memory_equal(rs->job[0].use, want, sizeof(want));
 	assert_int_equal(rs->nruns, 1);      /* the away is in no run */
 	assert_int_equal(rs->run[0].use[USAGE_WORK], runs[USAGE_WORK]);
 	assert_int_equal(rs->run[0].use[USAGE_ALLOTTED], runs[USAGE_ALLOTTED]);
